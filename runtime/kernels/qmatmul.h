@@ -1,0 +1,81 @@
+// qmatmul microkernels: y[m, n] = x[m, k] · W[n, k]^T with W quantized row by row.
+//
+// This is the one dispatch point between the runtime and the kernels. The runtime creates one
+// QMatmulKernel per qmatmul node at Load (choosing the best kernel the CPU and the session's ISA
+// cap allow, and repacking the weights once if that kernel wants to), then calls Run() from
+// Execute with caller-provided scratch memory: Run never allocates.
+#ifndef EDGEQ_RUNTIME_KERNELS_QMATMUL_H_
+#define EDGEQ_RUNTIME_KERNELS_QMATMUL_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "pthreadpool.h"
+
+namespace edgeq {
+namespace kernels {
+
+// Instruction-set levels, ordered: a cap of kAvx2 allows kGeneric and kAvx2. x86 and ARM levels
+// share one scale; a level of the other architecture is never supported.
+enum class Isa : int {
+  kGeneric = 0,     // portable scalar C++
+  kAvx2 = 10,       // x86-64: AVX2 + FMA + F16C
+  kAvx512Vnni = 20, // x86-64: AVX-512 F/BW/VL + VNNI (or AVX-VNNI on AVX2 machines)
+  kNeon = 110,      // ARMv8-A NEON
+  kNeonDotprod = 120,  // ARMv8.2-A dotprod (vdotq_s32)
+  kNeonI8mm = 130,     // ARMv8.6-A i8mm (vmmlaq_s32)
+  kBest = 1000,     // no cap
+};
+
+absl::string_view IsaName(Isa isa);                   // "generic", "avx2", ...
+absl::StatusOr<Isa> IsaFromName(absl::string_view);  // inverse; "best" -> kBest
+
+// True if this CPU can run code of `isa` (read once per process through cpuinfo).
+bool IsaSupported(Isa isa);
+// The highest level this CPU supports.
+Isa BestSupportedIsa();
+
+// A qmatmul bound to one weight matrix.
+class QMatmulKernel {
+ public:
+  virtual ~QMatmulKernel() = default;
+
+  // Chooses the best kernel for `encoding` ("q4_0", "q8_0", "q4_k", "q5_k", "q6_k", "bf16") that
+  // the CPU supports and `cap` allows. `weights` holds n rows of k/elements_per_block blocks in
+  // the encoding's GGML layout and must stay alive as long as the kernel unless the kernel
+  // repacks (copies) it. InvalidArgument if k does not fit the encoding or the encoding has no
+  // kernel.
+  static absl::StatusOr<std::unique_ptr<QMatmulKernel>> Create(absl::string_view encoding,
+                                                               int64_t n, int64_t k,
+                                                               const uint8_t* weights,
+                                                               Isa cap = Isa::kBest);
+
+  virtual absl::string_view name() const = 0;  // e.g. "q4_0_avx2_gemv"
+  virtual Isa isa() const = 0;
+  int64_t n() const { return n_; }
+  int64_t k() const { return k_; }
+
+  // Bytes of scratch Run() needs for m rows of activations (quantized copies of x).
+  virtual size_t ScratchBytes(int64_t m) const = 0;
+
+  // y[i * y_stride + j] = sum_l x[i * x_stride + l] * W[j, l] for i < m, j < n.
+  // `scratch` holds ScratchBytes(m) bytes, 64-byte aligned. `pool` may be null (one thread).
+  virtual void Run(int64_t m, const float* x, int64_t x_stride, float* y, int64_t y_stride,
+                   void* scratch, pthreadpool_t pool) const = 0;
+
+ protected:
+  QMatmulKernel(int64_t n, int64_t k) : n_(n), k_(k) {}
+
+ private:
+  int64_t n_;
+  int64_t k_;
+};
+
+}  // namespace kernels
+}  // namespace edgeq
+
+#endif  // EDGEQ_RUNTIME_KERNELS_QMATMUL_H_
