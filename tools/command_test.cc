@@ -1,0 +1,48 @@
+#include "tools/command.h"
+
+#include "gtest/gtest.h"
+
+namespace edgeq {
+namespace tools {
+namespace {
+
+TEST(ParseArgsTest, SplitsFlagsAndPositional) {
+  const char* argv[] = {"edgeq", "encode-raw", "--encoding=q4_0", "in.f32", "--verify", "out.bin",
+                        "--", "--literal"};
+  Args a = ParseArgs(8, const_cast<char**>(argv), 2);
+  ASSERT_EQ(a.positional.size(), 3u);
+  EXPECT_EQ(a.positional[0], "in.f32");
+  EXPECT_EQ(a.positional[1], "out.bin");
+  EXPECT_EQ(a.positional[2], "--literal");
+  EXPECT_EQ(a.Get("encoding"), "q4_0");
+  EXPECT_EQ(a.Get("verify"), "true");
+  EXPECT_EQ(a.Get("missing", "dflt"), "dflt");
+}
+
+TEST(ArgsTest, UnknownFlagNamesItAndTheExpectedOnes) {
+  Args a;
+  a.command = "inspect";
+  a.flags["verfy"] = "true";
+  absl::Status s = a.CheckFlags({"verify"});
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message(), "unknown flag --verfy (expected --verify)");
+  EXPECT_TRUE(a.CheckFlags({"verify", "verfy"}).ok());
+}
+
+TEST(ArgsTest, PositionalCountAndIntegers) {
+  Args a;
+  a.command = "inspect";
+  a.positional = {"x", "y"};
+  absl::Status s = a.CheckPositional(1, "FILE");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message(), "expected 1 argument, got 2 (usage: edgeq inspect FILE)");
+  a.flags["threads"] = "2x";
+  EXPECT_EQ(a.GetInt("threads", 1).status().message(), "--threads=2x is not an integer");
+  a.flags["threads"] = "3";
+  EXPECT_EQ(*a.GetInt("threads", 1), 3);
+  EXPECT_EQ(*a.GetInt("other", 7), 7);
+}
+
+}  // namespace
+}  // namespace tools
+}  // namespace edgeq
