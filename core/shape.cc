@@ -1,7 +1,7 @@
 #include "core/shape.h"
 
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 
 namespace edgeq {
@@ -15,8 +15,8 @@ absl::StatusOr<Shape> Shape::Create(absl::Span<const int64_t> dims) {
 
 absl::Status Shape::Validate() const {
   if (rank() > kMaxRank) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("shape %s has rank %d, above the maximum %d", ToString(), rank(), kMaxRank));
+    return absl::InvalidArgumentError(absl::StrFormat("shape %s has rank %d, above the maximum %d",
+                                                      ToString(), rank(), kMaxRank));
   }
   int64_t count = 1;
   for (int i = 0; i < rank(); ++i) {

@@ -13,10 +13,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-#define EDGEQ_RETURN_IF_ERROR(expr)                  \
-  do {                                               \
-    const ::absl::Status edgeq_status_ = (expr);     \
-    if (!edgeq_status_.ok()) return edgeq_status_;   \
+#define EDGEQ_RETURN_IF_ERROR(expr)                \
+  do {                                             \
+    const ::absl::Status edgeq_status_ = (expr);   \
+    if (!edgeq_status_.ok()) return edgeq_status_; \
   } while (0)
 
 #define EDGEQ_STATUS_CONCAT_INNER_(a, b) a##b

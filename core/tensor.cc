@@ -15,7 +15,8 @@ struct AlignedFree {
 
 // A zeroed buffer of at least one byte, so that data() is never null.
 absl::StatusOr<std::shared_ptr<const void>> AllocateZeroed(size_t size_bytes, void** data) {
-  const size_t rounded = ((size_bytes + kTensorAlignment - 1) / kTensorAlignment) * kTensorAlignment;
+  const size_t rounded =
+      ((size_bytes + kTensorAlignment - 1) / kTensorAlignment) * kTensorAlignment;
   void* p = nullptr;
   if (posix_memalign(&p, kTensorAlignment, rounded == 0 ? kTensorAlignment : rounded) != 0) {
     return absl::ResourceExhaustedError(
@@ -79,9 +80,9 @@ absl::StatusOr<Tensor> Tensor::View(DType dtype, const Shape& shape, const void*
 
 absl::Status Tensor::CheckDType(DType requested) const {
   if (requested == dtype_) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrFormat(
-      "tensor %s has dtype %s, not the requested %s", DebugString(), DTypeName(dtype_),
-      DTypeName(requested)));
+  return absl::FailedPreconditionError(
+      absl::StrFormat("tensor %s has dtype %s, not the requested %s", DebugString(),
+                      DTypeName(dtype_), DTypeName(requested)));
 }
 
 absl::StatusOr<Tensor> Tensor::Clone() const {
@@ -97,9 +98,9 @@ absl::StatusOr<Tensor> Tensor::Reshape(const Shape& shape) const {
   absl::Status s = shape.Validate();
   if (!s.ok()) return s;
   if (shape.num_elements() != num_elements()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "cannot reshape %s to %s: %d elements vs %d", DebugString(), shape.ToString(),
-        num_elements(), shape.num_elements()));
+    return absl::InvalidArgumentError(absl::StrFormat("cannot reshape %s to %s: %d elements vs %d",
+                                                      DebugString(), shape.ToString(),
+                                                      num_elements(), shape.num_elements()));
   }
   Tensor t = *this;
   t.shape_ = shape;
@@ -112,6 +113,8 @@ std::string Tensor::DebugString() const {
   return s;
 }
 
-std::string TensorType::ToString() const { return absl::StrCat(DTypeName(dtype), shape.ToString()); }
+std::string TensorType::ToString() const {
+  return absl::StrCat(DTypeName(dtype), shape.ToString());
+}
 
 }  // namespace edgeq

@@ -134,9 +134,9 @@ absl::StatusOr<Tensor> Tensor::FromValues(const Shape& shape, absl::Span<const T
   absl::StatusOr<Tensor> t = Create(DTypeOf<T>::value, shape);
   if (!t.ok()) return t.status();
   if (static_cast<int64_t>(values.size()) != t->num_elements()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "Tensor::FromValues: %d values given for shape %s, which holds %d", values.size(),
-        shape.ToString(), t->num_elements()));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("Tensor::FromValues: %d values given for shape %s, which holds %d",
+                        values.size(), shape.ToString(), t->num_elements()));
   }
   if (!values.empty()) std::memcpy(t->data_, values.data(), values.size() * sizeof(T));
   return t;

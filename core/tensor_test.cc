@@ -45,10 +45,9 @@ TEST(TensorTest, WrongDTypeAccessIsAnError) {
 TEST(TensorTest, BadShapesAreErrors) {
   EXPECT_EQ(Tensor::Create(DType::kFloat32, Shape{2, -1}).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(Tensor::Create(DType::kFloat32, Shape{int64_t{1} << 40, int64_t{1} << 40})
-                .status()
-                .code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      Tensor::Create(DType::kFloat32, Shape{int64_t{1} << 40, int64_t{1} << 40}).status().code(),
+      absl::StatusCode::kInvalidArgument);
   EXPECT_FALSE(Tensor::Full(Shape{-3}, 1.0f).ok());
 }
 

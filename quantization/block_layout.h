@@ -13,7 +13,7 @@ namespace blocks {
 
 inline constexpr int kQK4_0 = 32;
 inline constexpr int kQK8_0 = 32;
-inline constexpr int kQK_K = 256;      // Super-block size of the K-quants.
+inline constexpr int kQK_K = 256;        // Super-block size of the K-quants.
 inline constexpr int kKScaleBytes = 12;  // Packed 6-bit scales+mins of Q4_K/Q5_K.
 
 struct BlockQ4_0 {
@@ -23,15 +23,15 @@ struct BlockQ4_0 {
 static_assert(sizeof(BlockQ4_0) == 18, "Q4_0 block is 18 bytes");
 
 struct BlockQ8_0 {
-  uint16_t d;          // fp16 scale
+  uint16_t d;  // fp16 scale
   int8_t qs[kQK8_0];
 };
 static_assert(sizeof(BlockQ8_0) == 34, "Q8_0 block is 34 bytes");
 
 struct BlockQ4_K {
-  uint16_t d;                     // fp16 super-block scale for the scales
-  uint16_t dmin;                  // fp16 super-block scale for the mins
-  uint8_t scales[kKScaleBytes];   // 8 x (6-bit scale, 6-bit min)
+  uint16_t d;                    // fp16 super-block scale for the scales
+  uint16_t dmin;                 // fp16 super-block scale for the mins
+  uint8_t scales[kKScaleBytes];  // 8 x (6-bit scale, 6-bit min)
   uint8_t qs[kQK_K / 2];
 };
 static_assert(sizeof(BlockQ4_K) == 144, "Q4_K block is 144 bytes");
@@ -104,7 +104,7 @@ inline uint16_t FloatToFp16(float f) {
     return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? (0x200u | (abs >> 13)) : 0));
   }
   if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to inf
-  if (abs < 0x38800000u) {  // result is subnormal or zero
+  if (abs < 0x38800000u) {                                      // result is subnormal or zero
     if (abs < 0x33000000u) return static_cast<uint16_t>(sign);  // below half the smallest subnormal
     const uint32_t exp = abs >> 23;
     const uint32_t mant = (abs & 0x7fffffu) | 0x800000u;

@@ -67,11 +67,11 @@ class QuantizationEncoding {
 };
 
 // Built-in encodings (GGML-compatible blocks, bit-exact with GGML's reference codecs).
-const QuantizationEncoding& Q4_0Encoding();  // 32 values in 18 bytes
-const QuantizationEncoding& Q8_0Encoding();  // 32 values in 34 bytes
-const QuantizationEncoding& Q4_KEncoding();  // 256 values in 144 bytes
-const QuantizationEncoding& Q5_KEncoding();  // 256 values in 176 bytes
-const QuantizationEncoding& Q6_KEncoding();  // 256 values in 210 bytes
+const QuantizationEncoding& Q4_0Encoding();      // 32 values in 18 bytes
+const QuantizationEncoding& Q8_0Encoding();      // 32 values in 34 bytes
+const QuantizationEncoding& Q4_KEncoding();      // 256 values in 144 bytes
+const QuantizationEncoding& Q5_KEncoding();      // 256 values in 176 bytes
+const QuantizationEncoding& Q6_KEncoding();      // 256 values in 210 bytes
 const QuantizationEncoding& BFloat16Encoding();  // 1 value in 2 bytes
 
 // The process-wide registry of encodings, built-ins included. Thread-safe.

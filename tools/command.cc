@@ -2,10 +2,10 @@
 
 #include <cstdio>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/match.h"
 
 namespace edgeq {
 namespace tools {
@@ -15,10 +15,10 @@ absl::Status Args::CheckFlags(const std::vector<std::string>& allowed) const {
     bool ok = false;
     for (const std::string& a : allowed) ok = ok || a == flag;
     if (!ok) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "unknown flag --%s (expected %s)", flag,
-          allowed.empty() ? std::string("no flags")
-                          : absl::StrCat("--", absl::StrJoin(allowed, ", --"))));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("unknown flag --%s (expected %s)", flag,
+                          allowed.empty() ? std::string("no flags")
+                                          : absl::StrCat("--", absl::StrJoin(allowed, ", --"))));
     }
   }
   return absl::OkStatus();

@@ -60,8 +60,8 @@ int Fail(absl::string_view command, const absl::Status& status);
 }  // namespace tools
 }  // namespace edgeq
 
-#define EDGEQ_REGISTER_COMMAND(id, name, usage, summary, fn)                            \
-  static const bool edgeq_command_registered_##id [[maybe_unused]] =                   \
+#define EDGEQ_REGISTER_COMMAND(id, name, usage, summary, fn)         \
+  static const bool edgeq_command_registered_##id [[maybe_unused]] = \
       ::edgeq::tools::RegisterCommand(::edgeq::tools::Command{name, usage, summary, fn})
 
 #endif  // EDGEQ_TOOLS_COMMAND_H_

@@ -7,8 +7,8 @@ namespace tools {
 namespace {
 
 TEST(ParseArgsTest, SplitsFlagsAndPositional) {
-  const char* argv[] = {"edgeq", "encode-raw", "--encoding=q4_0", "in.f32", "--verify", "out.bin",
-                        "--", "--literal"};
+  const char* argv[] = {"edgeq",   "encode-raw", "--encoding=q4_0", "in.f32", "--verify",
+                        "out.bin", "--",         "--literal"};
   Args a = ParseArgs(8, const_cast<char**>(argv), 2);
   ASSERT_EQ(a.positional.size(), 3u);
   EXPECT_EQ(a.positional[0], "in.f32");

@@ -22,16 +22,16 @@ namespace kernels {
 // Instruction-set levels, ordered: a cap of kAvx2 allows kGeneric and kAvx2. x86 and ARM levels
 // share one scale; a level of the other architecture is never supported.
 enum class Isa : int {
-  kGeneric = 0,     // portable scalar C++
-  kAvx2 = 10,       // x86-64: AVX2 + FMA + F16C
-  kAvx512Vnni = 20, // x86-64: AVX-512 F/BW/VL + VNNI (or AVX-VNNI on AVX2 machines)
-  kNeon = 110,      // ARMv8-A NEON
+  kGeneric = 0,        // portable scalar C++
+  kAvx2 = 10,          // x86-64: AVX2 + FMA + F16C
+  kAvx512Vnni = 20,    // x86-64: AVX-512 F/BW/VL + VNNI (or AVX-VNNI on AVX2 machines)
+  kNeon = 110,         // ARMv8-A NEON
   kNeonDotprod = 120,  // ARMv8.2-A dotprod (vdotq_s32)
   kNeonI8mm = 130,     // ARMv8.6-A i8mm (vmmlaq_s32)
-  kBest = 1000,     // no cap
+  kBest = 1000,        // no cap
 };
 
-absl::string_view IsaName(Isa isa);                   // "generic", "avx2", ...
+absl::string_view IsaName(Isa isa);                  // "generic", "avx2", ...
 absl::StatusOr<Isa> IsaFromName(absl::string_view);  // inverse; "best" -> kBest
 
 // True if this CPU can run code of `isa` (read once per process through cpuinfo).

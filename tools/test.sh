@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# edgeq's whole test suite (README "Quick start" command b, and CI):
+#   1. installs what is missing (tools/setup.sh),
+#   2. host tests (x86-64): bazel test //...
+#   3. aarch64 tests under qemu-aarch64 -cpu max (NEON + dotprod + i8mm), then the kernel tests again
+#      under -cpu cortex-a76 (dotprod, no i8mm) and -cpu cortex-a53 (NEON only),
+#   4. the parser/codec tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang),
+#   5. a short run of every fuzzer (tests/fuzz), if present.
+# Prints one closing line "N passed, N failed" and exits non-zero if anything failed.
+#
+#   tools/test.sh [--host-only] [--skip-setup] [--help]
+set -uo pipefail
+
+usage() {
+  sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+}
+
+host_only=0
+skip_setup=0
+for arg in "$@"; do
+  case "$arg" in
+    --host-only) host_only=1 ;;
+    --skip-setup) skip_setup=1 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "test.sh: unknown argument '$arg' (expected --host-only, --skip-setup or --help)" >&2; exit 2 ;;
+  esac
+done
+
+cd "$(dirname "$0")/.."
+if [ "$skip_setup" -eq 0 ]; then
+  if [ "$host_only" -eq 1 ]; then bash tools/setup.sh --host; else bash tools/setup.sh; fi || {
+    echo "test.sh: setup failed"; echo "0 passed, 1 failed"; exit 1; }
+fi
+
+BAZEL=${BAZEL:-bazel}
+log_dir=$(mktemp -d)
+total_pass=0
+total_fail=0
+stage_failed=0
+
+# run_stage NAME bazel-test-arguments...
+run_stage() {
+  local name="$1"; shift
+  local log="$log_dir/$name.log"
+  echo "=== $name: bazel test $*"
+  local start=$SECONDS
+  "$BAZEL" test --color=no --curses=no "$@" >"$log" 2>&1
+  local rc=$?
+  # Bazel's per-test summary lines: "//pkg:name  [(cached)] PASSED in 0.1s", FAILED, TIMEOUT,
+  # FLAKY, NO STATUS, FAILED TO BUILD.
+  local pass fail
+  pass=$(grep -Ec '^//[^ ]+ +(\(cached\) )?PASSED' "$log")
+  fail=$(grep -Ec '^//[^ ]+ +(\(cached\) )?(FAILED|TIMEOUT|FLAKY|NO STATUS|INCOMPLETE)' "$log")
+  if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
+    # The build broke before any test ran (or Bazel itself failed): count the stage as a failure.
+    fail=1
+  fi
+  if [ "$rc" -ne 0 ] || [ "$fail" -ne 0 ]; then
+    stage_failed=1
+    grep -E '^(ERROR|FAIL|//.*(FAILED|TIMEOUT|NO STATUS))' "$log" | head -40
+    # Show the failing tests' own logs (last lines).
+    grep -Eo '/[^ ]+/test\.log' "$log" | sort -u | head -5 | while read -r f; do
+      echo "--- $f"; tail -30 "$f"; done
+  fi
+  echo "    $name: $pass passed, $fail failed ($((SECONDS - start)) s)"
+  total_pass=$((total_pass + pass))
+  total_fail=$((total_fail + fail))
+}
+
+run_stage host //...
+if [ "$host_only" -eq 0 ]; then
+  run_stage aarch64-max --config=aarch64 //...
+  run_stage aarch64-a76 --config=aarch64 --test_env=EDGEQ_QEMU_CPU=cortex-a76 \
+    --build_tests_only //runtime/kernels/...
+  run_stage aarch64-a53 --config=aarch64 --test_env=EDGEQ_QEMU_CPU=cortex-a53 \
+    --build_tests_only //runtime/kernels/...
+fi
+# Parsers and codecs under ASan + UBSan. Packages that do not exist yet are skipped.
+asan_targets=()
+for pkg in core quantization checkpoint tests; do
+  [ -f "$pkg/BUILD" ] && asan_targets+=("//$pkg/...")
+done
+run_stage asan --config=asan --build_tests_only "${asan_targets[@]}"
+
+if [ -x tests/fuzz/run_fuzzers.sh ]; then
+  echo "=== fuzz: tests/fuzz/run_fuzzers.sh (short run)"
+  if tests/fuzz/run_fuzzers.sh --seconds="${EDGEQ_FUZZ_SECONDS:-20}" >"$log_dir/fuzz.log" 2>&1; then
+    total_pass=$((total_pass + 1)); echo "    fuzz: passed"
+  else
+    total_fail=$((total_fail + 1)); stage_failed=1; tail -40 "$log_dir/fuzz.log"
+  fi
+fi
+
+echo "logs: $log_dir"
+echo "${total_pass} passed, ${total_fail} failed"
+[ "$stage_failed" -eq 0 ] && [ "$total_fail" -eq 0 ]
