@@ -1,0 +1,93 @@
+#include "examples/tinystories/tokenizer.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "examples/tinystories/testing.h"
+#include "gtest/gtest.h"
+
+namespace edgeq {
+namespace tinystories {
+namespace {
+
+using testing::ParseIds;
+using testing::ReadFile;
+using testing::TestDataPath;
+
+Tokenizer LoadTok512() {
+  absl::StatusOr<Tokenizer> tok = Tokenizer::Load(TestDataPath("tests/testdata/tok512.bin"), 512);
+  EXPECT_TRUE(tok.ok()) << tok.status();
+  return *std::move(tok);
+}
+
+TEST(TokenizerTest, LoadsPieces) {
+  Tokenizer tok = LoadTok512();
+  EXPECT_EQ(tok.vocab_size(), 512);
+  EXPECT_EQ(tok.piece(0), "<unk>");
+  EXPECT_EQ(tok.piece(1), "\n<s>\n");
+  EXPECT_EQ(tok.piece(3), "<0x00>");
+  EXPECT_EQ(tok.Decode(0, 13), "\n");  // <0x0A>
+}
+
+// Every prompt of tokenizer_cases.tsv (made with run.c) encodes to run.c's ids.
+TEST(TokenizerTest, EncodesLikeRunC) {
+  Tokenizer tok = LoadTok512();
+  absl::StatusOr<std::string> cases =
+      ReadFile(TestDataPath("tests/testdata/tinystories/tokenizer_cases.tsv"));
+  ASSERT_TRUE(cases.ok()) << cases.status();
+  int checked = 0;
+  for (absl::string_view line : absl::StrSplit(*cases, '\n', absl::SkipEmpty())) {
+    std::vector<std::string> cols = absl::StrSplit(line, '\t');
+    ASSERT_EQ(cols.size(), 2u) << line;
+    EXPECT_EQ(tok.Encode(cols[0], /*bos=*/true, /*eos=*/false), ParseIds(cols[1]))
+        << "prompt '" << cols[0] << "'";
+    ++checked;
+  }
+  EXPECT_EQ(checked, 9);
+}
+
+TEST(TokenizerTest, EosAndNoBos) {
+  Tokenizer tok = LoadTok512();
+  EXPECT_EQ(tok.Encode("The cat", false, true), (std::vector<int>{291, 280, 294, 2}));
+  EXPECT_EQ(tok.Encode("", false, false), std::vector<int>{});
+}
+
+// Decoding the encoded prompt (after BOS) gives back the text, byte-fallback pieces included.
+TEST(TokenizerTest, DecodeRoundTrip) {
+  Tokenizer tok = LoadTok512();
+  for (const std::string text :
+       {"Once upon a time", "Hello, world! \xc3\xbc\xe2\x82\xac \xe4\xbd\xa0\xe5\xa5\xbd",
+        "  two  spaces", "Tim said: \"I can't!\"\nThe end."}) {
+    std::vector<int> ids = tok.Encode(text, true, false);
+    std::string decoded;
+    for (size_t i = 1; i < ids.size(); ++i) decoded += tok.Decode(ids[i - 1], ids[i]);
+    EXPECT_EQ(decoded, text);
+  }
+}
+
+TEST(TokenizerTest, PrintFilterDropsControlBytes) {
+  Tokenizer tok = LoadTok512();
+  EXPECT_EQ(tok.DecodeForPrint(0, 3 + 0x07), "");    // BEL
+  EXPECT_EQ(tok.DecodeForPrint(0, 3 + 0x0A), "\n");  // newline kept
+  EXPECT_EQ(tok.DecodeForPrint(0, 3 + 'A'), "A");
+  EXPECT_EQ(tok.Decode(0, 9999), "");
+}
+
+TEST(TokenizerTest, MismatchedVocabularyIsAnError) {
+  absl::StatusOr<Tokenizer> small = Tokenizer::Load(TestDataPath("tests/testdata/tok512.bin"), 500);
+  ASSERT_FALSE(small.ok());
+  EXPECT_EQ(small.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(small.status().message().find("mismatched tokenizer"), absl::string_view::npos);
+  absl::StatusOr<Tokenizer> big = Tokenizer::Load(TestDataPath("tests/testdata/tok512.bin"), 32000);
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.status().message().find("ends after 512 pieces"), absl::string_view::npos)
+      << big.status();
+  absl::StatusOr<Tokenizer> missing = Tokenizer::Load("/nonexistent/tok.bin", 512);
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_FALSE(Tokenizer::FromBytes(std::string("\x07\x00\x00\x00\x00", 5), 3).ok());
+}
+
+}  // namespace
+}  // namespace tinystories
+}  // namespace edgeq
