@@ -1,0 +1,84 @@
+#include "examples/tinystories/generate.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "absl/strings/str_format.h"
+#include "core/status_macros.h"
+
+namespace edgeq {
+namespace tinystories {
+namespace {
+double Now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+absl::StatusOr<GenerateResult> Generate(LlamaModel& model, const Tokenizer& tokenizer,
+                                        Sampler& sampler, absl::string_view prompt, int steps,
+                                        const std::function<void(const std::string&)>& on_piece) {
+  const LlamaConfig& c = model.config();
+  if (tokenizer.vocab_size() != c.vocab_size) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "tokenizer has %d pieces but the model's vocabulary is %d (mismatched tokenizer)",
+        tokenizer.vocab_size(), c.vocab_size));
+  }
+  if (steps <= 0 || steps > c.seq_len) steps = c.seq_len;
+  GenerateResult r;
+  r.prompt_tokens = tokenizer.Encode(prompt, /*bos=*/true, /*eos=*/false);
+  const int n_prompt = static_cast<int>(r.prompt_tokens.size());
+  if (n_prompt > c.seq_len) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "the prompt is %d tokens long, but the model's context holds %d", n_prompt, c.seq_len));
+  }
+  int token = r.prompt_tokens[0];
+  r.tokens.push_back(token);
+  const double start = Now();
+  double prefill_end = start;
+  for (int pos = 0; pos < steps; ++pos) {
+    EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> logits, model.Forward(token, pos));
+    int next;
+    if (pos < n_prompt - 1) {
+      next = r.prompt_tokens[pos + 1];
+      ++r.prompt_steps;
+      prefill_end = Now();
+    } else {
+      next = sampler.Sample(logits);
+      ++r.generated_steps;
+    }
+    r.tokens.push_back(next);
+    if (next == kBosId) break;
+    const std::string piece = tokenizer.DecodeForPrint(token, next);
+    r.text += piece;
+    if (on_piece && !piece.empty()) on_piece(piece);
+    token = next;
+  }
+  r.text += "\n";
+  const double end = Now();
+  r.prefill_seconds = prefill_end - start;
+  r.decode_seconds = end - prefill_end;
+  return r;
+}
+
+absl::StatusOr<double> Perplexity(LlamaModel& model, const Tokenizer& tokenizer,
+                                  absl::string_view text) {
+  const std::vector<int> tokens = tokenizer.Encode(text, /*bos=*/true, /*eos=*/false);
+  const int n = static_cast<int>(tokens.size());
+  if (n < 2 || n > model.config().seq_len) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("perplexity text is %d tokens; need 2..%d", n, model.config().seq_len));
+  }
+  double nll = 0.0;
+  for (int pos = 0; pos + 1 < n; ++pos) {
+    EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> logits, model.Forward(tokens[pos], pos));
+    double max_logit = logits[0];
+    for (float v : logits) max_logit = std::max(max_logit, static_cast<double>(v));
+    double sum = 0.0;
+    for (float v : logits) sum += std::exp(static_cast<double>(v) - max_logit);
+    nll += -(logits[tokens[pos + 1]] - max_logit - std::log(sum));
+  }
+  return std::exp(nll / (n - 1));
+}
+
+}  // namespace tinystories
+}  // namespace edgeq

@@ -1,0 +1,46 @@
+// The generation loop of llama2.c's run.c: feed the prompt's tokens, then sample until `steps`
+// positions (prompt included) or until the model produces BOS.
+#ifndef EDGEQ_EXAMPLES_TINYSTORIES_GENERATE_H_
+#define EDGEQ_EXAMPLES_TINYSTORIES_GENERATE_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "examples/tinystories/llama.h"
+#include "examples/tinystories/sampler.h"
+#include "examples/tinystories/tokenizer.h"
+
+namespace edgeq {
+namespace tinystories {
+
+struct GenerateResult {
+  std::vector<int> prompt_tokens;
+  // The first prompt token, then the token produced by every step (forced prompt tokens, then
+  // sampled ones; a final BOS if the model produced one), as the golden .ids files record them.
+  std::vector<int> tokens;
+  std::string text;         // what run.c prints: decoded pieces, filtered, plus a final newline
+  int prompt_steps = 0;     // steps that consumed prompt tokens (prefill)
+  int generated_steps = 0;  // steps that sampled
+  double prefill_seconds = 0;
+  double decode_seconds = 0;
+};
+
+// `steps` <= 0 or > seq_len means seq_len (as run.c). InvalidArgument if the encoded prompt does
+// not fit the context (seq_len). `on_piece` (may be empty) receives each printable piece as it is
+// produced.
+absl::StatusOr<GenerateResult> Generate(
+    LlamaModel& model, const Tokenizer& tokenizer, Sampler& sampler, absl::string_view prompt,
+    int steps, const std::function<void(const std::string&)>& on_piece = {});
+
+// Teacher-forced perplexity of `text` (encoded with BOS): exp of the mean negative log-likelihood
+// of each token given the ones before it. The text must fit the context.
+absl::StatusOr<double> Perplexity(LlamaModel& model, const Tokenizer& tokenizer,
+                                  absl::string_view text);
+
+}  // namespace tinystories
+}  // namespace edgeq
+
+#endif  // EDGEQ_EXAMPLES_TINYSTORIES_GENERATE_H_
