@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/status_macros.h"
+#include "examples/tinystories/internal/quant.h"
 #include "pthreadpool.h"
 
 namespace edgeq {
@@ -274,6 +275,50 @@ class F32Linear : public Linear {
   int64_t n_, k_;
 };
 
+// y = W x for a quantized W (q4_0, q8_0: against the Q8_0 form of x; bf16: against x).
+class QuantLinear : public Linear {
+ public:
+  QuantLinear(const Tensor& w, std::string encoding)
+      : w_(static_cast<const uint8_t*>(w.raw_data())),
+        encoding_(std::move(encoding)),
+        n_(w.logical_shape().dim(0)),
+        k_(w.logical_shape().dim(1)),
+        row_bytes_(w.shape().dim(1)),
+        xq_(static_cast<size_t>(k_ / 32 + 1) * 34) {}
+  void Run(const float* x, float* y, pthreadpool_t pool) const override {
+    const bool blocks = encoding_ != "bf16";
+    if (blocks) internal::QuantizeActivationQ8(x, k_, xq_.data());
+    struct Ctx {
+      const QuantLinear* self;
+      const float* x;
+      float* y;
+    } ctx{this, x, y};
+    auto task = [](void* arg, size_t t) {
+      const Ctx* c = static_cast<const Ctx*>(arg);
+      const QuantLinear& L = *c->self;
+      const int64_t begin = static_cast<int64_t>(t) * 16, end = std::min(L.n_, begin + 16);
+      for (int64_t i = begin; i < end; ++i) {
+        const uint8_t* row = L.w_ + i * L.row_bytes_;
+        if (L.encoding_ == "q4_0") {
+          c->y[i] = internal::DotRowQ4_0(row, L.xq_.data(), L.k_);
+        } else if (L.encoding_ == "q8_0") {
+          c->y[i] = internal::DotRowQ8_0(row, L.xq_.data(), L.k_);
+        } else {
+          c->y[i] = internal::DotRowBf16(row, c->x, L.k_);
+        }
+      }
+    };
+    pthreadpool_parallelize_1d(pool, task, &ctx, static_cast<size_t>((n_ + 15) / 16), 0);
+  }
+  std::string kernel_name() const override { return encoding_ + "_scalar"; }
+
+ private:
+  const uint8_t* w_;
+  std::string encoding_;
+  int64_t n_, k_, row_bytes_;
+  mutable std::vector<uint8_t> xq_;
+};
+
 void RmsNorm(float* o, const float* x, const float* weight, int size, float eps) {
   float ss = 0.0f;
   for (int j = 0; j < size; ++j) ss += x[j] * x[j];
@@ -299,6 +344,9 @@ absl::StatusOr<std::unique_ptr<Linear>> MakeLinear(const Tensor& t, const std::s
   if (!t.is_quantized() && t.dtype() == DType::kFloat32) {
     return std::unique_ptr<Linear>(
         new F32Linear(static_cast<const float*>(t.raw_data()), shape.dim(0), shape.dim(1)));
+  }
+  if (t.is_quantized() && internal::IsKnownEncoding(t.encoding()) && t.dtype() == DType::kUInt8) {
+    return std::unique_ptr<Linear>(new QuantLinear(t, t.encoding()));
   }
   return absl::UnimplementedError(absl::StrFormat(
       "weight '%s' is %s: no matmul kernel for it in this build", name, t.DebugString()));
@@ -360,9 +408,11 @@ absl::StatusOr<std::unique_ptr<LlamaModel>> LlamaModel::Create(const LlamaWeight
   }
   impl->final_norm = f32(FinalNormName());
   impl->embedding = T.at(TokenEmbeddingName());
-  if (impl->embedding.is_quantized() || impl->embedding.dtype() != DType::kFloat32) {
+  const bool emb_f32 =
+      !impl->embedding.is_quantized() && impl->embedding.dtype() == DType::kFloat32;
+  if (!emb_f32 && !internal::IsKnownEncoding(impl->embedding.encoding())) {
     return absl::UnimplementedError(absl::StrFormat(
-        "token embedding is %s: only f32 embeddings in this build", impl->embedding.DebugString()));
+        "token embedding is %s: no decoder for it in this build", impl->embedding.DebugString()));
   }
   const std::string cls = c.shared_classifier ? TokenEmbeddingName() : ClassifierName();
   EDGEQ_ASSIGN_OR_RETURN(impl->classifier, MakeLinear(T.at(cls), cls));
@@ -414,9 +464,16 @@ absl::StatusOr<absl::Span<float>> LlamaModel::Forward(int token, int pos) {
   const int dim = c.dim, kv_dim = c.kv_dim(), head_size = c.head_size();
   const int kv_mul = c.n_heads / c.n_kv_heads, hidden = c.hidden_dim;
   float* x = s.x.data();
-  std::memcpy(x,
-              static_cast<const float*>(s.embedding.raw_data()) + static_cast<int64_t>(token) * dim,
-              dim * sizeof(float));
+  if (s.embedding.is_quantized()) {
+    const int64_t row_bytes = s.embedding.shape().dim(1);
+    internal::DequantizeRow(s.embedding.encoding(),
+                            static_cast<const uint8_t*>(s.embedding.raw_data()) + token * row_bytes,
+                            x, dim);
+  } else {
+    std::memcpy(
+        x, static_cast<const float*>(s.embedding.raw_data()) + static_cast<int64_t>(token) * dim,
+        dim * sizeof(float));
+  }
   for (int l = 0; l < c.n_layers; ++l) {
     const Impl::Layer& L = s.layers[l];
     RmsNorm(s.xb.data(), x, L.attention_norm, dim, c.norm_eps);

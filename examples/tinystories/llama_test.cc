@@ -4,6 +4,7 @@
 #include <string>
 
 #include "examples/tinystories/generate.h"
+#include "examples/tinystories/rules.h"
 #include "examples/tinystories/testing.h"
 #include "gtest/gtest.h"
 
@@ -110,6 +111,40 @@ TEST(LlamaTest, BinRoundTrip) {
     EXPECT_EQ(t.bytes().size(), back->tensors.at(name).bytes().size());
     EXPECT_EQ(0, std::memcmp(t.raw_data(), back->tensors.at(name).raw_data(), t.size_bytes()))
         << name;
+  }
+}
+
+// Quantized weights: logits stay close to f32's at every position of a golden run.
+TEST(LlamaTest, QuantizedLogitsTrackF32) {
+  absl::StatusOr<LlamaWeights> w = LoadLlama2cBin(TestDataPath("tests/testdata/stories260K.bin"));
+  ASSERT_TRUE(w.ok());
+  absl::StatusOr<testing::GoldenRun> golden = ReadGolden("once_upon_a_time");
+  ASSERT_TRUE(golden.ok());
+  absl::StatusOr<std::unique_ptr<LlamaModel>> ref = LlamaModel::Create(*w);
+  ASSERT_TRUE(ref.ok());
+  for (const char* enc : {"bf16", "q8_0", "q4_0"}) {
+    absl::StatusOr<std::vector<Rule>> rules = DefaultRules(enc);
+    ASSERT_TRUE(rules.ok());
+    absl::StatusOr<LlamaWeights> q = QuantizeWeights(*w, *rules, nullptr);
+    ASSERT_TRUE(q.ok()) << q.status();
+    absl::StatusOr<std::unique_ptr<LlamaModel>> model = LlamaModel::Create(*q);
+    ASSERT_TRUE(model.ok()) << model.status();
+    absl::StatusOr<std::unique_ptr<LlamaModel>> f32 = LlamaModel::Create(*w);
+    ASSERT_TRUE(f32.ok());
+    int same_argmax = 0;
+    const int n = 64;
+    for (int pos = 0; pos < n; ++pos) {
+      absl::StatusOr<absl::Span<float>> a = (*f32)->Forward(golden->tokens[pos], pos);
+      absl::StatusOr<absl::Span<float>> b = (*model)->Forward(golden->tokens[pos], pos);
+      ASSERT_TRUE(a.ok() && b.ok());
+      int am = 0, bm = 0;
+      for (int i = 1; i < 512; ++i) {
+        if ((*a)[i] > (*a)[am]) am = i;
+        if ((*b)[i] > (*b)[bm]) bm = i;
+      }
+      same_argmax += am == bm;
+    }
+    EXPECT_GE(same_argmax, std::string(enc) == "q4_0" ? 40 : 55) << enc;
   }
 }
 
