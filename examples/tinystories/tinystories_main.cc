@@ -7,7 +7,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include "absl/flags/flag.h"
@@ -39,6 +41,8 @@ ABSL_FLAG(std::string, rules, "",
           "file of 'PATTERN -> ENCODING' lines (first match wins); replaces the default rule");
 ABSL_FLAG(int, threads, 1, "worker threads for the matrix products");
 ABSL_FLAG(std::string, out, "", "write the quantized model to this .max file");
+ABSL_FLAG(std::string, perplexity_file, "",
+          "instead of generating, print the teacher-forced perplexity of this text file");
 ABSL_FLAG(bool, quiet, false, "no progress, sizes or speeds on stderr");
 
 namespace edgeq {
@@ -148,6 +152,18 @@ absl::Status Run(const char* argv0) {
   LlamaOptions lopt;
   lopt.num_threads = absl::GetFlag(FLAGS_threads);
   EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<LlamaModel> model, LlamaModel::Create(quantized, lopt));
+  if (!absl::GetFlag(FLAGS_perplexity_file).empty()) {
+    std::ifstream file(absl::GetFlag(FLAGS_perplexity_file));
+    if (!file) {
+      return absl::NotFoundError(
+          absl::StrFormat("cannot open '%s'", absl::GetFlag(FLAGS_perplexity_file)));
+    }
+    std::stringstream text;
+    text << file.rdbuf();
+    EDGEQ_ASSIGN_OR_RETURN(double ppl, Perplexity(*model, *tokenizer, text.str()));
+    absl::PrintF("%.4f\n", ppl);
+    return absl::OkStatus();
+  }
   EDGEQ_ASSIGN_OR_RETURN(Sampler sampler, Sampler::Create(weights.config.vocab_size, sopt));
   const std::string prompt = absl::GetFlag(FLAGS_prompt);
   // run.c prints the prompt pieces too; stream everything as it is produced.
