@@ -1,0 +1,77 @@
+// Row codecs of the built-in encodings and the table describing them (internal to edgeq).
+//
+// Every block format is described once, in BuiltinCodecs(): its name, how many values a block
+// holds, how many bytes it takes, and the functions that quantize and dequantize a run of whole
+// blocks. Everything else (QuantizationEncoding objects, the registry, the CLI, benchmarks) is
+// derived from that table.
+//
+// The codecs are bit-exact with GGML's reference codecs (ggml-quants.c, quantize_row_*_ref and
+// dequantize_row_*): same float operations in the same order, in float, compiled with
+// -ffp-contract=off. Blocks are independent, so a run may span several rows.
+#ifndef EDGEQ_QUANTIZATION_INTERNAL_CODECS_H_
+#define EDGEQ_QUANTIZATION_INTERNAL_CODECS_H_
+
+#include <cstdint>
+#include <cstring>
+
+#include "absl/types/span.h"
+
+namespace edgeq {
+namespace quantization_internal {
+
+// `n` is a positive multiple of the block's element count.
+using QuantizeRowFn = void (*)(const float* x, uint8_t* out, int64_t n);
+using DequantizeRowFn = void (*)(const uint8_t* in, float* y, int64_t n);
+
+struct BlockCodec {
+  const char* name;
+  int64_t elements_per_block;
+  int64_t block_size;
+  QuantizeRowFn quantize_row;
+  DequantizeRowFn dequantize_row;
+};
+
+// The built-in block formats, in a fixed order: q4_0, q8_0, q4_k, q5_k, q6_k, bf16.
+absl::Span<const BlockCodec> BuiltinCodecs();
+
+// One codec per file (q4_0.cc, q8_0.cc, q4_k.cc, q5_k.cc, q6_k.cc, bf16.cc).
+void QuantizeRowQ4_0(const float* x, uint8_t* out, int64_t n);
+void DequantizeRowQ4_0(const uint8_t* in, float* y, int64_t n);
+void QuantizeRowQ8_0(const float* x, uint8_t* out, int64_t n);
+void DequantizeRowQ8_0(const uint8_t* in, float* y, int64_t n);
+void QuantizeRowQ4_K(const float* x, uint8_t* out, int64_t n);
+void DequantizeRowQ4_K(const uint8_t* in, float* y, int64_t n);
+void QuantizeRowQ5_K(const float* x, uint8_t* out, int64_t n);
+void DequantizeRowQ5_K(const uint8_t* in, float* y, int64_t n);
+void QuantizeRowQ6_K(const float* x, uint8_t* out, int64_t n);
+void DequantizeRowQ6_K(const uint8_t* in, float* y, int64_t n);
+void QuantizeRowBF16(const float* x, uint8_t* out, int64_t n);
+void DequantizeRowBF16(const uint8_t* in, float* y, int64_t n);
+
+// ---- helpers shared by the codecs ----
+
+// GGML's nearest_int: adds 1.5 * 2^23 and reads the mantissa, i.e. round half to even for
+// |f| < 2^22. Defined (no UB) for every input, including NaN and Inf.
+inline int NearestInt(float f) {
+  const float v = f + 12582912.f;
+  int32_t i;
+  std::memcpy(&i, &v, sizeof(i));
+  return (i & 0x007fffff) - 0x00400000;
+}
+
+// Below this largest |x| a K-quant group is treated as all zero (GGML's GROUP_MAX_EPS).
+inline constexpr float kGroupMaxEps = 1e-15f;
+
+// Little-endian 16-bit load/store at any alignment.
+inline uint16_t LoadU16(const uint8_t* p) {
+  return static_cast<uint16_t>(p[0] | (static_cast<uint16_t>(p[1]) << 8));
+}
+inline void StoreU16(uint8_t* p, uint16_t v) {
+  p[0] = static_cast<uint8_t>(v & 0xff);
+  p[1] = static_cast<uint8_t>(v >> 8);
+}
+
+}  // namespace quantization_internal
+}  // namespace edgeq
+
+#endif  // EDGEQ_QUANTIZATION_INTERNAL_CODECS_H_
