@@ -17,76 +17,104 @@ constexpr int kSub = 32;  // values per sub-block
 
 inline int Clamp(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
-// make_qkx2_quants(n = 32, nmax, x, weights, L, &the_min, Laux, rmin, rdelta, nstep,
-// use_mad = false). Returns the scale; *the_min receives -min.
-float MakeQkx2Quants(const float* x, const float* weights, const Qkx2Params& p, uint8_t* L,
-                     float* the_min) {
+// Portable vectors (GCC/Clang vector extensions: SSE2 on x86-64, NEON on aarch64). Lane-wise
+// IEEE operations, no contraction (-ffp-contract=off).
+constexpr int kLanes = 4;  // sub-blocks per call: one 128-bit vector (SSE2 / NEON)
+typedef float VF __attribute__((vector_size(4 * kLanes)));
+typedef int32_t VI __attribute__((vector_size(4 * kLanes)));
+
+// NearestInt() on every lane.
+inline VI NearestIntV(VF f) {
+  const VF v = f + 12582912.f;
+  VI i;
+  std::memcpy(&i, &v, sizeof(i));
+  return (i & 0x007fffff) - 0x00400000;
+}
+
+// GGML's make_qkx2_quants(n = 32, nmax, x, weights, L, &the_min, Laux, rmin, rdelta, nstep,
+// use_mad = false) for kLanes sub-blocks at once: lane j of every vector works on sub-block j. The
+// sub-blocks are independent problems, and each lane performs exactly GGML's scalar float
+// operations in GGML's order (branches become per-lane selects), so every lane's result is
+// bit-identical to GGML's scalar search.
+//   x, weights: 32 * kLanes values (sub-block j at 32 * j); L: 32 * kLanes levels out;
+//   scales, the_mins: kLanes out.
+void MakeQkx2QuantsLanes(const float* x, const float* weights, const Qkx2Params& p, uint8_t* L,
+                         float* scales_out, float* the_mins) {
   const int nmax = p.nmax;
-  float min = x[0];
-  float max = x[0];
-  float sum_w = weights[0];
-  float sum_x = sum_w * x[0];
-  for (int i = 1; i < kSub; ++i) {
-    if (x[i] < min) min = x[i];
-    if (x[i] > max) max = x[i];
-    const float w = weights[i];
-    sum_w += w;
-    sum_x += w * x[i];
-  }
-  if (min > 0) min = 0;
-  if (max == min) {
-    for (int i = 0; i < kSub; ++i) L[i] = 0;
-    *the_min = -min;
-    return 0.f;
-  }
-  float iscale = nmax / (max - min);
-  float scale = 1 / iscale;
-  float best_error = 0;
+  VF X[kSub], W[kSub];
   for (int i = 0; i < kSub; ++i) {
-    const int l = NearestInt(iscale * (x[i] - min));
-    L[i] = static_cast<uint8_t>(Clamp(l, 0, nmax));
-    float diff = scale * L[i] + min - x[i];
-    diff = diff * diff;
-    const float w = weights[i];
-    best_error += w * diff;
+    for (int j = 0; j < kLanes; ++j) {
+      X[i][j] = x[kSub * j + i];
+      W[i][j] = weights[kSub * j + i];
+    }
   }
-  uint8_t Laux[kSub];
+  VF min = X[0];
+  VF max = X[0];
+  VF sum_w = W[0];
+  VF sum_x = sum_w * X[0];
+  for (int i = 1; i < kSub; ++i) {
+    min = X[i] < min ? X[i] : min;
+    max = X[i] > max ? X[i] : max;
+    sum_w += W[i];
+    sum_x += W[i] * X[i];
+  }
+  min = min > 0 ? VF{} : min;
+  const VI flat = max == min;  // GGML returns early: L = 0, scale 0, the_min = -min
+
+  VF iscale = static_cast<float>(nmax) / (max - min);
+  VF scale = 1 / iscale;
+  VF best_error = {};
+  VI Lv[kSub];
+  for (int i = 0; i < kSub; ++i) {
+    VI l = NearestIntV(iscale * (X[i] - min));
+    l = l < 0 ? VI{} : l;
+    l = l > nmax ? VI{} + nmax : l;
+    Lv[i] = l;
+    VF diff = scale * __builtin_convertvector(l, VF) + min - X[i];
+    diff = diff * diff;
+    best_error += W[i] * diff;
+  }
   for (int is = 0; is <= p.nstep; ++is) {
     iscale = (p.rmin + p.rdelta * is + nmax) / (max - min);
-    float sum_l = 0, sum_l2 = 0, sum_xl = 0;
+    VF sum_l = {}, sum_l2 = {}, sum_xl = {};
+    VI laux[kSub];
     for (int i = 0; i < kSub; ++i) {
-      const int l = Clamp(NearestInt(iscale * (x[i] - min)), 0, nmax);
-      Laux[i] = static_cast<uint8_t>(l);
-      const float w = weights[i];
-      sum_l += w * l;
-      sum_l2 += w * l * l;
-      sum_xl += w * l * x[i];
+      VI l = NearestIntV(iscale * (X[i] - min));
+      l = l < 0 ? VI{} : l;
+      l = l > nmax ? VI{} + nmax : l;
+      laux[i] = l;
+      const VF lf = __builtin_convertvector(l, VF);
+      const VF wl = W[i] * lf;
+      sum_l += wl;
+      sum_l2 += wl * lf;
+      sum_xl += wl * X[i];
     }
-    const float D = sum_w * sum_l2 - sum_l * sum_l;
-    if (D > 0) {
-      float this_scale = (sum_w * sum_xl - sum_x * sum_l) / D;
-      float this_min = (sum_l2 * sum_x - sum_l * sum_xl) / D;
-      if (this_min > 0) {
-        this_min = 0;
-        this_scale = sum_xl / sum_l2;
-      }
-      float cur_error = 0;
-      for (int i = 0; i < kSub; ++i) {
-        float diff = this_scale * Laux[i] + this_min - x[i];
-        diff = diff * diff;
-        const float w = weights[i];
-        cur_error += w * diff;
-      }
-      if (cur_error < best_error) {
-        std::memcpy(L, Laux, kSub);
-        best_error = cur_error;
-        scale = this_scale;
-        min = this_min;
-      }
+    const VF D = sum_w * sum_l2 - sum_l * sum_l;
+    VF this_scale = (sum_w * sum_xl - sum_x * sum_l) / D;
+    VF this_min = (sum_l2 * sum_x - sum_l * sum_xl) / D;
+    const VI positive_min = this_min > 0;
+    this_scale = positive_min ? sum_xl / sum_l2 : this_scale;
+    this_min = positive_min ? VF{} : this_min;
+    VF cur_error = {};
+    for (int i = 0; i < kSub; ++i) {
+      VF diff = this_scale * __builtin_convertvector(laux[i], VF) + this_min - X[i];
+      diff = diff * diff;
+      cur_error += W[i] * diff;
     }
+    const VI accept = (D > 0) & (cur_error < best_error) & ~flat;
+    for (int i = 0; i < kSub; ++i) Lv[i] = accept ? laux[i] : Lv[i];
+    best_error = accept ? cur_error : best_error;
+    scale = accept ? this_scale : scale;
+    min = accept ? this_min : min;
   }
-  *the_min = -min;
-  return scale;
+  for (int j = 0; j < kLanes; ++j) {
+    const bool is_flat = flat[j] != 0;
+    for (int i = 0; i < kSub; ++i) {
+      L[kSub * j + i] = is_flat ? 0 : static_cast<uint8_t>(Lv[i][j]);
+    }
+    scales_out[j] = is_flat ? 0.f : scale[j];
+    the_mins[j] = -min[j];
+  }
 }
 
 }  // namespace
@@ -95,16 +123,21 @@ void QuantizeKSuperBlock(const float* x, const Qkx2Params& params, uint16_t* d_b
                          uint16_t* dmin_bits, uint8_t scales_out[12], uint8_t L[256]) {
   float mins[8];
   float scales[8];
-  float weights[kSub];
   float max_scale = 0;  // as the min is deducted, scales are always positive
   float max_min = 0;
+  float all_weights[8 * kSub];
   for (int j = 0; j < 8; ++j) {
     const float* xs = x + kSub * j;
     float sum_x2 = 0;
     for (int l = 0; l < kSub; ++l) sum_x2 += xs[l] * xs[l];
     const float av_x = std::sqrt(sum_x2 / 32);
-    for (int l = 0; l < kSub; ++l) weights[l] = av_x + std::fabs(xs[l]);
-    scales[j] = MakeQkx2Quants(xs, weights, params, L + kSub * j, &mins[j]);
+    for (int l = 0; l < kSub; ++l) all_weights[kSub * j + l] = av_x + std::fabs(xs[l]);
+  }
+  for (int j = 0; j < 8; j += kLanes) {
+    MakeQkx2QuantsLanes(x + kSub * j, all_weights + kSub * j, params, L + kSub * j, scales + j,
+                        mins + j);
+  }
+  for (int j = 0; j < 8; ++j) {
     const float scale = scales[j];
     if (scale > max_scale) max_scale = scale;
     const float min = mins[j];
