@@ -1,0 +1,188 @@
+#include "graph/graph.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace edgeq {
+
+std::string ValueType::ToString() const {
+  if (!is_quantized()) return type.ToString();
+  return absl::StrFormat("%s (%s of %s)", type.ToString(), encoding, logical_shape.ToString());
+}
+
+const ValueType& Value::value_type() const { return graph_->values[id_]; }
+
+namespace internal {
+
+Value GraphData::Fail(absl::Status error) {
+  if (status.ok()) status = std::move(error);
+  return Value(this, -1);
+}
+
+std::vector<Value> GraphData::AddNode(std::string op, std::vector<int> inputs, NodeAttributes attrs,
+                                      std::vector<ValueType> output_types, bool custom) {
+  Node node;
+  node.op = std::move(op);
+  node.custom = custom;
+  node.inputs = std::move(inputs);
+  node.attrs = std::move(attrs);
+  std::vector<Value> result;
+  const int node_index = static_cast<int>(nodes.size());
+  for (ValueType& t : output_types) {
+    const int id = static_cast<int>(values.size());
+    values.push_back(std::move(t));
+    producers.push_back(node_index);
+    node.outputs.push_back(id);
+    result.emplace_back(this, id);
+  }
+  nodes.push_back(std::move(node));
+  return result;
+}
+
+}  // namespace internal
+
+Graph::Graph(std::string name, std::vector<TensorType> input_types)
+    : data_(std::make_unique<internal::GraphData>()) {
+  data_->name = std::move(name);
+  data_->input_types = std::move(input_types);
+  for (size_t i = 0; i < data_->input_types.size(); ++i) {
+    const TensorType& t = data_->input_types[i];
+    absl::Status valid = t.shape.Validate();
+    if (!valid.ok()) {
+      data_->Fail(absl::InvalidArgumentError(absl::StrFormat(
+          "graph \"%s\": input%d has an invalid shape: %s", data_->name, i, valid.message())));
+    }
+    NodeAttributes attrs;
+    attrs.axis = static_cast<int64_t>(i);
+    ValueType vt{t, "", t.shape};
+    data_->input_values.push_back(
+        data_->AddNode("input", {}, std::move(attrs), {std::move(vt)})[0].id());
+  }
+}
+
+Graph::~Graph() = default;
+Graph::Graph(Graph&&) noexcept = default;
+Graph& Graph::operator=(Graph&&) noexcept = default;
+
+const std::string& Graph::name() const { return data_->name; }
+int Graph::num_inputs() const { return static_cast<int>(data_->input_values.size()); }
+
+Value Graph::Input(int i) {
+  if (i < 0 || i >= num_inputs()) {
+    return data_->Fail(absl::InvalidArgumentError(
+        absl::StrFormat("graph \"%s\": Input(%d) is out of range: the graph has %d inputs", name(),
+                        i, num_inputs())));
+  }
+  return Value(data_.get(), data_->input_values[i]);
+}
+
+Value Graph::Constant(const Tensor& tensor) {
+  ValueType vt;
+  vt.type = TensorType(tensor.dtype(), tensor.shape());
+  vt.encoding = tensor.encoding();
+  vt.logical_shape = tensor.logical_shape();
+  NodeAttributes attrs;
+  attrs.constant = tensor;
+  return data_->AddNode("constant", {}, std::move(attrs), {std::move(vt)})[0];
+}
+
+Value Graph::Quantize(const QuantizationEncoding& encoding, const Tensor& tensor) {
+  absl::StatusOr<Tensor> q = encoding.Quantize(tensor);
+  if (!q.ok()) {
+    return data_->Fail(absl::Status(q.status().code(),
+                                    absl::StrFormat("quantize(%s, %s): %s", encoding.name(),
+                                                    tensor.DebugString(), q.status().message())));
+  }
+  return Constant(*q);
+}
+
+void Graph::Output(Value value) {
+  if (value.graph_data() == nullptr) {
+    data_->Fail(absl::InvalidArgumentError(
+        absl::StrFormat("graph \"%s\": Output(output%d) got a default-constructed Value", name(),
+                        data_->outputs.size())));
+    return;
+  }
+  if (value.graph_data() != data_.get()) {
+    data_->Fail(absl::InvalidArgumentError(
+        absl::StrFormat("graph \"%s\": Output(output%d) got a Value of graph \"%s\"", name(),
+                        data_->outputs.size(), value.graph_data()->name)));
+    return;
+  }
+  if (!value.ok()) return;  // The builder that produced it already recorded the error.
+  data_->outputs.push_back(value.id());
+}
+
+void Graph::Output(absl::Span<const Value> values) {
+  for (const Value& v : values) Output(v);
+}
+
+const absl::Status& Graph::status() const { return data_->status; }
+const std::vector<Node>& Graph::nodes() const { return data_->nodes; }
+const std::vector<int>& Graph::outputs() const { return data_->outputs; }
+int Graph::num_values() const { return static_cast<int>(data_->values.size()); }
+const ValueType& Graph::value_type(int id) const { return data_->values[id]; }
+int Graph::producer(int value_id) const { return data_->producers[value_id]; }
+
+namespace {
+
+std::string AttributesToString(const Node& node) {
+  std::vector<std::string> parts;
+  const NodeAttributes& a = node.attrs;
+  if (!a.encoding.empty()) parts.push_back(absl::StrCat("encoding=", a.encoding));
+  const std::string& op = node.op;
+  if (op == "reshape") parts.push_back(absl::StrCat("shape=[", absl::StrJoin(a.ints, ", "), "]"));
+  if (op == "transpose") parts.push_back(absl::StrCat("perm=[", absl::StrJoin(a.ints, ", "), "]"));
+  if (op == "slice") {
+    parts.push_back(absl::StrCat("starts=[", absl::StrJoin(a.ints, ", "), "]"));
+    parts.push_back(absl::StrCat("ends=[", absl::StrJoin(a.ints2, ", "), "]"));
+  }
+  if (op == "concat") parts.push_back(absl::StrCat("axis=", a.axis));
+  if (op == "rms_norm") parts.push_back(absl::StrFormat("epsilon=%g", a.f));
+  if (op == "rope") parts.push_back(absl::StrFormat("theta=%g", a.f));
+  if (op == "matmul" && a.flag) parts.push_back("transpose_rhs");
+  if (node.custom) parts.push_back("custom");
+  if (parts.empty()) return "";
+  return absl::StrCat(" {", absl::StrJoin(parts, ", "), "}");
+}
+
+}  // namespace
+
+std::string Graph::ToString() const {
+  std::string out = absl::StrFormat("graph \"%s\" (%d inputs, %d outputs)\n", name(), num_inputs(),
+                                    data_->outputs.size());
+  for (const Node& node : data_->nodes) {
+    std::vector<std::string> outs;
+    for (int id : node.outputs) outs.push_back(absl::StrCat("%", id));
+    std::string lhs = absl::StrJoin(outs, ", ");
+    std::string types;
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      if (i > 0) absl::StrAppend(&types, ", ");
+      absl::StrAppend(&types, data_->values[node.outputs[i]].ToString());
+    }
+    if (node.op == "input") {
+      absl::StrAppendFormat(&out, "  %s = input%d : %s\n", lhs, node.attrs.axis, types);
+      continue;
+    }
+    std::vector<std::string> ins;
+    for (int id : node.inputs) ins.push_back(absl::StrCat("%", id));
+    absl::StrAppendFormat(
+        &out, "  %s = %s%s%s : %s\n", lhs, node.op,
+        node.op == "constant" ? "" : absl::StrCat("(", absl::StrJoin(ins, ", "), ")"),
+        AttributesToString(node), types);
+  }
+  for (size_t i = 0; i < data_->outputs.size(); ++i) {
+    absl::StrAppendFormat(&out, "  output%d = %%%d\n", i, data_->outputs[i]);
+  }
+  if (!data_->status.ok()) {
+    absl::StrAppendFormat(&out, "  error: %s\n", data_->status.ToString());
+  }
+  return out;
+}
+
+}  // namespace edgeq

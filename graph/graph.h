@@ -1,0 +1,174 @@
+// Graph: a dataflow graph of tensor operations, built by a user and run by the runtime.
+//
+//   edgeq::Graph graph("qmatmul", {edgeq::TensorType(edgeq::DType::kFloat32, {32, 64})});
+//   edgeq::Value qw = graph.Quantize(edgeq::Q4_0Encoding(), weights);
+//   graph.Output(edgeq::ops::QMatmul(edgeq::Q4_0Encoding(), graph.Input(0), qw));
+//   if (!graph.status().ok()) ...  // the first error any builder met, naming op and shapes
+//
+// Builders (Graph's methods and graph/ops.h) check dtypes, shapes and encodings as each node is
+// added. They return a Value so that graphs read like straight-line code; when a check fails the
+// graph records the FIRST error (Graph::status()), the builder returns an invalid Value, and every
+// builder fed an invalid Value returns an invalid Value without recording a new error. The
+// runtime refuses to load a graph whose status is not OK and reports that status.
+//
+// Nodes are kept in the order they were added, which is a topological order: a builder can only
+// use values that already exist.
+#ifndef EDGEQ_GRAPH_GRAPH_H_
+#define EDGEQ_GRAPH_GRAPH_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "core/shape.h"
+#include "core/tensor.h"
+#include "quantization/encoding.h"
+
+namespace edgeq {
+
+namespace internal {
+struct GraphData;
+}  // namespace internal
+
+// The type of a value in a graph: its storage type plus, for a quantized value (uint8 storage),
+// the encoding's name and the logical (decoded) shape.
+struct ValueType {
+  TensorType type;
+  std::string encoding;  // empty: a plain tensor
+  Shape logical_shape;   // == type.shape for a plain tensor
+
+  bool is_quantized() const { return !encoding.empty(); }
+  // "f32[32, 64]" or "u8[32, 36] (q4_0 of [32, 64])".
+  std::string ToString() const;
+};
+
+// A handle to a value of a graph (a graph input, a constant or a node's output). Cheap to copy.
+// Only valid while its Graph is alive. A default-constructed Value, or one returned by a failed
+// builder, is invalid (ok() is false).
+class Value {
+ public:
+  Value() = default;
+
+  bool ok() const { return graph_ != nullptr && id_ >= 0; }
+  int id() const { return id_; }
+
+  // Type accessors; require ok().
+  const ValueType& value_type() const;
+  const TensorType& type() const { return value_type().type; }
+  DType dtype() const { return type().dtype; }
+  const Shape& shape() const { return type().shape; }
+  bool is_quantized() const { return value_type().is_quantized(); }
+  // The logical shape (the decoded shape of a quantized value, the shape otherwise).
+  const Shape& logical_shape() const { return value_type().logical_shape; }
+
+  // For builders: the graph this value belongs to (null for a default-constructed Value).
+  internal::GraphData* graph_data() const { return graph_; }
+  Value(internal::GraphData* graph, int id) : graph_(graph), id_(id) {}
+
+ private:
+  internal::GraphData* graph_ = nullptr;
+  int id_ = -1;
+};
+
+// Attributes of a node; each op uses the fields its builder documents.
+struct NodeAttributes {
+  std::string encoding;        // qmatmul, gather: the weights'/table's encoding name
+  std::vector<int64_t> ints;   // reshape: new shape; transpose: permutation; slice: starts
+  std::vector<int64_t> ints2;  // slice: ends
+  int64_t axis = 0;            // softmax, concat
+  float f = 0.0f;              // rms_norm: epsilon; rope: theta
+  bool flag = false;           // matmul: rhs is transposed ([..., n, k])
+  Tensor constant;             // constant: the data
+};
+
+// One operation. `op` is a built-in name ("input", "constant", "matmul", "qmatmul", "add", ...)
+// or, for a custom op, the name it was registered with (custom == true).
+struct Node {
+  std::string op;
+  bool custom = false;
+  std::vector<int> inputs;   // value ids
+  std::vector<int> outputs;  // value ids
+  NodeAttributes attrs;
+};
+
+class Graph {
+ public:
+  // A graph with one input per type; inputs are named "input0", "input1", ... at run time.
+  Graph(std::string name, std::vector<TensorType> input_types);
+  ~Graph();
+  Graph(Graph&&) noexcept;
+  Graph& operator=(Graph&&) noexcept;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  const std::string& name() const;
+
+  // Input i (0-based). Records an error and returns an invalid Value if i is out of range.
+  Value Input(int i);
+  int num_inputs() const;
+
+  // A constant tensor (shared, not copied: the tensor's buffer is kept alive by the graph).
+  // A quantized tensor (Tensor::is_quantized()) becomes a quantized value.
+  Value Constant(const Tensor& tensor);
+
+  // Quantizes an f32 tensor with `encoding` and adds it as a constant:
+  // Quantize(e, t) == Constant(*e.Quantize(t)). Errors (e.g. k not a multiple of the block) are
+  // recorded with the op name "quantize".
+  Value Quantize(const QuantizationEncoding& encoding, const Tensor& tensor);
+
+  // Marks values as graph outputs, named "output0", "output1", ... in call order.
+  void Output(Value value);
+  void Output(absl::Span<const Value> values);
+
+  // OK, or the first error met while building.
+  const absl::Status& status() const;
+
+  // Read access for the runtime and tools.
+  const std::vector<Node>& nodes() const;
+  const std::vector<int>& outputs() const;  // value ids
+  int num_values() const;
+  const ValueType& value_type(int id) const;
+  int producer(int value_id) const;  // index into nodes()
+
+  // A readable dump, one node per line:
+  //   graph "qmatmul" (1 inputs, 1 outputs)
+  //     %0 = input0 : f32[32, 64]
+  //     %1 = constant : u8[32, 36] (q4_0 of [32, 64])
+  //     %2 = qmatmul(%0, %1) {encoding=q4_0} : f32[32, 32]
+  //     output0 = %2
+  std::string ToString() const;
+
+  internal::GraphData* data() const { return data_.get(); }
+
+ private:
+  std::unique_ptr<internal::GraphData> data_;
+};
+
+namespace internal {
+
+// The graph's storage; builders in graph/ops.cc add nodes through it.
+struct GraphData {
+  std::string name;
+  std::vector<TensorType> input_types;
+  std::vector<int> input_values;  // value id of input i
+  std::vector<Node> nodes;
+  std::vector<ValueType> values;
+  std::vector<int> producers;  // value id -> node index
+  std::vector<int> outputs;
+  absl::Status status;
+
+  // Records `status` if it is the first error; returns an invalid Value of this graph.
+  Value Fail(absl::Status error);
+  // Appends a node with the given outputs; returns the Values of its outputs.
+  std::vector<Value> AddNode(std::string op, std::vector<int> inputs, NodeAttributes attrs,
+                             std::vector<ValueType> output_types, bool custom = false);
+};
+
+}  // namespace internal
+}  // namespace edgeq
+
+#endif  // EDGEQ_GRAPH_GRAPH_H_

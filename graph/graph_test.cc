@@ -1,0 +1,151 @@
+#include "graph/graph.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "gmock/gmock.h"
+#include "graph/ops.h"
+#include "gtest/gtest.h"
+#include "quantization/encoding.h"
+
+namespace edgeq {
+namespace {
+
+using ::testing::HasSubstr;
+
+TensorType F32(Shape s) { return TensorType(DType::kFloat32, std::move(s)); }
+
+TEST(GraphTest, SeedGraphBuildsAndPrints) {
+  Graph graph("qmatmul", {F32({32, 64})});
+  Tensor w = *Tensor::Full({32, 64}, 0.15f);
+  Value qw = graph.Quantize(Q4_0Encoding(), w);
+  ASSERT_TRUE(qw.ok());
+  EXPECT_EQ(qw.dtype(), DType::kUInt8);
+  EXPECT_EQ(qw.shape(), Shape({32, 36}));
+  EXPECT_EQ(qw.logical_shape(), Shape({32, 64}));
+  Value y = ops::QMatmul(Q4_0Encoding(), graph.Input(0), qw);
+  ASSERT_TRUE(y.ok()) << graph.status();
+  EXPECT_EQ(y.type(), F32({32, 32}));
+  graph.Output(y);
+  EXPECT_TRUE(graph.status().ok());
+  EXPECT_EQ(graph.ToString(),
+            "graph \"qmatmul\" (1 inputs, 1 outputs)\n"
+            "  %0 = input0 : f32[32, 64]\n"
+            "  %1 = constant : u8[32, 36] (q4_0 of [32, 64])\n"
+            "  %2 = qmatmul(%0, %1) {encoding=q4_0} : f32[32, 32]\n"
+            "  output0 = %2\n");
+}
+
+TEST(GraphTest, QuantizeEqualsConstantOfQuantized) {
+  Graph graph("g", {});
+  Tensor w = *Tensor::Full({4, 64}, 0.25f);
+  Value a = graph.Quantize(Q8_0Encoding(), w);
+  Value b = graph.Constant(*Q8_0Encoding().Quantize(w));
+  EXPECT_EQ(a.value_type().ToString(), b.value_type().ToString());
+  EXPECT_EQ(graph.nodes()[a.id()].attrs.constant.bytes(),
+            graph.nodes()[b.id()].attrs.constant.bytes());
+}
+
+TEST(GraphTest, FirstErrorIsKeptAndNamesOpAndShapes) {
+  Graph graph("bad", {F32({32, 64})});
+  Value qw = graph.Quantize(Q4_0Encoding(), *Tensor::Full({32, 96}, 1.0f));
+  ASSERT_TRUE(qw.ok());
+  Value y = ops::QMatmul(Q4_0Encoding(), graph.Input(0), qw);
+  EXPECT_FALSE(y.ok());
+  EXPECT_EQ(graph.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(graph.status().message()), HasSubstr("qmatmul"));
+  EXPECT_THAT(std::string(graph.status().message()), HasSubstr("f32[32, 64]"));
+  EXPECT_THAT(std::string(graph.status().message()), HasSubstr("[32, 96]"));
+  // Later errors do not replace the first; invalid values propagate silently.
+  Value z = ops::Add(y, graph.Input(0));
+  EXPECT_FALSE(z.ok());
+  ops::Softmax(graph.Input(7));
+  EXPECT_THAT(std::string(graph.status().message()), HasSubstr("qmatmul"));
+}
+
+TEST(GraphTest, QuantizeErrorIsRecorded) {
+  Graph graph("g", {});
+  Value q = graph.Quantize(Q6_KEncoding(), *Tensor::Full({2, 64}, 1.0f));
+  EXPECT_FALSE(q.ok());
+  EXPECT_THAT(std::string(graph.status().message()), HasSubstr("quantize(q6_k"));
+}
+
+TEST(GraphTest, WrongEncodingIsNamed) {
+  Graph graph("g", {F32({1, 64})});
+  Value qw = graph.Quantize(Q8_0Encoding(), *Tensor::Full({8, 64}, 1.0f));
+  ops::QMatmul(Q4_0Encoding(), graph.Input(0), qw);
+  EXPECT_THAT(std::string(graph.status().message()),
+              HasSubstr("rhs is encoded with q8_0, but the op was given encoding q4_0"));
+}
+
+TEST(GraphTest, InputOutOfRange) {
+  Graph graph("g", {F32({2})});
+  EXPECT_FALSE(graph.Input(1).ok());
+  EXPECT_THAT(std::string(graph.status().message()), HasSubstr("Input(1) is out of range"));
+}
+
+TEST(GraphTest, ValuesFromTwoGraphs) {
+  Graph a("a", {F32({2})});
+  Graph b("b", {F32({2})});
+  ops::Add(a.Input(0), b.Input(0));
+  EXPECT_THAT(std::string(a.status().message()), HasSubstr("two graphs"));
+  b.Output(a.Input(0));
+  EXPECT_THAT(std::string(b.status().message()), HasSubstr("Value of graph \"a\""));
+}
+
+TEST(OpsTest, ShapeInference) {
+  Graph g("g", {F32({3, 1, 5}), F32({4, 5}), F32({2, 5}), TensorType(DType::kInt32, {3})});
+  EXPECT_EQ(ops::Add(g.Input(0), g.Input(1)).shape(), Shape({3, 4, 5}));
+  EXPECT_EQ(ops::MatmulTransposed(g.Input(1), g.Input(2)).shape(), Shape({4, 2}));
+  EXPECT_EQ(ops::Matmul(g.Input(2), ops::Transpose(g.Input(1), {1, 0})).shape(), Shape({2, 4}));
+  EXPECT_EQ(ops::Reshape(g.Input(1), {-1, 2, 2}).shape(), Shape({5, 2, 2}));
+  EXPECT_EQ(ops::Slice(g.Input(1), {1, 0}, {3, 5}).shape(), Shape({2, 5}));
+  EXPECT_EQ(ops::Concat({g.Input(1), g.Input(2)}, 0).shape(), Shape({6, 5}));
+  EXPECT_EQ(ops::Gather(g.Input(1), g.Input(3)).shape(), Shape({3, 5}));
+  Value t = g.Quantize(Q8_0Encoding(), *Tensor::Full({10, 32}, 1.0f));
+  EXPECT_EQ(ops::Gather(t, g.Input(3)).shape(), Shape({3, 32}));
+  EXPECT_TRUE(g.status().ok()) << g.status();
+}
+
+TEST(OpsTest, ShapeErrors) {
+  struct Case {
+    std::string expected;
+    std::function<void(Graph&)> build;
+  };
+  std::vector<Case> cases = {
+      {"add(f32[3, 5], f32[4, 5]): shapes [3, 5] and [4, 5] do not broadcast",
+       [](Graph& g) { ops::Add(g.Input(0), g.Input(1)); }},
+      {"matmul(f32[3, 5], f32[4, 5]): inner dimensions differ: lhs k=5, rhs k=4",
+       [](Graph& g) { ops::Matmul(g.Input(0), g.Input(1)); }},
+      {"reshape(f32[3, 5]): target shape [4, 4] holds 16 elements, the input 15",
+       [](Graph& g) {
+         ops::Reshape(g.Input(0), {4, 4});
+       }},
+      {"transpose(f32[3, 5]): [0, 0] is not a permutation of 2 dimensions",
+       [](Graph& g) {
+         ops::Transpose(g.Input(0), {0, 0});
+       }},
+      {"slice(f32[3, 5]): dimension 1: [0, 6) is not inside [0, 5]",
+       [](Graph& g) {
+         ops::Slice(g.Input(0), {0, 0}, {3, 6});
+       }},
+      {"rms_norm(f32[3, 5], f32[4, 5]): weight must be [d]",
+       [](Graph& g) { ops::RmsNorm(g.Input(0), g.Input(1)); }},
+      {"rope(f32[3, 5], f32[4, 5]): positions must be i32 or i64",
+       [](Graph& g) { ops::Rope(g.Input(0), g.Input(1)); }},
+      {"concat(f32[3, 5], f32[4, 5]): dimension 0 differs outside axis 1",
+       [](Graph& g) {
+         ops::Concat({g.Input(0), g.Input(1)}, 1);
+       }},
+  };
+  for (const Case& c : cases) {
+    Graph g("g", {F32({3, 5}), F32({4, 5})});
+    c.build(g);
+    EXPECT_THAT(std::string(g.status().message()), HasSubstr(c.expected)) << c.expected;
+  }
+}
+
+}  // namespace
+}  // namespace edgeq
