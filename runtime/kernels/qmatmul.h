@@ -54,7 +54,12 @@ class QMatmulKernel {
                                                                const uint8_t* weights,
                                                                Isa cap = Isa::kBest);
 
-  virtual absl::string_view name() const = 0;  // e.g. "q4_0_avx2_gemv"
+  // The kernel Run(m = 1) uses, e.g. "q4_0_avx2_gemv".
+  virtual absl::string_view name() const = 0;
+  // The kernel Run() uses for m rows: the GEMV kernel for m == 1, the GEMM kernel otherwise
+  // (e.g. "q4_0_avx512vnni_gemm").
+  virtual absl::string_view kernel_name(int64_t m) const = 0;
+  // The highest ISA level among the kernels chosen.
   virtual Isa isa() const = 0;
   int64_t n() const { return n_; }
   int64_t k() const { return k_; }

@@ -1,0 +1,109 @@
+// On-the-fly activation quantization (GGML's quantize_row_q8_0 / quantize_row_q8_K math).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "quantization/block_layout.h"
+#include "runtime/kernels/internal/kernel_api.h"
+
+namespace edgeq {
+namespace kernels {
+namespace internal {
+namespace {
+
+using blocks::BlockQ8_0;
+using blocks::BlockQ8_K;
+using blocks::kQK8_0;
+using blocks::kQK_K;
+
+// GGML's nearest_int: round half to even via the 1.5 * 2^23 trick (|v| < 2^22).
+inline int NearestInt(float v) {
+  const float val = v + 12582912.f;
+  int32_t i;
+  std::memcpy(&i, &val, sizeof(i));
+  return (i & 0x007fffff) - 0x00400000;
+}
+
+}  // namespace
+
+uint16_t QuantizeBlockQ8_0(const float* x, int8_t* q) {
+  float amax = 0.0f;
+  for (int j = 0; j < kQK8_0; ++j) amax = std::max(amax, std::fabs(x[j]));
+  const float d = amax / 127.0f;
+  const float id = d != 0.0f ? 1.0f / d : 0.0f;
+  for (int j = 0; j < kQK8_0; ++j) q[j] = static_cast<int8_t>(std::roundf(x[j] * id));
+  return blocks::FloatToFp16(d);
+}
+
+size_t Q8_0RowBytes(int64_t k) { return static_cast<size_t>(k / kQK8_0) * sizeof(BlockQ8_0); }
+
+void QuantizeRowQ8_0(const float* x, int64_t k, uint8_t* out) {
+  BlockQ8_0* y = reinterpret_cast<BlockQ8_0*>(out);
+  for (int64_t b = 0; b < k / kQK8_0; ++b) {
+    y[b].d = QuantizeBlockQ8_0(x + b * kQK8_0, y[b].qs);
+  }
+}
+
+int64_t Q8_0SPaddedBlocks(int64_t k) { return (k / kQK8_0 + 3) / 4 * 4; }
+
+size_t Q8_0SRowBytes(int64_t k) {
+  return static_cast<size_t>(Q8_0SPaddedBlocks(k)) * (kQK8_0 + sizeof(float) + sizeof(int32_t));
+}
+
+void QuantizeRowQ8_0S(const float* x, int64_t k, uint8_t* out) {
+  const int64_t nb = k / kQK8_0;
+  const int64_t nbp = Q8_0SPaddedBlocks(k);
+  int8_t* qs = reinterpret_cast<int8_t*>(out);
+  float* d = reinterpret_cast<float*>(out + nbp * kQK8_0);
+  int32_t* sum = reinterpret_cast<int32_t*>(out + nbp * (kQK8_0 + 4));
+  for (int64_t b = 0; b < nb; ++b) {
+    int8_t* q = qs + b * kQK8_0;
+    d[b] = blocks::Fp16ToFloat(QuantizeBlockQ8_0(x + b * kQK8_0, q));
+    int32_t s = 0;
+    for (int j = 0; j < kQK8_0; ++j) s += q[j];
+    sum[b] = s;
+  }
+  for (int64_t b = nb; b < nbp; ++b) {
+    std::memset(qs + b * kQK8_0, 0, kQK8_0);
+    d[b] = 0.0f;
+    sum[b] = 0;
+  }
+}
+
+size_t Q8_KRowBytes(int64_t k) { return static_cast<size_t>(k / kQK_K) * sizeof(BlockQ8_K); }
+
+void QuantizeRowQ8_K(const float* x, int64_t k, uint8_t* out) {
+  BlockQ8_K* y = reinterpret_cast<BlockQ8_K*>(out);
+  for (int64_t i = 0; i < k / kQK_K; ++i, x += kQK_K) {
+    float max = 0.0f, amax = 0.0f;
+    for (int j = 0; j < kQK_K; ++j) {
+      const float ax = std::fabs(x[j]);
+      if (ax > amax) {
+        amax = ax;
+        max = x[j];
+      }
+    }
+    if (amax == 0.0f) {
+      y[i].d = 0.0f;
+      std::memset(y[i].qs, 0, sizeof(y[i].qs));
+      std::memset(y[i].bsums, 0, sizeof(y[i].bsums));
+      continue;
+    }
+    const float iscale = -127.f / max;
+    for (int j = 0; j < kQK_K; ++j) {
+      y[i].qs[j] = static_cast<int8_t>(std::min(127, NearestInt(iscale * x[j])));
+    }
+    for (int j = 0; j < kQK_K / 16; ++j) {
+      int sum = 0;
+      for (int l = 0; l < 16; ++l) sum += y[i].qs[j * 16 + l];
+      y[i].bsums[j] = static_cast<int16_t>(sum);
+    }
+    y[i].d = 1 / iscale;
+  }
+}
+
+size_t F32RowBytes(int64_t /*k*/) { return 0; }
+
+}  // namespace internal
+}  // namespace kernels
+}  // namespace edgeq

@@ -1,0 +1,88 @@
+// Internal contract between the dispatcher (qmatmul.cc) and the per-ISA microkernel files.
+// Nothing here is part of the public API.
+#ifndef EDGEQ_RUNTIME_KERNELS_INTERNAL_KERNEL_API_H_
+#define EDGEQ_RUNTIME_KERNELS_INTERNAL_KERNEL_API_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "runtime/kernels/qmatmul.h"
+
+namespace edgeq {
+namespace kernels {
+namespace internal {
+
+enum class Encoding : int { kQ4_0, kQ8_0, kQ4_K, kQ5_K, kQ6_K, kBf16 };
+enum class Shape : int { kGemv, kGemm };  // m == 1, m > 1
+
+// Arguments of one microkernel call; the kernel computes y[i * y_stride + j] for all i < m and
+// j0 <= j < j1.
+struct MatmulParams {
+  const uint8_t* w;     // (possibly repacked) weights
+  size_t w_row_bytes;   // bytes between weight rows
+  int64_t k;            // reduction length
+  int64_t m;            // activation rows
+  const uint8_t* xq;    // activation rows as the kernel's quantizer wrote them (f32 for bf16)
+  size_t xq_row_bytes;  // bytes between activation rows
+  float* y;
+  int64_t y_stride;
+};
+
+using MatmulFn = void (*)(const MatmulParams& p, int64_t j0, int64_t j1);
+// Quantizes one activation row of k floats into `out` (ActRowBytes(k) bytes).
+using QuantizeFn = void (*)(const float* x, int64_t k, uint8_t* out);
+using RowBytesFn = size_t (*)(int64_t k);
+// Repacks n rows of GGML blocks into `out` (RepackedRowBytes(k) * n bytes).
+using RepackFn = void (*)(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
+
+struct KernelEntry {
+  Encoding encoding;
+  Isa isa;
+  Shape shape;
+  const char* name;
+  QuantizeFn quantize;  // null: activations are used as f32 (bf16 weights)
+  RowBytesFn act_row_bytes;
+  RepackFn repack;  // null: GGML layout used in place
+  RowBytesFn repacked_row_bytes;
+  MatmulFn matmul;
+  int64_t tile_n;  // columns per pthreadpool task (multiple of the kernel's row group)
+};
+
+// ---- Activation formats shared by several kernels (bit-identical quantized values) ----
+
+// GGML's quantize_row_q8_0 for one block of 32: d = amax / 127, q = round(x / d), d stored as
+// fp16. Writes 32 values, returns the fp16 bits of d.
+uint16_t QuantizeBlockQ8_0(const float* x, int8_t* q);
+
+// GGML layout: k/32 BlockQ8_0.
+size_t Q8_0RowBytes(int64_t k);
+void QuantizeRowQ8_0(const float* x, int64_t k, uint8_t* out);
+
+// Split layout for SIMD kernels ("Q8_0S"): nbp = round_up(k/32, 4) blocks;
+//   int8 qs[nbp * 32]  (pad blocks are zero)
+//   float d[nbp]       (fp16-rounded scale as float; pad blocks 0)
+//   int32 sum[nbp]     (sum of the block's qs)
+int64_t Q8_0SPaddedBlocks(int64_t k);
+size_t Q8_0SRowBytes(int64_t k);
+void QuantizeRowQ8_0S(const float* x, int64_t k, uint8_t* out);
+inline const int8_t* Q8_0SQs(const uint8_t* row) { return reinterpret_cast<const int8_t*>(row); }
+inline const float* Q8_0SD(const uint8_t* row, int64_t nbp) {
+  return reinterpret_cast<const float*>(row + nbp * 32);
+}
+inline const int32_t* Q8_0SSum(const uint8_t* row, int64_t nbp) {
+  return reinterpret_cast<const int32_t*>(row + nbp * 36);
+}
+
+// GGML's quantize_row_q8_K: k/256 BlockQ8_K.
+size_t Q8_KRowBytes(int64_t k);
+void QuantizeRowQ8_K(const float* x, int64_t k, uint8_t* out);
+
+// f32 activations (bf16 weights): no quantization.
+size_t F32RowBytes(int64_t k);
+
+}  // namespace internal
+}  // namespace kernels
+}  // namespace edgeq
+
+#endif  // EDGEQ_RUNTIME_KERNELS_INTERNAL_KERNEL_API_H_

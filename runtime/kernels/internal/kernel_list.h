@@ -1,0 +1,61 @@
+// Every microkernel entry, defined in its own file (one ISA x encoding per file).
+#ifndef EDGEQ_RUNTIME_KERNELS_INTERNAL_KERNEL_LIST_H_
+#define EDGEQ_RUNTIME_KERNELS_INTERNAL_KERNEL_LIST_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "runtime/kernels/internal/kernel_api.h"
+
+namespace edgeq {
+namespace kernels {
+namespace internal {
+
+#define EDGEQ_DECLARE_KERNEL_PAIR(prefix) \
+  extern const KernelEntry prefix##Gemv;  \
+  extern const KernelEntry prefix##Gemm
+
+EDGEQ_DECLARE_KERNEL_PAIR(kQ4_0Generic);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ8_0Generic);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ4_KGeneric);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ5_KGeneric);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ6_KGeneric);
+EDGEQ_DECLARE_KERNEL_PAIR(kBf16Generic);
+
+#if defined(__x86_64__)
+EDGEQ_DECLARE_KERNEL_PAIR(kQ4_0Avx2);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ8_0Avx2);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ4_KAvx2);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ5_KAvx2);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ6_KAvx2);
+EDGEQ_DECLARE_KERNEL_PAIR(kBf16Avx2);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ4_0Avx512Vnni);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ8_0Avx512Vnni);
+#endif
+
+#if defined(__aarch64__)
+EDGEQ_DECLARE_KERNEL_PAIR(kQ4_0Neon);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ8_0Neon);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ4_0Dotprod);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ8_0Dotprod);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ4_0I8mm);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ8_0I8mm);
+#endif
+
+#undef EDGEQ_DECLARE_KERNEL_PAIR
+
+// Every kernel compiled into this binary (for tests and benchmarks; some may need an ISA the CPU
+// lacks: check IsaSupported before running one).
+absl::Span<const KernelEntry* const> AllKernels();
+
+// A QMatmulKernel that runs `entry` for every m (tests and benchmarks only). The entry's ISA must
+// be supported by this CPU: FailedPrecondition otherwise.
+absl::StatusOr<std::unique_ptr<QMatmulKernel>> CreateForEntry(const KernelEntry* entry, int64_t n,
+                                                              int64_t k, const uint8_t* weights);
+
+}  // namespace internal
+}  // namespace kernels
+}  // namespace edgeq
+
+#endif  // EDGEQ_RUNTIME_KERNELS_INTERNAL_KERNEL_LIST_H_

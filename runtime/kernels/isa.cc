@@ -1,0 +1,132 @@
+// ISA names and run-time detection (cpuinfo, read once; getauxval on aarch64 Linux as a fallback
+// and for i8mm, which Debian's 2022 cpuinfo does not report).
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "cpuinfo.h"
+#include "runtime/kernels/internal/cpu_state.h"
+#include "runtime/kernels/qmatmul.h"
+
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#endif
+
+namespace edgeq {
+namespace kernels {
+namespace internal {
+
+bool CpuinfoReady() {
+  static const bool ready = cpuinfo_initialize();
+  return ready;
+}
+
+namespace {
+
+struct IsaSet {
+  bool avx2 = false;
+  bool avx512vnni = false;
+  bool neon = false;
+  bool dotprod = false;
+  bool i8mm = false;
+};
+
+IsaSet DetectIsas() {
+  IsaSet s;
+#if defined(__x86_64__) || defined(__i386__)
+  if (CpuinfoReady()) {
+    s.avx2 = cpuinfo_has_x86_avx2() && cpuinfo_has_x86_fma3() && cpuinfo_has_x86_f16c();
+    s.avx512vnni = s.avx2 && cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() &&
+                   cpuinfo_has_x86_avx512vl() && cpuinfo_has_x86_avx512vnni();
+  } else {
+    __builtin_cpu_init();
+    s.avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    s.avx512vnni = s.avx2 && __builtin_cpu_supports("avx512f") &&
+                   __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+                   __builtin_cpu_supports("avx512vnni");
+  }
+#elif defined(__aarch64__)
+  s.neon = true;  // mandatory in ARMv8-A
+#if defined(__linux__)
+  // The kernel's hwcaps are authoritative (also under qemu-user, which emulates them per -cpu).
+  const unsigned long hwcap = getauxval(AT_HWCAP);
+  const unsigned long hwcap2 = getauxval(AT_HWCAP2);
+  s.dotprod = (hwcap & (1ul << 20)) != 0;             // HWCAP_ASIMDDP
+  s.i8mm = s.dotprod && (hwcap2 & (1ul << 13)) != 0;  // HWCAP2_I8MM
+#else
+  if (CpuinfoReady()) s.dotprod = cpuinfo_has_arm_neon_dot();
+#endif
+#endif
+  return s;
+}
+
+const IsaSet& Isas() {
+  static const IsaSet s = DetectIsas();
+  return s;
+}
+
+}  // namespace
+}  // namespace internal
+
+absl::string_view IsaName(Isa isa) {
+  switch (isa) {
+    case Isa::kGeneric:
+      return "generic";
+    case Isa::kAvx2:
+      return "avx2";
+    case Isa::kAvx512Vnni:
+      return "avx512vnni";
+    case Isa::kNeon:
+      return "neon";
+    case Isa::kNeonDotprod:
+      return "dotprod";
+    case Isa::kNeonI8mm:
+      return "i8mm";
+    case Isa::kBest:
+      return "best";
+  }
+  return "unknown";
+}
+
+absl::StatusOr<Isa> IsaFromName(absl::string_view name) {
+  const std::string lower = absl::AsciiStrToLower(name);
+  for (Isa isa : {Isa::kGeneric, Isa::kAvx2, Isa::kAvx512Vnni, Isa::kNeon, Isa::kNeonDotprod,
+                  Isa::kNeonI8mm, Isa::kBest}) {
+    if (lower == IsaName(isa)) return isa;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown ISA \"", name,
+                   "\"; expected one of generic, avx2, avx512vnni, neon, dotprod, i8mm, best"));
+}
+
+bool IsaSupported(Isa isa) {
+  const internal::IsaSet& s = internal::Isas();
+  switch (isa) {
+    case Isa::kGeneric:
+      return true;
+    case Isa::kAvx2:
+      return s.avx2;
+    case Isa::kAvx512Vnni:
+      return s.avx512vnni;
+    case Isa::kNeon:
+      return s.neon;
+    case Isa::kNeonDotprod:
+      return s.dotprod;
+    case Isa::kNeonI8mm:
+      return s.i8mm;
+    case Isa::kBest:
+      return true;
+  }
+  return false;
+}
+
+Isa BestSupportedIsa() {
+  Isa best = Isa::kGeneric;
+  for (Isa isa : {Isa::kAvx2, Isa::kAvx512Vnni, Isa::kNeon, Isa::kNeonDotprod, Isa::kNeonI8mm}) {
+    if (IsaSupported(isa)) best = isa;
+  }
+  return best;
+}
+
+}  // namespace kernels
+}  // namespace edgeq

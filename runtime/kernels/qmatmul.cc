@@ -1,0 +1,236 @@
+// Kernel selection (best supported ISA under the cap, per shape class), weight repacking at
+// Create, activation quantization and pthreadpool threading over n in Run.
+#include "runtime/kernels/qmatmul.h"
+
+#include <cstring>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "runtime/kernels/internal/kernel_api.h"
+#include "runtime/kernels/internal/kernel_list.h"
+
+namespace edgeq {
+namespace kernels {
+namespace {
+
+using internal::Encoding;
+using internal::KernelEntry;
+using internal::MatmulParams;
+using internal::Shape;
+
+const KernelEntry* const kAllKernels[] = {
+    &internal::kQ4_0GenericGemv,    &internal::kQ4_0GenericGemm,    &internal::kQ8_0GenericGemv,
+    &internal::kQ8_0GenericGemm,    &internal::kQ4_KGenericGemv,    &internal::kQ4_KGenericGemm,
+    &internal::kQ5_KGenericGemv,    &internal::kQ5_KGenericGemm,    &internal::kQ6_KGenericGemv,
+    &internal::kQ6_KGenericGemm,    &internal::kBf16GenericGemv,    &internal::kBf16GenericGemm,
+#if defined(EDGEQ_KERNELS_X86)
+    &internal::kQ4_0Avx2Gemv,       &internal::kQ4_0Avx2Gemm,       &internal::kQ8_0Avx2Gemv,
+    &internal::kQ8_0Avx2Gemm,       &internal::kQ4_KAvx2Gemv,       &internal::kQ4_KAvx2Gemm,
+    &internal::kQ5_KAvx2Gemv,       &internal::kQ5_KAvx2Gemm,       &internal::kQ6_KAvx2Gemv,
+    &internal::kQ6_KAvx2Gemm,       &internal::kBf16Avx2Gemv,       &internal::kBf16Avx2Gemm,
+    &internal::kQ4_0Avx512VnniGemv, &internal::kQ4_0Avx512VnniGemm, &internal::kQ8_0Avx512VnniGemv,
+    &internal::kQ8_0Avx512VnniGemm,
+#endif
+#if defined(EDGEQ_KERNELS_ARM)
+    &internal::kQ4_0NeonGemv,       &internal::kQ4_0NeonGemm,       &internal::kQ8_0NeonGemv,
+    &internal::kQ8_0NeonGemm,       &internal::kQ4_0DotprodGemv,    &internal::kQ4_0DotprodGemm,
+    &internal::kQ8_0DotprodGemv,    &internal::kQ8_0DotprodGemm,    &internal::kQ4_0I8mmGemv,
+    &internal::kQ4_0I8mmGemm,       &internal::kQ8_0I8mmGemv,       &internal::kQ8_0I8mmGemm,
+#endif
+};
+
+struct EncodingDesc {
+  const char* name;
+  Encoding encoding;
+  int64_t block_elems;
+  size_t block_bytes;
+};
+
+constexpr EncodingDesc kEncodings[] = {
+    {"q4_0", Encoding::kQ4_0, 32, 18},   {"q8_0", Encoding::kQ8_0, 32, 34},
+    {"q4_k", Encoding::kQ4_K, 256, 144}, {"q5_k", Encoding::kQ5_K, 256, 176},
+    {"q6_k", Encoding::kQ6_K, 256, 210}, {"bf16", Encoding::kBf16, 1, 2},
+};
+
+constexpr size_t kAlign = 64;
+size_t RoundUp(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+const KernelEntry* Choose(Encoding e, Shape shape, Isa cap) {
+  const KernelEntry* best = nullptr;
+  for (const KernelEntry* k : kAllKernels) {
+    if (k->encoding != e || k->shape != shape) continue;
+    if (static_cast<int>(k->isa) > static_cast<int>(cap) || !IsaSupported(k->isa)) continue;
+    if (best == nullptr || static_cast<int>(k->isa) > static_cast<int>(best->isa)) best = k;
+  }
+  return best;
+}
+
+struct RunContext {
+  const KernelEntry* entry;
+  MatmulParams params;
+};
+
+void RunTile(void* ctx, size_t start, size_t count) {
+  const RunContext* c = static_cast<const RunContext*>(ctx);
+  c->entry->matmul(c->params, static_cast<int64_t>(start), static_cast<int64_t>(start + count));
+}
+
+struct QuantizeContext {
+  const KernelEntry* entry;
+  const float* x;
+  int64_t x_stride;
+  int64_t k;
+  uint8_t* out;
+  size_t out_stride;
+};
+
+void QuantizeRow(void* ctx, size_t i) {
+  const QuantizeContext* c = static_cast<const QuantizeContext*>(ctx);
+  c->entry->quantize(c->x + static_cast<int64_t>(i) * c->x_stride, c->k,
+                     c->out + i * c->out_stride);
+}
+
+class QMatmulKernelImpl final : public QMatmulKernel {
+ public:
+  QMatmulKernelImpl(int64_t n, int64_t k, const uint8_t* weights, size_t row_bytes,
+                    const KernelEntry* gemv, const KernelEntry* gemm)
+      : QMatmulKernel(n, k), gemv_(gemv), gemm_(gemm) {
+    Prepare(gemv_, weights, row_bytes, &packed_gemv_, &w_gemv_, &w_gemv_row_bytes_);
+    if (gemm_->repack == gemv_->repack) {
+      w_gemm_ = w_gemv_;
+      w_gemm_row_bytes_ = w_gemv_row_bytes_;
+    } else {
+      Prepare(gemm_, weights, row_bytes, &packed_gemm_, &w_gemm_, &w_gemm_row_bytes_);
+    }
+  }
+
+  absl::string_view name() const override { return gemv_->name; }
+  absl::string_view kernel_name(int64_t m) const override {
+    return m == 1 ? gemv_->name : gemm_->name;
+  }
+  Isa isa() const override {
+    return static_cast<int>(gemv_->isa) > static_cast<int>(gemm_->isa) ? gemv_->isa : gemm_->isa;
+  }
+
+  size_t ScratchBytes(int64_t m) const override {
+    if (m <= 0) return 0;
+    const KernelEntry* e = m == 1 ? gemv_ : gemm_;
+    if (e->quantize == nullptr) return 0;
+    return static_cast<size_t>(m) * RoundUp(e->act_row_bytes(k()), kAlign);
+  }
+
+  void Run(int64_t m, const float* x, int64_t x_stride, float* y, int64_t y_stride, void* scratch,
+           pthreadpool_t pool) const override {
+    if (m <= 0 || n() == 0) return;
+    const KernelEntry* e = m == 1 ? gemv_ : gemm_;
+    RunContext ctx;
+    ctx.entry = e;
+    ctx.params.w = m == 1 ? w_gemv_ : w_gemm_;
+    ctx.params.w_row_bytes = m == 1 ? w_gemv_row_bytes_ : w_gemm_row_bytes_;
+    ctx.params.k = k();
+    ctx.params.m = m;
+    ctx.params.y = y;
+    ctx.params.y_stride = y_stride;
+    if (e->quantize == nullptr) {
+      ctx.params.xq = reinterpret_cast<const uint8_t*>(x);
+      ctx.params.xq_row_bytes = static_cast<size_t>(x_stride) * sizeof(float);
+    } else {
+      const size_t row = RoundUp(e->act_row_bytes(k()), kAlign);
+      QuantizeContext q{e, x, x_stride, k(), static_cast<uint8_t*>(scratch), row};
+      if (m == 1) {
+        QuantizeRow(&q, 0);
+      } else {
+        pthreadpool_parallelize_1d(pool, QuantizeRow, &q, static_cast<size_t>(m), 0);
+      }
+      ctx.params.xq = static_cast<const uint8_t*>(scratch);
+      ctx.params.xq_row_bytes = row;
+    }
+    pthreadpool_parallelize_1d_tile_1d(pool, RunTile, &ctx, static_cast<size_t>(n()),
+                                       static_cast<size_t>(e->tile_n), 0);
+  }
+
+ private:
+  void Prepare(const KernelEntry* e, const uint8_t* weights, size_t row_bytes,
+               std::vector<uint8_t>* storage, const uint8_t** w, size_t* w_row_bytes) {
+    if (e->repack == nullptr) {
+      *w = weights;
+      *w_row_bytes = row_bytes;
+      return;
+    }
+    *w_row_bytes = e->repacked_row_bytes(k());
+    // Over-allocate so that the data can start on a 64-byte boundary.
+    storage->resize(*w_row_bytes * static_cast<size_t>(n()) + kAlign);
+    uintptr_t p = reinterpret_cast<uintptr_t>(storage->data());
+    uint8_t* aligned = storage->data() + (RoundUp(p, kAlign) - p);
+    e->repack(weights, n(), k(), aligned);
+    *w = aligned;
+  }
+
+  const KernelEntry* gemv_;
+  const KernelEntry* gemm_;
+  std::vector<uint8_t> packed_gemv_, packed_gemm_;
+  const uint8_t* w_gemv_ = nullptr;
+  const uint8_t* w_gemm_ = nullptr;
+  size_t w_gemv_row_bytes_ = 0, w_gemm_row_bytes_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<QMatmulKernel>> QMatmulKernel::Create(absl::string_view encoding,
+                                                                     int64_t n, int64_t k,
+                                                                     const uint8_t* weights,
+                                                                     Isa cap) {
+  const EncodingDesc* desc = nullptr;
+  for (const EncodingDesc& d : kEncodings) {
+    if (encoding == d.name) desc = &d;
+  }
+  if (desc == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("qmatmul: no kernel for encoding \"", encoding,
+                     "\"; expected one of q4_0, q8_0, q4_k, q5_k, q6_k, bf16"));
+  }
+  if (n <= 0 || k <= 0 || k % desc->block_elems != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("qmatmul %s: bad shape n=%d k=%d; expected n > 0 and k a positive "
+                        "multiple of %d",
+                        desc->name, n, k, desc->block_elems));
+  }
+  if (weights == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("qmatmul ", desc->name, ": weights are null"));
+  }
+  const KernelEntry* gemv = Choose(desc->encoding, Shape::kGemv, cap);
+  const KernelEntry* gemm = Choose(desc->encoding, Shape::kGemm, cap);
+  if (gemv == nullptr || gemm == nullptr) {
+    return absl::InternalError(absl::StrCat("qmatmul ", desc->name, ": no kernel registered"));
+  }
+  const size_t row_bytes = static_cast<size_t>(k / desc->block_elems) * desc->block_bytes;
+  return std::unique_ptr<QMatmulKernel>(
+      new QMatmulKernelImpl(n, k, weights, row_bytes, gemv, gemm));
+}
+
+namespace internal {
+
+absl::Span<const KernelEntry* const> AllKernels() { return kAllKernels; }
+
+absl::StatusOr<std::unique_ptr<QMatmulKernel>> CreateForEntry(const KernelEntry* entry, int64_t n,
+                                                              int64_t k, const uint8_t* weights) {
+  if (!IsaSupported(entry->isa)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(entry->name, " needs ", IsaName(entry->isa), ", which this CPU lacks"));
+  }
+  const EncodingDesc* desc = nullptr;
+  for (const EncodingDesc& d : kEncodings) {
+    if (d.encoding == entry->encoding) desc = &d;
+  }
+  if (n <= 0 || k <= 0 || k % desc->block_elems != 0 || weights == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(entry->name, ": bad shape or null weights"));
+  }
+  const size_t row_bytes = static_cast<size_t>(k / desc->block_elems) * desc->block_bytes;
+  return std::unique_ptr<QMatmulKernel>(
+      new QMatmulKernelImpl(n, k, weights, row_bytes, entry, entry));
+}
+
+}  // namespace internal
+}  // namespace kernels
+}  // namespace edgeq

@@ -1,0 +1,378 @@
+#include "runtime/kernels/qmatmul.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "pthreadpool.h"
+#include "quantization/block_layout.h"
+#include "quantization/encoding.h"
+#include "runtime/kernels/internal/kernel_api.h"
+#include "runtime/kernels/internal/kernel_list.h"
+
+namespace edgeq {
+namespace kernels {
+namespace {
+
+using internal::Encoding;
+using internal::KernelEntry;
+
+const char* EncodingName(Encoding e) {
+  switch (e) {
+    case Encoding::kQ4_0:
+      return "q4_0";
+    case Encoding::kQ8_0:
+      return "q8_0";
+    case Encoding::kQ4_K:
+      return "q4_k";
+    case Encoding::kQ5_K:
+      return "q5_k";
+    case Encoding::kQ6_K:
+      return "q6_k";
+    case Encoding::kBf16:
+      return "bf16";
+  }
+  return "?";
+}
+
+int64_t BlockElems(Encoding e) {
+  switch (e) {
+    case Encoding::kQ4_0:
+    case Encoding::kQ8_0:
+      return 32;
+    case Encoding::kBf16:
+      return 1;
+    default:
+      return 256;
+  }
+}
+
+std::vector<float> Gaussian(int64_t count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> v(count);
+  for (float& f : v) f = dist(rng);
+  return v;
+}
+
+struct Problem {
+  Encoding enc;
+  int64_t m, n, k;
+  std::vector<uint8_t> w;    // n rows in the GGML layout
+  std::vector<float> w_deq;  // dequantized weights
+  std::vector<float> x;      // m x k, stride k + 3 (exercises x_stride)
+  int64_t x_stride;
+};
+
+Problem MakeProblem(Encoding enc, int64_t m, int64_t n, int64_t k, uint32_t seed) {
+  Problem p{enc, m, n, k, {}, {}, {}, k + 3};
+  const QuantizationEncoding& codec = *FindEncoding(EncodingName(enc)).value();
+  const std::vector<float> wf = Gaussian(n * k, seed);
+  const int64_t row_bytes = codec.block_parameters().block_size * (k / BlockElems(enc));
+  p.w.resize(n * row_bytes);
+  p.w_deq.resize(n * k);
+  for (int64_t j = 0; j < n; ++j) {
+    codec.QuantizeRow(wf.data() + j * k, p.w.data() + j * row_bytes, k);
+    codec.DequantizeRow(p.w.data() + j * row_bytes, p.w_deq.data() + j * k, k);
+  }
+  p.x = Gaussian(m * p.x_stride, seed + 1);
+  return p;
+}
+
+// The activations as the kernels see them: quantized to Q8_0 / Q8_K blocks and dequantized
+// (exact f32 values), plus the half-step of each element's block (the quantization error bound).
+void QuantizedActivations(Encoding enc, const float* x, int64_t k, std::vector<float>* xq,
+                          std::vector<float>* half_step) {
+  xq->assign(k, 0.0f);
+  half_step->assign(k, 0.0f);
+  if (enc == Encoding::kBf16) {
+    std::memcpy(xq->data(), x, k * sizeof(float));
+    return;
+  }
+  if (enc == Encoding::kQ4_0 || enc == Encoding::kQ8_0) {
+    std::vector<uint8_t> buf(internal::Q8_0RowBytes(k));
+    internal::QuantizeRowQ8_0(x, k, buf.data());
+    const auto* b = reinterpret_cast<const blocks::BlockQ8_0*>(buf.data());
+    for (int64_t l = 0; l < k; ++l) {
+      const float d = blocks::Fp16ToFloat(b[l / 32].d);
+      (*xq)[l] = d * b[l / 32].qs[l % 32];
+      // d is rounded to fp16: the rounding error of x/d is at most half a step of the exact d,
+      // and the fp16 rounding of d moves every value by |q| * |d - d_exact| <= 127 * 2^-11 * d.
+      (*half_step)[l] = d * (0.5f + 127.0f / 2048.0f) * 1.001f;
+    }
+    return;
+  }
+  std::vector<uint8_t> buf(internal::Q8_KRowBytes(k));
+  internal::QuantizeRowQ8_K(x, k, buf.data());
+  const auto* b = reinterpret_cast<const blocks::BlockQ8_K*>(buf.data());
+  for (int64_t l = 0; l < k; ++l) {
+    (*xq)[l] = b[l / 256].d * b[l / 256].qs[l % 256];
+    (*half_step)[l] = std::fabs(b[l / 256].d) * 0.5f * 1.001f;
+  }
+}
+
+// Whether a 2-thread pthreadpool can start here: dynamically linked aarch64 binaries hang in
+// pthread_create under this machine's qemu-user (7.2). Probed once in a forked child with a 3 s
+// limit; where threads cannot start, the 2-thread runs use one thread (the host covers them).
+bool ThreadsWork() {
+  static const bool works = [] {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      pthreadpool_t pool = pthreadpool_create(2);
+      int hits[4] = {0, 0, 0, 0};
+      pthreadpool_parallelize_1d(
+          pool, [](void* c, size_t i) { static_cast<int*>(c)[i] = 1; }, hits, 4, 0);
+      pthreadpool_destroy(pool);
+      _exit(hits[0] + hits[1] + hits[2] + hits[3] == 4 ? 0 : 1);
+    }
+    if (pid < 0) return false;
+    for (int i = 0; i < 60; ++i) {
+      int status = 0;
+      if (waitpid(pid, &status, WNOHANG) == pid) {
+        return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+    fprintf(stderr, "NOTE: threads cannot start here (qemu-user); 2-thread runs use 1 thread\n");
+    return false;
+  }();
+  return works;
+}
+
+// Runs `kernel` on p with `threads` threads; returns y (m x n, stride n + 1).
+std::vector<float> RunKernel(const QMatmulKernel& kernel, const Problem& p, int threads) {
+  const int64_t y_stride = p.n + 1;
+  std::vector<float> y(p.m * y_stride, -12345.0f);
+  const size_t scratch_bytes = kernel.ScratchBytes(p.m);
+  std::vector<uint8_t> scratch(scratch_bytes + 64);
+  const uintptr_t a = reinterpret_cast<uintptr_t>(scratch.data());
+  void* aligned = scratch.data() + ((a + 63) / 64 * 64 - a);
+  pthreadpool_t pool = threads > 1 && ThreadsWork() ? pthreadpool_create(threads) : nullptr;
+  kernel.Run(p.m, p.x.data(), p.x_stride, y.data(), y_stride, aligned, pool);
+  if (pool != nullptr) pthreadpool_destroy(pool);
+  return y;
+}
+
+// y vs W_deq . x_q in double: every kernel's integer block sums are exact, so the only error is
+// f32 rounding of the per-block scale products and of the running sum (relative 2^-24 per
+// operation, at most ~k/32 + 8 operations deep): tolerance 1e-5 * (nb + 8) * sum |w x_q|.
+void ExpectMatchesReference(const Problem& p, const std::vector<float>& y,
+                            const std::string& what) {
+  const int64_t nb = p.k / BlockElems(p.enc);
+  std::vector<float> xq, half;
+  int bad = 0;
+  for (int64_t i = 0; i < p.m; ++i) {
+    QuantizedActivations(p.enc, p.x.data() + i * p.x_stride, p.k, &xq, &half);
+    for (int64_t j = 0; j < p.n; ++j) {
+      double ref = 0, abs_sum = 0, quant_err = 0, x_exact = 0;
+      for (int64_t l = 0; l < p.k; ++l) {
+        const double w = p.w_deq[j * p.k + l];
+        ref += w * xq[l];
+        abs_sum += std::fabs(w * xq[l]);
+        quant_err += std::fabs(w) * half[l];
+        x_exact += w * p.x[i * p.x_stride + l];
+      }
+      const double tol = 1e-6 * (std::min<int64_t>(nb, 4096) + 8) * abs_sum + 1e-6;
+      const float got = y[i * (p.n + 1) + j];
+      if (std::fabs(got - ref) > tol && ++bad < 5) {
+        ADD_FAILURE() << what << " y[" << i << "," << j << "] = " << got << ", reference " << ref
+                      << " (tolerance " << tol << ")";
+      }
+      // Against unquantized x: off by at most the activation quantization error.
+      if (std::fabs(got - x_exact) > quant_err + tol && ++bad < 5) {
+        ADD_FAILURE() << what << " y[" << i << "," << j << "] = " << got << ", exact " << x_exact
+                      << " (activation quantization bound " << quant_err << ")";
+      }
+    }
+    for (int64_t j = p.n; j < p.n + 1 && i + 1 < p.m; ++j) {
+      EXPECT_EQ(y[i * (p.n + 1) + j], -12345.0f) << what << ": wrote outside y";
+    }
+  }
+  EXPECT_EQ(bad, 0) << what;
+}
+
+const Encoding kAllEncodings[] = {Encoding::kQ4_0, Encoding::kQ8_0, Encoding::kQ4_K,
+                                  Encoding::kQ5_K, Encoding::kQ6_K, Encoding::kBf16};
+
+TEST(QMatmulTest, GenericMatchesFloatReference) {
+  for (Encoding enc : kAllEncodings) {
+    const int64_t bk = BlockElems(enc) == 1 ? 32 : BlockElems(enc);
+    for (int64_t m : {1, 3}) {
+      for (int64_t nblk : {1, 3}) {
+        const int64_t n = 19, k = bk * nblk;
+        const Problem p = MakeProblem(enc, m, n, k, static_cast<uint32_t>(m * 100 + nblk));
+        auto kernel = QMatmulKernel::Create(EncodingName(enc), n, k, p.w.data(), Isa::kGeneric);
+        ASSERT_TRUE(kernel.ok()) << kernel.status();
+        EXPECT_EQ((*kernel)->isa(), Isa::kGeneric);
+        EXPECT_EQ((*kernel)->kernel_name(m),
+                  absl::StrCat(EncodingName(enc), "_generic_", m == 1 ? "gemv" : "gemm"));
+        for (int threads : {1, 2}) {
+          ExpectMatchesReference(p, RunKernel(**kernel, p, threads),
+                                 absl::StrCat(EncodingName(enc), " m=", m, " k=", k));
+        }
+      }
+    }
+  }
+}
+
+TEST(QMatmulTest, BestKernelMatchesFloatReference) {
+  for (Encoding enc : kAllEncodings) {
+    const int64_t bk = BlockElems(enc) == 1 ? 32 : BlockElems(enc);
+    const Problem p = MakeProblem(enc, 5, 37, bk * 4, 7);
+    auto kernel = QMatmulKernel::Create(EncodingName(enc), p.n, p.k, p.w.data());
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    ExpectMatchesReference(p, RunKernel(**kernel, p, 2), (*kernel)->kernel_name(5).data());
+    const Problem p1 = MakeProblem(enc, 1, 37, bk * 4, 7);  // same weights
+    ExpectMatchesReference(p1, RunKernel(**kernel, p1, 1), (*kernel)->name().data());
+  }
+}
+
+TEST(QMatmulTest, RejectsBadInput) {
+  const std::vector<uint8_t> w(1 << 16);
+  auto bad_enc = QMatmulKernel::Create("q3_k", 4, 256, w.data());
+  EXPECT_EQ(bad_enc.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad_enc.status().message().find("q3_k"), absl::string_view::npos);
+  auto bad_k = QMatmulKernel::Create("q4_k", 4, 300, w.data());
+  EXPECT_EQ(bad_k.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad_k.status().message().find("multiple of 256"), absl::string_view::npos);
+  EXPECT_FALSE(QMatmulKernel::Create("q4_0", 0, 32, w.data()).ok());
+  EXPECT_FALSE(QMatmulKernel::Create("q4_0", 4, 32, nullptr).ok());
+}
+
+TEST(IsaTest, NamesRoundTrip) {
+  for (Isa isa : {Isa::kGeneric, Isa::kAvx2, Isa::kAvx512Vnni, Isa::kNeon, Isa::kNeonDotprod,
+                  Isa::kNeonI8mm, Isa::kBest}) {
+    EXPECT_EQ(IsaFromName(IsaName(isa)).value(), isa);
+  }
+  EXPECT_EQ(IsaFromName("AVX2").value(), Isa::kAvx2);
+  EXPECT_EQ(IsaFromName("sse9").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(IsaSupported(Isa::kGeneric));
+  EXPECT_TRUE(IsaSupported(BestSupportedIsa()));
+#if defined(__x86_64__)
+  EXPECT_FALSE(IsaSupported(Isa::kNeon));
+#elif defined(__aarch64__)
+  EXPECT_TRUE(IsaSupported(Isa::kNeon));
+  EXPECT_FALSE(IsaSupported(Isa::kAvx2));
+#endif
+}
+
+// ---- Every compiled kernel against the generic one ----
+
+const KernelEntry* GenericFor(const KernelEntry* e) {
+  for (const KernelEntry* g : internal::AllKernels()) {
+    if (g->encoding == e->encoding && g->shape == e->shape && g->isa == Isa::kGeneric) return g;
+  }
+  return nullptr;
+}
+
+class KernelVsGenericTest : public ::testing::TestWithParam<const KernelEntry*> {};
+
+// The integer block sums are identical (same quantized activations); what may differ is the f32
+// summation order of the per-block (or per-lane) scaled partial sums: with n_terms <= 4 * k/32 f32
+// additions of terms bounded by sum |w x_q|, the difference is below
+// 2 * n_terms * 2^-24 * sum |w x_q|; we allow 1e-6 * (k/32 + 8) * sum |w x_q| (about 2x that).
+TEST_P(KernelVsGenericTest, MatchesGeneric) {
+  const KernelEntry* e = GetParam();
+  if (!IsaSupported(e->isa)) {
+    GTEST_SKIP() << e->name << " not run: this CPU lacks " << IsaName(e->isa);
+  }
+  const KernelEntry* g = GenericFor(e);
+  ASSERT_NE(g, nullptr);
+  const int64_t bk = BlockElems(e->encoding) == 1 ? 32 : BlockElems(e->encoding);
+  std::mt19937 rng(std::hash<std::string>()(e->name));
+  const bool gemv = e->shape == internal::Shape::kGemv;
+  // Shapes: n not a multiple of any tile, k from one block to many.
+  const int64_t ms_gemm[] = {2, 3, 4, 5, 8, 13, 67};
+  const int64_t nblocks[] = {1, 2, 3, 5, 9, 16, 33};
+  for (int round = 0; round < 6; ++round) {
+    const int64_t m = gemv ? 1 : ms_gemm[(round + rng()) % 7];
+    const int64_t n = 1 + rng() % 45;
+    const int64_t k = bk * nblocks[(round + rng()) % (bk == 256 ? 4 : 7)];
+    const Problem p = MakeProblem(e->encoding, m, n, k, rng());
+    auto kernel = internal::CreateForEntry(e, n, k, p.w.data());
+    auto reference = internal::CreateForEntry(g, n, k, p.w.data());
+    ASSERT_TRUE(kernel.ok() && reference.ok());
+    EXPECT_EQ((*kernel)->kernel_name(m), e->name);
+    const std::vector<float> want = RunKernel(**reference, p, 1);
+    std::vector<float> xq, half;
+    for (int threads : {1, 2}) {
+      const std::vector<float> got = RunKernel(**kernel, p, threads);
+      int bad = 0;
+      for (int64_t i = 0; i < m; ++i) {
+        QuantizedActivations(p.enc, p.x.data() + i * p.x_stride, k, &xq, &half);
+        for (int64_t j = 0; j < n; ++j) {
+          double abs_sum = 0;
+          for (int64_t l = 0; l < k; ++l) abs_sum += std::fabs(p.w_deq[j * k + l] * xq[l]);
+          const double tol = 1e-6 * (k / 32 + 8) * abs_sum + 1e-7;
+          const float a = got[i * (n + 1) + j], b = want[i * (n + 1) + j];
+          if (!(std::fabs(a - b) <= tol) && ++bad < 5) {
+            ADD_FAILURE() << e->name << " m=" << m << " n=" << n << " k=" << k
+                          << " threads=" << threads << " y[" << i << "," << j << "] = " << a
+                          << ", generic " << b << " (tolerance " << tol << ")";
+          }
+        }
+        if (i + 1 < m) {
+          EXPECT_EQ(got[i * (n + 1) + n], -12345.0f) << "wrote outside y";
+        }
+      }
+      EXPECT_EQ(bad, 0);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKernels, KernelVsGenericTest,
+                         ::testing::ValuesIn(internal::AllKernels().begin(),
+                                             internal::AllKernels().end()),
+                         [](const ::testing::TestParamInfo<const KernelEntry*>& info) {
+                           return std::string(info.param->name);
+                         });
+
+// ---- The ISA cap picks the kernel ----
+
+TEST(QMatmulTest, CapSelectsKernels) {
+  const Problem p = MakeProblem(Encoding::kQ4_0, 1, 8, 64, 3);
+  for (Isa cap : {Isa::kGeneric, Isa::kAvx2, Isa::kAvx512Vnni, Isa::kNeon, Isa::kNeonDotprod,
+                  Isa::kNeonI8mm, Isa::kBest}) {
+    auto kernel = QMatmulKernel::Create("q4_0", p.n, p.k, p.w.data(), cap);
+    ASSERT_TRUE(kernel.ok());
+    // The chosen level: the highest compiled, supported level <= cap.
+    Isa want = Isa::kGeneric;
+    for (const KernelEntry* e : internal::AllKernels()) {
+      if (e->encoding == Encoding::kQ4_0 && IsaSupported(e->isa) &&
+          static_cast<int>(e->isa) <= static_cast<int>(cap) &&
+          static_cast<int>(e->isa) > static_cast<int>(want)) {
+        want = e->isa;
+      }
+    }
+    EXPECT_EQ((*kernel)->isa(), want) << "cap " << IsaName(cap);
+    EXPECT_EQ((*kernel)->name(), absl::StrCat("q4_0_", IsaName(want), "_gemv"));
+    EXPECT_EQ((*kernel)->kernel_name(4), absl::StrCat("q4_0_", IsaName(want), "_gemm"));
+    ExpectMatchesReference(p, RunKernel(**kernel, p, 1), absl::StrCat("cap ", IsaName(cap)));
+  }
+#if defined(EDGEQ_KERNELS_X86)
+  if (IsaSupported(Isa::kAvx2)) {
+    auto k2 = QMatmulKernel::Create("q4_0", p.n, p.k, p.w.data(), Isa::kAvx2);
+    EXPECT_EQ((*k2)->name(), "q4_0_avx2_gemv");
+  }
+#endif
+  auto kg = QMatmulKernel::Create(
+      "q6_k", 4, 256, MakeProblem(Encoding::kQ6_K, 1, 4, 256, 1).w.data(), Isa::kGeneric);
+  EXPECT_EQ((*kg)->name(), "q6_k_generic_gemv");
+}
+
+}  // namespace
+}  // namespace kernels
+}  // namespace edgeq
