@@ -20,24 +20,29 @@ using internal::MatmulParams;
 using internal::Shape;
 
 const KernelEntry* const kAllKernels[] = {
-    &internal::kQ4_0GenericGemv,    &internal::kQ4_0GenericGemm,    &internal::kQ8_0GenericGemv,
-    &internal::kQ8_0GenericGemm,    &internal::kQ4_KGenericGemv,    &internal::kQ4_KGenericGemm,
-    &internal::kQ5_KGenericGemv,    &internal::kQ5_KGenericGemm,    &internal::kQ6_KGenericGemv,
-    &internal::kQ6_KGenericGemm,    &internal::kBf16GenericGemv,    &internal::kBf16GenericGemm,
+    // clang-format off
+    &internal::kQ4_0GenericGemv, &internal::kQ4_0GenericGemm,
+    &internal::kQ8_0GenericGemv, &internal::kQ8_0GenericGemm,
+    &internal::kQ4_KGenericGemv, &internal::kQ4_KGenericGemm,
+    &internal::kQ5_KGenericGemv, &internal::kQ5_KGenericGemm,
+    &internal::kQ6_KGenericGemv, &internal::kQ6_KGenericGemm,
+    &internal::kBf16GenericGemv, &internal::kBf16GenericGemm,
 #if defined(EDGEQ_KERNELS_X86)
-    &internal::kQ4_0Avx2Gemv,       &internal::kQ4_0Avx2Gemm,       &internal::kQ8_0Avx2Gemv,
-    &internal::kQ8_0Avx2Gemm,       &internal::kQ4_KAvx2Gemv,       &internal::kQ4_KAvx2Gemm,
-    &internal::kQ5_KAvx2Gemv,       &internal::kQ5_KAvx2Gemm,       &internal::kQ6_KAvx2Gemv,
-    &internal::kQ6_KAvx2Gemm,       &internal::kBf16Avx2Gemv,       &internal::kBf16Avx2Gemm,
-    &internal::kQ4_0Avx512VnniGemv, &internal::kQ4_0Avx512VnniGemm, &internal::kQ8_0Avx512VnniGemv,
-    &internal::kQ8_0Avx512VnniGemm,
+    &internal::kQ4_0Avx2Gemv, &internal::kQ4_0Avx2Gemm,
+    &internal::kQ8_0Avx2Gemv, &internal::kQ8_0Avx2Gemm,
+    &internal::kBf16Avx2Gemv, &internal::kBf16Avx2Gemm,
+    &internal::kQ4_0Avx512VnniGemv, &internal::kQ4_0Avx512VnniGemm,
+    &internal::kQ8_0Avx512VnniGemv, &internal::kQ8_0Avx512VnniGemm,
 #endif
 #if defined(EDGEQ_KERNELS_ARM)
-    &internal::kQ4_0NeonGemv,       &internal::kQ4_0NeonGemm,       &internal::kQ8_0NeonGemv,
-    &internal::kQ8_0NeonGemm,       &internal::kQ4_0DotprodGemv,    &internal::kQ4_0DotprodGemm,
-    &internal::kQ8_0DotprodGemv,    &internal::kQ8_0DotprodGemm,    &internal::kQ4_0I8mmGemv,
-    &internal::kQ4_0I8mmGemm,       &internal::kQ8_0I8mmGemv,       &internal::kQ8_0I8mmGemm,
+    &internal::kQ4_0NeonGemv, &internal::kQ4_0NeonGemm,
+    &internal::kQ8_0NeonGemv, &internal::kQ8_0NeonGemm,
+    &internal::kQ4_0DotprodGemv, &internal::kQ4_0DotprodGemm,
+    &internal::kQ8_0DotprodGemv, &internal::kQ8_0DotprodGemm,
+    &internal::kQ4_0I8mmGemv, &internal::kQ4_0I8mmGemm,
+    &internal::kQ8_0I8mmGemv, &internal::kQ8_0I8mmGemm,
 #endif
+    // clang-format on
 };
 
 struct EncodingDesc {
