@@ -39,8 +39,7 @@ const KernelEntry* const kAllKernels[] = {
     &internal::kQ8_0NeonGemv, &internal::kQ8_0NeonGemm,
     &internal::kQ4_0DotprodGemv, &internal::kQ4_0DotprodGemm,
     &internal::kQ8_0DotprodGemv, &internal::kQ8_0DotprodGemm,
-    &internal::kQ4_0I8mmGemv, &internal::kQ4_0I8mmGemm,
-    &internal::kQ8_0I8mmGemv, &internal::kQ8_0I8mmGemm,
+    &internal::kQ4_0I8mmGemm, &internal::kQ8_0I8mmGemm,
 #endif
     // clang-format on
 };

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "pthreadpool.h"
 #include "quantization/block_layout.h"
@@ -348,24 +349,37 @@ TEST(QMatmulTest, CapSelectsKernels) {
                   Isa::kNeonI8mm, Isa::kBest}) {
     auto kernel = QMatmulKernel::Create("q4_0", p.n, p.k, p.w.data(), cap);
     ASSERT_TRUE(kernel.ok());
-    // The chosen level: the highest compiled, supported level <= cap.
-    Isa want = Isa::kGeneric;
+    // The chosen level per shape class: the highest compiled, supported level <= cap.
+    Isa want[2] = {Isa::kGeneric, Isa::kGeneric};
     for (const KernelEntry* e : internal::AllKernels()) {
+      Isa& w = want[static_cast<int>(e->shape)];
       if (e->encoding == Encoding::kQ4_0 && IsaSupported(e->isa) &&
           static_cast<int>(e->isa) <= static_cast<int>(cap) &&
-          static_cast<int>(e->isa) > static_cast<int>(want)) {
-        want = e->isa;
+          static_cast<int>(e->isa) > static_cast<int>(w)) {
+        w = e->isa;
       }
     }
-    EXPECT_EQ((*kernel)->isa(), want) << "cap " << IsaName(cap);
-    EXPECT_EQ((*kernel)->name(), absl::StrCat("q4_0_", IsaName(want), "_gemv"));
-    EXPECT_EQ((*kernel)->kernel_name(4), absl::StrCat("q4_0_", IsaName(want), "_gemm"));
+    EXPECT_EQ((*kernel)->name(), absl::StrCat("q4_0_", IsaName(want[0]), "_gemv"));
+    EXPECT_EQ((*kernel)->kernel_name(4), absl::StrCat("q4_0_", IsaName(want[1]), "_gemm"));
+    EXPECT_EQ((*kernel)->isa(),
+              static_cast<int>(want[0]) > static_cast<int>(want[1]) ? want[0] : want[1])
+        << "cap " << IsaName(cap);
+    absl::FPrintF(stderr, "cap %s: %s + %s\n", IsaName(cap), (*kernel)->name(),
+                  (*kernel)->kernel_name(4));
     ExpectMatchesReference(p, RunKernel(**kernel, p, 1), absl::StrCat("cap ", IsaName(cap)));
   }
 #if defined(EDGEQ_KERNELS_X86)
   if (IsaSupported(Isa::kAvx2)) {
     auto k2 = QMatmulKernel::Create("q4_0", p.n, p.k, p.w.data(), Isa::kAvx2);
     EXPECT_EQ((*k2)->name(), "q4_0_avx2_gemv");
+    EXPECT_EQ((*k2)->kernel_name(2), "q4_0_avx2_gemm");
+  }
+#endif
+#if defined(EDGEQ_KERNELS_ARM)
+  if (IsaSupported(Isa::kNeonI8mm)) {
+    auto k8 = QMatmulKernel::Create("q4_0", p.n, p.k, p.w.data());
+    EXPECT_EQ((*k8)->name(), "q4_0_dotprod_gemv");
+    EXPECT_EQ((*k8)->kernel_name(2), "q4_0_i8mm_gemm");
   }
 #endif
   auto kg = QMatmulKernel::Create(

@@ -36,8 +36,8 @@ EDGEQ_DECLARE_KERNEL_PAIR(kQ4_0Neon);
 EDGEQ_DECLARE_KERNEL_PAIR(kQ8_0Neon);
 EDGEQ_DECLARE_KERNEL_PAIR(kQ4_0Dotprod);
 EDGEQ_DECLARE_KERNEL_PAIR(kQ8_0Dotprod);
-EDGEQ_DECLARE_KERNEL_PAIR(kQ4_0I8mm);
-EDGEQ_DECLARE_KERNEL_PAIR(kQ8_0I8mm);
+extern const KernelEntry kQ4_0I8mmGemm;  // GEMM only: m = 1 uses dotprod
+extern const KernelEntry kQ8_0I8mmGemm;
 #endif
 
 #undef EDGEQ_DECLARE_KERNEL_PAIR

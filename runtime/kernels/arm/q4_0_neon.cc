@@ -1,0 +1,24 @@
+// Q4_0 x Q8_0 with ARMv8-A NEON (widening multiplies, pairwise accumulate), repacked weights.
+#include "runtime/kernels/arm/arm_common.h"
+#include "runtime/kernels/internal/kernel_list.h"
+#include "runtime/kernels/internal/row_driver.h"
+
+namespace edgeq {
+namespace kernels {
+namespace internal {
+namespace {
+
+using Kernel = arm::ArmRows<arm::Q4_0X4Loader, arm::NeonDot>;
+
+}  // namespace
+
+const KernelEntry kQ4_0NeonGemv = {
+    Encoding::kQ4_0, Isa::kNeon,   Shape::kGemv,   "q4_0_neon_gemv", QuantizeRowQ8_0S,
+    Q8_0SRowBytes,   RepackQ4_0X4, Q4_0X4RowBytes, RowsGemv<Kernel>, 16};
+const KernelEntry kQ4_0NeonGemm = {
+    Encoding::kQ4_0, Isa::kNeon,   Shape::kGemm,   "q4_0_neon_gemm", QuantizeRowQ8_0S,
+    Q8_0SRowBytes,   RepackQ4_0X4, Q4_0X4RowBytes, RowsGemm<Kernel>, 16};
+
+}  // namespace internal
+}  // namespace kernels
+}  // namespace edgeq
