@@ -1,0 +1,289 @@
+#include "runtime/session.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "core/status_macros.h"
+#include "pthreadpool.h"
+#include "runtime/custom_op.h"
+#include "runtime/internal/op_kernels.h"
+#include "runtime/internal/planner.h"
+
+namespace edgeq {
+
+// ---- TensorMap ----
+
+absl::StatusOr<Tensor> TensorMap::Get(absl::string_view name) const {
+  if (entries_ != nullptr) {
+    for (const auto& entry : *entries_) {
+      if (entry.first == name) return entry.second;
+    }
+  }
+  std::vector<std::string> names;
+  if (entries_ != nullptr) {
+    for (const auto& entry : *entries_) names.push_back(entry.first);
+  }
+  return absl::NotFoundError(
+      absl::StrCat("no output named \"", name,
+                   "\" (outputs: ", names.empty() ? "none" : absl::StrJoin(names, ", "), ")"));
+}
+
+const TensorMap::Entries& TensorMap::entries() const {
+  static const Entries* empty = new Entries();
+  return entries_ == nullptr ? *empty : *entries_;
+}
+
+// ---- Model ----
+
+struct Model::Impl {
+  std::string graph_name;
+  std::shared_ptr<void> pool;     // keeps the session's pthreadpool alive
+  std::vector<Tensor> constants;  // keeps the weights alive
+  Tensor arena;
+  Tensor scratch;
+  std::vector<void*> slots;
+  std::vector<std::unique_ptr<internal::OpKernel>> kernels;
+  std::vector<std::string> kernel_labels;  // "%2 = qmatmul"
+  std::vector<std::string> input_names;
+  std::vector<TensorType> input_types;
+  std::vector<int> input_ids;
+  std::vector<char> given;  // per input, reused by Execute
+  std::shared_ptr<TensorMap::Entries> outputs;
+  size_t arena_bytes = 0;
+  size_t scratch_bytes = 0;
+  size_t unplanned_bytes = 0;
+  size_t constant_bytes = 0;
+};
+
+Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Model::Model(Model&&) noexcept = default;
+Model& Model::operator=(Model&&) noexcept = default;
+Model::~Model() = default;
+
+size_t Model::arena_bytes() const { return impl_->arena_bytes; }
+size_t Model::scratch_bytes() const { return impl_->scratch_bytes; }
+size_t Model::unplanned_bytes() const { return impl_->unplanned_bytes; }
+size_t Model::constant_bytes() const { return impl_->constant_bytes; }
+
+std::string Model::DebugString() const {
+  std::string out = absl::StrFormat(
+      "model \"%s\": %d kernels, arena %d bytes (%d without reuse), scratch %d bytes, "
+      "constants %d bytes\n",
+      impl_->graph_name, impl_->kernels.size(), impl_->arena_bytes, impl_->unplanned_bytes,
+      impl_->scratch_bytes, impl_->constant_bytes);
+  for (size_t i = 0; i < impl_->kernels.size(); ++i) {
+    absl::StrAppendFormat(&out, "  %s -> %s\n", impl_->kernel_labels[i], impl_->kernels[i]->name());
+  }
+  return out;
+}
+
+absl::StatusOr<TensorMap> Model::Execute(absl::Span<const NamedTensor> inputs) {
+  Impl& m = *impl_;
+  const size_t num_inputs = m.input_ids.size();
+  if (inputs.size() != num_inputs) {
+    std::vector<std::string> expected;
+    for (size_t i = 0; i < num_inputs; ++i) {
+      expected.push_back(absl::StrCat(m.input_names[i], ": ", m.input_types[i].ToString()));
+    }
+    return absl::InvalidArgumentError(
+        absl::StrFormat("Execute: %d inputs given, but graph \"%s\" takes %d (%s)", inputs.size(),
+                        m.graph_name, num_inputs, absl::StrJoin(expected, ", ")));
+  }
+  std::fill(m.given.begin(), m.given.end(), 0);
+  for (const NamedTensor& in : inputs) {
+    size_t i = 0;
+    while (i < num_inputs && m.input_names[i] != in.name) ++i;
+    if (i == num_inputs) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("Execute: graph \"%s\" has no input named \"%s\" (inputs: %s)",
+                          m.graph_name, in.name, absl::StrJoin(m.input_names, ", ")));
+    }
+    if (m.given[i]) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("Execute: input \"%s\" is given twice", in.name));
+    }
+    m.given[i] = 1;
+    const Tensor& t = *in.tensor;
+    const TensorType& want = m.input_types[i];
+    if (t.dtype() != want.dtype || t.shape() != want.shape || t.is_quantized()) {
+      return absl::InvalidArgumentError(absl::StrFormat("Execute: input \"%s\" must be %s, got %s",
+                                                        in.name, want.ToString(), t.DebugString()));
+    }
+    m.slots[m.input_ids[i]] = const_cast<void*>(t.raw_data());
+  }
+  const internal::ExecContext ctx{m.slots.data(), static_cast<pthreadpool_t>(m.pool.get()),
+                                  m.scratch.raw_mutable_data()};
+  for (const auto& kernel : m.kernels) {
+    EDGEQ_RETURN_IF_ERROR(kernel->Run(ctx));
+  }
+  return TensorMap(m.outputs);
+}
+
+// ---- InferenceSession ----
+
+InferenceSession::InferenceSession(SessionOptions options) : options_(options) {
+  if (options_.num_threads > 1) {
+    pthreadpool_t pool = pthreadpool_create(static_cast<size_t>(options_.num_threads));
+    if (pool == nullptr) {
+      log_.push_back(
+          absl::StrFormat("pthreadpool_create(%d) failed: kernels run on the calling thread only",
+                          options_.num_threads));
+    } else {
+      pool_ = std::shared_ptr<void>(
+          pool, [](void* p) { pthreadpool_destroy(static_cast<pthreadpool_t>(p)); });
+    }
+  }
+  if (options_.use_xnnpack) {
+    absl::Status xnn = internal::InitializeXnnpack();
+    xnnpack_enabled_ = xnn.ok();
+    if (!xnn.ok()) {
+      log_.push_back(absl::StrCat("XNNPACK unavailable (", xnn.message(),
+                                  "): f32 matmul uses the portable loop"));
+    }
+  } else {
+    log_.push_back("XNNPACK disabled by SessionOptions: f32 matmul uses the portable loop");
+  }
+}
+
+InferenceSession::~InferenceSession() = default;
+
+absl::StatusOr<Model> InferenceSession::Load(const Graph& graph) {
+  EDGEQ_RETURN_IF_ERROR(graph.status());
+  if (options_.num_threads < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("SessionOptions.num_threads must be >= 1, got %d", options_.num_threads));
+  }
+  if (graph.outputs().empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("graph \"%s\" has no outputs (call Graph::Output)", graph.name()));
+  }
+  const std::vector<Node>& nodes = graph.nodes();
+  const int num_values = graph.num_values();
+
+  // Every custom op must be registered, also in parts of the graph no output needs.
+  for (const Node& node : nodes) {
+    if (node.custom) EDGEQ_RETURN_IF_ERROR(CustomOpRegistry::Global().Find(node.op).status());
+  }
+
+  // Nodes that some output depends on.
+  std::vector<char> live(nodes.size(), 0);
+  for (int id : graph.outputs()) live[graph.producer(id)] = 1;
+  for (int i = static_cast<int>(nodes.size()) - 1; i >= 0; --i) {
+    if (!live[i]) continue;
+    for (int id : nodes[i].inputs) live[graph.producer(id)] = 1;
+  }
+
+  auto impl = std::make_unique<Model::Impl>();
+  impl->graph_name = graph.name();
+  impl->pool = pool_;
+  internal::KernelEnv env;
+  env.pool = static_cast<pthreadpool_t>(pool_.get());
+  env.isa_cap = options_.isa_cap;
+  env.use_xnnpack = xnnpack_enabled_;
+
+  // Buffers: one per value computed by a kernel, plus one per output that is a graph input or a
+  // constant (copied at the end so that outputs always live in the arena).
+  std::vector<int> buffer_of(num_values, -1);
+  std::vector<internal::BufferUse> uses;
+  std::vector<int> buffer_slot;  // slot index of each buffer
+  int num_slots = num_values;
+
+  for (const Node& node : nodes) {
+    if (node.op == "input") {
+      impl->input_ids.push_back(node.outputs[0]);
+      impl->input_names.push_back(absl::StrCat("input", node.attrs.axis));
+      impl->input_types.push_back(graph.value_type(node.outputs[0]).type);
+      continue;
+    }
+    const int step = static_cast<int>(impl->kernels.size());
+    if (node.op == "constant" || !live[&node - nodes.data()]) {
+      if (node.op == "constant" && live[&node - nodes.data()]) {
+        impl->constants.push_back(node.attrs.constant);
+        impl->constant_bytes += node.attrs.constant.size_bytes();
+      }
+      continue;
+    }
+    EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<internal::OpKernel> kernel,
+                           internal::CreateOpKernel(graph, node, env));
+    for (int id : node.inputs) {
+      if (buffer_of[id] >= 0) uses[buffer_of[id]].last = step;
+    }
+    for (int id : node.outputs) {
+      const ValueType& t = graph.value_type(id);
+      buffer_of[id] = static_cast<int>(uses.size());
+      uses.push_back(
+          {static_cast<size_t>(t.type.shape.num_elements()) * DTypeSize(t.type.dtype), step, step});
+      buffer_slot.push_back(id);
+    }
+    std::vector<std::string> outs;
+    for (int id : node.outputs) outs.push_back(absl::StrCat("%", id));
+    impl->kernel_labels.push_back(absl::StrCat(absl::StrJoin(outs, ", "), " = ", node.op));
+    impl->kernels.push_back(std::move(kernel));
+  }
+  impl->given.assign(impl->input_ids.size(), 0);
+
+  // Outputs: kernel-computed values live to the end; inputs/constants are copied.
+  std::vector<int> output_slots;
+  for (int id : graph.outputs()) {
+    if (buffer_of[id] >= 0) {
+      uses[buffer_of[id]].last = INT_MAX;
+      output_slots.push_back(id);
+      continue;
+    }
+    const ValueType& t = graph.value_type(id);
+    const size_t bytes = t.type.shape.num_elements() * DTypeSize(t.type.dtype);
+    const int slot = num_slots++;
+    const int step = static_cast<int>(impl->kernels.size());
+    uses.push_back({bytes, step, INT_MAX});
+    buffer_slot.push_back(slot);
+    impl->kernels.push_back(internal::CreateCopyKernel(id, slot, bytes));
+    impl->kernel_labels.push_back(absl::StrCat("output = copy(%", id, ")"));
+    output_slots.push_back(slot);
+  }
+
+  // Arena.
+  const internal::ArenaPlan plan = internal::PlanArena(uses, kTensorAlignment);
+  for (const internal::BufferUse& u : uses) impl->unplanned_bytes += u.size;
+  impl->arena_bytes = plan.total_bytes;
+  EDGEQ_ASSIGN_OR_RETURN(impl->arena,
+                         Tensor::Create(DType::kUInt8, {static_cast<int64_t>(plan.total_bytes)}));
+  impl->slots.assign(num_slots, nullptr);
+  uint8_t* base = static_cast<uint8_t*>(impl->arena.raw_mutable_data());
+  for (size_t b = 0; b < uses.size(); ++b) impl->slots[buffer_slot[b]] = base + plan.offsets[b];
+  for (const Node& node : nodes) {
+    if (node.op == "constant") {
+      impl->slots[node.outputs[0]] = const_cast<void*>(node.attrs.constant.raw_data());
+    }
+  }
+
+  // Scratch (shared by all kernels: they run one after another).
+  for (const auto& kernel : impl->kernels) {
+    impl->scratch_bytes = std::max(impl->scratch_bytes, kernel->ScratchBytes());
+  }
+  EDGEQ_ASSIGN_OR_RETURN(
+      impl->scratch, Tensor::Create(DType::kUInt8, {static_cast<int64_t>(impl->scratch_bytes)}));
+
+  // Output tensors: views of the arena, built once.
+  auto arena_owner = std::make_shared<Tensor>(impl->arena);
+  impl->outputs = std::make_shared<TensorMap::Entries>();
+  for (size_t i = 0; i < graph.outputs().size(); ++i) {
+    const ValueType& t = graph.value_type(graph.outputs()[i]);
+    const size_t bytes = t.type.shape.num_elements() * DTypeSize(t.type.dtype);
+    EDGEQ_ASSIGN_OR_RETURN(
+        Tensor view, Tensor::View(t.type.dtype, t.type.shape, impl->slots[output_slots[i]], bytes,
+                                  arena_owner, /*writable=*/true));
+    impl->outputs->emplace_back(absl::StrCat("output", i), std::move(view));
+  }
+  return Model(std::move(impl));
+}
+
+}  // namespace edgeq

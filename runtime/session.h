@@ -1,0 +1,135 @@
+// InferenceSession and Model: load a Graph once, execute it many times.
+//
+//   edgeq::InferenceSession session({.num_threads = 2});
+//   absl::StatusOr<edgeq::Model> model = session.Load(graph);
+//   absl::StatusOr<edgeq::TensorMap> out = model->Execute({{"input0", input}});
+//   absl::StatusOr<edgeq::Tensor> y = out->Get("output0");
+//
+// Load verifies the graph, keeps the nodes that reach an output (in graph order, which is
+// topological), plans one arena in which intermediate buffers are reused once their last reader
+// has run, and prepares one kernel per node (qmatmul kernels for the session's ISA cap, XNNPACK
+// fully-connected operators for f32 weights). Execute checks the inputs, then only runs kernels:
+// after the first call it performs no heap allocation.
+//
+// Threading: a session owns one pthreadpool (num_threads - 1 workers plus the caller), shared by
+// every Model it loads and by XNNPACK. One Model executes on one thread at a time (Execute is
+// not reentrant: it writes the model's arena); distinct Models may execute concurrently on
+// different threads, also when loaded from the same session (their parallel sections then take
+// turns on the pool).
+//
+// Outputs: the tensors of a TensorMap are views of the model's arena. They stay valid (the
+// buffer is kept alive) but are overwritten by the next Execute of the same Model; Clone() one to
+// keep it.
+#ifndef EDGEQ_RUNTIME_SESSION_H_
+#define EDGEQ_RUNTIME_SESSION_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "core/tensor.h"
+#include "graph/graph.h"
+#include "runtime/kernels/qmatmul.h"
+
+namespace edgeq {
+
+struct SessionOptions {
+  // Threads that run kernels (the calling thread included); must be >= 1.
+  int num_threads = 1;
+  // Highest instruction-set level qmatmul kernels may use (never above what the CPU has).
+  kernels::Isa isa_cap = kernels::Isa::kBest;
+  // Run f32 matmuls with constant 2-D weights through XNNPACK when it initializes; false (or an
+  // XNNPACK that fails to initialize, e.g. under some emulators) uses the portable loop.
+  bool use_xnnpack = true;
+};
+
+// One named input of Execute. Holds a pointer: the tensor must outlive the call.
+struct NamedTensor {
+  NamedTensor(absl::string_view name, const Tensor& tensor) : name(name), tensor(&tensor) {}
+  absl::string_view name;
+  const Tensor* tensor;
+};
+
+// The outputs of one Execute, by name ("output0", "output1", ...). Cheap to copy.
+class TensorMap {
+ public:
+  using Entries = std::vector<std::pair<std::string, Tensor>>;
+
+  TensorMap() = default;
+  explicit TensorMap(std::shared_ptr<const Entries> entries) : entries_(std::move(entries)) {}
+
+  // NotFound naming the requested and the available names.
+  absl::StatusOr<Tensor> Get(absl::string_view name) const;
+  size_t size() const { return entries_ == nullptr ? 0 : entries_->size(); }
+  const Entries& entries() const;
+
+ private:
+  std::shared_ptr<const Entries> entries_;
+};
+
+class Model {
+ public:
+  Model(Model&&) noexcept;
+  Model& operator=(Model&&) noexcept;
+  ~Model();
+
+  // Runs the graph. Every graph input must be given exactly once, by name ("input0", ...), with
+  // the dtype and shape the graph declared; InvalidArgument naming the input and both types
+  // otherwise. Kernel errors (e.g. a gather index out of range) are returned as they are.
+  absl::StatusOr<TensorMap> Execute(absl::Span<const NamedTensor> inputs);
+
+  // Bytes of the activation arena (intermediates and outputs, after reuse), of scratch memory,
+  // and the sum of all intermediate/output buffer sizes without reuse.
+  size_t arena_bytes() const;
+  size_t scratch_bytes() const;
+  size_t unplanned_bytes() const;
+  // Bytes of constant data (weights) the model references.
+  size_t constant_bytes() const;
+
+  // One line per executed node: value id, op and the kernel chosen, e.g.
+  // "%2 = qmatmul -> q4_0_avx2_gemm".
+  std::string DebugString() const;
+
+  struct Impl;
+
+ private:
+  friend class InferenceSession;
+  explicit Model(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+class InferenceSession {
+ public:
+  explicit InferenceSession(SessionOptions options = {});
+  ~InferenceSession();
+  InferenceSession(const InferenceSession&) = delete;
+  InferenceSession& operator=(const InferenceSession&) = delete;
+
+  // Errors: the graph's own status (the first builder error) if not OK; a graph without
+  // outputs; num_threads < 1; a custom op that is not registered or whose shape function
+  // disagrees with the graph (both named); a qmatmul encoding without a kernel.
+  absl::StatusOr<Model> Load(const Graph& graph);
+
+  const SessionOptions& options() const { return options_; }
+  // Notes about the session's set-up, e.g. that XNNPACK is unavailable and f32 matmul falls back
+  // to the portable loop.
+  const std::vector<std::string>& log() const { return log_; }
+  // True if f32 matmuls run through XNNPACK.
+  bool xnnpack_enabled() const { return xnnpack_enabled_; }
+
+ private:
+  SessionOptions options_;
+  std::shared_ptr<void> pool_;  // pthreadpool_t, null with one thread
+  bool xnnpack_enabled_ = false;
+  std::vector<std::string> log_;
+};
+
+}  // namespace edgeq
+
+#endif  // EDGEQ_RUNTIME_SESSION_H_

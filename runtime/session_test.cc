@@ -1,0 +1,190 @@
+#include "runtime/session.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/tensor.h"
+#include "gmock/gmock.h"
+#include "graph/graph.h"
+#include "graph/ops.h"
+#include "gtest/gtest.h"
+#include "quantization/encoding.h"
+#include "runtime/custom_op.h"
+#include "runtime/internal/test_threads.h"
+
+namespace edgeq {
+namespace {
+
+using ::testing::HasSubstr;
+
+TensorType F32(Shape s) { return TensorType(DType::kFloat32, std::move(s)); }
+
+std::string Message(const absl::Status& s) { return std::string(s.message()); }
+
+// The f32 values of output `name` (empty if missing).
+std::vector<float> Floats(const TensorMap& out, const std::string& name) {
+  absl::StatusOr<Tensor> t = out.Get(name);
+  if (!t.ok()) return {};
+  absl::StatusOr<absl::Span<const float>> v = t->Values<float>();
+  if (!v.ok()) return {};
+  return std::vector<float>(v->begin(), v->end());
+}
+
+TEST(SessionTest, SeedExample) {
+  Graph graph("qmatmul", {F32({32, 64})});
+  Tensor w = *Tensor::Full({32, 64}, 0.15f);
+  Value qw = graph.Quantize(Q4_0Encoding(), w);
+  graph.Output(ops::QMatmul(Q4_0Encoding(), graph.Input(0), qw));
+  InferenceSession session({.num_threads = testing::UsableThreads(2)});
+  absl::StatusOr<Model> model = session.Load(graph);
+  ASSERT_TRUE(model.ok()) << model.status();
+  Tensor input = *Tensor::Full({32, 64}, 0.5f);
+  absl::StatusOr<TensorMap> out = model->Execute({{"input0", input}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  absl::StatusOr<Tensor> y = out->Get("output0");
+  ASSERT_TRUE(y.ok());
+  EXPECT_EQ(y->shape(), Shape({32, 32}));
+  // 0.15 in Q4_0: d = 0.15 / -8, code 0 -> exactly 0.15 (fp16-rounded d). 64 * 0.5 * 0.15 = 4.8.
+  absl::Span<const float> values = *y->Values<float>();
+  for (float v : values) EXPECT_NEAR(v, 4.8f, 0.01f);
+}
+
+TEST(SessionTest, XnnpackStatusIsReported) {
+  InferenceSession session;
+  for (const std::string& line : session.log()) fprintf(stderr, "session log: %s\n", line.c_str());
+  if (session.xnnpack_enabled()) {
+    EXPECT_TRUE(session.log().empty());
+  } else {
+    ASSERT_EQ(session.log().size(), 1u);
+    EXPECT_THAT(session.log()[0], HasSubstr("f32 matmul uses the portable loop"));
+  }
+#if defined(__x86_64__)
+  EXPECT_TRUE(session.xnnpack_enabled());
+#endif
+  InferenceSession off({.use_xnnpack = false});
+  EXPECT_FALSE(off.xnnpack_enabled());
+  ASSERT_EQ(off.log().size(), 1u);
+  EXPECT_THAT(off.log()[0], HasSubstr("XNNPACK disabled by SessionOptions"));
+}
+
+TEST(SessionTest, InputErrorsAreClear) {
+  Graph graph("g", {F32({2, 3}), F32({3})});
+  graph.Output(ops::Add(graph.Input(0), graph.Input(1)));
+  InferenceSession session;
+  absl::StatusOr<Model> model = session.Load(graph);
+  ASSERT_TRUE(model.ok()) << model.status();
+  Tensor a = *Tensor::Full({2, 3}, 1.0f);
+  Tensor b = *Tensor::Full({3}, 2.0f);
+  Tensor wrong_shape = *Tensor::Full({4}, 2.0f);
+  Tensor wrong_dtype = *Tensor::Create(DType::kInt32, {3});
+
+  absl::StatusOr<TensorMap> r = model->Execute({{"input0", a}});
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(r.status()), HasSubstr("1 inputs given, but graph \"g\" takes 2"));
+  r = model->Execute({{"input0", a}, {"inptu1", b}});
+  EXPECT_THAT(Message(r.status()), HasSubstr("no input named \"inptu1\" (inputs: input0, input1)"));
+  r = model->Execute({{"input0", a}, {"input0", a}});
+  EXPECT_THAT(Message(r.status()), HasSubstr("\"input0\" is given twice"));
+  r = model->Execute({{"input0", a}, {"input1", wrong_shape}});
+  EXPECT_THAT(Message(r.status()), HasSubstr("input \"input1\" must be f32[3], got f32[4]"));
+  r = model->Execute({{"input1", wrong_dtype}, {"input0", a}});
+  EXPECT_THAT(Message(r.status()), HasSubstr("input \"input1\" must be f32[3], got i32[3]"));
+
+  r = model->Execute({{"input1", b}, {"input0", a}});
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (float v : Floats(*r, "output0")) EXPECT_EQ(v, 3.0f);
+  EXPECT_THAT(Message(r->Get("output1").status()), HasSubstr("no output named \"output1\""));
+}
+
+TEST(SessionTest, LoadFailsWithGraphStatus) {
+  Graph graph("g", {F32({2, 3})});
+  graph.Output(ops::Matmul(graph.Input(0), graph.Input(0)));
+  InferenceSession session;
+  absl::StatusOr<Model> model = session.Load(graph);
+  EXPECT_EQ(model.status(), graph.status());
+  EXPECT_THAT(Message(model.status()), HasSubstr("matmul(f32[2, 3], f32[2, 3])"));
+
+  Graph empty("empty", {F32({1})});
+  EXPECT_THAT(Message(session.Load(empty).status()), HasSubstr("has no outputs"));
+}
+
+TEST(SessionTest, UnregisteredCustomOpIsNamedAtLoad) {
+  Graph graph("g", {F32({4})});
+  graph.Output(ops::Custom("no_such_op", {graph.Input(0)}, {F32({4})}));
+  InferenceSession session;
+  absl::StatusOr<Model> model = session.Load(graph);
+  EXPECT_EQ(model.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(Message(model.status()), HasSubstr("custom op \"no_such_op\" is not registered"));
+}
+
+TEST(SessionTest, CustomOpRunsAndShapeFunctionIsChecked) {
+  CustomOpDef def;
+  def.name = "test_affine";
+  def.shape_function =
+      [](absl::Span<const ValueType> in) -> absl::StatusOr<std::vector<TensorType>> {
+    if (in.size() != 1) return absl::InvalidArgumentError("needs one input");
+    return std::vector<TensorType>{in[0].type};
+  };
+  def.kernel = [](absl::Span<const TensorRef> in, absl::Span<const TensorRef> out,
+                  pthreadpool_t) -> absl::Status {
+    const int64_t n = in[0].shape().num_elements();
+    for (int64_t i = 0; i < n; ++i) {
+      out[0].mutable_values<float>()[i] = 2.0f * in[0].values<float>()[i] + 1.0f;
+    }
+    return absl::OkStatus();
+  };
+  ASSERT_TRUE(CustomOpRegistry::Global().Register(def).ok());
+  EXPECT_EQ(CustomOpRegistry::Global().Register(def).code(), absl::StatusCode::kAlreadyExists);
+
+  Graph graph("g", {F32({3})});
+  Value y = ops::Custom("test_affine", {graph.Input(0)}, {F32({3})})[0];
+  graph.Output(ops::Add(y, graph.Input(0)));
+  InferenceSession session;
+  absl::StatusOr<Model> model = session.Load(graph);
+  ASSERT_TRUE(model.ok()) << model.status();
+  Tensor x = *Tensor::FromValues<float>({3}, {1.0f, 2.0f, -1.0f});
+  absl::StatusOr<TensorMap> out = model->Execute({{"input0", x}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Floats(*out, "output0"), ::testing::ElementsAre(4.0f, 7.0f, -2.0f));
+
+  Graph bad("bad", {F32({3})});
+  bad.Output(ops::Custom("test_affine", {bad.Input(0)}, {F32({4})}));
+  EXPECT_THAT(Message(session.Load(bad).status()),
+              HasSubstr("declares outputs (f32[4]) but its shape function gives (f32[3])"));
+}
+
+TEST(SessionTest, OutputsThatAreInputsOrConstants) {
+  Graph graph("g", {F32({2})});
+  graph.Output(graph.Input(0));
+  graph.Output(graph.Constant(*Tensor::FromValues<float>({2}, {5.0f, 6.0f})));
+  InferenceSession session;
+  absl::StatusOr<Model> model = session.Load(graph);
+  ASSERT_TRUE(model.ok()) << model.status();
+  Tensor x = *Tensor::FromValues<float>({2}, {1.0f, 2.0f});
+  absl::StatusOr<TensorMap> out = model->Execute({{"input0", x}});
+  ASSERT_TRUE(out.ok());
+  EXPECT_THAT(Floats(*out, "output0"), ::testing::ElementsAre(1.0f, 2.0f));
+  EXPECT_THAT(Floats(*out, "output1"), ::testing::ElementsAre(5.0f, 6.0f));
+}
+
+TEST(SessionTest, ArenaReusesBuffers) {
+  Graph graph("chain", {F32({256})});
+  Value v = graph.Input(0);
+  for (int i = 0; i < 10; ++i) v = ops::Add(v, v);
+  graph.Output(v);
+  InferenceSession session;
+  absl::StatusOr<Model> model = session.Load(graph);
+  ASSERT_TRUE(model.ok());
+  EXPECT_EQ(model->unplanned_bytes(), 10u * 1024);
+  EXPECT_EQ(model->arena_bytes(), 2u * 1024);
+  Tensor x = *Tensor::Full({256}, 1.0f);
+  absl::StatusOr<TensorMap> out = model->Execute({{"input0", x}});
+  ASSERT_TRUE(out.ok());
+  for (float f : Floats(*out, "output0")) EXPECT_EQ(f, 1024.0f);
+}
+
+}  // namespace
+}  // namespace edgeq
