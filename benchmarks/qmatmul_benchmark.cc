@@ -1,0 +1,174 @@
+// qmatmul kernels: GFLOP/s and weight GB/s per encoding x kernel x shape x threads, beside
+// XNNPACK's f32 fully-connected operator on the same shapes (the baseline of the ratios that
+// benchmarks/qmatmul_table.py prints).
+//
+//   bazel run //benchmarks:qmatmul_benchmark -- --benchmark_format=json > /tmp/qmatmul.json
+//   python3 benchmarks/qmatmul_table.py /tmp/qmatmul.json
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "benchmark/benchmark.h"
+#include "pthreadpool.h"
+#include "quantization/encoding.h"
+#include "runtime/kernels/internal/kernel_api.h"
+#include "runtime/kernels/internal/kernel_list.h"
+#include "runtime/kernels/qmatmul.h"
+#include "xnnpack.h"
+
+namespace edgeq {
+namespace {
+
+using kernels::internal::Encoding;
+using kernels::internal::KernelEntry;
+using kernels::internal::Shape;
+
+struct MatShape {
+  int64_t n, k;
+};
+constexpr MatShape kShapes[] = {{4096, 4096}, {288, 288}, {768, 288}, {288, 768}};
+constexpr int64_t kMs[] = {1, 8, 64};
+constexpr int kThreads[] = {1, 2};
+
+const char* EncodingName(Encoding e) {
+  switch (e) {
+    case Encoding::kQ4_0:
+      return "q4_0";
+    case Encoding::kQ8_0:
+      return "q8_0";
+    case Encoding::kQ4_K:
+      return "q4_k";
+    case Encoding::kQ5_K:
+      return "q5_k";
+    case Encoding::kQ6_K:
+      return "q6_k";
+    case Encoding::kBf16:
+      return "bf16";
+  }
+  return "?";
+}
+
+std::vector<float> Gaussian(int64_t count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> v(count);
+  for (float& f : v) f = dist(rng);
+  return v;
+}
+
+using PoolPtr = std::unique_ptr<pthreadpool, decltype(&pthreadpool_destroy)>;
+PoolPtr MakePool(int threads) {
+  return PoolPtr(threads > 1 ? pthreadpool_create(threads) : nullptr, pthreadpool_destroy);
+}
+
+void SetCounters(benchmark::State& state, int64_t m, int64_t n, int64_t k, double weight_bytes) {
+  state.counters["GFLOPS"] =
+      benchmark::Counter(2.0 * m * n * k * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["weight_GBps"] =
+      benchmark::Counter(weight_bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_QMatmul(benchmark::State& state, const KernelEntry* entry, int64_t m, int64_t n, int64_t k,
+                int threads) {
+  const QuantizationEncoding& codec = *FindEncoding(EncodingName(entry->encoding)).value();
+  const std::vector<float> wf = Gaussian(n * k, 1);
+  const int64_t row_bytes =
+      codec.block_parameters().block_size * (k / codec.block_parameters().elements_per_block);
+  std::vector<uint8_t> w(n * row_bytes);
+  for (int64_t j = 0; j < n; ++j) codec.QuantizeRow(wf.data() + j * k, w.data() + j * row_bytes, k);
+  auto kernel = kernels::internal::CreateForEntry(entry, n, k, w.data());
+  if (!kernel.ok()) {
+    state.SkipWithError(std::string(kernel.status().message()).c_str());
+    return;
+  }
+  const std::vector<float> x = Gaussian(m * k, 2);
+  std::vector<float> y(m * n);
+  std::vector<uint8_t> scratch((*kernel)->ScratchBytes(m) + 64);
+  const uintptr_t a = reinterpret_cast<uintptr_t>(scratch.data());
+  void* aligned = scratch.data() + ((a + 63) / 64 * 64 - a);
+  PoolPtr pool = MakePool(threads);
+  for (auto _ : state) {
+    (*kernel)->Run(m, x.data(), k, y.data(), n, aligned, pool.get());
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  SetCounters(state, m, n, k, static_cast<double>(w.size()));
+}
+
+void BM_XnnpackF32(benchmark::State& state, int64_t m, int64_t n, int64_t k, int threads) {
+  const std::vector<float> w = Gaussian(n * k, 1);
+  const std::vector<float> x = Gaussian(m * k, 2);
+  std::vector<float> y(m * n);
+  xnn_operator_t op = nullptr;
+  if (xnn_create_fully_connected_nc_f32(k, n, k, n, w.data(), nullptr, -INFINITY, INFINITY, 0,
+                                        &op) != xnn_status_success) {
+    state.SkipWithError("xnn_create_fully_connected_nc_f32 failed");
+    return;
+  }
+  PoolPtr pool = MakePool(threads);
+  if (xnn_setup_fully_connected_nc_f32(op, m, x.data(), y.data(), pool.get()) !=
+      xnn_status_success) {
+    state.SkipWithError("xnn_setup_fully_connected_nc_f32 failed");
+    xnn_delete_operator(op);
+    return;
+  }
+  for (auto _ : state) {
+    xnn_run_operator(op, pool.get());
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  xnn_delete_operator(op);
+  SetCounters(state, m, n, k, static_cast<double>(n * k * sizeof(float)));
+}
+
+int64_t BlockElems(Encoding e) {
+  if (e == Encoding::kQ4_0 || e == Encoding::kQ8_0) return 32;
+  return e == Encoding::kBf16 ? 1 : 256;
+}
+
+void RegisterAll() {
+  for (const MatShape& s : kShapes) {
+    for (int64_t m : kMs) {
+      for (int t : kThreads) {
+        benchmark::RegisterBenchmark(
+            absl::StrCat("xnnpack_f32/m:", m, "/n:", s.n, "/k:", s.k, "/threads:", t).c_str(),
+            BM_XnnpackF32, m, s.n, s.k, t)
+            ->UseRealTime()
+            ->MinTime(0.05);
+        for (const KernelEntry* e : kernels::internal::AllKernels()) {
+          if (!kernels::IsaSupported(e->isa)) continue;
+          if ((m == 1) != (e->shape == Shape::kGemv)) continue;
+          if (s.k % BlockElems(e->encoding) != 0) continue;
+          // The scalar reference is only timed on the small shapes (it is not a contender).
+          if (e->isa == kernels::Isa::kGeneric && s.n * s.k > 768 * 288) continue;
+          benchmark::RegisterBenchmark(
+              absl::StrCat(e->name, "/m:", m, "/n:", s.n, "/k:", s.k, "/threads:", t).c_str(),
+              BM_QMatmul, e, m, s.n, s.k, t)
+              ->UseRealTime()
+              ->MinTime(0.05);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace edgeq
+
+int main(int argc, char** argv) {
+  if (xnn_initialize(nullptr) != xnn_status_success) {
+    std::fprintf(stderr, "xnn_initialize failed\n");
+    return 1;
+  }
+  edgeq::RegisterAll();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
