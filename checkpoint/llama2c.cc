@@ -3,6 +3,7 @@
 #include <cstring>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "checkpoint/internal/file_io.h"
@@ -178,7 +179,16 @@ absl::StatusOr<TensorDict> ReadLlama2c(const std::string& path) {
 absl::StatusOr<Llama2cConfig> Llama2cConfigFromMetadata(const TensorDict& dict) {
   Llama2cConfig c;
   auto get = [&](const char* key, int32_t* out) -> absl::Status {
-    EDGEQ_ASSIGN_OR_RETURN(int64_t v, dict.GetInt(key));
+    int64_t v = 0;
+    absl::StatusOr<std::string> text = dict.GetString(key);
+    if (text.ok()) {  // e.g. from safetensors, whose metadata values are strings
+      if (!absl::SimpleAtoi(*text, &v)) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("metadata '%s' is \"%s\", expected an integer", key, *text));
+      }
+    } else {
+      EDGEQ_ASSIGN_OR_RETURN(v, dict.GetInt(key));
+    }
     if (v <= 0 || v > INT32_MAX) {
       return absl::InvalidArgumentError(
           absl::StrFormat("metadata '%s' is %d; expected 1..%d", key, v, INT32_MAX));
