@@ -1,0 +1,81 @@
+#include "tools/checkpoint_report.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "checkpoint/formats.h"
+#include "core/status_macros.h"
+
+namespace edgeq {
+namespace tools {
+
+absl::StatusOr<std::string> InspectCheckpoint(const std::string& path, bool verify) {
+  checkpoint::LoadOptions options;
+  options.verify_data = verify;
+  EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint c, checkpoint::OpenCheckpoint(path, options));
+  const checkpoint::TensorDict& d = c.dict;
+  size_t name_width = 4;
+  for (const std::string& k : d.Keys()) name_width = std::max(name_width, k.size());
+  std::string out = absl::StrFormat("%s: %s, %d tensors, %d metadata keys, %d bytes\n", path,
+                                    checkpoint::FormatName(c.format), d.size(),
+                                    d.MetadataKeys().size(), c.file_bytes.size());
+  absl::StrAppendFormat(&out, "%-*s  %-10s  %-18s  %12s  %12s\n", name_width, "name", "type",
+                        "shape", "bytes", "offset");
+  int64_t total_elements = 0;
+  uint64_t total_bytes = 0;
+  for (const std::string& k : d.Keys()) {
+    const Tensor& t = **d.Get(k);
+    const std::string type = t.is_quantized() ? t.encoding() : std::string(DTypeName(t.dtype()));
+    const uint8_t* p = static_cast<const uint8_t*>(t.raw_data());
+    std::string offset = "(copy)";
+    if (p >= c.file_bytes.data() && p <= c.file_bytes.data() + c.file_bytes.size()) {
+      offset = absl::StrCat(p - c.file_bytes.data());
+    }
+    absl::StrAppendFormat(&out, "%-*s  %-10s  %-18s  %12d  %12s\n", name_width, k, type,
+                          t.logical_shape().ToString(), t.size_bytes(), offset);
+    total_elements += t.logical_shape().num_elements();
+    total_bytes += t.size_bytes();
+  }
+  absl::StrAppendFormat(&out, "total: %d tensors, %d parameters, %d bytes\n", d.size(),
+                        total_elements, total_bytes);
+  if (!d.MetadataKeys().empty()) out += "metadata:\n";
+  for (const std::string& k : d.MetadataKeys()) {
+    const checkpoint::MetadataValue& v = **d.GetMetadata(k);
+    absl::StrAppendFormat(&out, "  %s (%s) = %s\n", k, v.TypeName(), v.DebugString());
+  }
+  if (verify) {
+    if (c.format == checkpoint::Format::kMax) {
+      absl::StrAppendFormat(&out, "verify: OK (header/table checksum and %d tensor checksums)\n",
+                            d.size());
+    } else {
+      absl::StrAppendFormat(&out, "verify: OK (structure checked; %s files carry no checksums)\n",
+                            checkpoint::FormatName(c.format));
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> ConvertCheckpoint(const std::string& in, const std::string& out) {
+  struct stat a, b;
+  if (::stat(in.c_str(), &a) == 0 && ::stat(out.c_str(), &b) == 0 && a.st_dev == b.st_dev &&
+      a.st_ino == b.st_ino) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("output '%s' is the input file; choose another output path", out));
+  }
+  EDGEQ_ASSIGN_OR_RETURN(checkpoint::Format out_format, checkpoint::FormatFromExtension(out));
+  EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint c, checkpoint::OpenCheckpoint(in));
+  absl::Status s = checkpoint::WriteCheckpoint(c.dict, out);
+  if (!s.ok()) {
+    return absl::Status(s.code(), absl::StrFormat("cannot write %s as %s: %s", in,
+                                                  checkpoint::FormatName(out_format), s.message()));
+  }
+  return absl::StrFormat("%s (%s) -> %s (%s): %d tensors, %d bytes of data, %d metadata keys", in,
+                         checkpoint::FormatName(c.format), out, checkpoint::FormatName(out_format),
+                         c.dict.size(), c.dict.TotalBytes(), c.dict.MetadataKeys().size());
+}
+
+}  // namespace tools
+}  // namespace edgeq

@@ -1,0 +1,25 @@
+// The logic behind `edgeq inspect` and `edgeq convert` (kept out of the command files so
+// tests can call it).
+#ifndef EDGEQ_TOOLS_CHECKPOINT_REPORT_H_
+#define EDGEQ_TOOLS_CHECKPOINT_REPORT_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace edgeq {
+namespace tools {
+
+// A table of every tensor (name, dtype/encoding, logical shape, bytes, file offset), totals
+// and the metadata of the checkpoint at `path` (.max, .gguf, .bin, .safetensors). With
+// `verify`, .max data checksums are recomputed (DataLoss on a mismatch).
+absl::StatusOr<std::string> InspectCheckpoint(const std::string& path, bool verify);
+
+// Reads `in` and writes it in the format of `out`'s extension. Refuses to overwrite `in`.
+// Returns a one-line summary.
+absl::StatusOr<std::string> ConvertCheckpoint(const std::string& in, const std::string& out);
+
+}  // namespace tools
+}  // namespace edgeq
+
+#endif  // EDGEQ_TOOLS_CHECKPOINT_REPORT_H_

@@ -1,0 +1,66 @@
+#include "tools/checkpoint_report.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "checkpoint/formats.h"
+#include "gtest/gtest.h"
+
+namespace edgeq {
+namespace tools {
+namespace {
+
+std::string TempDir() {
+  const char* d = std::getenv("TEST_TMPDIR");
+  return d != nullptr ? d : "/tmp";
+}
+
+TEST(CheckpointReportTest, InspectGguf) {
+  absl::StatusOr<std::string> r = InspectCheckpoint("tests/testdata/stories260K.gguf", false);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(absl::StrContains(*r, "gguf, 48 tensors, 19 metadata keys, 1185376 bytes")) << *r;
+  // token_embd.weight: f32 [512, 64], 131072 bytes at file offset 14176 (data start).
+  EXPECT_TRUE(absl::StrContains(*r, "token_embd.weight")) << *r;
+  EXPECT_TRUE(absl::StrContains(*r, "131072         14176")) << *r;
+  EXPECT_TRUE(absl::StrContains(*r, "total: 48 tensors, 292800 parameters, 1171200 bytes")) << *r;
+  EXPECT_TRUE(absl::StrContains(*r, "llama.block_count (u32) = 5")) << *r;
+  EXPECT_FALSE(absl::StrContains(*r, "verify:"));
+}
+
+TEST(CheckpointReportTest, ConvertAndVerify) {
+  const std::string out = TempDir() + "/s.max";
+  absl::StatusOr<std::string> c = ConvertCheckpoint("tests/testdata/stories260K.bin", out);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(absl::StrContains(*c, "(llama2c) ->")) << *c;
+  EXPECT_TRUE(absl::StrContains(*c, "47 tensors")) << *c;
+  absl::StatusOr<std::string> r = InspectCheckpoint(out, true);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(absl::StrContains(*r, "verify: OK (header/table checksum and 47 tensor checksums)"))
+      << *r;
+  // Corrupt one data byte: --verify fails, naming the tensor.
+  std::string bytes;
+  {
+    std::ifstream f(out, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    bytes = ss.str();
+  }
+  bytes[bytes.size() - 3] ^= 1;
+  const std::string bad = TempDir() + "/bad.max";
+  std::ofstream(bad, std::ios::binary).write(bytes.data(), bytes.size());
+  EXPECT_TRUE(InspectCheckpoint(bad, false).ok());
+  absl::StatusOr<std::string> v = InspectCheckpoint(bad, true);
+  EXPECT_EQ(v.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_TRUE(absl::StrContains(v.status().message(), "checksum mismatch")) << v.status();
+
+  EXPECT_EQ(ConvertCheckpoint(out, out).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_FALSE(ConvertCheckpoint(out, TempDir() + "/x.onnx").ok());
+  EXPECT_EQ(InspectCheckpoint(TempDir() + "/missing.gguf", false).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace tools
+}  // namespace edgeq
