@@ -30,6 +30,9 @@ const KernelEntry* const kAllKernels[] = {
 #if defined(EDGEQ_KERNELS_X86)
     &internal::kQ4_0Avx2Gemv, &internal::kQ4_0Avx2Gemm,
     &internal::kQ8_0Avx2Gemv, &internal::kQ8_0Avx2Gemm,
+    &internal::kQ4_KAvx2Gemv, &internal::kQ4_KAvx2Gemm,
+    &internal::kQ5_KAvx2Gemv, &internal::kQ5_KAvx2Gemm,
+    &internal::kQ6_KAvx2Gemv, &internal::kQ6_KAvx2Gemm,
     &internal::kBf16Avx2Gemv, &internal::kBf16Avx2Gemm,
     &internal::kQ4_0Avx512VnniGemv, &internal::kQ4_0Avx512VnniGemm,
     &internal::kQ8_0Avx512VnniGemv, &internal::kQ8_0Avx512VnniGemm,
