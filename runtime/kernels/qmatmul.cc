@@ -42,6 +42,9 @@ const KernelEntry* const kAllKernels[] = {
     &internal::kQ8_0NeonGemv, &internal::kQ8_0NeonGemm,
     &internal::kQ4_0DotprodGemv, &internal::kQ4_0DotprodGemm,
     &internal::kQ8_0DotprodGemv, &internal::kQ8_0DotprodGemm,
+    &internal::kQ4_KDotprodGemv, &internal::kQ4_KDotprodGemm,
+    &internal::kQ5_KDotprodGemv, &internal::kQ5_KDotprodGemm,
+    &internal::kQ6_KDotprodGemv, &internal::kQ6_KDotprodGemm,
     &internal::kQ4_0I8mmGemm, &internal::kQ8_0I8mmGemm,
 #endif
     // clang-format on

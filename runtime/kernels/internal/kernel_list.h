@@ -39,6 +39,9 @@ EDGEQ_DECLARE_KERNEL_PAIR(kQ4_0Neon);
 EDGEQ_DECLARE_KERNEL_PAIR(kQ8_0Neon);
 EDGEQ_DECLARE_KERNEL_PAIR(kQ4_0Dotprod);
 EDGEQ_DECLARE_KERNEL_PAIR(kQ8_0Dotprod);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ4_KDotprod);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ5_KDotprod);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ6_KDotprod);
 extern const KernelEntry kQ4_0I8mmGemm;  // GEMM only: m = 1 uses dotprod
 extern const KernelEntry kQ8_0I8mmGemm;
 #endif
