@@ -217,7 +217,10 @@ absl::StatusOr<Llama2cConfig> Llama2cConfigFromMetadata(const TensorDict& dict) 
   }
   EDGEQ_RETURN_IF_ERROR(CheckConfig(c, "metadata"));
   c.shared_classifier = true;
-  if (dict.Contains("output.weight")) {
+  if (dict.HasMetadata("llama2c.shared_classifier") &&
+      dict.GetInt("llama2c.shared_classifier").ok()) {
+    c.shared_classifier = *dict.GetInt("llama2c.shared_classifier") != 0;
+  } else if (dict.Contains("output.weight")) {
     const Tensor& out = **dict.Get("output.weight");
     absl::StatusOr<const Tensor*> emb = dict.Get("token_embd.weight");
     c.shared_classifier = emb.ok() && (*emb)->size_bytes() == out.size_bytes() &&

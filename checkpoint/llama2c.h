@@ -50,7 +50,9 @@ absl::StatusOr<TensorDict> ReadLlama2c(const std::string& path);
 absl::StatusOr<TensorDict> ReadLlama2cFromBuffer(absl::Span<const uint8_t> data,
                                                  std::shared_ptr<const void> owner);
 // Reads the configuration back from a dict's metadata (as written by ReadLlama2c, or a
-// llama GGUF's keys): InvalidArgument naming the missing or inconsistent key.
+// llama GGUF's keys): InvalidArgument naming the missing or inconsistent key. The classifier
+// is unshared if llama2c.shared_classifier says so, or (without that key) if output.weight
+// exists and differs from token_embd.weight.
 absl::StatusOr<Llama2cConfig> Llama2cConfigFromMetadata(const TensorDict& dict);
 
 // Writes a llama2.c model file from a dict with the names above (f32 tensors) and the

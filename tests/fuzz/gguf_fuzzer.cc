@@ -1,0 +1,22 @@
+// libFuzzer target: the GGUF reader, and write(read(x)) read back to the same tensors.
+#include <cstdint>
+#include <cstdlib>
+
+#include "checkpoint/gguf.h"
+#include "tests/fuzz/fuzz_util.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace edgeq;
+  fuzz::AlignedCopy in(data, size);
+  absl::StatusOr<checkpoint::TensorDict> d = checkpoint::ReadGgufFromBuffer(in.span, in.owner);
+  if (!d.ok()) return 0;
+  fuzz::TouchAll(*d);
+  absl::StatusOr<std::string> bytes = checkpoint::WriteGgufToString(*d);
+  if (!bytes.ok()) std::abort();
+  fuzz::AlignedCopy again(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
+  absl::StatusOr<checkpoint::TensorDict> back =
+      checkpoint::ReadGgufFromBuffer(again.span, again.owner);
+  if (!back.ok()) std::abort();
+  fuzz::CheckSameTensors(*d, *back, "gguf");
+  return 0;
+}
