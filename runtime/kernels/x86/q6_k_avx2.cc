@@ -19,17 +19,28 @@ struct Q6_KAvx2 {
     const auto* bx = reinterpret_cast<const blocks::BlockQ8_K*>(x);
     const __m256i m4 = _mm256_set1_epi8(0x0F);
     const __m256i m3 = _mm256_set1_epi8(3);
+    // vpshufb masks: int16 lane 2t in the low 128-bit half, lane 2t + 1 in the high half.
+    const __m256i kPairShuffle[4] = {_mm256_setr_epi64x(0x0100010001000100, 0x0100010001000100,
+                                                        0x0302030203020302, 0x0302030203020302),
+                                     _mm256_setr_epi64x(0x0504050405040504, 0x0504050405040504,
+                                                        0x0706070607060706, 0x0706070607060706),
+                                     _mm256_setr_epi64x(0x0908090809080908, 0x0908090809080908,
+                                                        0x0B0A0B0A0B0A0B0A, 0x0B0A0B0A0B0A0B0A),
+                                     _mm256_setr_epi64x(0x0D0C0D0C0D0C0D0C, 0x0D0C0D0C0D0C0D0C,
+                                                        0x0F0E0F0E0F0E0F0E, 0x0F0E0F0E0F0E0F0E)};
     __m256 acc[R];
-    float accc[R];
+    __m256 accc[R];
     for (int r = 0; r < R; ++r) {
       acc[r] = _mm256_setzero_ps();
-      accc[r] = 0.0f;
+      accc[r] = _mm256_setzero_ps();
     }
     for (int64_t b = 0; b < k / blocks::kQK_K; ++b) {
       for (int r = 0; r < R; ++r) {
         const auto& bw = reinterpret_cast<const blocks::BlockQ6_K*>(w + r * wrb)[b];
-        int32_t corr = 0;
-        for (int g = 0; g < 16; ++g) corr += bw.scales[g] * bx[b].bsums[g];
+        const __m128i sc8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bw.scales));
+        const __m256i sc16all = _mm256_cvtepi8_epi16(sc8);  // the 16 group scales as int16
+        // 32 * sum(scale * bsum): the -32 offset of every level.
+        const __m256i corr = _mm256_madd_epi16(sc16all, x86::Load32(bx[b].bsums));
         __m256i sumi = _mm256_setzero_si256();
         for (int n = 0; n < 2; ++n) {
           const __m256i ql0 = x86::Load32(bw.ql + 64 * n);
@@ -45,20 +56,21 @@ struct Q6_KAvx2 {
               _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), m4),
                               _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 6), m3), 4)),
           };
-          const int8_t* sc = bw.scales + 8 * n;
+          // int16 group scales 8n .. 8n + 7 in both 128-bit halves.
+          const __m256i sc16 = _mm256_broadcastsi128_si256(_mm_cvtepi8_epi16(
+              _mm_loadl_epi64(reinterpret_cast<const __m128i*>(bw.scales + 8 * n))));
           for (int t = 0; t < 4; ++t) {
             const __m256i xv = x86::Load32(bx[b].qs + 128 * n + 32 * t);
-            const __m256i s16 =
-                _mm256_setr_m128i(_mm_set1_epi16(sc[2 * t]), _mm_set1_epi16(sc[2 * t + 1]));
+            const __m256i s16 = _mm256_shuffle_epi8(sc16, kPairShuffle[t]);
             sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(_mm256_maddubs_epi16(v[t], xv), s16));
           }
         }
         const float d = blocks::Fp16ToFloat(bw.d) * bx[b].d;
         acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi), acc[r]);
-        accc[r] += d * (32 * corr);
+        accc[r] = _mm256_fmadd_ps(_mm256_set1_ps(32.0f * d), _mm256_cvtepi32_ps(corr), accc[r]);
       }
     }
-    for (int r = 0; r < R; ++r) out[r] = x86::HSum(acc[r]) - accc[r];
+    for (int r = 0; r < R; ++r) out[r] = x86::HSum(_mm256_sub_ps(acc[r], accc[r]));
   }
 };
 
