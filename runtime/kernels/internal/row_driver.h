@@ -31,6 +31,16 @@ inline void RowsAny(int r, const uint8_t* w, size_t wrb, const uint8_t* x, int64
   }
 }
 
+// Adapts a kernel to run its 1-row form R times (for kernels whose multi-row form needs more
+// vector registers than the ISA has).
+template <typename K>
+struct ByRow {
+  template <int R>
+  static void Rows(const uint8_t* w, size_t wrb, const uint8_t* x, int64_t k, float* out) {
+    for (int r = 0; r < R; ++r) K::template Rows<1>(w + r * wrb, wrb, x, k, out + r);
+  }
+};
+
 template <typename K>
 void RowsGemv(const MatmulParams& p, int64_t j0, int64_t j1) {
   int64_t j = j0;

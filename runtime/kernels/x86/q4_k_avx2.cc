@@ -75,11 +75,11 @@ struct Q4_KAvx2 {
 }  // namespace
 
 const KernelEntry kQ4_KAvx2Gemv = {
-    Encoding::kQ4_K, Isa::kAvx2, Shape::kGemv, "q4_k_avx2_gemv",   QuantizeRowQ8_K,
-    Q8_KRowBytes,    nullptr,    nullptr,      RowsGemv<Q4_KAvx2>, 16};
+    Encoding::kQ4_K, Isa::kAvx2, Shape::kGemv, "q4_k_avx2_gemv",          QuantizeRowQ8_K,
+    Q8_KRowBytes,    nullptr,    nullptr,      RowsGemv<ByRow<Q4_KAvx2>>, 16};
 const KernelEntry kQ4_KAvx2Gemm = {
-    Encoding::kQ4_K, Isa::kAvx2, Shape::kGemm, "q4_k_avx2_gemm",   QuantizeRowQ8_K,
-    Q8_KRowBytes,    nullptr,    nullptr,      RowsGemm<Q4_KAvx2>, 16};
+    Encoding::kQ4_K, Isa::kAvx2, Shape::kGemm, "q4_k_avx2_gemm",          QuantizeRowQ8_K,
+    Q8_KRowBytes,    nullptr,    nullptr,      RowsGemm<ByRow<Q4_KAvx2>>, 16};
 
 }  // namespace internal
 }  // namespace kernels

@@ -78,11 +78,11 @@ struct Q5_KAvx2 {
 }  // namespace
 
 const KernelEntry kQ5_KAvx2Gemv = {
-    Encoding::kQ5_K, Isa::kAvx2, Shape::kGemv, "q5_k_avx2_gemv",   QuantizeRowQ8_K,
-    Q8_KRowBytes,    nullptr,    nullptr,      RowsGemv<Q5_KAvx2>, 16};
+    Encoding::kQ5_K, Isa::kAvx2, Shape::kGemv, "q5_k_avx2_gemv",          QuantizeRowQ8_K,
+    Q8_KRowBytes,    nullptr,    nullptr,      RowsGemv<ByRow<Q5_KAvx2>>, 16};
 const KernelEntry kQ5_KAvx2Gemm = {
-    Encoding::kQ5_K, Isa::kAvx2, Shape::kGemm, "q5_k_avx2_gemm",   QuantizeRowQ8_K,
-    Q8_KRowBytes,    nullptr,    nullptr,      RowsGemm<Q5_KAvx2>, 16};
+    Encoding::kQ5_K, Isa::kAvx2, Shape::kGemm, "q5_k_avx2_gemm",          QuantizeRowQ8_K,
+    Q8_KRowBytes,    nullptr,    nullptr,      RowsGemm<ByRow<Q5_KAvx2>>, 16};
 
 }  // namespace internal
 }  // namespace kernels

@@ -77,11 +77,11 @@ struct Q6_KAvx2 {
 }  // namespace
 
 const KernelEntry kQ6_KAvx2Gemv = {
-    Encoding::kQ6_K, Isa::kAvx2, Shape::kGemv, "q6_k_avx2_gemv",   QuantizeRowQ8_K,
-    Q8_KRowBytes,    nullptr,    nullptr,      RowsGemv<Q6_KAvx2>, 16};
+    Encoding::kQ6_K, Isa::kAvx2, Shape::kGemv, "q6_k_avx2_gemv",          QuantizeRowQ8_K,
+    Q8_KRowBytes,    nullptr,    nullptr,      RowsGemv<ByRow<Q6_KAvx2>>, 16};
 const KernelEntry kQ6_KAvx2Gemm = {
-    Encoding::kQ6_K, Isa::kAvx2, Shape::kGemm, "q6_k_avx2_gemm",   QuantizeRowQ8_K,
-    Q8_KRowBytes,    nullptr,    nullptr,      RowsGemm<Q6_KAvx2>, 16};
+    Encoding::kQ6_K, Isa::kAvx2, Shape::kGemm, "q6_k_avx2_gemm",          QuantizeRowQ8_K,
+    Q8_KRowBytes,    nullptr,    nullptr,      RowsGemm<ByRow<Q6_KAvx2>>, 16};
 
 }  // namespace internal
 }  // namespace kernels
