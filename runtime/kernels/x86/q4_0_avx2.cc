@@ -62,11 +62,11 @@ struct Q4_0Avx2 {
 }  // namespace
 
 const KernelEntry kQ4_0Avx2Gemv = {
-    Encoding::kQ4_0, Isa::kAvx2,   Shape::kGemv,   "q4_0_avx2_gemv",   QuantizeRowQ8_0S,
-    Q8_0SRowBytes,   RepackQ4_0X4, Q4_0X4RowBytes, RowsGemv<Q4_0Avx2>, 16};
+    Encoding::kQ4_0, Isa::kAvx2,   Shape::kGemv,   "q4_0_avx2_gemv",          QuantizeRowQ8_0S,
+    Q8_0SRowBytes,   RepackQ4_0X4, Q4_0X4RowBytes, RowsGemv<ByRow<Q4_0Avx2>>, 16};
 const KernelEntry kQ4_0Avx2Gemm = {
-    Encoding::kQ4_0, Isa::kAvx2,   Shape::kGemm,   "q4_0_avx2_gemm",   QuantizeRowQ8_0S,
-    Q8_0SRowBytes,   RepackQ4_0X4, Q4_0X4RowBytes, RowsGemm<Q4_0Avx2>, 16};
+    Encoding::kQ4_0, Isa::kAvx2,   Shape::kGemm,   "q4_0_avx2_gemm",          QuantizeRowQ8_0S,
+    Q8_0SRowBytes,   RepackQ4_0X4, Q4_0X4RowBytes, RowsGemm<ByRow<Q4_0Avx2>>, 16};
 
 }  // namespace internal
 }  // namespace kernels
