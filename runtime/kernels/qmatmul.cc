@@ -37,6 +37,7 @@ const KernelEntry* const kAllKernels[] = {
     &internal::kQ4_0Avx512VnniGemv, &internal::kQ4_0Avx512VnniGemm,
     &internal::kQ8_0Avx512VnniGemv, &internal::kQ8_0Avx512VnniGemm,
     &internal::kQ4_KAvx512VnniGemv, &internal::kQ4_KAvx512VnniGemm,
+    &internal::kQ6_KAvx512VnniGemv, &internal::kQ6_KAvx512VnniGemm,
 #endif
 #if defined(EDGEQ_KERNELS_ARM)
     &internal::kQ4_0NeonGemv, &internal::kQ4_0NeonGemm,
