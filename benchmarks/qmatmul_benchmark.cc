@@ -7,9 +7,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -73,14 +75,26 @@ void SetCounters(benchmark::State& state, int64_t m, int64_t n, int64_t k, doubl
       benchmark::Counter(weight_bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// Weights quantized once per (encoding, n, k) and shared by every kernel's benchmark.
+const std::vector<uint8_t>& QuantizedWeights(Encoding e, int64_t n, int64_t k) {
+  static auto* cache = new std::map<std::tuple<int, int64_t, int64_t>, std::vector<uint8_t>>();
+  std::vector<uint8_t>& w = (*cache)[{static_cast<int>(e), n, k}];
+  if (w.empty()) {
+    const QuantizationEncoding& codec = *FindEncoding(EncodingName(e)).value();
+    const std::vector<float> wf = Gaussian(n * k, 1);
+    const int64_t row_bytes =
+        codec.block_parameters().block_size * (k / codec.block_parameters().elements_per_block);
+    w.resize(n * row_bytes);
+    for (int64_t j = 0; j < n; ++j) {
+      codec.QuantizeRow(wf.data() + j * k, w.data() + j * row_bytes, k);
+    }
+  }
+  return w;
+}
+
 void BM_QMatmul(benchmark::State& state, const KernelEntry* entry, int64_t m, int64_t n, int64_t k,
                 int threads) {
-  const QuantizationEncoding& codec = *FindEncoding(EncodingName(entry->encoding)).value();
-  const std::vector<float> wf = Gaussian(n * k, 1);
-  const int64_t row_bytes =
-      codec.block_parameters().block_size * (k / codec.block_parameters().elements_per_block);
-  std::vector<uint8_t> w(n * row_bytes);
-  for (int64_t j = 0; j < n; ++j) codec.QuantizeRow(wf.data() + j * k, w.data() + j * row_bytes, k);
+  const std::vector<uint8_t>& w = QuantizedWeights(entry->encoding, n, k);
   auto kernel = kernels::internal::CreateForEntry(entry, n, k, w.data());
   if (!kernel.ok()) {
     state.SkipWithError(std::string(kernel.status().message()).c_str());

@@ -3,7 +3,7 @@
 
 Usage:
   bazel run //benchmarks:qmatmul_benchmark -- --benchmark_format=json > /tmp/qmatmul.json
-  python3 benchmarks/qmatmul_table.py /tmp/qmatmul.json [--ggml ggml.json]
+  python3 benchmarks/qmatmul_table.py /tmp/qmatmul.json [more runs...] [--best] [--ggml g.json]
 
 Every kernel row is compared with XNNPACK's f32 fully-connected operator on the same shape and
 thread count, measured in the same run. With --ggml, a JSON object {"<m>/<n>/<k>/<threads>/<enc>":
@@ -14,34 +14,56 @@ import json
 import re
 import sys
 
+ENCODINGS = ("q4_0", "q8_0", "q4_k", "q5_k", "q6_k", "bf16")
 NAME = re.compile(r"^(?P<kernel>[^/]+)/m:(?P<m>\d+)/n:(?P<n>\d+)/k:(?P<k>\d+)/threads:(?P<t>\d+)")
 
 
 def main():
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-  parser.add_argument("json_file")
-  parser.add_argument("--ggml", help="JSON of ggml GFLOP/s keyed m/n/k/threads/encoding")
+  parser.add_argument("json_files", nargs="+",
+                      help="benchmark JSON output; with several runs the best of each is used")
+  parser.add_argument("--best", action="store_true",
+                      help="only the fastest kernel per encoding, shape, m and thread count")
+  parser.add_argument("--ggml", action="append", default=[],
+                      help="JSON of ggml GFLOP/s keyed m/n/k/threads/encoding (repeatable: best)")
   args = parser.parse_args()
-  with open(args.json_file) as f:
-    data = json.load(f)
   ggml = {}
-  if args.ggml:
-    with open(args.ggml) as f:
-      ggml = json.load(f)
+  for path in args.ggml:
+    with open(path) as f:
+      for key, value in json.load(f).items():
+        ggml[key] = max(value, ggml.get(key, 0.0))
 
+  # Best of the runs per benchmark (the machine may be shared: slow runs are interference).
+  results = {}
+  for path in args.json_files:
+    with open(path) as f:
+      data = json.load(f)
+    for b in data.get("benchmarks", []):
+      m = NAME.match(b["name"])
+      if not m or b.get("error_occurred") or b.get("run_type") == "aggregate":
+        continue
+      key = (int(m["m"]), int(m["n"]), int(m["k"]), int(m["t"]))
+      gflops = b.get("GFLOPS", 0.0)
+      gbps = b.get("weight_GBps", 0.0)
+      old = results.get((key, m["kernel"]))
+      if old is None or gflops > old[0]:
+        results[(key, m["kernel"])] = (gflops, gbps)
   rows, base = [], {}
-  for b in data.get("benchmarks", []):
-    m = NAME.match(b["name"])
-    if not m or b.get("error_occurred"):
-      continue
-    key = (int(m["m"]), int(m["n"]), int(m["k"]), int(m["t"]))
-    gflops = b.get("GFLOPS", 0.0) / 1e0
-    gbps = b.get("weight_GBps", 0.0)
-    if m["kernel"] == "xnnpack_f32":
+  for (key, kernel), (gflops, gbps) in results.items():
+    if kernel == "xnnpack_f32":
       base[key] = gflops
-    rows.append((key, m["kernel"], gflops, gbps))
+    rows.append((key, kernel, gflops, gbps))
   if not rows:
-    sys.exit("no qmatmul_benchmark results in " + args.json_file)
+    sys.exit("no qmatmul_benchmark results in " + " ".join(args.json_files))
+
+  if args.best:
+    best = {}
+    for row in rows:
+      key, kernel = row[0], row[1]
+      enc = next((e for e in ENCODINGS if kernel.startswith(e + "_")), kernel)
+      if (key, enc) not in best or row[2] > best[(key, enc)][2]:
+        best[(key, enc)] = row
+    rows = list(best.values())
 
   header = "| m | n x k | threads | kernel | GFLOP/s | weight GB/s | vs XNNPACK f32 |"
   sep = "|---|---|---|---|---|---|---|"
@@ -55,8 +77,8 @@ def main():
     ratio = gflops / base[key] if base.get(key) else float("nan")
     line = f"| {m} | {n}x{k} | {t} | {kernel} | {gflops:.1f} | {gbps:.2f} | {ratio:.2f}x |"
     if ggml:
-      enc = kernel.split("_")[0] + "_" + kernel.split("_")[1] if "_" in kernel else kernel
-      g = ggml.get(f"{m}/{n}/{k}/{t}/{enc}")
+      enc = next((e for e in ENCODINGS if kernel.startswith(e + "_")), None)
+      g = ggml.get(f"{m}/{n}/{k}/{t}/{enc}") if enc else None
       line += f" {gflops / g:.2f}x |" if g else " |"
     print(line)
 
