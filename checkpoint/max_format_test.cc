@@ -304,11 +304,6 @@ TEST(MaxFormatTest, InterruptedSaveLeavesOldFileIntact) {
   kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
-  if (!seen && !absl::StrContains(listing, "atomic.max.tmp.")) {
-    // Under qemu-user the forked child can stall before its first system call; on a real
-    // kernel the temporary file appears within milliseconds.
-    GTEST_SKIP() << "the forked child made no progress in 20 s (emulator?): " << listing;
-  }
   ASSERT_TRUE(seen) << "no temporary file with data appeared within 20 s: " << listing;
   ASSERT_TRUE(WIFSIGNALED(status)) << "the child finished before it could be killed";
   EXPECT_EQ(ReadFile(path), old_bytes);

@@ -2,12 +2,7 @@
 // the registry.
 #include "quantization/encoding.h"
 
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -15,7 +10,6 @@
 #include <memory>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -55,40 +49,6 @@ std::vector<const QuantizationEncoding*> AllBuiltins() {
   return {&Q4_0Encoding(), &Q8_0Encoding(), &Q4_KEncoding(),
           &Q5_KEncoding(), &Q6_KEncoding(), &BFloat16Encoding()};
 }
-
-// Whether a 2-thread pthreadpool can run here. Dynamically linked aarch64 binaries hang in
-// pthread_create under this machine's qemu-user (7.2), so the probe runs in a forked child with a
-// time limit; the parallel tests are skipped (with a message) where threads cannot start.
-bool ThreadsWork() {
-  static const bool works = [] {
-    const pid_t pid = fork();
-    if (pid == 0) {
-      pthreadpool_t pool = pthreadpool_create(2);
-      int hits[4] = {0, 0, 0, 0};
-      pthreadpool_parallelize_1d(
-          pool, [](void* c, size_t i) { static_cast<int*>(c)[i] = 1; }, hits, 4, 0);
-      pthreadpool_destroy(pool);
-      _exit(hits[0] + hits[1] + hits[2] + hits[3] == 4 ? 0 : 1);
-    }
-    if (pid < 0) return false;
-    for (int i = 0; i < 100; ++i) {  // up to 10 s
-      int status = 0;
-      if (waitpid(pid, &status, WNOHANG) == pid)
-        return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-    return false;
-  }();
-  return works;
-}
-
-#define SKIP_UNLESS_THREADS_WORK()                                                       \
-  if (!ThreadsWork()) {                                                                  \
-    GTEST_SKIP() << "threads cannot start in this environment (aarch64 under qemu-user " \
-                    "hangs in pthread_create); the parallel path is tested on the host"; \
-  }
 
 TEST(BuiltinsTest, NamesAndBlockParameters) {
   EXPECT_EQ(Q4_0Encoding().name(), "q4_0");
@@ -222,7 +182,6 @@ TEST(QuantizeTest, RejectsNanAndInfNamingTheFlatIndex) {
 }
 
 TEST(QuantizeTest, NanReportedFromAParallelRun) {
-  SKIP_UNLESS_THREADS_WORK();
   std::unique_ptr<pthreadpool, decltype(&pthreadpool_destroy)> pool(pthreadpool_create(2),
                                                                     pthreadpool_destroy);
   std::vector<float> x = Gaussian(64 * 1024, 4);
@@ -305,7 +264,6 @@ TEST(DequantizeTest, UntaggedBytesDecodeToTheDerivedShape) {
 }
 
 TEST(ParallelTest, TwoThreadsGiveIdenticalBytes) {
-  SKIP_UNLESS_THREADS_WORK();
   std::unique_ptr<pthreadpool, decltype(&pthreadpool_destroy)> pool(pthreadpool_create(2),
                                                                     pthreadpool_destroy);
   ASSERT_NE(pool, nullptr);
@@ -385,8 +343,8 @@ TEST(RegistryTest, RegisterFindDuplicateUnknown) {
   EXPECT_THAT(std::string(unknown.status().message()), HasSubstr("test_row"));
 
   // A user encoding gets whole rows, serial or parallel.
-  std::unique_ptr<pthreadpool, decltype(&pthreadpool_destroy)> pool(
-      ThreadsWork() ? pthreadpool_create(2) : nullptr, pthreadpool_destroy);
+  std::unique_ptr<pthreadpool, decltype(&pthreadpool_destroy)> pool(pthreadpool_create(2),
+                                                                    pthreadpool_destroy);
   std::vector<float> x = Gaussian(8 * 8192, 9);
   x[3] = 100.0f;  // row 0's scale
   const Tensor t = F32(Shape{8, 8192}, x);

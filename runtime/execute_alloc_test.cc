@@ -13,7 +13,6 @@
 #include "gtest/gtest.h"
 #include "quantization/encoding.h"
 #include "runtime/custom_op.h"
-#include "runtime/internal/test_threads.h"
 #include "runtime/session.h"
 
 namespace {
@@ -92,7 +91,7 @@ TEST(ExecuteAllocTest, NoAllocationAfterFirstCall) {
   for (int threads : {1, 2}) {
     Graph g = BuildBlock();
     ASSERT_TRUE(g.status().ok()) << g.status();
-    InferenceSession session({.num_threads = testing::UsableThreads(threads)});
+    InferenceSession session({.num_threads = threads});
     absl::StatusOr<Model> model = session.Load(g);
     ASSERT_TRUE(model.ok()) << model.status();
     Tensor x = Ramp({4, 64}, 2.0f);
@@ -129,7 +128,6 @@ TEST(ConcurrencyTest, TwoModelsOnTwoThreadsMatchOneThread) {
   ASSERT_TRUE(ref.ok());
   const Tensor want = *ref->Get("output0")->Clone();
 
-  if (!testing::ThreadsWork()) GTEST_SKIP() << "threads cannot start here (qemu-user)";
   InferenceSession session({.num_threads = 2});
   absl::StatusOr<Model> a = session.Load(g);
   absl::StatusOr<Model> b = session.Load(g);

@@ -14,7 +14,6 @@
 #include "graph/graph.h"
 #include "gtest/gtest.h"
 #include "quantization/encoding.h"
-#include "runtime/internal/test_threads.h"
 #include "runtime/session.h"
 
 namespace edgeq {
@@ -51,8 +50,8 @@ class OpsTest : public ::testing::TestWithParam<Config> {
  protected:
   // Loads `graph`, runs it on `inputs` (input0, input1, ...) and returns output0.
   std::vector<float> Run(const Graph& graph, const std::vector<Tensor>& inputs) {
-    InferenceSession session({.num_threads = testing::UsableThreads(GetParam().threads),
-                              .use_xnnpack = GetParam().xnnpack});
+    InferenceSession session(
+        {.num_threads = GetParam().threads, .use_xnnpack = GetParam().xnnpack});
     absl::StatusOr<Model> model = session.Load(graph);
     EXPECT_TRUE(model.ok()) << model.status();
     if (!model.ok()) return {};
@@ -225,7 +224,7 @@ TEST_P(OpsTest, GatherF32AndQuantized) {
 TEST_P(OpsTest, GatherOutOfRangeIsAnError) {
   Graph g("gather", {TensorType(DType::kInt64, {2})});
   g.Output(ops::Gather(g.Constant(RandomTensor({4, 8}, 1)), g.Input(0)));
-  InferenceSession session({.num_threads = testing::UsableThreads(GetParam().threads)});
+  InferenceSession session({.num_threads = GetParam().threads});
   absl::StatusOr<Model> model = session.Load(g);
   ASSERT_TRUE(model.ok());
   Tensor idx = *Tensor::FromValues<int64_t>({2}, {1, 4});

@@ -11,7 +11,6 @@
 #include "graph/ops.h"
 #include "gtest/gtest.h"
 #include "quantization/encoding.h"
-#include "runtime/internal/test_threads.h"
 #include "runtime/session.h"
 
 namespace edgeq {
@@ -47,7 +46,7 @@ void CheckQMatmul(const EncodingCase& c, int64_t m, int64_t n, int threads) {
   Tensor w = *Tensor::FromValues<float>({n, k}, wv);
   Graph graph("q", {TensorType(DType::kFloat32, {m, k})});
   graph.Output(ops::QMatmul(*c.encoding, graph.Input(0), graph.Quantize(*c.encoding, w)));
-  InferenceSession session({.num_threads = testing::UsableThreads(threads)});
+  InferenceSession session({.num_threads = threads});
   absl::StatusOr<Model> model = session.Load(graph);
   ASSERT_TRUE(model.ok()) << model.status();
   absl::StatusOr<TensorMap> out = model->Execute({{"input0", x}});

@@ -13,7 +13,6 @@
 #include "gtest/gtest.h"
 #include "quantization/encoding.h"
 #include "runtime/custom_op.h"
-#include "runtime/internal/test_threads.h"
 
 namespace edgeq {
 namespace {
@@ -38,7 +37,7 @@ TEST(SessionTest, SeedExample) {
   Tensor w = *Tensor::Full({32, 64}, 0.15f);
   Value qw = graph.Quantize(Q4_0Encoding(), w);
   graph.Output(ops::QMatmul(Q4_0Encoding(), graph.Input(0), qw));
-  InferenceSession session({.num_threads = testing::UsableThreads(2)});
+  InferenceSession session({.num_threads = 2});
   absl::StatusOr<Model> model = session.Load(graph);
   ASSERT_TRUE(model.ok()) << model.status();
   Tensor input = *Tensor::Full({32, 64}, 0.5f);

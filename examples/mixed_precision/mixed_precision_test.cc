@@ -1,7 +1,6 @@
 #include "examples/mixed_precision/mixed_precision.h"
 
 #include "gtest/gtest.h"
-#include "runtime/internal/test_threads.h"
 
 namespace edgeq {
 namespace examples {
@@ -10,7 +9,7 @@ namespace {
 TEST(MixedPrecisionTest, MemoryAndErrorOrdering) {
   MixedPrecisionOptions options;
   for (int threads : {1, 2}) {
-    options.num_threads = testing::UsableThreads(threads);
+    options.num_threads = threads;
     absl::StatusOr<std::vector<MixedPrecisionRow>> rows = RunMixedPrecision(options);
     ASSERT_TRUE(rows.ok()) << rows.status();
     ASSERT_EQ(rows->size(), 4u);

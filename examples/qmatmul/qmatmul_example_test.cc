@@ -4,7 +4,6 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "runtime/internal/test_threads.h"
 
 namespace edgeq {
 namespace examples {
@@ -12,7 +11,7 @@ namespace {
 
 TEST(QMatmulExampleTest, Values) {
   for (int threads : {1, 2}) {
-    absl::StatusOr<QMatmulExampleResult> r = RunQMatmulExample(testing::UsableThreads(threads));
+    absl::StatusOr<QMatmulExampleResult> r = RunQMatmulExample(threads);
     ASSERT_TRUE(r.ok()) << r.status();
     ASSERT_EQ(r->f32_result.shape(), Shape({32, 32}));
     ASSERT_EQ(r->q4_0_result.shape(), Shape({32, 32}));

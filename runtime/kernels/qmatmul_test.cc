@@ -1,16 +1,10 @@
 #include "runtime/kernels/qmatmul.h"
 
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -123,36 +117,6 @@ void QuantizedActivations(Encoding enc, const float* x, int64_t k, std::vector<f
   }
 }
 
-// Whether a 2-thread pthreadpool can start here: dynamically linked aarch64 binaries hang in
-// pthread_create under this machine's qemu-user (7.2). Probed once in a forked child with a 3 s
-// limit; where threads cannot start, the 2-thread runs use one thread (the host covers them).
-bool ThreadsWork() {
-  static const bool works = [] {
-    const pid_t pid = fork();
-    if (pid == 0) {
-      pthreadpool_t pool = pthreadpool_create(2);
-      int hits[4] = {0, 0, 0, 0};
-      pthreadpool_parallelize_1d(
-          pool, [](void* c, size_t i) { static_cast<int*>(c)[i] = 1; }, hits, 4, 0);
-      pthreadpool_destroy(pool);
-      _exit(hits[0] + hits[1] + hits[2] + hits[3] == 4 ? 0 : 1);
-    }
-    if (pid < 0) return false;
-    for (int i = 0; i < 60; ++i) {
-      int status = 0;
-      if (waitpid(pid, &status, WNOHANG) == pid) {
-        return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-    fprintf(stderr, "NOTE: threads cannot start here (qemu-user); 2-thread runs use 1 thread\n");
-    return false;
-  }();
-  return works;
-}
-
 // Runs `kernel` on p with `threads` threads; returns y (m x n, stride n + 1).
 std::vector<float> RunKernel(const QMatmulKernel& kernel, const Problem& p, int threads) {
   const int64_t y_stride = p.n + 1;
@@ -161,7 +125,7 @@ std::vector<float> RunKernel(const QMatmulKernel& kernel, const Problem& p, int 
   std::vector<uint8_t> scratch(scratch_bytes + 64);
   const uintptr_t a = reinterpret_cast<uintptr_t>(scratch.data());
   void* aligned = scratch.data() + ((a + 63) / 64 * 64 - a);
-  pthreadpool_t pool = threads > 1 && ThreadsWork() ? pthreadpool_create(threads) : nullptr;
+  pthreadpool_t pool = threads > 1 ? pthreadpool_create(threads) : nullptr;
   kernel.Run(p.m, p.x.data(), p.x_stride, y.data(), y_stride, aligned, pool);
   if (pool != nullptr) pthreadpool_destroy(pool);
   return y;
