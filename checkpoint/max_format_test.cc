@@ -10,14 +10,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "checkpoint/internal/file_io.h"
+#include "checkpoint/internal/testing.h"
 #include "gtest/gtest.h"
 #include "xxhash.h"
 
@@ -25,22 +24,9 @@ namespace edgeq {
 namespace checkpoint {
 namespace {
 
-std::string TempDir() {
-  const char* d = std::getenv("TEST_TMPDIR");
-  return d != nullptr ? d : "/tmp";
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-void WriteFile(const std::string& path, const std::string& bytes) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
+using testing::ReadFileOrDie;
+using testing::TempDir;
+using testing::WriteFileOrDie;
 
 TensorDict SampleDict() {
   TensorDict d;
@@ -66,24 +52,8 @@ TensorDict SampleDict() {
 }
 
 void ExpectSameDict(const TensorDict& a, const TensorDict& b) {
-  ASSERT_EQ(a.Keys(), b.Keys());
-  for (const std::string& k : a.Keys()) {
-    const Tensor& x = **a.Get(k);
-    const Tensor& y = **b.Get(k);
-    EXPECT_EQ(x.dtype(), y.dtype()) << k;
-    EXPECT_EQ(x.shape(), y.shape()) << k;
-    EXPECT_EQ(x.encoding(), y.encoding()) << k;
-    EXPECT_EQ(x.logical_shape(), y.logical_shape()) << k;
-    ASSERT_EQ(x.size_bytes(), y.size_bytes()) << k;
-    EXPECT_EQ(0, x.size_bytes() == 0 ? 0 : std::memcmp(x.raw_data(), y.raw_data(), x.size_bytes()))
-        << k;
-  }
-  ASSERT_EQ(a.MetadataKeys(), b.MetadataKeys());
-  for (const std::string& k : a.MetadataKeys()) {
-    EXPECT_TRUE(**a.GetMetadata(k) == **b.GetMetadata(k))
-        << k << ": " << (*a.GetMetadata(k))->DebugString() << " vs "
-        << (*b.GetMetadata(k))->DebugString();
-  }
+  testing::ExpectSameTensors(a, b);
+  testing::ExpectSameMetadata(a, b);
 }
 
 // Recomputes the header/table checksum after a test patched the table.
@@ -137,7 +107,7 @@ TEST(MaxFormatTest, SaveToStringMatchesFileAndLayout) {
   const std::string path = TempDir() + "/layout.max";
   ASSERT_TRUE(Save(d, path).ok());
   const std::string bytes = *SaveToString(d);
-  EXPECT_EQ(ReadFile(path), bytes);
+  EXPECT_EQ(ReadFileOrDie(path), bytes);
   EXPECT_EQ(bytes.substr(0, 8), "EDGEQMAX");
   uint32_t version;
   std::memcpy(&version, bytes.data() + 8, 4);
@@ -181,7 +151,7 @@ TEST(MaxFormatTest, DataBitFlipIsCaughtByVerify) {
   EXPECT_EQ(r.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_TRUE(absl::StrContains(r.status().message(), "tensor 'w'")) << r.status();
   const std::string path = TempDir() + "/flip.max";
-  WriteFile(path, bad);
+  WriteFileOrDie(path, bad);
   EXPECT_EQ(Verify(path).code(), absl::StatusCode::kDataLoss);
 }
 
@@ -257,7 +227,7 @@ TEST(MaxFormatTest, InterruptedSaveLeavesOldFileIntact) {
   const std::string path = TempDir() + "/atomic.max";
   TensorDict old_dict = SampleDict();
   ASSERT_TRUE(Save(old_dict, path).ok());
-  const std::string old_bytes = ReadFile(path);
+  const std::string old_bytes = ReadFileOrDie(path);
 
   const int64_t n = int64_t{24} << 20;  // 96 MB of f32: the write takes a while
   absl::StatusOr<Tensor> big = Tensor::Full(Shape{n}, 1.5f);
@@ -306,7 +276,7 @@ TEST(MaxFormatTest, InterruptedSaveLeavesOldFileIntact) {
   waitpid(pid, &status, 0);
   ASSERT_TRUE(seen) << "no temporary file with data appeared within 20 s: " << listing;
   ASSERT_TRUE(WIFSIGNALED(status)) << "the child finished before it could be killed";
-  EXPECT_EQ(ReadFile(path), old_bytes);
+  EXPECT_EQ(ReadFileOrDie(path), old_bytes);
   absl::StatusOr<TensorDict> loaded = Load(path, {.verify_data = true});
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   ExpectSameDict(old_dict, *loaded);
