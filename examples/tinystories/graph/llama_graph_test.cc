@@ -1,0 +1,144 @@
+// The graph-built Llama against llama2.c's run.c: teacher-forced on run.c's greedy token
+// sequences for stories260K, the graph's argmax must pick run.c's next token at every position.
+#include "examples/tinystories/graph/llama_graph.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "checkpoint/llama2c.h"
+#include "gtest/gtest.h"
+#include "quantization/encoding.h"
+
+namespace edgeq {
+namespace tinystories {
+namespace {
+
+std::string DataPath(const std::string& relative) {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  const char* workspace = std::getenv("TEST_WORKSPACE");
+  if (srcdir == nullptr || workspace == nullptr) return relative;
+  return std::string(srcdir) + "/" + workspace + "/" + relative;
+}
+
+// The second line of a golden .ids file: the whole token sequence run.c processed.
+std::vector<int> GoldenTokens(const std::string& stem) {
+  std::ifstream f(DataPath("tests/testdata/tinystories/" + stem + ".ids"));
+  std::string prompt_line, tokens_line;
+  std::getline(f, prompt_line);
+  std::getline(f, tokens_line);
+  std::vector<int> ids;
+  for (absl::string_view s : absl::StrSplit(tokens_line, ' ', absl::SkipEmpty())) {
+    int v = 0;
+    EXPECT_TRUE(absl::SimpleAtoi(s, &v)) << s;
+    ids.push_back(v);
+  }
+  return ids;
+}
+
+int Argmax(absl::Span<const float> v) {
+  return static_cast<int>(std::max_element(v.begin(), v.end()) - v.begin());
+}
+
+checkpoint::TensorDict Stories260K() {
+  absl::StatusOr<checkpoint::TensorDict> dict =
+      checkpoint::ReadLlama2c(DataPath("tests/testdata/stories260K.bin"));
+  EXPECT_TRUE(dict.ok()) << dict.status();
+  return *std::move(dict);
+}
+
+class LlamaGraphGoldenTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(LlamaGraphGoldenTest, F32ArgmaxFollowsRunC) {
+  const checkpoint::TensorDict dict = Stories260K();
+  absl::StatusOr<std::unique_ptr<LlamaGraphModel>> model = LlamaGraphModel::Create(dict);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const std::vector<int> tokens = GoldenTokens(GetParam());
+  ASSERT_GE(tokens.size(), 200u);
+  // Greedy run: after the prompt every token is the argmax of the previous position's logits.
+  std::ifstream f(DataPath(std::string("tests/testdata/tinystories/") + GetParam() + ".ids"));
+  std::string prompt_line;
+  std::getline(f, prompt_line);
+  const size_t prompt_len = std::max<size_t>(1, absl::StrSplit(prompt_line, ' ', absl::SkipEmpty())
+                                                    .
+                                                    operator std::vector<std::string>()
+                                                    .size());
+  int mismatches = 0;
+  for (size_t pos = 0; pos + 1 < tokens.size(); ++pos) {
+    absl::StatusOr<absl::Span<const float>> logits =
+        (*model)->Forward(tokens[pos], static_cast<int>(pos));
+    ASSERT_TRUE(logits.ok()) << logits.status();
+    ASSERT_EQ(logits->size(), 512u);
+    if (pos + 1 >= prompt_len && Argmax(*logits) != tokens[pos + 1]) ++mismatches;
+  }
+  EXPECT_EQ(mismatches, 0) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Prompts, LlamaGraphGoldenTest,
+                         ::testing::Values("once_upon_a_time", "lily_wanted", "the_cat"));
+
+// Quantized weights (the matrices and the embedding in q8_0 where k allows) stay close to f32: the
+// same greedy argmax at most positions and logits within a small fraction of their range.
+TEST(LlamaGraphTest, Q8_0TracksF32) {
+  const checkpoint::TensorDict dict = Stories260K();
+  checkpoint::TensorDict q8 = dict;
+  for (const std::string& key : dict.Keys()) {
+    const Tensor& t = **dict.Get(key);
+    // ffn_down's k (hidden = 172) is not a multiple of 32: it stays f32 (mixed precision).
+    if (t.shape().rank() != 2 || t.shape().dim(1) % 32 != 0) continue;
+    absl::StatusOr<Tensor> q = Q8_0Encoding().Quantize(t);
+    ASSERT_TRUE(q.ok()) << key << ": " << q.status();
+    ASSERT_TRUE(q8.Set(key, *std::move(q)).ok());
+  }
+  absl::StatusOr<std::unique_ptr<LlamaGraphModel>> f32 = LlamaGraphModel::Create(dict);
+  absl::StatusOr<std::unique_ptr<LlamaGraphModel>> quant = LlamaGraphModel::Create(q8);
+  ASSERT_TRUE(f32.ok()) << f32.status();
+  ASSERT_TRUE(quant.ok()) << quant.status();
+  EXPECT_TRUE(absl::StrContains((*quant)->DebugString(), "qmatmul")) << (*quant)->DebugString();
+  const std::vector<int> tokens = GoldenTokens("once_upon_a_time");
+  int same = 0, n = 0;
+  for (size_t pos = 0; pos + 1 < tokens.size(); ++pos, ++n) {
+    absl::StatusOr<absl::Span<const float>> a = (*f32)->Forward(tokens[pos], pos);
+    ASSERT_TRUE(a.ok());
+    const std::vector<float> want(a->begin(), a->end());
+    absl::StatusOr<absl::Span<const float>> b = (*quant)->Forward(tokens[pos], pos);
+    ASSERT_TRUE(b.ok());
+    const float range =
+        *std::max_element(want.begin(), want.end()) - *std::min_element(want.begin(), want.end());
+    float max_diff = 0;
+    for (size_t i = 0; i < want.size(); ++i)
+      max_diff = std::max(max_diff, std::fabs(want[i] - (*b)[i]));
+    EXPECT_LT(max_diff, 0.05f * range) << "position " << pos;
+    same += Argmax(want) == Argmax(*b);
+  }
+  EXPECT_GE(same, n * 95 / 100) << same << " of " << n;
+}
+
+TEST(LlamaGraphTest, BadTokenPositionAndWeights) {
+  checkpoint::TensorDict dict = Stories260K();
+  absl::StatusOr<std::unique_ptr<LlamaGraphModel>> model = LlamaGraphModel::Create(dict);
+  ASSERT_TRUE(model.ok());
+  EXPECT_EQ((*model)->Forward(512, 0).status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ((*model)->Forward(-1, 0).status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ((*model)->Forward(1, 512).status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_TRUE(absl::StrContains((*model)->Forward(1, 512).status().message(), "512"));
+
+  // A matrix with the wrong shape is named.
+  checkpoint::TensorDict bad = dict;
+  ASSERT_TRUE(bad.Set("blk.1.ffn_up.weight", *Tensor::Full({3, 64}, 0.0f)).ok());
+  absl::StatusOr<std::unique_ptr<LlamaGraphModel>> r = LlamaGraphModel::Create(bad);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "blk.1.ffn_up.weight")) << r.status();
+}
+
+}  // namespace
+}  // namespace tinystories
+}  // namespace edgeq
