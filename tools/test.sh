@@ -4,15 +4,16 @@
 #   2. host tests (x86-64): bazel test //...
 #   3. aarch64 tests under qemu-aarch64 -cpu max (NEON + dotprod + i8mm), then the kernel tests again
 #      under -cpu cortex-a76 (dotprod, no i8mm) and -cpu cortex-a53 (NEON only),
-#   4. the parser/codec tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang),
-#   5. a short run of every fuzzer (tests/fuzz), if present.
+#   4. the parser/codec tests under AddressSanitizer + UndefinedBehaviorSanitizer, the runtime's
+#      threaded tests under ThreadSanitizer,
+#   5. a short run of every fuzzer (tests/fuzz, libFuzzer with clang).
 # Prints one closing line "N passed, N failed" and exits non-zero if anything failed.
 #
 #   tools/test.sh [--host-only] [--skip-setup] [--help]
 set -uo pipefail
 
 usage() {
-  sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 host_only=0
@@ -81,6 +82,10 @@ for pkg in core quantization checkpoint tests; do
   [ -f "$pkg/BUILD" ] && asan_targets+=("//$pkg/...")
 done
 run_stage asan --config=asan --build_tests_only "${asan_targets[@]}"
+# The runtime's threaded tests (two Models executing at once, 2-thread kernels) under
+# ThreadSanitizer.
+run_stage tsan --config=tsan --build_tests_only //runtime:session_test //runtime:ops_test \
+  //runtime:qmatmul_op_test //runtime:execute_alloc_test
 
 if [ -x tests/fuzz/run_fuzzers.sh ]; then
   echo "=== fuzz: tests/fuzz/run_fuzzers.sh (short run)"
