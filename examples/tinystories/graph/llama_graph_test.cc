@@ -14,6 +14,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "checkpoint/llama2c.h"
+#include "examples/tinystories/sampler.h"
 #include "gtest/gtest.h"
 #include "quantization/encoding.h"
 
@@ -28,19 +29,31 @@ std::string DataPath(const std::string& relative) {
   return std::string(srcdir) + "/" + workspace + "/" + relative;
 }
 
-// The second line of a golden .ids file: the whole token sequence run.c processed.
-std::vector<int> GoldenTokens(const std::string& stem) {
-  std::ifstream f(DataPath("tests/testdata/tinystories/" + stem + ".ids"));
-  std::string prompt_line, tokens_line;
-  std::getline(f, prompt_line);
-  std::getline(f, tokens_line);
+std::vector<int> ParseIds(const std::string& line) {
   std::vector<int> ids;
-  for (absl::string_view s : absl::StrSplit(tokens_line, ' ', absl::SkipEmpty())) {
+  for (absl::string_view s : absl::StrSplit(line, ' ', absl::SkipEmpty())) {
     int v = 0;
     EXPECT_TRUE(absl::SimpleAtoi(s, &v)) << s;
     ids.push_back(v);
   }
   return ids;
+}
+
+// A golden .ids file: the prompt's token ids (BOS first), then the whole sequence run.c
+// processed.
+struct Golden {
+  std::vector<int> prompt;
+  std::vector<int> tokens;
+};
+Golden ReadGolden(const std::string& stem) {
+  std::ifstream f(DataPath("tests/testdata/tinystories/" + stem + ".ids"));
+  std::string prompt_line, tokens_line;
+  std::getline(f, prompt_line);
+  std::getline(f, tokens_line);
+  Golden g{ParseIds(prompt_line), ParseIds(tokens_line)};
+  EXPECT_GE(g.tokens.size(), 200u) << stem;
+  EXPECT_FALSE(g.prompt.empty()) << stem;
+  return g;
 }
 
 int Argmax(absl::Span<const float> v) {
@@ -60,16 +73,9 @@ TEST_P(LlamaGraphGoldenTest, F32ArgmaxFollowsRunC) {
   const checkpoint::TensorDict dict = Stories260K();
   absl::StatusOr<std::unique_ptr<LlamaGraphModel>> model = LlamaGraphModel::Create(dict);
   ASSERT_TRUE(model.ok()) << model.status();
-  const std::vector<int> tokens = GoldenTokens(GetParam());
-  ASSERT_GE(tokens.size(), 200u);
-  // Greedy run: after the prompt every token is the argmax of the previous position's logits.
-  std::ifstream f(DataPath(std::string("tests/testdata/tinystories/") + GetParam() + ".ids"));
-  std::string prompt_line;
-  std::getline(f, prompt_line);
-  const size_t prompt_len = std::max<size_t>(1, absl::StrSplit(prompt_line, ' ', absl::SkipEmpty())
-                                                    .
-                                                    operator std::vector<std::string>()
-                                                    .size());
+  const Golden golden = ReadGolden(GetParam());
+  const std::vector<int>& tokens = golden.tokens;
+  const size_t prompt_len = golden.prompt.size();
   int mismatches = 0;
   for (size_t pos = 0; pos + 1 < tokens.size(); ++pos) {
     absl::StatusOr<absl::Span<const float>> logits =
@@ -82,7 +88,37 @@ TEST_P(LlamaGraphGoldenTest, F32ArgmaxFollowsRunC) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Prompts, LlamaGraphGoldenTest,
-                         ::testing::Values("once_upon_a_time", "lily_wanted", "the_cat"));
+                         ::testing::Values("once_upon_a_time", "lily_wanted", "the_cat", "empty"));
+
+// run.c's sampled runs (temperature, top-p, seed), teacher-forced: llama2.c's sampler fed the
+// graph's logits draws the token run.c drew at every position.
+TEST(LlamaGraphTest, SampledTokensFollowRunC) {
+  const checkpoint::TensorDict dict = Stories260K();
+  struct Case {
+    const char* stem;
+    SamplerOptions options;
+  };
+  for (const Case& c :
+       {Case{"sampled_t08_p09_s42", {0.8f, 0.9f, 42}}, Case{"sampled_t1_p0_s7", {1.0f, 0.0f, 7}}}) {
+    absl::StatusOr<std::unique_ptr<LlamaGraphModel>> model = LlamaGraphModel::Create(dict);
+    ASSERT_TRUE(model.ok()) << model.status();
+    absl::StatusOr<Sampler> sampler = Sampler::Create(512, c.options);
+    ASSERT_TRUE(sampler.ok());
+    const Golden golden = ReadGolden(c.stem);
+    const std::vector<int>& tokens = golden.tokens;
+    const size_t prompt_len = golden.prompt.size();
+    int mismatches = 0;
+    for (size_t pos = 0; pos + 1 < tokens.size(); ++pos) {
+      absl::StatusOr<absl::Span<const float>> logits =
+          (*model)->Forward(tokens[pos], static_cast<int>(pos));
+      ASSERT_TRUE(logits.ok()) << logits.status();
+      if (pos + 1 < prompt_len) continue;
+      std::vector<float> copy(logits->begin(), logits->end());
+      if (sampler->Sample(absl::MakeSpan(copy)) != tokens[pos + 1]) ++mismatches;
+    }
+    EXPECT_EQ(mismatches, 0) << c.stem;
+  }
+}
 
 // Quantized weights (the matrices and the embedding in q8_0 where k allows) stay close to f32: the
 // same greedy argmax at most positions and logits within a small fraction of their range.
@@ -102,7 +138,7 @@ TEST(LlamaGraphTest, Q8_0TracksF32) {
   ASSERT_TRUE(f32.ok()) << f32.status();
   ASSERT_TRUE(quant.ok()) << quant.status();
   EXPECT_TRUE(absl::StrContains((*quant)->DebugString(), "qmatmul")) << (*quant)->DebugString();
-  const std::vector<int> tokens = GoldenTokens("once_upon_a_time");
+  const std::vector<int> tokens = ReadGolden("once_upon_a_time").tokens;
   int same = 0, n = 0;
   for (size_t pos = 0; pos + 1 < tokens.size(); ++pos, ++n) {
     absl::StatusOr<absl::Span<const float>> a = (*f32)->Forward(tokens[pos], pos);
