@@ -130,7 +130,8 @@ absl::StatusOr<TensorMap> Model::Execute(absl::Span<const NamedTensor> inputs) {
 
 // ---- InferenceSession ----
 
-InferenceSession::InferenceSession(SessionOptions options) : options_(options) {
+InferenceSession::InferenceSession(SessionOptions options)
+    : options_(options), weight_cache_(std::make_shared<internal::PreparedWeightCache>()) {
   if (options_.num_threads > 1) {
     pthreadpool_t pool = pthreadpool_create(static_cast<size_t>(options_.num_threads));
     if (pool == nullptr) {
@@ -155,6 +156,8 @@ InferenceSession::InferenceSession(SessionOptions options) : options_(options) {
 }
 
 InferenceSession::~InferenceSession() = default;
+
+int64_t InferenceSession::prepared_weight_reuses() const { return weight_cache_->reuses(); }
 
 absl::StatusOr<Model> InferenceSession::Load(const Graph& graph) {
   EDGEQ_RETURN_IF_ERROR(graph.status());
@@ -189,6 +192,7 @@ absl::StatusOr<Model> InferenceSession::Load(const Graph& graph) {
   env.pool = static_cast<pthreadpool_t>(pool_.get());
   env.isa_cap = options_.isa_cap;
   env.use_xnnpack = xnnpack_enabled_;
+  env.weight_cache = weight_cache_.get();
 
   // Buffers: one per value computed by a kernel, plus one per output that is a graph input or a
   // constant (copied at the end so that outputs always live in the arena).

@@ -38,6 +38,9 @@
 #include "runtime/kernels/qmatmul.h"
 
 namespace edgeq {
+namespace internal {
+class PreparedWeightCache;
+}  // namespace internal
 
 struct SessionOptions {
   // Threads that run kernels (the calling thread included); must be >= 1.
@@ -122,10 +125,15 @@ class InferenceSession {
   const std::vector<std::string>& log() const { return log_; }
   // True if f32 matmuls run through XNNPACK.
   bool xnnpack_enabled() const { return xnnpack_enabled_; }
+  // How many qmatmul weight preparations (repacking) Load took from another live Model of this
+  // session instead of doing them again: graphs over the same constant buffers (e.g. a decoder's
+  // one-token and prompt-block graphs) share prepared weights.
+  int64_t prepared_weight_reuses() const;
 
  private:
   SessionOptions options_;
   std::shared_ptr<void> pool_;  // pthreadpool_t, null with one thread
+  std::shared_ptr<internal::PreparedWeightCache> weight_cache_;
   bool xnnpack_enabled_ = false;
   std::vector<std::string> log_;
 };

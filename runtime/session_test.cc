@@ -51,6 +51,55 @@ TEST(SessionTest, SeedExample) {
   for (float v : values) EXPECT_NEAR(v, 4.8f, 0.01f);
 }
 
+// Two graphs over the same quantized constant (a decoder's one-row and block graphs, say)
+// prepare the weights once; results are unchanged, and a graph over other bytes is not confused
+// with them.
+TEST(SessionTest, ModelsShareQuantizedWeightsPreparedOnce) {
+  std::vector<float> wv(48 * 64);
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = std::sin(0.37f * static_cast<float>(i));
+  const Tensor w = *Tensor::FromValues<float>({48, 64}, wv);
+  const Tensor qw = *Q4_0Encoding().Quantize(w);
+  InferenceSession session;
+  auto load = [&](int64_t rows, const Tensor& weights) {
+    Graph g("g", {F32({rows, 64})});
+    g.Output(ops::QMatmul(Q4_0Encoding(), g.Input(0), g.Constant(weights)));
+    return session.Load(g);
+  };
+  absl::StatusOr<Model> one = load(1, qw);
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ(session.prepared_weight_reuses(), 0);
+  absl::StatusOr<Model> block = load(8, qw);
+  ASSERT_TRUE(block.ok()) << block.status();
+  EXPECT_EQ(session.prepared_weight_reuses(), 1);
+
+  // Same values in another buffer: prepared again.
+  const Tensor qw_copy = *qw.Clone();
+  absl::StatusOr<Model> other = load(1, qw_copy);
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(session.prepared_weight_reuses(), 1);
+
+  std::vector<float> xv(8 * 64);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = std::cos(0.11f * static_cast<float>(i));
+  const Tensor x8 = *Tensor::FromValues<float>({8, 64}, xv);
+  const Tensor x1 = *Tensor::FromValues<float>({1, 64}, absl::MakeConstSpan(xv).first(64));
+  const std::vector<float> y8 = Floats(*block->Execute({{"input0", x8}}), "output0");
+  const std::vector<float> y1 = Floats(*one->Execute({{"input0", x1}}), "output0");
+  const std::vector<float> y1_other = Floats(*other->Execute({{"input0", x1}}), "output0");
+  ASSERT_EQ(y8.size(), 8u * 48);
+  ASSERT_EQ(y1.size(), 48u);
+  for (int j = 0; j < 48; ++j) {
+    EXPECT_EQ(y1[j], y1_other[j]) << j;
+    EXPECT_NEAR(y1[j], y8[j], 1e-4f * (1 + std::fabs(y1[j]))) << j;
+  }
+
+  // Once every Model using them is gone, nothing is reused (the buffer may be gone too).
+  *one = Model(std::move(*other));
+  block = absl::UnknownError("released");
+  absl::StatusOr<Model> again = load(8, qw);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(session.prepared_weight_reuses(), 1);
+}
+
 TEST(SessionTest, XnnpackStatusIsReported) {
   InferenceSession session;
   for (const std::string& line : session.log()) fprintf(stderr, "session log: %s\n", line.c_str());

@@ -577,7 +577,7 @@ class XnnFullyConnectedKernel : public OpKernel {
 
 class QMatmulOpKernel : public OpKernel {
  public:
-  QMatmulOpKernel(int a, int out, int64_t m, std::unique_ptr<kernels::QMatmulKernel> kernel)
+  QMatmulOpKernel(int a, int out, int64_t m, std::shared_ptr<const kernels::QMatmulKernel> kernel)
       : a_(a), out_(out), m_(m), kernel_(std::move(kernel)) {}
   absl::Status Run(const ExecContext& ctx) override {
     kernel_->Run(m_, Data(ctx, a_), kernel_->k(), Data(ctx, out_), kernel_->n(), ctx.scratch,
@@ -590,7 +590,7 @@ class QMatmulOpKernel : public OpKernel {
  private:
   int a_, out_;
   int64_t m_;
-  std::unique_ptr<kernels::QMatmulKernel> kernel_;
+  std::shared_ptr<const kernels::QMatmulKernel> kernel_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -782,8 +782,13 @@ absl::StatusOr<std::unique_ptr<OpKernel>> CreateOpKernel(const Graph& graph, con
     const int64_t k = w.logical_shape.dim(1);
     const int64_t n = w.logical_shape.dim(0);
     const int64_t m = k == 0 ? 0 : in_shape(0).num_elements() / k;
-    absl::StatusOr<std::unique_ptr<kernels::QMatmulKernel>> kernel = kernels::QMatmulKernel::Create(
-        w.encoding, n, k, static_cast<const uint8_t*>(weights->raw_data()), env.isa_cap);
+    const uint8_t* data = static_cast<const uint8_t*>(weights->raw_data());
+    absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> kernel;
+    if (env.weight_cache != nullptr) {
+      kernel = env.weight_cache->GetOrCreate(w.encoding, n, k, data, env.isa_cap);
+    } else {
+      kernel = kernels::QMatmulKernel::Create(w.encoding, n, k, data, env.isa_cap);
+    }
     if (!kernel.ok()) {
       return absl::Status(kernel.status().code(),
                           absl::StrFormat("qmatmul(%s, %s): %s", in_type(0).ToString(),
@@ -792,6 +797,34 @@ absl::StatusOr<std::unique_ptr<OpKernel>> CreateOpKernel(const Graph& graph, con
     return make(new QMatmulOpKernel(in0, out, m, *std::move(kernel)));
   }
   return absl::UnimplementedError(absl::StrCat("no kernel for op \"", op, "\""));
+}
+
+absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> PreparedWeightCache::GetOrCreate(
+    const std::string& encoding, int64_t n, int64_t k, const uint8_t* weights, kernels::Isa cap) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const Key key(encoding, n, k, weights, cap);
+  auto it = entries_.find(key);
+  if (it != entries_.end()) {
+    if (std::shared_ptr<const kernels::QMatmulKernel> live = it->second.lock()) {
+      ++reuses_;
+      return live;
+    }
+  }
+  absl::StatusOr<std::unique_ptr<kernels::QMatmulKernel>> created =
+      kernels::QMatmulKernel::Create(encoding, n, k, weights, cap);
+  if (!created.ok()) return created.status();
+  std::shared_ptr<const kernels::QMatmulKernel> kernel = *std::move(created);
+  // Drop expired entries so that the map does not grow with every Model ever loaded.
+  for (auto e = entries_.begin(); e != entries_.end();) {
+    e = e->second.expired() ? entries_.erase(e) : std::next(e);
+  }
+  entries_[key] = kernel;
+  return kernel;
+}
+
+int64_t PreparedWeightCache::reuses() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return reuses_;
 }
 
 }  // namespace internal

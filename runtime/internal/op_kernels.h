@@ -3,8 +3,12 @@
 #define EDGEQ_RUNTIME_INTERNAL_OP_KERNELS_H_
 
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <tuple>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -32,10 +36,31 @@ class OpKernel {
   virtual size_t ScratchBytes() const { return 0; }
 };
 
+// Prepared (repacked) qmatmul weights shared by the Models of one session: two graphs over the
+// same constant buffer (e.g. a decoder's one-token and prompt-block graphs) share one prepared
+// copy. Entries are weak: a prepared kernel lives as long as some Model uses it, and every such
+// Model keeps the weight buffer alive, so an address in the key cannot be reused meanwhile.
+class PreparedWeightCache {
+ public:
+  // The prepared kernel for (encoding, n, k, weights, cap): the cached one if a live Model holds
+  // it, else a new one from kernels::QMatmulKernel::Create.
+  absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> GetOrCreate(
+      const std::string& encoding, int64_t n, int64_t k, const uint8_t* weights, kernels::Isa cap);
+  // How many GetOrCreate calls were served from the cache.
+  int64_t reuses() const;
+
+ private:
+  using Key = std::tuple<std::string, int64_t, int64_t, const uint8_t*, kernels::Isa>;
+  mutable std::mutex mu_;
+  std::map<Key, std::weak_ptr<const kernels::QMatmulKernel>> entries_;
+  int64_t reuses_ = 0;
+};
+
 struct KernelEnv {
   pthreadpool_t pool = nullptr;
   kernels::Isa isa_cap = kernels::Isa::kBest;
   bool use_xnnpack = false;
+  PreparedWeightCache* weight_cache = nullptr;  // may be null: nothing is shared
 };
 
 // A kernel for `node` of `graph` (any op but "input" and "constant"). Constant inputs are read
