@@ -1,7 +1,8 @@
 // Decode speed of the graph-built Llama 2 (examples/tinystories/graph) on a stories15M-shaped
 // model (dim 288, hidden 768, 6 layers, 6 heads, vocab 32000, seq 256) with seeded random
-// weights: tokens/s for f32 (XNNPACK), q8_0 and q4_0 weights (edgeq's qmatmul kernels), with 1
-// and 2 threads. Compare rows of one run only; f32 is the baseline.
+// weights: decode tokens/s for f32 (XNNPACK), q8_0 and q4_0 weights (edgeq's qmatmul kernels),
+// with 1 and 2 threads; prefill tokens/s of a 64-token prompt in blocks of 1, 16 and 64 tokens.
+// Compare rows of one run only; f32 is the baseline.
 //
 //   bazel run //benchmarks:llama_graph_benchmark
 #include <memory>
@@ -103,9 +104,51 @@ void BM_Decode(benchmark::State& state, const QuantizationEncoding* encoding) {
   state.SetItemsProcessed(state.iterations());  // items/s = tokens/s
 }
 
+// One iteration = a 64-token prompt prefilled at position 0 (blocks of state.range(1) tokens;
+// 1 = token by token, as decode does).
+void BM_Prefill(benchmark::State& state, const QuantizationEncoding* encoding) {
+  absl::StatusOr<checkpoint::TensorDict> dict = MakeModel(encoding);
+  if (!dict.ok()) {
+    state.SkipWithError(std::string(dict.status().message()).c_str());
+    return;
+  }
+  absl::StatusOr<std::unique_ptr<tinystories::LlamaGraphModel>> model =
+      tinystories::LlamaGraphModel::Create(*dict,
+                                           {.num_threads = static_cast<int>(state.range(0)),
+                                            .prefill_block = static_cast<int>(state.range(1))});
+  if (!model.ok()) {
+    state.SkipWithError(std::string(model.status().message()).c_str());
+    return;
+  }
+  std::vector<int> prompt(64);
+  for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = static_cast<int>((i * 7919) % kVocab);
+  for (auto _ : state) {
+    absl::StatusOr<absl::Span<const float>> logits = (*model)->Prefill(prompt, 0);
+    if (!logits.ok()) {
+      state.SkipWithError(std::string(logits.status().message()).c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(logits->data());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(prompt.size()));
+}
+
 BENCHMARK_CAPTURE(BM_Decode, f32, nullptr)->Arg(1)->Arg(2)->UseRealTime()->MinTime(1.0);
 BENCHMARK_CAPTURE(BM_Decode, q8_0, &Q8_0Encoding())->Arg(1)->Arg(2)->UseRealTime()->MinTime(1.0);
 BENCHMARK_CAPTURE(BM_Decode, q4_0, &Q4_0Encoding())->Arg(1)->Arg(2)->UseRealTime()->MinTime(1.0);
 
+}  // namespace
+}  // namespace edgeq
+
+namespace edgeq {
+namespace {
+void PrefillArgs(benchmark::internal::Benchmark* b) {
+  for (int threads : {1, 2}) {
+    for (int block : {1, 16, 64}) b->Args({threads, block});
+  }
+  b->UseRealTime()->MinTime(1.0);
+}
+BENCHMARK_CAPTURE(BM_Prefill, f32, nullptr)->Apply(PrefillArgs);
+BENCHMARK_CAPTURE(BM_Prefill, q4_0, &Q4_0Encoding())->Apply(PrefillArgs);
 }  // namespace
 }  // namespace edgeq

@@ -12,6 +12,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "checkpoint/llama2c.h"
 #include "examples/tinystories/sampler.h"
@@ -89,6 +90,60 @@ TEST_P(LlamaGraphGoldenTest, F32ArgmaxFollowsRunC) {
 
 INSTANTIATE_TEST_SUITE_P(Prompts, LlamaGraphGoldenTest,
                          ::testing::Values("once_upon_a_time", "lily_wanted", "the_cat", "empty"));
+
+// The prefill graph (blocks of 16, then single tokens) continues exactly where run.c does: after
+// a 37-token prefix of a golden run, the argmax still follows run.c at every later position.
+TEST(LlamaGraphTest, BlockPrefillThenDecodeFollowsRunC) {
+  const checkpoint::TensorDict dict = Stories260K();
+  for (int block : {4, 16}) {
+    absl::StatusOr<std::unique_ptr<LlamaGraphModel>> model =
+        LlamaGraphModel::Create(dict, {.prefill_block = block});
+    ASSERT_TRUE(model.ok()) << model.status();
+    EXPECT_TRUE(absl::StrContains((*model)->DebugString(), absl::StrCat("llama_t", block)));
+    const std::vector<int> tokens = ReadGolden("once_upon_a_time").tokens;
+    const size_t prefix = 37;
+    absl::StatusOr<absl::Span<const float>> logits =
+        (*model)->Prefill(absl::MakeConstSpan(tokens).first(prefix), 0);
+    ASSERT_TRUE(logits.ok()) << logits.status();
+    int mismatches = Argmax(*logits) != tokens[prefix];
+    for (size_t pos = prefix; pos + 1 < tokens.size(); ++pos) {
+      logits = (*model)->Forward(tokens[pos], static_cast<int>(pos));
+      ASSERT_TRUE(logits.ok()) << logits.status();
+      if (Argmax(*logits) != tokens[pos + 1]) ++mismatches;
+    }
+    EXPECT_EQ(mismatches, 0) << "block " << block;
+  }
+}
+
+// Prefill's logits equal those of feeding the same tokens one by one (up to float rounding:
+// matrix-matrix kernels may sum in another order).
+TEST(LlamaGraphTest, PrefillMatchesTokenByToken) {
+  const checkpoint::TensorDict dict = Stories260K();
+  const std::vector<int> tokens = ReadGolden("lily_wanted").tokens;
+  absl::StatusOr<std::unique_ptr<LlamaGraphModel>> blocked =
+      LlamaGraphModel::Create(dict, {.prefill_block = 8});
+  absl::StatusOr<std::unique_ptr<LlamaGraphModel>> single =
+      LlamaGraphModel::Create(dict, {.prefill_block = 0});
+  ASSERT_TRUE(blocked.ok() && single.ok());
+  EXPECT_FALSE(absl::StrContains((*single)->DebugString(), "llama_t8"));
+  absl::StatusOr<absl::Span<const float>> a =
+      (*blocked)->Prefill(absl::MakeConstSpan(tokens).first(21), 0);
+  ASSERT_TRUE(a.ok()) << a.status();
+  const std::vector<float> want(a->begin(), a->end());
+  absl::StatusOr<absl::Span<const float>> b;
+  for (int pos = 0; pos < 21; ++pos) b = (*single)->Forward(tokens[pos], pos);
+  ASSERT_TRUE(b.ok());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_NEAR(want[i], (*b)[i], 1e-4f * (1.0f + std::fabs(want[i]))) << i;
+  }
+  EXPECT_EQ((*blocked)->Prefill({}, 0).status().code(), absl::StatusCode::kInvalidArgument);
+  const std::vector<int> too_long(600, 1);  // the context is 512
+  absl::Status s = (*blocked)->Prefill(too_long, 0).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange);
+  EXPECT_TRUE(absl::StrContains(s.message(), "0..599")) << s;
+  EXPECT_EQ(LlamaGraphModel::Create(dict, {.prefill_block = -1}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
 
 // run.c's sampled runs (temperature, top-p, seed), teacher-forced: llama2.c's sampler fed the
 // graph's logits draws the token run.c drew at every position.
