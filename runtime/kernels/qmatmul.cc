@@ -37,6 +37,7 @@ const KernelEntry* const kAllKernels[] = {
     &internal::kQ4_0Avx512VnniGemv, &internal::kQ4_0Avx512VnniGemm,
     &internal::kQ8_0Avx512VnniGemv, &internal::kQ8_0Avx512VnniGemm,
     &internal::kQ4_KAvx512VnniGemv, &internal::kQ4_KAvx512VnniGemm,
+    &internal::kQ5_KAvx512VnniGemv, &internal::kQ5_KAvx512VnniGemm,
     &internal::kQ6_KAvx512VnniGemv, &internal::kQ6_KAvx512VnniGemm,
 #endif
 #if defined(EDGEQ_KERNELS_ARM)
@@ -172,7 +173,8 @@ class QMatmulKernelImpl final : public QMatmulKernel {
     }
     *w_row_bytes = e->repacked_row_bytes(k());
     // Over-allocate so that the data can start on a 64-byte boundary.
-    storage->resize(*w_row_bytes * static_cast<size_t>(n()) + kAlign);
+    // Rows rounded up to 16: the X16 layouts pad the last row group.
+    storage->resize(*w_row_bytes * RoundUp(static_cast<size_t>(n()), 16) + kAlign);
     uintptr_t p = reinterpret_cast<uintptr_t>(storage->data());
     uint8_t* aligned = storage->data() + (RoundUp(p, kAlign) - p);
     e->repack(weights, n(), k(), aligned);

@@ -243,12 +243,45 @@ const KernelEntry* GenericFor(const KernelEntry* e) {
   return nullptr;
 }
 
-class KernelVsGenericTest : public ::testing::TestWithParam<const KernelEntry*> {};
-
 // The integer block sums are identical (same quantized activations); what may differ is the f32
 // summation order of the per-block (or per-lane) scaled partial sums: with n_terms <= 4 * k/32 f32
 // additions of terms bounded by sum |w x_q|, the difference is below
 // 2 * n_terms * 2^-24 * sum |w x_q|; we allow 1e-6 * (k/32 + 8) * sum |w x_q| (about 2x that).
+void ExpectSameAsGeneric(const KernelEntry* e, const KernelEntry* g, int64_t m, int64_t n,
+                         int64_t k, uint32_t seed) {
+  const Problem p = MakeProblem(e->encoding, m, n, k, seed);
+  auto kernel = internal::CreateForEntry(e, n, k, p.w.data());
+  auto reference = internal::CreateForEntry(g, n, k, p.w.data());
+  ASSERT_TRUE(kernel.ok() && reference.ok());
+  EXPECT_EQ((*kernel)->kernel_name(m), e->name);
+  const std::vector<float> want = RunKernel(**reference, p, 1);
+  std::vector<float> xq, half;
+  for (int threads : {1, 2}) {
+    const std::vector<float> got = RunKernel(**kernel, p, threads);
+    int bad = 0;
+    for (int64_t i = 0; i < m; ++i) {
+      QuantizedActivations(p.enc, p.x.data() + i * p.x_stride, k, &xq, &half);
+      for (int64_t j = 0; j < n; ++j) {
+        double abs_sum = 0;
+        for (int64_t l = 0; l < k; ++l) abs_sum += std::fabs(p.w_deq[j * k + l] * xq[l]);
+        const double tol = 1e-6 * (k / 32 + 8) * abs_sum + 1e-7;
+        const float a = got[i * (n + 1) + j], b = want[i * (n + 1) + j];
+        if (!(std::fabs(a - b) <= tol) && ++bad < 5) {
+          ADD_FAILURE() << e->name << " m=" << m << " n=" << n << " k=" << k
+                        << " threads=" << threads << " y[" << i << "," << j << "] = " << a
+                        << ", generic " << b << " (tolerance " << tol << ")";
+        }
+      }
+      if (i + 1 < m) {
+        EXPECT_EQ(got[i * (n + 1) + n], -12345.0f) << "wrote outside y";
+      }
+    }
+    EXPECT_EQ(bad, 0);
+  }
+}
+
+class KernelVsGenericTest : public ::testing::TestWithParam<const KernelEntry*> {};
+
 TEST_P(KernelVsGenericTest, MatchesGeneric) {
   const KernelEntry* e = GetParam();
   if (!IsaSupported(e->isa)) {
@@ -266,35 +299,53 @@ TEST_P(KernelVsGenericTest, MatchesGeneric) {
     const int64_t m = gemv ? 1 : ms_gemm[(round + rng()) % 7];
     const int64_t n = 1 + rng() % 45;
     const int64_t k = bk * nblocks[(round + rng()) % (bk == 256 ? 4 : 7)];
-    const Problem p = MakeProblem(e->encoding, m, n, k, rng());
-    auto kernel = internal::CreateForEntry(e, n, k, p.w.data());
-    auto reference = internal::CreateForEntry(g, n, k, p.w.data());
-    ASSERT_TRUE(kernel.ok() && reference.ok());
-    EXPECT_EQ((*kernel)->kernel_name(m), e->name);
-    const std::vector<float> want = RunKernel(**reference, p, 1);
-    std::vector<float> xq, half;
-    for (int threads : {1, 2}) {
-      const std::vector<float> got = RunKernel(**kernel, p, threads);
-      int bad = 0;
-      for (int64_t i = 0; i < m; ++i) {
-        QuantizedActivations(p.enc, p.x.data() + i * p.x_stride, k, &xq, &half);
-        for (int64_t j = 0; j < n; ++j) {
-          double abs_sum = 0;
-          for (int64_t l = 0; l < k; ++l) abs_sum += std::fabs(p.w_deq[j * k + l] * xq[l]);
-          const double tol = 1e-6 * (k / 32 + 8) * abs_sum + 1e-7;
-          const float a = got[i * (n + 1) + j], b = want[i * (n + 1) + j];
-          if (!(std::fabs(a - b) <= tol) && ++bad < 5) {
-            ADD_FAILURE() << e->name << " m=" << m << " n=" << n << " k=" << k
-                          << " threads=" << threads << " y[" << i << "," << j << "] = " << a
-                          << ", generic " << b << " (tolerance " << tol << ")";
-          }
-        }
-        if (i + 1 < m) {
-          EXPECT_EQ(got[i * (n + 1) + n], -12345.0f) << "wrote outside y";
+    ExpectSameAsGeneric(e, g, m, n, k, static_cast<uint32_t>(rng()));
+  }
+}
+
+// Every GEMM row count from 1 to 67 (the tails of every activation-row tile size), n not a
+// multiple of 16, an odd number of 32-value blocks. Rows are independent, so the generic result and
+// the tolerances of 67 rows serve every m.
+TEST_P(KernelVsGenericTest, EveryRowCount) {
+  const KernelEntry* e = GetParam();
+  if (!IsaSupported(e->isa)) {
+    GTEST_SKIP() << e->name << " not run: this CPU lacks " << IsaName(e->isa);
+  }
+  if (e->shape != internal::Shape::kGemm || e->isa == Isa::kGeneric) return;
+  const int64_t bk = BlockElems(e->encoding) == 1 ? 32 : BlockElems(e->encoding);
+  const int64_t n = 21, k = bk == 256 ? 512 : 3 * bk;
+  Problem p = MakeProblem(e->encoding, 67, n, k, 67);
+  auto kernel = internal::CreateForEntry(e, n, k, p.w.data());
+  auto reference = internal::CreateForEntry(GenericFor(e), n, k, p.w.data());
+  ASSERT_TRUE(kernel.ok() && reference.ok());
+  const std::vector<float> want = RunKernel(**reference, p, 1);
+  std::vector<double> tol(67 * n);
+  std::vector<float> xq, half;
+  for (int64_t i = 0; i < 67; ++i) {
+    QuantizedActivations(p.enc, p.x.data() + i * p.x_stride, k, &xq, &half);
+    for (int64_t j = 0; j < n; ++j) {
+      double abs_sum = 0;
+      for (int64_t l = 0; l < k; ++l) abs_sum += std::fabs(p.w_deq[j * k + l] * xq[l]);
+      tol[i * n + j] = 1e-6 * (k / 32 + 8) * abs_sum + 1e-7;
+    }
+  }
+  for (int64_t m = 1; m <= 67; ++m) {
+    p.m = m;
+    const std::vector<float> got = RunKernel(**kernel, p, m % 8 == 3 ? 2 : 1);
+    int bad = 0;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        const float a = got[i * (n + 1) + j], b = want[i * (n + 1) + j];
+        if (!(std::fabs(a - b) <= tol[i * n + j]) && ++bad < 5) {
+          ADD_FAILURE() << e->name << " m=" << m << " y[" << i << "," << j << "] = " << a
+                        << ", generic " << b;
         }
       }
-      EXPECT_EQ(bad, 0);
+      if (i + 1 < m) {
+        EXPECT_EQ(got[i * (n + 1) + n], -12345.0f) << "wrote outside y";
+      }
     }
+    EXPECT_EQ(bad, 0) << e->name << " m=" << m;
   }
 }
 

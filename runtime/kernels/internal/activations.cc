@@ -44,8 +44,6 @@ void QuantizeRowQ8_0(const float* x, int64_t k, uint8_t* out) {
   }
 }
 
-int64_t Q8_0SPaddedBlocks(int64_t k) { return (k / kQK8_0 + 3) / 4 * 4; }
-
 size_t Q8_0SRowBytes(int64_t k) {
   return static_cast<size_t>(Q8_0SPaddedBlocks(k)) * (kQK8_0 + sizeof(float) + sizeof(int32_t));
 }
@@ -99,6 +97,23 @@ void QuantizeRowQ8_K(const float* x, int64_t k, uint8_t* out) {
       y[i].bsums[j] = static_cast<int16_t>(sum);
     }
     y[i].d = 1 / iscale;
+  }
+}
+
+size_t Q8_KXRowBytes(int64_t k) { return static_cast<size_t>(k / kQK_K) * sizeof(BlockQ8_KX); }
+
+void QuantizeRowQ8_KX(const float* x, int64_t k, uint8_t* out) {
+  BlockQ8_KX* y = reinterpret_cast<BlockQ8_KX*>(out);
+  for (int64_t i = 0; i < k / kQK_K; ++i) {
+    BlockQ8_K b;
+    QuantizeRowQ8_K(x + i * kQK_K, kQK_K, reinterpret_cast<uint8_t*>(&b));
+    std::memcpy(y[i].qs, b.qs, sizeof(b.qs));
+    for (int j = 0; j < 16; ++j) y[i].neg32_bsum16[j] = -32 * b.bsums[j];
+    for (int j = 0; j < 8; ++j) {
+      y[i].bsum32[j] = static_cast<int16_t>(b.bsums[2 * j] + b.bsums[2 * j + 1]);
+    }
+    y[i].d = b.d;
+    std::memset(y[i].pad, 0, sizeof(y[i].pad));
   }
 }
 

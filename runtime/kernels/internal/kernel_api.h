@@ -63,7 +63,7 @@ void QuantizeRowQ8_0(const float* x, int64_t k, uint8_t* out);
 //   int8 qs[nbp * 32]  (pad blocks are zero)
 //   float d[nbp]       (fp16-rounded scale as float; pad blocks 0)
 //   int32 sum[nbp]     (sum of the block's qs)
-int64_t Q8_0SPaddedBlocks(int64_t k);
+inline int64_t Q8_0SPaddedBlocks(int64_t k) { return (k / 32 + 3) / 4 * 4; }
 size_t Q8_0SRowBytes(int64_t k);
 void QuantizeRowQ8_0S(const float* x, int64_t k, uint8_t* out);
 inline const int8_t* Q8_0SQs(const uint8_t* row) { return reinterpret_cast<const int8_t*>(row); }
@@ -77,6 +77,19 @@ inline const int32_t* Q8_0SSum(const uint8_t* row, int64_t nbp) {
 // GGML's quantize_row_q8_K: k/256 BlockQ8_K.
 size_t Q8_KRowBytes(int64_t k);
 void QuantizeRowQ8_K(const float* x, int64_t k, uint8_t* out);
+
+// "Q8_KX": GGML's quantize_row_q8_K values (bit-identical qs and d) with the sums the 16-row
+// AVX-512 kernels want precomputed: k/256 BlockQ8_KX.
+struct BlockQ8_KX {
+  int8_t qs[256];
+  int32_t neg32_bsum16[16];  // -32 * (sum of each group of 16 qs): Q6_K's level offset
+  int16_t bsum32[8];         // sum of each group of 32 qs: Q4_K/Q5_K's mins
+  float d;
+  int32_t pad[3];
+};
+static_assert(sizeof(BlockQ8_KX) == 352, "BlockQ8_KX is 352 bytes");
+size_t Q8_KXRowBytes(int64_t k);
+void QuantizeRowQ8_KX(const float* x, int64_t k, uint8_t* out);
 
 // f32 activations (bf16 weights): no quantization.
 size_t F32RowBytes(int64_t k);

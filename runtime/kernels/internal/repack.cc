@@ -47,8 +47,7 @@ void RepackQ4_0X4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
 
 size_t Q8_0X4RowBytes(int64_t k) { return RoundUp64(PaddedBlocks32(k) * 34); }
 
-namespace {
-void RepackQ8_0X4Impl(const uint8_t* w, int64_t n, int64_t k, uint8_t offset, uint8_t* out) {
+void RepackQ8_0X4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
   const int64_t nb = k / 32, nbp = PaddedBlocks32(k);
   const size_t row_bytes = Q8_0X4RowBytes(k);
   for (int64_t j = 0; j < n; ++j) {
@@ -58,20 +57,12 @@ void RepackQ8_0X4Impl(const uint8_t* w, int64_t n, int64_t k, uint8_t offset, ui
     for (int64_t b = 0; b < nbp; ++b) {
       for (int e = 0; e < 32; ++e) {
         const uint8_t v = b < nb ? static_cast<uint8_t>(src[b].qs[e]) : 0;
-        dst[b * 32 + e] = static_cast<uint8_t>(v + offset);
+        dst[b * 32 + e] = v;
       }
     }
     uint16_t* d = reinterpret_cast<uint16_t*>(dst + nbp * 32);
     for (int64_t b = 0; b < nbp; ++b) d[b] = b < nb ? src[b].d : 0;
   }
-}
-}  // namespace
-
-void RepackQ8_0X4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
-  RepackQ8_0X4Impl(w, n, k, 0, out);
-}
-void RepackQ8_0X4U8(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
-  RepackQ8_0X4Impl(w, n, k, 128, out);
 }
 
 }  // namespace internal

@@ -21,10 +21,8 @@ size_t Q4_0X4RowBytes(int64_t k);
 void RepackQ4_0X4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
 
 // "Q8_0X4": per row, int8 qs[nbp * 32] in natural order (pad 0), then nbp fp16 scales.
-// The U8 variant stores qs + 128 as uint8 (for u8 x s8 dot instructions); pad bytes are 128.
 size_t Q8_0X4RowBytes(int64_t k);
 void RepackQ8_0X4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
-void RepackQ8_0X4U8(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
 
 }  // namespace internal
 }  // namespace kernels

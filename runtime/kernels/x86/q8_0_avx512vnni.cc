@@ -1,68 +1,48 @@
-// Q8_0 x Q8_0 with AVX-512 VNNI (vpdpbusd): weights in the Q8_0X4 U8 layout (w + 128 as uint8),
-// activations in Q8_0S. The accumulators start at -128 * (sum of x) per lane, so every lane holds
-// an exact integer sum of w * x; lanes are scaled by d_w * d_x of their block.
+// Q8_0 x Q8_0 with AVX-512 VNNI on the Q8_0X16 layout (avx512_x16.h): 16 weight rows per vector
+// as w + 128 (uint8), two blocks per tile, 8 activation rows per GEMM tile. vpdpbusd against
+// broadcast activation bytes, starting from -128 * (sum of the block's x), gives exact int32 sums
+// of w * x, scaled by d_w * d_x of the block.
 #include <immintrin.h>
 
 #include "runtime/kernels/internal/kernel_list.h"
-#include "runtime/kernels/internal/repack.h"
-#include "runtime/kernels/internal/row_driver.h"
+#include "runtime/kernels/internal/repack_x16.h"
+#include "runtime/kernels/x86/avx512_x16.h"
 
 namespace edgeq {
 namespace kernels {
 namespace internal {
 namespace {
 
-// Horizontal sum (not _mm512_reduce_add_ps, which trips GCC 12's -Wmaybe-uninitialized).
-inline float Sum(__m512 a) {
-  __m512 h = _mm512_add_ps(a, _mm512_shuffle_f32x4(a, a, 0x4E));
-  h = _mm512_add_ps(h, _mm512_shuffle_f32x4(h, h, 0xB1));
-  const __m128 q = _mm512_castps512_ps128(h);
-  const __m128 q2 = _mm_add_ps(q, _mm_movehl_ps(q, q));
-  return _mm_cvtss_f32(_mm_add_ss(q2, _mm_movehdup_ps(q2)));
-}
+struct Q8_0X16 : x86::ActQ8_0SPairs {
+  static constexpr int kBlockElems = 64, kSubs = 2, kParts = 2, kPartQuads = 4, kM = 8;
+  static constexpr size_t kTileBytes = kQ8_0X16TileBytes;
 
-struct Q8_0Vnni {
-  template <int R>
-  static void Rows(const uint8_t* w, size_t wrb, const uint8_t* x, int64_t k, float* out) {
-    const int64_t nbp = PaddedBlocks32(k);
-    const int8_t* xq = Q8_0SQs(x);
-    const float* xd = Q8_0SD(x, nbp);
-    const __m512i off = _mm512_set1_epi8(static_cast<char>(0x80));
-    const __m512i idx01 = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
-    const __m512i idx23 = _mm512_setr_epi32(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
-    __m512 acc[R];
-    for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
-    for (int64_t g = 0; g < nbp / 4; ++g) {
-      const __m512i xa = _mm512_loadu_si512(xq + 128 * g);
-      const __m512i xb = _mm512_loadu_si512(xq + 128 * g + 64);
-      const __m512i na = _mm512_sub_epi32(_mm512_setzero_si512(),
-                                          _mm512_dpbusd_epi32(_mm512_setzero_si512(), off, xa));
-      const __m512i nb = _mm512_sub_epi32(_mm512_setzero_si512(),
-                                          _mm512_dpbusd_epi32(_mm512_setzero_si512(), off, xb));
-      const __m128 dx = _mm_loadu_ps(xd + 4 * g);
-      for (int r = 0; r < R; ++r) {
-        const uint8_t* wr = w + r * wrb;
-        const __m512i ia = _mm512_dpbusd_epi32(na, _mm512_loadu_si512(wr + 128 * g), xa);
-        const __m512i ib = _mm512_dpbusd_epi32(nb, _mm512_loadu_si512(wr + 128 * g + 64), xb);
-        const __m128 dw =
-            _mm_cvtph_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(wr + nbp * 32 + 8 * g)));
-        const __m512 s = _mm512_castps128_ps512(_mm_mul_ps(dw, dx));
-        acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(ia), _mm512_permutexvar_ps(idx01, s), acc[r]);
-        acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(ib), _mm512_permutexvar_ps(idx23, s), acc[r]);
-      }
+  struct Block {
+    const uint8_t* t;
+    explicit Block(const uint8_t* tile) : t(tile) {}
+    void Weights(int s, int part, __m512i* w) const {
+      for (int i = 0; i < 4; ++i) w[i] = _mm512_loadu_si512(t + 512 * s + 256 * part + 64 * i);
     }
-    for (int r = 0; r < R; ++r) out[r] = Sum(acc[r]);
+    __m512 SubScale(int s) const {
+      return _mm512_cvtph_ps(
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t + 1024 + 32 * s)));
+    }
+    __m512 Correct(__m512 acc, const uint8_t*, int64_t, int64_t, __m512) const { return acc; }
+  };
+  static constexpr int Quad(int part, int i) { return 4 * part + i; }
+  static __m512i SubInit(const uint8_t* x, int64_t k, int64_t b, int s) {
+    return _mm512_set1_epi32(-128 * Sum(x, k, b, s));
   }
 };
 
 }  // namespace
 
 const KernelEntry kQ8_0Avx512VnniGemv = {
-    Encoding::kQ8_0, Isa::kAvx512Vnni, Shape::kGemv,   "q8_0_avx512vnni_gemv", QuantizeRowQ8_0S,
-    Q8_0SRowBytes,   RepackQ8_0X4U8,   Q8_0X4RowBytes, RowsGemv<Q8_0Vnni>,     16};
+    Encoding::kQ8_0, Isa::kAvx512Vnni, Shape::kGemv,    "q8_0_avx512vnni_gemv",  QuantizeRowQ8_0S,
+    Q8_0SRowBytes,   RepackQ8_0X16,    Q8_0X16RowBytes, x86::X16Matmul<Q8_0X16>, 16};
 const KernelEntry kQ8_0Avx512VnniGemm = {
-    Encoding::kQ8_0, Isa::kAvx512Vnni, Shape::kGemm,   "q8_0_avx512vnni_gemm", QuantizeRowQ8_0S,
-    Q8_0SRowBytes,   RepackQ8_0X4U8,   Q8_0X4RowBytes, RowsGemm<Q8_0Vnni>,     16};
+    Encoding::kQ8_0, Isa::kAvx512Vnni, Shape::kGemm,    "q8_0_avx512vnni_gemm",  QuantizeRowQ8_0S,
+    Q8_0SRowBytes,   RepackQ8_0X16,    Q8_0X16RowBytes, x86::X16Matmul<Q8_0X16>, 16};
 
 }  // namespace internal
 }  // namespace kernels

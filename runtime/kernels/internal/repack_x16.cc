@@ -1,0 +1,225 @@
+#include "runtime/kernels/internal/repack_x16.h"
+
+#include <cstring>
+
+#include "quantization/block_layout.h"
+#include "runtime/kernels/internal/k_scales.h"
+
+namespace edgeq {
+namespace kernels {
+namespace internal {
+namespace {
+
+// One block of one row, decoded: unsigned levels and per-sub-block scales (and mins).
+struct Decoded {
+  uint8_t level[256];
+  int scale[16];
+  int min[8];
+  float d, dmin;
+  uint16_t pair_d16[2];  // Q4_0: the d of the two blocks of a tile, as stored
+};
+
+// The GGML block decoders (the levels as the generic kernels read them).
+void DecodeQ4_0(const uint8_t* p, int s, Decoded* out) {
+  const auto& b = *reinterpret_cast<const blocks::BlockQ4_0*>(p);
+  for (int e = 0; e < 32; ++e) {
+    out->level[32 * s + e] = e < 16 ? (b.qs[e] & 0x0F) : (b.qs[e - 16] >> 4);
+  }
+  out->pair_d16[s] = b.d;
+}
+
+void DecodeQ8_0(const uint8_t* p, int s, Decoded* out) {
+  const auto& b = *reinterpret_cast<const blocks::BlockQ8_0*>(p);
+  for (int e = 0; e < 32; ++e) out->level[32 * s + e] = static_cast<uint8_t>(b.qs[e] + 128);
+  out->pair_d16[s] = b.d;
+}
+
+template <typename B>
+void DecodeKScales(const B& b, Decoded* out) {
+  uint8_t sc[8], mn[8];
+  UnpackKScales(b.scales, sc, mn);
+  for (int s = 0; s < 8; ++s) {
+    out->scale[s] = sc[s];
+    out->min[s] = mn[s];
+  }
+  out->d = blocks::Fp16ToFloat(b.d);
+  out->dmin = blocks::Fp16ToFloat(b.dmin);
+}
+
+void DecodeQ4_K(const uint8_t* p, Decoded* out) {
+  const auto& b = *reinterpret_cast<const blocks::BlockQ4_K*>(p);
+  for (int v = 0; v < 256; ++v) {
+    const uint8_t q = b.qs[32 * (v / 64) + v % 32];
+    out->level[v] = (v % 64) < 32 ? (q & 0x0F) : (q >> 4);
+  }
+  DecodeKScales(b, out);
+}
+
+void DecodeQ5_K(const uint8_t* p, Decoded* out) {
+  const auto& b = *reinterpret_cast<const blocks::BlockQ5_K*>(p);
+  for (int v = 0; v < 256; ++v) {
+    const uint8_t q = b.qs[32 * (v / 64) + v % 32];
+    const int bit = 2 * (v / 64) + ((v % 64) < 32 ? 0 : 1);
+    out->level[v] = static_cast<uint8_t>(((v % 64) < 32 ? (q & 0x0F) : (q >> 4)) |
+                                         (((b.qh[v % 32] >> bit) & 1) << 4));
+  }
+  DecodeKScales(b, out);
+}
+
+void DecodeQ6_K(const uint8_t* p, Decoded* out) {
+  const auto& b = *reinterpret_cast<const blocks::BlockQ6_K*>(p);
+  for (int v = 0; v < 256; ++v) {
+    const int n = v / 128, g = (v % 128) / 32, l = v % 32;
+    const uint8_t ql = b.ql[64 * n + l + (g % 2) * 32];
+    const uint8_t lo = g < 2 ? (ql & 0x0F) : (ql >> 4);
+    out->level[v] = static_cast<uint8_t>(lo | (((b.qh[32 * n + l] >> (2 * g)) & 3) << 4));
+  }
+  for (int s = 0; s < 16; ++s) out->scale[s] = b.scales[s];
+  out->d = blocks::Fp16ToFloat(b.d);
+}
+
+// Byte of row r, value e (0..3) of quad q in a 64-byte quad vector.
+inline int QuadByte(int r, int e) { return 4 * r + e; }
+
+// Writes the nibbles of one 32-value sub-block (8 quads) of row r: chunk t (64 bytes) holds quad t
+// low and quad t + 4 high.
+void PutNibbles32(const uint8_t* level, int r, uint8_t* dst) {
+  for (int t = 0; t < 4; ++t) {
+    for (int e = 0; e < 4; ++e) {
+      const uint8_t lo = level[4 * t + e] & 0x0F, hi = level[4 * (t + 4) + e] & 0x0F;
+      dst[64 * t + QuadByte(r, e)] = static_cast<uint8_t>(lo | (hi << 4));
+    }
+  }
+}
+
+using DecodeFn = void (*)(const uint8_t*, Decoded*);
+using DecodePartFn = void (*)(const uint8_t*, int part, Decoded*);
+using PutFn = void (*)(const Decoded&, int r, uint8_t* tile);
+
+// Shared loop: rows in groups of 16 (zero rows past n), blocks in order, one tile each.
+// Tiles hold `per_tile` GGML blocks (a missing last one decodes as zeros).
+void RepackX16(const uint8_t* w, int64_t n, int64_t k, int64_t block_elems, size_t block_bytes,
+               int per_tile, size_t tile_bytes, DecodePartFn decode, PutFn put, uint8_t* out) {
+  const int64_t nb = k / block_elems;
+  const int64_t tiles = (nb + per_tile - 1) / per_tile;
+  const int64_t groups = (n + kX16Rows - 1) / kX16Rows;
+  std::memset(out, 0, static_cast<size_t>(groups * tiles) * tile_bytes);
+  for (int64_t g = 0; g < groups; ++g) {
+    for (int64_t t = 0; t < tiles; ++t) {
+      uint8_t* tile = out + static_cast<size_t>(g * tiles + t) * tile_bytes;
+      for (int r = 0; r < kX16Rows && g * kX16Rows + r < n; ++r) {
+        Decoded dec = {};
+        for (int s = 0; s < per_tile && t * per_tile + s < nb; ++s) {
+          const int64_t b = t * per_tile + s;
+          decode(w + static_cast<size_t>((g * kX16Rows + r) * nb + b) * block_bytes, s, &dec);
+        }
+        put(dec, r, tile);
+      }
+    }
+  }
+}
+
+template <DecodeFn kDecode>
+void DecodeWhole(const uint8_t* p, int /*part*/, Decoded* out) {
+  kDecode(p, out);
+}
+
+// Q4_0 tiles pair blocks: DecodeQ4_0Pair decodes two (the second may be missing: zero).
+void PutQ4_0(const Decoded& dec, int r, uint8_t* tile) {
+  for (int s = 0; s < 2; ++s) {
+    PutNibbles32(dec.level + 32 * s, r, tile + 256 * s);
+    std::memcpy(tile + 512 + 32 * s + 2 * r, &dec.pair_d16[s], 2);
+  }
+}
+
+void PutQ8_0(const Decoded& dec, int r, uint8_t* tile) {
+  for (int s = 0; s < 2; ++s) {
+    for (int q = 0; q < 8; ++q) {
+      for (int e = 0; e < 4; ++e) tile[512 * s + 64 * q + QuadByte(r, e)] = dec.level[32 * s + 4 * q + e];
+    }
+    std::memcpy(tile + 1024 + 32 * s + 2 * r, &dec.pair_d16[s], 2);
+  }
+}
+
+// Scales, min pairs, d and dmin of Q4_K/Q5_K at `at`.
+void PutKScales(const Decoded& dec, int r, uint8_t* at) {
+  for (int s = 0; s < 8; ++s) at[16 * s + r] = static_cast<uint8_t>(dec.scale[s]);
+  int16_t* mins = reinterpret_cast<int16_t*>(at + 128);
+  for (int j = 0; j < 4; ++j) {
+    mins[2 * (16 * j + r)] = static_cast<int16_t>(dec.min[2 * j]);
+    mins[2 * (16 * j + r) + 1] = static_cast<int16_t>(dec.min[2 * j + 1]);
+  }
+  std::memcpy(at + 384 + 4 * r, &dec.d, 4);
+  std::memcpy(at + 448 + 4 * r, &dec.dmin, 4);
+}
+
+void PutQ4_K(const Decoded& dec, int r, uint8_t* tile) {
+  for (int s = 0; s < 8; ++s) PutNibbles32(dec.level + 32 * s, r, tile + 256 * s);
+  PutKScales(dec, r, tile + 2048);
+}
+
+void PutQ5_K(const Decoded& dec, int r, uint8_t* tile) {
+  for (int s = 0; s < 8; ++s) {
+    const uint8_t* level = dec.level + 32 * s;
+    PutNibbles32(level, r, tile + 256 * s);
+    // Vector i of part p: chunk c = 2p + i / 2, plane i % 2 (low: quad c, high: quad c + 4).
+    for (int p = 0; p < 2; ++p) {
+      for (int i = 0; i < 4; ++i) {
+        const int quad = 2 * p + i / 2 + 4 * (i % 2);
+        for (int e = 0; e < 4; ++e) {
+          if (level[4 * quad + e] & 0x10) {
+            tile[2048 + 64 * s + QuadByte(r, e)] |= static_cast<uint8_t>(1 << (4 * p + i));
+          }
+        }
+      }
+    }
+  }
+  PutKScales(dec, r, tile + 2560);
+}
+
+void PutQ6_K(const Decoded& dec, int r, uint8_t* tile) {
+  for (int s = 0; s < 16; ++s) {
+    for (int q = 0; q < 4; ++q) {
+      for (int e = 0; e < 4; ++e) tile[256 * s + 64 * q + QuadByte(r, e)] = dec.level[16 * s + 4 * q + e];
+    }
+    tile[4096 + 16 * s + r] = static_cast<uint8_t>(static_cast<int8_t>(dec.scale[s]));
+  }
+  std::memcpy(tile + 4352 + 4 * r, &dec.d, 4);
+}
+
+}  // namespace
+
+size_t Q4_0X16RowBytes(int64_t k) {
+  return static_cast<size_t>((k / 32 + 1) / 2) * kQ4_0X16TileBytes / 16;
+}
+size_t Q8_0X16RowBytes(int64_t k) {
+  return static_cast<size_t>((k / 32 + 1) / 2) * kQ8_0X16TileBytes / 16;
+}
+size_t Q4_KX16RowBytes(int64_t k) { return static_cast<size_t>(k / 256) * kQ4_KX16TileBytes / 16; }
+size_t Q5_KX16RowBytes(int64_t k) { return static_cast<size_t>(k / 256) * kQ5_KX16TileBytes / 16; }
+size_t Q6_KX16RowBytes(int64_t k) { return static_cast<size_t>(k / 256) * kQ6_KX16TileBytes / 16; }
+
+void RepackQ4_0X16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
+  RepackX16(w, n, k, 32, sizeof(blocks::BlockQ4_0), 2, kQ4_0X16TileBytes, DecodeQ4_0, PutQ4_0,
+            out);
+}
+void RepackQ8_0X16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
+  RepackX16(w, n, k, 32, sizeof(blocks::BlockQ8_0), 2, kQ8_0X16TileBytes, DecodeQ8_0, PutQ8_0,
+            out);
+}
+void RepackQ4_KX16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
+  RepackX16(w, n, k, 256, sizeof(blocks::BlockQ4_K), 1, kQ4_KX16TileBytes, DecodeWhole<DecodeQ4_K>,
+            PutQ4_K, out);
+}
+void RepackQ5_KX16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
+  RepackX16(w, n, k, 256, sizeof(blocks::BlockQ5_K), 1, kQ5_KX16TileBytes, DecodeWhole<DecodeQ5_K>,
+            PutQ5_K, out);
+}
+void RepackQ6_KX16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
+  RepackX16(w, n, k, 256, sizeof(blocks::BlockQ6_K), 1, kQ6_KX16TileBytes, DecodeWhole<DecodeQ6_K>,
+            PutQ6_K, out);
+}
+
+}  // namespace internal
+}  // namespace kernels
+}  // namespace edgeq

@@ -1,0 +1,200 @@
+// The 16-row AVX-512 VNNI driver of the X16 weight layouts (internal/repack_x16.h), shared by the
+// AVX-512 kernel files and inlined with their flags (include it only from AVX-512 VNNI files).
+//
+// One output vector holds 16 weight rows for one activation row, so nothing is summed
+// horizontally. Per (sub-)block and activation row: vpdpbusd of the 16 rows' quads (unsigned
+// levels) against 4 broadcast activation bytes (signed) accumulate exact int32 lanes, converted
+// once per sub-block and scaled by the row's sub-block scale times the activation's block scale;
+// per block the encoding's correction (mins) is subtracted. GEMM tiles take P::kM activation rows
+// at a time, so every weight vector decoded is used kM times.
+#ifndef EDGEQ_RUNTIME_KERNELS_X86_AVX512_X16_H_
+#define EDGEQ_RUNTIME_KERNELS_X86_AVX512_X16_H_
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "runtime/kernels/internal/kernel_api.h"
+#include "runtime/kernels/internal/repack_x16.h"
+
+// Loops over registers (activation rows, quads) must be unrolled for the arrays to stay in
+// registers; GCC does not do it by itself at -O2.
+#define EDGEQ_UNROLL _Pragma("GCC unroll 16")
+
+namespace edgeq {
+namespace kernels {
+namespace internal {
+namespace x86 {
+
+// 4 activation bytes broadcast to every 32-bit lane (folds into vpdpbusd's {1to16} operand).
+inline __m512i Broadcast4(const int8_t* p) {
+  int32_t v;
+  std::memcpy(&v, p, sizeof(v));
+  return _mm512_set1_epi32(v);
+}
+
+// Horizontal sum (not _mm512_reduce_add_ps, which trips GCC 12's -Wmaybe-uninitialized).
+inline float Sum(__m512 a) {
+  __m512 h = _mm512_add_ps(a, _mm512_shuffle_f32x4(a, a, 0x4E));
+  h = _mm512_add_ps(h, _mm512_shuffle_f32x4(h, h, 0xB1));
+  const __m128 q = _mm512_castps512_ps128(h);
+  const __m128 q2 = _mm_add_ps(q, _mm_movehl_ps(q, q));
+  return _mm_cvtss_f32(_mm_add_ss(q2, _mm_movehdup_ps(q2)));
+}
+
+// P (the encoding) provides:
+//   kBlockElems, kSubs (sub-blocks per block), kTileBytes, kM (activation rows per GEMM tile);
+//   kParts, kPartQuads: a sub-block's quads are decoded in kParts parts of kPartQuads vectors,
+//   static constexpr int Quad(int part, int i): which quad of the sub-block vector i of a part is;
+//   struct Block, constructed from one tile, with
+//     void Weights(int s, int part, __m512i w[kPartQuads]) const;  // unsigned levels
+//     __m512 SubScale(int s) const;  // per-row float scale of sub-block s
+//     __m512 Correct(__m512 acc, const uint8_t* x, int64_t k, int64_t b, __m512 dx) const;
+//   static const int8_t* Qs(const uint8_t* x, int64_t k, int64_t b);  // block b's int8 values
+//   static __m512i SubInit(const uint8_t* x, int64_t k, int64_t b, int s);  // isum start
+//   static float ActScale(const uint8_t* x, int64_t k, int64_t b, int s);  // of sub-block s
+//   static int64_t Blocks(int64_t k);
+template <typename P, int M>
+inline void X16Tile(const uint8_t* wg, const uint8_t* x, size_t xrb, int64_t k, float* y,
+                    int64_t ys, __mmask16 mask) {
+  const int64_t nb = P::Blocks(k);
+  constexpr int kSubElems = P::kBlockElems / P::kSubs;
+  __m512 acc[M];
+  EDGEQ_UNROLL
+  for (int a = 0; a < M; ++a) acc[a] = _mm512_setzero_ps();
+  for (int64_t b = 0; b < nb; ++b) {
+    const typename P::Block blk(wg + b * P::kTileBytes);
+    for (int s = 0; s < P::kSubs; ++s) {
+      __m512i isum[M];
+      EDGEQ_UNROLL
+      for (int a = 0; a < M; ++a) isum[a] = P::SubInit(x + a * xrb, k, b, s);
+      for (int part = 0; part < P::kParts; ++part) {
+        __m512i w[P::kPartQuads];
+        blk.Weights(s, part, w);
+        EDGEQ_UNROLL
+        for (int a = 0; a < M; ++a) {
+          const int8_t* xq = P::Qs(x + a * xrb, k, b) + s * kSubElems;
+          EDGEQ_UNROLL
+          for (int i = 0; i < P::kPartQuads; ++i) {
+            isum[a] = _mm512_dpbusd_epi32(isum[a], w[i], Broadcast4(xq + 4 * P::Quad(part, i)));
+          }
+        }
+      }
+      const __m512 scale = blk.SubScale(s);
+      EDGEQ_UNROLL
+      for (int a = 0; a < M; ++a) {
+        const __m512 dx = _mm512_set1_ps(P::ActScale(x + a * xrb, k, b, s));
+        acc[a] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[a]), _mm512_mul_ps(scale, dx), acc[a]);
+      }
+    }
+    EDGEQ_UNROLL
+    for (int a = 0; a < M; ++a) {
+      const uint8_t* xa = x + a * xrb;
+      acc[a] = blk.Correct(acc[a], xa, k, b, _mm512_set1_ps(P::ActScale(xa, k, b, 0)));
+    }
+  }
+  EDGEQ_UNROLL
+  for (int a = 0; a < M; ++a) _mm512_mask_storeu_ps(y + a * ys, mask, acc[a]);
+}
+
+// The last m % kM activation rows of a row group.
+template <typename P, int R>
+inline void X16Rest(int rest, const uint8_t* wg, const uint8_t* x, size_t xrb, int64_t k,
+                    float* y, int64_t ys, __mmask16 mask) {
+  if constexpr (R > 0) {
+    if (rest == R) {
+      X16Tile<P, R>(wg, x, xrb, k, y, ys, mask);
+    } else {
+      X16Rest<P, R - 1>(rest, wg, x, xrb, k, y, ys, mask);
+    }
+  }
+}
+
+// MatmulFn for GEMV and GEMM: rows j0..j1 (j0 a multiple of 16, as every task's start is when
+// the entry's tile_n is), all m activation rows.
+template <typename P>
+void X16Matmul(const MatmulParams& p, int64_t j0, int64_t j1) {
+  const size_t group_bytes = kX16Rows * p.w_row_bytes;
+  for (int64_t j = j0; j < j1; j += kX16Rows) {
+    const uint8_t* wg = p.w + (j / kX16Rows) * group_bytes;
+    const int rows = static_cast<int>(j1 - j < kX16Rows ? j1 - j : kX16Rows);
+    const __mmask16 mask = static_cast<__mmask16>((1u << rows) - 1);
+    int64_t i = 0;
+    for (; i + P::kM <= p.m; i += P::kM) {
+      X16Tile<P, P::kM>(wg, p.xq + i * p.xq_row_bytes, p.xq_row_bytes, p.k,
+                        p.y + i * p.y_stride + j, p.y_stride, mask);
+    }
+    X16Rest<P, P::kM - 1>(static_cast<int>(p.m - i), wg, p.xq + i * p.xq_row_bytes,
+                          p.xq_row_bytes, p.k, p.y + i * p.y_stride + j, p.y_stride, mask);
+  }
+}
+
+// Two 64-byte nibble chunks of a 32-value sub-block part (chunk c: quad c low, quad c + 4 high)
+// as 4 level vectors, in the quad order NibbleQuad gives.
+inline void Nibbles2(const uint8_t* p, __m512i* w) {
+  const __m512i m4 = _mm512_set1_epi8(0x0F);
+  const __m512i v0 = _mm512_loadu_si512(p), v1 = _mm512_loadu_si512(p + 64);
+  w[0] = _mm512_and_si512(v0, m4);
+  w[1] = _mm512_and_si512(_mm512_srli_epi16(v0, 4), m4);
+  w[2] = _mm512_and_si512(v1, m4);
+  w[3] = _mm512_and_si512(_mm512_srli_epi16(v1, 4), m4);
+}
+// Part p holds chunks 2p and 2p + 1: quads 2p, 2p + 4, 2p + 1, 2p + 5.
+constexpr int NibbleQuad(int part, int i) { return 2 * part + (i & 1) * 4 + (i >> 1); }
+
+// Activations in Q8_0S, two 32-value blocks per tile (rows pad their blocks to a multiple of 4
+// with zero values, sums and scales, so a missing last block of a pair reads zeros).
+struct ActQ8_0SPairs {
+  static int64_t Blocks(int64_t k) { return (k + 63) / 64; }
+  static const int8_t* Qs(const uint8_t* x, int64_t /*k*/, int64_t b) { return Q8_0SQs(x) + 64 * b; }
+  static int32_t Sum(const uint8_t* x, int64_t k, int64_t b, int s) {
+    return Q8_0SSum(x, Q8_0SPaddedBlocks(k))[2 * b + s];
+  }
+  static float ActScale(const uint8_t* x, int64_t k, int64_t b, int s) {
+    return Q8_0SD(x, Q8_0SPaddedBlocks(k))[2 * b + s];
+  }
+};
+
+// Activations in Q8_KX (the K-quants).
+struct ActQ8_KX {
+  static const BlockQ8_KX& Blk(const uint8_t* x, int64_t b) {
+    return reinterpret_cast<const BlockQ8_KX*>(x)[b];
+  }
+  static const int8_t* Qs(const uint8_t* x, int64_t /*k*/, int64_t b) { return Blk(x, b).qs; }
+  static float ActScale(const uint8_t* x, int64_t /*k*/, int64_t b, int /*s*/) {
+    return Blk(x, b).d;
+  }
+  static int64_t Blocks(int64_t k) { return k / 256; }
+};
+
+// Q4_K/Q5_K scales and mins (the tail of their tiles, at `at`): 8 sub-block scales per row,
+// mins as int16 pairs, d and dmin per row.
+struct KScalesX16 {
+  const uint8_t* at;
+  __m512 d;
+  explicit KScalesX16(const uint8_t* p) : at(p), d(_mm512_loadu_ps(p + 384)) {}
+  __m512 SubScale(int s) const {
+    const __m128i sc = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at + 16 * s));
+    return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(sc)), d);
+  }
+  // acc - dmin * dx * sum over sub-blocks of min * (sum of the sub-block's 32 activations).
+  __m512 Correct(__m512 acc, const uint8_t* x, int64_t b, __m512 dx) const {
+    const int16_t* bs = reinterpret_cast<const BlockQ8_KX*>(x)[b].bsum32;
+    __m512i m = _mm512_setzero_si512();
+    for (int j = 0; j < 4; ++j) {
+      int32_t pair;
+      std::memcpy(&pair, bs + 2 * j, sizeof(pair));
+      m = _mm512_dpwssd_epi32(m, _mm512_loadu_si512(at + 128 + 64 * j), _mm512_set1_epi32(pair));
+    }
+    return _mm512_fnmadd_ps(_mm512_cvtepi32_ps(m), _mm512_mul_ps(_mm512_loadu_ps(at + 448), dx),
+                            acc);
+  }
+};
+
+}  // namespace x86
+}  // namespace internal
+}  // namespace kernels
+}  // namespace edgeq
+
+#endif  // EDGEQ_RUNTIME_KERNELS_X86_AVX512_X16_H_
