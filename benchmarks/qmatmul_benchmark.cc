@@ -27,6 +27,7 @@ namespace edgeq {
 namespace {
 
 using kernels::internal::Encoding;
+using kernels::internal::EncodingName;
 using kernels::internal::KernelEntry;
 using kernels::internal::Shape;
 
@@ -36,24 +37,6 @@ struct MatShape {
 constexpr MatShape kShapes[] = {{4096, 4096}, {288, 288}, {768, 288}, {288, 768}};
 constexpr int64_t kMs[] = {1, 8, 64};
 constexpr int kThreads[] = {1, 2};
-
-const char* EncodingName(Encoding e) {
-  switch (e) {
-    case Encoding::kQ4_0:
-      return "q4_0";
-    case Encoding::kQ8_0:
-      return "q8_0";
-    case Encoding::kQ4_K:
-      return "q4_k";
-    case Encoding::kQ5_K:
-      return "q5_k";
-    case Encoding::kQ6_K:
-      return "q6_k";
-    case Encoding::kBf16:
-      return "bf16";
-  }
-  return "?";
-}
 
 std::vector<float> Gaussian(int64_t count, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -140,11 +123,6 @@ void BM_XnnpackF32(benchmark::State& state, int64_t m, int64_t n, int64_t k, int
   SetCounters(state, m, n, k, static_cast<double>(n * k * sizeof(float)));
 }
 
-int64_t BlockElems(Encoding e) {
-  if (e == Encoding::kQ4_0 || e == Encoding::kQ8_0) return 32;
-  return e == Encoding::kBf16 ? 1 : 256;
-}
-
 void RegisterAll() {
   for (const MatShape& s : kShapes) {
     for (int64_t m : kMs) {
@@ -157,7 +135,7 @@ void RegisterAll() {
         for (const KernelEntry* e : kernels::internal::AllKernels()) {
           if (!kernels::IsaSupported(e->isa)) continue;
           if ((m == 1) != (e->shape == Shape::kGemv)) continue;
-          if (s.k % BlockElems(e->encoding) != 0) continue;
+          if (s.k % kernels::internal::EncodingBlockElems(e->encoding) != 0) continue;
           // The scalar reference is only timed on the small shapes (it is not a contender).
           if (e->isa == kernels::Isa::kGeneric && s.n * s.k > 768 * 288) continue;
           benchmark::RegisterBenchmark(

@@ -21,37 +21,9 @@ namespace kernels {
 namespace {
 
 using internal::Encoding;
+using internal::EncodingBlockElems;
+using internal::EncodingName;
 using internal::KernelEntry;
-
-const char* EncodingName(Encoding e) {
-  switch (e) {
-    case Encoding::kQ4_0:
-      return "q4_0";
-    case Encoding::kQ8_0:
-      return "q8_0";
-    case Encoding::kQ4_K:
-      return "q4_k";
-    case Encoding::kQ5_K:
-      return "q5_k";
-    case Encoding::kQ6_K:
-      return "q6_k";
-    case Encoding::kBf16:
-      return "bf16";
-  }
-  return "?";
-}
-
-int64_t BlockElems(Encoding e) {
-  switch (e) {
-    case Encoding::kQ4_0:
-    case Encoding::kQ8_0:
-      return 32;
-    case Encoding::kBf16:
-      return 1;
-    default:
-      return 256;
-  }
-}
 
 std::vector<float> Gaussian(int64_t count, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -74,7 +46,7 @@ Problem MakeProblem(Encoding enc, int64_t m, int64_t n, int64_t k, uint32_t seed
   Problem p{enc, m, n, k, {}, {}, {}, k + 3};
   const QuantizationEncoding& codec = *FindEncoding(EncodingName(enc)).value();
   const std::vector<float> wf = Gaussian(n * k, seed);
-  const int64_t row_bytes = codec.block_parameters().block_size * (k / BlockElems(enc));
+  const int64_t row_bytes = codec.block_parameters().block_size * (k / EncodingBlockElems(enc));
   p.w.resize(n * row_bytes);
   p.w_deq.resize(n * k);
   for (int64_t j = 0; j < n; ++j) {
@@ -136,7 +108,7 @@ std::vector<float> RunKernel(const QMatmulKernel& kernel, const Problem& p, int 
 // operation, at most ~k/32 + 8 operations deep): tolerance 1e-5 * (nb + 8) * sum |w x_q|.
 void ExpectMatchesReference(const Problem& p, const std::vector<float>& y,
                             const std::string& what) {
-  const int64_t nb = p.k / BlockElems(p.enc);
+  const int64_t nb = p.k / EncodingBlockElems(p.enc);
   std::vector<float> xq, half;
   int bad = 0;
   for (int64_t i = 0; i < p.m; ++i) {
@@ -174,7 +146,7 @@ const Encoding kAllEncodings[] = {Encoding::kQ4_0, Encoding::kQ8_0, Encoding::kQ
 
 TEST(QMatmulTest, GenericMatchesFloatReference) {
   for (Encoding enc : kAllEncodings) {
-    const int64_t bk = BlockElems(enc) == 1 ? 32 : BlockElems(enc);
+    const int64_t bk = EncodingBlockElems(enc) == 1 ? 32 : EncodingBlockElems(enc);
     for (int64_t m : {1, 3}) {
       for (int64_t nblk : {1, 3}) {
         const int64_t n = 19, k = bk * nblk;
@@ -195,7 +167,7 @@ TEST(QMatmulTest, GenericMatchesFloatReference) {
 
 TEST(QMatmulTest, BestKernelMatchesFloatReference) {
   for (Encoding enc : kAllEncodings) {
-    const int64_t bk = BlockElems(enc) == 1 ? 32 : BlockElems(enc);
+    const int64_t bk = EncodingBlockElems(enc) == 1 ? 32 : EncodingBlockElems(enc);
     const Problem p = MakeProblem(enc, 5, 37, bk * 4, 7);
     auto kernel = QMatmulKernel::Create(EncodingName(enc), p.n, p.k, p.w.data());
     ASSERT_TRUE(kernel.ok()) << kernel.status();
@@ -289,7 +261,7 @@ TEST_P(KernelVsGenericTest, MatchesGeneric) {
   }
   const KernelEntry* g = GenericFor(e);
   ASSERT_NE(g, nullptr);
-  const int64_t bk = BlockElems(e->encoding) == 1 ? 32 : BlockElems(e->encoding);
+  const int64_t bk = EncodingBlockElems(e->encoding) == 1 ? 32 : EncodingBlockElems(e->encoding);
   std::mt19937 rng(std::hash<std::string>()(e->name));
   const bool gemv = e->shape == internal::Shape::kGemv;
   // Shapes: n not a multiple of any tile, k from one block to many.
@@ -312,7 +284,7 @@ TEST_P(KernelVsGenericTest, EveryRowCount) {
     GTEST_SKIP() << e->name << " not run: this CPU lacks " << IsaName(e->isa);
   }
   if (e->shape != internal::Shape::kGemm || e->isa == Isa::kGeneric) return;
-  const int64_t bk = BlockElems(e->encoding) == 1 ? 32 : BlockElems(e->encoding);
+  const int64_t bk = EncodingBlockElems(e->encoding) == 1 ? 32 : EncodingBlockElems(e->encoding);
   const int64_t n = 21, k = bk == 256 ? 512 : 3 * bk;
   Problem p = MakeProblem(e->encoding, 67, n, k, 67);
   auto kernel = internal::CreateForEntry(e, n, k, p.w.data());

@@ -1,5 +1,6 @@
 // Q8_0 x Q8_0 with ARMv8.2-A dotprod (sdot: 4 int8 products per int32 lane), repacked weights.
 #include "runtime/kernels/arm/arm_common.h"
+#include "runtime/kernels/arm/dotprod_common.h"
 #include "runtime/kernels/internal/kernel_list.h"
 #include "runtime/kernels/internal/row_driver.h"
 
@@ -8,13 +9,7 @@ namespace kernels {
 namespace internal {
 namespace {
 
-struct DotprodDot {
-  static inline int32x4_t Block(int8x16_t q0, int8x16_t q1, int8x16_t x0, int8x16_t x1) {
-    return vdotq_s32(vdotq_s32(vdupq_n_s32(0), q0, x0), q1, x1);
-  }
-};
-
-using Kernel = arm::ArmRows<arm::Q8_0X4Loader, DotprodDot>;
+using Kernel = arm::ArmRows<arm::Q8_0X4Loader, arm::DotprodDot>;
 
 }  // namespace
 

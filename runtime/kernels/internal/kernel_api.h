@@ -16,6 +16,31 @@ namespace internal {
 enum class Encoding : int { kQ4_0, kQ8_0, kQ4_K, kQ5_K, kQ6_K, kBf16 };
 enum class Shape : int { kGemv, kGemm };  // m == 1, m > 1
 
+// "q4_0", ... (the encoding registry's names).
+inline const char* EncodingName(Encoding e) {
+  switch (e) {
+    case Encoding::kQ4_0:
+      return "q4_0";
+    case Encoding::kQ8_0:
+      return "q8_0";
+    case Encoding::kQ4_K:
+      return "q4_k";
+    case Encoding::kQ5_K:
+      return "q5_k";
+    case Encoding::kQ6_K:
+      return "q6_k";
+    case Encoding::kBf16:
+      return "bf16";
+  }
+  return "?";
+}
+
+// Values per block (1 for bf16).
+inline int64_t EncodingBlockElems(Encoding e) {
+  if (e == Encoding::kQ4_0 || e == Encoding::kQ8_0) return 32;
+  return e == Encoding::kBf16 ? 1 : 256;
+}
+
 // Arguments of one microkernel call; the kernel computes y[i * y_stride + j] for all i < m and
 // j0 <= j < j1.
 struct MatmulParams {

@@ -100,8 +100,8 @@ inline void X16Tile(const uint8_t* wg, const uint8_t* x, size_t xrb, int64_t k, 
 
 // The last m % kM activation rows of a row group.
 template <typename P, int R>
-inline void X16Rest(int rest, const uint8_t* wg, const uint8_t* x, size_t xrb, int64_t k,
-                    float* y, int64_t ys, __mmask16 mask) {
+inline void X16Rest(int rest, const uint8_t* wg, const uint8_t* x, size_t xrb, int64_t k, float* y,
+                    int64_t ys, __mmask16 mask) {
   if constexpr (R > 0) {
     if (rest == R) {
       X16Tile<P, R>(wg, x, xrb, k, y, ys, mask);
@@ -125,8 +125,8 @@ void X16Matmul(const MatmulParams& p, int64_t j0, int64_t j1) {
       X16Tile<P, P::kM>(wg, p.xq + i * p.xq_row_bytes, p.xq_row_bytes, p.k,
                         p.y + i * p.y_stride + j, p.y_stride, mask);
     }
-    X16Rest<P, P::kM - 1>(static_cast<int>(p.m - i), wg, p.xq + i * p.xq_row_bytes,
-                          p.xq_row_bytes, p.k, p.y + i * p.y_stride + j, p.y_stride, mask);
+    X16Rest<P, P::kM - 1>(static_cast<int>(p.m - i), wg, p.xq + i * p.xq_row_bytes, p.xq_row_bytes,
+                          p.k, p.y + i * p.y_stride + j, p.y_stride, mask);
   }
 }
 
@@ -147,7 +147,9 @@ constexpr int NibbleQuad(int part, int i) { return 2 * part + (i & 1) * 4 + (i >
 // with zero values, sums and scales, so a missing last block of a pair reads zeros).
 struct ActQ8_0SPairs {
   static int64_t Blocks(int64_t k) { return (k + 63) / 64; }
-  static const int8_t* Qs(const uint8_t* x, int64_t /*k*/, int64_t b) { return Q8_0SQs(x) + 64 * b; }
+  static const int8_t* Qs(const uint8_t* x, int64_t /*k*/, int64_t b) {
+    return Q8_0SQs(x) + 64 * b;
+  }
   static int32_t Sum(const uint8_t* x, int64_t k, int64_t b, int s) {
     return Q8_0SSum(x, Q8_0SPaddedBlocks(k))[2 * b + s];
   }
@@ -190,6 +192,26 @@ struct KScalesX16 {
     return _mm512_fnmadd_ps(_mm512_cvtepi32_ps(m), _mm512_mul_ps(_mm512_loadu_ps(at + 448), dx),
                             acc);
   }
+};
+
+// Q4_K/Q5_K (their tiles: nibbles, [high bits,] then KScalesX16 at kScalesAt). The encoding's
+// Block derives from KBlock and adds Weights.
+template <size_t kTile, size_t kScalesAt>
+struct K45X16 : ActQ8_KX {
+  static constexpr int kBlockElems = 256, kSubs = 8, kParts = 2, kPartQuads = 4, kM = 8;
+  static constexpr size_t kTileBytes = kTile;
+
+  struct KBlock {
+    const uint8_t* t;
+    KScalesX16 scales;
+    explicit KBlock(const uint8_t* tile) : t(tile), scales(tile + kScalesAt) {}
+    __m512 SubScale(int s) const { return scales.SubScale(s); }
+    __m512 Correct(__m512 acc, const uint8_t* x, int64_t /*k*/, int64_t b, __m512 dx) const {
+      return scales.Correct(acc, x, b, dx);
+    }
+  };
+  static constexpr int Quad(int part, int i) { return NibbleQuad(part, i); }
+  static __m512i SubInit(const uint8_t*, int64_t, int64_t, int) { return _mm512_setzero_si512(); }
 };
 
 }  // namespace x86

@@ -13,22 +13,11 @@ namespace kernels {
 namespace internal {
 namespace {
 
-struct Q4_KX16 : x86::ActQ8_KX {
-  static constexpr int kBlockElems = 256, kSubs = 8, kParts = 2, kPartQuads = 4, kM = 8;
-  static constexpr size_t kTileBytes = kQ4_KX16TileBytes;
-
-  struct Block {
-    const uint8_t* t;
-    x86::KScalesX16 scales;
-    explicit Block(const uint8_t* tile) : t(tile), scales(tile + 2048) {}
+struct Q4_KX16 : x86::K45X16<kQ4_KX16TileBytes, 2048> {
+  struct Block : KBlock {
+    using KBlock::KBlock;
     void Weights(int s, int part, __m512i* w) const { x86::Nibbles2(t + 256 * s + 128 * part, w); }
-    __m512 SubScale(int s) const { return scales.SubScale(s); }
-    __m512 Correct(__m512 acc, const uint8_t* x, int64_t /*k*/, int64_t b, __m512 dx) const {
-      return scales.Correct(acc, x, b, dx);
-    }
   };
-  static constexpr int Quad(int part, int i) { return x86::NibbleQuad(part, i); }
-  static __m512i SubInit(const uint8_t*, int64_t, int64_t, int) { return _mm512_setzero_si512(); }
 };
 
 }  // namespace

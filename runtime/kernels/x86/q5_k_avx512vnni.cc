@@ -11,14 +11,9 @@ namespace kernels {
 namespace internal {
 namespace {
 
-struct Q5_KX16 : x86::ActQ8_KX {
-  static constexpr int kBlockElems = 256, kSubs = 8, kParts = 2, kPartQuads = 4, kM = 8;
-  static constexpr size_t kTileBytes = kQ5_KX16TileBytes;
-
-  struct Block {
-    const uint8_t* t;
-    x86::KScalesX16 scales;
-    explicit Block(const uint8_t* tile) : t(tile), scales(tile + 2560) {}
+struct Q5_KX16 : x86::K45X16<kQ5_KX16TileBytes, 2560> {
+  struct Block : KBlock {
+    using KBlock::KBlock;
     void Weights(int s, int part, __m512i* w) const {
       x86::Nibbles2(t + 256 * s + 128 * part, w);
       // Bit 4 part + i of byte p is the 5th bit of byte p of w[i]: moved to bit 4 and or'ed in
@@ -38,22 +33,16 @@ struct Q5_KX16 : x86::ActQ8_KX {
         w[3] = _mm512_ternarylogic_epi32(w[3], _mm512_srli_epi16(h, 3), c16, 0xF8);
       }
     }
-    __m512 SubScale(int s) const { return scales.SubScale(s); }
-    __m512 Correct(__m512 acc, const uint8_t* x, int64_t /*k*/, int64_t b, __m512 dx) const {
-      return scales.Correct(acc, x, b, dx);
-    }
   };
-  static constexpr int Quad(int part, int i) { return x86::NibbleQuad(part, i); }
-  static __m512i SubInit(const uint8_t*, int64_t, int64_t, int) { return _mm512_setzero_si512(); }
 };
 
 }  // namespace
 
 const KernelEntry kQ5_KAvx512VnniGemv = {
-    Encoding::kQ5_K, Isa::kAvx512Vnni, Shape::kGemv,    "q5_k_avx512vnni_gemv",     QuantizeRowQ8_KX,
+    Encoding::kQ5_K, Isa::kAvx512Vnni, Shape::kGemv,    "q5_k_avx512vnni_gemv",  QuantizeRowQ8_KX,
     Q8_KXRowBytes,   RepackQ5_KX16,    Q5_KX16RowBytes, x86::X16Matmul<Q5_KX16>, 16};
 const KernelEntry kQ5_KAvx512VnniGemm = {
-    Encoding::kQ5_K, Isa::kAvx512Vnni, Shape::kGemm,    "q5_k_avx512vnni_gemm",     QuantizeRowQ8_KX,
+    Encoding::kQ5_K, Isa::kAvx512Vnni, Shape::kGemm,    "q5_k_avx512vnni_gemm",  QuantizeRowQ8_KX,
     Q8_KXRowBytes,   RepackQ5_KX16,    Q5_KX16RowBytes, x86::X16Matmul<Q5_KX16>, 16};
 
 }  // namespace internal
