@@ -7,7 +7,8 @@ Usage:
 
 Every kernel row is compared with XNNPACK's f32 fully-connected operator on the same shape and
 thread count, measured in the same run. With --ggml, a JSON object {"<m>/<n>/<k>/<threads>/<enc>":
-gflops} of ggml numbers measured in the same session adds a "vs ggml" column.
+gflops} of ggml numbers measured in the same session adds a "vs ggml" column; the harness that
+writes it, and how to build it outside this repository, are in benchmarks/ggml_side_by_side/.
 """
 import argparse
 import json
