@@ -128,8 +128,8 @@ int main(int argc, char** argv) {
         for (const Enc& e : kEncs) {
           if (s.k % ggml_blck_size(e.type) != 0) continue;
           bool ok = false;
-          const double g_plain = TimeMulMat(backend, plain, e.type, m, s.n, s.k, min_seconds,
-                                            reps, &ok);
+          const double g_plain =
+              TimeMulMat(backend, plain, e.type, m, s.n, s.k, min_seconds, reps, &ok);
           double g_repack = 0.0;
           if (repack != nullptr && e.repack) {
             bool ok_r = false;

@@ -16,8 +16,8 @@ namespace arm {
 
 // out[0..3] = {w0.x0, w0.x1, w1.x0, w1.x1}.
 template <typename Loader>
-void I8mmTile2x2(const uint8_t* w0, const uint8_t* w1, const uint8_t* x0, const uint8_t* x1, int64_t k,
-             float out[4]) {
+void I8mmTile2x2(const uint8_t* w0, const uint8_t* w1, const uint8_t* x0, const uint8_t* x1,
+                 int64_t k, float out[4]) {
   const int64_t nbp = PaddedBlocks32(k);
   const int8_t* xq0 = Q8_0SQs(x0);
   const int8_t* xq1 = Q8_0SQs(x1);

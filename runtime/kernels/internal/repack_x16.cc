@@ -135,7 +135,8 @@ void PutQ4_0(const Decoded& dec, int r, uint8_t* tile) {
 void PutQ8_0(const Decoded& dec, int r, uint8_t* tile) {
   for (int s = 0; s < 2; ++s) {
     for (int q = 0; q < 8; ++q) {
-      for (int e = 0; e < 4; ++e) tile[512 * s + 64 * q + QuadByte(r, e)] = dec.level[32 * s + 4 * q + e];
+      for (int e = 0; e < 4; ++e)
+        tile[512 * s + 64 * q + QuadByte(r, e)] = dec.level[32 * s + 4 * q + e];
     }
     std::memcpy(tile + 1024 + 32 * s + 2 * r, &dec.pair_d16[s], 2);
   }
@@ -180,7 +181,8 @@ void PutQ5_K(const Decoded& dec, int r, uint8_t* tile) {
 void PutQ6_K(const Decoded& dec, int r, uint8_t* tile) {
   for (int s = 0; s < 16; ++s) {
     for (int q = 0; q < 4; ++q) {
-      for (int e = 0; e < 4; ++e) tile[256 * s + 64 * q + QuadByte(r, e)] = dec.level[16 * s + 4 * q + e];
+      for (int e = 0; e < 4; ++e)
+        tile[256 * s + 64 * q + QuadByte(r, e)] = dec.level[16 * s + 4 * q + e];
     }
     tile[4096 + 16 * s + r] = static_cast<uint8_t>(static_cast<int8_t>(dec.scale[s]));
   }
@@ -200,12 +202,10 @@ size_t Q5_KX16RowBytes(int64_t k) { return static_cast<size_t>(k / 256) * kQ5_KX
 size_t Q6_KX16RowBytes(int64_t k) { return static_cast<size_t>(k / 256) * kQ6_KX16TileBytes / 16; }
 
 void RepackQ4_0X16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
-  RepackX16(w, n, k, 32, sizeof(blocks::BlockQ4_0), 2, kQ4_0X16TileBytes, DecodeQ4_0, PutQ4_0,
-            out);
+  RepackX16(w, n, k, 32, sizeof(blocks::BlockQ4_0), 2, kQ4_0X16TileBytes, DecodeQ4_0, PutQ4_0, out);
 }
 void RepackQ8_0X16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
-  RepackX16(w, n, k, 32, sizeof(blocks::BlockQ8_0), 2, kQ8_0X16TileBytes, DecodeQ8_0, PutQ8_0,
-            out);
+  RepackX16(w, n, k, 32, sizeof(blocks::BlockQ8_0), 2, kQ8_0X16TileBytes, DecodeQ8_0, PutQ8_0, out);
 }
 void RepackQ4_KX16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
   RepackX16(w, n, k, 256, sizeof(blocks::BlockQ4_K), 1, kQ4_KX16TileBytes, DecodeWhole<DecodeQ4_K>,
