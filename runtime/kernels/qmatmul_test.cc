@@ -321,6 +321,39 @@ TEST_P(KernelVsGenericTest, EveryRowCount) {
   }
 }
 
+// A kernel's own activation quantizer writes the same bytes as the portable one of its format, on
+// Gaussian data of several magnitudes and on exact rounding ties.
+TEST_P(KernelVsGenericTest, QuantizerMatchesPortable) {
+  const KernelEntry* e = GetParam();
+  if (!IsaSupported(e->isa)) {
+    GTEST_SKIP() << e->name << " not run: this CPU lacks " << IsaName(e->isa);
+  }
+  const std::pair<internal::RowBytesFn, internal::QuantizeFn> kPortable[] = {
+      {internal::Q8_0RowBytes, internal::QuantizeRowQ8_0},
+      {internal::Q8_0SRowBytes, internal::QuantizeRowQ8_0S},
+      {internal::Q8_KRowBytes, internal::QuantizeRowQ8_K},
+      {internal::Q8_KXRowBytes, internal::QuantizeRowQ8_KX}};
+  internal::QuantizeFn portable = nullptr;
+  for (const auto& [row_bytes, quantize] : kPortable) {
+    if (e->act_row_bytes == row_bytes) portable = quantize;
+  }
+  if (e->quantize == nullptr || e->quantize == portable) return;
+  ASSERT_NE(portable, nullptr) << e->name << ": activation format without a portable quantizer";
+  const int64_t k = 768;
+  for (float scale : {1.0f, 1e-3f, 1e4f}) {
+    std::vector<float> x = Gaussian(k, static_cast<uint32_t>(scale * 10));
+    for (float& v : x) v *= scale;
+    // Ties: with a block maximum of 127 (and 127 * 2 = 254 for Q8_K's -127 / max), x / d is k +
+    // 0.5.
+    for (int64_t l = 0; l < 64; ++l) x[l] = l % 32 == 0 ? 127.0f : (l % 7) - 3.5f;
+    for (int64_t l = 256; l < 320; ++l) x[l] = l % 64 == 0 ? -127.0f : (l % 5) - 2.5f;
+    std::vector<uint8_t> want(e->act_row_bytes(k)), got(e->act_row_bytes(k));
+    portable(x.data(), k, want.data());
+    e->quantize(x.data(), k, got.data());
+    EXPECT_EQ(got, want) << e->name << " scale " << scale;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllKernels, KernelVsGenericTest,
                          ::testing::ValuesIn(internal::AllKernels().begin(),
                                              internal::AllKernels().end()),

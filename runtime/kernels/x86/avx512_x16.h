@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "quantization/block_layout.h"
 #include "runtime/kernels/internal/kernel_api.h"
 #include "runtime/kernels/internal/repack_x16.h"
 
@@ -41,6 +42,58 @@ inline float Sum(__m512 a) {
   const __m128 q = _mm512_castps512_ps128(h);
   const __m128 q2 = _mm_add_ps(q, _mm_movehl_ps(q, q));
   return _mm_cvtss_f32(_mm_add_ss(q2, _mm_movehdup_ps(q2)));
+}
+
+inline float HMax(__m512 a) {
+  __m512 h = _mm512_max_ps(a, _mm512_shuffle_f32x4(a, a, 0x4E));
+  h = _mm512_max_ps(h, _mm512_shuffle_f32x4(h, h, 0xB1));
+  const __m128 q = _mm512_castps512_ps128(h);
+  const __m128 q2 = _mm_max_ps(q, _mm_movehl_ps(q, q));
+  return _mm_cvtss_f32(_mm_max_ss(q2, _mm_movehdup_ps(q2)));
+}
+
+inline int32_t HSumI32(__m512i a) {
+  __m512i h = _mm512_add_epi32(a, _mm512_shuffle_i32x4(a, a, 0x4E));
+  h = _mm512_add_epi32(h, _mm512_shuffle_i32x4(h, h, 0xB1));
+  const __m128i q = _mm512_castsi512_si128(h);
+  const __m128i q2 = _mm_add_epi32(q, _mm_unpackhi_epi64(q, q));
+  return _mm_cvtsi128_si32(_mm_add_epi32(q2, _mm_shuffle_epi32(q2, 0x55)));
+}
+
+// roundf (ties away from zero) of floats of magnitude < 2^23, as int32: exact, by truncation and
+// the sign of the (exact) remainder.
+inline __m512i RoundAway(__m512 v) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  __m512 t = _mm512_roundscale_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  const __m512 frac = _mm512_sub_ps(v, t);
+  t = _mm512_mask_add_ps(t, _mm512_cmp_ps_mask(frac, _mm512_set1_ps(0.5f), _CMP_GE_OQ), t, one);
+  t = _mm512_mask_sub_ps(t, _mm512_cmp_ps_mask(frac, _mm512_set1_ps(-0.5f), _CMP_LE_OQ), t, one);
+  return _mm512_cvttps_epi32(t);
+}
+
+// QuantizeRowQ8_0S with AVX-512, bit-identical to it (the same amax, d = amax / 127, roundf of
+// x / d, fp16-rounded d and sums).
+inline void QuantizeRowQ8_0SAvx512(const float* x, int64_t k, uint8_t* out) {
+  const int64_t nb = k / 32, nbp = Q8_0SPaddedBlocks(k);
+  int8_t* qs = reinterpret_cast<int8_t*>(out);
+  float* d = reinterpret_cast<float*>(out + nbp * 32);
+  int32_t* sum = reinterpret_cast<int32_t*>(out + nbp * 36);
+  for (int64_t b = 0; b < nb; ++b) {
+    const __m512 v0 = _mm512_loadu_ps(x + 32 * b), v1 = _mm512_loadu_ps(x + 32 * b + 16);
+    const float amax = HMax(_mm512_max_ps(_mm512_abs_ps(v0), _mm512_abs_ps(v1)));
+    const float db = amax / 127.0f;
+    const __m512 id = _mm512_set1_ps(db != 0.0f ? 1.0f / db : 0.0f);
+    const __m512i q0 = RoundAway(_mm512_mul_ps(v0, id)), q1 = RoundAway(_mm512_mul_ps(v1, id));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(qs + 32 * b), _mm512_cvtepi32_epi8(q0));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(qs + 32 * b + 16), _mm512_cvtepi32_epi8(q1));
+    d[b] = blocks::Fp16ToFloat(blocks::FloatToFp16(db));
+    sum[b] = HSumI32(_mm512_add_epi32(q0, q1));
+  }
+  for (int64_t b = nb; b < nbp; ++b) {
+    std::memset(qs + 32 * b, 0, 32);
+    d[b] = 0.0f;
+    sum[b] = 0;
+  }
 }
 
 // P (the encoding) provides:
