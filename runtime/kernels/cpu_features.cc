@@ -3,8 +3,16 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <set>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "cpuinfo.h"
 #include "runtime/kernels/internal/cpu_state.h"
 
@@ -54,6 +62,32 @@ absl::Span<const CoreCluster> HostClusters() {
   return *clusters;
 }
 
+int CountPhysicalCores(const std::string& sysfs_cpu_dir) {
+  std::ifstream online(sysfs_cpu_dir + "/online");
+  std::string list;
+  if (!online || !std::getline(online, list)) return 0;
+  // "0-3,6,8-9"
+  std::set<std::pair<long, long>> cores;
+  for (absl::string_view range : absl::StrSplit(list, ',', absl::SkipEmpty())) {
+    std::vector<absl::string_view> ends = absl::StrSplit(range, '-');
+    long first = 0, last = 0;
+    if (ends.empty() || ends.size() > 2 ||
+        !absl::SimpleAtoi(absl::StripAsciiWhitespace(ends[0]), &first) ||
+        !absl::SimpleAtoi(absl::StripAsciiWhitespace(ends.back()), &last) || first > last ||
+        last - first > 65536) {
+      return 0;
+    }
+    for (long cpu = first; cpu <= last; ++cpu) {
+      const std::string topo = absl::StrCat(sysfs_cpu_dir, "/cpu", cpu, "/topology/");
+      std::ifstream package(topo + "physical_package_id"), core(topo + "core_id");
+      long package_id = 0, core_id = 0;
+      if (!(package >> package_id) || !(core >> core_id)) return 0;
+      cores.insert({package_id, core_id});
+    }
+  }
+  return static_cast<int>(cores.size());
+}
+
 int DefaultThreadCount() {
   if (const char* env = std::getenv("EDGEQ_NUM_THREADS")) {
     char* end = nullptr;
@@ -61,6 +95,11 @@ int DefaultThreadCount() {
     if (end != env && *end == '\0' && v > 0 && v <= 4096) return static_cast<int>(v);
   }
   absl::Span<const CoreCluster> clusters = HostClusters();
+  bool has_little = false;
+  for (const CoreCluster& c : clusters) has_little |= c.little && c.cores > 0;
+  if (has_little) return ChooseThreadCount(clusters);
+  const int physical = CountPhysicalCores("/sys/devices/system/cpu");
+  if (physical > 0) return physical;
   if (!clusters.empty()) return ChooseThreadCount(clusters);
   const long online = sysconf(_SC_NPROCESSORS_ONLN);
   return online > 0 ? static_cast<int>(online) : 1;

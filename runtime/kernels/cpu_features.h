@@ -5,6 +5,7 @@
 #define EDGEQ_RUNTIME_KERNELS_CPU_FEATURES_H_
 
 #include <cstdint>
+#include <string>
 
 #include "absl/types/span.h"
 
@@ -27,8 +28,15 @@ int ChooseThreadCount(absl::Span<const CoreCluster> clusters);
 // The topology of this machine from cpuinfo (read once); empty if cpuinfo is unavailable.
 absl::Span<const CoreCluster> HostClusters();
 
-// ChooseThreadCount(HostClusters()), unless the environment variable EDGEQ_NUM_THREADS holds a
-// positive integer, which wins. Falls back to the number of online processors.
+// Physical cores (distinct package/core id pairs of the online CPUs) under a Linux sysfs CPU
+// directory such as "/sys/devices/system/cpu"; 0 if it cannot be read.
+int CountPhysicalCores(const std::string& sysfs_cpu_dir);
+
+// The default number of threads: EDGEQ_NUM_THREADS if it holds a positive integer; else, where
+// cpuinfo reports little cores, ChooseThreadCount(HostClusters()); else the physical cores sysfs
+// lists (cpuinfo miscounts the cores of some virtual machines: one 2-core VM shows up as one
+// core with an empty second cluster); else ChooseThreadCount(HostClusters()); else the number of
+// online processors.
 int DefaultThreadCount();
 
 }  // namespace kernels

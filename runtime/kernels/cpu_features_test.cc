@@ -1,6 +1,13 @@
 #include "runtime/kernels/cpu_features.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdlib>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -35,6 +42,37 @@ TEST(DefaultThreadCountTest, EnvironmentOverrides) {
   EXPECT_GE(DefaultThreadCount(), 1);
   ASSERT_EQ(unsetenv("EDGEQ_NUM_THREADS"), 0);
   EXPECT_GE(DefaultThreadCount(), 1);
+}
+
+// A fake sysfs CPU directory: `online` and per-CPU (package, core) ids.
+std::string FakeSysfs(const std::string& name, const std::string& online,
+                      const std::vector<std::pair<int, int>>& ids) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = std::string(tmp != nullptr ? tmp : "/tmp") + "/" + name;
+  mkdir(dir.c_str(), 0755);
+  std::ofstream(dir + "/online") << online << "\n";
+  for (size_t cpu = 0; cpu < ids.size(); ++cpu) {
+    const std::string c = dir + "/cpu" + std::to_string(cpu);
+    mkdir(c.c_str(), 0755);
+    mkdir((c + "/topology").c_str(), 0755);
+    std::ofstream(c + "/topology/physical_package_id") << ids[cpu].first << "\n";
+    std::ofstream(c + "/topology/core_id") << ids[cpu].second << "\n";
+  }
+  return dir;
+}
+
+TEST(CountPhysicalCoresTest, CountsDistinctCoresOfOnlineCpus) {
+  // 4 CPUs, 2 SMT siblings per core.
+  EXPECT_EQ(CountPhysicalCores(FakeSysfs("smt", "0-3", {{0, 0}, {0, 1}, {0, 0}, {0, 1}})), 2);
+  // Two packages with the same core ids.
+  EXPECT_EQ(CountPhysicalCores(FakeSysfs("two_pkg", "0-3", {{0, 0}, {0, 1}, {1, 0}, {1, 1}})), 4);
+  // Only CPUs 0 and 2 online.
+  EXPECT_EQ(CountPhysicalCores(FakeSysfs("holes", "0,2", {{0, 0}, {0, 1}, {0, 2}})), 2);
+  EXPECT_EQ(CountPhysicalCores(FakeSysfs("bad", "0-x", {{0, 0}})), 0);
+  EXPECT_EQ(CountPhysicalCores("/nonexistent"), 0);
+  // The host: at least one core, and no more than the online processors.
+  const int host = CountPhysicalCores("/sys/devices/system/cpu");
+  EXPECT_LE(host, sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 }  // namespace
