@@ -96,6 +96,50 @@ inline void QuantizeRowQ8_0SAvx512(const float* x, int64_t k, uint8_t* out) {
   }
 }
 
+// QuantizeRowQ8_KX with AVX-512, bit-identical to it (GGML's quantize_row_q8_K: the first value of
+// largest magnitude sets the scale, nearest_int rounds half to even like vcvtps2dq).
+inline void QuantizeRowQ8_KXAvx512(const float* x, int64_t k, uint8_t* out) {
+  BlockQ8_KX* y = reinterpret_cast<BlockQ8_KX*>(out);
+  for (int64_t i = 0; i < k / 256; ++i, x += 256) {
+    __m512 amax16 = _mm512_setzero_ps();
+    for (int t = 0; t < 16; ++t)
+      amax16 = _mm512_max_ps(amax16, _mm512_abs_ps(_mm512_loadu_ps(x + 16 * t)));
+    const float amax = HMax(amax16);
+    std::memset(y[i].pad, 0, sizeof(y[i].pad));
+    if (amax == 0.0f) {
+      std::memset(y[i].qs, 0, sizeof(y[i].qs));
+      std::memset(y[i].neg32_bsum16, 0, sizeof(y[i].neg32_bsum16));
+      std::memset(y[i].bsum32, 0, sizeof(y[i].bsum32));
+      y[i].d = 0.0f;
+      continue;
+    }
+    float max = 0.0f;
+    for (int t = 0; t < 16; ++t) {
+      const __mmask16 eq = _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_loadu_ps(x + 16 * t)),
+                                              _mm512_set1_ps(amax), _CMP_EQ_OQ);
+      if (eq != 0) {
+        max = x[16 * t + __builtin_ctz(eq)];
+        break;
+      }
+    }
+    const float iscale = -127.f / max;
+    const __m512 is = _mm512_set1_ps(iscale);
+    int32_t bsum16[16];
+    for (int t = 0; t < 16; ++t) {
+      const __m512i q =
+          _mm512_min_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(_mm512_loadu_ps(x + 16 * t), is)),
+                           _mm512_set1_epi32(127));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(y[i].qs + 16 * t), _mm512_cvtepi32_epi8(q));
+      bsum16[t] = HSumI32(q);
+      y[i].neg32_bsum16[t] = -32 * bsum16[t];
+    }
+    for (int j = 0; j < 8; ++j) {
+      y[i].bsum32[j] = static_cast<int16_t>(bsum16[2 * j] + bsum16[2 * j + 1]);
+    }
+    y[i].d = 1 / iscale;
+  }
+}
+
 // P (the encoding) provides:
 //   kBlockElems, kSubs (sub-blocks per block), kTileBytes, kM (activation rows per GEMM tile);
 //   kParts, kPartQuads: a sub-block's quads are decoded in kParts parts of kPartQuads vectors,
