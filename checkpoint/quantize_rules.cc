@@ -98,9 +98,8 @@ QuantizeDecision DecideEncoding(const std::string& name, const Shape& shape, DTy
     if (d.requested != "f32") d.note = absl::StrFormat("%s, not f32", DTypeName(dtype));
     return d;
   }
-  if (shape.rank() < 2) {  // norms and other vectors stay f32
+  if (shape.rank() < 2) {  // norms and other vectors stay f32, as the rules say
     d.chosen = "f32";
-    if (d.requested != "f32") d.note = "vectors stay f32";
     return d;
   }
   // The requested encoding, then q8_0 and bf16 (each only if finer than what came before).

@@ -1,7 +1,9 @@
 #include "examples/tinystories/generate.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 #include "core/status_macros.h"
@@ -14,10 +16,10 @@ double Now() {
 }
 }  // namespace
 
-absl::StatusOr<GenerateResult> Generate(LlamaModel& model, const Tokenizer& tokenizer,
+absl::StatusOr<GenerateResult> Generate(LlamaGraphModel& model, const Tokenizer& tokenizer,
                                         Sampler& sampler, absl::string_view prompt, int steps,
                                         const std::function<void(const std::string&)>& on_piece) {
-  const LlamaConfig& c = model.config();
+  const checkpoint::Llama2cConfig& c = model.config();
   if (tokenizer.vocab_size() != c.vocab_size) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "tokenizer has %d pieces but the model's vocabulary is %d (mismatched tokenizer)",
@@ -31,19 +33,28 @@ absl::StatusOr<GenerateResult> Generate(LlamaModel& model, const Tokenizer& toke
     return absl::InvalidArgumentError(absl::StrFormat(
         "the prompt is %d tokens long, but the model's context holds %d", n_prompt, c.seq_len));
   }
+  // run.c runs position pos on token[pos] and then takes the next prompt token or samples; the
+  // logits of the prompt's positions but the last are never used, so the prompt (up to `steps`
+  // positions) goes through Prefill at once.
+  const int n_prefill = std::min(n_prompt, steps);
+  const double start = Now();
+  EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> logits,
+                         model.Prefill(absl::MakeConstSpan(r.prompt_tokens).first(n_prefill), 0));
+  const double prefill_end = Now();
+  r.prompt_steps = n_prefill;
+  std::vector<float> probs(static_cast<size_t>(c.vocab_size));
   int token = r.prompt_tokens[0];
   r.tokens.push_back(token);
-  const double start = Now();
-  double prefill_end = start;
   for (int pos = 0; pos < steps; ++pos) {
-    EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> logits, model.Forward(token, pos));
     int next;
     if (pos < n_prompt - 1) {
       next = r.prompt_tokens[pos + 1];
-      ++r.prompt_steps;
-      prefill_end = Now();
     } else {
-      next = sampler.Sample(logits);
+      if (pos >= n_prefill) {
+        EDGEQ_ASSIGN_OR_RETURN(logits, model.Forward(token, pos));
+      }
+      std::copy(logits.begin(), logits.end(), probs.begin());
+      next = sampler.Sample(absl::MakeSpan(probs));
       ++r.generated_steps;
     }
     r.tokens.push_back(next);
@@ -54,13 +65,12 @@ absl::StatusOr<GenerateResult> Generate(LlamaModel& model, const Tokenizer& toke
     token = next;
   }
   r.text += "\n";
-  const double end = Now();
   r.prefill_seconds = prefill_end - start;
-  r.decode_seconds = end - prefill_end;
+  r.decode_seconds = Now() - prefill_end;
   return r;
 }
 
-absl::StatusOr<double> Perplexity(LlamaModel& model, const Tokenizer& tokenizer,
+absl::StatusOr<double> Perplexity(LlamaGraphModel& model, const Tokenizer& tokenizer,
                                   absl::string_view text) {
   const std::vector<int> tokens = tokenizer.Encode(text, /*bos=*/true, /*eos=*/false);
   const int n = static_cast<int>(tokens.size());
@@ -70,7 +80,7 @@ absl::StatusOr<double> Perplexity(LlamaModel& model, const Tokenizer& tokenizer,
   }
   double nll = 0.0;
   for (int pos = 0; pos + 1 < n; ++pos) {
-    EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> logits, model.Forward(tokens[pos], pos));
+    EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> logits, model.Forward(tokens[pos], pos));
     double max_logit = logits[0];
     for (float v : logits) max_logit = std::max(max_logit, static_cast<double>(v));
     double sum = 0.0;

@@ -1,5 +1,6 @@
-// The generation loop of llama2.c's run.c: feed the prompt's tokens, then sample until `steps`
-// positions (prompt included) or until the model produces BOS.
+// The generation loop of llama2.c's run.c: feed the prompt's tokens (in blocks, through the
+// model's prefill graph), then sample until `steps` positions (prompt included) or until the
+// model produces BOS. Tokens and printed text are run.c's, position for position.
 #ifndef EDGEQ_EXAMPLES_TINYSTORIES_GENERATE_H_
 #define EDGEQ_EXAMPLES_TINYSTORIES_GENERATE_H_
 
@@ -9,7 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "examples/tinystories/llama.h"
+#include "examples/tinystories/graph/llama_graph.h"
 #include "examples/tinystories/sampler.h"
 #include "examples/tinystories/tokenizer.h"
 
@@ -22,7 +23,7 @@ struct GenerateResult {
   // sampled ones; a final BOS if the model produced one), as the golden .ids files record them.
   std::vector<int> tokens;
   std::string text;         // what run.c prints: decoded pieces, filtered, plus a final newline
-  int prompt_steps = 0;     // steps that consumed prompt tokens (prefill)
+  int prompt_steps = 0;     // prompt tokens run through the model before sampling (prefill)
   int generated_steps = 0;  // steps that sampled
   double prefill_seconds = 0;
   double decode_seconds = 0;
@@ -32,12 +33,12 @@ struct GenerateResult {
 // not fit the context (seq_len). `on_piece` (may be empty) receives each printable piece as it is
 // produced.
 absl::StatusOr<GenerateResult> Generate(
-    LlamaModel& model, const Tokenizer& tokenizer, Sampler& sampler, absl::string_view prompt,
+    LlamaGraphModel& model, const Tokenizer& tokenizer, Sampler& sampler, absl::string_view prompt,
     int steps, const std::function<void(const std::string&)>& on_piece = {});
 
 // Teacher-forced perplexity of `text` (encoded with BOS): exp of the mean negative log-likelihood
 // of each token given the ones before it. The text must fit the context.
-absl::StatusOr<double> Perplexity(LlamaModel& model, const Tokenizer& tokenizer,
+absl::StatusOr<double> Perplexity(LlamaGraphModel& model, const Tokenizer& tokenizer,
                                   absl::string_view text);
 
 }  // namespace tinystories

@@ -3,22 +3,16 @@
 #include <cctype>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "checkpoint/llama2c.h"
+#include "core/status_macros.h"
 
 namespace edgeq {
 namespace tinystories {
 namespace {
-
-bool ReadBytes(absl::string_view bytes, size_t* offset, void* out, size_t n) {
-  if (bytes.size() - *offset < n) return false;
-  std::memcpy(out, bytes.data() + *offset, n);
-  *offset += n;
-  return true;
-}
 
 // Parses "<0xXX>" (the llama2.c byte-fallback piece); returns -1 if `piece` is not one.
 int ByteOfPiece(const std::string& piece) {
@@ -44,58 +38,46 @@ int ByteOfPiece(const std::string& piece) {
 }  // namespace
 
 absl::StatusOr<Tokenizer> Tokenizer::Load(const std::string& path, int vocab_size) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    return absl::NotFoundError(absl::StrFormat("tokenizer file '%s' cannot be opened", path));
-  }
-  std::stringstream buffer;
-  buffer << file.rdbuf();
-  return FromBytes(buffer.str(), vocab_size, path);
-}
-
-absl::StatusOr<Tokenizer> Tokenizer::FromBytes(absl::string_view bytes, int vocab_size,
-                                               absl::string_view name) {
   if (vocab_size <= 0) {
     return absl::InvalidArgumentError(
-        absl::StrFormat("tokenizer '%s': vocab_size must be positive, got %d", name, vocab_size));
+        absl::StrFormat("tokenizer '%s': vocab_size must be positive, got %d", path, vocab_size));
   }
-  size_t offset = 0;
-  int32_t max_len = 0;
-  if (!ReadBytes(bytes, &offset, &max_len, 4) || max_len <= 0) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "tokenizer '%s': expected a positive int32 max_token_length at offset 0", name));
+  absl::StatusOr<checkpoint::Llama2cTokenizer> t =
+      checkpoint::ReadLlama2cTokenizer(path, vocab_size);
+  if (t.status().code() == absl::StatusCode::kInvalidArgument) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s (mismatched tokenizer? the model's vocabulary has %d pieces)",
+                        t.status().message(), vocab_size));
   }
-  std::vector<std::string> pieces;
-  std::vector<float> scores;
-  pieces.reserve(vocab_size);
-  scores.reserve(vocab_size);
-  for (int i = 0; i < vocab_size; ++i) {
-    float score;
-    int32_t len;
-    if (!ReadBytes(bytes, &offset, &score, 4) || !ReadBytes(bytes, &offset, &len, 4)) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "tokenizer '%s' ends after %d pieces, but the model's vocabulary has %d (mismatched "
-          "tokenizer?)",
-          name, i, vocab_size));
-    }
-    if (len < 0 || len > max_len || bytes.size() - offset < static_cast<size_t>(len)) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "tokenizer '%s': piece %d has length %d (max_token_length %d, %d bytes left)", name, i,
-          len, max_len, bytes.size() - offset));
-    }
-    pieces.emplace_back(bytes.substr(offset, len));
-    offset += len;
-    scores.push_back(score);
+  if (!t.ok()) return t.status();
+  return FromPieces(std::move(t->pieces), std::move(t->scores));
+}
+
+absl::StatusOr<Tokenizer> Tokenizer::FromMetadata(const checkpoint::TensorDict& dict) {
+  absl::StatusOr<const checkpoint::MetadataValue*> tokens =
+      dict.GetMetadata("tokenizer.ggml.tokens");
+  absl::StatusOr<const checkpoint::MetadataValue*> scores =
+      dict.GetMetadata("tokenizer.ggml.scores");
+  if (!tokens.ok() || !scores.ok()) {
+    return absl::NotFoundError(
+        "the model carries no vocabulary (metadata tokenizer.ggml.tokens and "
+        "tokenizer.ggml.scores)");
   }
-  if (offset != bytes.size()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "tokenizer '%s' has %d bytes after the %d pieces the model's vocabulary expects "
-        "(mismatched tokenizer?)",
-        name, bytes.size() - offset, vocab_size));
-  }
-  absl::StatusOr<Tokenizer> tok = FromPieces(std::move(pieces), std::move(scores));
-  if (tok.ok()) tok->max_token_length_ = max_len;
-  return tok;
+  // GGUF (SentencePiece) pieces spell a space as U+2581; llama2.c's as ' '.
+  std::vector<std::string> pieces = (*tokens)->strings();
+  for (std::string& p : pieces) p = absl::StrReplaceAll(p, {{"\xE2\x96\x81", " "}});
+  std::vector<float> s((*scores)->floats().begin(), (*scores)->floats().end());
+  return FromPieces(std::move(pieces), std::move(s));
+}
+
+void Tokenizer::ToMetadata(checkpoint::TensorDict& dict) const {
+  dict.SetMetadata("tokenizer.ggml.model", checkpoint::MetadataValue::String("llama"));
+  std::vector<std::string> pieces = pieces_;
+  for (std::string& p : pieces) p = absl::StrReplaceAll(p, {{" ", "\xE2\x96\x81"}});
+  dict.SetMetadata("tokenizer.ggml.tokens", checkpoint::MetadataValue::StringArray(pieces));
+  dict.SetMetadata("tokenizer.ggml.scores", checkpoint::MetadataValue::FloatArray(
+                                                std::vector<double>(scores_.begin(), scores_.end()),
+                                                checkpoint::MetadataValue::Width::kF32));
 }
 
 absl::StatusOr<Tokenizer> Tokenizer::FromPieces(std::vector<std::string> pieces,

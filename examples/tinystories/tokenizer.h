@@ -18,6 +18,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "checkpoint/tensor_dict.h"
 
 namespace edgeq {
 namespace tinystories {
@@ -31,12 +32,16 @@ class Tokenizer {
   // size). NotFound if the file is missing; InvalidArgument naming the file if it is truncated,
   // has trailing bytes (it was made for another vocabulary size) or holds a bad piece length.
   static absl::StatusOr<Tokenizer> Load(const std::string& path, int vocab_size);
-  // The same from the file's bytes; `name` is used in error messages.
-  static absl::StatusOr<Tokenizer> FromBytes(absl::string_view bytes, int vocab_size,
-                                             absl::string_view name = "tokenizer");
+  // The vocabulary a checkpoint carries as GGUF-style metadata (tokenizer.ggml.tokens and
+  // tokenizer.ggml.scores: GGUF files, and .max files the pipeline wrote), where a space is
+  // spelled U+2581 as in SentencePiece. NotFound if absent.
+  static absl::StatusOr<Tokenizer> FromMetadata(const checkpoint::TensorDict& dict);
   // From pieces and scores directly (e.g. a GGUF vocabulary).
   static absl::StatusOr<Tokenizer> FromPieces(std::vector<std::string> pieces,
                                               std::vector<float> scores);
+
+  // Stores the vocabulary as that metadata, so that a saved model is self-contained.
+  void ToMetadata(checkpoint::TensorDict& dict) const;
 
   int vocab_size() const { return static_cast<int>(pieces_.size()); }
   const std::string& piece(int id) const { return pieces_[id]; }

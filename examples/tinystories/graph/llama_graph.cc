@@ -6,8 +6,11 @@
 #include <limits>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "core/status_macros.h"
 #include "graph/ops.h"
 #include "quantization/encoding.h"
@@ -266,6 +269,19 @@ absl::StatusOr<absl::Span<const float>> LlamaGraphModel::Prefill(absl::Span<cons
     i += b.t;
   }
   return logits;
+}
+
+std::vector<std::string> LlamaGraphModel::MatmulKernels() const {
+  std::vector<std::string> names;
+  for (absl::string_view line : absl::StrSplit(decode_.model->DebugString(), '\n')) {
+    const size_t arrow = line.find(" -> ");
+    if (arrow == absl::string_view::npos || !absl::StrContains(line.substr(0, arrow), "matmul")) {
+      continue;
+    }
+    std::string name(absl::StripAsciiWhitespace(line.substr(arrow + 4)));
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  return names;
 }
 
 std::string LlamaGraphModel::DebugString() const {

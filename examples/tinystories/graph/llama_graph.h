@@ -61,8 +61,11 @@ class LlamaGraphModel {
   absl::StatusOr<absl::Span<const float>> Prefill(absl::Span<const int> tokens, int pos);
 
   const checkpoint::Llama2cConfig& config() const { return config_; }
-  // The graph's text dump and the kernel chosen per node.
+  // The graphs' text dumps and the kernel chosen per node.
   std::string DebugString() const;
+  // The distinct kernels the decode graph's matrix products use, e.g. {"q4_0_avx512vnni_gemv",
+  // "matmul_f32"}, in order of first use.
+  std::vector<std::string> MatmulKernels() const;
 
  private:
   // One loaded graph for blocks of t tokens, with its token and position inputs.

@@ -4,18 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "checkpoint/llama2c.h"
 #include "examples/tinystories/sampler.h"
+#include "examples/tinystories/testing.h"
 #include "gtest/gtest.h"
 #include "quantization/encoding.h"
 
@@ -23,38 +19,17 @@ namespace edgeq {
 namespace tinystories {
 namespace {
 
-std::string DataPath(const std::string& relative) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  if (srcdir == nullptr || workspace == nullptr) return relative;
-  return std::string(srcdir) + "/" + workspace + "/" + relative;
-}
-
-std::vector<int> ParseIds(const std::string& line) {
-  std::vector<int> ids;
-  for (absl::string_view s : absl::StrSplit(line, ' ', absl::SkipEmpty())) {
-    int v = 0;
-    EXPECT_TRUE(absl::SimpleAtoi(s, &v)) << s;
-    ids.push_back(v);
-  }
-  return ids;
-}
-
-// A golden .ids file: the prompt's token ids (BOS first), then the whole sequence run.c
-// processed.
+// A golden run.c run: the prompt's token ids (BOS first) and the whole sequence it processed.
 struct Golden {
   std::vector<int> prompt;
   std::vector<int> tokens;
 };
 Golden ReadGolden(const std::string& stem) {
-  std::ifstream f(DataPath("tests/testdata/tinystories/" + stem + ".ids"));
-  std::string prompt_line, tokens_line;
-  std::getline(f, prompt_line);
-  std::getline(f, tokens_line);
-  Golden g{ParseIds(prompt_line), ParseIds(tokens_line)};
-  EXPECT_GE(g.tokens.size(), 200u) << stem;
-  EXPECT_FALSE(g.prompt.empty()) << stem;
-  return g;
+  absl::StatusOr<testing::GoldenRun> g = testing::ReadGolden(stem);
+  EXPECT_TRUE(g.ok()) << g.status();
+  if (!g.ok()) return {};
+  EXPECT_GE(g->tokens.size(), 200u) << stem;
+  return {g->prompt_ids, g->tokens};
 }
 
 int Argmax(absl::Span<const float> v) {
@@ -63,7 +38,7 @@ int Argmax(absl::Span<const float> v) {
 
 checkpoint::TensorDict Stories260K() {
   absl::StatusOr<checkpoint::TensorDict> dict =
-      checkpoint::ReadLlama2c(DataPath("tests/testdata/stories260K.bin"));
+      checkpoint::ReadLlama2c(testing::TestDataPath("tests/testdata/stories260K.bin"));
   EXPECT_TRUE(dict.ok()) << dict.status();
   return *std::move(dict);
 }
