@@ -13,6 +13,11 @@ set -eu
 cpu="${EDGEQ_QEMU_CPU:-max}"
 [ -n "$cpu" ] || cpu=max
 sysroot_lib="${EDGEQ_ARM64_SYSROOT:-/opt/edgeq/arm64-sysroot}/usr/lib/aarch64-linux-gnu"
+# A test that is a shell script runs on the host; it starts aarch64 binaries through
+# $EDGEQ_EXEC (this script).
+if [ "$(head -c 2 "$1" 2>/dev/null)" = "#!" ]; then
+  EDGEQ_EXEC="$0" exec "$@"
+fi
 if ! command -v qemu-aarch64 >/dev/null 2>&1; then
   echo "qemu_aarch64: qemu-aarch64 not found; run tools/setup.sh" >&2
   exit 127
