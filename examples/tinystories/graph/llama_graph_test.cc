@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,22 +46,27 @@ checkpoint::TensorDict Stories260K() {
 
 class LlamaGraphGoldenTest : public ::testing::TestWithParam<const char*> {};
 
+// Feeds a golden run's tokens one by one (teacher forcing) and counts the positions after the
+// prompt where `pick(logits)` differs from run.c's next token; -1 if Forward fails.
+int TeacherForcedMismatches(LlamaGraphModel& model, const Golden& golden,
+                            const std::function<int(absl::Span<const float>)>& pick) {
+  int mismatches = 0;
+  for (size_t pos = 0; pos + 1 < golden.tokens.size(); ++pos) {
+    absl::StatusOr<absl::Span<const float>> logits =
+        model.Forward(golden.tokens[pos], static_cast<int>(pos));
+    EXPECT_TRUE(logits.ok()) << logits.status();
+    if (!logits.ok()) return -1;
+    EXPECT_EQ(logits->size(), 512u);
+    if (pos + 1 >= golden.prompt.size() && pick(*logits) != golden.tokens[pos + 1]) ++mismatches;
+  }
+  return mismatches;
+}
+
 TEST_P(LlamaGraphGoldenTest, F32ArgmaxFollowsRunC) {
   const checkpoint::TensorDict dict = Stories260K();
   absl::StatusOr<std::unique_ptr<LlamaGraphModel>> model = LlamaGraphModel::Create(dict);
   ASSERT_TRUE(model.ok()) << model.status();
-  const Golden golden = ReadGolden(GetParam());
-  const std::vector<int>& tokens = golden.tokens;
-  const size_t prompt_len = golden.prompt.size();
-  int mismatches = 0;
-  for (size_t pos = 0; pos + 1 < tokens.size(); ++pos) {
-    absl::StatusOr<absl::Span<const float>> logits =
-        (*model)->Forward(tokens[pos], static_cast<int>(pos));
-    ASSERT_TRUE(logits.ok()) << logits.status();
-    ASSERT_EQ(logits->size(), 512u);
-    if (pos + 1 >= prompt_len && Argmax(*logits) != tokens[pos + 1]) ++mismatches;
-  }
-  EXPECT_EQ(mismatches, 0) << GetParam();
+  EXPECT_EQ(TeacherForcedMismatches(**model, ReadGolden(GetParam()), Argmax), 0) << GetParam();
 }
 
 INSTANTIATE_TEST_SUITE_P(Prompts, LlamaGraphGoldenTest,
@@ -134,18 +140,11 @@ TEST(LlamaGraphTest, SampledTokensFollowRunC) {
     ASSERT_TRUE(model.ok()) << model.status();
     absl::StatusOr<Sampler> sampler = Sampler::Create(512, c.options);
     ASSERT_TRUE(sampler.ok());
-    const Golden golden = ReadGolden(c.stem);
-    const std::vector<int>& tokens = golden.tokens;
-    const size_t prompt_len = golden.prompt.size();
-    int mismatches = 0;
-    for (size_t pos = 0; pos + 1 < tokens.size(); ++pos) {
-      absl::StatusOr<absl::Span<const float>> logits =
-          (*model)->Forward(tokens[pos], static_cast<int>(pos));
-      ASSERT_TRUE(logits.ok()) << logits.status();
-      if (pos + 1 < prompt_len) continue;
-      std::vector<float> copy(logits->begin(), logits->end());
-      if (sampler->Sample(absl::MakeSpan(copy)) != tokens[pos + 1]) ++mismatches;
-    }
+    const int mismatches =
+        TeacherForcedMismatches(**model, ReadGolden(c.stem), [&](absl::Span<const float> l) {
+          std::vector<float> probs(l.begin(), l.end());
+          return sampler->Sample(absl::MakeSpan(probs));
+        });
     EXPECT_EQ(mismatches, 0) << c.stem;
   }
 }
