@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The footprint `generate` binary: a .max made by `edgeq quantize` runs, greedy f32 text equals
+# run.c's, and bad input gives one clear line and a non-zero exit code.
+set -uo pipefail
+root="$TEST_SRCDIR/$TEST_WORKSPACE"
+# Under --config=aarch64, EDGEQ_EXEC (tools/qemu_aarch64.sh) runs the binaries under qemu.
+gen() { ${EDGEQ_EXEC:+"$EDGEQ_EXEC"} "$root/examples/tinystories/footprint/generate" "$@"; }
+edgeq() { ${EDGEQ_EXEC:+"$EDGEQ_EXEC"} "$root/tools/edgeq" "$@"; }
+data="$root/tests/testdata"
+tmp="$TEST_TMPDIR"
+fails=0
+check() {  # check NAME COMMAND...
+  local name="$1"; shift
+  if "$@"; then echo "ok: $name"; else echo "FAIL: $name"; fails=$((fails + 1)); fi
+}
+
+edgeq quantize "$data/stories260K.bin" "$tmp/f32.max" --encoding=none --quiet >/dev/null
+check "f32 .max written" test -s "$tmp/f32.max"
+gen "$tmp/f32.max" --tokenizer="$data/tok512.bin" --temperature=0 --prompt="Once upon a time" \
+  --steps=256 >"$tmp/out.txt" 2>"$tmp/err.txt"
+check "f32 greedy exit 0" test $? -eq 0
+check "stdout is run.c's story" cmp "$tmp/out.txt" "$data/tinystories/once_upon_a_time.txt"
+check "stderr has the decode speed" grep -q "^decode: .* tokens/s" "$tmp/err.txt"
+
+edgeq quantize "$data/stories260K.bin" "$tmp/q4.max" --quiet >/dev/null
+gen "$tmp/q4.max" --tokenizer="$data/tok512.bin" --temperature=0.8 --seed=42 --steps=64 \
+  --prompt="Lily wanted" >"$tmp/q4.txt" 2>/dev/null
+check "q4_0 exit 0" test $? -eq 0
+check "q4_0 prints the prompt first" grep -q "^Lily wanted" "$tmp/q4.txt"
+gen "$tmp/q4.max" --tokenizer="$data/tok512.bin" --temperature=0.8 --seed=42 --steps=64 \
+  --prompt="Lily wanted" --threads=2 >"$tmp/q4_t2.txt" 2>/dev/null
+check "q4_0 with 2 threads gives the same story" cmp "$tmp/q4.txt" "$tmp/q4_t2.txt"
+
+expect_error() {  # expect_error NAME CODE PATTERN ARGS...
+  local name="$1" code="$2" pattern="$3"; shift 3
+  gen "$@" >"$tmp/e.out" 2>"$tmp/e.err"
+  local rc=$?
+  check "$name: exit $code" test "$rc" -eq "$code"
+  check "$name: message" grep -q -- "$pattern" "$tmp/e.err"
+  check "$name: nothing on stdout" test ! -s "$tmp/e.out"
+}
+expect_error "no model" 2 "no model given"
+expect_error "missing model" 1 "nonexistent.max" /nonexistent.max
+expect_error "no vocabulary" 1 "carries no vocabulary; pass --tokenizer" "$tmp/q4.max"
+expect_error "unknown flag" 2 "unknown flag --temp " "$tmp/q4.max" --temp=1
+expect_error "bad number" 2 "\-\-topp=2: expected a number in \[0, 1\]" "$tmp/q4.max" --topp=2
+expect_error "mismatched tokenizer" 1 "" "$tmp/q4.max" --tokenizer="$tmp/f32.max"
+expect_error "not a .max" 1 "" "$data/stories260K.bin" --tokenizer="$data/tok512.bin"
+gen --help >"$tmp/help.txt"
+check "--help exit 0" test $? -eq 0
+check "--help prints usage" grep -q "^Usage: generate MODEL.max" "$tmp/help.txt"
+
+echo "$fails failed"
+[ "$fails" -eq 0 ]
