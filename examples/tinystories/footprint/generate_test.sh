@@ -21,6 +21,11 @@ gen "$tmp/f32.max" --tokenizer="$data/tok512.bin" --temperature=0 --prompt="Once
 check "f32 greedy exit 0" test $? -eq 0
 check "stdout is run.c's story" cmp "$tmp/out.txt" "$data/tinystories/once_upon_a_time.txt"
 check "stderr has the decode speed" grep -q "^decode: .* tokens/s" "$tmp/err.txt"
+# The same without unwind tables (the smaller file of the size table).
+${EDGEQ_EXEC:+"$EDGEQ_EXEC"} "$root/examples/tinystories/footprint/generate_no_unwind.bin" \
+  "$tmp/f32.max" --tokenizer="$data/tok512.bin" --temperature=0 --prompt="Once upon a time" \
+  --steps=256 >"$tmp/out_nu.txt" 2>/dev/null
+check "no-unwind build: run.c's story" cmp "$tmp/out_nu.txt" "$data/tinystories/once_upon_a_time.txt"
 
 edgeq quantize "$data/stories260K.bin" "$tmp/q4.max" --quiet >/dev/null
 gen "$tmp/q4.max" --tokenizer="$data/tok512.bin" --temperature=0.8 --seed=42 --steps=64 \
