@@ -36,6 +36,16 @@ gen "$tmp/q4.max" --tokenizer="$data/tok512.bin" --temperature=0.8 --seed=42 --s
   --prompt="Lily wanted" --threads=2 >"$tmp/q4_t2.txt" 2>/dev/null
 check "q4_0 with 2 threads gives the same story" cmp "$tmp/q4.txt" "$tmp/q4_t2.txt"
 
+# A .max the pipeline saved carries its vocabulary: generate needs no --tokenizer, and prints what
+# the pipeline printed.
+${EDGEQ_EXEC:+"$EDGEQ_EXEC"} "$root/examples/tinystories/tinystories" \
+  --model="$data/stories260K.bin" --tokenizer="$data/tok512.bin" --out="$tmp/pipe.max" \
+  --temperature=0 --prompt="The cat" --steps=64 --quiet >"$tmp/pipe.txt" 2>/dev/null
+check "pipeline --out exit 0" test $? -eq 0
+gen "$tmp/pipe.max" --temperature=0 --prompt="The cat" --steps=64 >"$tmp/gen_pipe.txt" 2>/dev/null
+check "pipeline .max runs alone" test $? -eq 0
+check "same story as the pipeline" cmp "$tmp/pipe.txt" "$tmp/gen_pipe.txt"
+
 expect_error() {  # expect_error NAME CODE PATTERN ARGS...
   local name="$1" code="$2" pattern="$3"; shift 3
   gen "$@" >"$tmp/e.out" 2>"$tmp/e.err"
