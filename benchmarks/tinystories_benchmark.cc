@@ -22,7 +22,6 @@
 #include <fstream>
 #include <map>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -36,6 +35,7 @@
 #include "core/tensor.h"
 #include "examples/tinystories/generate.h"
 #include "examples/tinystories/graph/llama_graph.h"
+#include "examples/tinystories/random_llama.h"
 #include "examples/tinystories/sampler.h"
 #include "examples/tinystories/tokenizer.h"
 
@@ -44,7 +44,8 @@ namespace {
 
 using checkpoint::MetadataValue;
 
-constexpr int kDim = 288, kHidden = 768, kLayers = 6, kHeads = 6, kVocab = 32000, kSeq = 256;
+// The stories15M shape (tinystories::RandomLlamaOptions's defaults).
+constexpr int kVocab = 32000, kSeq = 256;
 
 struct Setup {
   std::string dir;        // temporary directory holding the files below
@@ -55,53 +56,6 @@ struct Setup {
 Setup& TheSetup() {
   static Setup* s = new Setup;
   return *s;
-}
-
-// The stories15M shape with N(0, 0.02) matrices from a fixed seed, norms 1.
-absl::StatusOr<checkpoint::TensorDict> RandomStories15M() {
-  std::mt19937 rng(15);
-  std::normal_distribution<float> normal(0.0f, 0.02f);
-  checkpoint::TensorDict d;
-  absl::Status status;
-  auto matrix = [&](const std::string& name, int64_t rows, int64_t cols) {
-    absl::StatusOr<Tensor> t = Tensor::Create(DType::kFloat32, Shape({rows, cols}));
-    if (!t.ok()) return status.Update(t.status());
-    float* values = static_cast<float*>(t->raw_mutable_data());
-    for (int64_t i = 0; i < rows * cols; ++i) values[i] = normal(rng);
-    status.Update(d.Set(name, *std::move(t)));
-  };
-  auto ones = [&](const std::string& name) {
-    status.Update(d.Set(name, *Tensor::Full({kDim}, 1.0f)));
-  };
-  matrix("token_embd.weight", kVocab, kDim);
-  for (int l = 0; l < kLayers; ++l) {
-    const std::string p = absl::StrCat("blk.", l, ".");
-    ones(p + "attn_norm.weight");
-    matrix(p + "attn_q.weight", kDim, kDim);
-    matrix(p + "attn_k.weight", kDim, kDim);
-    matrix(p + "attn_v.weight", kDim, kDim);
-    matrix(p + "attn_output.weight", kDim, kDim);
-    ones(p + "ffn_norm.weight");
-    matrix(p + "ffn_gate.weight", kHidden, kDim);
-    matrix(p + "ffn_down.weight", kDim, kHidden);
-    matrix(p + "ffn_up.weight", kHidden, kDim);
-  }
-  ones("output_norm.weight");
-  const auto u32 = MetadataValue::Width::kU32;
-  d.SetMetadata("general.architecture", MetadataValue::String("llama"));
-  d.SetMetadata("llama.embedding_length", MetadataValue::Int(kDim, u32));
-  d.SetMetadata("llama.feed_forward_length", MetadataValue::Int(kHidden, u32));
-  d.SetMetadata("llama.block_count", MetadataValue::Int(kLayers, u32));
-  d.SetMetadata("llama.attention.head_count", MetadataValue::Int(kHeads, u32));
-  d.SetMetadata("llama.attention.head_count_kv", MetadataValue::Int(kHeads, u32));
-  d.SetMetadata("llama.context_length", MetadataValue::Int(kSeq, u32));
-  d.SetMetadata("llama.vocab_size", MetadataValue::Int(kVocab, u32));
-  d.SetMetadata("llama.rope.dimension_count", MetadataValue::Int(kDim / kHeads, u32));
-  d.SetMetadata("llama.attention.layer_norm_rms_epsilon",
-                MetadataValue::Float(1e-5, MetadataValue::Width::kF32));
-  d.SetMetadata("llama2c.shared_classifier", MetadataValue::Bool(true));
-  if (!status.ok()) return status;
-  return d;
 }
 
 // A llama2.c tokenizer with kVocab pieces: <unk>, BOS, EOS, the 256 byte pieces (so run.c's
@@ -145,7 +99,7 @@ absl::Status PrepareFiles() {
   s.dir = templ;
   s.model_bin = s.dir + "/stories15M_random.bin";
   s.tokenizer = s.dir + "/tok32000.bin";
-  absl::StatusOr<checkpoint::TensorDict> d = RandomStories15M();
+  absl::StatusOr<checkpoint::TensorDict> d = tinystories::RandomLlama();  // stories15M shape
   if (!d.ok()) return d.status();
   absl::Status st = checkpoint::WriteLlama2c(*d, s.model_bin);
   if (!st.ok()) return st;

@@ -18,6 +18,7 @@
 #include "checkpoint/tensor_dict.h"
 #include "core/status_macros.h"
 #include "core/tensor.h"
+#include "examples/tinystories/random_llama.h"
 
 ABSL_FLAG(std::string, out, "stories15M_random.bin", "output llama2.c .bin");
 ABSL_FLAG(int, dim, 288, "model width");
@@ -32,69 +33,23 @@ ABSL_FLAG(uint64_t, seed, 15, "random seed");
 namespace edgeq {
 namespace {
 
-using checkpoint::MetadataValue;
-
 absl::Status Run() {
-  const int dim = absl::GetFlag(FLAGS_dim), hidden = absl::GetFlag(FLAGS_hidden_dim);
-  const int layers = absl::GetFlag(FLAGS_n_layers), heads = absl::GetFlag(FLAGS_n_heads);
-  const int kv_heads = absl::GetFlag(FLAGS_n_kv_heads), vocab = absl::GetFlag(FLAGS_vocab_size);
-  const int seq = absl::GetFlag(FLAGS_seq_len);
-  if (dim <= 0 || hidden <= 0 || layers <= 0 || heads <= 0 || kv_heads <= 0 || vocab <= 0 ||
-      seq <= 0 || dim % heads != 0 || heads % kv_heads != 0) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "bad shape: dim %d, hidden %d, layers %d, heads %d, kv heads %d, vocab %d, seq %d (all "
-        "positive, dim a multiple of heads, heads a multiple of kv heads)",
-        dim, hidden, layers, heads, kv_heads, vocab, seq));
-  }
-  uint64_t state = absl::GetFlag(FLAGS_seed) * 0x9E3779B97F4A7C15ull + 1;
-  auto next = [&state]() {  // xorshift64*, uniform in [-1, 1)
-    state ^= state >> 12;
-    state ^= state << 25;
-    state ^= state >> 27;
-    return static_cast<float>((state * 0x2545F4914F6CDD1Dull) >> 40) / 8388608.0f - 1.0f;
-  };
-  checkpoint::TensorDict d;
-  auto add = [&](const std::string& name, std::vector<int64_t> shape) -> absl::Status {
-    EDGEQ_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(DType::kFloat32, Shape(shape)));
-    EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> v, t.MutableValues<float>());
-    const float a = shape.size() == 1 ? 0.0f : 1.0f / std::sqrt(static_cast<float>(shape.back()));
-    for (float& x : v) x = shape.size() == 1 ? 1.0f : a * next();
-    return d.Set(name, std::move(t));
-  };
-  const int kv_dim = dim / heads * kv_heads;
-  EDGEQ_RETURN_IF_ERROR(add("token_embd.weight", {vocab, dim}));
-  for (int l = 0; l < layers; ++l) {
-    const std::string p = absl::StrCat("blk.", l, ".");
-    EDGEQ_RETURN_IF_ERROR(add(p + "attn_norm.weight", {dim}));
-    EDGEQ_RETURN_IF_ERROR(add(p + "attn_q.weight", {dim, dim}));
-    EDGEQ_RETURN_IF_ERROR(add(p + "attn_k.weight", {kv_dim, dim}));
-    EDGEQ_RETURN_IF_ERROR(add(p + "attn_v.weight", {kv_dim, dim}));
-    EDGEQ_RETURN_IF_ERROR(add(p + "attn_output.weight", {dim, dim}));
-    EDGEQ_RETURN_IF_ERROR(add(p + "ffn_norm.weight", {dim}));
-    EDGEQ_RETURN_IF_ERROR(add(p + "ffn_gate.weight", {hidden, dim}));
-    EDGEQ_RETURN_IF_ERROR(add(p + "ffn_down.weight", {dim, hidden}));
-    EDGEQ_RETURN_IF_ERROR(add(p + "ffn_up.weight", {hidden, dim}));
-  }
-  EDGEQ_RETURN_IF_ERROR(add("output_norm.weight", {dim}));
-  const auto u32 = MetadataValue::Width::kU32;
-  d.SetMetadata("general.architecture", MetadataValue::String("llama"));
-  d.SetMetadata("llama.embedding_length", MetadataValue::Int(dim, u32));
-  d.SetMetadata("llama.feed_forward_length", MetadataValue::Int(hidden, u32));
-  d.SetMetadata("llama.block_count", MetadataValue::Int(layers, u32));
-  d.SetMetadata("llama.attention.head_count", MetadataValue::Int(heads, u32));
-  d.SetMetadata("llama.attention.head_count_kv", MetadataValue::Int(kv_heads, u32));
-  d.SetMetadata("llama.context_length", MetadataValue::Int(seq, u32));
-  d.SetMetadata("llama.vocab_size", MetadataValue::Int(vocab, u32));
-  d.SetMetadata("llama.rope.dimension_count", MetadataValue::Int(dim / heads, u32));
-  d.SetMetadata("llama.attention.layer_norm_rms_epsilon",
-                MetadataValue::Float(1e-5, MetadataValue::Width::kF32));
-  d.SetMetadata("llama2c.shared_classifier", MetadataValue::Bool(true));
+  tinystories::RandomLlamaOptions o;
+  o.dim = absl::GetFlag(FLAGS_dim);
+  o.hidden_dim = absl::GetFlag(FLAGS_hidden_dim);
+  o.n_layers = absl::GetFlag(FLAGS_n_layers);
+  o.n_heads = absl::GetFlag(FLAGS_n_heads);
+  o.n_kv_heads = absl::GetFlag(FLAGS_n_kv_heads);
+  o.vocab_size = absl::GetFlag(FLAGS_vocab_size);
+  o.seq_len = absl::GetFlag(FLAGS_seq_len);
+  o.seed = absl::GetFlag(FLAGS_seed);
+  EDGEQ_ASSIGN_OR_RETURN(checkpoint::TensorDict d, tinystories::RandomLlama(o));
   EDGEQ_RETURN_IF_ERROR(checkpoint::WriteLlama2c(d, absl::GetFlag(FLAGS_out)));
   absl::FPrintF(stderr,
                 "wrote %s (dim %d, hidden %d, %d layers, %d heads, %d kv heads, vocab %d, seq %d, "
                 "shared classifier, %.1f MB f32)\n",
-                absl::GetFlag(FLAGS_out), dim, hidden, layers, heads, kv_heads, vocab, seq,
-                d.TotalBytes() / 1e6);
+                absl::GetFlag(FLAGS_out), o.dim, o.hidden_dim, o.n_layers, o.n_heads, o.n_kv_heads,
+                o.vocab_size, o.seq_len, d.TotalBytes() / 1e6);
   return absl::OkStatus();
 }
 
