@@ -91,6 +91,16 @@ TEST(QMatmulOpTest, EveryEncodingEveryM) {
   }
 }
 
+// Past the runtime's parallel threshold (1M multiply-adds) the pool's threads share the rows:
+// 8 x 2048 x 256 (4M) with two threads, odd n included.
+TEST(QMatmulOpTest, LargeProblemsRunOnThePool) {
+  for (const EncodingCase& c : Cases()) {
+    if (c.k < 256) continue;
+    CheckQMatmul(c, 8, 2048, 2);
+    CheckQMatmul(c, 1, 4099, 2);
+  }
+}
+
 TEST(QMatmulOpTest, OddNAndTwoThreads) {
   for (const EncodingCase& c : Cases()) {
     for (int64_t n : {1, 3, 17, 33, 65}) {
