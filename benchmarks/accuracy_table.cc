@@ -10,14 +10,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "checkpoint/llama2c.h"
 #include "core/status_macros.h"
 #include "core/tensor.h"
 #include "quantization/encoding.h"
@@ -48,53 +48,24 @@ absl::StatusOr<Errors> Measure(const QuantizationEncoding& enc, const std::vecto
   return Errors{std::sqrt(se / x.size()), std::sqrt(se / sx), mx};
 }
 
-// The weight matrices of a llama2.c checkpoint whose rows are `dim` wide, concatenated.
+// The weight matrices of a llama2.c checkpoint whose rows are `dim` wide, concatenated in the
+// file's order (embedding, then each kind of matrix over all layers; ffn_down's rows are
+// `hidden` wide and left out).
 absl::StatusOr<std::vector<float>> LoadDimRowWeights(const std::string& path, int* dim_out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrFormat("cannot open model '%s'", path));
-  const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (data.size() < 28) return absl::InvalidArgumentError(absl::StrFormat("'%s' too small", path));
-  int32_t h[7];
-  std::memcpy(h, data.data(), sizeof(h));
-  const int64_t dim = h[0], hidden = h[1], layers = h[2], heads = h[3], kv_heads = h[4];
-  const int64_t vocab = h[5] < 0 ? -h[5] : h[5];
-  if (dim <= 0 || hidden <= 0 || layers <= 0 || heads <= 0 || kv_heads <= 0 || vocab <= 0 ||
-      dim % heads != 0) {
-    return absl::InvalidArgumentError(absl::StrFormat("'%s': bad llama2.c header", path));
+  EDGEQ_ASSIGN_OR_RETURN(checkpoint::TensorDict dict, checkpoint::ReadLlama2c(path));
+  EDGEQ_ASSIGN_OR_RETURN(checkpoint::Llama2cConfig c, checkpoint::Llama2cConfigFromMetadata(dict));
+  std::vector<std::string> names = {"token_embd.weight"};
+  for (const char* kind : {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up"}) {
+    for (int l = 0; l < c.n_layers; ++l)
+      names.push_back(absl::StrCat("blk.", l, ".", kind, ".weight"));
   }
-  const int64_t kv_dim = dim * kv_heads / heads;
-  // Offsets (in floats) of the arrays, in file order; `take` marks those with rows of dim.
-  struct Part {
-    int64_t count;
-    bool take;
-  };
-  const Part parts[] = {
-      {vocab * dim, true},             // token_embedding
-      {layers * dim, false},           // rms_att
-      {layers * dim * dim, true},      // wq
-      {layers * kv_dim * dim, true},   // wk
-      {layers * kv_dim * dim, true},   // wv
-      {layers * dim * dim, true},      // wo
-      {layers * dim, false},           // rms_ffn
-      {layers * hidden * dim, true},   // w1
-      {layers * dim * hidden, false},  // w2: rows of `hidden`
-      {layers * hidden * dim, true},   // w3
-  };
   std::vector<float> out;
-  int64_t offset = 28;
-  for (const Part& p : parts) {
-    const int64_t bytes = p.count * 4;
-    if (offset + bytes > static_cast<int64_t>(data.size())) {
-      return absl::InvalidArgumentError(absl::StrFormat("'%s' is truncated", path));
-    }
-    if (p.take) {
-      const size_t old = out.size();
-      out.resize(old + p.count);
-      std::memcpy(out.data() + old, data.data() + offset, bytes);
-    }
-    offset += bytes;
+  for (const std::string& name : names) {
+    EDGEQ_ASSIGN_OR_RETURN(const Tensor* t, dict.Get(name, DType::kFloat32));
+    EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> v, t->Values<float>());
+    out.insert(out.end(), v.begin(), v.end());
   }
-  *dim_out = static_cast<int>(dim);
+  *dim_out = c.dim;
   return out;
 }
 
