@@ -43,6 +43,9 @@ const KernelEntry* const kAllKernels[] = {
 #if defined(EDGEQ_KERNELS_ARM)
     &internal::kQ4_0NeonGemv, &internal::kQ4_0NeonGemm,
     &internal::kQ8_0NeonGemv, &internal::kQ8_0NeonGemm,
+    &internal::kQ4_KNeonGemv, &internal::kQ4_KNeonGemm,
+    &internal::kQ5_KNeonGemv, &internal::kQ5_KNeonGemm,
+    &internal::kQ6_KNeonGemv, &internal::kQ6_KNeonGemm,
     &internal::kQ4_0DotprodGemv, &internal::kQ4_0DotprodGemm,
     &internal::kQ8_0DotprodGemv, &internal::kQ8_0DotprodGemm,
     &internal::kQ4_KDotprodGemv, &internal::kQ4_KDotprodGemm,

@@ -5,6 +5,10 @@
 
 #include <arm_neon.h>
 
+#include <cstdint>
+
+#include "quantization/block_layout.h"
+#include "runtime/kernels/internal/k_scales.h"
 #include "runtime/kernels/internal/kernel_api.h"
 #include "runtime/kernels/internal/repack.h"
 
@@ -85,6 +89,140 @@ struct NeonDot {
     int16x8_t b = vmull_s8(vget_low_s8(q1), vget_low_s8(x1));
     b = vmlal_s8(b, vget_high_s8(q1), vget_high_s8(x1));
     return vpadalq_s16(vpaddlq_s16(a), b);
+  }
+};
+
+// 16 int8 products summed into the int32 lanes of `acc` with widening multiplies (ARMv8-A
+// baseline). The lanes hold other partial sums than sdot's; every caller sums all four.
+// |level| <= 32 and |x| <= 127 here, so two products fit int16.
+struct NeonDot16 {
+  static inline int32x4_t Acc(int32x4_t acc, int8x16_t a, int8x16_t b) {
+    acc = vpadalq_s16(acc, vmull_s8(vget_low_s8(a), vget_low_s8(b)));
+    return vpadalq_s16(acc, vmull_high_s8(a, b));
+  }
+};
+
+// ---- K-quants: the row kernels, generic over the 16-byte dot (NeonDot16 or sdot). ----
+
+// Q4_K's levels are its nibbles: no high bits.
+struct Q4_KLevels {
+  using Block = blocks::BlockQ4_K;
+  explicit Q4_KLevels(const Block& /*b*/) {}
+  void AddHighBits(uint8x16_t*, uint8x16_t*, uint8x16_t*, uint8x16_t*) {}
+};
+
+// The 5th bit of level l of 64-value chunk j is bit 2j (low 32) / 2j + 1 (high 32) of qh[l % 32].
+class Q5_KLevels {
+ public:
+  using Block = blocks::BlockQ5_K;
+  explicit Q5_KLevels(const Block& b) : qh0_(vld1q_u8(b.qh)), qh1_(vld1q_u8(b.qh + 16)) {}
+  void AddHighBits(uint8x16_t* l0, uint8x16_t* l1, uint8x16_t* h0, uint8x16_t* h1) {
+    const uint8x16_t one = vdupq_n_u8(1);
+    *l0 = vorrq_u8(*l0, vshlq_n_u8(vandq_u8(qh0_, one), 4));
+    *l1 = vorrq_u8(*l1, vshlq_n_u8(vandq_u8(qh1_, one), 4));
+    qh0_ = vshrq_n_u8(qh0_, 1);
+    qh1_ = vshrq_n_u8(qh1_, 1);
+    *h0 = vorrq_u8(*h0, vshlq_n_u8(vandq_u8(qh0_, one), 4));
+    *h1 = vorrq_u8(*h1, vshlq_n_u8(vandq_u8(qh1_, one), 4));
+    qh0_ = vshrq_n_u8(qh0_, 1);
+    qh1_ = vshrq_n_u8(qh1_, 1);
+  }
+
+ private:
+  uint8x16_t qh0_, qh1_;
+};
+
+// Q4_K/Q5_K x Q8_K: per 32-value sub-block two 16-byte dots over the levels give exact int32
+// lanes, multiplied by the sub-block's 6-bit scale; the mins use the activation's 16-value sums
+// (bsums), as in GGML. L (the encoding's level decoder) provides: using Block; explicit L(const
+// Block&); void AddHighBits(uint8x16_t* l0, uint8x16_t* l1, uint8x16_t* h0, uint8x16_t* h1)
+// adding the high bits of the next 64 levels (called once per 64 values, in order).
+template <typename L, typename Dot>
+struct K45Rows {
+  template <int R>
+  static void Rows(const uint8_t* w, size_t wrb, const uint8_t* x, int64_t k, float* out) {
+    const auto* bx = reinterpret_cast<const blocks::BlockQ8_K*>(x);
+    const uint8x16_t m4 = vdupq_n_u8(0x0F);
+    float32x4_t acc[R];
+    float accm[R];
+    for (int r = 0; r < R; ++r) {
+      acc[r] = vdupq_n_f32(0.0f);
+      accm[r] = 0.0f;
+    }
+    for (int64_t b = 0; b < k / blocks::kQK_K; ++b) {
+      for (int r = 0; r < R; ++r) {
+        const auto& bw = reinterpret_cast<const typename L::Block*>(w + r * wrb)[b];
+        uint8_t sc[8], mn[8];
+        UnpackKScales(bw.scales, sc, mn);
+        int32_t summ = 0;
+        for (int j = 0; j < 16; ++j) summ += bx[b].bsums[j] * mn[j / 2];
+        int32x4_t sumi = vdupq_n_s32(0);
+        L levels(bw);
+        for (int j = 0; j < 4; ++j) {
+          const uint8x16_t q0 = vld1q_u8(bw.qs + 32 * j), q1 = vld1q_u8(bw.qs + 32 * j + 16);
+          uint8x16_t l0 = vandq_u8(q0, m4), l1 = vandq_u8(q1, m4);
+          uint8x16_t h0 = vshrq_n_u8(q0, 4), h1 = vshrq_n_u8(q1, 4);
+          levels.AddHighBits(&l0, &l1, &h0, &h1);
+          const int8_t* y = bx[b].qs + 64 * j;
+          int32x4_t p0 = Dot::Acc(vdupq_n_s32(0), vreinterpretq_s8_u8(l0), vld1q_s8(y));
+          p0 = Dot::Acc(p0, vreinterpretq_s8_u8(l1), vld1q_s8(y + 16));
+          int32x4_t p1 = Dot::Acc(vdupq_n_s32(0), vreinterpretq_s8_u8(h0), vld1q_s8(y + 32));
+          p1 = Dot::Acc(p1, vreinterpretq_s8_u8(h1), vld1q_s8(y + 48));
+          sumi = vmlaq_n_s32(sumi, p0, sc[2 * j]);
+          sumi = vmlaq_n_s32(sumi, p1, sc[2 * j + 1]);
+        }
+        const float d = blocks::Fp16ToFloat(bw.d) * bx[b].d;
+        const float dmin = blocks::Fp16ToFloat(bw.dmin) * bx[b].d;
+        acc[r] = vfmaq_n_f32(acc[r], vcvtq_f32_s32(sumi), d);
+        accm[r] += dmin * summ;
+      }
+    }
+    for (int r = 0; r < R; ++r) out[r] = vaddvq_f32(acc[r]) - accm[r];
+  }
+};
+
+// Q6_K x Q8_K: signed 6-bit values (level - 32) rebuilt from ql/qh, one 16-byte dot per
+// 16-value group (exact int32 lanes) multiplied by the group's int8 scale.
+template <typename Dot>
+struct Q6KRows {
+  template <int R>
+  static void Rows(const uint8_t* w, size_t wrb, const uint8_t* x, int64_t k, float* out) {
+    const auto* bx = reinterpret_cast<const blocks::BlockQ8_K*>(x);
+    const uint8x16_t m4 = vdupq_n_u8(0x0F);
+    const uint8x16_t m3 = vdupq_n_u8(0x03);
+    const int8x16_t off = vdupq_n_s8(32);
+    float32x4_t acc[R];
+    for (int r = 0; r < R; ++r) acc[r] = vdupq_n_f32(0.0f);
+    for (int64_t b = 0; b < k / blocks::kQK_K; ++b) {
+      for (int r = 0; r < R; ++r) {
+        const auto& bw = reinterpret_cast<const blocks::BlockQ6_K*>(w + r * wrb)[b];
+        int32x4_t sumi = vdupq_n_s32(0);
+        for (int n = 0; n < 2; ++n) {
+          const uint8_t* ql = bw.ql + 64 * n;
+          const uint8_t* qhp = bw.qh + 32 * n;
+          const int8_t* sc = bw.scales + 8 * n;
+          const int8_t* y = bx[b].qs + 128 * n;
+          for (int h = 0; h < 2; ++h) {  // 16-value halves l = 16h .. 16h + 15
+            const uint8x16_t a = vld1q_u8(ql + 16 * h), c = vld1q_u8(ql + 32 + 16 * h);
+            const uint8x16_t qh = vld1q_u8(qhp + 16 * h);
+            const uint8x16_t v[4] = {
+                vorrq_u8(vandq_u8(a, m4), vshlq_n_u8(vandq_u8(qh, m3), 4)),
+                vorrq_u8(vandq_u8(c, m4), vshlq_n_u8(vandq_u8(vshrq_n_u8(qh, 2), m3), 4)),
+                vorrq_u8(vshrq_n_u8(a, 4), vshlq_n_u8(vandq_u8(vshrq_n_u8(qh, 4), m3), 4)),
+                vorrq_u8(vshrq_n_u8(c, 4), vshlq_n_u8(vshrq_n_u8(qh, 6), 4)),
+            };
+            for (int t = 0; t < 4; ++t) {  // values 32t + 16h .. +15: group 2t + h
+              const int8x16_t q = vsubq_s8(vreinterpretq_s8_u8(v[t]), off);
+              const int32x4_t p = Dot::Acc(vdupq_n_s32(0), q, vld1q_s8(y + 32 * t + 16 * h));
+              sumi = vmlaq_n_s32(sumi, p, sc[2 * t + h]);
+            }
+          }
+        }
+        const float d = blocks::Fp16ToFloat(bw.d) * bx[b].d;
+        acc[r] = vfmaq_n_f32(acc[r], vcvtq_f32_s32(sumi), d);
+      }
+    }
+    for (int r = 0; r < R; ++r) out[r] = vaddvq_f32(acc[r]);
   }
 };
 

@@ -1,0 +1,27 @@
+// Q4_K x Q8_K with ARMv8-A NEON (arm::K45Rows over the 4-bit levels, widening multiplies).
+#include <arm_neon.h>
+
+#include "quantization/block_layout.h"
+#include "runtime/kernels/arm/arm_common.h"
+#include "runtime/kernels/internal/kernel_list.h"
+#include "runtime/kernels/internal/row_driver.h"
+
+namespace edgeq {
+namespace kernels {
+namespace internal {
+namespace {
+
+using Rows = arm::K45Rows<arm::Q4_KLevels, arm::NeonDot16>;
+
+}  // namespace
+
+const KernelEntry kQ4_KNeonGemv = {
+    Encoding::kQ4_K, Isa::kNeon, Shape::kGemv, "q4_k_neon_gemv", QuantizeRowQ8_K,
+    Q8_KRowBytes,    nullptr,    nullptr,      RowsGemv<Rows>,   16};
+const KernelEntry kQ4_KNeonGemm = {
+    Encoding::kQ4_K, Isa::kNeon, Shape::kGemm, "q4_k_neon_gemm", QuantizeRowQ8_K,
+    Q8_KRowBytes,    nullptr,    nullptr,      RowsGemm<Rows>,   16};
+
+}  // namespace internal
+}  // namespace kernels
+}  // namespace edgeq
