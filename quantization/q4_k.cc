@@ -38,24 +38,11 @@ void DequantizeRowQ4_K(const uint8_t* in, float* y, int64_t n) {
   const int64_t nb = n / kQK;
   for (int64_t i = 0; i < nb; ++i) {
     const uint8_t* b = in + i * kBlockBytes;
-    const float d = blocks::Fp16ToFloat(LoadU16(b));
-    const float min = blocks::Fp16ToFloat(LoadU16(b + 2));
-    const uint8_t* scales = b + 4;
     const uint8_t* q = b + 4 + blocks::kKScaleBytes;
-    int is = 0;
-    uint8_t sc, m;
-    for (int j = 0; j < kQK; j += 64) {
-      GetScaleMinK4(is + 0, scales, &sc, &m);
-      const float d1 = d * sc;
-      const float m1 = min * m;
-      GetScaleMinK4(is + 1, scales, &sc, &m);
-      const float d2 = d * sc;
-      const float m2 = min * m;
-      for (int l = 0; l < 32; ++l) *y++ = d1 * (q[l] & 0xF) - m1;
-      for (int l = 0; l < 32; ++l) *y++ = d2 * (q[l] >> 4) - m2;
-      q += 32;
-      is += 2;
-    }
+    // Value l of the 64-value chunk c: low nibble of q[32c + l], then the high nibbles.
+    DequantizeKSuperBlock(b, y + i * kQK, [q](int c, int half, int l) {
+      return half == 0 ? (q[32 * c + l] & 0xF) : (q[32 * c + l] >> 4);
+    });
   }
 }
 

@@ -58,28 +58,13 @@ void DequantizeRowQ5_K(const uint8_t* in, float* y, int64_t n) {
   const int64_t nb = n / kQK;
   for (int64_t i = 0; i < nb; ++i) {
     const uint8_t* b = in + i * kBlockBytes;
-    const float d = blocks::Fp16ToFloat(LoadU16(b));
-    const float min = blocks::Fp16ToFloat(LoadU16(b + 2));
-    const uint8_t* scales = b + 4;
     const uint8_t* qh = b + kQhOffset;
     const uint8_t* ql = b + kQsOffset;
-    int is = 0;
-    uint8_t sc, m;
-    uint8_t u1 = 1, u2 = 2;
-    for (int j = 0; j < kQK; j += 64) {
-      GetScaleMinK4(is + 0, scales, &sc, &m);
-      const float d1 = d * sc;
-      const float m1 = min * m;
-      GetScaleMinK4(is + 1, scales, &sc, &m);
-      const float d2 = d * sc;
-      const float m2 = min * m;
-      for (int l = 0; l < 32; ++l) *y++ = d1 * ((ql[l] & 0xF) + (qh[l] & u1 ? 16 : 0)) - m1;
-      for (int l = 0; l < 32; ++l) *y++ = d2 * ((ql[l] >> 4) + (qh[l] & u2 ? 16 : 0)) - m2;
-      ql += 32;
-      is += 2;
-      u1 = static_cast<uint8_t>(u1 << 2);
-      u2 = static_cast<uint8_t>(u2 << 2);
-    }
+    // As Q4_K's nibbles, plus 16 where bit 2c + half of qh[l] is set.
+    DequantizeKSuperBlock(b, y + i * kQK, [qh, ql](int c, int half, int l) {
+      const int low = half == 0 ? (ql[32 * c + l] & 0xF) : (ql[32 * c + l] >> 4);
+      return low + ((qh[l] >> (2 * c + half)) & 1 ? 16 : 0);
+    });
   }
 }
 

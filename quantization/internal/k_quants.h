@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "quantization/block_layout.h"
+
 namespace edgeq {
 namespace quantization_internal {
 
@@ -30,6 +32,28 @@ inline void GetScaleMinK4(int j, const uint8_t* q, uint8_t* d, uint8_t* m) {
   } else {
     *d = static_cast<uint8_t>((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
     *m = static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j - 0] >> 6) << 4));
+  }
+}
+
+// Dequantizes one Q4_K/Q5_K super-block `b` (fp16 d, fp16 dmin, the packed scales at b + 4) into
+// y[0..255] as GGML's dequantize_row_q4_K / _q5_K do: per 64 values, sub-blocks 2c and 2c + 1
+// with d1 = d * sc, m1 = dmin * m and y = d1 * level - m1, in GGML's order of operations.
+// level(c, half, l) is the level (0..31) of value l (0..31) of sub-block 2c + half.
+template <typename Level>
+void DequantizeKSuperBlock(const uint8_t* b, float* y, const Level& level) {
+  const float d = blocks::Fp16ToFloat(static_cast<uint16_t>(b[0] | (b[1] << 8)));
+  const float min = blocks::Fp16ToFloat(static_cast<uint16_t>(b[2] | (b[3] << 8)));
+  const uint8_t* scales = b + 4;
+  uint8_t sc, m;
+  for (int c = 0; c < 4; ++c) {
+    GetScaleMinK4(2 * c, scales, &sc, &m);
+    const float d1 = d * sc;
+    const float m1 = min * m;
+    GetScaleMinK4(2 * c + 1, scales, &sc, &m);
+    const float d2 = d * sc;
+    const float m2 = min * m;
+    for (int l = 0; l < 32; ++l) *y++ = d1 * level(c, 0, l) - m1;
+    for (int l = 0; l < 32; ++l) *y++ = d2 * level(c, 1, l) - m2;
   }
 }
 
