@@ -8,6 +8,10 @@
 #include "runtime/kernels/internal/cpu_state.h"
 #include "runtime/kernels/qmatmul.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #if defined(__aarch64__) && defined(__linux__)
 #include <sys/auxv.h>
 #endif
@@ -25,6 +29,7 @@ namespace {
 
 struct IsaSet {
   bool avx2 = false;
+  bool avxvnni = false;
   bool avx512vnni = false;
   bool neon = false;
   bool dotprod = false;
@@ -45,6 +50,10 @@ IsaSet DetectIsas() {
                    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
                    __builtin_cpu_supports("avx512vnni");
   }
+  // AVX-VNNI: CPUID.(EAX=7, ECX=1):EAX bit 4 (Debian's cpuinfo predates it). The OS saves the
+  // YMM state if AVX2 is usable, which the cpuinfo/builtin checks above establish.
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  s.avxvnni = s.avx2 && __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && (eax & (1u << 4)) != 0;
 #elif defined(__aarch64__)
   s.neon = true;  // mandatory in ARMv8-A
 #if defined(__linux__)
@@ -74,6 +83,8 @@ absl::string_view IsaName(Isa isa) {
       return "generic";
     case Isa::kAvx2:
       return "avx2";
+    case Isa::kAvxVnni:
+      return "avxvnni";
     case Isa::kAvx512Vnni:
       return "avx512vnni";
     case Isa::kNeon:
@@ -90,13 +101,13 @@ absl::string_view IsaName(Isa isa) {
 
 absl::StatusOr<Isa> IsaFromName(absl::string_view name) {
   const std::string lower = absl::AsciiStrToLower(name);
-  for (Isa isa : {Isa::kGeneric, Isa::kAvx2, Isa::kAvx512Vnni, Isa::kNeon, Isa::kNeonDotprod,
-                  Isa::kNeonI8mm, Isa::kBest}) {
+  for (Isa isa : {Isa::kGeneric, Isa::kAvx2, Isa::kAvxVnni, Isa::kAvx512Vnni, Isa::kNeon,
+                  Isa::kNeonDotprod, Isa::kNeonI8mm, Isa::kBest}) {
     if (lower == IsaName(isa)) return isa;
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown ISA \"", name,
-                   "\"; expected one of generic, avx2, avx512vnni, neon, dotprod, i8mm, best"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown ISA \"", name,
+      "\"; expected one of generic, avx2, avxvnni, avx512vnni, neon, dotprod, i8mm, best"));
 }
 
 bool IsaSupported(Isa isa) {
@@ -106,6 +117,8 @@ bool IsaSupported(Isa isa) {
       return true;
     case Isa::kAvx2:
       return s.avx2;
+    case Isa::kAvxVnni:
+      return s.avxvnni;
     case Isa::kAvx512Vnni:
       return s.avx512vnni;
     case Isa::kNeon:
@@ -122,7 +135,8 @@ bool IsaSupported(Isa isa) {
 
 Isa BestSupportedIsa() {
   Isa best = Isa::kGeneric;
-  for (Isa isa : {Isa::kAvx2, Isa::kAvx512Vnni, Isa::kNeon, Isa::kNeonDotprod, Isa::kNeonI8mm}) {
+  for (Isa isa : {Isa::kAvx2, Isa::kAvxVnni, Isa::kAvx512Vnni, Isa::kNeon, Isa::kNeonDotprod,
+                  Isa::kNeonI8mm}) {
     if (IsaSupported(isa)) best = isa;
   }
   return best;

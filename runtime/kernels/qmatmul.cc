@@ -34,6 +34,8 @@ const KernelEntry* const kAllKernels[] = {
     &internal::kQ5_KAvx2Gemv, &internal::kQ5_KAvx2Gemm,
     &internal::kQ6_KAvx2Gemv, &internal::kQ6_KAvx2Gemm,
     &internal::kBf16Avx2Gemv, &internal::kBf16Avx2Gemm,
+    &internal::kQ4_0AvxVnniGemv, &internal::kQ4_0AvxVnniGemm,
+    &internal::kQ8_0AvxVnniGemv, &internal::kQ8_0AvxVnniGemm,
     &internal::kQ4_0Avx512VnniGemv, &internal::kQ4_0Avx512VnniGemm,
     &internal::kQ8_0Avx512VnniGemv, &internal::kQ8_0Avx512VnniGemm,
     &internal::kQ4_KAvx512VnniGemv, &internal::kQ4_KAvx512VnniGemm,

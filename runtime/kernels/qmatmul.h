@@ -24,7 +24,8 @@ namespace kernels {
 enum class Isa : int {
   kGeneric = 0,        // portable scalar C++
   kAvx2 = 10,          // x86-64: AVX2 + FMA + F16C
-  kAvx512Vnni = 20,    // x86-64: AVX-512 F/BW/VL + VNNI (or AVX-VNNI on AVX2 machines)
+  kAvxVnni = 15,       // x86-64: AVX2 + AVX-VNNI (VEX vpdpbusd; e.g. Alder Lake without AVX-512)
+  kAvx512Vnni = 20,    // x86-64: AVX-512 F/BW/VL + VNNI
   kNeon = 110,         // ARMv8-A NEON
   kNeonDotprod = 120,  // ARMv8.2-A dotprod (vdotq_s32)
   kNeonI8mm = 130,     // ARMv8.6-A i8mm (vmmlaq_s32)

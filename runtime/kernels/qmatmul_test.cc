@@ -190,8 +190,8 @@ TEST(QMatmulTest, RejectsBadInput) {
 }
 
 TEST(IsaTest, NamesRoundTrip) {
-  for (Isa isa : {Isa::kGeneric, Isa::kAvx2, Isa::kAvx512Vnni, Isa::kNeon, Isa::kNeonDotprod,
-                  Isa::kNeonI8mm, Isa::kBest}) {
+  for (Isa isa : {Isa::kGeneric, Isa::kAvx2, Isa::kAvxVnni, Isa::kAvx512Vnni, Isa::kNeon,
+                  Isa::kNeonDotprod, Isa::kNeonI8mm, Isa::kBest}) {
     EXPECT_EQ(IsaFromName(IsaName(isa)).value(), isa);
   }
   EXPECT_EQ(IsaFromName("AVX2").value(), Isa::kAvx2);
@@ -361,12 +361,37 @@ INSTANTIATE_TEST_SUITE_P(AllKernels, KernelVsGenericTest,
                            return std::string(info.param->name);
                          });
 
+// AVX-VNNI's vpdpbusd replaces AVX2's vpmaddubsw + vpmaddwd with the same exact int32 sums and
+// the same f32 operations after them: the outputs are bit-identical.
+TEST(AvxVnniTest, BitIdenticalToAvx2) {
+  if (!IsaSupported(Isa::kAvxVnni)) GTEST_SKIP() << "this CPU lacks AVX-VNNI";
+  for (const KernelEntry* v : internal::AllKernels()) {
+    if (v->isa != Isa::kAvxVnni) continue;
+    const KernelEntry* a = nullptr;
+    for (const KernelEntry* e : internal::AllKernels()) {
+      if (e->isa == Isa::kAvx2 && e->encoding == v->encoding && e->shape == v->shape) a = e;
+    }
+    ASSERT_NE(a, nullptr) << v->name;
+    for (int64_t m : {1, 3, 8, 67}) {
+      if ((v->shape == internal::Shape::kGemv) != (m == 1)) continue;
+      const Problem p = MakeProblem(v->encoding, m, 37, 32 * 11, static_cast<uint32_t>(m));
+      auto kv = internal::CreateForEntry(v, p.n, p.k, p.w.data());
+      auto ka = internal::CreateForEntry(a, p.n, p.k, p.w.data());
+      ASSERT_TRUE(kv.ok() && ka.ok());
+      const std::vector<float> yv = RunKernel(**kv, p, 2), ya = RunKernel(**ka, p, 1);
+      ASSERT_EQ(yv.size(), ya.size());
+      EXPECT_EQ(0, std::memcmp(yv.data(), ya.data(), yv.size() * sizeof(float)))
+          << v->name << " vs " << a->name << " m=" << m;
+    }
+  }
+}
+
 // ---- The ISA cap picks the kernel ----
 
 TEST(QMatmulTest, CapSelectsKernels) {
   const Problem p = MakeProblem(Encoding::kQ4_0, 1, 8, 64, 3);
-  for (Isa cap : {Isa::kGeneric, Isa::kAvx2, Isa::kAvx512Vnni, Isa::kNeon, Isa::kNeonDotprod,
-                  Isa::kNeonI8mm, Isa::kBest}) {
+  for (Isa cap : {Isa::kGeneric, Isa::kAvx2, Isa::kAvxVnni, Isa::kAvx512Vnni, Isa::kNeon,
+                  Isa::kNeonDotprod, Isa::kNeonI8mm, Isa::kBest}) {
     auto kernel = QMatmulKernel::Create("q4_0", p.n, p.k, p.w.data(), cap);
     ASSERT_TRUE(kernel.ok());
     // The chosen level per shape class: the highest compiled, supported level <= cap.

@@ -7,27 +7,14 @@
 #include "runtime/kernels/internal/repack.h"
 #include "runtime/kernels/internal/row_driver.h"
 #include "runtime/kernels/x86/k_avx2_common.h"
+#include "runtime/kernels/x86/x4_layouts.h"
 
 namespace edgeq {
 namespace kernels {
 namespace internal {
 namespace {
 
-struct Q8_0X4 {
-  static constexpr int kQsBytesPerBlock = 32;
-  struct Group {
-    explicit Group(const __m256i* /*x*/) {}
-  };
-  static void Load(const uint8_t* row, int64_t g, __m256i q[4]) {
-    for (int b = 0; b < 4; ++b) q[b] = x86::Load32(row + 128 * g + 32 * b);
-  }
-  static __m256i Dot(const Group& /*group*/, int /*b*/, __m256i q, __m256i x) {
-    return _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_sign_epi8(q, q), _mm256_sign_epi8(x, q)),
-                             _mm256_set1_epi16(1));
-  }
-};
-
-using Q8_0Avx2 = x86::X4Avx2<Q8_0X4>;
+using Q8_0Avx2 = x86::X4Avx2<x86::Q8_0X4<x86::MaddDot>>;
 
 }  // namespace
 
