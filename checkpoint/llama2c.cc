@@ -84,7 +84,9 @@ std::vector<std::string> DictOrder(const Llama2cConfig& c) {
   return names;
 }
 
-void SetConfigMetadata(const Llama2cConfig& c, TensorDict* d) {
+}  // namespace
+
+void SetLlama2cConfigMetadata(const Llama2cConfig& c, TensorDict* d) {
   d->SetMetadata("general.architecture", MetadataValue::String("llama"));
   d->SetMetadata("llama.embedding_length", MetadataValue::Int(c.dim, W::kU32));
   d->SetMetadata("llama.feed_forward_length", MetadataValue::Int(c.hidden_dim, W::kU32));
@@ -97,8 +99,6 @@ void SetConfigMetadata(const Llama2cConfig& c, TensorDict* d) {
   d->SetMetadata("llama.attention.layer_norm_rms_epsilon", MetadataValue::Float(1e-5, W::kF32));
   d->SetMetadata("llama2c.shared_classifier", MetadataValue::Bool(c.shared_classifier));
 }
-
-}  // namespace
 
 absl::StatusOr<TensorDict> ReadLlama2cFromBuffer(absl::Span<const uint8_t> data,
                                                  std::shared_ptr<const void> owner) {
@@ -162,7 +162,7 @@ absl::StatusOr<TensorDict> ReadLlama2cFromBuffer(absl::Span<const uint8_t> data,
   for (const std::string& name : DictOrder(c)) {
     EDGEQ_RETURN_IF_ERROR(d.Set(name, **tensors.Get(name)));
   }
-  SetConfigMetadata(c, &d);
+  SetLlama2cConfigMetadata(c, &d);
   return d;
 }
 

@@ -54,6 +54,8 @@ absl::StatusOr<TensorDict> ReadLlama2cFromBuffer(absl::Span<const uint8_t> data,
 // is unshared if llama2c.shared_classifier says so, or (without that key) if output.weight
 // exists and differs from token_embd.weight.
 absl::StatusOr<Llama2cConfig> Llama2cConfigFromMetadata(const TensorDict& dict);
+// The inverse: writes the `llama.*` metadata above (and llama2c.shared_classifier) for `config`.
+void SetLlama2cConfigMetadata(const Llama2cConfig& config, TensorDict* dict);
 
 // Writes a llama2.c model file from a dict with the names above (f32 tensors) and the
 // metadata above (seq_len from llama.context_length). The legacy RoPE table is written as

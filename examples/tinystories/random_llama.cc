@@ -7,13 +7,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "checkpoint/llama2c.h"
 #include "core/status_macros.h"
 #include "core/tensor.h"
 
 namespace edgeq {
 namespace tinystories {
-
-using checkpoint::MetadataValue;
 
 absl::StatusOr<checkpoint::TensorDict> RandomLlama(const RandomLlamaOptions& o) {
   const int dim = o.dim, hidden = o.hidden_dim, layers = o.n_layers, heads = o.n_heads;
@@ -55,19 +54,16 @@ absl::StatusOr<checkpoint::TensorDict> RandomLlama(const RandomLlamaOptions& o) 
     EDGEQ_RETURN_IF_ERROR(add(p + "ffn_up.weight", {hidden, dim}));
   }
   EDGEQ_RETURN_IF_ERROR(add("output_norm.weight", {dim}));
-  const auto u32 = MetadataValue::Width::kU32;
-  d.SetMetadata("general.architecture", MetadataValue::String("llama"));
-  d.SetMetadata("llama.embedding_length", MetadataValue::Int(dim, u32));
-  d.SetMetadata("llama.feed_forward_length", MetadataValue::Int(hidden, u32));
-  d.SetMetadata("llama.block_count", MetadataValue::Int(layers, u32));
-  d.SetMetadata("llama.attention.head_count", MetadataValue::Int(heads, u32));
-  d.SetMetadata("llama.attention.head_count_kv", MetadataValue::Int(kv_heads, u32));
-  d.SetMetadata("llama.context_length", MetadataValue::Int(seq, u32));
-  d.SetMetadata("llama.vocab_size", MetadataValue::Int(vocab, u32));
-  d.SetMetadata("llama.rope.dimension_count", MetadataValue::Int(dim / heads, u32));
-  d.SetMetadata("llama.attention.layer_norm_rms_epsilon",
-                MetadataValue::Float(1e-5, MetadataValue::Width::kF32));
-  d.SetMetadata("llama2c.shared_classifier", MetadataValue::Bool(true));
+  checkpoint::Llama2cConfig config;
+  config.dim = dim;
+  config.hidden_dim = hidden;
+  config.n_layers = layers;
+  config.n_heads = heads;
+  config.n_kv_heads = kv_heads;
+  config.vocab_size = vocab;
+  config.seq_len = seq;
+  config.shared_classifier = true;
+  checkpoint::SetLlama2cConfigMetadata(config, &d);
   return d;
 }
 
