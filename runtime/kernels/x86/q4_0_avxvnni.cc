@@ -6,6 +6,7 @@
 #include "runtime/kernels/internal/kernel_list.h"
 #include "runtime/kernels/internal/repack.h"
 #include "runtime/kernels/internal/row_driver.h"
+#include "runtime/kernels/x86/avxvnni_dot.h"
 #include "runtime/kernels/x86/k_avx2_common.h"
 #include "runtime/kernels/x86/x4_layouts.h"
 
@@ -14,13 +15,7 @@ namespace kernels {
 namespace internal {
 namespace {
 
-struct VnniDot {
-  static inline __m256i Ubs(__m256i u, __m256i s) {
-    return _mm256_dpbusd_avx_epi32(_mm256_setzero_si256(), u, s);
-  }
-};
-
-using Q4_0AvxVnni = x86::X4Avx2<x86::Q4_0X4<VnniDot>>;
+using Q4_0AvxVnni = x86::X4Avx2<x86::Q4_0X4<x86::VnniDot>>;
 
 }  // namespace
 

@@ -1,6 +1,6 @@
 // The Q4_0X4 / Q8_0X4 weight layouts for the 256-bit row kernel x86::X4Avx2, generic over the
 // unsigned x signed byte dot: x86::MaddDot (AVX2 vpmaddubsw + vpmaddwd) or an AVX-VNNI vpdpbusd
-// policy defined in the file compiled with -mavxvnni. Both give the exact int32 sums of four
+// policy (x86::VnniDot, avxvnni_dot.h). Both give the exact int32 sums of four
 // products per lane here (no pair exceeds int16: q4_0 levels <= 15, |q8_0| <= 128, |x| <= 127).
 #ifndef EDGEQ_RUNTIME_KERNELS_X86_X4_LAYOUTS_H_
 #define EDGEQ_RUNTIME_KERNELS_X86_X4_LAYOUTS_H_
