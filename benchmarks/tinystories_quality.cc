@@ -87,12 +87,10 @@ absl::Status Run(int argc, char** argv) {
     EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<tinystories::LlamaGraphModel> m,
                            tinystories::LlamaGraphModel::Create(dict));
     EDGEQ_ASSIGN_OR_RETURN(double ppl, tinystories::Perplexity(*m, tok, text));
-    EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<tinystories::LlamaGraphModel> g,
-                           tinystories::LlamaGraphModel::Create(dict));
     EDGEQ_ASSIGN_OR_RETURN(tinystories::Sampler sampler,
                            tinystories::Sampler::Create(config.vocab_size, {0.0f, 0.9f, 1}));
     EDGEQ_ASSIGN_OR_RETURN(tinystories::GenerateResult r,
-                           tinystories::Generate(*g, tok, sampler, "Once upon a time", 256));
+                           tinystories::Generate(*m, tok, sampler, "Once upon a time", 256));
     if (f32_tokens.empty()) f32_tokens = r.tokens;
     const size_t n = std::min(r.tokens.size(), f32_tokens.size());
     size_t same = 0, first_diff = n;

@@ -188,11 +188,10 @@ absl::Status Run(const char* argv0) {
         absl::FPrintF(stderr, "note: %s: %s -> %s (%s)\n", d.name, d.requested, d.chosen, d.note);
       }
     }
-    absl::FPrintF(
-        stderr, "size: f32 %.3f MB -> %.3f MB (%.2fx smaller) in %.1f ms\n",
-        F32Bytes(weights) / 1e6, weights.TotalBytes() / 1e6,
-        static_cast<double>(F32Bytes(weights)) / std::max<uint64_t>(weights.TotalBytes(), 1),
-        quant_s * 1e3);
+    const double f32_bytes = static_cast<double>(F32Bytes(weights));
+    const double bytes = static_cast<double>(weights.TotalBytes());
+    absl::FPrintF(stderr, "size: f32 %.3f MB -> %.3f MB (%.2fx smaller) in %.1f ms\n",
+                  f32_bytes / 1e6, bytes / 1e6, f32_bytes / std::max(bytes, 1.0), quant_s * 1e3);
   }
 
   // Save and load back.

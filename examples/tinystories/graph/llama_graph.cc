@@ -19,16 +19,23 @@ namespace edgeq {
 namespace tinystories {
 namespace {
 
-// Adds the weight `name` as a constant and returns x · W^T: QMatmul for a quantized weight,
-// MatmulTransposed for f32. `rows` x `cols` is the expected logical shape [out, in].
-absl::StatusOr<Value> Linear(Graph& g, const checkpoint::TensorDict& dict, const std::string& name,
-                             int64_t rows, int64_t cols, Value x) {
+// The matrix `name`, whose (logical, if quantized) shape must be [rows, cols].
+absl::StatusOr<const Tensor*> GetMatrix(const checkpoint::TensorDict& dict, const std::string& name,
+                                        int64_t rows, int64_t cols) {
   EDGEQ_ASSIGN_OR_RETURN(const Tensor* w, dict.Get(name));
   const Shape& logical = w->is_quantized() ? w->logical_shape() : w->shape();
   if (logical != Shape({rows, cols})) {
     return absl::InvalidArgumentError(absl::StrFormat("tensor '%s' has shape %s, expected [%d, %d]",
                                                       name, logical.ToString(), rows, cols));
   }
+  return w;
+}
+
+// Adds the weight `name` as a constant and returns x · W^T: QMatmul for a quantized weight,
+// MatmulTransposed for f32. `rows` x `cols` is the expected logical shape [out, in].
+absl::StatusOr<Value> Linear(Graph& g, const checkpoint::TensorDict& dict, const std::string& name,
+                             int64_t rows, int64_t cols, Value x) {
+  EDGEQ_ASSIGN_OR_RETURN(const Tensor* w, GetMatrix(dict, name, rows, cols));
   if (w->is_quantized()) {
     EDGEQ_ASSIGN_OR_RETURN(const QuantizationEncoding* enc, FindEncoding(w->encoding()));
     return ops::QMatmul(*enc, x, g.Constant(*w));
@@ -71,14 +78,8 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildGraph(const checkpoint::TensorDict& 
   Graph& g = *graph;
   const Value tokens = g.Input(0), positions = g.Input(1), mask = g.Input(2);
 
-  EDGEQ_ASSIGN_OR_RETURN(const Tensor* embedding, dict.Get("token_embd.weight"));
-  const Shape& emb_shape =
-      embedding->is_quantized() ? embedding->logical_shape() : embedding->shape();
-  if (emb_shape != Shape({c.vocab_size, dim})) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("tensor 'token_embd.weight' has shape %s, expected [%d, %d]",
-                        emb_shape.ToString(), c.vocab_size, dim));
-  }
+  EDGEQ_ASSIGN_OR_RETURN(const Tensor* embedding,
+                         GetMatrix(dict, "token_embd.weight", c.vocab_size, dim));
   Value x = ops::Gather(g.Constant(*embedding), tokens);  // [t, dim]
   EDGEQ_ASSIGN_OR_RETURN(Tensor scale_t,
                          Tensor::Full({1}, 1.0f / std::sqrt(static_cast<float>(hs))));
