@@ -361,12 +361,15 @@ INSTANTIATE_TEST_SUITE_P(AllKernels, KernelVsGenericTest,
                            return std::string(info.param->name);
                          });
 
-// AVX-VNNI's vpdpbusd replaces AVX2's vpmaddubsw + vpmaddwd with the same exact int32 sums and
-// the same f32 operations after them: the outputs are bit-identical.
+// AVX-VNNI's vpdpbusd replaces AVX2's vpmaddubsw + vpmaddwd (q4_0, q8_0), its vpdpwssd AVX2's
+// vpmaddwd + vpaddd (the K-quants), with the same exact int32 sums and the same f32 operations
+// after them: the outputs are bit-identical.
 TEST(AvxVnniTest, BitIdenticalToAvx2) {
   if (!IsaSupported(Isa::kAvxVnni)) GTEST_SKIP() << "this CPU lacks AVX-VNNI";
+  int compared = 0;
   for (const KernelEntry* v : internal::AllKernels()) {
     if (v->isa != Isa::kAvxVnni) continue;
+    ++compared;
     const KernelEntry* a = nullptr;
     for (const KernelEntry* e : internal::AllKernels()) {
       if (e->isa == Isa::kAvx2 && e->encoding == v->encoding && e->shape == v->shape) a = e;
@@ -374,7 +377,8 @@ TEST(AvxVnniTest, BitIdenticalToAvx2) {
     ASSERT_NE(a, nullptr) << v->name;
     for (int64_t m : {1, 3, 8, 67}) {
       if ((v->shape == internal::Shape::kGemv) != (m == 1)) continue;
-      const Problem p = MakeProblem(v->encoding, m, 37, 32 * 11, static_cast<uint32_t>(m));
+      const int64_t k = EncodingBlockElems(v->encoding) == 256 ? 256 * 3 : 32 * 11;
+      const Problem p = MakeProblem(v->encoding, m, 37, k, static_cast<uint32_t>(m));
       auto kv = internal::CreateForEntry(v, p.n, p.k, p.w.data());
       auto ka = internal::CreateForEntry(a, p.n, p.k, p.w.data());
       ASSERT_TRUE(kv.ok() && ka.ok());
@@ -384,6 +388,7 @@ TEST(AvxVnniTest, BitIdenticalToAvx2) {
           << v->name << " vs " << a->name << " m=" << m;
     }
   }
+  EXPECT_EQ(compared, 10) << "AVX-VNNI kernels: q4_0, q8_0, q4_k, q5_k, q6_k x GEMV, GEMM";
 }
 
 // ---- The ISA cap picks the kernel ----

@@ -18,10 +18,7 @@
 #include "quantization/block_layout.h"
 #include "runtime/kernels/internal/kernel_api.h"
 #include "runtime/kernels/internal/repack_x16.h"
-
-// Loops over registers (activation rows, quads) must be unrolled for the arrays to stay in
-// registers; GCC does not do it by itself at -O2.
-#define EDGEQ_UNROLL _Pragma("GCC unroll 16")
+#include "runtime/kernels/x86/x16_common.h"
 
 namespace edgeq {
 namespace kernels {
@@ -237,35 +234,6 @@ inline void Nibbles2(const uint8_t* p, __m512i* w) {
   w[2] = _mm512_and_si512(v1, m4);
   w[3] = _mm512_and_si512(_mm512_srli_epi16(v1, 4), m4);
 }
-// Part p holds chunks 2p and 2p + 1: quads 2p, 2p + 4, 2p + 1, 2p + 5.
-constexpr int NibbleQuad(int part, int i) { return 2 * part + (i & 1) * 4 + (i >> 1); }
-
-// Activations in Q8_0S, two 32-value blocks per tile (rows pad their blocks to a multiple of 4
-// with zero values, sums and scales, so a missing last block of a pair reads zeros).
-struct ActQ8_0SPairs {
-  static int64_t Blocks(int64_t k) { return (k + 63) / 64; }
-  static const int8_t* Qs(const uint8_t* x, int64_t /*k*/, int64_t b) {
-    return Q8_0SQs(x) + 64 * b;
-  }
-  static int32_t Sum(const uint8_t* x, int64_t k, int64_t b, int s) {
-    return Q8_0SSum(x, Q8_0SPaddedBlocks(k))[2 * b + s];
-  }
-  static float ActScale(const uint8_t* x, int64_t k, int64_t b, int s) {
-    return Q8_0SD(x, Q8_0SPaddedBlocks(k))[2 * b + s];
-  }
-};
-
-// Activations in Q8_KX (the K-quants).
-struct ActQ8_KX {
-  static const BlockQ8_KX& Blk(const uint8_t* x, int64_t b) {
-    return reinterpret_cast<const BlockQ8_KX*>(x)[b];
-  }
-  static const int8_t* Qs(const uint8_t* x, int64_t /*k*/, int64_t b) { return Blk(x, b).qs; }
-  static float ActScale(const uint8_t* x, int64_t /*k*/, int64_t b, int /*s*/) {
-    return Blk(x, b).d;
-  }
-  static int64_t Blocks(int64_t k) { return k / 256; }
-};
 
 // Q4_K/Q5_K scales and mins (the tail of their tiles, at `at`): 8 sub-block scales per row,
 // mins as int16 pairs, d and dmin per row.

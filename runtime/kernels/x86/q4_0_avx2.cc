@@ -7,8 +7,7 @@
 #include "runtime/kernels/internal/kernel_list.h"
 #include "runtime/kernels/internal/repack.h"
 #include "runtime/kernels/internal/row_driver.h"
-#include "runtime/kernels/x86/k_avx2_common.h"
-#include "runtime/kernels/x86/x4_layouts.h"
+#include "runtime/kernels/x86/avx2_x4.h"
 
 namespace edgeq {
 namespace kernels {

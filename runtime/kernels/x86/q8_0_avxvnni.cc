@@ -6,9 +6,8 @@
 #include "runtime/kernels/internal/kernel_list.h"
 #include "runtime/kernels/internal/repack.h"
 #include "runtime/kernels/internal/row_driver.h"
+#include "runtime/kernels/x86/avx2_x4.h"
 #include "runtime/kernels/x86/avxvnni_dot.h"
-#include "runtime/kernels/x86/k_avx2_common.h"
-#include "runtime/kernels/x86/x4_layouts.h"
 
 namespace edgeq {
 namespace kernels {

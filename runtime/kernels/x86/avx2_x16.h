@@ -1,0 +1,285 @@
+// The 256-bit driver of the K-quant X16 weight layouts (internal/repack_x16.h), shared by the AVX2
+// and AVX-VNNI kernel files and inlined with their flags.
+//
+// A 64-byte quad vector of a 16-row group is two 32-byte halves: rows 0..7 and rows 8..15. One
+// __m256i output vector holds the 8 rows of a half for one activation row, so nothing is summed
+// horizontally. Per sub-block and activation row, the byte dot D of the half's quads (unsigned
+// levels) against 4 broadcast activation bytes (signed) accumulates exact int32 lanes, converted
+// once per sub-block and scaled by the row's sub-block scale times the activation's block scale;
+// per block the encoding's correction (mins) is subtracted. The weights are decoded once per
+// (sub-block, half) and used for every activation row of a tile: M = 1 (GEMV) runs both halves
+// together, M = kM (GEMM) one half at a time, within the 16 vector registers.
+//
+// D (the byte dot) provides: static __m256i Acc(__m256i acc, const __m256i w[4], const __m256i
+// x[4]): acc plus int32 lanes summing 4 levels x 4 bytes of each of the 4 pairs (AVX2: MaddQuads
+// below; AVX-VNNI: VnniQuads, avxvnni_dot.h).
+#ifndef EDGEQ_RUNTIME_KERNELS_X86_AVX2_X16_H_
+#define EDGEQ_RUNTIME_KERNELS_X86_AVX2_X16_H_
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "quantization/block_layout.h"
+#include "runtime/kernels/internal/kernel_api.h"
+#include "runtime/kernels/internal/repack_x16.h"
+#include "runtime/kernels/x86/x16_common.h"
+
+namespace edgeq {
+namespace kernels {
+namespace internal {
+namespace x86 {
+
+// 4 activation bytes broadcast to every 32-bit lane.
+inline __m256i Broadcast4Y(const int8_t* p) {
+  int32_t v;
+  std::memcpy(&v, p, sizeof(v));
+  return _mm256_set1_epi32(v);
+}
+
+inline __m256i LoadY(const uint8_t* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+
+// AVX2's byte dot: vpmaddubsw pairs (level <= 63, |x| <= 127: at most 16002), two quads' pairs
+// added in int16 (at most 32004, no saturation), then vpmaddwd by ones into int32.
+struct MaddQuads {
+  static inline __m256i Acc(__m256i acc, const __m256i* w, const __m256i* x) {
+    const __m256i ones = _mm256_set1_epi16(1);
+    const __m256i s01 =
+        _mm256_add_epi16(_mm256_maddubs_epi16(w[0], x[0]), _mm256_maddubs_epi16(w[1], x[1]));
+    const __m256i s23 =
+        _mm256_add_epi16(_mm256_maddubs_epi16(w[2], x[2]), _mm256_maddubs_epi16(w[3], x[3]));
+    return _mm256_add_epi32(
+        acc, _mm256_add_epi32(_mm256_madd_epi16(s01, ones), _mm256_madd_epi16(s23, ones)));
+  }
+};
+
+// Half h of two 64-byte nibble chunks of a 32-value sub-block part as 4 level vectors, in the quad
+// order NibbleQuad gives.
+inline void Nibbles2Y(const uint8_t* p, int h, __m256i* w) {
+  const __m256i m4 = _mm256_set1_epi8(0x0F);
+  const __m256i v0 = LoadY(p + 32 * h), v1 = LoadY(p + 64 + 32 * h);
+  w[0] = _mm256_and_si256(v0, m4);
+  w[1] = _mm256_and_si256(_mm256_srli_epi16(v0, 4), m4);
+  w[2] = _mm256_and_si256(v1, m4);
+  w[3] = _mm256_and_si256(_mm256_srli_epi16(v1, 4), m4);
+}
+
+// P (the encoding) provides:
+//   kSubs (sub-blocks per 256-value block), kParts (a sub-block's quads come in kParts parts of 4
+//   vectors), kTileBytes, kM (activation rows per GEMM tile);
+//   static constexpr int Quad(int part, int i): which quad of the sub-block vector i of a part is;
+//   struct Block, constructed from one tile, with
+//     void Weights(int s, int part, int h, __m256i w[4]) const;  // unsigned levels of half h
+//     __m256 SubScale(int s, int h) const;  // per-row float scale of sub-block s
+//     __m256 Correct(__m256 acc, const uint8_t* x, int64_t b, __m256 dx, int h) const;
+//   static int32_t SubInit(const uint8_t* x, int64_t b, int s);  // isum start
+//   and the ActQ8_KX views (Qs, ActScale, Blocks).
+// Rows 8 * h0 .. 8 * (h0 + H) - 1 of a group (`rows` of its 16 are real) x M activation rows.
+template <typename P, typename D, int M, int H>
+inline void Y16Tile(const uint8_t* wg, int h0, int rows, const uint8_t* x, size_t xrb, int64_t k,
+                    float* y, int64_t ys) {
+  constexpr int kSubElems = 256 / P::kSubs;
+  const int64_t nb = P::Blocks(k);
+  __m256 acc[M][H];
+  EDGEQ_UNROLL
+  for (int a = 0; a < M; ++a) {
+    EDGEQ_UNROLL
+    for (int hh = 0; hh < H; ++hh) acc[a][hh] = _mm256_setzero_ps();
+  }
+  for (int64_t b = 0; b < nb; ++b) {
+    const typename P::Block blk(wg + b * P::kTileBytes);
+    for (int s = 0; s < P::kSubs; ++s) {
+      __m256i isum[M][H];
+      EDGEQ_UNROLL
+      for (int a = 0; a < M; ++a) {
+        const __m256i init = _mm256_set1_epi32(P::SubInit(x + a * xrb, b, s));
+        EDGEQ_UNROLL
+        for (int hh = 0; hh < H; ++hh) isum[a][hh] = init;
+      }
+      EDGEQ_UNROLL
+      for (int part = 0; part < P::kParts; ++part) {
+        EDGEQ_UNROLL
+        for (int hh = 0; hh < H; ++hh) {
+          __m256i w[4];
+          blk.Weights(s, part, h0 + hh, w);
+          EDGEQ_UNROLL
+          for (int a = 0; a < M; ++a) {
+            const int8_t* xq = P::Qs(x + a * xrb, k, b) + s * kSubElems;
+            __m256i xb[4];
+            EDGEQ_UNROLL
+            for (int i = 0; i < 4; ++i) xb[i] = Broadcast4Y(xq + 4 * P::Quad(part, i));
+            isum[a][hh] = D::Acc(isum[a][hh], w, xb);
+          }
+        }
+      }
+      EDGEQ_UNROLL
+      for (int hh = 0; hh < H; ++hh) {
+        const __m256 scale = blk.SubScale(s, h0 + hh);
+        EDGEQ_UNROLL
+        for (int a = 0; a < M; ++a) {
+          const __m256 dx = _mm256_set1_ps(P::ActScale(x + a * xrb, k, b, s));
+          acc[a][hh] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[a][hh]), _mm256_mul_ps(scale, dx),
+                                       acc[a][hh]);
+        }
+      }
+    }
+    EDGEQ_UNROLL
+    for (int a = 0; a < M; ++a) {
+      const uint8_t* xa = x + a * xrb;
+      const __m256 dx = _mm256_set1_ps(P::ActScale(xa, k, b, 0));
+      EDGEQ_UNROLL
+      for (int hh = 0; hh < H; ++hh) acc[a][hh] = blk.Correct(acc[a][hh], xa, b, dx, h0 + hh);
+    }
+  }
+  EDGEQ_UNROLL
+  for (int hh = 0; hh < H; ++hh) {
+    const int valid = rows - 8 * (h0 + hh);
+    const __m256i mask =
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(valid), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    EDGEQ_UNROLL
+    for (int a = 0; a < M; ++a) {
+      float* out = y + a * ys + 8 * (h0 + hh);
+      if (valid >= 8) {
+        _mm256_storeu_ps(out, acc[a][hh]);
+      } else {
+        _mm256_maskstore_ps(out, mask, acc[a][hh]);
+      }
+    }
+  }
+}
+
+// The last m % kM activation rows of a half.
+template <typename P, typename D, int R>
+inline void Y16Rest(int rest, const uint8_t* wg, int h, int rows, const uint8_t* x, size_t xrb,
+                    int64_t k, float* y, int64_t ys) {
+  if constexpr (R > 0) {
+    if (rest == R) {
+      Y16Tile<P, D, R, 1>(wg, h, rows, x, xrb, k, y, ys);
+    } else {
+      Y16Rest<P, D, R - 1>(rest, wg, h, rows, x, xrb, k, y, ys);
+    }
+  }
+}
+
+// MatmulFn for GEMV and GEMM: rows j0..j1 (j0 a multiple of 16, as every task's start is when
+// the entry's tile_n is), all m activation rows.
+template <typename P, typename D>
+void Y16Matmul(const MatmulParams& p, int64_t j0, int64_t j1) {
+  const size_t group_bytes = kX16Rows * p.w_row_bytes;
+  for (int64_t j = j0; j < j1; j += kX16Rows) {
+    const uint8_t* wg = p.w + (j / kX16Rows) * group_bytes;
+    const int rows = static_cast<int>(j1 - j < kX16Rows ? j1 - j : kX16Rows);
+    float* yj = p.y + j;
+    if (p.m == 1) {
+      if (rows > 8) {
+        Y16Tile<P, D, 1, 2>(wg, 0, rows, p.xq, p.xq_row_bytes, p.k, yj, p.y_stride);
+      } else {
+        Y16Tile<P, D, 1, 1>(wg, 0, rows, p.xq, p.xq_row_bytes, p.k, yj, p.y_stride);
+      }
+      continue;
+    }
+    for (int h = 0; 8 * h < rows; ++h) {
+      int64_t i = 0;
+      for (; i + P::kM <= p.m; i += P::kM) {
+        Y16Tile<P, D, P::kM, 1>(wg, h, rows, p.xq + i * p.xq_row_bytes, p.xq_row_bytes, p.k,
+                                yj + i * p.y_stride, p.y_stride);
+      }
+      Y16Rest<P, D, P::kM - 1>(static_cast<int>(p.m - i), wg, h, rows, p.xq + i * p.xq_row_bytes,
+                               p.xq_row_bytes, p.k, yj + i * p.y_stride, p.y_stride);
+    }
+  }
+}
+
+// Q4_K/Q5_K scales and mins at `at` (the tail of their tiles; see repack_x16.h): the 8 sub-block
+// scales per row (uint8 [s][row]), mins as int16 pairs [j][row][2], then d[row] and dmin[row].
+struct KScalesY16 {
+  const uint8_t* at;
+  explicit KScalesY16(const uint8_t* p) : at(p) {}
+  __m256 SubScale(int s, int h) const {
+    const __m128i sc = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(at + 16 * s + 8 * h));
+    return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(sc)),
+                         _mm256_loadu_ps(reinterpret_cast<const float*>(at + 384 + 32 * h)));
+  }
+  // acc - dmin * dx * sum over sub-blocks of min * (sum of the sub-block's 32 activations).
+  __m256 Correct(__m256 acc, const uint8_t* x, int64_t b, __m256 dx, int h) const {
+    const int16_t* bs = ActQ8_KX::Blk(x, b).bsum32;
+    __m256i m = _mm256_setzero_si256();
+    for (int j = 0; j < 4; ++j) {
+      int32_t pair;
+      std::memcpy(&pair, bs + 2 * j, sizeof(pair));
+      m = _mm256_add_epi32(
+          m, _mm256_madd_epi16(LoadY(at + 128 + 64 * j + 32 * h), _mm256_set1_epi32(pair)));
+    }
+    const __m256 dmin = _mm256_loadu_ps(reinterpret_cast<const float*>(at + 448 + 32 * h));
+    return _mm256_fnmadd_ps(_mm256_cvtepi32_ps(m), _mm256_mul_ps(dmin, dx), acc);
+  }
+};
+
+// Q4_K (kHighBits = false) and Q5_K (true): nibbles [, 5th-bit planes], then KScalesY16.
+template <bool kHighBits>
+struct K45Y16 : ActQ8_KX {
+  static constexpr int kSubs = 8, kParts = 2, kM = 4;
+  static constexpr size_t kTileBytes = kHighBits ? kQ5_KX16TileBytes : kQ4_KX16TileBytes;
+  static constexpr size_t kScalesAt = kHighBits ? 2560 : 2048;
+
+  struct Block {
+    const uint8_t* t;
+    KScalesY16 scales;
+    explicit Block(const uint8_t* tile) : t(tile), scales(tile + kScalesAt) {}
+    void Weights(int s, int part, int h, __m256i* w) const {
+      Nibbles2Y(t + 256 * s + 128 * part, h, w);
+      if constexpr (kHighBits) {
+        // Bit 4 part + i of byte p of the plane is the 5th bit of byte p of w[i]: moved to bit 4
+        // (16-bit shifts by at most 4 keep bit 4 of every byte from its own byte) and or'ed in.
+        const __m256i c16 = _mm256_set1_epi8(16);
+        const __m256i hb = LoadY(t + 2048 + 64 * s + 32 * h);
+        EDGEQ_UNROLL
+        for (int i = 0; i < 4; ++i) {
+          const __m256i bit = part == 0 ? _mm256_slli_epi16(hb, 4 - i) : _mm256_srli_epi16(hb, i);
+          w[i] = _mm256_or_si256(w[i], _mm256_and_si256(bit, c16));
+        }
+      }
+    }
+    __m256 SubScale(int s, int h) const { return scales.SubScale(s, h); }
+    __m256 Correct(__m256 acc, const uint8_t* x, int64_t b, __m256 dx, int h) const {
+      return scales.Correct(acc, x, b, dx, h);
+    }
+  };
+  static constexpr int Quad(int part, int i) { return NibbleQuad(part, i); }
+  static int32_t SubInit(const uint8_t*, int64_t, int) { return 0; }
+};
+
+// Q6_K: levels 0..63 as bytes, 16 sub-blocks of 16 values (4 quads), int8 scales [s][row], d[row];
+// each sub-block's sum starts at -32 * (sum of its 16 activations), which removes the level offset.
+struct Q6_KY16 : ActQ8_KX {
+  static constexpr int kSubs = 16, kParts = 1, kM = 4;
+  static constexpr size_t kTileBytes = kQ6_KX16TileBytes;
+
+  struct Block {
+    const uint8_t* t;
+    explicit Block(const uint8_t* tile) : t(tile) {}
+    void Weights(int s, int /*part*/, int h, __m256i* w) const {
+      EDGEQ_UNROLL
+      for (int i = 0; i < 4; ++i) w[i] = LoadY(t + 256 * s + 64 * i + 32 * h);
+    }
+    __m256 SubScale(int s, int h) const {
+      const __m128i sc =
+          _mm_loadl_epi64(reinterpret_cast<const __m128i*>(t + 4096 + 16 * s + 8 * h));
+      return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(sc)),
+                           _mm256_loadu_ps(reinterpret_cast<const float*>(t + 4352 + 32 * h)));
+    }
+    __m256 Correct(__m256 acc, const uint8_t*, int64_t, __m256, int) const { return acc; }
+  };
+  static constexpr int Quad(int /*part*/, int i) { return i; }
+  static int32_t SubInit(const uint8_t* x, int64_t b, int s) { return Blk(x, b).neg32_bsum16[s]; }
+};
+
+}  // namespace x86
+}  // namespace internal
+}  // namespace kernels
+}  // namespace edgeq
+
+#endif  // EDGEQ_RUNTIME_KERNELS_X86_AVX2_X16_H_
