@@ -3,10 +3,12 @@
 
 Usage:
   bazel run //benchmarks:qmatmul_benchmark -- --benchmark_format=json > /tmp/qmatmul.json
-  python3 benchmarks/qmatmul_table.py /tmp/qmatmul.json [more runs...] [--best] [--ggml g.json]
+  python3 benchmarks/qmatmul_table.py /tmp/qmatmul.json [more runs...] [--best] [--isa avx2]
+      [--ggml g.json]
 
 Every kernel row is compared with XNNPACK's f32 fully-connected operator on the same shape and
-thread count, measured in the same run. With --ggml, a JSON object {"<m>/<n>/<k>/<threads>/<enc>":
+thread count, measured in the same run. --isa keeps the kernels of one level (e.g. avx2, to set
+beside a ggml built for AVX2 only). With --ggml, a JSON object {"<m>/<n>/<k>/<threads>/<enc>":
 gflops} of ggml numbers measured in the same session adds a "vs ggml" column; the harness that
 writes it, and how to build it outside this repository, are in benchmarks/ggml_side_by_side/.
 """
@@ -25,6 +27,7 @@ def main():
                       help="benchmark JSON output; with several runs the best of each is used")
   parser.add_argument("--best", action="store_true",
                       help="only the fastest kernel per encoding, shape, m and thread count")
+  parser.add_argument("--isa", help="only kernels of this level (their names hold _<isa>_)")
   parser.add_argument("--ggml", action="append", default=[],
                       help="JSON of ggml GFLOP/s keyed m/n/k/threads/encoding (repeatable: best)")
   args = parser.parse_args()
@@ -42,6 +45,8 @@ def main():
     for b in data.get("benchmarks", []):
       m = NAME.match(b["name"])
       if not m or b.get("error_occurred") or b.get("run_type") == "aggregate":
+        continue
+      if args.isa and m["kernel"] != "xnnpack_f32" and f"_{args.isa}_" not in m["kernel"]:
         continue
       key = (int(m["m"]), int(m["n"]), int(m["k"]), int(m["t"]))
       gflops = b.get("GFLOPS", 0.0)

@@ -16,6 +16,19 @@ namespace internal {
   extern const KernelEntry prefix##Gemv;  \
   extern const KernelEntry prefix##Gemm
 
+// Defines prefix##Gemv and prefix##Gemm ("<name>_gemv", "<name>_gemm") for a kernel whose one
+// MatmulFn serves every m: the two entries differ only in their shape class. The arguments are
+// KernelEntry's fields after the shape and name, with tile_n before the MatmulFn (last, so that
+// a template's commas need no parentheses). Use inside namespace edgeq::kernels::internal.
+#define EDGEQ_DEFINE_KERNEL_PAIR(prefix, encoding, isa, name, quantize, act_row_bytes, repack,    \
+                                 repacked_row_bytes, tile_n, ...)                                 \
+  const KernelEntry prefix##Gemv = {encoding,    isa,           Shape::kGemv, name "_gemv",       \
+                                    quantize,    act_row_bytes, repack,       repacked_row_bytes, \
+                                    __VA_ARGS__, tile_n};                                         \
+  const KernelEntry prefix##Gemm = {encoding,    isa,           Shape::kGemm, name "_gemm",       \
+                                    quantize,    act_row_bytes, repack,       repacked_row_bytes, \
+                                    __VA_ARGS__, tile_n}
+
 EDGEQ_DECLARE_KERNEL_PAIR(kQ4_0Generic);
 EDGEQ_DECLARE_KERNEL_PAIR(kQ8_0Generic);
 EDGEQ_DECLARE_KERNEL_PAIR(kQ4_KGeneric);
@@ -57,7 +70,7 @@ extern const KernelEntry kQ4_0I8mmGemm;  // GEMM only: m = 1 uses dotprod
 extern const KernelEntry kQ8_0I8mmGemm;
 #endif
 
-#undef EDGEQ_DECLARE_KERNEL_PAIR
+#undef EDGEQ_DECLARE_KERNEL_PAIR  // (EDGEQ_DEFINE_KERNEL_PAIR stays: the kernel files use it)
 
 // Every kernel compiled into this binary (for tests and benchmarks; some may need an ISA the CPU
 // lacks: check IsaSupported before running one).

@@ -1,4 +1,6 @@
-// "X16" weight layouts of the 16-row AVX-512 VNNI kernels (repacked once at Create).
+// "X16" weight layouts of the x86 kernels (repacked once at Create): the AVX-512 VNNI kernels read
+// a 64-byte vector of 16 rows at a time (x86/avx512_x16.h), the AVX2 and AVX-VNNI kernels its two
+// 32-byte halves of 8 rows (x86/avx2_x16.h).
 //
 // Rows are taken 16 at a time (a row group; the last group is padded with zero rows). A group
 // stores its blocks one after another, each as a "tile" of TileBytes: the levels of the 16 rows

@@ -1,5 +1,5 @@
-// The 256-bit driver of the K-quant X16 weight layouts (internal/repack_x16.h), shared by the AVX2
-// and AVX-VNNI kernel files and inlined with their flags.
+// The 256-bit driver of the X16 weight layouts (internal/repack_x16.h), shared by the AVX2 and
+// AVX-VNNI kernel files and inlined with their flags.
 //
 // A 64-byte quad vector of a 16-row group is two 32-byte halves: rows 0..7 and rows 8..15. One
 // __m256i output vector holds the 8 rows of a half for one activation row, so nothing is summed
@@ -68,20 +68,20 @@ inline void Nibbles2Y(const uint8_t* p, int h, __m256i* w) {
 }
 
 // P (the encoding) provides:
-//   kSubs (sub-blocks per 256-value block), kParts (a sub-block's quads come in kParts parts of 4
-//   vectors), kTileBytes, kM (activation rows per GEMM tile);
-//   static constexpr int Quad(int part, int i): which quad of the sub-block vector i of a part is;
-//   struct Block, constructed from one tile, with
+//   kBlockElems (values per tile), kSubs (sub-blocks per tile), kParts (a sub-block's quads come in
+//   kParts parts of 4 vectors), kTileBytes, kM (activation rows per GEMM tile); static constexpr
+//   int Quad(int part, int i): which quad of the sub-block vector i of a part is; struct Block,
+//   constructed from one tile, with
 //     void Weights(int s, int part, int h, __m256i w[4]) const;  // unsigned levels of half h
 //     __m256 SubScale(int s, int h) const;  // per-row float scale of sub-block s
 //     __m256 Correct(__m256 acc, const uint8_t* x, int64_t b, __m256 dx, int h) const;
-//   static int32_t SubInit(const uint8_t* x, int64_t b, int s);  // isum start
-//   and the ActQ8_KX views (Qs, ActScale, Blocks).
+//   static int32_t SubInit(const uint8_t* x, int64_t k, int64_t b, int s);  // isum start
+//   and the activation views (ActQ8_KX or ActQ8_0SPairs: Qs, ActScale, Blocks).
 // Rows 8 * h0 .. 8 * (h0 + H) - 1 of a group (`rows` of its 16 are real) x M activation rows.
 template <typename P, typename D, int M, int H>
 inline void Y16Tile(const uint8_t* wg, int h0, int rows, const uint8_t* x, size_t xrb, int64_t k,
                     float* y, int64_t ys) {
-  constexpr int kSubElems = 256 / P::kSubs;
+  constexpr int kSubElems = P::kBlockElems / P::kSubs;
   const int64_t nb = P::Blocks(k);
   __m256 acc[M][H];
   EDGEQ_UNROLL
@@ -95,7 +95,7 @@ inline void Y16Tile(const uint8_t* wg, int h0, int rows, const uint8_t* x, size_
       __m256i isum[M][H];
       EDGEQ_UNROLL
       for (int a = 0; a < M; ++a) {
-        const __m256i init = _mm256_set1_epi32(P::SubInit(x + a * xrb, b, s));
+        const __m256i init = _mm256_set1_epi32(P::SubInit(x + a * xrb, k, b, s));
         EDGEQ_UNROLL
         for (int hh = 0; hh < H; ++hh) isum[a][hh] = init;
       }
@@ -221,7 +221,7 @@ struct KScalesY16 {
 // Q4_K (kHighBits = false) and Q5_K (true): nibbles [, 5th-bit planes], then KScalesY16.
 template <bool kHighBits>
 struct K45Y16 : ActQ8_KX {
-  static constexpr int kSubs = 8, kParts = 2, kM = 4;
+  static constexpr int kBlockElems = 256, kSubs = 8, kParts = 2, kM = 4;
   static constexpr size_t kTileBytes = kHighBits ? kQ5_KX16TileBytes : kQ4_KX16TileBytes;
   static constexpr size_t kScalesAt = kHighBits ? 2560 : 2048;
 
@@ -249,13 +249,13 @@ struct K45Y16 : ActQ8_KX {
     }
   };
   static constexpr int Quad(int part, int i) { return NibbleQuad(part, i); }
-  static int32_t SubInit(const uint8_t*, int64_t, int) { return 0; }
+  static int32_t SubInit(const uint8_t*, int64_t, int64_t, int) { return 0; }
 };
 
 // Q6_K: levels 0..63 as bytes, 16 sub-blocks of 16 values (4 quads), int8 scales [s][row], d[row];
 // each sub-block's sum starts at -32 * (sum of its 16 activations), which removes the level offset.
 struct Q6_KY16 : ActQ8_KX {
-  static constexpr int kSubs = 16, kParts = 1, kM = 4;
+  static constexpr int kBlockElems = 256, kSubs = 16, kParts = 1, kM = 4;
   static constexpr size_t kTileBytes = kQ6_KX16TileBytes;
 
   struct Block {
@@ -274,7 +274,76 @@ struct Q6_KY16 : ActQ8_KX {
     __m256 Correct(__m256 acc, const uint8_t*, int64_t, __m256, int) const { return acc; }
   };
   static constexpr int Quad(int /*part*/, int i) { return i; }
-  static int32_t SubInit(const uint8_t* x, int64_t b, int s) { return Blk(x, b).neg32_bsum16[s]; }
+  static int32_t SubInit(const uint8_t* x, int64_t /*k*/, int64_t b, int s) {
+    return Blk(x, b).neg32_bsum16[s];
+  }
+};
+
+// Q4_0 and Q8_0: two 32-value blocks per tile (the sub-blocks), their fp16 d[s][row] at kDAt; each
+// block's sum starts at -kBias * (sum of its activations), which removes the level offset. The
+// encoding's Block derives from PairBlock and adds Weights.
+template <size_t kTile, size_t kDAt, int kBias>
+struct PairY16 : ActQ8_0SPairs {
+  static constexpr int kBlockElems = 64, kSubs = 2, kParts = 2, kM = 4;
+  static constexpr size_t kTileBytes = kTile;
+
+  struct PairBlock {
+    const uint8_t* t;
+    explicit PairBlock(const uint8_t* tile) : t(tile) {}
+    __m256 SubScale(int s, int h) const {
+      return _mm256_cvtph_ps(
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(t + kDAt + 32 * s + 16 * h)));
+    }
+    __m256 Correct(__m256 acc, const uint8_t*, int64_t, __m256, int) const { return acc; }
+  };
+  static int32_t SubInit(const uint8_t* x, int64_t k, int64_t b, int s) {
+    return -kBias * Sum(x, k, b, s);
+  }
+};
+
+// Q4_0: levels 0..15 (value = level - 8) as nibble chunks.
+struct Q4_0Y16 : PairY16<kQ4_0X16TileBytes, 512, 8> {
+  struct Block : PairBlock {
+    using PairBlock::PairBlock;
+    void Weights(int s, int part, int h, __m256i* w) const {
+      Nibbles2Y(t + 256 * s + 128 * part, h, w);
+    }
+  };
+  static constexpr int Quad(int part, int i) { return NibbleQuad(part, i); }
+};
+
+// Q8_0, stored as w + 128 (uint8). kSigned = false (VNNI): those bytes, each block's sum starting
+// at -128 * (sum of its activations). kSigned = true (AVX2, whose vpmaddubsw pairs would saturate
+// on them): the signed w (the stored byte ^ 0x80), for SignedMaddQuads.
+template <bool kSigned>
+struct Q8_0Y16 : PairY16<kQ8_0X16TileBytes, 1024, kSigned ? 0 : 128> {
+  using Base = PairY16<kQ8_0X16TileBytes, 1024, kSigned ? 0 : 128>;
+  struct Block : Base::PairBlock {
+    using Base::PairBlock::PairBlock;
+    void Weights(int s, int part, int h, __m256i* w) const {
+      const uint8_t* p = this->t + 512 * s + 256 * part + 32 * h;
+      EDGEQ_UNROLL
+      for (int i = 0; i < 4; ++i) {
+        w[i] = LoadY(p + 64 * i);
+        if constexpr (kSigned) w[i] = _mm256_xor_si256(w[i], _mm256_set1_epi8(-128));
+      }
+    }
+  };
+  static constexpr int Quad(int part, int i) { return 4 * part + i; }
+};
+
+// AVX2's byte dot of signed weights (Q8_0Y16<true>): vpmaddubsw(|w|, x with w's sign) pairs (at
+// most 2 * 128 * 127 = 32512: no saturation), each widened by vpmaddwd into int32.
+struct SignedMaddQuads {
+  static inline __m256i Acc(__m256i acc, const __m256i* w, const __m256i* x) {
+    const __m256i ones = _mm256_set1_epi16(1);
+    EDGEQ_UNROLL
+    for (int i = 0; i < 4; ++i) {
+      const __m256i p = _mm256_maddubs_epi16(_mm256_abs_epi8(w[i]), _mm256_sign_epi8(x[i], w[i]));
+      acc = _mm256_add_epi32(acc, _mm256_madd_epi16(p, ones));
+    }
+    return acc;
+  }
 };
 
 }  // namespace x86

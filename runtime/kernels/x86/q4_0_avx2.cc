@@ -1,29 +1,20 @@
-// Q4_0 x Q8_0 with AVX2 (vpmaddubsw + vpmaddwd): weights in the Q4_0X4 layout, activations in
-// Q8_0S. Per block: 16-bit pair sums of q * x (q <= 15, |x| <= 127: no saturation), widened to
-// 8 int32 lanes, minus the lanes of 8 * x (computed once per activation block): exact integer
-// sums of (q - 8) * x, scaled by d_w * d_x (the row kernel x86::X4Avx2).
+// Q4_0 x Q8_0 with AVX2 on the Q4_0X16 layout (16 weight rows interleaved, two blocks per tile),
+// 8 rows per 256-bit vector (avx2_x16.h): vpmaddubsw of the levels (0..15) against broadcast
+// activation bytes, widened by vpmaddwd (x86::MaddQuads), starting from -8 * (sum of the block's
+// x), gives exact int32 sums of (q - 8) * x, scaled by d_w * d_x of the block.
 #include <immintrin.h>
 
 #include "runtime/kernels/internal/kernel_list.h"
-#include "runtime/kernels/internal/repack.h"
-#include "runtime/kernels/internal/row_driver.h"
-#include "runtime/kernels/x86/avx2_x4.h"
+#include "runtime/kernels/internal/repack_x16.h"
+#include "runtime/kernels/x86/avx2_x16.h"
 
 namespace edgeq {
 namespace kernels {
 namespace internal {
-namespace {
 
-using Q4_0Avx2 = x86::X4Avx2<x86::Q4_0X4<x86::MaddDot>>;
-
-}  // namespace
-
-const KernelEntry kQ4_0Avx2Gemv = {
-    Encoding::kQ4_0, Isa::kAvx2,   Shape::kGemv,   "q4_0_avx2_gemv",          QuantizeRowQ8_0S,
-    Q8_0SRowBytes,   RepackQ4_0X4, Q4_0X4RowBytes, RowsGemv<ByRow<Q4_0Avx2>>, 16};
-const KernelEntry kQ4_0Avx2Gemm = {
-    Encoding::kQ4_0, Isa::kAvx2,   Shape::kGemm,   "q4_0_avx2_gemm",          QuantizeRowQ8_0S,
-    Q8_0SRowBytes,   RepackQ4_0X4, Q4_0X4RowBytes, RowsGemm<ByRow<Q4_0Avx2>>, 16};
+EDGEQ_DEFINE_KERNEL_PAIR(kQ4_0Avx2, Encoding::kQ4_0, Isa::kAvx2, "q4_0_avx2", QuantizeRowQ8_0S,
+                         Q8_0SRowBytes, RepackQ4_0X16, Q4_0X16RowBytes, 16,
+                         x86::Y16Matmul<x86::Q4_0Y16, x86::MaddQuads>);
 
 }  // namespace internal
 }  // namespace kernels

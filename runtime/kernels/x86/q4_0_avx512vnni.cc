@@ -35,26 +35,9 @@ struct Q4_0X16 : x86::ActQ8_0SPairs {
 
 }  // namespace
 
-const KernelEntry kQ4_0Avx512VnniGemv = {Encoding::kQ4_0,
-                                         Isa::kAvx512Vnni,
-                                         Shape::kGemv,
-                                         "q4_0_avx512vnni_gemv",
-                                         x86::QuantizeRowQ8_0SAvx512,
-                                         Q8_0SRowBytes,
-                                         RepackQ4_0X16,
-                                         Q4_0X16RowBytes,
-                                         x86::X16Matmul<Q4_0X16>,
-                                         16};
-const KernelEntry kQ4_0Avx512VnniGemm = {Encoding::kQ4_0,
-                                         Isa::kAvx512Vnni,
-                                         Shape::kGemm,
-                                         "q4_0_avx512vnni_gemm",
-                                         x86::QuantizeRowQ8_0SAvx512,
-                                         Q8_0SRowBytes,
-                                         RepackQ4_0X16,
-                                         Q4_0X16RowBytes,
-                                         x86::X16Matmul<Q4_0X16>,
-                                         16};
+EDGEQ_DEFINE_KERNEL_PAIR(kQ4_0Avx512Vnni, Encoding::kQ4_0, Isa::kAvx512Vnni, "q4_0_avx512vnni",
+                         x86::QuantizeRowQ8_0SAvx512, Q8_0SRowBytes, RepackQ4_0X16, Q4_0X16RowBytes,
+                         16, x86::X16Matmul<Q4_0X16>);
 
 }  // namespace internal
 }  // namespace kernels

@@ -1,29 +1,21 @@
-// Q4_0 x Q8_0 with AVX-VNNI (VEX-encoded vpdpbusd, for AVX2-class CPUs without AVX-512 such as
-// Alder Lake): the AVX2 kernel's layout and row kernel (x86::X4Avx2) with one vpdpbusd in place
-// of vpmaddubsw + vpmaddwd; results identical to the AVX2 kernel's.
+// Q4_0 x Q8_0 with AVX-VNNI (VEX vpdpbusd, for AVX2-class CPUs without AVX-512 such as Alder
+// Lake) on the Q4_0X16 layout, 8 rows per 256-bit vector (avx2_x16.h): vpdpbusd of the levels
+// (0..15) against broadcast activation bytes, starting from -8 * (sum of the block's x), gives
+// exact int32 sums of (q - 8) * x, scaled by d_w * d_x of the block.
 #include <immintrin.h>
 
 #include "runtime/kernels/internal/kernel_list.h"
-#include "runtime/kernels/internal/repack.h"
-#include "runtime/kernels/internal/row_driver.h"
-#include "runtime/kernels/x86/avx2_x4.h"
+#include "runtime/kernels/internal/repack_x16.h"
+#include "runtime/kernels/x86/avx2_x16.h"
 #include "runtime/kernels/x86/avxvnni_dot.h"
 
 namespace edgeq {
 namespace kernels {
 namespace internal {
-namespace {
 
-using Q4_0AvxVnni = x86::X4Avx2<x86::Q4_0X4<x86::VnniDot>>;
-
-}  // namespace
-
-const KernelEntry kQ4_0AvxVnniGemv = {
-    Encoding::kQ4_0, Isa::kAvxVnni, Shape::kGemv,   "q4_0_avxvnni_gemv",          QuantizeRowQ8_0S,
-    Q8_0SRowBytes,   RepackQ4_0X4,  Q4_0X4RowBytes, RowsGemv<ByRow<Q4_0AvxVnni>>, 16};
-const KernelEntry kQ4_0AvxVnniGemm = {
-    Encoding::kQ4_0, Isa::kAvxVnni, Shape::kGemm,   "q4_0_avxvnni_gemm",          QuantizeRowQ8_0S,
-    Q8_0SRowBytes,   RepackQ4_0X4,  Q4_0X4RowBytes, RowsGemm<ByRow<Q4_0AvxVnni>>, 16};
+EDGEQ_DEFINE_KERNEL_PAIR(kQ4_0AvxVnni, Encoding::kQ4_0, Isa::kAvxVnni, "q4_0_avxvnni",
+                         QuantizeRowQ8_0S, Q8_0SRowBytes, RepackQ4_0X16, Q4_0X16RowBytes, 16,
+                         x86::Y16Matmul<x86::Q4_0Y16, x86::VnniQuads>);
 
 }  // namespace internal
 }  // namespace kernels

@@ -12,26 +12,9 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 
-const KernelEntry kQ4_KAvx2Gemv = {Encoding::kQ4_K,
-                                   Isa::kAvx2,
-                                   Shape::kGemv,
-                                   "q4_k_avx2_gemv",
-                                   QuantizeRowQ8_KX,
-                                   Q8_KXRowBytes,
-                                   RepackQ4_KX16,
-                                   Q4_KX16RowBytes,
-                                   x86::Y16Matmul<x86::K45Y16<false>, x86::MaddQuads>,
-                                   16};
-const KernelEntry kQ4_KAvx2Gemm = {Encoding::kQ4_K,
-                                   Isa::kAvx2,
-                                   Shape::kGemm,
-                                   "q4_k_avx2_gemm",
-                                   QuantizeRowQ8_KX,
-                                   Q8_KXRowBytes,
-                                   RepackQ4_KX16,
-                                   Q4_KX16RowBytes,
-                                   x86::Y16Matmul<x86::K45Y16<false>, x86::MaddQuads>,
-                                   16};
+EDGEQ_DEFINE_KERNEL_PAIR(kQ4_KAvx2, Encoding::kQ4_K, Isa::kAvx2, "q4_k_avx2", QuantizeRowQ8_KX,
+                         Q8_KXRowBytes, RepackQ4_KX16, Q4_KX16RowBytes, 16,
+                         x86::Y16Matmul<x86::K45Y16<false>, x86::MaddQuads>);
 
 }  // namespace internal
 }  // namespace kernels

@@ -22,26 +22,9 @@ struct Q4_KX16 : x86::K45X16<kQ4_KX16TileBytes, 2048> {
 
 }  // namespace
 
-const KernelEntry kQ4_KAvx512VnniGemv = {Encoding::kQ4_K,
-                                         Isa::kAvx512Vnni,
-                                         Shape::kGemv,
-                                         "q4_k_avx512vnni_gemv",
-                                         x86::QuantizeRowQ8_KXAvx512,
-                                         Q8_KXRowBytes,
-                                         RepackQ4_KX16,
-                                         Q4_KX16RowBytes,
-                                         x86::X16Matmul<Q4_KX16>,
-                                         16};
-const KernelEntry kQ4_KAvx512VnniGemm = {Encoding::kQ4_K,
-                                         Isa::kAvx512Vnni,
-                                         Shape::kGemm,
-                                         "q4_k_avx512vnni_gemm",
-                                         x86::QuantizeRowQ8_KXAvx512,
-                                         Q8_KXRowBytes,
-                                         RepackQ4_KX16,
-                                         Q4_KX16RowBytes,
-                                         x86::X16Matmul<Q4_KX16>,
-                                         16};
+EDGEQ_DEFINE_KERNEL_PAIR(kQ4_KAvx512Vnni, Encoding::kQ4_K, Isa::kAvx512Vnni, "q4_k_avx512vnni",
+                         x86::QuantizeRowQ8_KXAvx512, Q8_KXRowBytes, RepackQ4_KX16, Q4_KX16RowBytes,
+                         16, x86::X16Matmul<Q4_KX16>);
 
 }  // namespace internal
 }  // namespace kernels

@@ -13,26 +13,9 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 
-const KernelEntry kQ4_KAvxVnniGemv = {Encoding::kQ4_K,
-                                      Isa::kAvxVnni,
-                                      Shape::kGemv,
-                                      "q4_k_avxvnni_gemv",
-                                      QuantizeRowQ8_KX,
-                                      Q8_KXRowBytes,
-                                      RepackQ4_KX16,
-                                      Q4_KX16RowBytes,
-                                      x86::Y16Matmul<x86::K45Y16<false>, x86::VnniQuads>,
-                                      16};
-const KernelEntry kQ4_KAvxVnniGemm = {Encoding::kQ4_K,
-                                      Isa::kAvxVnni,
-                                      Shape::kGemm,
-                                      "q4_k_avxvnni_gemm",
-                                      QuantizeRowQ8_KX,
-                                      Q8_KXRowBytes,
-                                      RepackQ4_KX16,
-                                      Q4_KX16RowBytes,
-                                      x86::Y16Matmul<x86::K45Y16<false>, x86::VnniQuads>,
-                                      16};
+EDGEQ_DEFINE_KERNEL_PAIR(kQ4_KAvxVnni, Encoding::kQ4_K, Isa::kAvxVnni, "q4_k_avxvnni",
+                         QuantizeRowQ8_KX, Q8_KXRowBytes, RepackQ4_KX16, Q4_KX16RowBytes, 16,
+                         x86::Y16Matmul<x86::K45Y16<false>, x86::VnniQuads>);
 
 }  // namespace internal
 }  // namespace kernels

@@ -12,26 +12,9 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 
-const KernelEntry kQ5_KAvx2Gemv = {Encoding::kQ5_K,
-                                   Isa::kAvx2,
-                                   Shape::kGemv,
-                                   "q5_k_avx2_gemv",
-                                   QuantizeRowQ8_KX,
-                                   Q8_KXRowBytes,
-                                   RepackQ5_KX16,
-                                   Q5_KX16RowBytes,
-                                   x86::Y16Matmul<x86::K45Y16<true>, x86::MaddQuads>,
-                                   16};
-const KernelEntry kQ5_KAvx2Gemm = {Encoding::kQ5_K,
-                                   Isa::kAvx2,
-                                   Shape::kGemm,
-                                   "q5_k_avx2_gemm",
-                                   QuantizeRowQ8_KX,
-                                   Q8_KXRowBytes,
-                                   RepackQ5_KX16,
-                                   Q5_KX16RowBytes,
-                                   x86::Y16Matmul<x86::K45Y16<true>, x86::MaddQuads>,
-                                   16};
+EDGEQ_DEFINE_KERNEL_PAIR(kQ5_KAvx2, Encoding::kQ5_K, Isa::kAvx2, "q5_k_avx2", QuantizeRowQ8_KX,
+                         Q8_KXRowBytes, RepackQ5_KX16, Q5_KX16RowBytes, 16,
+                         x86::Y16Matmul<x86::K45Y16<true>, x86::MaddQuads>);
 
 }  // namespace internal
 }  // namespace kernels

@@ -38,26 +38,9 @@ struct Q5_KX16 : x86::K45X16<kQ5_KX16TileBytes, 2560> {
 
 }  // namespace
 
-const KernelEntry kQ5_KAvx512VnniGemv = {Encoding::kQ5_K,
-                                         Isa::kAvx512Vnni,
-                                         Shape::kGemv,
-                                         "q5_k_avx512vnni_gemv",
-                                         x86::QuantizeRowQ8_KXAvx512,
-                                         Q8_KXRowBytes,
-                                         RepackQ5_KX16,
-                                         Q5_KX16RowBytes,
-                                         x86::X16Matmul<Q5_KX16>,
-                                         16};
-const KernelEntry kQ5_KAvx512VnniGemm = {Encoding::kQ5_K,
-                                         Isa::kAvx512Vnni,
-                                         Shape::kGemm,
-                                         "q5_k_avx512vnni_gemm",
-                                         x86::QuantizeRowQ8_KXAvx512,
-                                         Q8_KXRowBytes,
-                                         RepackQ5_KX16,
-                                         Q5_KX16RowBytes,
-                                         x86::X16Matmul<Q5_KX16>,
-                                         16};
+EDGEQ_DEFINE_KERNEL_PAIR(kQ5_KAvx512Vnni, Encoding::kQ5_K, Isa::kAvx512Vnni, "q5_k_avx512vnni",
+                         x86::QuantizeRowQ8_KXAvx512, Q8_KXRowBytes, RepackQ5_KX16, Q5_KX16RowBytes,
+                         16, x86::X16Matmul<Q5_KX16>);
 
 }  // namespace internal
 }  // namespace kernels

@@ -13,26 +13,9 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 
-const KernelEntry kQ5_KAvxVnniGemv = {Encoding::kQ5_K,
-                                      Isa::kAvxVnni,
-                                      Shape::kGemv,
-                                      "q5_k_avxvnni_gemv",
-                                      QuantizeRowQ8_KX,
-                                      Q8_KXRowBytes,
-                                      RepackQ5_KX16,
-                                      Q5_KX16RowBytes,
-                                      x86::Y16Matmul<x86::K45Y16<true>, x86::VnniQuads>,
-                                      16};
-const KernelEntry kQ5_KAvxVnniGemm = {Encoding::kQ5_K,
-                                      Isa::kAvxVnni,
-                                      Shape::kGemm,
-                                      "q5_k_avxvnni_gemm",
-                                      QuantizeRowQ8_KX,
-                                      Q8_KXRowBytes,
-                                      RepackQ5_KX16,
-                                      Q5_KX16RowBytes,
-                                      x86::Y16Matmul<x86::K45Y16<true>, x86::VnniQuads>,
-                                      16};
+EDGEQ_DEFINE_KERNEL_PAIR(kQ5_KAvxVnni, Encoding::kQ5_K, Isa::kAvxVnni, "q5_k_avxvnni",
+                         QuantizeRowQ8_KX, Q8_KXRowBytes, RepackQ5_KX16, Q5_KX16RowBytes, 16,
+                         x86::Y16Matmul<x86::K45Y16<true>, x86::VnniQuads>);
 
 }  // namespace internal
 }  // namespace kernels

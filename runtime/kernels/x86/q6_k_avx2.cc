@@ -12,26 +12,9 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 
-const KernelEntry kQ6_KAvx2Gemv = {Encoding::kQ6_K,
-                                   Isa::kAvx2,
-                                   Shape::kGemv,
-                                   "q6_k_avx2_gemv",
-                                   QuantizeRowQ8_KX,
-                                   Q8_KXRowBytes,
-                                   RepackQ6_KX16,
-                                   Q6_KX16RowBytes,
-                                   x86::Y16Matmul<x86::Q6_KY16, x86::MaddQuads>,
-                                   16};
-const KernelEntry kQ6_KAvx2Gemm = {Encoding::kQ6_K,
-                                   Isa::kAvx2,
-                                   Shape::kGemm,
-                                   "q6_k_avx2_gemm",
-                                   QuantizeRowQ8_KX,
-                                   Q8_KXRowBytes,
-                                   RepackQ6_KX16,
-                                   Q6_KX16RowBytes,
-                                   x86::Y16Matmul<x86::Q6_KY16, x86::MaddQuads>,
-                                   16};
+EDGEQ_DEFINE_KERNEL_PAIR(kQ6_KAvx2, Encoding::kQ6_K, Isa::kAvx2, "q6_k_avx2", QuantizeRowQ8_KX,
+                         Q8_KXRowBytes, RepackQ6_KX16, Q6_KX16RowBytes, 16,
+                         x86::Y16Matmul<x86::Q6_KY16, x86::MaddQuads>);
 
 }  // namespace internal
 }  // namespace kernels

@@ -38,26 +38,9 @@ struct Q6_KX16 : x86::ActQ8_KX {
 
 }  // namespace
 
-const KernelEntry kQ6_KAvx512VnniGemv = {Encoding::kQ6_K,
-                                         Isa::kAvx512Vnni,
-                                         Shape::kGemv,
-                                         "q6_k_avx512vnni_gemv",
-                                         x86::QuantizeRowQ8_KXAvx512,
-                                         Q8_KXRowBytes,
-                                         RepackQ6_KX16,
-                                         Q6_KX16RowBytes,
-                                         x86::X16Matmul<Q6_KX16>,
-                                         16};
-const KernelEntry kQ6_KAvx512VnniGemm = {Encoding::kQ6_K,
-                                         Isa::kAvx512Vnni,
-                                         Shape::kGemm,
-                                         "q6_k_avx512vnni_gemm",
-                                         x86::QuantizeRowQ8_KXAvx512,
-                                         Q8_KXRowBytes,
-                                         RepackQ6_KX16,
-                                         Q6_KX16RowBytes,
-                                         x86::X16Matmul<Q6_KX16>,
-                                         16};
+EDGEQ_DEFINE_KERNEL_PAIR(kQ6_KAvx512Vnni, Encoding::kQ6_K, Isa::kAvx512Vnni, "q6_k_avx512vnni",
+                         x86::QuantizeRowQ8_KXAvx512, Q8_KXRowBytes, RepackQ6_KX16, Q6_KX16RowBytes,
+                         16, x86::X16Matmul<Q6_KX16>);
 
 }  // namespace internal
 }  // namespace kernels

@@ -13,26 +13,9 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 
-const KernelEntry kQ6_KAvxVnniGemv = {Encoding::kQ6_K,
-                                      Isa::kAvxVnni,
-                                      Shape::kGemv,
-                                      "q6_k_avxvnni_gemv",
-                                      QuantizeRowQ8_KX,
-                                      Q8_KXRowBytes,
-                                      RepackQ6_KX16,
-                                      Q6_KX16RowBytes,
-                                      x86::Y16Matmul<x86::Q6_KY16, x86::VnniQuads>,
-                                      16};
-const KernelEntry kQ6_KAvxVnniGemm = {Encoding::kQ6_K,
-                                      Isa::kAvxVnni,
-                                      Shape::kGemm,
-                                      "q6_k_avxvnni_gemm",
-                                      QuantizeRowQ8_KX,
-                                      Q8_KXRowBytes,
-                                      RepackQ6_KX16,
-                                      Q6_KX16RowBytes,
-                                      x86::Y16Matmul<x86::Q6_KY16, x86::VnniQuads>,
-                                      16};
+EDGEQ_DEFINE_KERNEL_PAIR(kQ6_KAvxVnni, Encoding::kQ6_K, Isa::kAvxVnni, "q6_k_avxvnni",
+                         QuantizeRowQ8_KX, Q8_KXRowBytes, RepackQ6_KX16, Q6_KX16RowBytes, 16,
+                         x86::Y16Matmul<x86::Q6_KY16, x86::VnniQuads>);
 
 }  // namespace internal
 }  // namespace kernels

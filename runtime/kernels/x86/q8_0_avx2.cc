@@ -1,28 +1,20 @@
-// Q8_0 x Q8_0 with AVX2: weights in the Q8_0X4 layout (signed), activations in Q8_0S. Per block:
-// vpmaddubsw(|w|, sign(x, w)) (|w| <= 128, |x| <= 127: no saturation) and vpmaddwd into 8 exact
-// int32 lanes, scaled by d_w * d_x (the row kernel x86::X4Avx2).
+// Q8_0 x Q8_0 with AVX2 on the Q8_0X16 layout (16 weight rows interleaved, two blocks per tile),
+// 8 rows per 256-bit vector (avx2_x16.h): the stored w + 128 turned back into signed w, then
+// vpmaddubsw(|w|, x with w's sign) against broadcast activation bytes, widened by vpmaddwd
+// (x86::SignedMaddQuads), gives exact int32 sums of w * x, scaled by d_w * d_x of the block.
 #include <immintrin.h>
 
 #include "runtime/kernels/internal/kernel_list.h"
-#include "runtime/kernels/internal/repack.h"
-#include "runtime/kernels/internal/row_driver.h"
-#include "runtime/kernels/x86/avx2_x4.h"
+#include "runtime/kernels/internal/repack_x16.h"
+#include "runtime/kernels/x86/avx2_x16.h"
 
 namespace edgeq {
 namespace kernels {
 namespace internal {
-namespace {
 
-using Q8_0Avx2 = x86::X4Avx2<x86::Q8_0X4<x86::MaddDot>>;
-
-}  // namespace
-
-const KernelEntry kQ8_0Avx2Gemv = {
-    Encoding::kQ8_0, Isa::kAvx2,   Shape::kGemv,   "q8_0_avx2_gemv",   QuantizeRowQ8_0S,
-    Q8_0SRowBytes,   RepackQ8_0X4, Q8_0X4RowBytes, RowsGemv<Q8_0Avx2>, 16};
-const KernelEntry kQ8_0Avx2Gemm = {
-    Encoding::kQ8_0, Isa::kAvx2,   Shape::kGemm,   "q8_0_avx2_gemm",   QuantizeRowQ8_0S,
-    Q8_0SRowBytes,   RepackQ8_0X4, Q8_0X4RowBytes, RowsGemm<Q8_0Avx2>, 16};
+EDGEQ_DEFINE_KERNEL_PAIR(kQ8_0Avx2, Encoding::kQ8_0, Isa::kAvx2, "q8_0_avx2", QuantizeRowQ8_0S,
+                         Q8_0SRowBytes, RepackQ8_0X16, Q8_0X16RowBytes, 16,
+                         x86::Y16Matmul<x86::Q8_0Y16<true>, x86::SignedMaddQuads>);
 
 }  // namespace internal
 }  // namespace kernels

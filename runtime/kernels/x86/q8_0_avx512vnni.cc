@@ -37,26 +37,9 @@ struct Q8_0X16 : x86::ActQ8_0SPairs {
 
 }  // namespace
 
-const KernelEntry kQ8_0Avx512VnniGemv = {Encoding::kQ8_0,
-                                         Isa::kAvx512Vnni,
-                                         Shape::kGemv,
-                                         "q8_0_avx512vnni_gemv",
-                                         x86::QuantizeRowQ8_0SAvx512,
-                                         Q8_0SRowBytes,
-                                         RepackQ8_0X16,
-                                         Q8_0X16RowBytes,
-                                         x86::X16Matmul<Q8_0X16>,
-                                         16};
-const KernelEntry kQ8_0Avx512VnniGemm = {Encoding::kQ8_0,
-                                         Isa::kAvx512Vnni,
-                                         Shape::kGemm,
-                                         "q8_0_avx512vnni_gemm",
-                                         x86::QuantizeRowQ8_0SAvx512,
-                                         Q8_0SRowBytes,
-                                         RepackQ8_0X16,
-                                         Q8_0X16RowBytes,
-                                         x86::X16Matmul<Q8_0X16>,
-                                         16};
+EDGEQ_DEFINE_KERNEL_PAIR(kQ8_0Avx512Vnni, Encoding::kQ8_0, Isa::kAvx512Vnni, "q8_0_avx512vnni",
+                         x86::QuantizeRowQ8_0SAvx512, Q8_0SRowBytes, RepackQ8_0X16, Q8_0X16RowBytes,
+                         16, x86::X16Matmul<Q8_0X16>);
 
 }  // namespace internal
 }  // namespace kernels
