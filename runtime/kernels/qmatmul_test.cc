@@ -431,6 +431,21 @@ TEST(QMatmulTest, CapSelectsKernels) {
     auto k8 = QMatmulKernel::Create("q4_0", p.n, p.k, p.w.data());
     EXPECT_EQ((*k8)->name(), "q4_0_dotprod_gemv");
     EXPECT_EQ((*k8)->kernel_name(2), "q4_0_i8mm_gemm");
+    // The K-quants too: dotprod for m = 1 (no second activation row to share an smmla), i8mm for
+    // m > 1; both run against the reference.
+    for (Encoding enc : {Encoding::kQ4_K, Encoding::kQ5_K, Encoding::kQ6_K}) {
+      const std::string name = EncodingName(enc);
+      const Problem pk = MakeProblem(enc, 3, 5, 512, 11);
+      auto kk = QMatmulKernel::Create(name, pk.n, pk.k, pk.w.data());
+      ASSERT_TRUE(kk.ok()) << kk.status();
+      EXPECT_EQ((*kk)->name(), name + "_dotprod_gemv");
+      EXPECT_EQ((*kk)->kernel_name(1), name + "_dotprod_gemv");
+      EXPECT_EQ((*kk)->kernel_name(2), name + "_i8mm_gemm");
+      EXPECT_EQ((*kk)->isa(), Isa::kNeonI8mm);
+      ExpectMatchesReference(pk, RunKernel(**kk, pk, 1), (*kk)->kernel_name(3).data());
+      const Problem pk1 = MakeProblem(enc, 1, 5, 512, 11);  // same weights
+      ExpectMatchesReference(pk1, RunKernel(**kk, pk1, 1), (*kk)->name().data());
+    }
   }
 #endif
   auto kg = QMatmulKernel::Create(

@@ -1,5 +1,6 @@
-// Shared NEON pieces of the ARM q4_0/q8_0 kernels: block loaders for the repacked layouts and the
-// R-row driver. Included by each ISA file so that it compiles with that file's -march.
+// Shared NEON pieces of the ARM kernels: block loaders for the repacked q4_0/q8_0 layouts and
+// their R-row driver, the K-quant level decoders and row kernels. Included by each ISA file so that
+// it compiles with that file's -march.
 #ifndef EDGEQ_RUNTIME_KERNELS_ARM_ARM_COMMON_H_
 #define EDGEQ_RUNTIME_KERNELS_ARM_ARM_COMMON_H_
 
@@ -132,17 +133,34 @@ class Q5_KLevels {
   uint8x16_t qh0_, qh1_;
 };
 
+// L (the encoding's level decoder) provides: using Block; explicit L(const Block&); void
+// AddHighBits(uint8x16_t* l0, uint8x16_t* l1, uint8x16_t* h0, uint8x16_t* h1) adding the high bits
+// of the next 64 levels (called once per 64 values, in order).
+//
+// The levels (0..15 for Q4_K, 0..31 for Q5_K) of values 64 j .. 64 j + 63 of super-block b, as
+// int8: q[0], q[1] = sub-block 2 j (the low nibbles of qs[32 j .. 32 j + 31]), q[2], q[3] =
+// sub-block 2 j + 1 (the high nibbles). `levels` is L(b); call for j = 0, 1, 2, 3 in order.
+template <typename L>
+inline void K45Levels64(const typename L::Block& b, int j, L* levels, int8x16_t q[4]) {
+  const uint8x16_t m4 = vdupq_n_u8(0x0F);
+  const uint8x16_t q0 = vld1q_u8(b.qs + 32 * j), q1 = vld1q_u8(b.qs + 32 * j + 16);
+  uint8x16_t l0 = vandq_u8(q0, m4), l1 = vandq_u8(q1, m4);
+  uint8x16_t h0 = vshrq_n_u8(q0, 4), h1 = vshrq_n_u8(q1, 4);
+  levels->AddHighBits(&l0, &l1, &h0, &h1);
+  q[0] = vreinterpretq_s8_u8(l0);
+  q[1] = vreinterpretq_s8_u8(l1);
+  q[2] = vreinterpretq_s8_u8(h0);
+  q[3] = vreinterpretq_s8_u8(h1);
+}
+
 // Q4_K/Q5_K x Q8_K: per 32-value sub-block two 16-byte dots over the levels give exact int32
 // lanes, multiplied by the sub-block's 6-bit scale; the mins use the activation's 16-value sums
-// (bsums), as in GGML. L (the encoding's level decoder) provides: using Block; explicit L(const
-// Block&); void AddHighBits(uint8x16_t* l0, uint8x16_t* l1, uint8x16_t* h0, uint8x16_t* h1)
-// adding the high bits of the next 64 levels (called once per 64 values, in order).
+// (bsums), as in GGML.
 template <typename L, typename Dot>
 struct K45Rows {
   template <int R>
   static void Rows(const uint8_t* w, size_t wrb, const uint8_t* x, int64_t k, float* out) {
     const auto* bx = reinterpret_cast<const blocks::BlockQ8_K*>(x);
-    const uint8x16_t m4 = vdupq_n_u8(0x0F);
     float32x4_t acc[R];
     float accm[R];
     for (int r = 0; r < R; ++r) {
@@ -159,15 +177,13 @@ struct K45Rows {
         int32x4_t sumi = vdupq_n_s32(0);
         L levels(bw);
         for (int j = 0; j < 4; ++j) {
-          const uint8x16_t q0 = vld1q_u8(bw.qs + 32 * j), q1 = vld1q_u8(bw.qs + 32 * j + 16);
-          uint8x16_t l0 = vandq_u8(q0, m4), l1 = vandq_u8(q1, m4);
-          uint8x16_t h0 = vshrq_n_u8(q0, 4), h1 = vshrq_n_u8(q1, 4);
-          levels.AddHighBits(&l0, &l1, &h0, &h1);
+          int8x16_t q[4];
+          K45Levels64(bw, j, &levels, q);
           const int8_t* y = bx[b].qs + 64 * j;
-          int32x4_t p0 = Dot::Acc(vdupq_n_s32(0), vreinterpretq_s8_u8(l0), vld1q_s8(y));
-          p0 = Dot::Acc(p0, vreinterpretq_s8_u8(l1), vld1q_s8(y + 16));
-          int32x4_t p1 = Dot::Acc(vdupq_n_s32(0), vreinterpretq_s8_u8(h0), vld1q_s8(y + 32));
-          p1 = Dot::Acc(p1, vreinterpretq_s8_u8(h1), vld1q_s8(y + 48));
+          int32x4_t p0 = Dot::Acc(vdupq_n_s32(0), q[0], vld1q_s8(y));
+          p0 = Dot::Acc(p0, q[1], vld1q_s8(y + 16));
+          int32x4_t p1 = Dot::Acc(vdupq_n_s32(0), q[2], vld1q_s8(y + 32));
+          p1 = Dot::Acc(p1, q[3], vld1q_s8(y + 48));
           sumi = vmlaq_n_s32(sumi, p0, sc[2 * j]);
           sumi = vmlaq_n_s32(sumi, p1, sc[2 * j + 1]);
         }
@@ -181,6 +197,26 @@ struct K45Rows {
   }
 };
 
+// The signed 6-bit values (level - 32, in -32..31) of a Q6_K super-block at 128 n + 32 t + 16 h
+// .. + 15 for t = 0..3 (16-value group 8 n + 2 t + h) into q[t]: the low 4 bits are nibbles of
+// ql[64 n + 16 h ..] (t = 0, 1: low nibbles of the first / second 32 bytes; t = 2, 3: high
+// nibbles), the high 2 bits are bit pair t of qh[32 n + 16 h ..].
+inline void Q6KValues64(const blocks::BlockQ6_K& b, int n, int h, int8x16_t q[4]) {
+  const uint8x16_t m4 = vdupq_n_u8(0x0F);
+  const uint8x16_t m3 = vdupq_n_u8(0x03);
+  const int8x16_t off = vdupq_n_s8(32);
+  const uint8_t* ql = b.ql + 64 * n;
+  const uint8x16_t a = vld1q_u8(ql + 16 * h), c = vld1q_u8(ql + 32 + 16 * h);
+  const uint8x16_t qh = vld1q_u8(b.qh + 32 * n + 16 * h);
+  const uint8x16_t v[4] = {
+      vorrq_u8(vandq_u8(a, m4), vshlq_n_u8(vandq_u8(qh, m3), 4)),
+      vorrq_u8(vandq_u8(c, m4), vshlq_n_u8(vandq_u8(vshrq_n_u8(qh, 2), m3), 4)),
+      vorrq_u8(vshrq_n_u8(a, 4), vshlq_n_u8(vandq_u8(vshrq_n_u8(qh, 4), m3), 4)),
+      vorrq_u8(vshrq_n_u8(c, 4), vshlq_n_u8(vshrq_n_u8(qh, 6), 4)),
+  };
+  for (int t = 0; t < 4; ++t) q[t] = vsubq_s8(vreinterpretq_s8_u8(v[t]), off);
+}
+
 // Q6_K x Q8_K: signed 6-bit values (level - 32) rebuilt from ql/qh, one 16-byte dot per
 // 16-value group (exact int32 lanes) multiplied by the group's int8 scale.
 template <typename Dot>
@@ -188,9 +224,6 @@ struct Q6KRows {
   template <int R>
   static void Rows(const uint8_t* w, size_t wrb, const uint8_t* x, int64_t k, float* out) {
     const auto* bx = reinterpret_cast<const blocks::BlockQ8_K*>(x);
-    const uint8x16_t m4 = vdupq_n_u8(0x0F);
-    const uint8x16_t m3 = vdupq_n_u8(0x03);
-    const int8x16_t off = vdupq_n_s8(32);
     float32x4_t acc[R];
     for (int r = 0; r < R; ++r) acc[r] = vdupq_n_f32(0.0f);
     for (int64_t b = 0; b < k / blocks::kQK_K; ++b) {
@@ -198,22 +231,13 @@ struct Q6KRows {
         const auto& bw = reinterpret_cast<const blocks::BlockQ6_K*>(w + r * wrb)[b];
         int32x4_t sumi = vdupq_n_s32(0);
         for (int n = 0; n < 2; ++n) {
-          const uint8_t* ql = bw.ql + 64 * n;
-          const uint8_t* qhp = bw.qh + 32 * n;
           const int8_t* sc = bw.scales + 8 * n;
           const int8_t* y = bx[b].qs + 128 * n;
           for (int h = 0; h < 2; ++h) {  // 16-value halves l = 16h .. 16h + 15
-            const uint8x16_t a = vld1q_u8(ql + 16 * h), c = vld1q_u8(ql + 32 + 16 * h);
-            const uint8x16_t qh = vld1q_u8(qhp + 16 * h);
-            const uint8x16_t v[4] = {
-                vorrq_u8(vandq_u8(a, m4), vshlq_n_u8(vandq_u8(qh, m3), 4)),
-                vorrq_u8(vandq_u8(c, m4), vshlq_n_u8(vandq_u8(vshrq_n_u8(qh, 2), m3), 4)),
-                vorrq_u8(vshrq_n_u8(a, 4), vshlq_n_u8(vandq_u8(vshrq_n_u8(qh, 4), m3), 4)),
-                vorrq_u8(vshrq_n_u8(c, 4), vshlq_n_u8(vshrq_n_u8(qh, 6), 4)),
-            };
+            int8x16_t q[4];
+            Q6KValues64(bw, n, h, q);
             for (int t = 0; t < 4; ++t) {  // values 32t + 16h .. +15: group 2t + h
-              const int8x16_t q = vsubq_s8(vreinterpretq_s8_u8(v[t]), off);
-              const int32x4_t p = Dot::Acc(vdupq_n_s32(0), q, vld1q_s8(y + 32 * t + 16 * h));
+              const int32x4_t p = Dot::Acc(vdupq_n_s32(0), q[t], vld1q_s8(y + 32 * t + 16 * h));
               sumi = vmlaq_n_s32(sumi, p, sc[2 * t + h]);
             }
           }

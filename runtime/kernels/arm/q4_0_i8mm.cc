@@ -17,7 +17,7 @@ const KernelEntry kQ4_0I8mmGemm = {Encoding::kQ4_0,
                                    Q8_0SRowBytes,
                                    RepackQ4_0X4,
                                    Q4_0X4RowBytes,
-                                   arm::I8mmGemm<arm::Q4_0X4Loader>,
+                                   arm::I8mmGemm<arm::I8mmX4Tile2x2<arm::Q4_0X4Loader>>,
                                    16};
 
 }  // namespace internal

@@ -17,7 +17,7 @@ const KernelEntry kQ8_0I8mmGemm = {Encoding::kQ8_0,
                                    Q8_0SRowBytes,
                                    RepackQ8_0X4,
                                    Q8_0X4RowBytes,
-                                   arm::I8mmGemm<arm::Q8_0X4Loader>,
+                                   arm::I8mmGemm<arm::I8mmX4Tile2x2<arm::Q8_0X4Loader>>,
                                    16};
 
 }  // namespace internal

@@ -68,6 +68,9 @@ EDGEQ_DECLARE_KERNEL_PAIR(kQ5_KDotprod);
 EDGEQ_DECLARE_KERNEL_PAIR(kQ6_KDotprod);
 extern const KernelEntry kQ4_0I8mmGemm;  // GEMM only: m = 1 uses dotprod
 extern const KernelEntry kQ8_0I8mmGemm;
+extern const KernelEntry kQ4_KI8mmGemm;
+extern const KernelEntry kQ5_KI8mmGemm;
+extern const KernelEntry kQ6_KI8mmGemm;
 #endif
 
 #undef EDGEQ_DECLARE_KERNEL_PAIR  // (EDGEQ_DEFINE_KERNEL_PAIR stays: the kernel files use it)
