@@ -91,8 +91,8 @@ TEST(QMatmulOpTest, EveryEncodingEveryM) {
   }
 }
 
-// Past the runtime's parallel threshold (1M multiply-adds) the pool's threads share the rows:
-// 8 x 2048 x 256 (4M) with two threads, odd n included.
+// Past QMatmulKernel::Run's parallel threshold (1M multiply-adds) the pool's threads share the
+// rows: 8 x 2048 x 256 (4M) with two threads, odd n included.
 TEST(QMatmulOpTest, LargeProblemsRunOnThePool) {
   for (const EncodingCase& c : Cases()) {
     if (c.k < 256) continue;

@@ -575,22 +575,13 @@ class XnnFullyConnectedKernel : public OpKernel {
   xnn_operator_t op_ = nullptr;
 };
 
-// Below this many multiply-adds a qmatmul runs on the calling thread: waking the pool's workers
-// costs more than it saves (a 288x288 GEMV, about 83K, takes some 10 us on one core; the
-// stories15M classifier, 32000x288, is parallel).
-constexpr int64_t kMinParallelMacs = int64_t{1} << 20;
-
 class QMatmulOpKernel : public OpKernel {
  public:
   QMatmulOpKernel(int a, int out, int64_t m, std::shared_ptr<const kernels::QMatmulKernel> kernel)
-      : a_(a),
-        out_(out),
-        m_(m),
-        kernel_(std::move(kernel)),
-        parallel_(m * kernel_->n() * kernel_->k() >= kMinParallelMacs) {}
+      : a_(a), out_(out), m_(m), kernel_(std::move(kernel)) {}
   absl::Status Run(const ExecContext& ctx) override {
     kernel_->Run(m_, Data(ctx, a_), kernel_->k(), Data(ctx, out_), kernel_->n(), ctx.scratch,
-                 parallel_ ? ctx.pool : nullptr);
+                 ctx.pool);
     return absl::OkStatus();
   }
   std::string name() const override { return std::string(kernel_->kernel_name(m_)); }
@@ -600,7 +591,6 @@ class QMatmulOpKernel : public OpKernel {
   int a_, out_;
   int64_t m_;
   std::shared_ptr<const kernels::QMatmulKernel> kernel_;
-  bool parallel_;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -69,7 +69,8 @@ class QMatmulKernel {
   virtual size_t ScratchBytes(int64_t m) const = 0;
 
   // y[i * y_stride + j] = sum_l x[i * x_stride + l] * W[j, l] for i < m, j < n.
-  // `scratch` holds ScratchBytes(m) bytes, 64-byte aligned. `pool` may be null (one thread).
+  // `scratch` holds ScratchBytes(m) bytes, 64-byte aligned. `pool` may be null (one thread);
+  // problems of fewer than 2^20 multiply-adds (m * n * k) run on the calling thread anyway.
   virtual void Run(int64_t m, const float* x, int64_t x_stride, float* y, int64_t y_stride,
                    void* scratch, pthreadpool_t pool) const = 0;
 

@@ -15,6 +15,7 @@
 #include "quantization/encoding.h"
 #include "runtime/kernels/internal/kernel_api.h"
 #include "runtime/kernels/internal/kernel_list.h"
+#include "tests/util/random_data.h"
 
 namespace edgeq {
 namespace kernels {
@@ -25,13 +26,7 @@ using internal::EncodingBlockElems;
 using internal::EncodingName;
 using internal::KernelEntry;
 
-std::vector<float> Gaussian(int64_t count, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, 1.0f);
-  std::vector<float> v(count);
-  for (float& f : v) f = dist(rng);
-  return v;
-}
+using test_util::Gaussian;
 
 struct Problem {
   Encoding enc;
@@ -273,6 +268,20 @@ TEST_P(KernelVsGenericTest, MatchesGeneric) {
     const int64_t k = bk * nblocks[(round + rng()) % (bk == 256 ? 4 : 7)];
     ExpectSameAsGeneric(e, g, m, n, k, static_cast<uint32_t>(rng()));
   }
+}
+
+// Past Run's parallel threshold (2^20 multiply-adds) the two threads split n in tile_n columns:
+// n = 1037 (not a multiple of any tile), one GEMV or a 5-row GEMM.
+TEST_P(KernelVsGenericTest, ThreadsSplitLargeProblems) {
+  const KernelEntry* e = GetParam();
+  if (!IsaSupported(e->isa)) {
+    GTEST_SKIP() << e->name << " not run: this CPU lacks " << IsaName(e->isa);
+  }
+  const int64_t bk = EncodingBlockElems(e->encoding) == 256 ? 256 : 32;
+  const int64_t m = e->shape == internal::Shape::kGemv ? 1 : 5, n = 1037;
+  const int64_t k = bk == 256 ? 1024 : 1056;
+  ASSERT_GE(m * n * k, int64_t{1} << 20);
+  ExpectSameAsGeneric(e, GenericFor(e), m, n, k, 1037);
 }
 
 // Every GEMM row count from 1 to 67 (the tails of every activation-row tile size), n not a

@@ -42,17 +42,24 @@ inline __m256i LoadY(const uint8_t* p) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
 }
 
-// AVX2's byte dot: vpmaddubsw pairs (level <= 63, |x| <= 127: at most 16002), two quads' pairs
-// added in int16 (at most 32004, no saturation), then vpmaddwd by ones into int32.
+// AVX2's byte dot for levels 0..kMaxLevel: vpmaddubsw pairs (at most 2 * kMaxLevel * 127) added
+// in int16 over as many quads as cannot overflow (all 4 for levels <= 32, else 2 at a time), then
+// widened by vpmaddwd into int32.
+template <int kMaxLevel>
 struct MaddQuads {
+  static_assert(kMaxLevel <= 64, "two vpmaddubsw pairs must fit int16");
   static inline __m256i Acc(__m256i acc, const __m256i* w, const __m256i* x) {
     const __m256i ones = _mm256_set1_epi16(1);
     const __m256i s01 =
         _mm256_add_epi16(_mm256_maddubs_epi16(w[0], x[0]), _mm256_maddubs_epi16(w[1], x[1]));
     const __m256i s23 =
         _mm256_add_epi16(_mm256_maddubs_epi16(w[2], x[2]), _mm256_maddubs_epi16(w[3], x[3]));
-    return _mm256_add_epi32(
-        acc, _mm256_add_epi32(_mm256_madd_epi16(s01, ones), _mm256_madd_epi16(s23, ones)));
+    if constexpr (4 * 2 * kMaxLevel * 127 <= 32767) {
+      return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_add_epi16(s01, s23), ones));
+    } else {
+      return _mm256_add_epi32(
+          acc, _mm256_add_epi32(_mm256_madd_epi16(s01, ones), _mm256_madd_epi16(s23, ones)));
+    }
   }
 };
 

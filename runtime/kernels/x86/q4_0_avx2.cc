@@ -1,7 +1,8 @@
 // Q4_0 x Q8_0 with AVX2 on the Q4_0X16 layout (16 weight rows interleaved, two blocks per tile),
 // 8 rows per 256-bit vector (avx2_x16.h): vpmaddubsw of the levels (0..15) against broadcast
-// activation bytes, widened by vpmaddwd (x86::MaddQuads), starting from -8 * (sum of the block's
-// x), gives exact int32 sums of (q - 8) * x, scaled by d_w * d_x of the block.
+// activation bytes, four quads added in int16 and widened by vpmaddwd (x86::MaddQuads<15>),
+// starting from -8 * (sum of the block's x), give exact int32 sums of (q - 8) * x, scaled by
+// d_w * d_x of the block.
 #include <immintrin.h>
 
 #include "runtime/kernels/internal/kernel_list.h"
@@ -14,7 +15,7 @@ namespace internal {
 
 EDGEQ_DEFINE_KERNEL_PAIR(kQ4_0Avx2, Encoding::kQ4_0, Isa::kAvx2, "q4_0_avx2", QuantizeRowQ8_0S,
                          Q8_0SRowBytes, RepackQ4_0X16, Q4_0X16RowBytes, 16,
-                         x86::Y16Matmul<x86::Q4_0Y16, x86::MaddQuads>);
+                         x86::Y16Matmul<x86::Q4_0Y16, x86::MaddQuads<15>>);
 
 }  // namespace internal
 }  // namespace kernels
