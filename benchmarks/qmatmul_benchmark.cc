@@ -21,6 +21,7 @@
 #include "runtime/kernels/internal/kernel_api.h"
 #include "runtime/kernels/internal/kernel_list.h"
 #include "runtime/kernels/qmatmul.h"
+#include "tests/util/random_data.h"
 #include "xnnpack.h"
 
 namespace edgeq {
@@ -38,13 +39,7 @@ constexpr MatShape kShapes[] = {{4096, 4096}, {288, 288}, {768, 288}, {288, 768}
 constexpr int64_t kMs[] = {1, 8, 64};
 constexpr int kThreads[] = {1, 2};
 
-std::vector<float> Gaussian(int64_t count, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, 1.0f);
-  std::vector<float> v(count);
-  for (float& f : v) f = dist(rng);
-  return v;
-}
+using test_util::Gaussian;
 
 using PoolPtr = std::unique_ptr<pthreadpool, decltype(&pthreadpool_destroy)>;
 PoolPtr MakePool(int threads) {

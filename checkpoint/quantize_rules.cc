@@ -2,6 +2,7 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -152,6 +153,18 @@ absl::StatusOr<TensorDict> QuantizeDict(
     out.SetMetadata(key, *v);
   }
   return out;
+}
+
+std::string QuantizeProgressLine(int done, int total, const std::string& name) {
+  constexpr int kWidth = 30;
+  const int filled = total <= 0 ? kWidth : std::clamp(done, 0, total) * kWidth / total;
+  return absl::StrFormat("\rquantizing [%s%s] %d/%d %-40.40s%s", std::string(filled, '#'),
+                         std::string(kWidth - filled, ' '), done, total, name,
+                         done == total ? "\n" : "");
+}
+
+void PrintQuantizeProgress(int done, int total, const std::string& name) {
+  absl::FPrintF(stderr, "%s", QuantizeProgressLine(done, total, name));
 }
 
 }  // namespace checkpoint

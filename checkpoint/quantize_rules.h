@@ -64,6 +64,14 @@ absl::StatusOr<TensorDict> QuantizeDict(
     std::vector<QuantizeDecision>* decisions = nullptr,
     const std::function<void(int, int, const std::string&)>& progress = {});
 
+// The progress line of the command-line tools for QuantizeDict's `progress`: "\rquantizing
+// [#####     ] done/total name" (a 30-column bar, the name cut or padded to 40 columns), ending
+// with a newline once done == total.
+std::string QuantizeProgressLine(int done, int total, const std::string& name);
+
+// Writes QuantizeProgressLine to stderr (usable as QuantizeDict's `progress`).
+void PrintQuantizeProgress(int done, int total, const std::string& name);
+
 }  // namespace checkpoint
 }  // namespace edgeq
 

@@ -106,6 +106,20 @@ TEST(QuantizeRulesTest, QuantizeDictAppliesRulesAndKeepsMetadata) {
   EXPECT_TRUE(absl::StrContains(s.message(), "tensor 'w'")) << s;
 }
 
+TEST(QuantizeRulesTest, ProgressLine) {
+  EXPECT_EQ(QuantizeProgressLine(0, 3, "tok_embeddings.weight"),
+            "\rquantizing [                              ] 0/3 tok_embeddings.weight" +
+                std::string(40 - 21, ' '));
+  EXPECT_EQ(QuantizeProgressLine(1, 3, "a"),
+            "\rquantizing [##########                    ] 1/3 a" + std::string(39, ' '));
+  // Long names are cut to 40 columns; the last call ends the line.
+  EXPECT_EQ(QuantizeProgressLine(3, 3, std::string(50, 'x')),
+            "\rquantizing [##############################] 3/3 " + std::string(40, 'x') + "\n");
+  // Nothing to do: a full bar, not a division by zero.
+  EXPECT_EQ(QuantizeProgressLine(0, 0, ""),
+            "\rquantizing [##############################] 0/0 " + std::string(40, ' ') + "\n");
+}
+
 }  // namespace
 }  // namespace checkpoint
 }  // namespace edgeq

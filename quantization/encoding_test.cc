@@ -18,19 +18,14 @@
 #include "gtest/gtest.h"
 #include "pthreadpool.h"
 #include "quantization/block_layout.h"
+#include "tests/util/random_data.h"
 
 namespace edgeq {
 namespace {
 
 using ::testing::HasSubstr;
 
-std::vector<float> Gaussian(int64_t n, uint32_t seed, float scale = 1.0f) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, scale);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
+using test_util::Gaussian;
 
 Tensor F32(const Shape& shape, const std::vector<float>& values) {
   absl::StatusOr<Tensor> t = Tensor::FromValues<float>(shape, values);

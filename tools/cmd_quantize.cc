@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "absl/strings/str_format.h"
+#include "checkpoint/quantize_rules.h"
 #include "tools/command.h"
 #include "tools/quantize_model.h"
 
@@ -24,15 +25,7 @@ int RunQuantize(const Args& args) {
   options.encoding = args.Get("encoding", "q4_0");
   options.rules_path = args.Get("rules");
   const bool quiet = args.Get("quiet") == "true";
-  if (!quiet) {
-    options.progress = [](int done, int total, const std::string& name) {
-      constexpr int kWidth = 30;
-      const int filled = total == 0 ? kWidth : done * kWidth / total;
-      absl::FPrintF(stderr, "\rquantizing [%s%s] %d/%d %-40.40s", std::string(filled, '#'),
-                    std::string(kWidth - filled, ' '), done, total, name);
-      if (done == total) absl::FPrintF(stderr, "\n");
-    };
-  }
+  if (!quiet) options.progress = checkpoint::PrintQuantizeProgress;
   absl::StatusOr<QuantizeModelResult> r =
       QuantizeModel(args.positional[0], args.positional[1], options);
   if (!r.ok()) {

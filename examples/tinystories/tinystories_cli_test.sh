@@ -8,11 +8,7 @@ binary="$TEST_SRCDIR/$TEST_WORKSPACE/examples/tinystories/tinystories"
 bin() { ${EDGEQ_EXEC:+"$EDGEQ_EXEC"} "$binary" "$@"; }
 data="$TEST_SRCDIR/$TEST_WORKSPACE/tests/testdata"
 tmp="$TEST_TMPDIR"
-fails=0
-check() {  # check NAME CONDITION...
-  local name="$1"; shift
-  if "$@"; then echo "ok: $name"; else echo "FAIL: $name"; fails=$((fails + 1)); fi
-}
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/shell/check.sh"
 
 # Greedy f32 from the llama2.c file: stdout is exactly run.c's text.
 bin --model="$data/stories260K.bin" --tokenizer="$data/tok512.bin" --encoding=none \
@@ -56,5 +52,4 @@ long=$(printf 'Once upon a time %.0s' $(seq 1 200))
 expect_error "prompt longer than the context" 1 "context holds 512" --prompt="$long"
 expect_error "no tokenizer" 1 "carries no vocabulary" --model="$data/stories260K.bin"
 
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+finish

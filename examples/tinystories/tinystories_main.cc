@@ -97,13 +97,6 @@ int64_t F32Bytes(const checkpoint::TensorDict& dict) {
   return bytes;
 }
 
-void ProgressBar(int done, int total, const std::string& name) {
-  const int width = 30, filled = done * width / std::max(total, 1);
-  absl::FPrintF(stderr, "\rquantizing [%s%s] %3d/%d %-28.28s", std::string(filled, '#'),
-                std::string(width - filled, ' '), done, total, name);
-  if (done == total) absl::FPrintF(stderr, "\n");
-}
-
 absl::Status Run(const char* argv0) {
   const bool quiet = absl::GetFlag(FLAGS_quiet);
   std::string model_path = absl::GetFlag(FLAGS_model);
@@ -178,9 +171,9 @@ absl::Status Run(const char* argv0) {
   t0 = Now();
   EDGEQ_ASSIGN_OR_RETURN(
       checkpoint::TensorDict weights,
-      checkpoint::QuantizeDict(
-          opened.dict, rules, &decisions,
-          quiet ? std::function<void(int, int, const std::string&)>() : ProgressBar));
+      checkpoint::QuantizeDict(opened.dict, rules, &decisions,
+                               quiet ? std::function<void(int, int, const std::string&)>()
+                                     : checkpoint::PrintQuantizeProgress));
   const double quant_s = Now() - t0;
   if (!quiet) {
     for (const checkpoint::QuantizeDecision& d : decisions) {

@@ -8,11 +8,7 @@ gen() { ${EDGEQ_EXEC:+"$EDGEQ_EXEC"} "$root/examples/tinystories/footprint/gener
 edgeq() { ${EDGEQ_EXEC:+"$EDGEQ_EXEC"} "$root/tools/edgeq" "$@"; }
 data="$root/tests/testdata"
 tmp="$TEST_TMPDIR"
-fails=0
-check() {  # check NAME COMMAND...
-  local name="$1"; shift
-  if "$@"; then echo "ok: $name"; else echo "FAIL: $name"; fails=$((fails + 1)); fi
-}
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/shell/check.sh"
 
 edgeq quantize "$data/stories260K.bin" "$tmp/f32.max" --encoding=none --quiet >/dev/null
 check "f32 .max written" test -s "$tmp/f32.max"
@@ -65,5 +61,4 @@ gen --help >"$tmp/help.txt"
 check "--help exit 0" test $? -eq 0
 check "--help prints usage" grep -q "^Usage: generate MODEL.max" "$tmp/help.txt"
 
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+finish
