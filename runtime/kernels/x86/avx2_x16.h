@@ -63,6 +63,123 @@ struct MaddQuads {
   }
 };
 
+// ---- Activation quantizers, bit-identical to the portable ones (tested) ----
+//
+// Templates on the ISA of the file that instantiates them: each ISA's copy is its own symbol, so
+// the linker cannot hand the AVX2 kernels a copy compiled with -mavxvnni.
+
+inline float HMaxY(__m256 a) {
+  __m128 h = _mm_max_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+  h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+  return _mm_cvtss_f32(_mm_max_ss(h, _mm_movehdup_ps(h)));
+}
+
+inline int32_t HSumY(__m256i a) {
+  __m128i h = _mm_add_epi32(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
+  h = _mm_add_epi32(h, _mm_unpackhi_epi64(h, h));
+  return _mm_cvtsi128_si32(_mm_add_epi32(h, _mm_shuffle_epi32(h, 0x55)));
+}
+
+inline __m256 AbsY(__m256 v) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v); }
+
+// roundf (ties away from zero) of floats of magnitude < 2^23, as int32: exact, by truncation and
+// the sign of the (exact) remainder.
+inline __m256i RoundAwayY(__m256 v) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  __m256 t = _mm256_round_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  const __m256 frac = _mm256_sub_ps(v, t);
+  t = _mm256_add_ps(t, _mm256_and_ps(_mm256_cmp_ps(frac, _mm256_set1_ps(0.5f), _CMP_GE_OQ), one));
+  t = _mm256_sub_ps(t, _mm256_and_ps(_mm256_cmp_ps(frac, _mm256_set1_ps(-0.5f), _CMP_LE_OQ), one));
+  return _mm256_cvttps_epi32(t);
+}
+
+// 32 int32 in [-128, 127] (4 vectors, in order) to 32 int8 at `out`.
+inline void StoreInt8x32(const __m256i* q, int8_t* out) {
+  const __m256i p =
+      _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
+  // The packs interleave 128-bit lanes: dwords 0, 4, 1, 5, 2, 6, 3, 7 hold the values in order.
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
+                      _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+}
+
+// QuantizeRowQ8_0S: per block of 32, d = amax / 127, q = roundf(x / d) (as x * (1 / d)), d stored
+// fp16-rounded, and the block's sum.
+template <Isa kIsa>
+void QuantizeRowQ8_0SY(const float* x, int64_t k, uint8_t* out) {
+  const int64_t nb = k / 32, nbp = Q8_0SPaddedBlocks(k);
+  int8_t* qs = reinterpret_cast<int8_t*>(out);
+  float* d = reinterpret_cast<float*>(out + nbp * 32);
+  int32_t* sum = reinterpret_cast<int32_t*>(out + nbp * 36);
+  for (int64_t b = 0; b < nb; ++b) {
+    __m256 v[4];
+    __m256 amax8 = _mm256_setzero_ps();
+    for (int i = 0; i < 4; ++i) {
+      v[i] = _mm256_loadu_ps(x + 32 * b + 8 * i);
+      amax8 = _mm256_max_ps(amax8, AbsY(v[i]));
+    }
+    const float db = HMaxY(amax8) / 127.0f;
+    const __m256 id = _mm256_set1_ps(db != 0.0f ? 1.0f / db : 0.0f);
+    __m256i q[4];
+    for (int i = 0; i < 4; ++i) q[i] = RoundAwayY(_mm256_mul_ps(v[i], id));
+    StoreInt8x32(q, qs + 32 * b);
+    d[b] = blocks::Fp16ToFloat(blocks::FloatToFp16(db));
+    sum[b] = HSumY(_mm256_add_epi32(_mm256_add_epi32(q[0], q[1]), _mm256_add_epi32(q[2], q[3])));
+  }
+  for (int64_t b = nb; b < nbp; ++b) {
+    std::memset(qs + 32 * b, 0, 32);
+    d[b] = 0.0f;
+    sum[b] = 0;
+  }
+}
+
+// QuantizeRowQ8_KX: GGML's quantize_row_q8_K (the first value of largest magnitude sets the scale;
+// nearest_int rounds half to even like vcvtps2dq) with Q8_KX's sums.
+template <Isa kIsa>
+void QuantizeRowQ8_KXY(const float* x, int64_t k, uint8_t* out) {
+  BlockQ8_KX* y = reinterpret_cast<BlockQ8_KX*>(out);
+  for (int64_t i = 0; i < k / 256; ++i, x += 256) {
+    __m256 amax8 = _mm256_setzero_ps();
+    for (int t = 0; t < 32; ++t) amax8 = _mm256_max_ps(amax8, AbsY(_mm256_loadu_ps(x + 8 * t)));
+    const float amax = HMaxY(amax8);
+    std::memset(y[i].pad, 0, sizeof(y[i].pad));
+    if (amax == 0.0f) {
+      std::memset(y[i].qs, 0, sizeof(y[i].qs));
+      std::memset(y[i].neg32_bsum16, 0, sizeof(y[i].neg32_bsum16));
+      std::memset(y[i].bsum32, 0, sizeof(y[i].bsum32));
+      y[i].d = 0.0f;
+      continue;
+    }
+    float max = 0.0f;
+    for (int t = 0; t < 32; ++t) {
+      const int eq = _mm256_movemask_ps(
+          _mm256_cmp_ps(AbsY(_mm256_loadu_ps(x + 8 * t)), _mm256_set1_ps(amax), _CMP_EQ_OQ));
+      if (eq != 0) {
+        max = x[8 * t + __builtin_ctz(eq)];
+        break;
+      }
+    }
+    const float iscale = -127.f / max;
+    const __m256 is = _mm256_set1_ps(iscale);
+    int32_t bsum16[16];
+    for (int t = 0; t < 8; ++t) {  // 32 values at a time
+      __m256i q[4];
+      for (int j = 0; j < 4; ++j) {
+        q[j] = _mm256_min_epi32(
+            _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(x + 32 * t + 8 * j), is)),
+            _mm256_set1_epi32(127));
+      }
+      StoreInt8x32(q, y[i].qs + 32 * t);
+      bsum16[2 * t] = HSumY(_mm256_add_epi32(q[0], q[1]));
+      bsum16[2 * t + 1] = HSumY(_mm256_add_epi32(q[2], q[3]));
+    }
+    for (int t = 0; t < 16; ++t) y[i].neg32_bsum16[t] = -32 * bsum16[t];
+    for (int j = 0; j < 8; ++j) {
+      y[i].bsum32[j] = static_cast<int16_t>(bsum16[2 * j] + bsum16[2 * j + 1]);
+    }
+    y[i].d = 1 / iscale;
+  }
+}
+
 // Half h of two 64-byte nibble chunks of a 32-value sub-block part as 4 level vectors, in the quad
 // order NibbleQuad gives.
 inline void Nibbles2Y(const uint8_t* p, int h, __m256i* w) {

@@ -13,9 +13,9 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 
-EDGEQ_DEFINE_KERNEL_PAIR(kQ4_0Avx2, Encoding::kQ4_0, Isa::kAvx2, "q4_0_avx2", QuantizeRowQ8_0S,
-                         Q8_0SRowBytes, RepackQ4_0X16, Q4_0X16RowBytes, 16,
-                         x86::Y16Matmul<x86::Q4_0Y16, x86::MaddQuads<15>>);
+EDGEQ_DEFINE_KERNEL_PAIR(kQ4_0Avx2, Encoding::kQ4_0, Isa::kAvx2, "q4_0_avx2",
+                         x86::QuantizeRowQ8_0SY<Isa::kAvx2>, Q8_0SRowBytes, RepackQ4_0X16,
+                         Q4_0X16RowBytes, 16, x86::Y16Matmul<x86::Q4_0Y16, x86::MaddQuads<15>>);
 
 }  // namespace internal
 }  // namespace kernels

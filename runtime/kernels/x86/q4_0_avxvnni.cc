@@ -14,8 +14,8 @@ namespace kernels {
 namespace internal {
 
 EDGEQ_DEFINE_KERNEL_PAIR(kQ4_0AvxVnni, Encoding::kQ4_0, Isa::kAvxVnni, "q4_0_avxvnni",
-                         QuantizeRowQ8_0S, Q8_0SRowBytes, RepackQ4_0X16, Q4_0X16RowBytes, 16,
-                         x86::Y16Matmul<x86::Q4_0Y16, x86::VnniQuads>);
+                         x86::QuantizeRowQ8_0SY<Isa::kAvxVnni>, Q8_0SRowBytes, RepackQ4_0X16,
+                         Q4_0X16RowBytes, 16, x86::Y16Matmul<x86::Q4_0Y16, x86::VnniQuads>);
 
 }  // namespace internal
 }  // namespace kernels

@@ -14,8 +14,8 @@ namespace kernels {
 namespace internal {
 
 EDGEQ_DEFINE_KERNEL_PAIR(kQ4_KAvxVnni, Encoding::kQ4_K, Isa::kAvxVnni, "q4_k_avxvnni",
-                         QuantizeRowQ8_KX, Q8_KXRowBytes, RepackQ4_KX16, Q4_KX16RowBytes, 16,
-                         x86::Y16Matmul<x86::K45Y16<false>, x86::VnniQuads>);
+                         x86::QuantizeRowQ8_KXY<Isa::kAvxVnni>, Q8_KXRowBytes, RepackQ4_KX16,
+                         Q4_KX16RowBytes, 16, x86::Y16Matmul<x86::K45Y16<false>, x86::VnniQuads>);
 
 }  // namespace internal
 }  // namespace kernels

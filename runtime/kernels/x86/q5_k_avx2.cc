@@ -12,8 +12,9 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 
-EDGEQ_DEFINE_KERNEL_PAIR(kQ5_KAvx2, Encoding::kQ5_K, Isa::kAvx2, "q5_k_avx2", QuantizeRowQ8_KX,
-                         Q8_KXRowBytes, RepackQ5_KX16, Q5_KX16RowBytes, 16,
+EDGEQ_DEFINE_KERNEL_PAIR(kQ5_KAvx2, Encoding::kQ5_K, Isa::kAvx2, "q5_k_avx2",
+                         x86::QuantizeRowQ8_KXY<Isa::kAvx2>, Q8_KXRowBytes, RepackQ5_KX16,
+                         Q5_KX16RowBytes, 16,
                          x86::Y16Matmul<x86::K45Y16<true>, x86::MaddQuads<31>>);
 
 }  // namespace internal

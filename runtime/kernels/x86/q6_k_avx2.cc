@@ -12,9 +12,9 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 
-EDGEQ_DEFINE_KERNEL_PAIR(kQ6_KAvx2, Encoding::kQ6_K, Isa::kAvx2, "q6_k_avx2", QuantizeRowQ8_KX,
-                         Q8_KXRowBytes, RepackQ6_KX16, Q6_KX16RowBytes, 16,
-                         x86::Y16Matmul<x86::Q6_KY16, x86::MaddQuads<63>>);
+EDGEQ_DEFINE_KERNEL_PAIR(kQ6_KAvx2, Encoding::kQ6_K, Isa::kAvx2, "q6_k_avx2",
+                         x86::QuantizeRowQ8_KXY<Isa::kAvx2>, Q8_KXRowBytes, RepackQ6_KX16,
+                         Q6_KX16RowBytes, 16, x86::Y16Matmul<x86::Q6_KY16, x86::MaddQuads<63>>);
 
 }  // namespace internal
 }  // namespace kernels

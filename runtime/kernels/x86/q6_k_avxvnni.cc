@@ -14,8 +14,8 @@ namespace kernels {
 namespace internal {
 
 EDGEQ_DEFINE_KERNEL_PAIR(kQ6_KAvxVnni, Encoding::kQ6_K, Isa::kAvxVnni, "q6_k_avxvnni",
-                         QuantizeRowQ8_KX, Q8_KXRowBytes, RepackQ6_KX16, Q6_KX16RowBytes, 16,
-                         x86::Y16Matmul<x86::Q6_KY16, x86::VnniQuads>);
+                         x86::QuantizeRowQ8_KXY<Isa::kAvxVnni>, Q8_KXRowBytes, RepackQ6_KX16,
+                         Q6_KX16RowBytes, 16, x86::Y16Matmul<x86::Q6_KY16, x86::VnniQuads>);
 
 }  // namespace internal
 }  // namespace kernels

@@ -14,8 +14,8 @@ namespace kernels {
 namespace internal {
 
 EDGEQ_DEFINE_KERNEL_PAIR(kQ8_0AvxVnni, Encoding::kQ8_0, Isa::kAvxVnni, "q8_0_avxvnni",
-                         QuantizeRowQ8_0S, Q8_0SRowBytes, RepackQ8_0X16, Q8_0X16RowBytes, 16,
-                         x86::Y16Matmul<x86::Q8_0Y16<false>, x86::VnniQuads>);
+                         x86::QuantizeRowQ8_0SY<Isa::kAvxVnni>, Q8_0SRowBytes, RepackQ8_0X16,
+                         Q8_0X16RowBytes, 16, x86::Y16Matmul<x86::Q8_0Y16<false>, x86::VnniQuads>);
 
 }  // namespace internal
 }  // namespace kernels
