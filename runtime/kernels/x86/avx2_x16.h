@@ -275,16 +275,17 @@ inline void Y16Tile(const uint8_t* wg, int h0, int rows, const uint8_t* x, size_
   }
 }
 
-// The last m % kM activation rows of a half.
+// The last m % kM activation rows of a half, as tiles of kM / 2, ..., 1 rows (as X16Rest).
 template <typename P, typename D, int R>
 inline void Y16Rest(int rest, const uint8_t* wg, int h, int rows, const uint8_t* x, size_t xrb,
                     int64_t k, float* y, int64_t ys) {
   if constexpr (R > 0) {
-    if (rest == R) {
+    if (rest & R) {
       Y16Tile<P, D, R, 1>(wg, h, rows, x, xrb, k, y, ys);
-    } else {
-      Y16Rest<P, D, R - 1>(rest, wg, h, rows, x, xrb, k, y, ys);
+      x += R * xrb;
+      y += R * ys;
     }
+    Y16Rest<P, D, R / 2>(rest, wg, h, rows, x, xrb, k, y, ys);
   }
 }
 
@@ -292,6 +293,7 @@ inline void Y16Rest(int rest, const uint8_t* wg, int h, int rows, const uint8_t*
 // the entry's tile_n is), all m activation rows.
 template <typename P, typename D>
 void Y16Matmul(const MatmulParams& p, int64_t j0, int64_t j1) {
+  static_assert(P::kM > 0 && (P::kM & (P::kM - 1)) == 0, "kM must be a power of 2");
   const size_t group_bytes = kX16Rows * p.w_row_bytes;
   for (int64_t j = j0; j < j1; j += kX16Rows) {
     const uint8_t* wg = p.w + (j / kX16Rows) * group_bytes;
@@ -311,7 +313,7 @@ void Y16Matmul(const MatmulParams& p, int64_t j0, int64_t j1) {
         Y16Tile<P, D, P::kM, 1>(wg, h, rows, p.xq + i * p.xq_row_bytes, p.xq_row_bytes, p.k,
                                 yj + i * p.y_stride, p.y_stride);
       }
-      Y16Rest<P, D, P::kM - 1>(static_cast<int>(p.m - i), wg, h, rows, p.xq + i * p.xq_row_bytes,
+      Y16Rest<P, D, P::kM / 2>(static_cast<int>(p.m - i), wg, h, rows, p.xq + i * p.xq_row_bytes,
                                p.xq_row_bytes, p.k, yj + i * p.y_stride, p.y_stride);
     }
   }

@@ -192,16 +192,18 @@ inline void X16Tile(const uint8_t* wg, const uint8_t* x, size_t xrb, int64_t k, 
   for (int a = 0; a < M; ++a) _mm512_mask_storeu_ps(y + a * ys, mask, acc[a]);
 }
 
-// The last m % kM activation rows of a row group.
+// The last m % kM activation rows of a row group, as tiles of kM / 2, kM / 4, ..., 1 rows (the
+// binary digits of the rest: log2(kM) tail tiles compiled instead of kM - 1; kM a power of 2).
 template <typename P, int R>
 inline void X16Rest(int rest, const uint8_t* wg, const uint8_t* x, size_t xrb, int64_t k, float* y,
                     int64_t ys, __mmask16 mask) {
   if constexpr (R > 0) {
-    if (rest == R) {
+    if (rest & R) {
       X16Tile<P, R>(wg, x, xrb, k, y, ys, mask);
-    } else {
-      X16Rest<P, R - 1>(rest, wg, x, xrb, k, y, ys, mask);
+      x += R * xrb;
+      y += R * ys;
     }
+    X16Rest<P, R / 2>(rest, wg, x, xrb, k, y, ys, mask);
   }
 }
 
@@ -209,6 +211,7 @@ inline void X16Rest(int rest, const uint8_t* wg, const uint8_t* x, size_t xrb, i
 // the entry's tile_n is), all m activation rows.
 template <typename P>
 void X16Matmul(const MatmulParams& p, int64_t j0, int64_t j1) {
+  static_assert(P::kM > 0 && (P::kM & (P::kM - 1)) == 0, "kM must be a power of 2");
   const size_t group_bytes = kX16Rows * p.w_row_bytes;
   for (int64_t j = j0; j < j1; j += kX16Rows) {
     const uint8_t* wg = p.w + (j / kX16Rows) * group_bytes;
@@ -219,7 +222,7 @@ void X16Matmul(const MatmulParams& p, int64_t j0, int64_t j1) {
       X16Tile<P, P::kM>(wg, p.xq + i * p.xq_row_bytes, p.xq_row_bytes, p.k,
                         p.y + i * p.y_stride + j, p.y_stride, mask);
     }
-    X16Rest<P, P::kM - 1>(static_cast<int>(p.m - i), wg, p.xq + i * p.xq_row_bytes, p.xq_row_bytes,
+    X16Rest<P, P::kM / 2>(static_cast<int>(p.m - i), wg, p.xq + i * p.xq_row_bytes, p.xq_row_bytes,
                           p.k, p.y + i * p.y_stride + j, p.y_stride, mask);
   }
 }
