@@ -4,11 +4,12 @@
 Usage:
   bazel run //benchmarks:qmatmul_benchmark -- --benchmark_format=json > /tmp/qmatmul.json
   python3 benchmarks/qmatmul_table.py /tmp/qmatmul.json [more runs...] [--best] [--isa avx2]
-      [--ggml g.json]
+      [--compact] [--ggml g.json]
 
 Every kernel row is compared with XNNPACK's f32 fully-connected operator on the same shape and
 thread count, measured in the same run. --isa keeps the kernels of one level (e.g. avx2, to set
-beside a ggml built for AVX2 only). With --ggml, a JSON object {"<m>/<n>/<k>/<threads>/<enc>":
+beside a ggml built for AVX2 only). --compact prints one row per shape, thread count and kernel
+level with the encodings' figures side by side (q4_0 / q8_0 / q4_k / q5_k / q6_k). With --ggml, a JSON object {"<m>/<n>/<k>/<threads>/<enc>":
 gflops} of ggml numbers measured in the same session adds a "vs ggml" column; the harness that
 writes it, and how to build it outside this repository, are in benchmarks/ggml_side_by_side/.
 """
@@ -28,6 +29,8 @@ def main():
   parser.add_argument("--best", action="store_true",
                       help="only the fastest kernel per encoding, shape, m and thread count")
   parser.add_argument("--isa", help="only kernels of this level (their names hold _<isa>_)")
+  parser.add_argument("--compact", action="store_true",
+                      help="one row per shape, threads and level; encodings side by side")
   parser.add_argument("--ggml", action="append", default=[],
                       help="JSON of ggml GFLOP/s keyed m/n/k/threads/encoding (repeatable: best)")
   args = parser.parse_args()
@@ -71,6 +74,10 @@ def main():
         best[(key, enc)] = row
     rows = list(best.values())
 
+  if args.compact:
+    print_compact(rows, base, ggml)
+    return
+
   header = "| m | n x k | threads | kernel | GFLOP/s | weight GB/s | vs XNNPACK f32 |"
   sep = "|---|---|---|---|---|---|---|"
   if ggml:
@@ -87,6 +94,30 @@ def main():
       g = ggml.get(f"{m}/{n}/{k}/{t}/{enc}") if enc else None
       line += f" {gflops / g:.2f}x |" if g else " |"
     print(line)
+
+
+def print_compact(rows, base, ggml):
+  """Rows (m, n x k, threads, level) with per-encoding figures joined by " / "."""
+  groups = {}
+  for key, kernel, gflops, _ in rows:
+    enc = next((e for e in ENCODINGS if kernel.startswith(e + "_")), None)
+    if enc is None:
+      continue
+    level = kernel[len(enc) + 1:].rsplit("_", 1)[0]
+    groups.setdefault((key, level), {})[enc] = gflops
+  print("| m | n x k | threads | kernels | encodings | GFLOP/s | vs XNNPACK f32 | vs ggml |")
+  print("|---|---|---|---|---|---|---|---|")
+  for (key, level), by_enc in sorted(groups.items(), key=lambda g: (g[0][0][1] * g[0][0][2],
+                                                                    g[0][0][1], g[0][0][0],
+                                                                    g[0][0][3], g[0][1])):
+    m, n, k, t = key
+    encs = [e for e in ENCODINGS if e in by_enc]
+    gf = " / ".join(f"{by_enc[e]:.0f}" for e in encs)
+    xn = " / ".join(f"{by_enc[e] / base[key]:.1f}" for e in encs) + "x" if base.get(key) else ""
+    gg = [ggml.get(f"{m}/{n}/{k}/{t}/{e}") for e in encs]
+    gv = " / ".join(f"{by_enc[e] / g:.2f}" if g else "-" for e, g in zip(encs, gg)) + "x"
+    print(f"| {m} | {n}x{k} | {t} | {level} | {' / '.join(encs)} | {gf} | {xn} | "
+          f"{gv if any(gg) else ''} |")
 
 
 if __name__ == "__main__":
