@@ -102,18 +102,25 @@ void QuantizeRowQ8_K(const float* x, int64_t k, uint8_t* out) {
 
 size_t Q8_KXRowBytes(int64_t k) { return static_cast<size_t>(k / kQK_K) * sizeof(BlockQ8_KX); }
 
+void SetZeroBlockQ8_KX(BlockQ8_KX* y) { std::memset(y, 0, sizeof(*y)); }
+
+void FinishBlockQ8_KX(const int32_t bsum16[16], float d, BlockQ8_KX* y) {
+  for (int j = 0; j < 16; ++j) y->neg32_bsum16[j] = -32 * bsum16[j];
+  for (int j = 0; j < 8; ++j)
+    y->bsum32[j] = static_cast<int16_t>(bsum16[2 * j] + bsum16[2 * j + 1]);
+  y->d = d;
+  std::memset(y->pad, 0, sizeof(y->pad));
+}
+
 void QuantizeRowQ8_KX(const float* x, int64_t k, uint8_t* out) {
   BlockQ8_KX* y = reinterpret_cast<BlockQ8_KX*>(out);
   for (int64_t i = 0; i < k / kQK_K; ++i) {
     BlockQ8_K b;
     QuantizeRowQ8_K(x + i * kQK_K, kQK_K, reinterpret_cast<uint8_t*>(&b));
     std::memcpy(y[i].qs, b.qs, sizeof(b.qs));
-    for (int j = 0; j < 16; ++j) y[i].neg32_bsum16[j] = -32 * b.bsums[j];
-    for (int j = 0; j < 8; ++j) {
-      y[i].bsum32[j] = static_cast<int16_t>(b.bsums[2 * j] + b.bsums[2 * j + 1]);
-    }
-    y[i].d = b.d;
-    std::memset(y[i].pad, 0, sizeof(y[i].pad));
+    int32_t bsum16[16];
+    for (int j = 0; j < 16; ++j) bsum16[j] = b.bsums[j];
+    FinishBlockQ8_KX(bsum16, b.d, &y[i]);
   }
 }
 

@@ -115,6 +115,11 @@ struct BlockQ8_KX {
 static_assert(sizeof(BlockQ8_KX) == 352, "BlockQ8_KX is 352 bytes");
 size_t Q8_KXRowBytes(int64_t k);
 void QuantizeRowQ8_KX(const float* x, int64_t k, uint8_t* out);
+// For the SIMD Q8_KX quantizers (plain functions, compiled for the baseline): the block of 256
+// zeros, and the rest of a block whose qs are written, from the sums of its 16-value groups and
+// its scale d.
+void SetZeroBlockQ8_KX(BlockQ8_KX* y);
+void FinishBlockQ8_KX(const int32_t bsum16[16], float d, BlockQ8_KX* y);
 
 // f32 activations (bf16 weights): no quantization.
 size_t F32RowBytes(int64_t k);

@@ -141,12 +141,8 @@ void QuantizeRowQ8_KXY(const float* x, int64_t k, uint8_t* out) {
     __m256 amax8 = _mm256_setzero_ps();
     for (int t = 0; t < 32; ++t) amax8 = _mm256_max_ps(amax8, AbsY(_mm256_loadu_ps(x + 8 * t)));
     const float amax = HMaxY(amax8);
-    std::memset(y[i].pad, 0, sizeof(y[i].pad));
     if (amax == 0.0f) {
-      std::memset(y[i].qs, 0, sizeof(y[i].qs));
-      std::memset(y[i].neg32_bsum16, 0, sizeof(y[i].neg32_bsum16));
-      std::memset(y[i].bsum32, 0, sizeof(y[i].bsum32));
-      y[i].d = 0.0f;
+      SetZeroBlockQ8_KX(&y[i]);
       continue;
     }
     float max = 0.0f;
@@ -172,11 +168,7 @@ void QuantizeRowQ8_KXY(const float* x, int64_t k, uint8_t* out) {
       bsum16[2 * t] = HSumY(_mm256_add_epi32(q[0], q[1]));
       bsum16[2 * t + 1] = HSumY(_mm256_add_epi32(q[2], q[3]));
     }
-    for (int t = 0; t < 16; ++t) y[i].neg32_bsum16[t] = -32 * bsum16[t];
-    for (int j = 0; j < 8; ++j) {
-      y[i].bsum32[j] = static_cast<int16_t>(bsum16[2 * j] + bsum16[2 * j + 1]);
-    }
-    y[i].d = 1 / iscale;
+    FinishBlockQ8_KX(bsum16, 1 / iscale, &y[i]);
   }
 }
 

@@ -102,12 +102,8 @@ inline void QuantizeRowQ8_KXAvx512(const float* x, int64_t k, uint8_t* out) {
     for (int t = 0; t < 16; ++t)
       amax16 = _mm512_max_ps(amax16, _mm512_abs_ps(_mm512_loadu_ps(x + 16 * t)));
     const float amax = HMax(amax16);
-    std::memset(y[i].pad, 0, sizeof(y[i].pad));
     if (amax == 0.0f) {
-      std::memset(y[i].qs, 0, sizeof(y[i].qs));
-      std::memset(y[i].neg32_bsum16, 0, sizeof(y[i].neg32_bsum16));
-      std::memset(y[i].bsum32, 0, sizeof(y[i].bsum32));
-      y[i].d = 0.0f;
+      SetZeroBlockQ8_KX(&y[i]);
       continue;
     }
     float max = 0.0f;
@@ -128,12 +124,8 @@ inline void QuantizeRowQ8_KXAvx512(const float* x, int64_t k, uint8_t* out) {
                            _mm512_set1_epi32(127));
       _mm_storeu_si128(reinterpret_cast<__m128i*>(y[i].qs + 16 * t), _mm512_cvtepi32_epi8(q));
       bsum16[t] = HSumI32(q);
-      y[i].neg32_bsum16[t] = -32 * bsum16[t];
     }
-    for (int j = 0; j < 8; ++j) {
-      y[i].bsum32[j] = static_cast<int16_t>(bsum16[2 * j] + bsum16[2 * j + 1]);
-    }
-    y[i].d = 1 / iscale;
+    FinishBlockQ8_KX(bsum16, 1 / iscale, &y[i]);
   }
 }
 
