@@ -3,7 +3,8 @@
 // startup), beside llama2.c's run.c on the same .bin in the same run (the baseline).
 //
 // Rows: edgeq decode (one Forward per token) with f32 weights and with the pipeline's default
-// rules (q4_0, norms f32), 1 and 2 threads (tokens/s = items_per_second); edgeq's whole greedy
+// rules (q4_0, norms f32), 1 and 2 threads (tokens/s = items_per_second), and q4_0 on the AVX2
+// kernels when the CPU has better (what an AVX2-only CPU runs); edgeq's whole greedy
 // 256-step generation loop (sampling and detokenizing included, 1 thread); run.c's own "achieved
 // tok/s" over the same 256-step greedy generation. At the end a table gives each row as a multiple
 // of run.c's f32 tokens/s.
@@ -38,6 +39,7 @@
 #include "examples/tinystories/random_llama.h"
 #include "examples/tinystories/sampler.h"
 #include "examples/tinystories/tokenizer.h"
+#include "runtime/kernels/qmatmul.h"
 
 namespace edgeq {
 namespace {
@@ -108,8 +110,8 @@ absl::Status PrepareFiles() {
 
 // The model as the pipeline builds it: the .bin read back, then the default rules for
 // `encoding` ("none" keeps f32).
-absl::StatusOr<std::unique_ptr<tinystories::LlamaGraphModel>> LoadModel(const std::string& encoding,
-                                                                        int threads) {
+absl::StatusOr<std::unique_ptr<tinystories::LlamaGraphModel>> LoadModel(
+    const std::string& encoding, int threads, kernels::Isa isa_cap = kernels::Isa::kBest) {
   absl::StatusOr<checkpoint::TensorDict> f32 = checkpoint::ReadLlama2c(TheSetup().model_bin);
   if (!f32.ok()) return f32.status();
   absl::StatusOr<std::vector<checkpoint::QuantizeRule>> rules =
@@ -117,14 +119,15 @@ absl::StatusOr<std::unique_ptr<tinystories::LlamaGraphModel>> LoadModel(const st
   if (!rules.ok()) return rules.status();
   absl::StatusOr<checkpoint::TensorDict> q = checkpoint::QuantizeDict(*f32, *rules);
   if (!q.ok()) return q.status();
-  return tinystories::LlamaGraphModel::Create(*q, {.num_threads = threads});
+  return tinystories::LlamaGraphModel::Create(*q, {.num_threads = threads, .isa_cap = isa_cap});
 }
 
 // One iteration = one decoded token (logits for a token at the next position; positions cycle
 // through the context, so attention spans 0..255 cached rows, as in a 256-step generation).
-void BM_Decode(benchmark::State& state, const char* encoding) {
+// `isa_cap` limits the kernels (e.g. kAvx2: what an AVX2-only CPU would run).
+void BM_Decode(benchmark::State& state, const char* encoding, kernels::Isa isa_cap) {
   absl::StatusOr<std::unique_ptr<tinystories::LlamaGraphModel>> model =
-      LoadModel(encoding, static_cast<int>(state.range(0)));
+      LoadModel(encoding, static_cast<int>(state.range(0)), isa_cap);
   if (!model.ok()) {
     state.SkipWithError(std::string(model.status().message()).c_str());
     return;
@@ -257,7 +260,20 @@ int main(int argc, char** argv) {
     for (const char* encoding : {"none", "q4_0"}) {
       benchmark::RegisterBenchmark(
           absl::StrCat("Decode/", std::string(encoding) == "none" ? "f32" : encoding).c_str(),
-          edgeq::BM_Decode, encoding)
+          edgeq::BM_Decode, encoding, edgeq::kernels::Isa::kBest)
+          ->ArgName("threads")
+          ->Arg(threads)
+          ->UseRealTime()
+          ->MinTime(2.0);
+    }
+  }
+  // The q4_0 model on the AVX2 kernels (cap), where the CPU has something better: an AVX2-only
+  // CPU's kernels, measured here.
+  if (edgeq::kernels::IsaSupported(edgeq::kernels::Isa::kAvx2) &&
+      edgeq::kernels::BestSupportedIsa() != edgeq::kernels::Isa::kAvx2) {
+    for (int threads : {1, 2}) {
+      benchmark::RegisterBenchmark("Decode/q4_0/isa:avx2", edgeq::BM_Decode, "q4_0",
+                                   edgeq::kernels::Isa::kAvx2)
           ->ArgName("threads")
           ->Arg(threads)
           ->UseRealTime()
