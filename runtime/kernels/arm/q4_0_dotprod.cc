@@ -13,12 +13,9 @@ using Kernel = arm::ArmRows<arm::Q4_0X4Loader, arm::DotprodDot>;
 
 }  // namespace
 
-const KernelEntry kQ4_0DotprodGemv = {
-    Encoding::kQ4_0, Isa::kNeonDotprod, Shape::kGemv,   "q4_0_dotprod_gemv", QuantizeRowQ8_0S,
-    Q8_0SRowBytes,   RepackQ4_0X4,      Q4_0X4RowBytes, RowsGemv<Kernel>,    16};
-const KernelEntry kQ4_0DotprodGemm = {
-    Encoding::kQ4_0, Isa::kNeonDotprod, Shape::kGemm,   "q4_0_dotprod_gemm", QuantizeRowQ8_0S,
-    Q8_0SRowBytes,   RepackQ4_0X4,      Q4_0X4RowBytes, RowsGemm<Kernel>,    16};
+EDGEQ_DEFINE_ROWS_KERNEL_PAIR(kQ4_0Dotprod, Encoding::kQ4_0, Isa::kNeonDotprod, "q4_0_dotprod",
+                              QuantizeRowQ8_0S, Q8_0SRowBytes, RepackQ4_0X4, Q4_0X4RowBytes, 16,
+                              Kernel);
 
 }  // namespace internal
 }  // namespace kernels

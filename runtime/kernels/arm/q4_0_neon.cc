@@ -12,12 +12,8 @@ using Kernel = arm::ArmRows<arm::Q4_0X4Loader, arm::NeonDot>;
 
 }  // namespace
 
-const KernelEntry kQ4_0NeonGemv = {
-    Encoding::kQ4_0, Isa::kNeon,   Shape::kGemv,   "q4_0_neon_gemv", QuantizeRowQ8_0S,
-    Q8_0SRowBytes,   RepackQ4_0X4, Q4_0X4RowBytes, RowsGemv<Kernel>, 16};
-const KernelEntry kQ4_0NeonGemm = {
-    Encoding::kQ4_0, Isa::kNeon,   Shape::kGemm,   "q4_0_neon_gemm", QuantizeRowQ8_0S,
-    Q8_0SRowBytes,   RepackQ4_0X4, Q4_0X4RowBytes, RowsGemm<Kernel>, 16};
+EDGEQ_DEFINE_ROWS_KERNEL_PAIR(kQ4_0Neon, Encoding::kQ4_0, Isa::kNeon, "q4_0_neon", QuantizeRowQ8_0S,
+                              Q8_0SRowBytes, RepackQ4_0X4, Q4_0X4RowBytes, 16, Kernel);
 
 }  // namespace internal
 }  // namespace kernels

@@ -15,12 +15,8 @@ using Rows = arm::K45Rows<arm::Q4_KLevels, arm::DotprodDot16>;
 
 }  // namespace
 
-const KernelEntry kQ4_KDotprodGemv = {
-    Encoding::kQ4_K, Isa::kNeonDotprod, Shape::kGemv, "q4_k_dotprod_gemv", QuantizeRowQ8_K,
-    Q8_KRowBytes,    nullptr,           nullptr,      RowsGemv<Rows>,      16};
-const KernelEntry kQ4_KDotprodGemm = {
-    Encoding::kQ4_K, Isa::kNeonDotprod, Shape::kGemm, "q4_k_dotprod_gemm", QuantizeRowQ8_K,
-    Q8_KRowBytes,    nullptr,           nullptr,      RowsGemm<Rows>,      16};
+EDGEQ_DEFINE_ROWS_KERNEL_PAIR(kQ4_KDotprod, Encoding::kQ4_K, Isa::kNeonDotprod, "q4_k_dotprod",
+                              QuantizeRowQ8_K, Q8_KRowBytes, nullptr, nullptr, 16, Rows);
 
 }  // namespace internal
 }  // namespace kernels

@@ -15,12 +15,8 @@ using Rows = arm::K45Rows<arm::Q4_KLevels, arm::NeonDot16>;
 
 }  // namespace
 
-const KernelEntry kQ4_KNeonGemv = {
-    Encoding::kQ4_K, Isa::kNeon, Shape::kGemv, "q4_k_neon_gemv", QuantizeRowQ8_K,
-    Q8_KRowBytes,    nullptr,    nullptr,      RowsGemv<Rows>,   16};
-const KernelEntry kQ4_KNeonGemm = {
-    Encoding::kQ4_K, Isa::kNeon, Shape::kGemm, "q4_k_neon_gemm", QuantizeRowQ8_K,
-    Q8_KRowBytes,    nullptr,    nullptr,      RowsGemm<Rows>,   16};
+EDGEQ_DEFINE_ROWS_KERNEL_PAIR(kQ4_KNeon, Encoding::kQ4_K, Isa::kNeon, "q4_k_neon", QuantizeRowQ8_K,
+                              Q8_KRowBytes, nullptr, nullptr, 16, Rows);
 
 }  // namespace internal
 }  // namespace kernels

@@ -15,12 +15,8 @@ using Rows = arm::K45Rows<arm::Q5_KLevels, arm::DotprodDot16>;
 
 }  // namespace
 
-const KernelEntry kQ5_KDotprodGemv = {
-    Encoding::kQ5_K, Isa::kNeonDotprod, Shape::kGemv, "q5_k_dotprod_gemv", QuantizeRowQ8_K,
-    Q8_KRowBytes,    nullptr,           nullptr,      RowsGemv<Rows>,      16};
-const KernelEntry kQ5_KDotprodGemm = {
-    Encoding::kQ5_K, Isa::kNeonDotprod, Shape::kGemm, "q5_k_dotprod_gemm", QuantizeRowQ8_K,
-    Q8_KRowBytes,    nullptr,           nullptr,      RowsGemm<Rows>,      16};
+EDGEQ_DEFINE_ROWS_KERNEL_PAIR(kQ5_KDotprod, Encoding::kQ5_K, Isa::kNeonDotprod, "q5_k_dotprod",
+                              QuantizeRowQ8_K, Q8_KRowBytes, nullptr, nullptr, 16, Rows);
 
 }  // namespace internal
 }  // namespace kernels

@@ -15,12 +15,8 @@ using Rows = arm::K45Rows<arm::Q5_KLevels, arm::NeonDot16>;
 
 }  // namespace
 
-const KernelEntry kQ5_KNeonGemv = {
-    Encoding::kQ5_K, Isa::kNeon, Shape::kGemv, "q5_k_neon_gemv", QuantizeRowQ8_K,
-    Q8_KRowBytes,    nullptr,    nullptr,      RowsGemv<Rows>,   16};
-const KernelEntry kQ5_KNeonGemm = {
-    Encoding::kQ5_K, Isa::kNeon, Shape::kGemm, "q5_k_neon_gemm", QuantizeRowQ8_K,
-    Q8_KRowBytes,    nullptr,    nullptr,      RowsGemm<Rows>,   16};
+EDGEQ_DEFINE_ROWS_KERNEL_PAIR(kQ5_KNeon, Encoding::kQ5_K, Isa::kNeon, "q5_k_neon", QuantizeRowQ8_K,
+                              Q8_KRowBytes, nullptr, nullptr, 16, Rows);
 
 }  // namespace internal
 }  // namespace kernels

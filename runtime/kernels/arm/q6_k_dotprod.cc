@@ -15,12 +15,8 @@ using Rows = arm::Q6KRows<arm::DotprodDot16>;
 
 }  // namespace
 
-const KernelEntry kQ6_KDotprodGemv = {
-    Encoding::kQ6_K, Isa::kNeonDotprod, Shape::kGemv, "q6_k_dotprod_gemv", QuantizeRowQ8_K,
-    Q8_KRowBytes,    nullptr,           nullptr,      RowsGemv<Rows>,      16};
-const KernelEntry kQ6_KDotprodGemm = {
-    Encoding::kQ6_K, Isa::kNeonDotprod, Shape::kGemm, "q6_k_dotprod_gemm", QuantizeRowQ8_K,
-    Q8_KRowBytes,    nullptr,           nullptr,      RowsGemm<Rows>,      16};
+EDGEQ_DEFINE_ROWS_KERNEL_PAIR(kQ6_KDotprod, Encoding::kQ6_K, Isa::kNeonDotprod, "q6_k_dotprod",
+                              QuantizeRowQ8_K, Q8_KRowBytes, nullptr, nullptr, 16, Rows);
 
 }  // namespace internal
 }  // namespace kernels

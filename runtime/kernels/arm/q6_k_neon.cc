@@ -15,12 +15,8 @@ using Rows = arm::Q6KRows<arm::NeonDot16>;
 
 }  // namespace
 
-const KernelEntry kQ6_KNeonGemv = {
-    Encoding::kQ6_K, Isa::kNeon, Shape::kGemv, "q6_k_neon_gemv", QuantizeRowQ8_K,
-    Q8_KRowBytes,    nullptr,    nullptr,      RowsGemv<Rows>,   16};
-const KernelEntry kQ6_KNeonGemm = {
-    Encoding::kQ6_K, Isa::kNeon, Shape::kGemm, "q6_k_neon_gemm", QuantizeRowQ8_K,
-    Q8_KRowBytes,    nullptr,    nullptr,      RowsGemm<Rows>,   16};
+EDGEQ_DEFINE_ROWS_KERNEL_PAIR(kQ6_KNeon, Encoding::kQ6_K, Isa::kNeon, "q6_k_neon", QuantizeRowQ8_K,
+                              Q8_KRowBytes, nullptr, nullptr, 16, Rows);
 
 }  // namespace internal
 }  // namespace kernels

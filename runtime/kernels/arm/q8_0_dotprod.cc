@@ -13,12 +13,9 @@ using Kernel = arm::ArmRows<arm::Q8_0X4Loader, arm::DotprodDot>;
 
 }  // namespace
 
-const KernelEntry kQ8_0DotprodGemv = {
-    Encoding::kQ8_0, Isa::kNeonDotprod, Shape::kGemv,   "q8_0_dotprod_gemv", QuantizeRowQ8_0S,
-    Q8_0SRowBytes,   RepackQ8_0X4,      Q8_0X4RowBytes, RowsGemv<Kernel>,    16};
-const KernelEntry kQ8_0DotprodGemm = {
-    Encoding::kQ8_0, Isa::kNeonDotprod, Shape::kGemm,   "q8_0_dotprod_gemm", QuantizeRowQ8_0S,
-    Q8_0SRowBytes,   RepackQ8_0X4,      Q8_0X4RowBytes, RowsGemm<Kernel>,    16};
+EDGEQ_DEFINE_ROWS_KERNEL_PAIR(kQ8_0Dotprod, Encoding::kQ8_0, Isa::kNeonDotprod, "q8_0_dotprod",
+                              QuantizeRowQ8_0S, Q8_0SRowBytes, RepackQ8_0X4, Q8_0X4RowBytes, 16,
+                              Kernel);
 
 }  // namespace internal
 }  // namespace kernels

@@ -12,12 +12,8 @@ using Kernel = arm::ArmRows<arm::Q8_0X4Loader, arm::NeonDot>;
 
 }  // namespace
 
-const KernelEntry kQ8_0NeonGemv = {
-    Encoding::kQ8_0, Isa::kNeon,   Shape::kGemv,   "q8_0_neon_gemv", QuantizeRowQ8_0S,
-    Q8_0SRowBytes,   RepackQ8_0X4, Q8_0X4RowBytes, RowsGemv<Kernel>, 16};
-const KernelEntry kQ8_0NeonGemm = {
-    Encoding::kQ8_0, Isa::kNeon,   Shape::kGemm,   "q8_0_neon_gemm", QuantizeRowQ8_0S,
-    Q8_0SRowBytes,   RepackQ8_0X4, Q8_0X4RowBytes, RowsGemm<Kernel>, 16};
+EDGEQ_DEFINE_ROWS_KERNEL_PAIR(kQ8_0Neon, Encoding::kQ8_0, Isa::kNeon, "q8_0_neon", QuantizeRowQ8_0S,
+                              Q8_0SRowBytes, RepackQ8_0X4, Q8_0X4RowBytes, 16, Kernel);
 
 }  // namespace internal
 }  // namespace kernels

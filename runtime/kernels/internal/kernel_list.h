@@ -16,18 +16,23 @@ namespace internal {
   extern const KernelEntry prefix##Gemv;  \
   extern const KernelEntry prefix##Gemm
 
+// One KernelEntry `var` (its MatmulFn last, so that a template's commas need no parentheses).
+#define EDGEQ_KERNEL_ENTRY(var, shape, full_name, encoding, isa, quantize, act_row_bytes, repack, \
+                           repacked_row_bytes, tile_n, ...)                                       \
+  const KernelEntry var = {encoding,    isa,           shape,  full_name,                         \
+                           quantize,    act_row_bytes, repack, repacked_row_bytes,                \
+                           __VA_ARGS__, tile_n}
+
 // Defines prefix##Gemv and prefix##Gemm ("<name>_gemv", "<name>_gemm") for a kernel whose one
 // MatmulFn serves every m: the two entries differ only in their shape class. The arguments are
-// KernelEntry's fields after the shape and name, with tile_n before the MatmulFn (last, so that
-// a template's commas need no parentheses). Use inside namespace edgeq::kernels::internal.
-#define EDGEQ_DEFINE_KERNEL_PAIR(prefix, encoding, isa, name, quantize, act_row_bytes, repack,    \
-                                 repacked_row_bytes, tile_n, ...)                                 \
-  const KernelEntry prefix##Gemv = {encoding,    isa,           Shape::kGemv, name "_gemv",       \
-                                    quantize,    act_row_bytes, repack,       repacked_row_bytes, \
-                                    __VA_ARGS__, tile_n};                                         \
-  const KernelEntry prefix##Gemm = {encoding,    isa,           Shape::kGemm, name "_gemm",       \
-                                    quantize,    act_row_bytes, repack,       repacked_row_bytes, \
-                                    __VA_ARGS__, tile_n}
+// KernelEntry's fields after the shape and name, with tile_n before the MatmulFn. Use inside
+// namespace edgeq::kernels::internal. (Row kernels: EDGEQ_DEFINE_ROWS_KERNEL_PAIR, row_driver.h.)
+#define EDGEQ_DEFINE_KERNEL_PAIR(prefix, encoding, isa, name, quantize, act_row_bytes, repack, \
+                                 repacked_row_bytes, tile_n, ...)                              \
+  EDGEQ_KERNEL_ENTRY(prefix##Gemv, Shape::kGemv, name "_gemv", encoding, isa, quantize,        \
+                     act_row_bytes, repack, repacked_row_bytes, tile_n, __VA_ARGS__);          \
+  EDGEQ_KERNEL_ENTRY(prefix##Gemm, Shape::kGemm, name "_gemm", encoding, isa, quantize,        \
+                     act_row_bytes, repack, repacked_row_bytes, tile_n, __VA_ARGS__)
 
 EDGEQ_DECLARE_KERNEL_PAIR(kQ4_0Generic);
 EDGEQ_DECLARE_KERNEL_PAIR(kQ8_0Generic);
@@ -73,7 +78,7 @@ extern const KernelEntry kQ5_KI8mmGemm;
 extern const KernelEntry kQ6_KI8mmGemm;
 #endif
 
-#undef EDGEQ_DECLARE_KERNEL_PAIR  // (EDGEQ_DEFINE_KERNEL_PAIR stays: the kernel files use it)
+#undef EDGEQ_DECLARE_KERNEL_PAIR  // (the EDGEQ_DEFINE_* macros stay: the kernel files use them)
 
 // Every kernel compiled into this binary (for tests and benchmarks; some may need an ISA the CPU
 // lacks: check IsaSupported before running one).

@@ -5,6 +5,7 @@
 #define EDGEQ_RUNTIME_KERNELS_INTERNAL_ROW_DRIVER_H_
 
 #include "runtime/kernels/internal/kernel_api.h"
+#include "runtime/kernels/internal/kernel_list.h"
 
 namespace edgeq {
 namespace kernels {
@@ -64,6 +65,15 @@ void RowsGemm(const MatmulParams& p, int64_t j0, int64_t j1) {
     }
   }
 }
+
+// Defines prefix##Gemv and prefix##Gemm as EDGEQ_DEFINE_KERNEL_PAIR does, for a row kernel K (the
+// last argument): RowsGemv<K> and RowsGemm<K>.
+#define EDGEQ_DEFINE_ROWS_KERNEL_PAIR(prefix, encoding, isa, name, quantize, act_row_bytes,     \
+                                      repack, repacked_row_bytes, tile_n, ...)                  \
+  EDGEQ_KERNEL_ENTRY(prefix##Gemv, Shape::kGemv, name "_gemv", encoding, isa, quantize,         \
+                     act_row_bytes, repack, repacked_row_bytes, tile_n, RowsGemv<__VA_ARGS__>); \
+  EDGEQ_KERNEL_ENTRY(prefix##Gemm, Shape::kGemm, name "_gemm", encoding, isa, quantize,         \
+                     act_row_bytes, repack, repacked_row_bytes, tile_n, RowsGemm<__VA_ARGS__>)
 
 }  // namespace internal
 }  // namespace kernels

@@ -43,12 +43,8 @@ struct Bf16Avx2 {
 
 }  // namespace
 
-const KernelEntry kBf16Avx2Gemv = {
-    Encoding::kBf16, Isa::kAvx2, Shape::kGemv, "bf16_avx2_gemv",   nullptr,
-    F32RowBytes,     nullptr,    nullptr,      RowsGemv<Bf16Avx2>, 16};
-const KernelEntry kBf16Avx2Gemm = {
-    Encoding::kBf16, Isa::kAvx2, Shape::kGemm, "bf16_avx2_gemm",   nullptr,
-    F32RowBytes,     nullptr,    nullptr,      RowsGemm<Bf16Avx2>, 16};
+EDGEQ_DEFINE_ROWS_KERNEL_PAIR(kBf16Avx2, Encoding::kBf16, Isa::kAvx2, "bf16_avx2", nullptr,
+                              F32RowBytes, nullptr, nullptr, 16, Bf16Avx2);
 
 }  // namespace internal
 }  // namespace kernels
