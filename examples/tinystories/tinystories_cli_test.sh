@@ -31,25 +31,17 @@ check ".max gives the same story" cmp -s "$tmp/q1.txt" "$tmp/q2.txt"
 check "prompt is printed first" grep -q "^Once upon a time" "$tmp/q2.txt"
 
 # Bad input: one clear line, exit code 1 (2 for a stray argument).
-expect_error() {  # expect_error NAME CODE PATTERN ARGS...
-  local name="$1" code="$2" pattern="$3"; shift 3
-  bin "$@" >"$tmp/e.out" 2>"$tmp/e.err"
-  local rc=$?
-  check "$name: exit $code" test "$rc" -eq "$code"
-  check "$name: message" grep -q -- "$pattern" "$tmp/e.err"
-  check "$name: nothing on stdout" test ! -s "$tmp/e.out"
-}
-expect_error "missing model" 1 "error: .*nonexistent.bin" --model=/nonexistent.bin
-expect_error "unknown encoding" 1 "unknown encoding 'q3'" --encoding=q3
+expect_error "missing model" 1 "error: .*nonexistent.bin" bin --model=/nonexistent.bin
+expect_error "unknown encoding" 1 "unknown encoding 'q3'" bin --encoding=q3
 # Not a tokenizer of this model's 512 pieces.
-expect_error "mismatched tokenizer" 1 "mismatched tokenizer" --model="$data/stories260K.bin" \
+expect_error "mismatched tokenizer" 1 "mismatched tokenizer" bin --model="$data/stories260K.bin" \
   --tokenizer="$tmp/m.max"
-expect_error "bad --out" 1 "expected a path ending in .max" --out="$tmp/x.bin"
-expect_error "stray argument" 2 "unexpected argument 'story'" story
+expect_error "bad --out" 1 "expected a path ending in .max" bin --out="$tmp/x.bin"
+expect_error "stray argument" 2 "unexpected argument 'story'" bin story
 printf 'blk.* q4_0\n' >"$tmp/bad_rules.txt"
-expect_error "bad rules file" 1 "bad_rules.txt:1: expected 'PATTERN -> ENCODING'" --rules="$tmp/bad_rules.txt"
+expect_error "bad rules file" 1 "bad_rules.txt:1: expected 'PATTERN -> ENCODING'" bin --rules="$tmp/bad_rules.txt"
 long=$(printf 'Once upon a time %.0s' $(seq 1 200))
-expect_error "prompt longer than the context" 1 "context holds 512" --prompt="$long"
-expect_error "no tokenizer" 1 "carries no vocabulary" --model="$data/stories260K.bin"
+expect_error "prompt longer than the context" 1 "context holds 512" bin --prompt="$long"
+expect_error "no tokenizer" 1 "carries no vocabulary" bin --model="$data/stories260K.bin"
 
 finish

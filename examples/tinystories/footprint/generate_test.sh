@@ -42,21 +42,13 @@ gen "$tmp/pipe.max" --temperature=0 --prompt="The cat" --steps=64 >"$tmp/gen_pip
 check "pipeline .max runs alone" test $? -eq 0
 check "same story as the pipeline" cmp "$tmp/pipe.txt" "$tmp/gen_pipe.txt"
 
-expect_error() {  # expect_error NAME CODE PATTERN ARGS...
-  local name="$1" code="$2" pattern="$3"; shift 3
-  gen "$@" >"$tmp/e.out" 2>"$tmp/e.err"
-  local rc=$?
-  check "$name: exit $code" test "$rc" -eq "$code"
-  check "$name: message" grep -q -- "$pattern" "$tmp/e.err"
-  check "$name: nothing on stdout" test ! -s "$tmp/e.out"
-}
-expect_error "no model" 2 "no model given"
-expect_error "missing model" 1 "nonexistent.max" /nonexistent.max
-expect_error "no vocabulary" 1 "carries no vocabulary; pass --tokenizer" "$tmp/q4.max"
-expect_error "unknown flag" 2 "unknown flag --temp " "$tmp/q4.max" --temp=1
-expect_error "bad number" 2 "\-\-topp=2: expected a number in \[0, 1\]" "$tmp/q4.max" --topp=2
-expect_error "mismatched tokenizer" 1 "" "$tmp/q4.max" --tokenizer="$tmp/f32.max"
-expect_error "not a .max" 1 "" "$data/stories260K.bin" --tokenizer="$data/tok512.bin"
+expect_error "no model" 2 "no model given" gen
+expect_error "missing model" 1 "nonexistent.max" gen /nonexistent.max
+expect_error "no vocabulary" 1 "carries no vocabulary; pass --tokenizer" gen "$tmp/q4.max"
+expect_error "unknown flag" 2 "unknown flag --temp " gen "$tmp/q4.max" --temp=1
+expect_error "bad number" 2 "\-\-topp=2: expected a number in \[0, 1\]" gen "$tmp/q4.max" --topp=2
+expect_error "mismatched tokenizer" 1 "" gen "$tmp/q4.max" --tokenizer="$tmp/f32.max"
+expect_error "not a .max" 1 "" gen "$data/stories260K.bin" --tokenizer="$data/tok512.bin"
 gen --help >"$tmp/help.txt"
 check "--help exit 0" test $? -eq 0
 check "--help prints usage" grep -q "^Usage: generate MODEL.max" "$tmp/help.txt"
