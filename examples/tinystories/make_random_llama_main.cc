@@ -35,21 +35,22 @@ namespace {
 
 absl::Status Run() {
   tinystories::RandomLlamaOptions o;
-  o.dim = absl::GetFlag(FLAGS_dim);
-  o.hidden_dim = absl::GetFlag(FLAGS_hidden_dim);
-  o.n_layers = absl::GetFlag(FLAGS_n_layers);
-  o.n_heads = absl::GetFlag(FLAGS_n_heads);
-  o.n_kv_heads = absl::GetFlag(FLAGS_n_kv_heads);
-  o.vocab_size = absl::GetFlag(FLAGS_vocab_size);
-  o.seq_len = absl::GetFlag(FLAGS_seq_len);
+  checkpoint::Llama2cConfig& c = o.shape;
+  c.dim = absl::GetFlag(FLAGS_dim);
+  c.hidden_dim = absl::GetFlag(FLAGS_hidden_dim);
+  c.n_layers = absl::GetFlag(FLAGS_n_layers);
+  c.n_heads = absl::GetFlag(FLAGS_n_heads);
+  c.n_kv_heads = absl::GetFlag(FLAGS_n_kv_heads);
+  c.vocab_size = absl::GetFlag(FLAGS_vocab_size);
+  c.seq_len = absl::GetFlag(FLAGS_seq_len);
   o.seed = absl::GetFlag(FLAGS_seed);
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::TensorDict d, tinystories::RandomLlama(o));
   EDGEQ_RETURN_IF_ERROR(checkpoint::WriteLlama2c(d, absl::GetFlag(FLAGS_out)));
   absl::FPrintF(stderr,
                 "wrote %s (dim %d, hidden %d, %d layers, %d heads, %d kv heads, vocab %d, seq %d, "
                 "shared classifier, %.1f MB f32)\n",
-                absl::GetFlag(FLAGS_out), o.dim, o.hidden_dim, o.n_layers, o.n_heads, o.n_kv_heads,
-                o.vocab_size, o.seq_len, d.TotalBytes() / 1e6);
+                absl::GetFlag(FLAGS_out), c.dim, c.hidden_dim, c.n_layers, c.n_heads, c.n_kv_heads,
+                c.vocab_size, c.seq_len, d.TotalBytes() / 1e6);
   return absl::OkStatus();
 }
 

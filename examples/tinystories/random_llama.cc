@@ -15,8 +15,11 @@ namespace edgeq {
 namespace tinystories {
 
 absl::StatusOr<checkpoint::TensorDict> RandomLlama(const RandomLlamaOptions& o) {
-  const int dim = o.dim, hidden = o.hidden_dim, layers = o.n_layers, heads = o.n_heads;
-  const int kv_heads = o.n_kv_heads, vocab = o.vocab_size, seq = o.seq_len;
+  checkpoint::Llama2cConfig config = o.shape;
+  config.shared_classifier = true;
+  const int dim = config.dim, hidden = config.hidden_dim, layers = config.n_layers;
+  const int heads = config.n_heads, kv_heads = config.n_kv_heads, vocab = config.vocab_size;
+  const int seq = config.seq_len;
   if (dim <= 0 || hidden <= 0 || layers <= 0 || heads <= 0 || kv_heads <= 0 || vocab <= 0 ||
       seq <= 0 || dim % heads != 0 || heads % kv_heads != 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -54,15 +57,6 @@ absl::StatusOr<checkpoint::TensorDict> RandomLlama(const RandomLlamaOptions& o) 
     EDGEQ_RETURN_IF_ERROR(add(p + "ffn_up.weight", {hidden, dim}));
   }
   EDGEQ_RETURN_IF_ERROR(add("output_norm.weight", {dim}));
-  checkpoint::Llama2cConfig config;
-  config.dim = dim;
-  config.hidden_dim = hidden;
-  config.n_layers = layers;
-  config.n_heads = heads;
-  config.n_kv_heads = kv_heads;
-  config.vocab_size = vocab;
-  config.seq_len = seq;
-  config.shared_classifier = true;
   checkpoint::SetLlama2cConfigMetadata(config, &d);
   return d;
 }

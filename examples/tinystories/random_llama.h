@@ -9,19 +9,21 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
+#include "checkpoint/llama2c.h"
 #include "checkpoint/tensor_dict.h"
 
 namespace edgeq {
 namespace tinystories {
 
 struct RandomLlamaOptions {
-  int dim = 288;
-  int hidden_dim = 768;
-  int n_layers = 6;
-  int n_heads = 6;
-  int n_kv_heads = 6;
-  int vocab_size = 32000;
-  int seq_len = 256;
+  // The shape (shared_classifier is ignored: the classifier is always the embedding).
+  checkpoint::Llama2cConfig shape = {.dim = 288,
+                                     .hidden_dim = 768,
+                                     .n_layers = 6,
+                                     .n_heads = 6,
+                                     .n_kv_heads = 6,
+                                     .vocab_size = 32000,
+                                     .seq_len = 256};
   uint64_t seed = 15;
 };
 
