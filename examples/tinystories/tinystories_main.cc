@@ -13,7 +13,6 @@
 #include <ctime>
 #include <fstream>
 #include <memory>
-#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -140,23 +139,8 @@ absl::Status Run(const char* argv0) {
     return absl::InvalidArgumentError(
         absl::StrFormat("'%s' is not a Llama 2 model: %s", model_path, config.status().message()));
   }
-  std::optional<Tokenizer> tokenizer;
-  if (!tok_path.empty()) {
-    EDGEQ_ASSIGN_OR_RETURN(Tokenizer t, Tokenizer::Load(tok_path, config->vocab_size));
-    tokenizer = std::move(t);
-  } else {
-    absl::StatusOr<Tokenizer> t = Tokenizer::FromMetadata(opened.dict);
-    if (!t.ok()) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "no tokenizer: '%s' carries no vocabulary; pass --tokenizer=PATH", model_path));
-    }
-    tokenizer = *std::move(t);
-  }
-  if (tokenizer->vocab_size() != config->vocab_size) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "the tokenizer has %d pieces but the model's vocabulary is %d (mismatched tokenizer)",
-        tokenizer->vocab_size(), config->vocab_size));
-  }
+  EDGEQ_ASSIGN_OR_RETURN(Tokenizer tokenizer, Tokenizer::ForModel(opened.dict, model_path, tok_path,
+                                                                  config->vocab_size));
   if (!quiet) {
     absl::FPrintF(stderr,
                   "model: %s (%s; dim %d, hidden %d, %d layers, %d heads, %d kv heads, vocab %d, "
@@ -189,7 +173,7 @@ absl::Status Run(const char* argv0) {
 
   // Save and load back.
   if (!out_path.empty()) {
-    if (absl::GetFlag(FLAGS_embed_tokenizer)) tokenizer->ToMetadata(weights);
+    if (absl::GetFlag(FLAGS_embed_tokenizer)) tokenizer.ToMetadata(weights);
     t0 = Now();
     EDGEQ_RETURN_IF_ERROR(checkpoint::Save(weights, out_path));
     const double save_s = Now() - t0;
@@ -219,14 +203,14 @@ absl::Status Run(const char* argv0) {
     }
     std::stringstream text;
     text << file.rdbuf();
-    EDGEQ_ASSIGN_OR_RETURN(double ppl, Perplexity(*model, *tokenizer, text.str()));
+    EDGEQ_ASSIGN_OR_RETURN(double ppl, Perplexity(*model, tokenizer, text.str()));
     absl::PrintF("%.4f\n", ppl);
     return absl::OkStatus();
   }
   EDGEQ_ASSIGN_OR_RETURN(Sampler sampler, Sampler::Create(config->vocab_size, sopt));
   // run.c prints the prompt pieces too; everything is streamed as it is produced.
   EDGEQ_ASSIGN_OR_RETURN(GenerateResult r,
-                         Generate(*model, *tokenizer, sampler, absl::GetFlag(FLAGS_prompt),
+                         Generate(*model, tokenizer, sampler, absl::GetFlag(FLAGS_prompt),
                                   absl::GetFlag(FLAGS_steps), [](const std::string& piece) {
                                     std::fwrite(piece.data(), 1, piece.size(), stdout);
                                     std::fflush(stdout);

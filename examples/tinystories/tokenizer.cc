@@ -70,6 +70,24 @@ absl::StatusOr<Tokenizer> Tokenizer::FromMetadata(const checkpoint::TensorDict& 
   return FromPieces(std::move(pieces), std::move(s));
 }
 
+absl::StatusOr<Tokenizer> Tokenizer::ForModel(const checkpoint::TensorDict& dict,
+                                              const std::string& model_path,
+                                              const std::string& tokenizer_path, int vocab_size) {
+  if (!tokenizer_path.empty()) return Load(tokenizer_path, vocab_size);
+  absl::StatusOr<Tokenizer> t = FromMetadata(dict);
+  if (!t.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("'%s' carries no vocabulary; pass --tokenizer=PATH (%s)", model_path,
+                        t.status().message()));
+  }
+  if (t->vocab_size() != vocab_size) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "the tokenizer has %d pieces but the model's vocabulary is %d (mismatched tokenizer)",
+        t->vocab_size(), vocab_size));
+  }
+  return t;
+}
+
 void Tokenizer::ToMetadata(checkpoint::TensorDict& dict) const {
   dict.SetMetadata("tokenizer.ggml.model", checkpoint::MetadataValue::String("llama"));
   std::vector<std::string> pieces = pieces_;

@@ -36,6 +36,13 @@ class Tokenizer {
   // tokenizer.ggml.scores: GGUF files, and .max files the pipeline wrote), where a space is
   // spelled U+2581 as in SentencePiece. NotFound if absent.
   static absl::StatusOr<Tokenizer> FromMetadata(const checkpoint::TensorDict& dict);
+  // The tokenizer of a model of `vocab_size` pieces: the llama2.c file `tokenizer_path` if given
+  // (Load), else the vocabulary the model `dict` carries (FromMetadata). InvalidArgument naming
+  // `model_path` if it carries none (pass --tokenizer), or if its vocabulary is not `vocab_size`
+  // pieces.
+  static absl::StatusOr<Tokenizer> ForModel(const checkpoint::TensorDict& dict,
+                                            const std::string& model_path,
+                                            const std::string& tokenizer_path, int vocab_size);
   // From pieces and scores directly (e.g. a GGUF vocabulary).
   static absl::StatusOr<Tokenizer> FromPieces(std::vector<std::string> pieces,
                                               std::vector<float> scores);

@@ -103,6 +103,37 @@ TEST(TokenizerTest, MetadataRoundTrip) {
             tok.Encode("Once upon a time", true, false));
 }
 
+// A model's tokenizer: the file if one is given, else the vocabulary the model carries; errors
+// name the model and the fix.
+TEST(TokenizerTest, ForModel) {
+  const std::string tok_path = TestDataPath("tests/testdata/tok512.bin");
+  checkpoint::TensorDict bare;
+  absl::StatusOr<Tokenizer> from_file = Tokenizer::ForModel(bare, "m.bin", tok_path, 512);
+  ASSERT_TRUE(from_file.ok()) << from_file.status();
+  EXPECT_EQ(from_file->vocab_size(), 512);
+  // The file must hold the model's vocabulary size (Load's check).
+  EXPECT_EQ(Tokenizer::ForModel(bare, "m.bin", tok_path, 500).status().code(),
+            absl::StatusCode::kInvalidArgument);
+
+  absl::StatusOr<Tokenizer> none = Tokenizer::ForModel(bare, "m.bin", "", 512);
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(none.status().message().find("'m.bin' carries no vocabulary; pass --tokenizer=PATH"),
+            absl::string_view::npos)
+      << none.status();
+
+  checkpoint::TensorDict with_vocab;
+  from_file->ToMetadata(with_vocab);
+  absl::StatusOr<Tokenizer> carried = Tokenizer::ForModel(with_vocab, "m.max", "", 512);
+  ASSERT_TRUE(carried.ok()) << carried.status();
+  EXPECT_EQ(carried->piece(300), from_file->piece(300));
+  absl::StatusOr<Tokenizer> mismatched = Tokenizer::ForModel(with_vocab, "m.max", "", 32000);
+  EXPECT_EQ(mismatched.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(mismatched.status().message().find(
+                "the tokenizer has 512 pieces but the model's vocabulary is 32000"),
+            absl::string_view::npos)
+      << mismatched.status();
+}
+
 }  // namespace
 }  // namespace tinystories
 }  // namespace edgeq

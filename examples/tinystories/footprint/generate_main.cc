@@ -74,21 +74,8 @@ int Run(const Options& o) {
   if (!model.ok()) return Fail(model.status());
   const int vocab = (*model)->config().vocab_size;
   absl::StatusOr<edgeq::tinystories::Tokenizer> tokenizer =
-      o.tokenizer.empty() ? edgeq::tinystories::Tokenizer::FromMetadata(*dict)
-                          : edgeq::tinystories::Tokenizer::Load(o.tokenizer, vocab);
-  if (!tokenizer.ok()) {
-    if (o.tokenizer.empty()) {
-      return Fail(absl::NotFoundError(std::string(o.model) +
-                                      " carries no vocabulary; pass --tokenizer=PATH (" +
-                                      std::string(tokenizer.status().message()) + ")"));
-    }
-    return Fail(tokenizer.status());
-  }
-  if (tokenizer->vocab_size() != vocab) {
-    return Fail(
-        absl::InvalidArgumentError("the tokenizer has " + std::to_string(tokenizer->vocab_size()) +
-                                   " pieces, the model's vocabulary is " + std::to_string(vocab)));
-  }
+      edgeq::tinystories::Tokenizer::ForModel(*dict, o.model, o.tokenizer, vocab);
+  if (!tokenizer.ok()) return Fail(tokenizer.status());
   edgeq::tinystories::SamplerOptions so;
   so.temperature = o.temperature;
   so.topp = o.topp;
