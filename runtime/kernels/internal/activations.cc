@@ -61,8 +61,15 @@ void QuantizeRowQ8_0S(const float* x, int64_t k, uint8_t* out) {
     for (int j = 0; j < kQK8_0; ++j) s += q[j];
     sum[b] = s;
   }
-  for (int64_t b = nb; b < nbp; ++b) {
-    std::memset(qs + b * kQK8_0, 0, kQK8_0);
+  ZeroPadBlocksQ8_0S(k, out);
+}
+
+void ZeroPadBlocksQ8_0S(int64_t k, uint8_t* out) {
+  const int64_t nbp = Q8_0SPaddedBlocks(k);
+  float* d = reinterpret_cast<float*>(out + nbp * kQK8_0);
+  int32_t* sum = reinterpret_cast<int32_t*>(out + nbp * (kQK8_0 + 4));
+  for (int64_t b = k / kQK8_0; b < nbp; ++b) {
+    std::memset(out + b * kQK8_0, 0, kQK8_0);
     d[b] = 0.0f;
     sum[b] = 0;
   }

@@ -98,6 +98,9 @@ inline const float* Q8_0SD(const uint8_t* row, int64_t nbp) {
 inline const int32_t* Q8_0SSum(const uint8_t* row, int64_t nbp) {
   return reinterpret_cast<const int32_t*>(row + nbp * 36);
 }
+// Zeros the pad blocks k/32 .. nbp - 1 of a Q8_0S row (values, scales and sums), for the SIMD
+// quantizers (a plain function, compiled for the baseline).
+void ZeroPadBlocksQ8_0S(int64_t k, uint8_t* out);
 
 // GGML's quantize_row_q8_K: k/256 BlockQ8_K.
 size_t Q8_KRowBytes(int64_t k);

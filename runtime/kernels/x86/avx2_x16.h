@@ -125,11 +125,7 @@ void QuantizeRowQ8_0SY(const float* x, int64_t k, uint8_t* out) {
     d[b] = blocks::Fp16ToFloat(blocks::FloatToFp16(db));
     sum[b] = HSumY(_mm256_add_epi32(_mm256_add_epi32(q[0], q[1]), _mm256_add_epi32(q[2], q[3])));
   }
-  for (int64_t b = nb; b < nbp; ++b) {
-    std::memset(qs + 32 * b, 0, 32);
-    d[b] = 0.0f;
-    sum[b] = 0;
-  }
+  ZeroPadBlocksQ8_0S(k, out);
 }
 
 // QuantizeRowQ8_KX: GGML's quantize_row_q8_K (the first value of largest magnitude sets the scale;

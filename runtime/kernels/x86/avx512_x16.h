@@ -86,11 +86,7 @@ inline void QuantizeRowQ8_0SAvx512(const float* x, int64_t k, uint8_t* out) {
     d[b] = blocks::Fp16ToFloat(blocks::FloatToFp16(db));
     sum[b] = HSumI32(_mm512_add_epi32(q0, q1));
   }
-  for (int64_t b = nb; b < nbp; ++b) {
-    std::memset(qs + 32 * b, 0, 32);
-    d[b] = 0.0f;
-    sum[b] = 0;
-  }
+  ZeroPadBlocksQ8_0S(k, out);
 }
 
 // QuantizeRowQ8_KX with AVX-512, bit-identical to it (GGML's quantize_row_q8_K: the first value of
