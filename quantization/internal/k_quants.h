@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "quantization/block_layout.h"
+#include "quantization/internal/codecs.h"
 
 namespace edgeq {
 namespace quantization_internal {
@@ -41,8 +42,8 @@ inline void GetScaleMinK4(int j, const uint8_t* q, uint8_t* d, uint8_t* m) {
 // level(c, half, l) is the level (0..31) of value l (0..31) of sub-block 2c + half.
 template <typename Level>
 void DequantizeKSuperBlock(const uint8_t* b, float* y, const Level& level) {
-  const float d = blocks::Fp16ToFloat(static_cast<uint16_t>(b[0] | (b[1] << 8)));
-  const float min = blocks::Fp16ToFloat(static_cast<uint16_t>(b[2] | (b[3] << 8)));
+  const float d = blocks::Fp16ToFloat(LoadU16(b));
+  const float min = blocks::Fp16ToFloat(LoadU16(b + 2));
   const uint8_t* scales = b + 4;
   uint8_t sc, m;
   for (int c = 0; c < 4; ++c) {
