@@ -10,6 +10,7 @@
 #include "checkpoint/internal/file_io.h"
 #include "checkpoint/internal/metadata_codec.h"
 #include "core/status_macros.h"
+#include "quantization/encoding.h"
 
 namespace edgeq {
 namespace checkpoint {
@@ -281,7 +282,12 @@ absl::StatusOr<TensorDict> ReadGgufFromBuffer(absl::Span<const uint8_t> data,
     EDGEQ_ASSIGN_OR_RETURN(Tensor t, Tensor::View(info.type->dtype, info.physical,
                                                   data.data() + data_start + info.offset,
                                                   static_cast<size_t>(info.bytes), owner));
-    if (info.type->encoding[0] != '\0') t.SetQuantization(info.type->encoding, info.logical);
+    if (info.type->encoding[0] != '\0') {
+      t.SetQuantization(info.type->encoding, info.logical);
+      if (absl::Status s = CheckQuantizedTensor(info.name, t); !s.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("GGUF: ", s.message()));
+      }
+    }
     EDGEQ_RETURN_IF_ERROR(dict.Set(info.name, std::move(t)));
     if (info.bytes > 0) by_offset.push_back(&info);
   }

@@ -166,6 +166,11 @@ TEST(GgufTest, BadFilesAreClearErrors) {
   auto msg = [](const std::string& bytes) { return std::string(Parse(bytes).status().message()); };
   EXPECT_TRUE(absl::StrContains(msg(OneTensorGguf(2, 64, 2, 71)), "runs past the end"));
   EXPECT_TRUE(absl::StrContains(msg(OneTensorGguf(2, 48, 2, 72)), "multiple of 32"));
+  // A quantized tensor with a zero dimension is refused by CheckQuantizedTensor (issue 14).
+  EXPECT_TRUE(absl::StrContains(msg(OneTensorGguf(2, 64, 0, 0)),
+                                "quantized tensor 't' (encoding 'q4_0', logical shape [0, 64]"))
+      << msg(OneTensorGguf(2, 64, 0, 0));
+  EXPECT_TRUE(absl::StrContains(msg(OneTensorGguf(2, 64, 0, 0)), "logical dimension 0 is 0"));
   EXPECT_TRUE(absl::StrContains(msg(OneTensorGguf(0, 4, 1, 64, /*offset=*/8)),
                                 "not a multiple of the alignment"));
   EXPECT_TRUE(

@@ -89,6 +89,19 @@ class EncodingRegistry {
 // Shorthand for EncodingRegistry::Global().Find(name).
 absl::StatusOr<const QuantizationEncoding*> FindEncoding(absl::string_view name);
 
+// The invariant of a quantized tensor, checked in one place: by every checkpoint reader at load,
+// by Graph::Constant/Quantize and by `edgeq inspect --verify`, before any kernel reads the bytes.
+// A tensor tagged with an encoding must
+//   - be uint8;
+//   - name a registered encoding;
+//   - have a logical shape of rank >= 1, no zero dimension, whose last dimension k is a multiple
+//     of the encoding's elements_per_block;
+//   - hold exactly rows x (k / elements_per_block) x block_size bytes (rows: the product of the
+//     other logical dimensions), with a last byte dimension of one row's bytes.
+// OK for a tensor without a tag. The error (InvalidArgument) names `name`, the encoding, the
+// logical shape, and the expected and actual byte counts.
+absl::Status CheckQuantizedTensor(absl::string_view name, const Tensor& tensor);
+
 }  // namespace edgeq
 
 #endif  // EDGEQ_QUANTIZATION_ENCODING_H_

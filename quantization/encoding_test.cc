@@ -304,6 +304,93 @@ class RowScaleEncoding : public QuantizationEncoding {
   std::string name_;
 };
 
+// ---- CheckQuantizedTensor: the crafted cases a checkpoint could carry ----
+
+// A u8 tensor of `bytes` zero bytes in shape [.., bytes], tagged (encoding, logical).
+Tensor Tagged(DType dtype, const Shape& physical, const std::string& encoding,
+              const Shape& logical) {
+  absl::StatusOr<Tensor> t = Tensor::Create(dtype, physical);
+  EXPECT_TRUE(t.ok()) << t.status();
+  t->SetQuantization(encoding, logical);
+  return *t;
+}
+
+TEST(CheckQuantizedTensorTest, AcceptsWellFormedAndUntaggedTensors) {
+  EXPECT_TRUE(
+      CheckQuantizedTensor("w", Tagged(DType::kUInt8, Shape({4, 2 * 18}), "q4_0", Shape({4, 64})))
+          .ok());
+  EXPECT_TRUE(CheckQuantizedTensor(
+                  "w", Tagged(DType::kUInt8, Shape({2, 3, 210}), "q6_k", Shape({2, 3, 256})))
+                  .ok());
+  absl::StatusOr<Tensor> q = Q4_KEncoding().Quantize(F32(Shape({2, 256}), std::vector<float>(512)));
+  ASSERT_TRUE(q.ok()) << q.status();
+  EXPECT_TRUE(CheckQuantizedTensor("w", *q).ok());
+  absl::StatusOr<Tensor> plain = Tensor::Create(DType::kFloat32, Shape({0, 3}));
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(CheckQuantizedTensor("x", *plain).ok());
+}
+
+TEST(CheckQuantizedTensorTest, CutBytesNameTensorEncodingShapeAndCounts) {
+  // The file: token_embd.weight cut to one Q4_0 block, its logical shape kept.
+  const absl::Status s = CheckQuantizedTensor(
+      "token_embd.weight", Tagged(DType::kUInt8, Shape({18}), "q4_0", Shape({32000, 288})));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("'token_embd.weight'"));
+  EXPECT_THAT(s.message(), HasSubstr("encoding 'q4_0'"));
+  EXPECT_THAT(s.message(), HasSubstr("[32000, 288]"));
+  EXPECT_THAT(s.message(), HasSubstr("expected 5184000 bytes (32000 rows x 9 blocks x 18 bytes)"));
+  EXPECT_THAT(s.message(), HasSubstr("got 18"));
+}
+
+TEST(CheckQuantizedTensorTest, InflatedLogicalRowsAreRefused) {
+  const absl::Status s =
+      CheckQuantizedTensor("w", Tagged(DType::kUInt8, Shape({4, 36}), "q8_0", Shape({400, 32})));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("expected 13600 bytes (400 rows x 1 blocks x 34 bytes)"));
+  EXPECT_THAT(s.message(), HasSubstr("got 144"));
+}
+
+TEST(CheckQuantizedTensorTest, RowsOfTheWrongLengthAreRefused) {
+  // Right total, wrong row length: [2, 72] bytes for logical [4, 64] q4_0 (rows of 36 bytes).
+  const absl::Status s =
+      CheckQuantizedTensor("w", Tagged(DType::kUInt8, Shape({2, 72}), "q4_0", Shape({4, 64})));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("last byte dimension must be one row's 36 bytes"));
+}
+
+TEST(CheckQuantizedTensorTest, RaggedKIsRefused) {
+  const absl::Status s =
+      CheckQuantizedTensor("w", Tagged(DType::kUInt8, Shape({4, 144}), "q4_k", Shape({4, 300})));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("last dimension 300 is not a multiple of 256"));
+}
+
+TEST(CheckQuantizedTensorTest, UnknownEncodingIsRefused) {
+  const absl::Status s =
+      CheckQuantizedTensor("w", Tagged(DType::kUInt8, Shape({4, 18}), "q3_zz", Shape({4, 32})));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("unknown encoding 'q3_zz'"));
+  EXPECT_THAT(s.message(), HasSubstr("'w'"));
+}
+
+TEST(CheckQuantizedTensorTest, QuantizedTagOnF32IsRefused) {
+  const absl::Status s =
+      CheckQuantizedTensor("w", Tagged(DType::kFloat32, Shape({4, 18}), "q4_0", Shape({4, 32})));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("must be u8, got f32"));
+}
+
+TEST(CheckQuantizedTensorTest, ZeroDimensionAndScalarAreRefused) {
+  absl::Status s =
+      CheckQuantizedTensor("w", Tagged(DType::kUInt8, Shape({0, 18}), "q4_0", Shape({0, 32})));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("logical dimension 0 is 0"));
+  s = CheckQuantizedTensor("w", Tagged(DType::kUInt8, Shape({4, 0}), "q4_0", Shape({4, 0})));
+  EXPECT_THAT(s.message(), HasSubstr("logical dimension 1 is 0"));
+  s = CheckQuantizedTensor("w", Tagged(DType::kUInt8, Shape({18}), "q4_0", Shape()));
+  EXPECT_THAT(s.message(), HasSubstr("rank >= 1"));
+}
+
 TEST(RegistryTest, BuiltinsAreRegistered) {
   const std::vector<std::string> names = EncodingRegistry::Global().Names();
   for (const char* n : {"bf16", "q4_0", "q4_k", "q5_k", "q6_k", "q8_0"}) {

@@ -146,7 +146,7 @@ TEST(QMatmulTest, GenericMatchesFloatReference) {
       for (int64_t nblk : {1, 3}) {
         const int64_t n = 19, k = bk * nblk;
         const Problem p = MakeProblem(enc, m, n, k, static_cast<uint32_t>(m * 100 + nblk));
-        auto kernel = QMatmulKernel::Create(EncodingName(enc), n, k, p.w.data(), Isa::kGeneric);
+        auto kernel = QMatmulKernel::Create(EncodingName(enc), n, k, p.w, Isa::kGeneric);
         ASSERT_TRUE(kernel.ok()) << kernel.status();
         EXPECT_EQ((*kernel)->isa(), Isa::kGeneric);
         EXPECT_EQ((*kernel)->kernel_name(m),
@@ -164,7 +164,7 @@ TEST(QMatmulTest, BestKernelMatchesFloatReference) {
   for (Encoding enc : kAllEncodings) {
     const int64_t bk = EncodingBlockElems(enc) == 1 ? 32 : EncodingBlockElems(enc);
     const Problem p = MakeProblem(enc, 5, 37, bk * 4, 7);
-    auto kernel = QMatmulKernel::Create(EncodingName(enc), p.n, p.k, p.w.data());
+    auto kernel = QMatmulKernel::Create(EncodingName(enc), p.n, p.k, p.w);
     ASSERT_TRUE(kernel.ok()) << kernel.status();
     ExpectMatchesReference(p, RunKernel(**kernel, p, 2), (*kernel)->kernel_name(5).data());
     const Problem p1 = MakeProblem(enc, 1, 37, bk * 4, 7);  // same weights
@@ -174,14 +174,29 @@ TEST(QMatmulTest, BestKernelMatchesFloatReference) {
 
 TEST(QMatmulTest, RejectsBadInput) {
   const std::vector<uint8_t> w(1 << 16);
-  auto bad_enc = QMatmulKernel::Create("q3_k", 4, 256, w.data());
+  auto bad_enc = QMatmulKernel::Create("q3_k", 4, 256, w);
   EXPECT_EQ(bad_enc.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(bad_enc.status().message().find("q3_k"), absl::string_view::npos);
-  auto bad_k = QMatmulKernel::Create("q4_k", 4, 300, w.data());
+  auto bad_k = QMatmulKernel::Create("q4_k", 4, 300, w);
   EXPECT_EQ(bad_k.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(bad_k.status().message().find("multiple of 256"), absl::string_view::npos);
-  EXPECT_FALSE(QMatmulKernel::Create("q4_0", 0, 32, w.data()).ok());
-  EXPECT_FALSE(QMatmulKernel::Create("q4_0", 4, 32, nullptr).ok());
+  EXPECT_FALSE(QMatmulKernel::Create("q4_0", 0, 32, w).ok());
+  EXPECT_FALSE(QMatmulKernel::Create("q4_0", 4, 32, {}).ok());
+  // The weights must hold exactly n x k/block x block bytes: a cut or inflated buffer is refused
+  // before any kernel (or repack) reads it.
+  auto cut = QMatmulKernel::Create("q4_0", 4, 64, absl::MakeConstSpan(w.data(), 4 * 36 - 1));
+  EXPECT_EQ(cut.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(cut.status().message().find("need 4 rows x 2 blocks x 18 bytes = 144 bytes, got 143"),
+            absl::string_view::npos)
+      << cut.status();
+  EXPECT_FALSE(QMatmulKernel::Create("q4_0", 4, 64, absl::MakeConstSpan(w.data(), 145)).ok());
+  EXPECT_TRUE(QMatmulKernel::Create("q4_0", 4, 64, absl::MakeConstSpan(w.data(), 144)).ok());
+  for (const KernelEntry* e : internal::AllKernels()) {
+    if (!IsaSupported(e->isa)) continue;
+    const int64_t bk = internal::EncodingBlockElems(e->encoding);
+    auto bad = internal::CreateForEntry(e, 3, bk, absl::MakeConstSpan(w.data(), 1));
+    EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument) << e->name;
+  }
 }
 
 TEST(IsaTest, NamesRoundTrip) {
@@ -217,8 +232,8 @@ const KernelEntry* GenericFor(const KernelEntry* e) {
 void ExpectSameAsGeneric(const KernelEntry* e, const KernelEntry* g, int64_t m, int64_t n,
                          int64_t k, uint32_t seed) {
   const Problem p = MakeProblem(e->encoding, m, n, k, seed);
-  auto kernel = internal::CreateForEntry(e, n, k, p.w.data());
-  auto reference = internal::CreateForEntry(g, n, k, p.w.data());
+  auto kernel = internal::CreateForEntry(e, n, k, p.w);
+  auto reference = internal::CreateForEntry(g, n, k, p.w);
   ASSERT_TRUE(kernel.ok() && reference.ok());
   EXPECT_EQ((*kernel)->kernel_name(m), e->name);
   const std::vector<float> want = RunKernel(**reference, p, 1);
@@ -296,8 +311,8 @@ TEST_P(KernelVsGenericTest, EveryRowCount) {
   const int64_t bk = EncodingBlockElems(e->encoding) == 1 ? 32 : EncodingBlockElems(e->encoding);
   const int64_t n = 21, k = bk == 256 ? 512 : 3 * bk;
   Problem p = MakeProblem(e->encoding, 67, n, k, 67);
-  auto kernel = internal::CreateForEntry(e, n, k, p.w.data());
-  auto reference = internal::CreateForEntry(GenericFor(e), n, k, p.w.data());
+  auto kernel = internal::CreateForEntry(e, n, k, p.w);
+  auto reference = internal::CreateForEntry(GenericFor(e), n, k, p.w);
   ASSERT_TRUE(kernel.ok() && reference.ok());
   const std::vector<float> want = RunKernel(**reference, p, 1);
   std::vector<double> tol(67 * n);
@@ -387,8 +402,8 @@ TEST(AvxVnniTest, BitIdenticalToAvx2) {
       if ((v->shape == internal::Shape::kGemv) != (m == 1)) continue;
       const int64_t k = EncodingBlockElems(v->encoding) == 256 ? 256 * 3 : 32 * 11;
       const Problem p = MakeProblem(v->encoding, m, 37, k, static_cast<uint32_t>(m));
-      auto kv = internal::CreateForEntry(v, p.n, p.k, p.w.data());
-      auto ka = internal::CreateForEntry(a, p.n, p.k, p.w.data());
+      auto kv = internal::CreateForEntry(v, p.n, p.k, p.w);
+      auto ka = internal::CreateForEntry(a, p.n, p.k, p.w);
       ASSERT_TRUE(kv.ok() && ka.ok());
       ++compared;
       const std::vector<float> yv = RunKernel(**kv, p, 2), ya = RunKernel(**ka, p, 1);
@@ -407,7 +422,7 @@ TEST(QMatmulTest, CapSelectsKernels) {
   const Problem p = MakeProblem(Encoding::kQ4_0, 1, 8, 64, 3);
   for (Isa cap : {Isa::kGeneric, Isa::kAvx2, Isa::kAvxVnni, Isa::kAvx512Vnni, Isa::kNeon,
                   Isa::kNeonDotprod, Isa::kNeonI8mm, Isa::kBest}) {
-    auto kernel = QMatmulKernel::Create("q4_0", p.n, p.k, p.w.data(), cap);
+    auto kernel = QMatmulKernel::Create("q4_0", p.n, p.k, p.w, cap);
     ASSERT_TRUE(kernel.ok());
     // The chosen level per shape class: the highest compiled, supported level <= cap.
     Isa want[2] = {Isa::kGeneric, Isa::kGeneric};
@@ -430,14 +445,14 @@ TEST(QMatmulTest, CapSelectsKernels) {
   }
 #if defined(EDGEQ_KERNELS_X86)
   if (IsaSupported(Isa::kAvx2)) {
-    auto k2 = QMatmulKernel::Create("q4_0", p.n, p.k, p.w.data(), Isa::kAvx2);
+    auto k2 = QMatmulKernel::Create("q4_0", p.n, p.k, p.w, Isa::kAvx2);
     EXPECT_EQ((*k2)->name(), "q4_0_avx2_gemv");
     EXPECT_EQ((*k2)->kernel_name(2), "q4_0_avx2_gemm");
   }
 #endif
 #if defined(EDGEQ_KERNELS_ARM)
   if (IsaSupported(Isa::kNeonI8mm)) {
-    auto k8 = QMatmulKernel::Create("q4_0", p.n, p.k, p.w.data());
+    auto k8 = QMatmulKernel::Create("q4_0", p.n, p.k, p.w);
     EXPECT_EQ((*k8)->name(), "q4_0_dotprod_gemv");
     EXPECT_EQ((*k8)->kernel_name(2), "q4_0_i8mm_gemm");
     // The K-quants too: dotprod for m = 1 (no second activation row to share an smmla), i8mm for
@@ -445,7 +460,7 @@ TEST(QMatmulTest, CapSelectsKernels) {
     for (Encoding enc : {Encoding::kQ4_K, Encoding::kQ5_K, Encoding::kQ6_K}) {
       const std::string name = EncodingName(enc);
       const Problem pk = MakeProblem(enc, 3, 5, 512, 11);
-      auto kk = QMatmulKernel::Create(name, pk.n, pk.k, pk.w.data());
+      auto kk = QMatmulKernel::Create(name, pk.n, pk.k, pk.w);
       ASSERT_TRUE(kk.ok()) << kk.status();
       EXPECT_EQ((*kk)->name(), name + "_dotprod_gemv");
       EXPECT_EQ((*kk)->kernel_name(1), name + "_dotprod_gemv");
@@ -457,8 +472,8 @@ TEST(QMatmulTest, CapSelectsKernels) {
     }
   }
 #endif
-  auto kg = QMatmulKernel::Create(
-      "q6_k", 4, 256, MakeProblem(Encoding::kQ6_K, 1, 4, 256, 1).w.data(), Isa::kGeneric);
+  const Problem pg = MakeProblem(Encoding::kQ6_K, 1, 4, 256, 1);
+  auto kg = QMatmulKernel::Create("q6_k", 4, 256, pg.w, Isa::kGeneric);
   EXPECT_EQ((*kg)->name(), "q6_k_generic_gemv");
 }
 
