@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -325,11 +326,13 @@ absl::Status EncodingRegistry::Register(std::unique_ptr<QuantizationEncoding> en
   EDGEQ_RETURN_IF_ERROR(CheckBlockParameters(name, encoding->block_parameters()));
   RegistryState& s = State();
   absl::MutexLock lock(&s.mu);
-  if (s.by_name.count(name) > 0) {
-    return absl::AlreadyExistsError(
-        absl::StrFormat("EncodingRegistry::Register: an encoding named '%s' is already "
-                        "registered",
-                        name));
+  for (const auto& [existing, e] : s.by_name) {
+    if (absl::EqualsIgnoreCase(existing, name)) {
+      return absl::AlreadyExistsError(
+          absl::StrFormat("EncodingRegistry::Register: an encoding named '%s' is already "
+                          "registered (names are compared ignoring case)",
+                          existing));
+    }
   }
   s.by_name[name] = encoding.get();
   s.owned.push_back(std::move(encoding));
@@ -340,6 +343,12 @@ absl::StatusOr<const QuantizationEncoding*> EncodingRegistry::Find(absl::string_
   RegistryState& s = State();
   absl::MutexLock lock(&s.mu);
   auto it = s.by_name.find(name);
+  if (it == s.by_name.end()) {
+    // Names are matched case-insensitively: GGML and the seeds spell them "Q4_K", the registry
+    // "q4_k". Register keeps names unique ignoring case, so at most one matches.
+    it = std::find_if(s.by_name.begin(), s.by_name.end(),
+                      [&](const auto& entry) { return absl::EqualsIgnoreCase(entry.first, name); });
+  }
   if (it == s.by_name.end()) {
     std::vector<std::string> names;
     for (const auto& [n, e] : s.by_name) names.push_back(n);
@@ -375,6 +384,10 @@ absl::Status CheckQuantizedTensor(absl::string_view name, const Tensor& tensor) 
   absl::StatusOr<const QuantizationEncoding*> enc = FindEncoding(enc_name);
   if (!enc.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": ", enc.status().message()));
+  }
+  if ((*enc)->name() != enc_name) {  // found ignoring case: a tag holds the registered name
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: the encoding tag must be the registered name '%s'", what, (*enc)->name()));
   }
   const BlockParameters bp = (*enc)->block_parameters();
   if (absl::Status s = logical.Validate(); !s.ok()) {

@@ -373,6 +373,13 @@ TEST(CheckQuantizedTensorTest, UnknownEncodingIsRefused) {
   EXPECT_THAT(s.message(), HasSubstr("'w'"));
 }
 
+TEST(CheckQuantizedTensorTest, TagMustBeTheRegisteredSpelling) {
+  const absl::Status s =
+      CheckQuantizedTensor("w", Tagged(DType::kUInt8, Shape({4, 18}), "Q4_0", Shape({4, 32})));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("must be the registered name 'q4_0'"));
+}
+
 TEST(CheckQuantizedTensorTest, QuantizedTagOnF32IsRefused) {
   const absl::Status s =
       CheckQuantizedTensor("w", Tagged(DType::kFloat32, Shape({4, 18}), "q4_0", Shape({4, 32})));
@@ -417,6 +424,15 @@ TEST(RegistryTest, RegisterFindDuplicateUnknown) {
             absl::StatusCode::kAlreadyExists);
   EXPECT_EQ(EncodingRegistry::Global().Register(std::make_unique<RowScaleEncoding>("")).code(),
             absl::StatusCode::kInvalidArgument);
+
+  // Names are matched ignoring case, and must be unique ignoring case.
+  EXPECT_EQ(*FindEncoding("TEST_ROW"), *e);
+  EXPECT_EQ(*FindEncoding("Q4_K"), &Q4_KEncoding());
+  EXPECT_EQ(*FindEncoding("q4_K"), &Q4_KEncoding());
+  EXPECT_EQ(*FindEncoding("BF16"), &BFloat16Encoding());
+  EXPECT_EQ(
+      EncodingRegistry::Global().Register(std::make_unique<RowScaleEncoding>("Test_Row")).code(),
+      absl::StatusCode::kAlreadyExists);
 
   absl::StatusOr<const QuantizationEncoding*> unknown = FindEncoding("q3_xyz");
   ASSERT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
