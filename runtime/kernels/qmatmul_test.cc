@@ -349,6 +349,64 @@ TEST_P(KernelVsGenericTest, EveryRowCount) {
   }
 }
 
+// The tile tails, swept as XNNPACK's GEMM tester sweeps them: every m from 1 to 16 (twice the
+// largest activation-row tile; m = 1 for GEMV kernels), n from 1 past three 16-row groups of the
+// X16 layouts (and every 4-row group of the ARM kernels), k from one block to several. Rows are
+// independent, so the generic result for 16 rows serves every m.
+TEST_P(KernelVsGenericTest, TileTails) {
+  const KernelEntry* e = GetParam();
+  if (!IsaSupported(e->isa)) {
+    GTEST_SKIP() << e->name << " not run: this CPU lacks " << IsaName(e->isa);
+  }
+  if (e->isa == Isa::kGeneric) GTEST_SKIP() << e->name << " is the reference itself";
+  const int64_t bk = EncodingBlockElems(e->encoding) == 1 ? 32 : EncodingBlockElems(e->encoding);
+  const int64_t max_m = e->shape == internal::Shape::kGemv ? 1 : 16;
+  const std::vector<int64_t> ns = {1, 3, 4, 5, 8, 15, 16, 17, 33, 49};
+  const std::vector<int64_t> kblocks =
+      bk == 256 ? std::vector<int64_t>{1, 2, 3} : std::vector<int64_t>{1, 2, 3, 4, 5, 7};
+  int runs = 0;
+  for (int64_t n : ns) {
+    for (int64_t nb : kblocks) {
+      const int64_t k = nb * bk;
+      Problem p = MakeProblem(e->encoding, max_m, n, k, static_cast<uint32_t>(n * 131 + nb));
+      auto kernel = internal::CreateForEntry(e, n, k, p.w);
+      auto reference = internal::CreateForEntry(GenericFor(e), n, k, p.w);
+      ASSERT_TRUE(kernel.ok() && reference.ok());
+      const std::vector<float> want = RunKernel(**reference, p, 1);
+      std::vector<double> tol(max_m * n);
+      std::vector<float> xq, half;
+      for (int64_t i = 0; i < max_m; ++i) {
+        QuantizedActivations(p.enc, p.x.data() + i * p.x_stride, k, &xq, &half);
+        for (int64_t j = 0; j < n; ++j) {
+          double abs_sum = 0;
+          for (int64_t l = 0; l < k; ++l) abs_sum += std::fabs(p.w_deq[j * k + l] * xq[l]);
+          tol[i * n + j] = 1e-6 * (k / 32 + 8) * abs_sum + 1e-7;
+        }
+      }
+      for (int64_t m = 1; m <= max_m; ++m) {
+        p.m = m;
+        const std::vector<float> got = RunKernel(**kernel, p, 1);
+        ++runs;
+        int bad = 0;
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t j = 0; j < n; ++j) {
+            const float a = got[i * (n + 1) + j], b = want[i * (n + 1) + j];
+            if (!(std::fabs(a - b) <= tol[i * n + j]) && ++bad < 3) {
+              ADD_FAILURE() << e->name << " m=" << m << " n=" << n << " k=" << k << " y[" << i
+                            << "," << j << "] = " << a << ", generic " << b;
+            }
+          }
+          if (i + 1 < m) {
+            EXPECT_EQ(got[i * (n + 1) + n], -12345.0f) << "wrote outside y";
+          }
+        }
+        EXPECT_EQ(bad, 0) << e->name << " m=" << m << " n=" << n << " k=" << k;
+      }
+    }
+  }
+  EXPECT_EQ(runs, static_cast<int>(ns.size() * kblocks.size() * max_m));
+}
+
 // A kernel's own activation quantizer writes the same bytes as the portable one of its format, on
 // Gaussian data of several magnitudes and on exact rounding ties.
 TEST_P(KernelVsGenericTest, QuantizerMatchesPortable) {

@@ -17,6 +17,9 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 namespace arm {
+// Internal linkage: every kernel file, compiled with its own -m flags, keeps its own copy of
+// these helpers, so the linker can never merge an AVX-512 (or i8mm) copy into another ISA's path.
+namespace {
 
 // Q4_0X4 group g of a row: q[2b], q[2b + 1] = the 32 signed values (level - 8) of block b.
 struct Q4_0X4Loader {
@@ -250,6 +253,7 @@ struct Q6KRows {
   }
 };
 
+}  // namespace
 }  // namespace arm
 }  // namespace internal
 }  // namespace kernels

@@ -18,6 +18,9 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 namespace arm {
+// Internal linkage: every kernel file, compiled with its own -m flags, keeps its own copy of
+// these helpers, so the linker can never merge an AVX-512 (or i8mm) copy into another ISA's path.
+namespace {
 
 // acc + the 2x2 int32 dot products of 16 bytes of weight rows w0 (a0) and w1 (a1) with 16 bytes
 // of activation rows x0 (c0) and x1 (c1), in the lane order {w0.x0, w0.x1, w1.x0, w1.x1}. smmla
@@ -225,6 +228,7 @@ struct I8mmQ6KTile2x2 {
   }
 };
 
+}  // namespace
 }  // namespace arm
 }  // namespace internal
 }  // namespace kernels
