@@ -5,6 +5,7 @@
 #ifndef EDGEQ_QUANTIZATION_BLOCK_LAYOUT_H_
 #define EDGEQ_QUANTIZATION_BLOCK_LAYOUT_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -60,6 +61,85 @@ struct BlockQ8_K {
   int16_t bsums[kQK_K / 16];  // sums of each group of 16 qs
 };
 static_assert(sizeof(BlockQ8_K) == 292, "Q8_K block is 292 bytes");
+
+// ---- The table of built-in block formats ----
+//
+// Every fact about a built-in block format is written here once, as in ggml's type traits: its
+// id, its registry name (looked up ignoring case, so GGML's "Q4_K" and edgeq's "q4_k" both
+// work), its GGML type id and name, how many values a block holds in how many bytes, and the
+// activation format its qmatmul kernels pair it with. The codecs (quantization/codec_table.cc:
+// row quantize/dequantize per id), the kernels' dispatch (runtime/kernels, whose Encoding is
+// Format) and the GGUF reader/writer (checkpoint/gguf.cc) index this table. Adding an encoding
+// adds a row here, its codec and its kernels.
+
+enum class Format : int { kQ4_0, kQ8_0, kQ4_K, kQ5_K, kQ6_K, kBf16 };
+inline constexpr int kNumFormats = 6;
+
+// What the kernels quantize the activations to for a dot product with these weights.
+enum class ActivationFormat : int {
+  kF32,   // no quantization (bf16 weights)
+  kQ8_0,  // 32-value blocks (Q4_0, Q8_0)
+  kQ8_K,  // 256-value super-blocks (the K-quants)
+};
+
+struct BlockFormat {
+  Format id;
+  const char* name;       // registry name, lower case
+  const char* ggml_name;  // GGML's spelling
+  uint32_t ggml_type;     // GGML type id (ggml_type / GGUF tensor type)
+  int64_t values_per_block;
+  int64_t bytes_per_block;
+  ActivationFormat activation;
+};
+
+inline constexpr BlockFormat kBlockFormats[kNumFormats] = {
+    {Format::kQ4_0, "q4_0", "Q4_0", 2, kQK4_0, sizeof(BlockQ4_0), ActivationFormat::kQ8_0},
+    {Format::kQ8_0, "q8_0", "Q8_0", 8, kQK8_0, sizeof(BlockQ8_0), ActivationFormat::kQ8_0},
+    {Format::kQ4_K, "q4_k", "Q4_K", 12, kQK_K, sizeof(BlockQ4_K), ActivationFormat::kQ8_K},
+    {Format::kQ5_K, "q5_k", "Q5_K", 13, kQK_K, sizeof(BlockQ5_K), ActivationFormat::kQ8_K},
+    {Format::kQ6_K, "q6_k", "Q6_K", 14, kQK_K, sizeof(BlockQ6_K), ActivationFormat::kQ8_K},
+    {Format::kBf16, "bf16", "BF16", 30, 1, sizeof(uint16_t), ActivationFormat::kF32},
+};
+
+constexpr bool BlockFormatsAreIndexedById() {
+  for (int i = 0; i < kNumFormats; ++i) {
+    if (static_cast<int>(kBlockFormats[i].id) != i) return false;
+  }
+  return true;
+}
+static_assert(BlockFormatsAreIndexedById(), "kBlockFormats[i].id must be i");
+
+constexpr const BlockFormat& GetBlockFormat(Format id) {
+  return kBlockFormats[static_cast<int>(id)];
+}
+
+// ASCII case-insensitive equality of a NUL-terminated name and (p, n).
+constexpr bool NameEqualsIgnoreCase(const char* name, const char* p, size_t n) {
+  size_t i = 0;
+  for (; i < n && name[i] != '\0'; ++i) {
+    char a = name[i], b = p[i];
+    if (a >= 'A' && a <= 'Z') a = static_cast<char>(a - 'A' + 'a');
+    if (b >= 'A' && b <= 'Z') b = static_cast<char>(b - 'A' + 'a');
+    if (a != b) return false;
+  }
+  return i == n && name[i] == '\0';
+}
+
+// The format named (p, n) ignoring case ("Q4_K", "q4_k"), or null.
+constexpr const BlockFormat* FindBlockFormat(const char* p, size_t n) {
+  for (const BlockFormat& f : kBlockFormats) {
+    if (NameEqualsIgnoreCase(f.name, p, n)) return &f;
+  }
+  return nullptr;
+}
+
+// The format of GGML type id `ggml_type`, or null.
+constexpr const BlockFormat* FindBlockFormatByGgmlType(uint32_t ggml_type) {
+  for (const BlockFormat& f : kBlockFormats) {
+    if (f.ggml_type == ggml_type) return &f;
+  }
+  return nullptr;
+}
 
 // ---- fp16 / bf16 (bit-exact, no FPU mode dependence) ----
 

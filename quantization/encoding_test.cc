@@ -57,6 +57,35 @@ TEST(BuiltinsTest, NamesAndBlockParameters) {
   EXPECT_EQ(BFloat16Encoding().name(), "bf16");
 }
 
+// The block-format table (block_layout.h) and the registry agree, and names are found in both
+// spellings.
+TEST(BuiltinsTest, BlockFormatTableDescribesTheBuiltins) {
+  ASSERT_EQ(blocks::kNumFormats, 6);
+  for (const blocks::BlockFormat& f : blocks::kBlockFormats) {
+    SCOPED_TRACE(f.name);
+    absl::StatusOr<const QuantizationEncoding*> e = FindEncoding(f.name);
+    ASSERT_TRUE(e.ok()) << e.status();
+    EXPECT_EQ((*e)->block_parameters(), (BlockParameters{f.values_per_block, f.bytes_per_block}));
+    EXPECT_EQ(*FindEncoding(f.ggml_name), *e);
+    EXPECT_EQ(blocks::FindBlockFormat(f.ggml_name, std::strlen(f.ggml_name)), &f);
+    EXPECT_EQ(blocks::FindBlockFormat(f.name, std::strlen(f.name)), &f);
+    EXPECT_EQ(blocks::FindBlockFormatByGgmlType(f.ggml_type), &f);
+    EXPECT_EQ(&blocks::GetBlockFormat(f.id), &f);
+  }
+  // GGML's type ids and the activation formats the kernels pair the weights with.
+  EXPECT_EQ(blocks::FindBlockFormatByGgmlType(12)->id, blocks::Format::kQ4_K);
+  EXPECT_EQ(blocks::FindBlockFormatByGgmlType(30)->id, blocks::Format::kBf16);
+  EXPECT_EQ(blocks::FindBlockFormatByGgmlType(3), nullptr);  // Q4_1: not supported
+  EXPECT_EQ(blocks::GetBlockFormat(blocks::Format::kQ4_0).activation,
+            blocks::ActivationFormat::kQ8_0);
+  EXPECT_EQ(blocks::GetBlockFormat(blocks::Format::kQ6_K).activation,
+            blocks::ActivationFormat::kQ8_K);
+  EXPECT_EQ(blocks::GetBlockFormat(blocks::Format::kBf16).activation,
+            blocks::ActivationFormat::kF32);
+  EXPECT_EQ(blocks::FindBlockFormat("q4_k_", 5), nullptr);
+  EXPECT_EQ(blocks::FindBlockFormat("q4_kx", 4)->id, blocks::Format::kQ4_K);  // (p, n) prefix
+}
+
 TEST(ShapeTest, QuantizedAndLogicalShapes) {
   absl::StatusOr<Shape> q = Q4_0Encoding().QuantizedShape(Shape{32, 64});
   ASSERT_TRUE(q.ok()) << q.status();

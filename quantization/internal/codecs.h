@@ -1,9 +1,9 @@
 // Row codecs of the built-in encodings and the table describing them (internal to edgeq).
 //
-// Every block format is described once, in BuiltinCodecs(): its name, how many values a block
-// holds, how many bytes it takes, and the functions that quantize and dequantize a run of whole
-// blocks. Everything else (QuantizationEncoding objects, the registry, the CLI, benchmarks) is
-// derived from that table.
+// Every block format is described once, in blocks::kBlockFormats (block_layout.h): its name, how
+// many values a block holds, how many bytes it takes. BuiltinCodecs() adds the functions that
+// quantize and dequantize a run of whole blocks, in the same order. Everything else
+// (QuantizationEncoding objects, the registry, the CLI, benchmarks) is derived from them.
 //
 // The codecs are bit-exact with GGML's reference codecs (ggml-quants.c, quantize_row_*_ref and
 // dequantize_row_*): same float operations in the same order, in float, compiled with

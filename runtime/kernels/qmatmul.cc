@@ -65,19 +65,6 @@ const KernelEntry* const kAllKernels[] = {
     // clang-format on
 };
 
-struct EncodingDesc {
-  const char* name;
-  Encoding encoding;
-  int64_t block_elems;
-  size_t block_bytes;
-};
-
-constexpr EncodingDesc kEncodings[] = {
-    {"q4_0", Encoding::kQ4_0, 32, 18},   {"q8_0", Encoding::kQ8_0, 32, 34},
-    {"q4_k", Encoding::kQ4_K, 256, 144}, {"q5_k", Encoding::kQ5_K, 256, 176},
-    {"q6_k", Encoding::kQ6_K, 256, 210}, {"bf16", Encoding::kBf16, 1, 2},
-};
-
 constexpr size_t kAlign = 64;
 
 // Below this many multiply-adds Run stays on the calling thread: waking the pool's workers costs
@@ -209,22 +196,23 @@ class QMatmulKernelImpl final : public QMatmulKernel {
 
 // The weights' shape and size for `desc`: n > 0, k a positive multiple of the block, and exactly
 // n x k/block_elems x block_bytes bytes. Returns one row's bytes.
-absl::StatusOr<size_t> CheckWeights(const EncodingDesc& desc, absl::string_view who, int64_t n,
-                                    int64_t k, absl::Span<const uint8_t> weights) {
-  if (n <= 0 || k <= 0 || k % desc.block_elems != 0) {
+absl::StatusOr<size_t> CheckWeights(const blocks::BlockFormat& desc, absl::string_view who,
+                                    int64_t n, int64_t k, absl::Span<const uint8_t> weights) {
+  if (n <= 0 || k <= 0 || k % desc.values_per_block != 0) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: bad shape n=%d k=%d; expected n > 0 and k a positive "
                         "multiple of %d",
-                        who, n, k, desc.block_elems));
+                        who, n, k, desc.values_per_block));
   }
-  const uint64_t row_bytes = static_cast<uint64_t>(k / desc.block_elems) * desc.block_bytes;
+  const uint64_t row_bytes =
+      static_cast<uint64_t>(k / desc.values_per_block) * desc.bytes_per_block;
   // n and k come from validated shapes (at most 2^48 elements), but a caller may pass anything.
   const bool overflow = row_bytes != 0 && static_cast<uint64_t>(n) > SIZE_MAX / row_bytes;
   if (weights.data() == nullptr || overflow ||
       weights.size() != static_cast<size_t>(n) * row_bytes) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: weights [%d, %d] need %d rows x %d blocks x %d bytes = %s bytes, got %d%s", who, n, k,
-        n, k / desc.block_elems, desc.block_bytes,
+        n, k / desc.values_per_block, desc.bytes_per_block,
         overflow ? std::string("too many") : absl::StrCat(static_cast<uint64_t>(n) * row_bytes),
         weights.size(), weights.data() == nullptr ? " (null)" : ""));
   }
@@ -235,20 +223,20 @@ absl::StatusOr<size_t> CheckWeights(const EncodingDesc& desc, absl::string_view 
 
 absl::StatusOr<std::unique_ptr<QMatmulKernel>> QMatmulKernel::Create(
     absl::string_view encoding, int64_t n, int64_t k, absl::Span<const uint8_t> weights, Isa cap) {
-  const EncodingDesc* desc = nullptr;
-  for (const EncodingDesc& d : kEncodings) {
-    if (encoding == d.name) desc = &d;
-  }
+  const blocks::BlockFormat* desc = blocks::FindBlockFormat(encoding.data(), encoding.size());
   if (desc == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("qmatmul: no kernel for encoding \"", encoding,
-                     "\"; expected one of q4_0, q8_0, q4_k, q5_k, q6_k, bf16"));
+    std::string known;
+    for (const blocks::BlockFormat& f : blocks::kBlockFormats) {
+      absl::StrAppend(&known, known.empty() ? "" : ", ", f.name);
+    }
+    return absl::InvalidArgumentError(absl::StrCat("qmatmul: no kernel for encoding \"", encoding,
+                                                   "\"; expected one of ", known));
   }
   const absl::StatusOr<size_t> row_bytes =
       CheckWeights(*desc, absl::StrCat("qmatmul ", desc->name), n, k, weights);
   if (!row_bytes.ok()) return row_bytes.status();
-  const KernelEntry* gemv = Choose(desc->encoding, Shape::kGemv, cap);
-  const KernelEntry* gemm = Choose(desc->encoding, Shape::kGemm, cap);
+  const KernelEntry* gemv = Choose(desc->id, Shape::kGemv, cap);
+  const KernelEntry* gemm = Choose(desc->id, Shape::kGemm, cap);
   if (gemv == nullptr || gemm == nullptr) {
     return absl::InternalError(absl::StrCat("qmatmul ", desc->name, ": no kernel registered"));
   }
@@ -267,13 +255,7 @@ absl::StatusOr<std::unique_ptr<QMatmulKernel>> CreateForEntry(const KernelEntry*
     return absl::FailedPreconditionError(
         absl::StrCat(entry->name, " needs ", IsaName(entry->isa), ", which this CPU lacks"));
   }
-  const EncodingDesc* desc = nullptr;
-  for (const EncodingDesc& d : kEncodings) {
-    if (d.encoding == entry->encoding) desc = &d;
-  }
-  if (desc == nullptr) {
-    return absl::InternalError(absl::StrCat(entry->name, ": encoding not in the table"));
-  }
+  const blocks::BlockFormat* desc = &blocks::GetBlockFormat(entry->encoding);
   const absl::StatusOr<size_t> row_bytes = CheckWeights(*desc, entry->name, n, k, weights);
   if (!row_bytes.ok()) return row_bytes.status();
   return std::unique_ptr<QMatmulKernel>(

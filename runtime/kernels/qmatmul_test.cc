@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -197,6 +198,67 @@ TEST(QMatmulTest, RejectsBadInput) {
     auto bad = internal::CreateForEntry(e, 3, bk, absl::MakeConstSpan(w.data(), 1));
     EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument) << e->name;
   }
+}
+
+// The dispatch list (kAllKernels) holds exactly these kernels, stated outright per architecture:
+// a kernel file added without its line in the list (or a list entry with the wrong encoding, ISA
+// or shape) fails here.
+TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
+  struct Level {
+    Isa isa;
+    bool bf16;       // has a bf16 kernel
+    bool gemv_only;  // (none)
+    bool gemm_only;  // i8mm: smmla needs two activation rows
+  };
+#if defined(EDGEQ_KERNELS_X86)
+  const Level levels[] = {{Isa::kGeneric, true, false, false},
+                          {Isa::kAvx2, true, false, false},
+                          {Isa::kAvxVnni, false, false, false},
+                          {Isa::kAvx512Vnni, false, false, false}};
+  const size_t expected_count = 12 + 12 + 10 + 10;
+#elif defined(EDGEQ_KERNELS_ARM)
+  const Level levels[] = {{Isa::kGeneric, true, false, false},
+                          {Isa::kNeon, false, false, false},
+                          {Isa::kNeonDotprod, false, false, false},
+                          {Isa::kNeonI8mm, false, false, true}};
+  const size_t expected_count = 12 + 10 + 10 + 5;
+#else
+  const Level levels[] = {{Isa::kGeneric, true, false, false}};
+  const size_t expected_count = 12;
+#endif
+  std::set<std::string> want;
+  for (const Level& l : levels) {
+    for (const blocks::BlockFormat& f : blocks::kBlockFormats) {
+      if (f.id == blocks::Format::kBf16 && !l.bf16) continue;
+      if (!l.gemm_only) want.insert(absl::StrCat(f.name, "_", IsaName(l.isa), "_gemv"));
+      if (!l.gemv_only) want.insert(absl::StrCat(f.name, "_", IsaName(l.isa), "_gemm"));
+    }
+  }
+  EXPECT_EQ(want.size(), expected_count);
+  std::set<std::string> got;
+  for (const KernelEntry* e : internal::AllKernels()) {
+    const std::string name = e->name;
+    EXPECT_TRUE(got.insert(name).second) << name << " is listed twice";
+    EXPECT_EQ(name, absl::StrCat(EncodingName(e->encoding), "_", IsaName(e->isa),
+                                 e->shape == internal::Shape::kGemv ? "_gemv" : "_gemm"))
+        << "the entry's encoding, ISA or shape disagrees with its name";
+    // Its activations are in the format the table pairs its encoding with.
+    const blocks::ActivationFormat act = blocks::GetBlockFormat(e->encoding).activation;
+    if (act == blocks::ActivationFormat::kF32) {
+      EXPECT_EQ(e->act_row_bytes, &internal::F32RowBytes) << name;
+    } else if (act == blocks::ActivationFormat::kQ8_0) {
+      EXPECT_TRUE(e->act_row_bytes == &internal::Q8_0RowBytes ||
+                  e->act_row_bytes == &internal::Q8_0SRowBytes)
+          << name;
+    } else {
+      EXPECT_TRUE(e->act_row_bytes == &internal::Q8_KRowBytes ||
+                  e->act_row_bytes == &internal::Q8_KXRowBytes)
+          << name;
+    }
+  }
+  for (const std::string& n : want)
+    EXPECT_EQ(got.count(n), 1u) << n << " is missing from kAllKernels";
+  for (const std::string& n : got) EXPECT_EQ(want.count(n), 1u) << n << " is not expected";
 }
 
 TEST(IsaTest, NamesRoundTrip) {
