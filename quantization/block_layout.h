@@ -5,9 +5,14 @@
 #ifndef EDGEQ_QUANTIZATION_BLOCK_LAYOUT_H_
 #define EDGEQ_QUANTIZATION_BLOCK_LAYOUT_H_
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace edgeq {
 namespace blocks {
@@ -141,6 +146,12 @@ constexpr const BlockFormat* FindBlockFormatByGgmlType(uint32_t ggml_type) {
   return nullptr;
 }
 
+// ---- Helpers shared by the codecs and the kernels ----
+//
+// Internal linkage (an unnamed namespace): every file, whatever its -m flags, compiles its own
+// copy, so the linker can never pick a copy built for an ISA the CPU lacks.
+namespace {
+
 // ---- fp16 / bf16 (bit-exact, no FPU mode dependence) ----
 
 inline uint32_t FloatBits(float f) {
@@ -204,6 +215,88 @@ inline uint16_t FloatToFp16(float f) {
 
 // bf16 -> float (exact).
 inline float Bf16ToFloat(uint16_t b) { return BitsFloat(static_cast<uint32_t>(b) << 16); }
+
+// GGML's nearest_int: adds 1.5 * 2^23 and reads the mantissa, i.e. round half to even for
+// |f| < 2^22. Defined (no UB) for every input, including NaN and Inf.
+inline int NearestInt(float f) {
+  const float v = f + 12582912.f;
+  int32_t i;
+  std::memcpy(&i, &v, sizeof(i));
+  return (i & 0x007fffff) - 0x00400000;
+}
+
+// GGML's get_scale_min_k4: the 6-bit scale and min of sub-block j (0..7) of the 12 packed scale
+// bytes `q` of a Q4_K/Q5_K super-block.
+inline void GetScaleMinK4(int j, const uint8_t* q, uint8_t* d, uint8_t* m) {
+  if (j < 4) {
+    *d = q[j] & 63;
+    *m = q[j + 4] & 63;
+  } else {
+    *d = static_cast<uint8_t>((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
+    *m = static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j - 0] >> 6) << 4));
+  }
+}
+
+// All 8 sub-blocks' scales and mins.
+inline void UnpackKScales(const uint8_t* q, uint8_t sc[8], uint8_t mn[8]) {
+  for (int j = 0; j < 8; ++j) GetScaleMinK4(j, q, &sc[j], &mn[j]);
+}
+
+// GGML's quantize_row_q8_0_ref for one block of 32: d = amax / 127, qs = roundf(x / d) (half
+// away from zero), d stored as fp16; returns the fp16 bits of d. Where GGML has undefined
+// behaviour (largest |x| below about 3.7e-37: the f32 scale is subnormal and 1/d is inf) the
+// quants are zero; the stored scale is 0, so the block decodes to zeros either way. Used by the
+// Q8_0 codec and by the kernels' Q8_0 activation quantizers.
+inline uint16_t QuantizeBlockQ8_0(const float* x, int8_t* qs) {
+#if defined(__SSE2__)
+  const __m128 abs_mask = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
+  __m128 m = _mm_setzero_ps();
+  for (int k = 0; k < 8; ++k) m = _mm_max_ps(m, _mm_and_ps(_mm_loadu_ps(x + 4 * k), abs_mask));
+  m = _mm_max_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
+  m = _mm_max_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
+  const float amax = _mm_cvtss_f32(m);
+#else
+  float amax = 0.0f;
+  for (int j = 0; j < kQK8_0; ++j) {
+    const float a = std::fabs(x[j]);
+    amax = amax > a ? amax : a;
+  }
+#endif
+  const float d = amax / ((1 << 7) - 1);
+  const float id = d != 0.0f ? 1.0f / d : 0.0f;
+  const uint16_t d_bits = FloatToFp16(d);
+  if (std::isinf(id)) {
+    for (int j = 0; j < kQK8_0; ++j) qs[j] = 0;
+    return d_bits;
+  }
+#if defined(__SSE2__)
+  // roundf(v) = trunc(v) + (|v - trunc(v)| >= 0.5 ? sign(v) : 0); v - trunc(v) is exact.
+  const __m128 vid = _mm_set1_ps(id);
+  const __m128 half = _mm_set1_ps(0.5f);
+  const __m128 neg_half = _mm_set1_ps(-0.5f);
+  __m128i q[8];
+  for (int k = 0; k < 8; ++k) {
+    const __m128 v = _mm_mul_ps(_mm_loadu_ps(x + 4 * k), vid);
+    const __m128i t = _mm_cvttps_epi32(v);
+    const __m128 frac = _mm_sub_ps(v, _mm_cvtepi32_ps(t));
+    // Comparison masks are -1 where true: subtracting the "up" mask adds 1.
+    const __m128i up = _mm_castps_si128(_mm_cmpge_ps(frac, half));
+    const __m128i down = _mm_castps_si128(_mm_cmple_ps(frac, neg_half));
+    q[k] = _mm_add_epi32(_mm_sub_epi32(t, up), down);
+  }
+  const __m128i w0 = _mm_packs_epi32(q[0], q[1]);
+  const __m128i w1 = _mm_packs_epi32(q[2], q[3]);
+  const __m128i w2 = _mm_packs_epi32(q[4], q[5]);
+  const __m128i w3 = _mm_packs_epi32(q[6], q[7]);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(qs), _mm_packs_epi16(w0, w1));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(qs + 16), _mm_packs_epi16(w2, w3));
+#else
+  for (int j = 0; j < kQK8_0; ++j) qs[j] = static_cast<int8_t>(std::roundf(x[j] * id));
+#endif
+  return d_bits;
+}
+
+}  // namespace
 
 }  // namespace blocks
 }  // namespace edgeq

@@ -9,7 +9,6 @@
 #include <cstdint>
 
 #include "quantization/block_layout.h"
-#include "runtime/kernels/internal/k_scales.h"
 #include "runtime/kernels/internal/kernel_api.h"
 #include "runtime/kernels/internal/repack.h"
 
@@ -174,7 +173,7 @@ struct K45Rows {
       for (int r = 0; r < R; ++r) {
         const auto& bw = reinterpret_cast<const typename L::Block*>(w + r * wrb)[b];
         uint8_t sc[8], mn[8];
-        UnpackKScales(bw.scales, sc, mn);
+        blocks::UnpackKScales(bw.scales, sc, mn);
         int32_t summ = 0;
         for (int j = 0; j < 16; ++j) summ += bx[b].bsums[j] * mn[j / 2];
         int32x4_t sumi = vdupq_n_s32(0);

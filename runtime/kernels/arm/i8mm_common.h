@@ -11,7 +11,6 @@
 
 #include "quantization/block_layout.h"
 #include "runtime/kernels/arm/arm_common.h"
-#include "runtime/kernels/internal/k_scales.h"
 #include "runtime/kernels/internal/kernel_api.h"
 
 namespace edgeq {
@@ -156,8 +155,8 @@ struct I8mmK45Tile2x2 {
       const blocks::BlockQ8_K& xa = bx0[b];
       const blocks::BlockQ8_K& xb = bx1[b];
       uint8_t sca[8], mna[8], scb[8], mnb[8];
-      UnpackKScales(wa.scales, sca, mna);
-      UnpackKScales(wb.scales, scb, mnb);
+      blocks::UnpackKScales(wa.scales, sca, mna);
+      blocks::UnpackKScales(wb.scales, scb, mnb);
       L la(wa), lb(wb);
       int32x4_t sumi = vdupq_n_s32(0);
       for (int j = 0; j < 4; ++j) {  // values 64 j .. 64 j + 63: sub-blocks 2 j, 2 j + 1

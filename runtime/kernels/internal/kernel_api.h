@@ -59,9 +59,8 @@ struct KernelEntry {
 
 // ---- Activation formats shared by several kernels (bit-identical quantized values) ----
 
-// GGML's quantize_row_q8_0 for one block of 32: d = amax / 127, q = round(x / d), d stored as
-// fp16. Writes 32 values, returns the fp16 bits of d.
-uint16_t QuantizeBlockQ8_0(const float* x, int8_t* q);
+// (One Q8_0 block: blocks::QuantizeBlockQ8_0 in quantization/block_layout.h, shared with the
+// Q8_0 codec.)
 
 // GGML layout: k/32 BlockQ8_0.
 size_t Q8_0RowBytes(int64_t k);
