@@ -1,0 +1,134 @@
+// llama.cpp's vocabulary test vectors (../shared/vocab/ggml-vocab-NAME.gguf with .inp/.out,
+// made by each model's Hugging Face tokenizer): every string must encode to exactly the ids of
+// its .out line, read as llama.cpp's tests/test-tokenizer-0.cpp does (strings separated by
+// "\n__ggml_vocab_test__\n", no BOS/EOS, special tokens not parsed), and decode back to itself.
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "gtest/gtest.h"
+#include "llm/tokenizer.h"
+#include "tests/util/reference_data.h"
+
+namespace edgeq {
+namespace llm {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct Case {
+  std::string text;
+  std::vector<int32_t> ids;
+};
+
+std::vector<Case> ReadCases(const std::string& inp_path, const std::string& out_path) {
+  const std::string raw = ReadFile(inp_path);
+  const std::string sep = "\n__ggml_vocab_test__\n";
+  std::vector<std::string> inputs;
+  size_t pos = 0;
+  while (pos < raw.size()) {
+    const size_t next = raw.find(sep, pos);
+    if (next == std::string::npos) {
+      inputs.push_back(raw.substr(pos));
+      break;
+    }
+    inputs.push_back(raw.substr(pos, next - pos));
+    pos = next + sep.size();
+  }
+  std::vector<std::string> lines = absl::StrSplit(ReadFile(out_path), '\n');
+  if (!lines.empty() && lines.back().empty()) lines.pop_back();
+  std::vector<Case> cases;
+  if (lines.size() != inputs.size()) {
+    ADD_FAILURE() << inp_path << " has " << inputs.size() << " strings but " << out_path << " has "
+                  << lines.size() << " lines";
+    return cases;
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Case c;
+    c.text = inputs[i];
+    for (absl::string_view tok :
+         absl::StrSplit(absl::StripAsciiWhitespace(lines[i]), ' ', absl::SkipEmpty())) {
+      int32_t id = 0;
+      EXPECT_TRUE(absl::SimpleAtoi(tok, &id)) << out_path << " line " << i + 1;
+      c.ids.push_back(id);
+    }
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+std::string Ids(const std::vector<int32_t>& ids) {
+  std::string s;
+  for (int32_t id : ids) s += std::to_string(id) + " ";
+  return s;
+}
+
+class VocabTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(VocabTest, EncodesAsLlamaCppExpects) {
+  const std::string name = GetParam();
+  const std::string base = "vocab/ggml-vocab-" + name + ".gguf";
+  EDGEQ_REFERENCE_DATA_OR_SKIP(gguf, base);
+  EDGEQ_REFERENCE_DATA_OR_SKIP(inp, base + ".inp");
+  EDGEQ_REFERENCE_DATA_OR_SKIP(out, base + ".out");
+  absl::StatusOr<Tokenizer> tok = Tokenizer::FromGgufFile(gguf);
+  ASSERT_TRUE(tok.ok()) << tok.status();
+  const std::vector<Case> cases = ReadCases(inp, out);
+  ASSERT_FALSE(cases.empty());
+  int encoded_ok = 0, decoded_ok = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (const Case& c : cases) {
+    absl::StatusOr<std::vector<int32_t>> ids =
+        tok->Encode(c.text, {.add_special = false, .parse_special = false});
+    ASSERT_TRUE(ids.ok()) << ids.status();
+    EXPECT_EQ(*ids, c.ids) << name << ": \"" << c.text << "\"\n  got      " << Ids(*ids)
+                           << "\n  expected " << Ids(c.ids);
+    encoded_ok += *ids == c.ids;
+    // Lossless: the pieces (without the clean-up of spaces) give back the text.
+    const std::string back = tok->Decode(c.ids, {.clean_spaces = false});
+    EXPECT_EQ(back, c.text) << name << ": decoding the expected ids";
+    decoded_ok += back == c.text;
+  }
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::cout << "vocab " << name << ": " << encoded_ok << "/" << cases.size()
+            << " strings encode to the expected ids, " << decoded_ok << "/" << cases.size()
+            << " decode back (" << ms << " ms)\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(LlamaCpp, VocabTest,
+                         ::testing::Values("llama-spm", "phi-3", "gpt-2", "deepseek-llm",
+                                           "deepseek-coder", "falcon", "starcoder", "refact",
+                                           "mpt"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           std::string n = info.param;
+                           for (char& ch : n) {
+                             if (ch == '-') ch = '_';
+                           }
+                           return n;
+                         });
+
+TEST(VocabTest, BertWordPieceIsNotSupported) {
+  EDGEQ_REFERENCE_DATA_OR_SKIP(gguf, "vocab/ggml-vocab-bert-bge.gguf");
+  absl::StatusOr<Tokenizer> tok = Tokenizer::FromGgufFile(gguf);
+  ASSERT_FALSE(tok.ok());
+  EXPECT_NE(tok.status().message().find("unknown tokenizer model 'bert'"), std::string::npos)
+      << tok.status();
+  GTEST_SKIP() << "bert-bge is a WordPiece (WPM) vocabulary, which edgeq does not implement; "
+                  "its .inp/.out pairs are not checked";
+}
+
+}  // namespace
+}  // namespace llm
+}  // namespace edgeq
