@@ -296,7 +296,7 @@ absl::StatusOr<Tokenizer> Tokenizer::FromGguf(const checkpoint::TensorDict& dict
   if (t.model_ == Model::kBpe) {
     EDGEQ_ASSIGN_OR_RETURN(const checkpoint::MetadataValue* merges,
                            GetArray(dict, "tokenizer.ggml.merges", Kind::kString, "strings"));
-    t.bpe_ranks_.reserve(merges->size());
+    t.bpe_merges_.reserve(merges->size());
     t.merges_ = merges->strings();
     for (size_t i = 0; i < merges->size(); ++i) {
       const std::string& m = merges->strings()[i];
@@ -380,21 +380,14 @@ absl::Status Tokenizer::Finish(absl::string_view /*pre*/) {
 }
 
 void Tokenizer::AddMerge(absl::string_view left, absl::string_view right, int rank) {
-  std::string key;
-  key.reserve(left.size() + right.size() + 1);
-  key.append(left.data(), left.size());
-  key.push_back('\xff');
-  key.append(right.data(), right.size());
-  bpe_ranks_.emplace(std::move(key), rank);  // the first (lowest) rank wins
-}
-
-int Tokenizer::BpeRank(absl::string_view left, absl::string_view right) const {
-  thread_local std::string key;
-  key.assign(left.data(), left.size());
-  key.push_back('\xff');
-  key.append(right.data(), right.size());
-  auto it = bpe_ranks_.find(key);
-  return it == bpe_ranks_.end() ? -1 : it->second;
+  const int32_t l = TokenId(left), r = TokenId(right);
+  if (l < 0 || r < 0) return;
+  std::string joined;
+  joined.reserve(left.size() + right.size());
+  joined.append(left.data(), left.size());
+  joined.append(right.data(), right.size());
+  const uint64_t key = (static_cast<uint64_t>(l) << 32) | static_cast<uint32_t>(r);
+  bpe_merges_.emplace(key, Merge{rank, TokenId(joined)});
 }
 
 const std::string& Tokenizer::token_text(int32_t id) const {
@@ -624,10 +617,11 @@ void Tokenizer::BpeWord(absl::string_view word, std::vector<int32_t>* out) const
   struct Symbol {
     int prev, next;
     size_t begin, n;
+    int32_t id;  // -1: not a token (cannot take part in a merge)
   };
   struct Bigram {
     int left, right;
-    int rank;
+    int32_t rank, result;
     size_t lsize, rsize;
   };
   struct Cmp {
@@ -636,20 +630,23 @@ void Tokenizer::BpeWord(absl::string_view word, std::vector<int32_t>* out) const
     }
   };
   std::vector<Symbol> sym;
+  sym.reserve(word.size());
   for (size_t off = 0; off < word.size();) {
     const size_t len =
         std::min(Utf8SequenceLength(static_cast<uint8_t>(word[off])), word.size() - off);
     const int idx = static_cast<int>(sym.size());
-    sym.push_back({idx - 1, off + len == word.size() ? -1 : idx + 1, off, len});
+    sym.push_back({idx - 1, off + len == word.size() ? -1 : idx + 1, off, len,
+                   TokenId(word.substr(off, len))});
     off += len;
   }
   std::priority_queue<Bigram, std::vector<Bigram>, Cmp> queue;
   auto try_add = [&](int left, int right) {
-    if (left < 0 || right < 0) return;
-    const int rank = BpeRank(word.substr(sym[left].begin, sym[left].n),
-                             word.substr(sym[right].begin, sym[right].n));
-    if (rank < 0) return;
-    queue.push({left, right, rank, sym[left].n, sym[right].n});
+    if (left < 0 || right < 0 || sym[left].id < 0 || sym[right].id < 0) return;
+    const uint64_t key =
+        (static_cast<uint64_t>(sym[left].id) << 32) | static_cast<uint32_t>(sym[right].id);
+    auto it = bpe_merges_.find(key);
+    if (it == bpe_merges_.end()) return;
+    queue.push({left, right, it->second.rank, it->second.result, sym[left].n, sym[right].n});
   };
   for (int i = 1; i < static_cast<int>(sym.size()); ++i) try_add(i - 1, i);
   while (!queue.empty()) {
@@ -660,6 +657,7 @@ void Tokenizer::BpeWord(absl::string_view word, std::vector<int32_t>* out) const
     // Outdated if either side changed (symbols only grow, and a merged-away one has n == 0).
     if (l.n == 0 || r.n == 0 || l.n != b.lsize || r.n != b.rsize || l.next != b.right) continue;
     l.n += r.n;
+    l.id = b.result;
     r.n = 0;
     l.next = r.next;
     if (r.next >= 0) sym[r.next].prev = b.left;
@@ -668,7 +666,7 @@ void Tokenizer::BpeWord(absl::string_view word, std::vector<int32_t>* out) const
   }
   for (int i = 0; i != -1; i = sym[i].next) {
     const absl::string_view s = word.substr(sym[i].begin, sym[i].n);
-    const int32_t id = TokenId(s);
+    const int32_t id = sym[i].id >= 0 ? sym[i].id : TokenId(s);
     if (id >= 0) {
       out->push_back(id);
       continue;
@@ -701,7 +699,13 @@ std::string Tokenizer::TokenToPiece(int32_t id, bool special) const {
   const Token& tok = tokens_[id];
   const uint32_t attr = tok.attr;
   if (!special && (attr & (kAttrUnknown | kAttrControl))) return "";
-  if (attr & (kAttrUnknown | kAttrControl | kAttrUserDefined)) return tok.text;
+  if (attr & (kAttrUnknown | kAttrControl)) return tok.text;
+  if (attr & kAttrUserDefined) {
+    // Added tokens of "▁" vocabularies (Gemma's runs of spaces) stand for spaces too.
+    return escape_whitespaces_ && model_ == Model::kBpe
+               ? absl::StrReplaceAll(tok.text, {{kSpaceMark, " "}})
+               : tok.text;
+  }
   if (attr & kAttrByte) {
     if (IsByteTokenText(tok.text)) {
       return std::string(1, static_cast<char>(HexValue(tok.text[3]) * 16 + HexValue(tok.text[4])));

@@ -106,6 +106,8 @@ class Tokenizer {
   bool add_bos() const { return add_bos_; }
   bool add_eos() const { return add_eos_; }
   bool add_space_prefix() const { return add_space_prefix_; }
+  // True if Encode applies NFC to the text first (Hugging Face normalizer "NFC").
+  bool normalizes_nfc() const { return nfc_; }
   // True for ids that end generation (eos, eot, eom).
   bool IsEndOfGeneration(int32_t id) const;
 
@@ -130,7 +132,8 @@ class Tokenizer {
   absl::Status EncodeBpe(absl::string_view text, std::vector<int32_t>* out) const;
   void BpeWord(absl::string_view word, std::vector<int32_t>* out) const;
   int32_t ByteToToken(uint8_t byte) const;
-  int BpeRank(absl::string_view left, absl::string_view right) const;
+  // Registers merge number `rank` (the first occurrence of a pair wins). Pairs whose halves are
+  // not tokens can never apply and are only kept for ToGgufMetadata.
   void AddMerge(absl::string_view left, absl::string_view right, int rank);
 
   Model model_ = Model::kSpm;
@@ -138,8 +141,13 @@ class Tokenizer {
   std::string pre_;
   std::vector<Token> tokens_;
   absl::flat_hash_map<std::string, int32_t> token_to_id_;
-  absl::flat_hash_map<std::string, int32_t> bpe_ranks_;  // left + '\xff' + right
-  std::vector<int32_t> special_tokens_;                  // longest text first
+  struct Merge {
+    int32_t rank;
+    int32_t result;  // token id of left + right, -1 if not a token
+  };
+  // (left id << 32 | right id) -> merge.
+  absl::flat_hash_map<uint64_t, Merge> bpe_merges_;
+  std::vector<int32_t> special_tokens_;  // longest text first
   std::vector<PreTokenizerRegex> regexes_;
   std::vector<std::string> merges_;  // as read, for ToGgufMetadata
 

@@ -135,7 +135,7 @@ absl::StatusOr<Tokenizer> Tokenizer::FromHfTokenizerJson(const std::string& path
   }
 
   // Merges: "a b" strings or ["a", "b"] pairs.
-  t.bpe_ranks_.reserve(merges->size());
+  t.bpe_merges_.reserve(merges->size());
   t.merges_.reserve(merges->size());
   int rank = 0;
   for (const json& m : *merges) {
