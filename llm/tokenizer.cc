@@ -297,7 +297,7 @@ absl::StatusOr<Tokenizer> Tokenizer::FromGguf(const checkpoint::TensorDict& dict
     EDGEQ_ASSIGN_OR_RETURN(const checkpoint::MetadataValue* merges,
                            GetArray(dict, "tokenizer.ggml.merges", Kind::kString, "strings"));
     t.bpe_merges_.reserve(merges->size());
-    t.merges_ = merges->strings();
+    t.merge_list_.reserve(merges->size());
     for (size_t i = 0; i < merges->size(); ++i) {
       const std::string& m = merges->strings()[i];
       const size_t pos = m.size() > 1 ? m.find(' ', 1) : std::string::npos;
@@ -306,8 +306,7 @@ absl::StatusOr<Tokenizer> Tokenizer::FromGguf(const checkpoint::TensorDict& dict
             absl::StrCat("GGUF key 'tokenizer.ggml.merges' entry ", i, " \"", m,
                          "\" is not two tokens separated by a space"));
       }
-      t.AddMerge(absl::string_view(m).substr(0, pos), absl::string_view(m).substr(pos + 1),
-                 static_cast<int>(i));
+      t.AddMerge(absl::string_view(m).substr(0, pos), absl::string_view(m).substr(pos + 1));
     }
   }
 
@@ -379,15 +378,13 @@ absl::Status Tokenizer::Finish(absl::string_view /*pre*/) {
   return absl::OkStatus();
 }
 
-void Tokenizer::AddMerge(absl::string_view left, absl::string_view right, int rank) {
+void Tokenizer::AddMerge(absl::string_view left, absl::string_view right) {
   const int32_t l = TokenId(left), r = TokenId(right);
   if (l < 0 || r < 0) return;
-  std::string joined;
-  joined.reserve(left.size() + right.size());
-  joined.append(left.data(), left.size());
-  joined.append(right.data(), right.size());
   const uint64_t key = (static_cast<uint64_t>(l) << 32) | static_cast<uint32_t>(r);
-  bpe_merges_.emplace(key, Merge{rank, TokenId(joined)});
+  if (bpe_merges_.emplace(key, static_cast<int32_t>(merge_list_.size())).second) {
+    merge_list_.emplace_back(l, r);
+  }
 }
 
 const std::string& Tokenizer::token_text(int32_t id) const {
@@ -621,7 +618,7 @@ void Tokenizer::BpeWord(absl::string_view word, std::vector<int32_t>* out) const
   };
   struct Bigram {
     int left, right;
-    int32_t rank, result;
+    int32_t rank;
     size_t lsize, rsize;
   };
   struct Cmp {
@@ -646,7 +643,7 @@ void Tokenizer::BpeWord(absl::string_view word, std::vector<int32_t>* out) const
         (static_cast<uint64_t>(sym[left].id) << 32) | static_cast<uint32_t>(sym[right].id);
     auto it = bpe_merges_.find(key);
     if (it == bpe_merges_.end()) return;
-    queue.push({left, right, it->second.rank, it->second.result, sym[left].n, sym[right].n});
+    queue.push({left, right, it->second, sym[left].n, sym[right].n});
   };
   for (int i = 1; i < static_cast<int>(sym.size()); ++i) try_add(i - 1, i);
   while (!queue.empty()) {
@@ -657,7 +654,7 @@ void Tokenizer::BpeWord(absl::string_view word, std::vector<int32_t>* out) const
     // Outdated if either side changed (symbols only grow, and a merged-away one has n == 0).
     if (l.n == 0 || r.n == 0 || l.n != b.lsize || r.n != b.rsize || l.next != b.right) continue;
     l.n += r.n;
-    l.id = b.result;
+    l.id = TokenId(word.substr(l.begin, l.n));
     r.n = 0;
     l.next = r.next;
     if (r.next >= 0) sym[r.next].prev = b.left;
@@ -807,7 +804,14 @@ void Tokenizer::ToGgufMetadata(checkpoint::TensorDict* dict) const {
   dict->SetMetadata("tokenizer.ggml.tokens", MV::StringArray(std::move(texts)));
   dict->SetMetadata("tokenizer.ggml.scores", MV::FloatArray(std::move(scores), MV::Width::kF32));
   dict->SetMetadata("tokenizer.ggml.token_type", MV::IntArray(std::move(types), MV::Width::kI32));
-  if (model_ == Model::kBpe) dict->SetMetadata("tokenizer.ggml.merges", MV::StringArray(merges_));
+  if (model_ == Model::kBpe) {
+    std::vector<std::string> merges;
+    merges.reserve(merge_list_.size());
+    for (const auto& m : merge_list_) {
+      merges.push_back(absl::StrCat(tokens_[m.first].text, " ", tokens_[m.second].text));
+    }
+    dict->SetMetadata("tokenizer.ggml.merges", MV::StringArray(std::move(merges)));
+  }
   const struct {
     const char* key;
     int32_t id;

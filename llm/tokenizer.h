@@ -132,24 +132,20 @@ class Tokenizer {
   absl::Status EncodeBpe(absl::string_view text, std::vector<int32_t>* out) const;
   void BpeWord(absl::string_view word, std::vector<int32_t>* out) const;
   int32_t ByteToToken(uint8_t byte) const;
-  // Registers merge number `rank` (the first occurrence of a pair wins). Pairs whose halves are
-  // not tokens can never apply and are only kept for ToGgufMetadata.
-  void AddMerge(absl::string_view left, absl::string_view right, int rank);
+  // Registers the next merge (rank = number of merges so far; a repeated pair keeps its first
+  // rank). A pair whose halves are not both tokens can never apply and is dropped.
+  void AddMerge(absl::string_view left, absl::string_view right);
 
   Model model_ = Model::kSpm;
   std::string model_name_;
   std::string pre_;
   std::vector<Token> tokens_;
   absl::flat_hash_map<std::string, int32_t> token_to_id_;
-  struct Merge {
-    int32_t rank;
-    int32_t result;  // token id of left + right, -1 if not a token
-  };
-  // (left id << 32 | right id) -> merge.
-  absl::flat_hash_map<uint64_t, Merge> bpe_merges_;
+  // (left id << 32 | right id) -> merge rank.
+  absl::flat_hash_map<uint64_t, int32_t> bpe_merges_;
   std::vector<int32_t> special_tokens_;  // longest text first
   std::vector<PreTokenizerRegex> regexes_;
-  std::vector<std::string> merges_;  // as read, for ToGgufMetadata
+  std::vector<std::pair<int32_t, int32_t>> merge_list_;  // by rank, for ToGgufMetadata
 
   int32_t bos_id_ = -1, eos_id_ = -1, eot_id_ = -1, eom_id_ = -1, unk_id_ = -1, pad_id_ = -1;
   bool add_bos_ = false, add_eos_ = false;

@@ -16,18 +16,112 @@ namespace {
 
 using json = nlohmann::json;
 
-absl::StatusOr<json> ReadJson(const std::string& path) {
+absl::StatusOr<std::string> ReadText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot open ", path));
   std::stringstream ss;
   ss << in.rdbuf();
-  const std::string text = ss.str();
-  json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  return ss.str();
+}
+
+absl::StatusOr<json> ParseObject(const std::string& path, const std::string& text,
+                                 const json::parser_callback_t& callback) {
+  json j = json::parse(text.begin(), text.end(), callback, /*allow_exceptions=*/false);
   if (j.is_discarded()) return absl::InvalidArgumentError(absl::StrCat(path, ": not valid JSON"));
   if (!j.is_object()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": expected a JSON object"));
   }
   return j;
+}
+
+absl::StatusOr<json> ReadJson(const std::string& path) {
+  EDGEQ_ASSIGN_OR_RETURN(std::string text, ReadText(path));
+  return ParseObject(path, text, nullptr);
+}
+
+// The big parts of a tokenizer.json (model.vocab and model.merges), taken out while parsing
+// instead of being built as JSON values (a Gemma 3 file has 262k tokens and 515k merges).
+struct BigParts {
+  std::vector<std::pair<std::string, int64_t>> vocab;
+  bool vocab_bad = false;
+  std::vector<std::pair<std::string, std::string>> merges;
+  bool merges_bad = false;
+};
+
+absl::StatusOr<json> ReadTokenizerJson(const std::string& path, BigParts* big) {
+  EDGEQ_ASSIGN_OR_RETURN(std::string text, ReadText(path));
+  std::vector<std::string> stack;  // keys of the open containers ("" for the root / elements)
+  std::string pending_key;
+  std::vector<std::string> pair;  // elements of the merge pair being read
+  auto at = [&](std::initializer_list<const char*> p) {
+    if (stack.size() != p.size() + 1) return false;
+    size_t i = 1;
+    for (const char* k : p) {
+      if (stack[i++] != k) return false;
+    }
+    return true;
+  };
+  using E = json::parse_event_t;
+  json::parser_callback_t cb = [&](int /*depth*/, E event, json& parsed) -> bool {
+    switch (event) {
+      case E::key:
+        pending_key = parsed.is_string() ? parsed.get<std::string>() : std::string();
+        return true;
+      case E::object_start:
+      case E::array_start:
+        stack.push_back(pending_key);
+        pending_key.clear();
+        if (event == E::array_start && at({"model", "merges", ""})) pair.clear();
+        return true;
+      case E::object_end:
+      case E::array_end:
+        if (event == E::array_end && at({"model", "merges", ""})) {
+          if (pair.size() == 2) {
+            big->merges.emplace_back(std::move(pair[0]), std::move(pair[1]));
+          } else {
+            big->merges_bad = true;
+          }
+          stack.pop_back();
+          return false;
+        }
+        if (!stack.empty()) stack.pop_back();
+        return true;
+      case E::value:
+        if (at({"model", "vocab"})) {
+          if (parsed.is_number_integer()) {
+            big->vocab.emplace_back(pending_key, parsed.get<int64_t>());
+          } else {
+            big->vocab_bad = true;
+          }
+          return false;
+        }
+        if (at({"model", "merges"})) {
+          if (parsed.is_string()) {
+            const std::string m = parsed.get<std::string>();
+            const size_t pos = m.size() > 1 ? m.find(' ', 1) : std::string::npos;
+            if (pos == std::string::npos) {
+              big->merges_bad = true;
+            } else {
+              big->merges.emplace_back(m.substr(0, pos), m.substr(pos + 1));
+            }
+          } else {
+            big->merges_bad = true;
+          }
+          return false;
+        }
+        if (at({"model", "merges", ""})) {
+          if (parsed.is_string()) {
+            pair.push_back(parsed.get<std::string>());
+          } else {
+            big->merges_bad = true;
+          }
+          return false;
+        }
+        return true;
+    }
+    return true;
+  };
+  return ParseObject(path, text, cb);
 }
 
 const json* Member(const json& j, const char* key) {
@@ -59,7 +153,8 @@ constexpr char kHfGpt2[] =
 
 absl::StatusOr<Tokenizer> Tokenizer::FromHfTokenizerJson(const std::string& path,
                                                          const std::string& config_path) {
-  EDGEQ_ASSIGN_OR_RETURN(json root, ReadJson(path));
+  BigParts big;
+  EDGEQ_ASSIGN_OR_RETURN(json root, ReadTokenizerJson(path, &big));
   auto bad = [&](const std::string& what) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": ", what));
   };
@@ -69,10 +164,12 @@ absl::StatusOr<Tokenizer> Tokenizer::FromHfTokenizerJson(const std::string& path
   if (type != "BPE") {
     return bad(absl::StrCat("model type \"", type, "\" is not supported (supported: BPE)"));
   }
-  const json* vocab = Member(*model, "vocab");
-  const json* merges = Member(*model, "merges");
-  if (vocab == nullptr || !vocab->is_object()) return bad("model.vocab must be an object");
-  if (merges == nullptr || !merges->is_array()) return bad("model.merges must be an array");
+  if (Member(*model, "vocab") == nullptr || big.vocab_bad) {
+    return bad("model.vocab must be an object of token -> integer id");
+  }
+  if (Member(*model, "merges") == nullptr || big.merges_bad) {
+    return bad("model.merges must be an array of \"a b\" strings or [\"a\", \"b\"] pairs");
+  }
 
   Tokenizer t;
   t.model_ = Model::kBpe;
@@ -84,10 +181,7 @@ absl::StatusOr<Tokenizer> Tokenizer::FromHfTokenizerJson(const std::string& path
 
   // Token table: the vocabulary plus added tokens, indexed by id.
   int64_t max_id = -1;
-  for (auto it = vocab->begin(); it != vocab->end(); ++it) {
-    if (!it.value().is_number_integer()) return bad("model.vocab values must be integers");
-    max_id = std::max<int64_t>(max_id, it.value().get<int64_t>());
-  }
+  for (const auto& v : big.vocab) max_id = std::max(max_id, v.second);
   const json* added = Member(root, "added_tokens");
   if (added != nullptr && !added->is_array()) return bad("added_tokens must be an array");
   if (added != nullptr) {
@@ -104,13 +198,13 @@ absl::StatusOr<Tokenizer> Tokenizer::FromHfTokenizerJson(const std::string& path
   }
   t.tokens_.resize(static_cast<size_t>(max_id + 1));
   std::vector<bool> seen(t.tokens_.size(), false);
-  for (auto it = vocab->begin(); it != vocab->end(); ++it) {
-    const int64_t id = it.value().get<int64_t>();
-    if (id < 0) return bad(absl::StrCat("negative id for token \"", it.key(), "\""));
-    t.tokens_[id].text = it.key();
-    t.tokens_[id].attr = kAttrNormal;
-    seen[id] = true;
+  for (auto& v : big.vocab) {
+    if (v.second < 0) return bad(absl::StrCat("negative id for token \"", v.first, "\""));
+    t.tokens_[v.second].text = std::move(v.first);
+    t.tokens_[v.second].attr = kAttrNormal;
+    seen[v.second] = true;
   }
+  big.vocab = {};
   if (added != nullptr) {
     for (const json& a : *added) {
       const int64_t id = a["id"].get<int64_t>();
@@ -134,27 +228,11 @@ absl::StatusOr<Tokenizer> Tokenizer::FromHfTokenizerJson(const std::string& path
     t.token_to_id_[t.tokens_[i].text] = static_cast<int32_t>(i);
   }
 
-  // Merges: "a b" strings or ["a", "b"] pairs.
-  t.bpe_merges_.reserve(merges->size());
-  t.merges_.reserve(merges->size());
-  int rank = 0;
-  for (const json& m : *merges) {
-    std::string left, right;
-    if (m.is_string()) {
-      const std::string s = m.get<std::string>();
-      const size_t pos = s.size() > 1 ? s.find(' ', 1) : std::string::npos;
-      if (pos == std::string::npos) return bad(absl::StrCat("merge \"", s, "\" has no space"));
-      left = s.substr(0, pos);
-      right = s.substr(pos + 1);
-    } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
-      left = m[0].get<std::string>();
-      right = m[1].get<std::string>();
-    } else {
-      return bad(absl::StrCat("merge ", rank, " is neither \"a b\" nor [\"a\", \"b\"]"));
-    }
-    t.AddMerge(left, right, rank++);
-    t.merges_.push_back(absl::StrCat(left, " ", right));
-  }
+  // Merges, in rank order.
+  t.bpe_merges_.reserve(big.merges.size());
+  t.merge_list_.reserve(big.merges.size());
+  for (const auto& m : big.merges) t.AddMerge(m.first, m.second);
+  big.merges = {};
 
   // Normalizer: none, NFC, or Replace(" " -> "▁") (possibly in a Sequence).
   std::vector<const json*> norms;
