@@ -102,7 +102,6 @@ const std::vector<PreTokenizerSpec>& PreTokenizerSpecs() {
     v->push_back({{"qwen2", "deepseek-r1-qwen"}, {kPatQwen2}, false});
     v->push_back({{"stablelm2"}, {kPatQwen2}});
     v->push_back({{"qwen35"}, {kPatQwen35}, false});
-    v->push_back({{"chatglm-bpe", "glm4"}, {kPatLlama3}});
     v->push_back({{"gemma4"}, {"[^\\n]+|[\\n]+"}, true, false, true, true});
     return v;
   }();
