@@ -300,15 +300,15 @@ absl::StatusOr<Tokenizer> Tokenizer::FromHfTokenizerJson(const std::string& path
                               "and Split on \" \" after the \"\xe2\x96\x81\" normalizer)"));
     }
   }
-  if (spm_style == byte_level) {
-    return bad(spm_style ? "both byte-level and \"\xe2\x96\x81\" handling of spaces"
-                         : "neither a ByteLevel pre-tokenizer nor the \"\xe2\x96\x81\" normalizer");
-  }
   t.byte_encode_ = byte_level;
   t.escape_whitespaces_ = spm_style;
   for (const std::string& p : patterns) {
     EDGEQ_ASSIGN_OR_RETURN(PreTokenizerRegex re, PreTokenizerRegex::Compile(p));
     t.regexes_.push_back(std::move(re));
+  }
+  if (spm_style == byte_level) {
+    return bad(spm_style ? "both byte-level and \"\xe2\x96\x81\" handling of spaces"
+                         : "neither a ByteLevel pre-tokenizer nor the \"\xe2\x96\x81\" normalizer");
   }
   if (spm_style) {
     t.pre_ = "gemma4";

@@ -3,6 +3,8 @@
 // tokenizer_hf_test.
 #include "llm/tokenizer.h"
 
+#include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -279,6 +281,65 @@ TEST(TokenizerTest, InconsistentMetadataIsAnErrorNamingTheKey) {
   tok = Tokenizer::FromGguf(d);
   ASSERT_FALSE(tok.ok());
   EXPECT_TRUE(absl::StrContains(tok.status().message(), "tokenizer.ggml.model")) << tok.status();
+}
+
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(dir ? dir : "/tmp") + "/" + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+// A byte-level BPE tokenizer.json with a few tokens.
+std::string HfJson(const std::string& model_type, const std::string& pre) {
+  return R"({"added_tokens": [{"id": 5, "content": "<|eot|>", "special": true}],
+    "normalizer": null, "pre_tokenizer": )" +
+         pre + R"(,
+    "post_processor": null, "decoder": null,
+    "model": {"type": ")" +
+         model_type + R"(", "vocab": {"a": 0, "b": 1, "ab": 2, "\u0120": 3, "\u0120ab": 4},
+      "merges": ["a b", ["\u0120", "ab"]]}})";
+}
+
+TEST(TokenizerTest, HfTokenizerJsonByteLevel) {
+  const std::string path =
+      WriteTemp("ok.json", HfJson("BPE", R"({"type": "ByteLevel", "add_prefix_space": false})"));
+  absl::StatusOr<Tokenizer> tok = Tokenizer::FromHfTokenizerJson(path);
+  ASSERT_TRUE(tok.ok()) << tok.status();
+  EXPECT_EQ(tok->pre(), "gpt-2");
+  absl::StatusOr<std::vector<int32_t>> ids =
+      tok->Encode("ab ab<|eot|>", {.add_special = true, .parse_special = true});
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  EXPECT_EQ(*ids, (std::vector<int32_t>{2, 4, 5}));
+  EXPECT_EQ(tok->Decode(*ids), "ab ab");
+  EXPECT_EQ(tok->Decode(*ids, {.unparse_special = true}), "ab ab<|eot|>");
+  EXPECT_EQ(tok->token_attr(5) & kAttrControl, kAttrControl);
+}
+
+TEST(TokenizerTest, HfTokenizerJsonErrorsNameTheProblem) {
+  struct Case {
+    std::string json;
+    const char* message;
+  } cases[] = {
+      {HfJson("WordPiece", R"({"type": "ByteLevel"})"), "model type \"WordPiece\""},
+      {HfJson("BPE", R"({"type": "Whitespace"})"), "pre-tokenizer \"Whitespace\""},
+      {HfJson("BPE",
+              R"({"type": "Split", "pattern": {"Regex": "(?<=a)b"}, "behavior": "Isolated"})"),
+       "(?<=a)b"},
+      {"{\"model\": 3", "not valid JSON"},
+      {R"({"model": {"type": "BPE", "vocab": {"a": "x"}, "merges": []}})", "model.vocab"},
+      {R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [["a"]]}})", "model.merges"},
+  };
+  int i = 0;
+  for (const Case& c : cases) {
+    const std::string path = WriteTemp("bad" + std::to_string(i++) + ".json", c.json);
+    absl::StatusOr<Tokenizer> tok = Tokenizer::FromHfTokenizerJson(path);
+    ASSERT_FALSE(tok.ok()) << c.json;
+    EXPECT_TRUE(absl::StrContains(tok.status().message(), c.message)) << tok.status();
+  }
+  absl::StatusOr<Tokenizer> tok = Tokenizer::FromHfTokenizerJson("/nonexistent/tokenizer.json");
+  ASSERT_FALSE(tok.ok());
+  EXPECT_TRUE(absl::StrContains(tok.status().message(), "/nonexistent/tokenizer.json"));
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
 #include "llm/tokenizer.h"
+#include "llm/unicode.h"
 #include "tests/util/reference_data.h"
 
 namespace edgeq {
@@ -68,6 +69,15 @@ std::vector<Case> ReadCases(const std::string& inp_path, const std::string& out_
   return cases;
 }
 
+// True if `s` is complete, valid UTF-8.
+bool ValidUtf8(const std::string& s) {
+  const CodePoints cp = DecodeUtf8(s);
+  for (size_t i = 0; i < cp.cps.size(); ++i) {
+    if (cp.cps[i] == 0xFFFD && s.compare(cp.offsets[i], 3, "\xef\xbf\xbd") != 0) return false;
+  }
+  return true;
+}
+
 std::string Ids(const std::vector<int32_t>& ids) {
   std::string s;
   for (int32_t id : ids) s += std::to_string(id) + " ";
@@ -99,6 +109,21 @@ TEST_P(VocabTest, EncodesAsLlamaCppExpects) {
     const std::string back = tok->Decode(c.ids, {.clean_spaces = false});
     EXPECT_EQ(back, c.text) << name << ": decoding the expected ids";
     decoded_ok += back == c.text;
+    // Streamed one id at a time: every chunk is whole characters, and together they are the
+    // pieces (the SPM space prefix included).
+    StreamDecoder stream(*tok);
+    std::string streamed;
+    for (int32_t id : c.ids) {
+      const std::string chunk = stream.Push(id);
+      if (ValidUtf8(c.text)) {
+        EXPECT_TRUE(ValidUtf8(chunk)) << name << ": \"" << c.text << "\" split a character";
+      }
+      streamed += chunk;
+    }
+    streamed += stream.Flush();
+    std::string pieces;
+    for (int32_t id : c.ids) pieces += tok->TokenToPiece(id, /*special=*/false);
+    EXPECT_EQ(streamed, pieces) << name;
   }
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -118,6 +143,23 @@ INSTANTIATE_TEST_SUITE_P(LlamaCpp, VocabTest,
                            }
                            return n;
                          });
+
+// Vocabularies without test vectors: they load, and text round-trips through them.
+TEST(VocabTest, GptNeoxAndBaichuanLoadAndRoundTrip) {
+  for (const char* name : {"gpt-neox", "baichuan"}) {
+    EDGEQ_REFERENCE_DATA_OR_SKIP(gguf, std::string("vocab/ggml-vocab-") + name + ".gguf");
+    absl::StatusOr<Tokenizer> tok = Tokenizer::FromGgufFile(gguf);
+    ASSERT_TRUE(tok.ok()) << tok.status();
+    for (const char* text :
+         {"Hello world", " leading space", "caf\xc3\xa9 \xf0\x9f\xa6\x99 \xe6\x97\xa5\xe6\x9c\xac",
+          "tabs\t\tnewlines\n\n 1234567"}) {
+      absl::StatusOr<std::vector<int32_t>> ids = tok->Encode(text, {.add_special = false});
+      ASSERT_TRUE(ids.ok()) << ids.status();
+      EXPECT_FALSE(ids->empty());
+      EXPECT_EQ(tok->Decode(*ids, {.clean_spaces = false}), text) << name;
+    }
+  }
+}
 
 TEST(VocabTest, BertWordPieceIsNotSupported) {
   EDGEQ_REFERENCE_DATA_OR_SKIP(gguf, "vocab/ggml-vocab-bert-bge.gguf");
