@@ -193,8 +193,12 @@ absl::StatusOr<Tokenizer> Tokenizer::FromHfTokenizerJson(const std::string& path
       max_id = std::max<int64_t>(max_id, id->get<int64_t>());
     }
   }
-  if (max_id < 0 || max_id >= (int64_t{1} << 30)) {
-    return bad(absl::StrCat("token ids must be in 0..2^30, the largest is ", max_id));
+  // Ids are dense in real files; a sparse table would only waste memory (or exhaust it).
+  const int64_t n_entries =
+      static_cast<int64_t>(big.vocab.size()) + (added ? static_cast<int64_t>(added->size()) : 0);
+  if (max_id < 0 || max_id >= n_entries + 1024) {
+    return bad(absl::StrCat("token ids must be dense: the largest is ", max_id, " for ", n_entries,
+                            " vocabulary and added entries"));
   }
   t.tokens_.resize(static_cast<size_t>(max_id + 1));
   std::vector<bool> seen(t.tokens_.size(), false);

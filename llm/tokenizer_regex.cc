@@ -154,7 +154,11 @@ class Parser {
   }
 
   std::unique_ptr<Node> ParseQuantifier(std::unique_ptr<Node> atom) {
-    while (status_.ok() && !AtEnd()) {
+    for (int stacked = 0; status_.ok() && !AtEnd(); ++stacked) {
+      if (stacked == 4) {
+        SetError("too many quantifiers on one atom");
+        return atom;
+      }
       int min = 0, max = 0;
       const uint32_t c = Peek();
       if (c == '*') {
@@ -549,7 +553,33 @@ void Emit(const Node& n, std::vector<Inst>* prog) {
   }
 }
 
-constexpr int64_t kStepBudget = int64_t{1} << 26;
+constexpr int64_t kStepBudget = int64_t{1} << 22;  // per Search (one match)
+constexpr int64_t kMaxProgram = 1 << 17;
+
+// Instructions Emit would produce (saturating above kMaxProgram).
+int64_t ProgramSize(const Node& n) {
+  int64_t size = 0;
+  switch (n.type) {
+    case Node::kClass:
+    case Node::kBegin:
+    case Node::kEnd:
+      return 1;
+    case Node::kSeq:
+    case Node::kAlt:
+      for (const auto& k : n.kids) size += ProgramSize(*k) + (n.type == Node::kAlt ? 2 : 0);
+      break;
+    case Node::kRepeat: {
+      const int64_t body = ProgramSize(*n.kids[0]);
+      const int64_t copies = n.max < 0 ? n.min + 1 : n.max;
+      size = body * copies + (copies + 2);
+      break;
+    }
+    case Node::kLook:
+      size = ProgramSize(*n.kids[0]) + 2;
+      break;
+  }
+  return size > kMaxProgram ? kMaxProgram + 1 : size;
+}
 
 }  // namespace
 
@@ -579,6 +609,10 @@ absl::StatusOr<PreTokenizerRegex> PreTokenizerRegex::Compile(absl::string_view p
   Parser parser(re.pattern_, &re.classes_);
   absl::StatusOr<std::unique_ptr<Node>> root = parser.Parse();
   if (!root.ok()) return root.status();
+  if (ProgramSize(**root) > kMaxProgram) {
+    return absl::InvalidArgumentError(absl::StrCat("pre-tokenizer pattern \"", pattern,
+                                                   "\" is too large once repeats are expanded"));
+  }
   Emit(**root, &re.prog_);
   Inst match;
   match.op = Inst::kMatch;

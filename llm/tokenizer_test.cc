@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -67,11 +68,40 @@ TEST(PreTokenizerRegexTest, CaseInsensitiveGroupsLookaheadAndCounts) {
 }
 
 TEST(PreTokenizerRegexTest, BadPatternsAreErrorsNamingThePattern) {
-  for (const char* bad : {"(ab", "[ab", "a{3,1}", "\\p{Han}", "(?<=a)b", "a++", "\\q", "*a"}) {
+  for (const char* bad : {"(ab", "[ab", "a{3,1}", "\\p{Han}", "(?<=a)b", "a++", "\\q", "*a",
+                          "((a{1000}){1000}){1000}", "a{1}{1}{1}{1}{1}"}) {
     absl::StatusOr<PreTokenizerRegex> re = PreTokenizerRegex::Compile(bad);
     ASSERT_FALSE(re.ok()) << bad;
     EXPECT_TRUE(absl::StrContains(re.status().message(), bad)) << re.status();
   }
+}
+
+// Random patterns and random subjects: errors or results, never a crash or a hang.
+TEST(PreTokenizerRegexTest, RandomPatternsAndTextsAreSafe) {
+  std::mt19937 rng(15);
+  const std::string alphabet = "ab()[]{}|?*+^$\\-.,:!=<0139pPsSdwnrx ";
+  int compiled = 0;
+  for (int i = 0; i < 800; ++i) {
+    std::string pattern;
+    const int len = 1 + static_cast<int>(rng() % 12);
+    for (int k = 0; k < len; ++k) pattern.push_back(alphabet[rng() % alphabet.size()]);
+    absl::StatusOr<PreTokenizerRegex> re = PreTokenizerRegex::Compile(pattern);
+    if (!re.ok()) continue;
+    ++compiled;
+    std::string text;
+    for (int k = 0; k < 40; ++k) text.push_back(static_cast<char>(rng() % 256));
+    std::vector<PreTokenizerRegex> res;
+    res.push_back(*std::move(re));
+    absl::StatusOr<std::vector<std::pair<size_t, size_t>>> parts = RegexSplit(text, res);
+    if (!parts.ok()) continue;
+    size_t covered = 0;
+    for (const auto& p : *parts) {
+      EXPECT_EQ(p.first, covered) << pattern;
+      covered = p.second;
+    }
+    EXPECT_EQ(covered, text.size()) << pattern;
+  }
+  EXPECT_GT(compiled, 80);
 }
 
 TEST(UnicodeTest, ByteLevelMappingIsGpt2s) {
@@ -218,6 +248,33 @@ TEST(TokenizerTest, BpeMergesByRankOnByteLevelText) {
   }
   EXPECT_EQ(*ids, bytes);
   EXPECT_EQ(tok->Decode(*ids), "\xe2\x82\xac\n");
+}
+
+TEST(TokenizerTest, RandomBytesEncodeAndDecodeBack) {
+  std::mt19937 rng(7);
+  for (const TensorDict& d : {SpmVocab(), BpeVocab("llama-bpe"), BpeVocab("deepseek-llm")}) {
+    absl::StatusOr<Tokenizer> tok = Tokenizer::FromGguf(d);
+    ASSERT_TRUE(tok.ok()) << tok.status();
+    for (int i = 0; i < 200; ++i) {
+      // Byte-level BPE is lossless on any bytes; SentencePiece on valid UTF-8 (as in
+      // llama.cpp, an invalid lead byte can swallow part of the next character).
+      std::string text;
+      const int len = static_cast<int>(rng() % 64);
+      for (int k = 0; k < len; ++k) {
+        if (tok->model() == Tokenizer::Model::kBpe) {
+          text.push_back(static_cast<char>(rng() % 256));
+        } else {
+          AppendUtf8(rng() % 4 == 0 ? ' ' : static_cast<uint32_t>(rng() % 0x11000), &text);
+        }
+      }
+      absl::StatusOr<std::vector<int32_t>> ids =
+          tok->Encode(text, {.add_special = false, .parse_special = true});
+      ASSERT_TRUE(ids.ok()) << ids.status();
+      for (int32_t id : *ids) ASSERT_TRUE(id >= 0 && id < tok->n_tokens());
+      // Every byte has a token in these vocabularies, so nothing is lost.
+      EXPECT_EQ(tok->Decode(*ids, {.unparse_special = true, .clean_spaces = false}), text);
+    }
+  }
 }
 
 TEST(TokenizerTest, GgufMetadataRoundTrips) {
