@@ -15,6 +15,7 @@
 #include "examples/tinystories/testing.h"
 #include "gtest/gtest.h"
 #include "quantization/encoding.h"
+#include "tests/util/reference_data.h"
 
 namespace edgeq {
 namespace tinystories {
@@ -39,7 +40,7 @@ int Argmax(absl::Span<const float> v) {
 
 checkpoint::TensorDict Stories260K() {
   absl::StatusOr<checkpoint::TensorDict> dict =
-      checkpoint::ReadLlama2c(testing::TestDataPath("tests/testdata/stories260K.bin"));
+      checkpoint::ReadLlama2c(testing::ModelPath("stories260K.bin"));
   EXPECT_TRUE(dict.ok()) << dict.status();
   return *std::move(dict);
 }
@@ -63,6 +64,7 @@ int TeacherForcedMismatches(LlamaGraphModel& model, const Golden& golden,
 }
 
 TEST_P(LlamaGraphGoldenTest, F32ArgmaxFollowsRunC) {
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
   const checkpoint::TensorDict dict = Stories260K();
   absl::StatusOr<std::unique_ptr<LlamaGraphModel>> model = LlamaGraphModel::Create(dict);
   ASSERT_TRUE(model.ok()) << model.status();
@@ -75,6 +77,7 @@ INSTANTIATE_TEST_SUITE_P(Prompts, LlamaGraphGoldenTest,
 // The prefill graph (blocks of 16, then single tokens) continues exactly where run.c does: after
 // a 37-token prefix of a golden run, the argmax still follows run.c at every later position.
 TEST(LlamaGraphTest, BlockPrefillThenDecodeFollowsRunC) {
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
   const checkpoint::TensorDict dict = Stories260K();
   for (int block : {4, 16}) {
     absl::StatusOr<std::unique_ptr<LlamaGraphModel>> model =
@@ -99,6 +102,7 @@ TEST(LlamaGraphTest, BlockPrefillThenDecodeFollowsRunC) {
 // Prefill's logits equal those of feeding the same tokens one by one (up to float rounding:
 // matrix-matrix kernels may sum in another order).
 TEST(LlamaGraphTest, PrefillMatchesTokenByToken) {
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
   const checkpoint::TensorDict dict = Stories260K();
   const std::vector<int> tokens = ReadGolden("lily_wanted").tokens;
   absl::StatusOr<std::unique_ptr<LlamaGraphModel>> blocked =
@@ -129,6 +133,7 @@ TEST(LlamaGraphTest, PrefillMatchesTokenByToken) {
 // run.c's sampled runs (temperature, top-p, seed), teacher-forced: llama2.c's sampler fed the
 // graph's logits draws the token run.c drew at every position.
 TEST(LlamaGraphTest, SampledTokensFollowRunC) {
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
   const checkpoint::TensorDict dict = Stories260K();
   struct Case {
     const char* stem;
@@ -152,6 +157,7 @@ TEST(LlamaGraphTest, SampledTokensFollowRunC) {
 // Quantized weights (the matrices and the embedding in q8_0 where k allows) stay close to f32: the
 // same greedy argmax at most positions and logits within a small fraction of their range.
 TEST(LlamaGraphTest, Q8_0TracksF32) {
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
   const checkpoint::TensorDict dict = Stories260K();
   checkpoint::TensorDict q8 = dict;
   for (const std::string& key : dict.Keys()) {
@@ -187,6 +193,7 @@ TEST(LlamaGraphTest, Q8_0TracksF32) {
 }
 
 TEST(LlamaGraphTest, BadTokenPositionAndWeights) {
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
   checkpoint::TensorDict dict = Stories260K();
   absl::StatusOr<std::unique_ptr<LlamaGraphModel>> model = LlamaGraphModel::Create(dict);
   ASSERT_TRUE(model.ok());
