@@ -374,6 +374,20 @@ absl::Status Tokenizer::Finish(absl::string_view /*pre*/) {
   std::stable_sort(special_tokens_.begin(), special_tokens_.end(), [&](int32_t a, int32_t b) {
     return tokens_[a].text.size() > tokens_[b].text.size();
   });
+  eog_ids_.clear();
+  auto add_eog = [&](int32_t id) {
+    if (id >= 0 && std::find(eog_ids_.begin(), eog_ids_.end(), id) == eog_ids_.end()) {
+      eog_ids_.push_back(id);
+    }
+  };
+  add_eog(eos_id_);
+  add_eog(eot_id_);
+  add_eog(eom_id_);
+  for (const char* text : {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>",
+                           "<EOT>", "<|eom_id|>"}) {
+    const int32_t id = TokenId(text);
+    if (id >= 0 && (tokens_[id].attr & (kAttrControl | kAttrUserDefined))) add_eog(id);
+  }
   return absl::OkStatus();
 }
 
@@ -401,7 +415,7 @@ int32_t Tokenizer::TokenId(absl::string_view text) const {
   return it == token_to_id_.end() ? -1 : it->second;
 }
 bool Tokenizer::IsEndOfGeneration(int32_t id) const {
-  return id >= 0 && (id == eos_id_ || id == eot_id_ || id == eom_id_);
+  return id >= 0 && std::find(eog_ids_.begin(), eog_ids_.end(), id) != eog_ids_.end();
 }
 
 int32_t Tokenizer::ByteToToken(uint8_t byte) const {

@@ -108,7 +108,10 @@ class Tokenizer {
   bool add_space_prefix() const { return add_space_prefix_; }
   // True if Encode applies NFC to the text first (Hugging Face normalizer "NFC").
   bool normalizes_nfc() const { return nfc_; }
-  // True for ids that end generation (eos, eot, eom).
+  // Ids that end generation: eos, eot, eom, and control/user-defined tokens whose text ends a
+  // turn in common chat formats (<|eot_id|>, <|im_end|>, <|end|>, <end_of_turn>, <|endoftext|>,
+  // <EOT>), as llama.cpp collects them.
+  const std::vector<int32_t>& eog_ids() const { return eog_ids_; }
   bool IsEndOfGeneration(int32_t id) const;
 
   // Writes this vocabulary as GGUF tokenizer.ggml.* metadata (what FromGguf reads back).
@@ -144,6 +147,7 @@ class Tokenizer {
   // (left id << 32 | right id) -> merge rank.
   absl::flat_hash_map<uint64_t, int32_t> bpe_merges_;
   std::vector<int32_t> special_tokens_;  // longest text first
+  std::vector<int32_t> eog_ids_;
   std::vector<PreTokenizerRegex> regexes_;
   std::vector<std::pair<int32_t, int32_t>> merge_list_;  // by rank, for ToGgufMetadata
 

@@ -123,6 +123,13 @@ TEST_P(HfTokenizerTest, MatchesTheReferenceIds) {
   }
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  // Chat turns end generation.
+  for (const char* eot : {"<|eot_id|>", "<|im_end|>", "<end_of_turn>"}) {
+    const int32_t id = tok->TokenId(eot);
+    if (id >= 0) {
+      EXPECT_TRUE(tok->IsEndOfGeneration(id)) << pkg << " " << eot;
+    }
+  }
   std::cout << pkg << ": " << ok << "/" << total << " encodings equal the reference, " << decoded
             << " decode back (load " << load_ms << " ms, encode " << ms << " ms)\n";
 }

@@ -144,6 +144,28 @@ INSTANTIATE_TEST_SUITE_P(LlamaCpp, VocabTest,
                            return n;
                          });
 
+// add_special adds what the file asks for: Llama 2's BOS, DeepSeek's BOS, nothing for GPT-2.
+TEST(VocabTest, AddSpecialFollowsTheFile) {
+  const struct {
+    const char* name;
+    std::vector<int32_t> prefix;
+    int32_t eog;
+  } kCases[] = {{"llama-spm", {1}, 2}, {"deepseek-llm", {100000}, 100001}, {"gpt-2", {}, 50256}};
+  for (const auto& c : kCases) {
+    EDGEQ_REFERENCE_DATA_OR_SKIP(gguf, std::string("vocab/ggml-vocab-") + c.name + ".gguf");
+    absl::StatusOr<Tokenizer> tok = Tokenizer::FromGgufFile(gguf);
+    ASSERT_TRUE(tok.ok()) << tok.status();
+    absl::StatusOr<std::vector<int32_t>> plain = tok->Encode("Hello", {.add_special = false});
+    absl::StatusOr<std::vector<int32_t>> with = tok->Encode("Hello", {.add_special = true});
+    ASSERT_TRUE(plain.ok() && with.ok());
+    std::vector<int32_t> expected = c.prefix;
+    expected.insert(expected.end(), plain->begin(), plain->end());
+    EXPECT_EQ(*with, expected) << c.name;
+    EXPECT_TRUE(tok->IsEndOfGeneration(c.eog)) << c.name;
+    EXPECT_FALSE(tok->IsEndOfGeneration((*plain)[0])) << c.name;
+  }
+}
+
 // Vocabularies without test vectors: they load, and text round-trips through them.
 TEST(VocabTest, GptNeoxAndBaichuanLoadAndRoundTrip) {
   for (const char* name : {"gpt-neox", "baichuan"}) {
