@@ -180,7 +180,7 @@ absl::StatusOr<const checkpoint::MetadataValue*> GetArray(const checkpoint::Tens
 
 }  // namespace
 
-std::vector<std::string> Tokenizer::SupportedModels() { return {"llama", "gpt2"}; }
+std::vector<std::string> Tokenizer::SupportedModels() { return {"llama", "gpt2", "bert"}; }
 
 std::vector<std::string> Tokenizer::SupportedPreTokenizers() {
   std::vector<std::string> out;
@@ -242,10 +242,37 @@ absl::StatusOr<Tokenizer> Tokenizer::FromGguf(const checkpoint::TensorDict& dict
     t.model_ = Model::kBpe;
     t.bos_id_ = 11, t.eos_id_ = 11;
     EDGEQ_RETURN_IF_ERROR(t.SetPreTokenizer(pre));
+  } else if (t.model_name_ == "bert") {
+    t.model_ = Model::kWpm;
+    t.pre_ = pre;
+    t.bos_id_ = 101, t.unk_id_ = 100, t.sep_id_ = 102, t.pad_id_ = 0;
+    t.add_bos_ = true;
+    t.add_sep_ = true;
+    t.clean_spaces_ = true;
+    t.escape_whitespaces_ = false;
+    t.byte_encode_ = false;
+    for (const char* key : {"tokenizer.ggml.seperator_token_id", "tokenizer.ggml.cls_token_id"}) {
+      if (!dict.HasMetadata(key)) continue;
+      EDGEQ_ASSIGN_OR_RETURN(int64_t id, dict.GetInt(key));
+      (std::strcmp(key, "tokenizer.ggml.cls_token_id") == 0 ? t.bos_id_ : t.sep_id_) =
+          static_cast<int32_t>(id);
+    }
+    if (dict.HasMetadata("tokenizer.ggml.normalizer.lowercase")) {
+      EDGEQ_ASSIGN_OR_RETURN(const checkpoint::MetadataValue* v,
+                             dict.GetMetadata("tokenizer.ggml.normalizer.lowercase"));
+      t.wpm_lowercase_ = v->bool_value();
+    }
+    t.wpm_strip_accents_ = t.wpm_lowercase_;
+    if (dict.HasMetadata("tokenizer.ggml.normalizer.strip_accents")) {
+      EDGEQ_ASSIGN_OR_RETURN(const checkpoint::MetadataValue* v,
+                             dict.GetMetadata("tokenizer.ggml.normalizer.strip_accents"));
+      t.wpm_strip_accents_ = v->bool_value();
+    }
   } else {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown tokenizer model '", t.model_name_,
-                     "' (tokenizer.ggml.model); supported: llama (SentencePiece), gpt2 (BPE)"));
+                     "' (tokenizer.ggml.model); supported: llama (SentencePiece), gpt2 (BPE), bert "
+                     "(WordPiece)"));
   }
   if (dict.HasMetadata("tokenizer.ggml.add_space_prefix")) {
     EDGEQ_ASSIGN_OR_RETURN(const checkpoint::MetadataValue* v,
@@ -291,6 +318,7 @@ absl::StatusOr<Tokenizer> Tokenizer::FromGguf(const checkpoint::TensorDict& dict
     tok.score = scores ? static_cast<float>((*scores)[i]) : 0.0f;
     tok.attr = types ? AttrFromGgufType((*types)[i]) : kAttrNormal;
     t.token_to_id_[tok.text] = static_cast<int32_t>(i);
+    t.max_token_len_ = std::max(t.max_token_len_, tok.text.size());
   }
   if (t.model_ == Model::kBpe) {
     EDGEQ_ASSIGN_OR_RETURN(const checkpoint::MetadataValue* merges,
@@ -329,6 +357,13 @@ absl::StatusOr<Tokenizer> Tokenizer::FromGguf(const checkpoint::TensorDict& dict
           "GGUF key '", k.key, "' = ", id, " is outside the vocabulary (", n, " tokens)"));
     }
     *k.id = static_cast<int32_t>(id);
+  }
+  if (t.sep_id_ >= static_cast<int64_t>(n)) {
+    return absl::InvalidArgumentError(absl::StrCat("the separator token id ", t.sep_id_,
+                                                   " is outside the vocabulary (", n, " tokens)"));
+  }
+  if (t.add_sep_ && t.sep_id_ < 0) {
+    return absl::InvalidArgumentError("a WordPiece vocabulary needs a separator token id");
   }
   for (const char* key : {"tokenizer.ggml.add_bos_token", "tokenizer.ggml.add_eos_token"}) {
     if (!dict.HasMetadata(key)) continue;
@@ -503,13 +538,85 @@ absl::StatusOr<std::vector<int32_t>> Tokenizer::Encode(absl::string_view text,
     if (escape_whitespaces_) piece = absl::StrReplaceAll(piece, {{" ", kSpaceMark}});
     if (model_ == Model::kSpm) {
       EncodeSpm(piece, &out);
+    } else if (model_ == Model::kWpm) {
+      EncodeWpm(piece, &out);
     } else {
       EDGEQ_RETURN_IF_ERROR(EncodeBpe(piece, &out));
     }
     prev_special = false;
   }
   if (options.add_special && add_eos_) out.push_back(eos_id_);
+  if (options.add_special && add_sep_) out.push_back(sep_id_);
   return out;
+}
+
+namespace {
+bool IsChineseChar(uint32_t cp) {
+  return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
+         (cp >= 0x20000 && cp <= 0x2A6DF) || (cp >= 0x2A700 && cp <= 0x2B73F) ||
+         (cp >= 0x2B740 && cp <= 0x2B81F) || (cp >= 0x2B920 && cp <= 0x2CEAF) ||
+         (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
+}
+}  // namespace
+
+// WordPiece (llama.cpp's llm_tokenizer_wpm): lower-case and strip accents (NFD, drop marks),
+// split at whitespace, punctuation, ASCII symbols and CJK ideographs, then per word (with a "▁"
+// in front) take the longest vocabulary match from the left; a word that cannot be covered
+// becomes the unknown token.
+void Tokenizer::EncodeWpm(absl::string_view text, std::vector<int32_t>* out) const {
+  const CodePoints in = DecodeUtf8(text);
+  std::vector<uint32_t> cps;
+  cps.reserve(in.cps.size());
+  for (uint32_t cp : in.cps) {
+    if (wpm_strip_accents_) {
+      for (uint32_t d : DecomposeNfd(cp)) cps.push_back(d);
+    } else {
+      cps.push_back(cp);
+    }
+  }
+  std::vector<std::string> words(1);
+  for (uint32_t cp : cps) {
+    if (IsWhiteSpace(cp)) {
+      if (!words.back().empty()) words.emplace_back();
+      continue;
+    }
+    const uint32_t cat = CategoryBit(cp);
+    const bool control = (cat & (kCatC & ~1u)) != 0;  // Cc, Cf, Cs, Co (not unassigned)
+    if (cp == 0 || cp == 0xFFFD || control) continue;
+    if (wpm_strip_accents_ && (cat & kCatM)) continue;
+    std::string s;
+    AppendUtf8(wpm_lowercase_ ? ToLower(cp) : cp, &s);
+    if ((cat & kCatP) || (cp < 0x7F && (cat & kCatS)) || IsChineseChar(cp)) {
+      if (!words.back().empty()) words.emplace_back();
+      words.back() = s;
+      words.emplace_back();
+    } else {
+      words.back() += s;
+    }
+  }
+  for (const std::string& word : words) {
+    if (word.empty()) continue;
+    const std::string w = kSpaceMark + word;
+    const size_t n = w.size();
+    const size_t start = out->size();
+    for (size_t i = 0; i < n; ++i) {
+      bool match = false;
+      for (size_t j = std::min(n, i + max_token_len_ + 1); j > i; --j) {
+        const int32_t id = TokenId(absl::string_view(w).substr(i, j - i));
+        if (id >= 0) {
+          out->push_back(id);
+          match = true;
+          i = j - 1;
+          break;
+        }
+      }
+      if (!match) {
+        out->resize(start);
+        break;
+      }
+    }
+    if (out->size() == start && unk_id_ >= 0) out->push_back(unk_id_);
+  }
 }
 
 // SentencePiece BPE (llama.cpp's llm_tokenizer_spm): merge the adjacent pair whose
@@ -729,7 +836,7 @@ std::string Tokenizer::TokenToPiece(int32_t id, bool special) const {
     return tok.text;
   }
   if (attr & kAttrNormal) {
-    if (model_ == Model::kSpm || escape_whitespaces_) {
+    if (model_ != Model::kBpe || escape_whitespaces_) {
       return absl::StrReplaceAll(tok.text, {{kSpaceMark, " "}});
     }
     // Byte-level: every code point maps back to one byte.
@@ -804,7 +911,7 @@ std::string Tokenizer::Decode(absl::Span<const int32_t> ids, DecodeOptions optio
 
 void Tokenizer::ToGgufMetadata(checkpoint::TensorDict* dict) const {
   using MV = checkpoint::MetadataValue;
-  dict->SetMetadata("tokenizer.ggml.model", MV::String(model_ == Model::kSpm ? "llama" : "gpt2"));
+  dict->SetMetadata("tokenizer.ggml.model", MV::String(model_name_));
   dict->SetMetadata("tokenizer.ggml.pre", MV::String(pre_));
   std::vector<std::string> texts;
   std::vector<double> scores;
@@ -835,6 +942,13 @@ void Tokenizer::ToGgufMetadata(checkpoint::TensorDict* dict) const {
               {"tokenizer.ggml.padding_token_id", pad_id_}};
   for (const auto& k : kIds) {
     if (k.id >= 0) dict->SetMetadata(k.key, MV::Int(k.id, MV::Width::kU32));
+  }
+  if (sep_id_ >= 0) {
+    dict->SetMetadata("tokenizer.ggml.seperator_token_id", MV::Int(sep_id_, MV::Width::kU32));
+  }
+  if (model_ == Model::kWpm) {
+    dict->SetMetadata("tokenizer.ggml.normalizer.lowercase", MV::Bool(wpm_lowercase_));
+    dict->SetMetadata("tokenizer.ggml.normalizer.strip_accents", MV::Bool(wpm_strip_accents_));
   }
   dict->SetMetadata("tokenizer.ggml.add_bos_token", MV::Bool(add_bos_));
   dict->SetMetadata("tokenizer.ggml.add_eos_token", MV::Bool(add_eos_));

@@ -8,8 +8,9 @@
 //   for (int32_t id : ids) std::cout << stream.Push(id);
 //   std::cout << stream.Flush();
 //
-// Models: "llama" (SentencePiece BPE with scores and <0xXX> byte fallback) and "gpt2" (byte-level
-// BPE with merge ranks and a pre-tokenizer chosen by tokenizer.ggml.pre). Behaviour follows
+// Models: "llama" (SentencePiece BPE with scores and <0xXX> byte fallback), "gpt2" (byte-level
+// BPE with merge ranks and a pre-tokenizer chosen by tokenizer.ggml.pre) and "bert" (WordPiece:
+// lower-cased, accents stripped, greedy longest match per word). Behaviour follows
 // llama.cpp's llama-vocab.cpp (special-token partitioning, add_bos/add_eos, add_space_prefix,
 // ignore_merges, clean-up of spaces when decoding), which is what its vocabulary tests check.
 #ifndef EDGEQ_LLM_TOKENIZER_H_
@@ -46,7 +47,7 @@ enum TokenAttr : uint32_t {
 
 class Tokenizer {
  public:
-  enum class Model { kSpm, kBpe };
+  enum class Model { kSpm, kBpe, kWpm };
 
   // From a GGUF's metadata (tokenizer.ggml.model, .pre, .tokens, .scores, .token_type, .merges,
   // .bos/eos/unknown/padding_token_id, .add_bos_token, .add_eos_token, .add_space_prefix).
@@ -132,6 +133,7 @@ class Tokenizer {
   absl::Status SetPreTokenizer(absl::string_view pre);
   void Partition(absl::string_view text, bool parse_special, std::vector<Fragment>* out) const;
   void EncodeSpm(absl::string_view text, std::vector<int32_t>* out) const;
+  void EncodeWpm(absl::string_view text, std::vector<int32_t>* out) const;
   absl::Status EncodeBpe(absl::string_view text, std::vector<int32_t>* out) const;
   void BpeWord(absl::string_view word, std::vector<int32_t>* out) const;
   int32_t ByteToToken(uint8_t byte) const;
@@ -151,6 +153,10 @@ class Tokenizer {
   std::vector<PreTokenizerRegex> regexes_;
   std::vector<std::pair<int32_t, int32_t>> merge_list_;  // by rank, for ToGgufMetadata
 
+  int32_t sep_id_ = -1;
+  bool add_sep_ = false;
+  bool wpm_lowercase_ = true, wpm_strip_accents_ = true;
+  size_t max_token_len_ = 0;
   int32_t bos_id_ = -1, eos_id_ = -1, eot_id_ = -1, eom_id_ = -1, unk_id_ = -1, pad_id_ = -1;
   bool add_bos_ = false, add_eos_ = false;
   bool add_space_prefix_ = false;

@@ -301,7 +301,7 @@ TEST(TokenizerTest, GgufMetadataRoundTrips) {
 
 TEST(TokenizerTest, UnknownModelOrPreTokenizerListsTheSupportedOnes) {
   TensorDict d = SpmVocab();
-  d.SetMetadata("tokenizer.ggml.model", MetadataValue::String("t5"));
+  d.SetMetadata("tokenizer.ggml.model", MetadataValue::String("t5"));  // Unigram
   absl::StatusOr<Tokenizer> tok = Tokenizer::FromGguf(d);
   ASSERT_FALSE(tok.ok());
   EXPECT_TRUE(absl::StrContains(tok.status().message(), "unknown tokenizer model 't5'"));

@@ -138,6 +138,15 @@ std::string NormalizeNfc(absl::string_view text) {
   return out;
 }
 
+std::vector<uint32_t> DecomposeNfd(uint32_t cp) {
+  utf8proc_int32_t buf[8];
+  int last = 0;
+  const utf8proc_ssize_t n =
+      utf8proc_decompose_char(static_cast<utf8proc_int32_t>(cp), buf, 8, UTF8PROC_DECOMPOSE, &last);
+  if (cp > 0x10FFFF || n <= 0 || n > 8) return {cp};
+  return std::vector<uint32_t>(buf, buf + n);
+}
+
 namespace {
 struct ByteTables {
   uint32_t byte_to_cp[256];

@@ -55,6 +55,8 @@ uint32_t ToUpper(uint32_t cp);
 
 // NFC normalization (utf8proc). Invalid UTF-8 is returned unchanged.
 std::string NormalizeNfc(absl::string_view text);
+// NFD of one code point (utf8proc): its canonical decomposition.
+std::vector<uint32_t> DecomposeNfd(uint32_t cp);
 
 // GPT-2's reversible byte -> printable code point mapping ("bytes_to_unicode"): printable
 // Latin-1 bytes map to themselves, the other 68 bytes to U+0100.. in byte order.
