@@ -115,7 +115,10 @@ class Tokenizer {
   const std::vector<int32_t>& eog_ids() const { return eog_ids_; }
   bool IsEndOfGeneration(int32_t id) const;
 
-  // Writes this vocabulary as GGUF tokenizer.ggml.* metadata (what FromGguf reads back).
+  // Writes this vocabulary as GGUF tokenizer.ggml.* metadata (what FromGguf reads back). A
+  // tokenizer.json whose split pattern is not one edgeq has a GGUF name for gets pre =
+  // "hf-regex", which FromGguf refuses; a Gemma-style one becomes pre "gemma4", which (as in
+  // llama.cpp) also splits at newlines.
   void ToGgufMetadata(checkpoint::TensorDict* dict) const;
 
  private:
