@@ -4,7 +4,7 @@
 # fails the script; the crashing input is left in $OUT/<target>/ (crash-*).
 #
 #   tests/fuzz/run_fuzzers.sh [--seconds=N] [--runs=N] [--jobs=N] [--out=DIR] [TARGET...]
-#   TARGET: max gguf llama2c safetensors (default: all)
+#   TARGET: max gguf llama2c safetensors tokenizer (default: all)
 #
 # Built outside Bazel (whose C++ toolchain here is gcc) straight from the sources; absl and
 # xxhash come from Debian's static archives, like in the Bazel build.
@@ -21,11 +21,11 @@ for arg in "$@"; do
     --runs=*) runs="${arg#*=}" ;;
     --out=*) out="${arg#*=}" ;;
     -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    max|gguf|llama2c|safetensors) targets+=("$arg") ;;
+    max|gguf|llama2c|safetensors|tokenizer) targets+=("$arg") ;;
     *) echo "run_fuzzers.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
-[ ${#targets[@]} -eq 0 ] && targets=(max gguf llama2c safetensors)
+[ ${#targets[@]} -eq 0 ] && targets=(max gguf llama2c safetensors tokenizer)
 
 CXX=${CXX:-clang++}
 if ! command -v "$CXX" >/dev/null; then
@@ -37,14 +37,18 @@ flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -I. -DXXH_STATIC_LINKING_ONLY
 common=(checkpoint/tensor_dict.cc checkpoint/internal/file_io.cc
         checkpoint/internal/metadata_codec.cc core/dtype.cc core/shape.cc core/tensor.cc)
 declare -A lib=([max]=checkpoint/max_format.cc [gguf]=checkpoint/gguf.cc
-                [llama2c]=checkpoint/llama2c.cc [safetensors]=checkpoint/safetensors.cc)
+                [llama2c]=checkpoint/llama2c.cc [safetensors]=checkpoint/safetensors.cc
+                [tokenizer]="checkpoint/gguf.cc llm/tokenizer.cc llm/tokenizer_hf.cc
+                             llm/tokenizer_regex.cc llm/unicode.cc")
 mkdir -p "$out"
 status=0
 for t in "${targets[@]}"; do
   bin="$out/${t}_fuzzer"
   echo "=== $t: building $bin"
-  "$CXX" "${flags[@]}" "tests/fuzz/${t}_fuzzer.cc" "${lib[$t]}" "${common[@]}" -o "$bin" \
-    -Wl,--start-group "$libdir"/libabsl_*.a -Wl,--end-group -l:libxxhash.a -pthread
+  read -r -a srcs <<< "$(echo ${lib[$t]})"
+  "$CXX" "${flags[@]}" "tests/fuzz/${t}_fuzzer.cc" "${srcs[@]}" "${common[@]}" -o "$bin" \
+    -Wl,--start-group "$libdir"/libabsl_*.a -Wl,--end-group -l:libxxhash.a -l:libutf8proc.a \
+    -pthread
   work="$out/$t"
   mkdir -p "$work/corpus"
   cp -n tests/fuzz/corpus/"$t"/* "$work/corpus/" 2>/dev/null || true
