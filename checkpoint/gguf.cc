@@ -281,13 +281,15 @@ absl::StatusOr<TensorDict> ReadGgufFromBuffer(absl::Span<const uint8_t> data,
     infos.push_back(std::move(info));
   }
   const uint64_t data_start = AlignUp(r.pos(), alignment);
-  if (data_start > data.size()) {
+  // A file without tensors (llama.cpp's vocabulary-only GGUFs) may end right after its
+  // metadata, before the alignment padding.
+  if (data_start > data.size() && !infos.empty()) {
     return r.Error(
         absl::StrFormat("truncated: the data section would start at byte %d, the "
                         "file has %d bytes",
                         data_start, data.size()));
   }
-  const uint64_t data_size = data.size() - data_start;
+  const uint64_t data_size = data_start > data.size() ? 0 : data.size() - data_start;
   std::vector<const Info*> by_offset;
   for (const Info& info : infos) {
     if (info.offset > data_size || info.bytes > data_size - info.offset) {

@@ -213,6 +213,23 @@ TEST(GgufTest, BadFilesAreClearErrors) {
   EXPECT_FALSE(Parse(real.substr(0, real.size() - 1)).ok());
 }
 
+// llama.cpp's vocabulary-only files have no tensors and end right after the metadata, without
+// the padding up to the alignment; ggml reads them, and so do we.
+TEST(GgufTest, MetadataOnlyFileMayEndBeforeThePadding) {
+  std::string s = "GGUF";
+  Put32(&s, 3);
+  Put64(&s, 0);  // tensors
+  Put64(&s, 1);  // key/values
+  PutStr(&s, "general.name");
+  Put32(&s, 8);  // string
+  PutStr(&s, "vocab");
+  ASSERT_NE(s.size() % 32, 0u);
+  absl::StatusOr<TensorDict> dict = Parse(s);
+  ASSERT_TRUE(dict.ok()) << dict.status();
+  EXPECT_EQ(dict->size(), 0u);
+  EXPECT_EQ(*dict->GetString("general.name"), "vocab");
+}
+
 TEST(GgufTest, BitFlipsNeverCrash) {
   EDGEQ_REFERENCE_DATA_OR_SKIP(gguf_path, "models/stories260K.gguf");
   const std::string real = ReadFileOrDie(gguf_path).substr(0, 14400);  // header + tensor infos

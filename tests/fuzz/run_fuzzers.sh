@@ -4,7 +4,7 @@
 # fails the script; the crashing input is left in $OUT/<target>/ (crash-*).
 #
 #   tests/fuzz/run_fuzzers.sh [--seconds=N] [--runs=N] [--jobs=N] [--out=DIR] [TARGET...]
-#   TARGET: max gguf llama2c safetensors model (default: all)
+#   TARGET: max gguf llama2c safetensors tokenizer model (default: all)
 #   model: a .max or GGUF, then qmatmul and Gather over every quantized tensor (graph, runtime
 #   and every x86 kernel, each file with its Bazel -m flags; XNNPACK, cpuinfo and pthreadpool
 #   from Debian's shared libraries).
@@ -24,11 +24,11 @@ for arg in "$@"; do
     --runs=*) runs="${arg#*=}" ;;
     --out=*) out="${arg#*=}" ;;
     -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    max|gguf|llama2c|safetensors|model) targets+=("$arg") ;;
+    max|gguf|llama2c|safetensors|tokenizer|model) targets+=("$arg") ;;
     *) echo "run_fuzzers.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
-[ ${#targets[@]} -eq 0 ] && targets=(max gguf llama2c safetensors model)
+[ ${#targets[@]} -eq 0 ] && targets=(max gguf llama2c safetensors tokenizer model)
 
 CXX=${CXX:-clang++}
 if ! command -v "$CXX" >/dev/null; then
@@ -40,7 +40,9 @@ flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -I. -DXXH_STATIC_LINKING_ONLY
 common=(checkpoint/tensor_dict.cc checkpoint/internal/file_io.cc
         checkpoint/internal/metadata_codec.cc core/dtype.cc core/shape.cc core/tensor.cc)
 declare -A lib=([max]=checkpoint/max_format.cc [gguf]=checkpoint/gguf.cc
-                [llama2c]=checkpoint/llama2c.cc [safetensors]=checkpoint/safetensors.cc)
+                [llama2c]=checkpoint/llama2c.cc [safetensors]=checkpoint/safetensors.cc
+                [tokenizer]="checkpoint/gguf.cc llm/tokenizer.cc llm/tokenizer_hf.cc
+                             llm/tokenizer_regex.cc llm/unicode.cc")
 mkdir -p "$out"
 
 # The model target: everything from the readers to the kernels, one object per source so that
@@ -85,8 +87,10 @@ for t in "${targets[@]}"; do
     if [ "$(uname -m)" != x86_64 ]; then echo "model: x86-64 only here, skipped"; continue; fi
     build_model "$bin"
   else
-    "$CXX" "${flags[@]}" "tests/fuzz/${t}_fuzzer.cc" "${lib[$t]}" "${common[@]}" -o "$bin" \
-      -Wl,--start-group "$libdir"/libabsl_*.a -Wl,--end-group -l:libxxhash.a -pthread
+    read -r -a srcs <<< "$(echo ${lib[$t]})"
+    "$CXX" "${flags[@]}" "tests/fuzz/${t}_fuzzer.cc" "${srcs[@]}" "${common[@]}" -o "$bin" \
+      -Wl,--start-group "$libdir"/libabsl_*.a -Wl,--end-group -l:libxxhash.a -l:libutf8proc.a \
+      -pthread
   fi
   work="$out/$t"
   mkdir -p "$work/corpus"
