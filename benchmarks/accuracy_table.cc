@@ -21,6 +21,7 @@
 #include "core/status_macros.h"
 #include "core/tensor.h"
 #include "quantization/encoding.h"
+#include "tests/util/reference_data.h"
 
 namespace edgeq {
 namespace {
@@ -102,8 +103,10 @@ absl::Status Run(const std::string& model) {
 }  // namespace edgeq
 
 int main(int argc, char** argv) {
-  const std::string model = argc > 1 ? argv[1] : "tests/testdata/stories260K.bin";
-  const absl::Status s = edgeq::Run(model);
+  absl::StatusOr<std::string> model =
+      argc > 1 ? absl::StatusOr<std::string>(argv[1])
+               : edgeq::testing::ReferenceDataPath("models/stories260K.bin");
+  const absl::Status s = model.ok() ? edgeq::Run(*model) : model.status();
   if (!s.ok()) {
     absl::FPrintF(stderr, "accuracy_table: %s\n", s.message());
     return 1;

@@ -22,6 +22,7 @@
 #include "examples/tinystories/sampler.h"
 #include "examples/tinystories/tokenizer.h"
 #include "llm/model.h"
+#include "tests/util/reference_data.h"
 
 namespace edgeq {
 namespace {
@@ -46,8 +47,12 @@ std::string Runfile(const std::string& relative) {
 }
 
 absl::Status Run(int argc, char** argv) {
-  const std::string model_path = argc > 1 ? argv[1] : Runfile("tests/testdata/stories260K.bin");
-  const std::string tok_path = argc > 2 ? argv[2] : Runfile("tests/testdata/tok512.bin");
+  EDGEQ_ASSIGN_OR_RETURN(const std::string model_path,
+                         argc > 1 ? absl::StatusOr<std::string>(argv[1])
+                                  : testing::ReferenceDataPath("models/stories260K.bin"));
+  EDGEQ_ASSIGN_OR_RETURN(const std::string tok_path,
+                         argc > 2 ? absl::StatusOr<std::string>(argv[2])
+                                  : testing::ReferenceDataPath("models/tok512.bin"));
   const std::string text_path =
       argc > 3 ? argv[3] : Runfile("tests/testdata/tinystories/perplexity.txt");
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint model,

@@ -3,6 +3,7 @@
 #include "absl/strings/match.h"
 #include "checkpoint/internal/testing.h"
 #include "gtest/gtest.h"
+#include "tests/util/reference_data.h"
 
 namespace edgeq {
 namespace checkpoint {
@@ -21,7 +22,8 @@ TEST(FormatsTest, DetectsByMagicThenExtension) {
 
 // llama2.c -> .max -> GGUF -> safetensors -> .max: the tensors never change.
 TEST(FormatsTest, ConvertsThroughEveryFormat) {
-  absl::StatusOr<OpenedCheckpoint> bin = OpenCheckpoint("tests/testdata/stories260K.bin");
+  EDGEQ_REFERENCE_DATA_OR_SKIP(bin_path, "models/stories260K.bin");
+  absl::StatusOr<OpenedCheckpoint> bin = OpenCheckpoint(bin_path);
   ASSERT_TRUE(bin.ok()) << bin.status();
   EXPECT_EQ(bin->format, Format::kLlama2c);
   const Tensor& emb = **bin->dict.Get("token_embd.weight");

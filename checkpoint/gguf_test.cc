@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "checkpoint/internal/testing.h"
 #include "gtest/gtest.h"
+#include "tests/util/reference_data.h"
 
 namespace edgeq {
 namespace checkpoint {
@@ -18,9 +19,6 @@ using testing::ExpectSameMetadata;
 using testing::ExpectSameTensors;
 using testing::ReadFileOrDie;
 using testing::TempDir;
-
-constexpr char kGguf[] = "tests/testdata/stories260K.gguf";
-constexpr char kGgufV1[] = "tests/testdata/tinyllamas-stories-260k-f32.v1.gguf";
 
 absl::StatusOr<TensorDict> Parse(const std::string& bytes) {
   testing::OwnedBuffer b = CopyToBuffer(bytes);
@@ -54,7 +52,8 @@ std::string OneTensorGguf(uint32_t type, uint64_t ne0, uint64_t ne1, size_t data
 }
 
 TEST(GgufTest, ReadsStories260K) {
-  absl::StatusOr<TensorDict> d = ReadGguf(kGguf);
+  EDGEQ_REFERENCE_DATA_OR_SKIP(gguf_path, "models/stories260K.gguf");
+  absl::StatusOr<TensorDict> d = ReadGguf(gguf_path);
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ(d->size(), 48u);
   EXPECT_EQ(d->MetadataKeys().size(), 19u);
@@ -82,11 +81,12 @@ TEST(GgufTest, ReadsStories260K) {
 // Writing what was read gives back the original file, byte for byte (same key order,
 // alignment and tensor layout as llama.cpp's writer).
 TEST(GgufTest, WriteOfReadIsByteIdenticalToTheOriginal) {
-  absl::StatusOr<TensorDict> d = ReadGguf(kGguf);
+  EDGEQ_REFERENCE_DATA_OR_SKIP(gguf_path, "models/stories260K.gguf");
+  absl::StatusOr<TensorDict> d = ReadGguf(gguf_path);
   ASSERT_TRUE(d.ok()) << d.status();
   absl::StatusOr<std::string> bytes = WriteGgufToString(*d);
   ASSERT_TRUE(bytes.ok()) << bytes.status();
-  const std::string original = ReadFileOrDie(kGguf);
+  const std::string original = ReadFileOrDie(gguf_path);
   ASSERT_EQ(bytes->size(), original.size());
   EXPECT_TRUE(*bytes == original);
   const std::string path = TempDir() + "/copy.gguf";
@@ -95,7 +95,8 @@ TEST(GgufTest, WriteOfReadIsByteIdenticalToTheOriginal) {
 }
 
 TEST(GgufTest, V1IsRefusedWithAClearMessage) {
-  absl::StatusOr<TensorDict> d = ReadGguf(kGgufV1);
+  EDGEQ_REFERENCE_DATA_OR_SKIP(v1_path, "models/tinyllamas-stories-260k-f32.v1.gguf");
+  absl::StatusOr<TensorDict> d = ReadGguf(v1_path);
   EXPECT_EQ(d.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_TRUE(absl::StrContains(d.status().message(), "GGUF version 1")) << d.status();
   EXPECT_TRUE(absl::StrContains(d.status().message(), "versions 2 and 3")) << d.status();
@@ -162,6 +163,7 @@ TEST(GgufTest, UnsupportedTypesNameTypeAndTensor) {
 }
 
 TEST(GgufTest, BadFilesAreClearErrors) {
+  EDGEQ_REFERENCE_DATA_OR_SKIP(gguf_path, "models/stories260K.gguf");
   ASSERT_TRUE(Parse(OneTensorGguf(2, 64, 2, 72)).ok());  // Q4_0 [2, 64]: 4 blocks, 72 bytes
   auto msg = [](const std::string& bytes) { return std::string(Parse(bytes).status().message()); };
   EXPECT_TRUE(absl::StrContains(msg(OneTensorGguf(2, 64, 2, 71)), "runs past the end"));
@@ -199,7 +201,7 @@ TEST(GgufTest, BadFilesAreClearErrors) {
   EXPECT_TRUE(absl::StrContains(msg(dup), "duplicate tensor name 'a'")) << msg(dup);
 
   // Every truncation of the real file is an error, never a crash.
-  const std::string real = ReadFileOrDie(kGguf);
+  const std::string real = ReadFileOrDie(gguf_path);
   for (size_t n = 0; n < 20000; n += 7) {
     EXPECT_FALSE(Parse(real.substr(0, n)).ok()) << n;
   }
@@ -207,7 +209,8 @@ TEST(GgufTest, BadFilesAreClearErrors) {
 }
 
 TEST(GgufTest, BitFlipsNeverCrash) {
-  const std::string real = ReadFileOrDie(kGguf).substr(0, 14400);  // header + tensor infos
+  EDGEQ_REFERENCE_DATA_OR_SKIP(gguf_path, "models/stories260K.gguf");
+  const std::string real = ReadFileOrDie(gguf_path).substr(0, 14400);  // header + tensor infos
   std::mt19937 rng(1);
   int errors = 0;
   for (int i = 0; i < 3000; ++i) {

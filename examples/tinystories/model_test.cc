@@ -16,6 +16,7 @@
 #include "examples/tinystories/testing.h"
 #include "gtest/gtest.h"
 #include "quantization/encoding.h"
+#include "tests/util/reference_data.h"
 
 namespace edgeq {
 namespace tinystories {
@@ -40,7 +41,7 @@ int Argmax(absl::Span<const float> v) {
 
 checkpoint::TensorDict Stories260K() {
   absl::StatusOr<checkpoint::TensorDict> dict =
-      checkpoint::ReadLlama2c(testing::TestDataPath("tests/testdata/stories260K.bin"));
+      checkpoint::ReadLlama2c(testing::ModelPath("stories260K.bin"));
   EXPECT_TRUE(dict.ok()) << dict.status();
   return *std::move(dict);
 }
@@ -64,6 +65,7 @@ int TeacherForcedMismatches(llm::Model& model, const Golden& golden,
 }
 
 TEST_P(LlamaModelGoldenTest, F32ArgmaxFollowsRunC) {
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
   const checkpoint::TensorDict dict = Stories260K();
   absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(dict);
   ASSERT_TRUE(model.ok()) << model.status();
@@ -76,6 +78,7 @@ INSTANTIATE_TEST_SUITE_P(Prompts, LlamaModelGoldenTest,
 // The prefill graph (blocks of 16, then single tokens) continues exactly where run.c does: after
 // a 37-token prefix of a golden run, the argmax still follows run.c at every later position.
 TEST(LlamaModelTest, BlockPrefillThenDecodeFollowsRunC) {
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
   const checkpoint::TensorDict dict = Stories260K();
   for (int block : {4, 16}) {
     absl::StatusOr<std::unique_ptr<llm::Model>> model =
@@ -100,6 +103,7 @@ TEST(LlamaModelTest, BlockPrefillThenDecodeFollowsRunC) {
 // Prefill's logits equal those of feeding the same tokens one by one (up to float rounding:
 // matrix-matrix kernels may sum in another order).
 TEST(LlamaModelTest, PrefillMatchesTokenByToken) {
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
   const checkpoint::TensorDict dict = Stories260K();
   const std::vector<int> tokens = ReadGolden("lily_wanted").tokens;
   absl::StatusOr<std::unique_ptr<llm::Model>> blocked =
@@ -129,6 +133,7 @@ TEST(LlamaModelTest, PrefillMatchesTokenByToken) {
 // run.c's sampled runs (temperature, top-p, seed), teacher-forced: llama2.c's sampler fed the
 // graph's logits draws the token run.c drew at every position.
 TEST(LlamaModelTest, SampledTokensFollowRunC) {
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
   const checkpoint::TensorDict dict = Stories260K();
   struct Case {
     const char* stem;
@@ -152,6 +157,7 @@ TEST(LlamaModelTest, SampledTokensFollowRunC) {
 // Quantized weights (the matrices and the embedding in q8_0 where k allows) stay close to f32: the
 // same greedy argmax at most positions and logits within a small fraction of their range.
 TEST(LlamaModelTest, Q8_0TracksF32) {
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
   const checkpoint::TensorDict dict = Stories260K();
   checkpoint::TensorDict q8 = dict;
   for (const std::string& key : dict.Keys()) {
@@ -187,6 +193,7 @@ TEST(LlamaModelTest, Q8_0TracksF32) {
 }
 
 TEST(LlamaModelTest, BadTokenPositionAndWeights) {
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
   checkpoint::TensorDict dict = Stories260K();
   absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(dict);
   ASSERT_TRUE(model.ok());

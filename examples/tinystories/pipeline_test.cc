@@ -17,28 +17,28 @@
 #include "examples/tinystories/tokenizer.h"
 #include "gtest/gtest.h"
 #include "llm/model.h"
+#include "tests/util/reference_data.h"
 
 namespace edgeq {
 namespace tinystories {
 namespace {
 
 using testing::ReadGolden;
-using testing::TestDataPath;
 
 std::string TempPath(const std::string& name) {
   const char* dir = std::getenv("TEST_TMPDIR");
   return std::string(dir != nullptr ? dir : "/tmp") + "/" + name;
 }
 
-checkpoint::TensorDict Open(const std::string& relative) {
+checkpoint::TensorDict Open(const std::string& name) {
   absl::StatusOr<checkpoint::OpenedCheckpoint> c =
-      checkpoint::OpenCheckpoint(TestDataPath(relative));
+      checkpoint::OpenCheckpoint(testing::ModelPath(name));
   EXPECT_TRUE(c.ok()) << c.status();
   return c.ok() ? std::move(c->dict) : checkpoint::TensorDict();
 }
 
 Tokenizer Tok512() {
-  absl::StatusOr<Tokenizer> tok = Tokenizer::Load(TestDataPath("tests/testdata/tok512.bin"), 512);
+  absl::StatusOr<Tokenizer> tok = Tokenizer::Load(testing::ModelPath("tok512.bin"), 512);
   EXPECT_TRUE(tok.ok()) << tok.status();
   return *std::move(tok);
 }
@@ -75,20 +75,23 @@ const char* const kGreedy[] = {"once_upon_a_time", "lily_wanted", "the_cat", "em
 constexpr SamplerOptions kGreedyOptions = {0.0f, 0.9f, 1};
 
 TEST(PipelineTest, Llama2cBinGreedyEqualsRunC) {
-  const checkpoint::TensorDict dict = Open("tests/testdata/stories260K.bin");
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
+  const checkpoint::TensorDict dict = Open("stories260K.bin");
   const Tokenizer tok = Tok512();
   for (const char* stem : kGreedy) ExpectGolden(dict, tok, stem, kGreedyOptions);
 }
 
 TEST(PipelineTest, GgufWithItsOwnVocabularyEqualsRunC) {
-  const checkpoint::TensorDict dict = Open("tests/testdata/stories260K.gguf");
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
+  const checkpoint::TensorDict dict = Open("stories260K.gguf");
   absl::StatusOr<Tokenizer> tok = Tokenizer::FromMetadata(dict);
   ASSERT_TRUE(tok.ok()) << tok.status();
   for (const char* stem : kGreedy) ExpectGolden(dict, *tok, stem, kGreedyOptions);
 }
 
 TEST(PipelineTest, SampledRunsEqualRunC) {
-  const checkpoint::TensorDict dict = Open("tests/testdata/stories260K.bin");
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
+  const checkpoint::TensorDict dict = Open("stories260K.bin");
   const Tokenizer tok = Tok512();
   ExpectGolden(dict, tok, "sampled_t08_p09_s42", {0.8f, 0.9f, 42});
   ExpectGolden(dict, tok, "sampled_t1_p0_s7", {1.0f, 0.0f, 7}, /*threads=*/2);
@@ -97,7 +100,8 @@ TEST(PipelineTest, SampledRunsEqualRunC) {
 // f32 saved as .max with the tokenizer, loaded back (mmap): still run.c's tokens, and the
 // vocabulary comes from the file.
 TEST(PipelineTest, ReloadedMaxEqualsRunC) {
-  checkpoint::TensorDict dict = Open("tests/testdata/stories260K.bin");
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
+  checkpoint::TensorDict dict = Open("stories260K.bin");
   Tok512().ToMetadata(dict);
   const std::string path = TempPath("stories260K_f32.max");
   ASSERT_TRUE(checkpoint::Save(dict, path).ok());
@@ -111,7 +115,8 @@ TEST(PipelineTest, ReloadedMaxEqualsRunC) {
 // Default rules (every matrix q4_0 where k fits, else q8_0/bf16): the quantized model generates
 // the same tokens before and after a .max round trip, and stays close to f32.
 TEST(PipelineTest, QuantizedMaxRoundTripGeneratesTheSameTokens) {
-  const checkpoint::TensorDict f32 = Open("tests/testdata/stories260K.bin");
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
+  const checkpoint::TensorDict f32 = Open("stories260K.bin");
   std::vector<checkpoint::QuantizeDecision> decisions;
   absl::StatusOr<checkpoint::TensorDict> q =
       checkpoint::QuantizeDict(f32, *checkpoint::DefaultQuantizeRules("q4_0"), &decisions);
@@ -157,7 +162,8 @@ TEST(PipelineTest, QuantizedMaxRoundTripGeneratesTheSameTokens) {
 }
 
 TEST(PipelineTest, BadInputIsAClearError) {
-  const checkpoint::TensorDict dict = Open("tests/testdata/stories260K.bin");
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
+  const checkpoint::TensorDict dict = Open("stories260K.bin");
   const Tokenizer tok = Tok512();
   absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(dict);
   ASSERT_TRUE(model.ok());
@@ -176,7 +182,7 @@ TEST(PipelineTest, BadInputIsAClearError) {
   ASSERT_TRUE(small.ok());
   s = Generate(**model, *small, sampler, "a", 16).status();
   EXPECT_TRUE(absl::StrContains(s.message(), "mismatched tokenizer")) << s;
-  EXPECT_EQ(Tokenizer::Load(TestDataPath("tests/testdata/tok512.bin"), 32000).status().code(),
+  EXPECT_EQ(Tokenizer::Load(testing::ModelPath("tok512.bin"), 32000).status().code(),
             absl::StatusCode::kInvalidArgument);
 
   // A model whose tensors do not match its header.

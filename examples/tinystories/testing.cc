@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "tests/util/reference_data.h"
 
 namespace edgeq {
 namespace tinystories {
@@ -18,6 +19,11 @@ std::string TestDataPath(const std::string& relative) {
     return absl::StrFormat("%s/%s/%s", srcdir, workspace, relative);
   }
   return relative;
+}
+
+std::string ModelPath(const std::string& name) {
+  absl::StatusOr<std::string> path = edgeq::testing::ReferenceDataPath("models/" + name);
+  return path.ok() ? *path : "models/" + name;
 }
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {

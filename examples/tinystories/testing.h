@@ -11,8 +11,14 @@ namespace edgeq {
 namespace tinystories {
 namespace testing {
 
-// Workspace-relative path inside a test's runfiles, e.g. "tests/testdata/tok512.bin".
+// Workspace-relative path inside a test's runfiles, e.g. "tests/testdata/tinystories/x.ids".
 std::string TestDataPath(const std::string& relative);
+
+// The real model file `name` ("stories260K.bin", "tok512.bin") from @edgeq_refdata//:models
+// (../shared/models); tests that call it start with
+// EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin"). A path that does not exist (so
+// that opening it fails with the name) if it is unavailable.
+std::string ModelPath(const std::string& name);
 
 absl::StatusOr<std::string> ReadFile(const std::string& path);
 

@@ -33,6 +33,7 @@
 #include "examples/tinystories/tokenizer.h"
 #include "llm/model.h"
 #include "runtime/kernels/cpu_features.h"
+#include "tests/util/reference_data.h"
 
 ABSL_FLAG(std::string, model, "",
           "model file: llama2.c .bin, .gguf or edgeq .max (default: stories260K.bin)");
@@ -68,22 +69,16 @@ double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// Default data files: the workspace when run with `bazel run`, else runfiles, else the cwd.
-std::string DefaultPath(const std::string& name, const char* argv0) {
-  const std::string rel = "tests/testdata/" + name;
-  std::vector<std::string> candidates;
-  if (const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY")) {
-    candidates.push_back(std::string(ws) + "/" + rel);
-  }
-  if (const char* rf = std::getenv("RUNFILES_DIR")) {
-    candidates.push_back(std::string(rf) + "/edgeq/" + rel);
-  }
-  candidates.push_back(std::string(argv0) + ".runfiles/edgeq/" + rel);
-  candidates.push_back(rel);
-  for (const std::string& c : candidates) {
-    if (access(c.c_str(), R_OK) == 0) return c;
-  }
-  return rel;
+// The default model: the real stories260K from ../shared (@edgeq_refdata, in this binary's
+// runfiles when built by Bazel), or an error saying how to name a model.
+absl::StatusOr<std::string> DefaultModelPath(const std::string& name) {
+  absl::StatusOr<std::string> path = edgeq::testing::ReferenceDataPath("models/" + name);
+  if (path.ok()) return path;
+  return absl::NotFoundError(absl::StrFormat(
+      "no --model given, and the default model is unavailable (%s). Pass --model=PATH "
+      "(a llama2.c .bin, GGUF or .max), or run tools/demo.sh, which makes a random-weight model "
+      "when ../shared is absent",
+      path.status().message()));
 }
 
 // Bytes the tensors would take as f32 (quantized ones by their logical shape).
@@ -96,13 +91,15 @@ int64_t F32Bytes(const checkpoint::TensorDict& dict) {
   return bytes;
 }
 
-absl::Status Run(const char* argv0) {
+absl::Status Run() {
   const bool quiet = absl::GetFlag(FLAGS_quiet);
   std::string model_path = absl::GetFlag(FLAGS_model);
   std::string tok_path = absl::GetFlag(FLAGS_tokenizer);
   if (model_path.empty()) {
-    model_path = DefaultPath("stories260K.bin", argv0);
-    if (tok_path.empty()) tok_path = DefaultPath("tok512.bin", argv0);
+    EDGEQ_ASSIGN_OR_RETURN(model_path, DefaultModelPath("stories260K.bin"));
+    if (tok_path.empty()) {
+      EDGEQ_ASSIGN_OR_RETURN(tok_path, DefaultModelPath("tok512.bin"));
+    }
   }
   const std::string out_path = absl::GetFlag(FLAGS_out);
   if (!out_path.empty() &&
@@ -238,14 +235,14 @@ int main(int argc, char** argv) {
       "              [--encoding=q4_0|q8_0|q4_k|q5_k|q6_k|bf16|none] [--rules=FILE]\n"
       "              [--threads=N] [--out=PATH.max [--noembed_tokenizer]]\n"
       "              [--perplexity_file=TEXT] [--quiet]\n"
-      "With no arguments: stories260K + tok512 from tests/testdata, every matrix Q4_0.");
+      "With no arguments: the real stories260K + tok512 from ../shared/models, every matrix Q4_0.");
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1) {
     absl::FPrintF(stderr, "error: unexpected argument '%s' (flags are --name=value; see --help)\n",
                   rest[1]);
     return 2;
   }
-  absl::Status s = edgeq::tinystories::Run(argv[0]);
+  absl::Status s = edgeq::tinystories::Run();
   if (!s.ok()) {
     absl::FPrintF(stderr, "error: %s\n", s.message());
     return 1;

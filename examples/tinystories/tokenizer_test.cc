@@ -6,6 +6,7 @@
 #include "absl/strings/str_split.h"
 #include "examples/tinystories/testing.h"
 #include "gtest/gtest.h"
+#include "tests/util/reference_data.h"
 
 namespace edgeq {
 namespace tinystories {
@@ -16,12 +17,13 @@ using testing::ReadFile;
 using testing::TestDataPath;
 
 Tokenizer LoadTok512() {
-  absl::StatusOr<Tokenizer> tok = Tokenizer::Load(TestDataPath("tests/testdata/tok512.bin"), 512);
+  absl::StatusOr<Tokenizer> tok = Tokenizer::Load(testing::ModelPath("tok512.bin"), 512);
   EXPECT_TRUE(tok.ok()) << tok.status();
   return *std::move(tok);
 }
 
 TEST(TokenizerTest, LoadsPieces) {
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/tok512.bin");
   Tokenizer tok = LoadTok512();
   EXPECT_EQ(tok.vocab_size(), 512);
   EXPECT_EQ(tok.piece(0), "<unk>");
@@ -32,6 +34,7 @@ TEST(TokenizerTest, LoadsPieces) {
 
 // Every prompt of tokenizer_cases.tsv (made with run.c) encodes to run.c's ids.
 TEST(TokenizerTest, EncodesLikeRunC) {
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/tok512.bin");
   Tokenizer tok = LoadTok512();
   absl::StatusOr<std::string> cases =
       ReadFile(TestDataPath("tests/testdata/tinystories/tokenizer_cases.tsv"));
@@ -48,6 +51,7 @@ TEST(TokenizerTest, EncodesLikeRunC) {
 }
 
 TEST(TokenizerTest, EosAndNoBos) {
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/tok512.bin");
   Tokenizer tok = LoadTok512();
   EXPECT_EQ(tok.Encode("The cat", false, true), (std::vector<int>{291, 280, 294, 2}));
   EXPECT_EQ(tok.Encode("", false, false), std::vector<int>{});
@@ -55,6 +59,7 @@ TEST(TokenizerTest, EosAndNoBos) {
 
 // Decoding the encoded prompt (after BOS) gives back the text, byte-fallback pieces included.
 TEST(TokenizerTest, DecodeRoundTrip) {
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/tok512.bin");
   Tokenizer tok = LoadTok512();
   for (const std::string text :
        {"Once upon a time", "Hello, world! \xc3\xbc\xe2\x82\xac \xe4\xbd\xa0\xe5\xa5\xbd",
@@ -67,6 +72,7 @@ TEST(TokenizerTest, DecodeRoundTrip) {
 }
 
 TEST(TokenizerTest, PrintFilterDropsControlBytes) {
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/tok512.bin");
   Tokenizer tok = LoadTok512();
   EXPECT_EQ(tok.DecodeForPrint(0, 3 + 0x07), "");    // BEL
   EXPECT_EQ(tok.DecodeForPrint(0, 3 + 0x0A), "\n");  // newline kept
@@ -75,11 +81,12 @@ TEST(TokenizerTest, PrintFilterDropsControlBytes) {
 }
 
 TEST(TokenizerTest, MismatchedVocabularyIsAnError) {
-  absl::StatusOr<Tokenizer> small = Tokenizer::Load(TestDataPath("tests/testdata/tok512.bin"), 500);
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/tok512.bin");
+  absl::StatusOr<Tokenizer> small = Tokenizer::Load(testing::ModelPath("tok512.bin"), 500);
   ASSERT_FALSE(small.ok());
   EXPECT_EQ(small.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(small.status().message().find("mismatched tokenizer"), absl::string_view::npos);
-  absl::StatusOr<Tokenizer> big = Tokenizer::Load(TestDataPath("tests/testdata/tok512.bin"), 32000);
+  absl::StatusOr<Tokenizer> big = Tokenizer::Load(testing::ModelPath("tok512.bin"), 32000);
   ASSERT_FALSE(big.ok());
   EXPECT_NE(big.status().message().find("32000 pieces cannot fit"), absl::string_view::npos)
       << big.status();
@@ -88,6 +95,7 @@ TEST(TokenizerTest, MismatchedVocabularyIsAnError) {
 }
 
 TEST(TokenizerTest, MetadataRoundTrip) {
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/tok512.bin");
   const Tokenizer tok = LoadTok512();
   checkpoint::TensorDict dict;
   EXPECT_EQ(Tokenizer::FromMetadata(dict).status().code(), absl::StatusCode::kNotFound);
@@ -106,7 +114,8 @@ TEST(TokenizerTest, MetadataRoundTrip) {
 // A model's tokenizer: the file if one is given, else the vocabulary the model carries; errors
 // name the model and the fix.
 TEST(TokenizerTest, ForModel) {
-  const std::string tok_path = TestDataPath("tests/testdata/tok512.bin");
+  EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/tok512.bin");
+  const std::string tok_path = testing::ModelPath("tok512.bin");
   checkpoint::TensorDict bare;
   absl::StatusOr<Tokenizer> from_file = Tokenizer::ForModel(bare, "m.bin", tok_path, 512);
   ASSERT_TRUE(from_file.ok()) << from_file.status();

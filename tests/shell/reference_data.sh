@@ -1,0 +1,22 @@
+# Real third-party files for shell tests (sh_test), the shell twin of
+# tests/util/reference_data.h. Source it after check.sh; the test lists the folder in its data
+# ("@edgeq_refdata//:models", ":vocab" or ":npm").
+#   reference_data_dir FOLDER   prints the folder's path inside the runfiles. If it is missing
+#                               (a clone without ../shared), the whole test ends here: it prints
+#                               "SKIPPED: <reason>" and exits 0, or fails (exit 1) when
+#                               EDGEQ_REQUIRE_REFERENCE_DATA=1 (CI). Call it at top level, not in
+#                               $( ): use `reference_data_dir models; models=$REPLY`.
+reference_data_dir() {
+  local folder="$1" repo="$TEST_SRCDIR/edgeq_refdata"
+  if [ -f "$repo/$folder.MISSING" ] || [ ! -d "$repo/$folder" ]; then
+    local why="not in this test's runfiles (add @edgeq_refdata//:$folder to its data)"
+    [ -f "$repo/$folder.MISSING" ] && why=$(cat "$repo/$folder.MISSING")
+    if [ "${EDGEQ_REQUIRE_REFERENCE_DATA:-0}" = 1 ]; then
+      echo "FAIL: reference data '$folder' unavailable: $why (EDGEQ_REQUIRE_REFERENCE_DATA=1)"
+      exit 1
+    fi
+    echo "SKIPPED: reference data '$folder' unavailable: $why"
+    exit 0
+  fi
+  REPLY="$repo/$folder"
+}
