@@ -702,7 +702,7 @@ absl::StatusOr<absl::Span<const float>> Model::Prefill(absl::Span<const int> tok
 
 absl::Status Model::PrefillAll(
     absl::Span<const int> tokens, int pos,
-    const std::function<absl::Status(int, absl::Span<const float>)>& on_logits) {
+    const std::function<absl::Status(int, absl::Span<const float>)>& on_logits, int first) {
   EDGEQ_RETURN_IF_ERROR(Check(tokens, pos));
   size_t i = 0;
   const int64_t dim = config_.embedding_length;
@@ -714,6 +714,7 @@ absl::Status Model::PrefillAll(
                            RunBlock(b, tokens.subspan(i, b.t), pos + static_cast<int>(i)));
     EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> h, hidden.Values<float>());
     for (int64_t r = 0; r < b.t; ++r) {
+      if (static_cast<int64_t>(i) + r < first) continue;
       EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> logits, RunHead(h.data() + r * dim));
       EDGEQ_RETURN_IF_ERROR(on_logits(static_cast<int>(i + r), logits));
     }

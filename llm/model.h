@@ -108,11 +108,11 @@ class Model {
   // Tokens at positions pos..pos+size-1 (blocks of prefill_block, the rest one by one); the
   // logits of the last one only. Same errors as Forward; InvalidArgument if `tokens` is empty.
   absl::StatusOr<absl::Span<const float>> Prefill(absl::Span<const int> tokens, int pos);
-  // As Prefill, and calls `on_logits(i, logits)` for every token i of `tokens` (the span is valid
-  // during the call): the classifier runs for each token (perplexity).
+  // As Prefill, and calls `on_logits(i, logits)` for every token i >= `first` of `tokens` (the
+  // span is valid during the call): the classifier runs for each of them (perplexity).
   absl::Status PrefillAll(
       absl::Span<const int> tokens, int pos,
-      const std::function<absl::Status(int, absl::Span<const float>)>& on_logits);
+      const std::function<absl::Status(int, absl::Span<const float>)>& on_logits, int first = 0);
 
   const ModelConfig& config() const { return config_; }
   // The KV cache's positions (ModelOptions::context_length or its default).

@@ -75,6 +75,52 @@ absl::StatusOr<RandomModelSpec> RandomModelPreset(absl::string_view name) {
                                                     absl::StrJoin(RandomModelPresetNames(), ", ")));
 }
 
+absl::StatusOr<checkpoint::TensorDict> SyntheticSpmVocabulary(int vocab_size) {
+  if (vocab_size < 259) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "synthetic vocabulary of %d pieces: expected at least 259 (3 special + 256 byte pieces)",
+        vocab_size));
+  }
+  std::vector<std::string> pieces = {"<unk>", "<s>", "</s>"};
+  std::vector<int64_t> types = {2, 3, 3};  // llama.cpp: unknown, control, control
+  for (int b = 0; b < 256; ++b) {
+    pieces.push_back(absl::StrFormat("<0x%02X>", b));
+    types.push_back(6);  // byte
+  }
+  const std::string space = "\xE2\x96\x81";  // U+2581, SentencePiece's space
+  std::vector<std::string> words = {""};
+  while (static_cast<int>(pieces.size()) < vocab_size) {
+    std::vector<std::string> longer;
+    for (const std::string& w : words) {
+      for (char c = 'a'; c <= 'z'; ++c) longer.push_back(w + c);
+    }
+    for (const std::string& w : longer) {
+      for (const std::string& piece : {space + w, w}) {
+        if (static_cast<int>(pieces.size()) < vocab_size) {
+          pieces.push_back(piece);
+          types.push_back(1);
+        }
+      }
+    }
+    words = std::move(longer);
+  }
+  std::vector<double> scores(pieces.size());
+  for (size_t i = 0; i < scores.size(); ++i) scores[i] = i < 259 ? 0.0 : -static_cast<double>(i);
+  checkpoint::TensorDict d;
+  d.SetMetadata("tokenizer.ggml.model", MetadataValue::String("llama"));
+  d.SetMetadata("tokenizer.ggml.pre", MetadataValue::String("default"));
+  d.SetMetadata("tokenizer.ggml.tokens", MetadataValue::StringArray(std::move(pieces)));
+  d.SetMetadata("tokenizer.ggml.scores", MetadataValue::FloatArray(std::move(scores), Width::kF32));
+  d.SetMetadata("tokenizer.ggml.token_type",
+                MetadataValue::IntArray(std::move(types), Width::kI32));
+  d.SetMetadata("tokenizer.ggml.bos_token_id", MetadataValue::Int(1, Width::kU32));
+  d.SetMetadata("tokenizer.ggml.eos_token_id", MetadataValue::Int(2, Width::kU32));
+  d.SetMetadata("tokenizer.ggml.unknown_token_id", MetadataValue::Int(0, Width::kU32));
+  d.SetMetadata("tokenizer.ggml.add_bos_token", MetadataValue::Bool(true));
+  d.SetMetadata("tokenizer.ggml.add_eos_token", MetadataValue::Bool(false));
+  return d;
+}
+
 std::vector<float> Llama3RopeFactors(const RandomModelSpec& spec, int head_dim) {
   // As convert_hf_to_gguf.py's LlamaModel.generate_extra_tensors (float32 frequencies).
   std::vector<float> factors;
@@ -166,24 +212,25 @@ absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& s,
   // quantization version, then the vocabulary.
   auto u32 = [](int64_t v) { return MetadataValue::Int(v, Width::kU32); };
   auto f32 = [](double v) { return MetadataValue::Float(v, Width::kF32); };
-  d.SetMetadata("general.architecture", MetadataValue::String("llama"));
+  const std::string& a = s.architecture;
+  d.SetMetadata("general.architecture", MetadataValue::String(a));
   d.SetMetadata("general.type", MetadataValue::String("model"));
   d.SetMetadata("general.name", MetadataValue::String(absl::StrCat(s.name, " (edgeq random)")));
-  d.SetMetadata("llama.block_count", u32(s.layers));
-  d.SetMetadata("llama.context_length", u32(s.context));
-  d.SetMetadata("llama.embedding_length", u32(s.dim));
-  d.SetMetadata("llama.feed_forward_length", u32(s.ffn));
-  d.SetMetadata("llama.attention.head_count", u32(s.heads));
-  d.SetMetadata("llama.attention.head_count_kv", u32(s.kv_heads));
-  d.SetMetadata("llama.rope.freq_base", f32(s.rope_base));
-  d.SetMetadata("llama.attention.layer_norm_rms_epsilon", f32(s.rms_eps));
+  d.SetMetadata(a + ".block_count", u32(s.layers));
+  d.SetMetadata(a + ".context_length", u32(s.context));
+  d.SetMetadata(a + ".embedding_length", u32(s.dim));
+  d.SetMetadata(a + ".feed_forward_length", u32(s.ffn));
+  d.SetMetadata(a + ".attention.head_count", u32(s.heads));
+  d.SetMetadata(a + ".attention.head_count_kv", u32(s.kv_heads));
+  d.SetMetadata(a + ".rope.freq_base", f32(s.rope_base));
+  d.SetMetadata(a + ".attention.layer_norm_rms_epsilon", f32(s.rms_eps));
   if (s.head_dim_keys) {
-    d.SetMetadata("llama.attention.key_length", u32(head_dim));
-    d.SetMetadata("llama.attention.value_length", u32(head_dim));
+    d.SetMetadata(a + ".attention.key_length", u32(head_dim));
+    d.SetMetadata(a + ".attention.value_length", u32(head_dim));
   }
   d.SetMetadata("general.file_type", u32(0));  // LLAMA_FTYPE_ALL_F32
-  d.SetMetadata("llama.vocab_size", u32(n_vocab));
-  d.SetMetadata("llama.rope.dimension_count", u32(head_dim));
+  d.SetMetadata(a + ".vocab_size", u32(n_vocab));
+  d.SetMetadata(a + ".rope.dimension_count", u32(head_dim));
   d.SetMetadata("general.quantization_version", u32(2));
   if (vocab != nullptr) {
     for (const std::string& key : vocab->MetadataKeys()) {

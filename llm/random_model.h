@@ -28,8 +28,11 @@ namespace llm {
 
 struct RandomModelSpec {
   std::string name;  // general.name
-  int dim = 0;       // embedding_length
-  int layers = 0;    // block_count
+  // general.architecture and the prefix of its keys; only "llama" is a real choice (another name
+  // makes a file that loaders must refuse).
+  std::string architecture = "llama";
+  int dim = 0;     // embedding_length
+  int layers = 0;  // block_count
   int heads = 0;
   int kv_heads = 0;
   int ffn = 0;  // feed_forward_length
@@ -62,6 +65,12 @@ std::vector<std::string> RandomModelPresetNames();
 // its tokenizer.ggml.tokens count). InvalidArgument naming each bad value.
 absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& spec,
                                                    const checkpoint::TensorDict* vocab = nullptr);
+
+// A made-up SentencePiece ("llama") vocabulary of `vocab_size` pieces as GGUF tokenizer.* keys,
+// for random models without a real one: <unk>, <s>, </s>, the byte pieces <0x00>..<0xFF> (ids
+// 3..258), then "\u2581a".."\u2581z", "a".."z" and longer lowercase strings, scores falling with
+// the id; BOS 1, EOS 2, add_bos_token true. InvalidArgument below 259 pieces.
+absl::StatusOr<checkpoint::TensorDict> SyntheticSpmVocabulary(int vocab_size);
 
 // The llama3 rope frequency factors for head dimension `head_dim`, as the converter computes them.
 std::vector<float> Llama3RopeFactors(const RandomModelSpec& spec, int head_dim);

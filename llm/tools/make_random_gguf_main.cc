@@ -26,6 +26,8 @@ ABSL_FLAG(std::string, shape, "",
           "model shape: stories15m, smollm2-135m, tinyllama-1.1b, llama-3.2-1b");
 ABSL_FLAG(std::string, out, "", "output .gguf");
 ABSL_FLAG(std::string, vocab, "", "a GGUF whose tokenizer.* keys (vocabulary) are copied");
+ABSL_FLAG(bool, synthetic_vocab, false,
+          "add a made-up SentencePiece vocabulary of the model's vocabulary size (no --vocab)");
 ABSL_FLAG(int, layers, 0, "block count (0: the shape's)");
 ABSL_FLAG(int, dim, 0, "embedding length (0: the shape's)");
 ABSL_FLAG(int, heads, 0, "attention heads (0: the shape's)");
@@ -34,6 +36,8 @@ ABSL_FLAG(int, ffn, 0, "feed-forward length (0: the shape's)");
 ABSL_FLAG(int, context, 0, "context length (0: the shape's)");
 ABSL_FLAG(int, vocab_size, 0, "vocabulary without --vocab (0: the shape's)");
 ABSL_FLAG(uint64_t, seed, 1, "random seed");
+ABSL_FLAG(std::string, architecture, "llama",
+          "general.architecture (another name makes a file loaders must refuse; for tests)");
 
 namespace edgeq {
 namespace {
@@ -74,14 +78,21 @@ absl::Status Run() {
   over(absl::GetFlag(FLAGS_context), &s.context);
   over(absl::GetFlag(FLAGS_vocab_size), &s.vocab);
   s.seed = absl::GetFlag(FLAGS_seed);
+  s.architecture = absl::GetFlag(FLAGS_architecture);
   checkpoint::TensorDict vocab;
   const bool has_vocab = !absl::GetFlag(FLAGS_vocab).empty();
+  if (has_vocab && absl::GetFlag(FLAGS_synthetic_vocab)) {
+    return absl::InvalidArgumentError("--vocab and --synthetic_vocab exclude each other");
+  }
   if (has_vocab) {
     EDGEQ_ASSIGN_OR_RETURN(vocab, ReadVocabulary(absl::GetFlag(FLAGS_vocab)));
+  } else if (absl::GetFlag(FLAGS_synthetic_vocab)) {
+    EDGEQ_ASSIGN_OR_RETURN(vocab, llm::SyntheticSpmVocabulary(s.vocab));
   }
+  const bool with_vocab = has_vocab || absl::GetFlag(FLAGS_synthetic_vocab);
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::TensorDict d,
-                         llm::RandomModel(s, has_vocab ? &vocab : nullptr));
-  EDGEQ_ASSIGN_OR_RETURN(int64_t n_vocab, d.GetInt("llama.vocab_size"));
+                         llm::RandomModel(s, with_vocab ? &vocab : nullptr));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t n_vocab, d.GetInt(s.architecture + ".vocab_size"));
   EDGEQ_RETURN_IF_ERROR(checkpoint::WriteGguf(d, absl::GetFlag(FLAGS_out)));
   absl::FPrintF(stderr,
                 "wrote %s: %s shape, dim %d, %d layers, %d heads, %d kv heads, ffn %d, vocab %d%s, "
@@ -99,7 +110,8 @@ absl::Status Run() {
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Write a random-weight f32 GGUF of a real Llama-family shape.\n"
-      "  make_random_gguf --shape=NAME --out=PATH.gguf [--vocab=VOCAB.gguf] [--layers=N]\n"
+      "  make_random_gguf --shape=NAME --out=PATH.gguf [--vocab=VOCAB.gguf | --synthetic_vocab]\n"
+      "                   [--layers=N]\n"
       "                   [--dim=N --heads=N --kv_heads=N --ffn=N --context=N --vocab_size=N]\n"
       "                   [--seed=S]\n"
       "Shapes: stories15m, smollm2-135m, tinyllama-1.1b, llama-3.2-1b.");
