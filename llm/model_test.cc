@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -336,6 +338,28 @@ TEST(ModelTest, LoadsFromGgufFile) {
   ASSERT_TRUE(y.ok());
   ASSERT_EQ(x.size(), y->size());
   EXPECT_TRUE(std::equal(x.begin(), x.end(), y->begin()));
+}
+
+// A GGUF whose tensor has a block type edgeq does not read: Load names the tensor and the type.
+TEST(ModelTest, UnreadableBlockTypeIsNamed) {
+  absl::StatusOr<std::string> bytes = checkpoint::WriteGgufToString(SmallModel());
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  // Tensor info: name, n_dims (u32), dims (u64 each), type (u32), offset (u64).
+  const std::string name = "blk.0.attn_q.weight";
+  const size_t at = bytes->find(name);
+  ASSERT_NE(at, std::string::npos);
+  const size_t type_at = at + name.size() + 4 + 2 * 8;
+  const uint32_t q4_1 = 3;  // GGML_TYPE_Q4_1
+  std::memcpy(&(*bytes)[type_at], &q4_1, 4);
+  const std::string path = ::testing::TempDir() + "/q4_1.gguf";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+  }
+  absl::Status s = Model::Load(path).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_TRUE(absl::StrContains(s.message(), "blk.0.attn_q.weight")) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "Q4_1")) << s;
 }
 
 }  // namespace
