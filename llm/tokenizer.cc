@@ -352,11 +352,9 @@ absl::StatusOr<Tokenizer> Tokenizer::FromGguf(const checkpoint::TensorDict& dict
     if (*k.id >= static_cast<int64_t>(n)) *k.id = -1;  // a default outside this vocabulary
     if (!dict.HasMetadata(k.key)) continue;
     EDGEQ_ASSIGN_OR_RETURN(int64_t id, dict.GetInt(k.key));
-    if (id < 0 || id >= static_cast<int64_t>(n)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "GGUF key '", k.key, "' = ", id, " is outside the vocabulary (", n, " tokens)"));
-    }
-    *k.id = static_cast<int32_t>(id);
+    // As llama.cpp: an id outside the vocabulary (files write 0xFFFFFFFF for "none") keeps the
+    // default.
+    if (id >= 0 && id < static_cast<int64_t>(n)) *k.id = static_cast<int32_t>(id);
   }
   if (t.sep_id_ >= static_cast<int64_t>(n)) {
     return absl::InvalidArgumentError(absl::StrCat("the separator token id ", t.sep_id_,

@@ -68,7 +68,7 @@ absl::Status Perplexity(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(
       std::unique_ptr<TextTokenizer> tok,
       OpenTokenizer(file.dict, path, args.Get("tokenizer"), model.config().vocab_size));
-  const std::vector<int> tokens = tok->Encode(text, tok->add_bos());
+  EDGEQ_ASSIGN_OR_RETURN(const std::vector<int> tokens, tok->Encode(text, tok->add_bos()));
   if (static_cast<int64_t>(tokens.size()) < 2 * n_ctx) {
     return absl::InvalidArgumentError(
         absl::StrFormat("'%s' tokenizes to %d tokens; a context of %d needs at least %d (-c)",

@@ -92,7 +92,8 @@ absl::Status Run(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<TextTokenizer> tok,
                          OpenTokenizer(file.dict, path, args.Get("tokenizer"), config->vocab_size));
   const std::string prompt = args.Get("prompt");
-  const std::vector<int> ids = tok->Encode(prompt, tok->add_bos());
+  EDGEQ_ASSIGN_OR_RETURN(const std::vector<int> ids,
+                         tok->Encode(prompt, tok->add_bos(), /*parse_special=*/true));
   if (ids.empty()) return absl::InvalidArgumentError("the prompt encodes to no tokens");
   // Without -c, a run of known length gets a cache of prompt + n rounded up to 64 positions (a
   // decode step attends over the whole cache), at most the model's context.
@@ -124,7 +125,7 @@ absl::Status Run(const Args& raw_args) {
   }
   llm::GenerateOptions go;
   go.max_tokens = static_cast<int>(n_predict);
-  if (!args.Has("ignore-eos")) go.stop_tokens = {tok->eos()};
+  if (!args.Has("ignore-eos")) go.stop_tokens = tok->stop_tokens();
   absl::FPrintF(stdout, "%s", prompt);
   std::fflush(stdout);
   int prev = ids.back();

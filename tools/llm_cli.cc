@@ -15,6 +15,7 @@
 #include "absl/strings/strip.h"
 #include "core/status_macros.h"
 #include "examples/tinystories/tokenizer.h"
+#include "llm/tokenizer.h"
 
 namespace edgeq {
 namespace tools {
@@ -28,11 +29,13 @@ std::string Canonical(const OptionSpec& spec) {
 }
 
 // The llama2.c/SentencePiece tokenizer of examples/tinystories.
-class SpmTokenizer : public TextTokenizer {
+// A llama2.c tokenizer file (--tokenizer), encoded as run.c does.
+class Llama2cFileTokenizer : public TextTokenizer {
  public:
-  SpmTokenizer(tinystories::Tokenizer tok, int bos, int eos, bool add_bos)
+  Llama2cFileTokenizer(tinystories::Tokenizer tok, int bos, int eos, bool add_bos)
       : tok_(std::move(tok)), bos_(bos), eos_(eos), add_bos_(add_bos) {}
-  std::vector<int> Encode(absl::string_view text, bool add_bos) const override {
+  absl::StatusOr<std::vector<int>> Encode(absl::string_view text, bool add_bos,
+                                          bool /*parse_special*/) const override {
     std::vector<int> ids = tok_.Encode(text, /*bos=*/false, /*eos=*/false);
     if (add_bos) ids.insert(ids.begin(), bos_);
     return ids;
@@ -41,11 +44,50 @@ class SpmTokenizer : public TextTokenizer {
   int bos() const override { return bos_; }
   int eos() const override { return eos_; }
   bool add_bos() const override { return add_bos_; }
+  std::string PieceText(int token) const override {
+    return token >= 0 && token < tok_.vocab_size() ? tok_.piece(token) : "";
+  }
 
  private:
   tinystories::Tokenizer tok_;
   int bos_, eos_;
   bool add_bos_;
+};
+
+// The model's own vocabulary, through llm::Tokenizer (llama.cpp's tokenizers).
+class VocabTokenizer : public TextTokenizer {
+ public:
+  explicit VocabTokenizer(llm::Tokenizer tok) : tok_(std::move(tok)) {}
+  absl::StatusOr<std::vector<int>> Encode(absl::string_view text, bool add_bos,
+                                          bool parse_special) const override {
+    EDGEQ_ASSIGN_OR_RETURN(
+        std::vector<int32_t> ids,
+        tok_.Encode(text, {.add_special = false, .parse_special = parse_special}));
+    if (add_bos && tok_.bos_id() >= 0) ids.insert(ids.begin(), tok_.bos_id());
+    return std::vector<int>(ids.begin(), ids.end());
+  }
+  std::string Decode(int prev, int token) const override {
+    std::string piece = tok_.TokenToPiece(token, /*special=*/false);
+    // As llama.cpp's detokenizer: the space prefix SPM adds to the text is not printed.
+    if (prev == tok_.bos_id() && tok_.add_space_prefix() && !piece.empty() && piece[0] == ' ') {
+      piece.erase(0, 1);
+    }
+    return piece;
+  }
+  int bos() const override { return tok_.bos_id(); }
+  int eos() const override { return tok_.eos_id(); }
+  bool add_bos() const override { return tok_.add_bos(); }
+  std::vector<int> stop_tokens() const override {
+    std::vector<int> ids(tok_.eog_ids().begin(), tok_.eog_ids().end());
+    if (ids.empty() && tok_.eos_id() >= 0) ids.push_back(tok_.eos_id());
+    return ids;
+  }
+  std::string PieceText(int token) const override {
+    return tok_.TokenToPiece(token, /*special=*/true);
+  }
+
+ private:
+  llm::Tokenizer tok_;
 };
 
 }  // namespace
@@ -169,18 +211,23 @@ absl::StatusOr<std::unique_ptr<TextTokenizer>> OpenTokenizer(const checkpoint::T
     add_bos = (*dict.GetMetadata("tokenizer.ggml.add_bos_token"))->bool_value();
   }
   if (tokenizer_path.empty() && dict.HasMetadata("tokenizer.ggml.model")) {
-    absl::StatusOr<std::string> type = dict.GetString("tokenizer.ggml.model");
-    if (type.ok() && *type != "llama") {
-      return absl::UnimplementedError(absl::StrFormat(
-          "'%s' has a '%s' vocabulary (tokenizer.ggml.model); only SentencePiece ('llama') "
-          "vocabularies are supported yet",
-          model_path, *type));
+    absl::StatusOr<llm::Tokenizer> vocab = llm::Tokenizer::FromGguf(dict);
+    if (!vocab.ok()) {
+      return absl::Status(vocab.status().code(), absl::StrFormat("'%s': vocabulary: %s", model_path,
+                                                                 vocab.status().message()));
     }
+    if (vocab_size > 0 && vocab->n_tokens() != vocab_size) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "'%s': its vocabulary has %d tokens, but the model's embedding has %d rows", model_path,
+          vocab->n_tokens(), vocab_size));
+    }
+    return std::unique_ptr<TextTokenizer>(new VocabTokenizer(*std::move(vocab)));
   }
   EDGEQ_ASSIGN_OR_RETURN(
       tinystories::Tokenizer tok,
       tinystories::Tokenizer::ForModel(dict, model_path, tokenizer_path, vocab_size));
-  return std::unique_ptr<TextTokenizer>(new SpmTokenizer(std::move(tok), bos, eos, add_bos));
+  return std::unique_ptr<TextTokenizer>(
+      new Llama2cFileTokenizer(std::move(tok), bos, eos, add_bos));
 }
 
 int LlmFail(absl::string_view command, const absl::Status& status) {

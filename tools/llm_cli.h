@@ -44,24 +44,32 @@ struct LlmArgs {
 absl::StatusOr<LlmArgs> ParseLlmArgs(const std::vector<std::string>& raw,
                                      const std::vector<OptionSpec>& specs);
 
-// A text tokenizer for a model. Today: the SentencePiece vocabulary a model carries
-// (tokenizer.ggml.model "llama", with byte fallback, as llama2.c encodes it), or a llama2.c
-// tokenizer file.
+// A text tokenizer for a model: the vocabulary the model carries (tokenizer.ggml.*: SPM, BPE
+// or WordPiece through llm::Tokenizer, as llama.cpp tokenizes), or a llama2.c tokenizer file
+// (--tokenizer, encoded as llama2.c's run.c does).
 class TextTokenizer {
  public:
   virtual ~TextTokenizer() = default;
-  virtual std::vector<int> Encode(absl::string_view text, bool add_bos) const = 0;
-  // The text of `token` after `prev` (streaming).
+  // Ids of `text`, with BOS first if `add_bos`. `parse_special`: control tokens written in the
+  // text ("<|im_end|>") become their ids. Errors only for pathological input.
+  virtual absl::StatusOr<std::vector<int>> Encode(absl::string_view text, bool add_bos,
+                                                  bool parse_special = false) const = 0;
+  // The bytes of `token` after `prev` (streaming; a UTF-8 character may span two tokens).
   virtual std::string Decode(int prev, int token) const = 0;
   virtual int bos() const = 0;
   virtual int eos() const = 0;
   virtual bool add_bos() const = 0;
+  // The tokens that end generation (EOS, and end-of-turn tokens of chat vocabularies).
+  virtual std::vector<int> stop_tokens() const { return {eos()}; }
+  // The bytes `token` stands for, control tokens included (llama-tokenize's pieces).
+  virtual std::string PieceText(int token) const = 0;
 };
 
 // The tokenizer for `dict` (whose model has `vocab_size` tokens): `tokenizer_path` (a llama2.c
-// tokenizer file) if given, else the model's own vocabulary. Unimplemented naming the
-// tokenizer.ggml.model for a vocabulary type not supported yet; InvalidArgument naming the model
-// if it carries none.
+// tokenizer file) if given, else the model's own vocabulary (llm::Tokenizer::FromGguf). Its
+// errors name the unsupported tokenizer.ggml.model or pre-tokenizer; InvalidArgument naming the
+// model if it carries no vocabulary, or one whose size is not the model's (vocab_size > 0;
+// 0 skips that check, e.g. for a vocabulary-only GGUF).
 absl::StatusOr<std::unique_ptr<TextTokenizer>> OpenTokenizer(const checkpoint::TensorDict& dict,
                                                              const std::string& model_path,
                                                              const std::string& tokenizer_path,

@@ -65,10 +65,12 @@ TEST(LlmCliTest, Labels) {
 
 TEST(LlmCliTest, UnsupportedVocabularyIsNamed) {
   checkpoint::TensorDict d;
-  d.SetMetadata("tokenizer.ggml.model", checkpoint::MetadataValue::String("gpt2"));
-  absl::Status s = OpenTokenizer(d, "m.gguf", "", 10).status();
-  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
-  EXPECT_NE(s.message().find("'m.gguf' has a 'gpt2' vocabulary"), std::string::npos) << s;
+  d.SetMetadata("tokenizer.ggml.model", checkpoint::MetadataValue::String("t5"));
+  d.SetMetadata("tokenizer.ggml.tokens", checkpoint::MetadataValue::StringArray({"a", "b"}));
+  absl::Status s = OpenTokenizer(d, "m.gguf", "", 2).status();
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("'m.gguf': vocabulary:"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("t5"), std::string::npos) << s;
   s = OpenTokenizer(checkpoint::TensorDict(), "m.bin", "", 10).status();
   EXPECT_NE(s.message().find("carries no vocabulary"), std::string::npos) << s;
 }

@@ -30,18 +30,18 @@ check "run prints the prompt first" grep -q "^once upon a time" "$tmp/g1.txt"
 check "run reports 12 decoded tokens" grep -q "decode: 12 tokens" "$tmp/g1.err"
 check "run reports the model" grep -q "llama: 2 layers, embedding 64, ffn 96, 4 heads (2 kv, dim 16), vocab 300" "$tmp/g1.err"
 check "run reports the sampler" grep -q "^sampler: temp 0.00, top_k 40, top_p 0.950, min_p 0.050" "$tmp/g1.err"
-# Without -c the cache holds prompt + n rounded up to 64 (17 + 60 -> 128), else the model's 256.
+# Without -c the cache holds prompt + n rounded up to 64 (14 + 60 -> 128), else the model's 256.
 edgeq run "$tmp/c256.gguf" -p "once upon a time" -n 60 --temp 0 -t 1 >/dev/null 2>"$tmp/k1.err"
-check "run sizes the cache to prompt + n" grep -q "^prompt: 17 tokens, context 128, 1 threads" "$tmp/k1.err"
+check "run sizes the cache to prompt + n" grep -q "^prompt: 14 tokens, context 128, 1 threads" "$tmp/k1.err"
 edgeq run "$tmp/c256.gguf" -p "once upon a time" -n 2 -c 200 --temp 0 -t 1 >/dev/null 2>"$tmp/k2.err"
-check "run takes -c" grep -q "^prompt: 17 tokens, context 200, 1 threads" "$tmp/k2.err"
+check "run takes -c" grep -q "^prompt: 14 tokens, context 200, 1 threads" "$tmp/k2.err"
 # Sampled with a seed: the same seed gives the same text.
 edgeq run "$tmp/m.gguf" -p "the" -n 20 --seed 7 --temp 1.2 --top-k 0 --top-p 1 --min-p 0 -t 1 >"$tmp/s1.txt" 2>/dev/null
 edgeq run "$tmp/m.gguf" -p "the" -n 20 --seed 7 --temp 1.2 --top-k 0 --top-p 1 --min-p 0 -t 1 >"$tmp/s2.txt" 2>/dev/null
 check "run with a seed twice: same text" cmp -s "$tmp/s1.txt" "$tmp/s2.txt"
-# The context ends generation: 64 positions, a 17-token prompt.
+# The context ends generation: 64 positions, a 14-token prompt (BOS + 13, llama.cpp's SPM).
 edgeq run "$tmp/m.gguf" -p "once upon a time" --ignore-eos --temp 0 -t 1 >/dev/null 2>"$tmp/c.err"
-check "run stops at the context" grep -q "decode: 48 tokens.*stop: context full" "$tmp/c.err"
+check "run stops at the context" grep -q "decode: 51 tokens.*stop: context full" "$tmp/c.err"
 
 # perplexity: llama-perplexity's output lines, the same value twice.
 for i in $(seq 1 40); do echo "the cat sat on the mat and the dog ran in the park"; done >"$tmp/text.txt"
@@ -93,6 +93,17 @@ expect_error "perplexity missing file" 1 "error: cannot open text file '/nonexis
 expect_error "bench bad format" 1 "error: -o xml: expected md, csv or json" edgeq bench "$tmp/m.gguf" -o xml
 expect_error "bench bad threads" 1 "error: --threads 0" edgeq bench "$tmp/m.gguf" -t 0
 
+# tokenize: the model's own vocabulary; --ids; errors.
+edgeq tokenize "$tmp/m.gguf" "once upon" >"$tmp/t1.txt" 2>"$tmp/t1.err"
+check "tokenize exit 0" test $? -eq 0
+check "tokenize prints BOS first" grep -q "^ *1 -> '<s>'$" "$tmp/t1.txt"
+check "tokenize prints a line per token" test "$(wc -l <"$tmp/t1.txt")" -ge 3
+edgeq tokenize "$tmp/m.gguf" "once upon" --ids --no-bos >"$tmp/t2.txt"
+check "tokenize --ids matches the listing" test "$(cat "$tmp/t2.txt")" = \
+  "[$(tail -n +2 "$tmp/t1.txt" | awk '{print $1}' | paste -sd, | sed 's/,/, /g')]"
+expect_error "tokenize missing text" 1 "error: expected MODEL and TEXT" edgeq tokenize "$tmp/m.gguf"
+expect_error "tokenize no vocabulary" 1 "carries no vocabulary" edgeq tokenize "$tmp/novocab.gguf" x
+
 # The real stories260K GGUF (its own SentencePiece vocabulary): greedy text as llama2.c's run.c
 # printed it (tests/testdata/tinystories), for the first 40 generated tokens.
 reference_data_dir models
@@ -102,4 +113,15 @@ check "stories260K run exit 0" test $? -eq 0
 n=$(($(wc -c <"$tmp/r.txt") - 1))
 check "stories260K greedy text is run.c's" cmp -s <(head -c "$n" "$tmp/r.txt") \
   <(head -c "$n" "$ws/tests/testdata/tinystories/once_upon_a_time.txt")
+
+# tokenize on llama.cpp's vocabulary-only GGUFs: the ids of its test files (.out, made with the
+# models' Hugging Face tokenizers) for "Hello world".
+reference_data_dir vocab
+vocab=$REPLY
+check "tokenize gpt-2 vocabulary" test "$(edgeq tokenize "$vocab/ggml-vocab-gpt-2.gguf" \
+  "Hello world" --ids --no-bos)" = "[15496, 995]"
+check "tokenize llama-spm vocabulary" test "$(edgeq tokenize "$vocab/ggml-vocab-llama-spm.gguf" \
+  "Hello world" --ids --no-bos)" = "[15043, 3186]"
+check "tokenize --parse-special" test "$(edgeq tokenize "$vocab/ggml-vocab-phi-3.gguf" \
+  "Hi<|end|>" --ids --parse-special)" = "[1, 6324, 32007]"
 finish

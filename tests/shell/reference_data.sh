@@ -3,7 +3,8 @@
 # ("@edgeq_refdata//:models", ":vocab" or ":npm").
 #   reference_data_dir FOLDER   prints the folder's path inside the runfiles. If it is missing
 #                               (a clone without ../shared), the whole test ends here: it prints
-#                               "SKIPPED: <reason>" and exits 0, or fails (exit 1) when
+#                               "SKIPPED: <reason>" and exits (0 unless a check before it
+#                               failed), or fails (exit 1) when
 #                               EDGEQ_REQUIRE_REFERENCE_DATA=1 (CI). Call it at top level, not in
 #                               $( ): use `reference_data_dir models; models=$REPLY`.
 reference_data_dir() {
@@ -16,7 +17,9 @@ reference_data_dir() {
       exit 1
     fi
     echo "SKIPPED: reference data '$folder' unavailable: $why"
-    exit 0
+    # Checks made before this point still count.
+    [ "${fails:-0}" -eq 0 ]
+    exit
   fi
   REPLY="$repo/$folder"
 }

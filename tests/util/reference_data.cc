@@ -59,10 +59,10 @@ absl::StatusOr<std::string> ReferenceDataPath(absl::string_view relative) {
     if (!IsDir(repo)) continue;
     const std::string missing = absl::StrCat(repo, "/", folder, ".MISSING");
     if (access(missing.c_str(), R_OK) == 0) {
-      const std::string hint =
-          folder == "npm" ? "run tools/setup.sh to install the npm packages"
-                          : "put the shared test files in ../shared beside the clone "
-                            "(see README, 'Test data'), then run `bazel shutdown`";
+      const std::string hint = folder == "npm"
+                                   ? "run tools/setup.sh to install the npm packages"
+                                   : "put the shared test files in ../shared beside the clone "
+                                     "(see README, 'Test data'), then run `bazel shutdown`";
       return absl::NotFoundError(absl::StrFormat("reference data '%s' unavailable: %s; %s", rel,
                                                  ReadSmallFile(missing), hint));
     }

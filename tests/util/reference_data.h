@@ -54,10 +54,10 @@ bool ReferenceDataRequired();
 
 // Skips (or, when required, fails) the calling test unless `relative` is available; for tests
 // whose helpers open the file through ReferenceDataPath themselves.
-#define EDGEQ_SKIP_WITHOUT_REFERENCE_DATA(relative)                 \
-  do {                                                              \
+#define EDGEQ_SKIP_WITHOUT_REFERENCE_DATA(relative)                \
+  do {                                                             \
     EDGEQ_REFERENCE_DATA_OR_SKIP(edgeq_refdata_unused_, relative); \
-    (void)edgeq_refdata_unused_;                                    \
+    (void)edgeq_refdata_unused_;                                   \
   } while (0)
 
 #endif  // EDGEQ_TESTS_UTIL_REFERENCE_DATA_H_
