@@ -10,7 +10,8 @@
 //
 //   qmatmul_count [--encodings=q4_0,q8_0,q4_k,q5_k,q6_k] [--ms=1,8,64]
 //                 [--shapes=4096x4096,288x768,768x288,896x896,8192x2048] [--reps=1]
-// A shape is n x k (output features x input features).
+// A shape is n x k (output features x input features). Shapes whose k is not a whole number of
+// blocks of an encoding (k = 288 for the K-quants) are skipped with a "skip" line.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -146,6 +147,12 @@ absl::Status Run(const Options& o) {
     if (!codec.ok()) return codec.status();
     const auto params = (*codec)->block_parameters();
     for (const auto& [n, k] : o.shapes) {
+      if (k % params.elements_per_block != 0) {  // e.g. k = 288 for the K-quants (256 per block)
+        std::printf("skip encoding=%s n=%lld k=%lld: k is not a multiple of %lld\n",
+                    encoding.c_str(), static_cast<long long>(n), static_cast<long long>(k),
+                    static_cast<long long>(params.elements_per_block));
+        continue;
+      }
       absl::StatusOr<std::vector<uint8_t>> w = MakeWeights(**codec, n, k, rng);
       if (!w.ok()) return w.status();
       absl::StatusOr<std::unique_ptr<kernels::QMatmulKernel>> kernel =

@@ -15,7 +15,9 @@ per instruction (m*n*k / instructions) and weight bytes per call, per CPU model.
 
 qemu is started through tools/qemu_aarch64.sh (the same guest root and libraries as
 `bazel test --config=aarch64`), with EDGEQ_QEMU_CPU set to each model. --table-only re-prints the
-table from a --json file without running anything.
+table from a --json file without running anything; with --ggml GGML_JSON it also prints edgeq
+beside ggml per CPU model (GGML_JSON written by the same script running a ggml driver that prints
+the same "call" lines; see README.md).
 """
 
 import argparse
@@ -128,6 +130,29 @@ def table(results, cpus):
     return "\n".join(lines)
 
 
+def compare_table(edgeq, ggml, cpu):
+    """Markdown, one CPU model: edgeq beside ggml, ratio = ggml / edgeq instructions (below 1:
+    edgeq executes more)."""
+    def index(results):
+        return {(r["encoding"], r["n"], r["k"], r["m"]): r for r in results
+                if r["cpu"] == cpu and r["rep"] == 0}
+    ours, theirs = index(edgeq), index(ggml)
+    order = ["q4_0", "q8_0", "q4_k", "q5_k", "q6_k"]
+    keys = sorted(set(ours) & set(theirs),
+                  key=lambda k: (order.index(k[0]) if k[0] in order else 99, -k[1] * k[2], k[1],
+                                 k[3]))
+    lines = ["| type | n x k | m | edgeq kernel | edgeq M insns | ggml M insns | ggml / edgeq |"
+             " edgeq MAC/insn | ggml MAC/insn |",
+             "|---|---|---|---|---:|---:|---:|---:|---:|"]
+    for key in keys:
+        a, b = ours[key], theirs[key]
+        lines.append("| %s | %dx%d | %d | %s | %.3f | %.3f | %.2f | %.2f | %.2f |" % (
+            key[0], key[1], key[2], key[3], short_kernel(a["kernel"], key[0]), a["insns"] / 1e6,
+            b["insns"] / 1e6, b["insns"] / a["insns"], a["macs"] / a["insns"],
+            b["macs"] / b["insns"]))
+    return "\n".join(lines)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -142,13 +167,24 @@ def main():
     parser.add_argument("--jobs", type=int, default=1, help="qemu processes at a time")
     parser.add_argument("--json", help="write the raw results here")
     parser.add_argument("--table-only", metavar="JSON", help="print the table of a --json file")
+    parser.add_argument("--ggml", metavar="JSON",
+                        help="with --table-only: also print, per CPU model, the table beside "
+                        "these results (made by a ggml driver with the same output format)")
     args = parser.parse_args()
     cpus = args.cpus.split(",")
 
     if args.table_only:
         with open(args.table_only) as f:
             results = json.load(f)
-        print(table(results, [c for c in cpus if any(r["cpu"] == c for r in results)]))
+        present = [c for c in cpus if any(r["cpu"] == c for r in results)]
+        print(table(results, present))
+        if args.ggml:
+            with open(args.ggml) as f:
+                ggml = json.load(f)
+            for cpu in present:
+                if any(r["cpu"] == cpu for r in ggml):
+                    print("\n-cpu %s, edgeq beside ggml:\n" % cpu)
+                    print(compare_table(results, ggml, cpu))
         return 0
     if not args.driver or not args.plugin:
         parser.error("--driver and --plugin are required (or --table-only)")
