@@ -62,8 +62,7 @@ size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb* tb);
 struct qemu_plugin_insn* qemu_plugin_tb_get_insn(const struct qemu_plugin_tb* tb, size_t idx);
 const void* qemu_plugin_insn_data(const struct qemu_plugin_insn* insn);
 size_t qemu_plugin_insn_size(const struct qemu_plugin_insn* insn);
-void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb,
-                                    void* userdata);
+void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb, void* userdata);
 void qemu_plugin_outs(const char* string);
 
 #define EXPORT __attribute__((visibility("default")))

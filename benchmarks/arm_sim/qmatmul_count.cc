@@ -117,8 +117,8 @@ absl::StatusOr<std::vector<uint8_t>> MakeWeights(const QuantizationEncoding& cod
   constexpr int64_t kDistinctRows = 16;
   const auto params = codec.block_parameters();
   if (k % params.elements_per_block != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("k = ", k, " is not a multiple of ",
-                                                    params.elements_per_block));
+    return absl::InvalidArgumentError(
+        absl::StrCat("k = ", k, " is not a multiple of ", params.elements_per_block));
   }
   const int64_t row_bytes = params.block_size * (k / params.elements_per_block);
   std::vector<uint8_t> w(static_cast<size_t>(n * row_bytes));
@@ -167,13 +167,13 @@ absl::Status Run(const Options& o) {
         std::unique_ptr<void, AlignedFree> scratch(std::aligned_alloc(64, scratch_bytes + 64));
         if (scratch == nullptr) return absl::ResourceExhaustedError("scratch allocation failed");
         for (int rep = 0; rep < o.reps; ++rep) {
-          std::printf("call encoding=%s n=%lld k=%lld m=%lld kernel=%s isa=%s macs=%lld "
-                      "weight_bytes=%lld rep=%d\n",
-                      encoding.c_str(), static_cast<long long>(n), static_cast<long long>(k),
-                      static_cast<long long>(m),
-                      std::string((*kernel)->kernel_name(m)).c_str(),
-                      std::string(kernels::IsaName((*kernel)->isa())).c_str(),
-                      static_cast<long long>(m * n * k), static_cast<long long>(weight_bytes), rep);
+          std::printf(
+              "call encoding=%s n=%lld k=%lld m=%lld kernel=%s isa=%s macs=%lld "
+              "weight_bytes=%lld rep=%d\n",
+              encoding.c_str(), static_cast<long long>(n), static_cast<long long>(k),
+              static_cast<long long>(m), std::string((*kernel)->kernel_name(m)).c_str(),
+              std::string(kernels::IsaName((*kernel)->isa())).c_str(),
+              static_cast<long long>(m * n * k), static_cast<long long>(weight_bytes), rep);
           std::fflush(stdout);
           StartMarker();
           (*kernel)->Run(m, x.data(), k, y.data(), n, scratch.get(), nullptr);
@@ -183,8 +183,8 @@ absl::Status Run(const Options& o) {
         double sum = 0;
         for (float v : y) sum += v;
         if (!std::isfinite(sum)) {
-          return absl::InternalError(absl::StrCat(encoding, " ", n, "x", k, " m=", m,
-                                                  ": non-finite output"));
+          return absl::InternalError(
+              absl::StrCat(encoding, " ", n, "x", k, " m=", m, ": non-finite output"));
         }
         std::printf("checksum %.6g\n", sum);
       }

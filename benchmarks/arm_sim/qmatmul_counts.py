@@ -205,8 +205,8 @@ def main():
                   file=sys.stderr)
         first.setdefault(key, r["insns"])
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
+        with open(args.json, "w") as f:  # one result per line
+            f.write("[\n" + ",\n".join(json.dumps(r, sort_keys=True) for r in results) + "\n]\n")
     print(table(results, cpus))
     return 0
 
