@@ -15,8 +15,8 @@
 #include "checkpoint/tensor_dict.h"
 #include "core/status_macros.h"
 #include "core/tensor.h"
-#include "examples/tinystories/graph/llama_graph.h"
 #include "examples/tinystories/random_llama.h"
+#include "llm/model.h"
 #include "quantization/encoding.h"
 
 namespace edgeq {
@@ -39,10 +39,9 @@ void BM_Prefill(benchmark::State& state, const QuantizationEncoding* encoding) {
     state.SkipWithError(std::string(dict.status().message()).c_str());
     return;
   }
-  absl::StatusOr<std::unique_ptr<tinystories::LlamaGraphModel>> model =
-      tinystories::LlamaGraphModel::Create(*dict,
-                                           {.num_threads = static_cast<int>(state.range(0)),
-                                            .prefill_block = static_cast<int>(state.range(1))});
+  absl::StatusOr<std::unique_ptr<llm::Model>> model =
+      llm::Model::Load(*dict, {.num_threads = static_cast<int>(state.range(0)),
+                               .prefill_block = static_cast<int>(state.range(1))});
   if (!model.ok()) {
     state.SkipWithError(std::string(model.status().message()).c_str());
     return;

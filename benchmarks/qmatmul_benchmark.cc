@@ -73,7 +73,7 @@ const std::vector<uint8_t>& QuantizedWeights(Encoding e, int64_t n, int64_t k) {
 void BM_QMatmul(benchmark::State& state, const KernelEntry* entry, int64_t m, int64_t n, int64_t k,
                 int threads) {
   const std::vector<uint8_t>& w = QuantizedWeights(entry->encoding, n, k);
-  auto kernel = kernels::internal::CreateForEntry(entry, n, k, w.data());
+  auto kernel = kernels::internal::CreateForEntry(entry, n, k, w);
   if (!kernel.ok()) {
     state.SkipWithError(std::string(kernel.status().message()).c_str());
     return;

@@ -35,10 +35,10 @@
 #include "checkpoint/tensor_dict.h"
 #include "core/tensor.h"
 #include "examples/tinystories/generate.h"
-#include "examples/tinystories/graph/llama_graph.h"
 #include "examples/tinystories/random_llama.h"
 #include "examples/tinystories/sampler.h"
 #include "examples/tinystories/tokenizer.h"
+#include "llm/model.h"
 #include "runtime/kernels/qmatmul.h"
 
 namespace edgeq {
@@ -110,8 +110,8 @@ absl::Status PrepareFiles() {
 
 // The model as the pipeline builds it: the .bin read back, then the default rules for
 // `encoding` ("none" keeps f32).
-absl::StatusOr<std::unique_ptr<tinystories::LlamaGraphModel>> LoadModel(
-    const std::string& encoding, int threads, kernels::Isa isa_cap = kernels::Isa::kBest) {
+absl::StatusOr<std::unique_ptr<llm::Model>> LoadModel(const std::string& encoding, int threads,
+                                                      kernels::Isa isa_cap = kernels::Isa::kBest) {
   absl::StatusOr<checkpoint::TensorDict> f32 = checkpoint::ReadLlama2c(TheSetup().model_bin);
   if (!f32.ok()) return f32.status();
   absl::StatusOr<std::vector<checkpoint::QuantizeRule>> rules =
@@ -119,14 +119,14 @@ absl::StatusOr<std::unique_ptr<tinystories::LlamaGraphModel>> LoadModel(
   if (!rules.ok()) return rules.status();
   absl::StatusOr<checkpoint::TensorDict> q = checkpoint::QuantizeDict(*f32, *rules);
   if (!q.ok()) return q.status();
-  return tinystories::LlamaGraphModel::Create(*q, {.num_threads = threads, .isa_cap = isa_cap});
+  return llm::Model::Load(*q, {.num_threads = threads, .isa_cap = isa_cap});
 }
 
 // One iteration = one decoded token (logits for a token at the next position; positions cycle
 // through the context, so attention spans 0..255 cached rows, as in a 256-step generation).
 // `isa_cap` limits the kernels (e.g. kAvx2: what an AVX2-only CPU would run).
 void BM_Decode(benchmark::State& state, const char* encoding, kernels::Isa isa_cap) {
-  absl::StatusOr<std::unique_ptr<tinystories::LlamaGraphModel>> model =
+  absl::StatusOr<std::unique_ptr<llm::Model>> model =
       LoadModel(encoding, static_cast<int>(state.range(0)), isa_cap);
   if (!model.ok()) {
     state.SkipWithError(std::string(model.status().message()).c_str());
@@ -150,7 +150,7 @@ void BM_Decode(benchmark::State& state, const char* encoding, kernels::Isa isa_c
 // then decode with the sampler and the tokenizer's decoding, as run.c's loop does) over the
 // context; the counter is its decode tokens/s, the measure run.c reports.
 void BM_Generate(benchmark::State& state, const char* encoding) {
-  absl::StatusOr<std::unique_ptr<tinystories::LlamaGraphModel>> model =
+  absl::StatusOr<std::unique_ptr<llm::Model>> model =
       LoadModel(encoding, static_cast<int>(state.range(0)));
   absl::StatusOr<tinystories::Tokenizer> tokenizer =
       tinystories::Tokenizer::Load(TheSetup().tokenizer, kVocab);

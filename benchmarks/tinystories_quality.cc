@@ -19,9 +19,9 @@
 #include "checkpoint/quantize_rules.h"
 #include "core/status_macros.h"
 #include "examples/tinystories/generate.h"
-#include "examples/tinystories/graph/llama_graph.h"
 #include "examples/tinystories/sampler.h"
 #include "examples/tinystories/tokenizer.h"
+#include "llm/model.h"
 #include "tests/util/reference_data.h"
 
 namespace edgeq {
@@ -57,8 +57,7 @@ absl::Status Run(int argc, char** argv) {
       argc > 3 ? argv[3] : Runfile("tests/testdata/tinystories/perplexity.txt");
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint model,
                          checkpoint::OpenCheckpoint(model_path));
-  EDGEQ_ASSIGN_OR_RETURN(checkpoint::Llama2cConfig config,
-                         checkpoint::Llama2cConfigFromMetadata(model.dict));
+  EDGEQ_ASSIGN_OR_RETURN(llm::ModelConfig config, llm::ModelConfig::FromMetadata(model.dict));
   EDGEQ_ASSIGN_OR_RETURN(tinystories::Tokenizer tok,
                          tinystories::Tokenizer::Load(tok_path, config.vocab_size));
   EDGEQ_ASSIGN_OR_RETURN(std::string text, ReadText(text_path));
@@ -89,8 +88,7 @@ absl::Status Run(int argc, char** argv) {
     for (const auto& [name, count] : used) {
       absl::StrAppendFormat(&encodings, "%s%s x%d", encodings.empty() ? "" : ", ", name, count);
     }
-    EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<tinystories::LlamaGraphModel> m,
-                           tinystories::LlamaGraphModel::Create(dict));
+    EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<llm::Model> m, llm::Model::Load(dict));
     EDGEQ_ASSIGN_OR_RETURN(double ppl, tinystories::Perplexity(*m, tok, text));
     EDGEQ_ASSIGN_OR_RETURN(tinystories::Sampler sampler,
                            tinystories::Sampler::Create(config.vocab_size, {0.0f, 0.9f, 1}));

@@ -1,7 +1,9 @@
 #include "checkpoint/gguf.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -10,6 +12,8 @@
 #include "checkpoint/internal/file_io.h"
 #include "checkpoint/internal/metadata_codec.h"
 #include "core/status_macros.h"
+#include "quantization/block_layout.h"
+#include "quantization/encoding.h"
 
 namespace edgeq {
 namespace checkpoint {
@@ -33,14 +37,32 @@ struct GgmlType {
   int64_t block_size;
 };
 
-constexpr GgmlType kTypes[] = {
-    {0, "F32", DType::kFloat32, "", 1, 4},         {1, "F16", DType::kFloat16, "", 1, 2},
-    {2, "Q4_0", DType::kUInt8, "q4_0", 32, 18},    {8, "Q8_0", DType::kUInt8, "q8_0", 32, 34},
-    {12, "Q4_K", DType::kUInt8, "q4_k", 256, 144}, {13, "Q5_K", DType::kUInt8, "q5_k", 256, 176},
-    {14, "Q6_K", DType::kUInt8, "q6_k", 256, 210}, {24, "I8", DType::kInt8, "", 1, 1},
-    {26, "I32", DType::kInt32, "", 1, 4},          {27, "I64", DType::kInt64, "", 1, 8},
-    {30, "BF16", DType::kUInt8, "bf16", 1, 2},
-};
+// The plain types, then one per block format of quantization/block_layout.h (GGML type id,
+// name and block sizes come from that table).
+constexpr int kNumPlainTypes = 5;
+constexpr std::array<GgmlType, kNumPlainTypes + blocks::kNumFormats> MakeTypes() {
+  std::array<GgmlType, kNumPlainTypes + blocks::kNumFormats> t = {{
+      {0, "F32", DType::kFloat32, "", 1, 4},
+      {1, "F16", DType::kFloat16, "", 1, 2},
+      {24, "I8", DType::kInt8, "", 1, 1},
+      {26, "I32", DType::kInt32, "", 1, 4},
+      {27, "I64", DType::kInt64, "", 1, 8},
+  }};
+  for (int i = 0; i < blocks::kNumFormats; ++i) {
+    const blocks::BlockFormat& f = blocks::kBlockFormats[i];
+    t[kNumPlainTypes + i] = {f.ggml_type, f.ggml_name,        DType::kUInt8,
+                             f.name,      f.values_per_block, f.bytes_per_block};
+  }
+  return t;
+}
+constexpr std::array<GgmlType, kNumPlainTypes + blocks::kNumFormats> kTypes = MakeTypes();
+
+// "F32, F16, I8, I32, I64, Q4_0, ..." for error messages.
+std::string SupportedTypeNames() {
+  std::string s;
+  for (const GgmlType& t : kTypes) absl::StrAppend(&s, s.empty() ? "" : ", ", t.ggml_name);
+  return s;
+}
 
 const char* GgmlTypeName(uint32_t id) {
   static const char* const kNames[] = {
@@ -67,12 +89,13 @@ absl::StatusOr<const GgmlType*> TypeForTensor(const std::string& name, const Ten
         return &g;
       }
     }
-    return absl::UnimplementedError(absl::StrFormat(
-        "tensor '%s': GGUF has no type for encoding '%s' (%s); supported: q4_0, q8_0, q4_k, "
-        "q5_k, q6_k, bf16",
-        name, t.encoding(), t.DebugString()));
+    return absl::UnimplementedError(
+        absl::StrFormat("tensor '%s': GGUF has no type for encoding '%s' (%s); supported: %s", name,
+                        t.encoding(), t.DebugString(), SupportedTypeNames()));
   }
-  if (t.dtype() == DType::kBFloat16) return FindType(30);
+  if (t.dtype() == DType::kBFloat16) {
+    return FindType(blocks::GetBlockFormat(blocks::Format::kBf16).ggml_type);
+  }
   for (const GgmlType& g : kTypes) {
     if (g.encoding[0] == '\0' && g.dtype == t.dtype()) return &g;
   }
@@ -235,9 +258,8 @@ absl::StatusOr<TensorDict> ReadGgufFromBuffer(absl::Span<const uint8_t> data,
     info.type = FindType(type_id);
     if (info.type == nullptr) {
       return absl::UnimplementedError(absl::StrFormat(
-          "GGUF: %s has GGML type %s (%d), which edgeq does not read (supported: F32, F16, "
-          "BF16, Q4_0, Q8_0, Q4_K, Q5_K, Q6_K, I8, I32, I64)",
-          tw, GgmlTypeName(type_id), type_id));
+          "GGUF: %s has GGML type %s (%d), which edgeq does not read (supported: %s)", tw,
+          GgmlTypeName(type_id), type_id, SupportedTypeNames()));
     }
     const int64_t epb = info.type->elements_per_block;
     if (info.type->encoding[0] != '\0') {
@@ -259,13 +281,15 @@ absl::StatusOr<TensorDict> ReadGgufFromBuffer(absl::Span<const uint8_t> data,
     infos.push_back(std::move(info));
   }
   const uint64_t data_start = AlignUp(r.pos(), alignment);
-  if (data_start > data.size()) {
+  // A file without tensors (llama.cpp's vocabulary-only GGUFs) may end right after its
+  // metadata, before the alignment padding.
+  if (data_start > data.size() && !infos.empty()) {
     return r.Error(
         absl::StrFormat("truncated: the data section would start at byte %d, the "
                         "file has %d bytes",
                         data_start, data.size()));
   }
-  const uint64_t data_size = data.size() - data_start;
+  const uint64_t data_size = data_start > data.size() ? 0 : data.size() - data_start;
   std::vector<const Info*> by_offset;
   for (const Info& info : infos) {
     if (info.offset > data_size || info.bytes > data_size - info.offset) {
@@ -281,7 +305,12 @@ absl::StatusOr<TensorDict> ReadGgufFromBuffer(absl::Span<const uint8_t> data,
     EDGEQ_ASSIGN_OR_RETURN(Tensor t, Tensor::View(info.type->dtype, info.physical,
                                                   data.data() + data_start + info.offset,
                                                   static_cast<size_t>(info.bytes), owner));
-    if (info.type->encoding[0] != '\0') t.SetQuantization(info.type->encoding, info.logical);
+    if (info.type->encoding[0] != '\0') {
+      t.SetQuantization(info.type->encoding, info.logical);
+      if (absl::Status s = CheckQuantizedTensor(info.name, t); !s.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("GGUF: ", s.message()));
+      }
+    }
     EDGEQ_RETURN_IF_ERROR(dict.Set(info.name, std::move(t)));
     if (info.bytes > 0) by_offset.push_back(&info);
   }

@@ -168,6 +168,11 @@ TEST(GgufTest, BadFilesAreClearErrors) {
   auto msg = [](const std::string& bytes) { return std::string(Parse(bytes).status().message()); };
   EXPECT_TRUE(absl::StrContains(msg(OneTensorGguf(2, 64, 2, 71)), "runs past the end"));
   EXPECT_TRUE(absl::StrContains(msg(OneTensorGguf(2, 48, 2, 72)), "multiple of 32"));
+  // A quantized tensor with a zero dimension is refused by CheckQuantizedTensor (issue 14).
+  EXPECT_TRUE(absl::StrContains(msg(OneTensorGguf(2, 64, 0, 0)),
+                                "quantized tensor 't' (encoding 'q4_0', logical shape [0, 64]"))
+      << msg(OneTensorGguf(2, 64, 0, 0));
+  EXPECT_TRUE(absl::StrContains(msg(OneTensorGguf(2, 64, 0, 0)), "logical dimension 0 is 0"));
   EXPECT_TRUE(absl::StrContains(msg(OneTensorGguf(0, 4, 1, 64, /*offset=*/8)),
                                 "not a multiple of the alignment"));
   EXPECT_TRUE(
@@ -206,6 +211,23 @@ TEST(GgufTest, BadFilesAreClearErrors) {
     EXPECT_FALSE(Parse(real.substr(0, n)).ok()) << n;
   }
   EXPECT_FALSE(Parse(real.substr(0, real.size() - 1)).ok());
+}
+
+// llama.cpp's vocabulary-only files have no tensors and end right after the metadata, without
+// the padding up to the alignment; ggml reads them, and so do we.
+TEST(GgufTest, MetadataOnlyFileMayEndBeforeThePadding) {
+  std::string s = "GGUF";
+  Put32(&s, 3);
+  Put64(&s, 0);  // tensors
+  Put64(&s, 1);  // key/values
+  PutStr(&s, "general.name");
+  Put32(&s, 8);  // string
+  PutStr(&s, "vocab");
+  ASSERT_NE(s.size() % 32, 0u);
+  absl::StatusOr<TensorDict> dict = Parse(s);
+  ASSERT_TRUE(dict.ok()) << dict.status();
+  EXPECT_EQ(dict->size(), 0u);
+  EXPECT_EQ(*dict->GetString("general.name"), "vocab");
 }
 
 TEST(GgufTest, BitFlipsNeverCrash) {

@@ -11,6 +11,7 @@
 #include "checkpoint/internal/file_io.h"
 #include "checkpoint/internal/metadata_codec.h"
 #include "core/status_macros.h"
+#include "quantization/encoding.h"
 #include "xxhash.h"
 
 namespace edgeq {
@@ -264,7 +265,12 @@ absl::StatusOr<TensorDict> LoadFromBuffer(absl::Span<const uint8_t> data,
     }
     EDGEQ_ASSIGN_OR_RETURN(Tensor tensor, Tensor::View(*dtype, shape, base + offset,
                                                        static_cast<size_t>(length), owner));
-    if (!encoding.empty()) tensor.SetQuantization(std::string(encoding), logical);
+    if (!encoding.empty()) {
+      tensor.SetQuantization(std::string(encoding), logical);
+      if (absl::Status s = CheckQuantizedTensor(name, tensor); !s.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(".max: ", s.message()));
+      }
+    }
     ranges.push_back({offset, offset + length, std::string(name)});
     EDGEQ_RETURN_IF_ERROR(dict.Set(name, std::move(tensor)));
   }

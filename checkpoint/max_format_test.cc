@@ -215,6 +215,59 @@ TEST(MaxFormatTest, DuplicateOverlappingAndMisalignedTensors) {
   EXPECT_EQ(FromString(huge_count).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+// A .max whose checksums are all valid but whose tensor `name` is (dtype, bytes) tagged
+// (encoding, logical): written by Save, which stores what it is given.
+std::string CraftedMax(DType dtype, const Shape& physical, const std::string& encoding,
+                       const Shape& logical) {
+  TensorDict d;
+  EXPECT_TRUE(d.Set("w", *Tensor::Full({2, 3}, 1.0f)).ok());
+  Tensor t = *Tensor::Create(dtype, physical);
+  t.SetQuantization(encoding, logical);
+  EXPECT_TRUE(d.Set("token_embd.weight", t).ok());
+  absl::StatusOr<std::string> bytes = SaveToString(d);
+  EXPECT_TRUE(bytes.ok()) << bytes.status();
+  return *bytes;
+}
+
+// Issue 14: every crafted quantized tensor is refused at load, naming the tensor, the encoding,
+// the logical shape and the byte counts, before anything reads its bytes.
+TEST(MaxFormatTest, QuantizedTensorsWhoseBytesDoNotMatchAreRefused) {
+  struct Case {
+    const char* what;
+    DType dtype;
+    Shape physical;
+    const char* encoding;
+    Shape logical;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"cut bytes", DType::kUInt8, Shape{18}, "q4_0", Shape{32000, 288},
+       "expected 5184000 bytes (32000 rows x 9 blocks x 18 bytes), got 18"},
+      {"inflated logical rows", DType::kUInt8, Shape{2, 18}, "q4_0", Shape{64, 32},
+       "expected 1152 bytes (64 rows x 1 blocks x 18 bytes), got 36"},
+      {"ragged k", DType::kUInt8, Shape{2, 144}, "q4_k", Shape{2, 250},
+       "last dimension 250 is not a multiple of 256"},
+      {"unknown encoding", DType::kUInt8, Shape{2, 18}, "q4_9", Shape{2, 32},
+       "unknown encoding 'q4_9'"},
+      {"quantized tag on f32", DType::kFloat32, Shape{2, 18}, "q4_0", Shape{2, 32},
+       "must be u8, got f32"},
+      {"zero dimension", DType::kUInt8, Shape{0, 18}, "q4_0", Shape{0, 32},
+       "logical dimension 0 is 0"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    absl::StatusOr<TensorDict> d =
+        FromString(CraftedMax(c.dtype, c.physical, c.encoding, c.logical));
+    ASSERT_FALSE(d.ok());
+    EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
+    const std::string msg(d.status().message());
+    EXPECT_TRUE(absl::StrContains(msg, "'token_embd.weight'")) << msg;
+    EXPECT_TRUE(absl::StrContains(msg, absl::StrCat("encoding '", c.encoding, "'"))) << msg;
+    EXPECT_TRUE(absl::StrContains(msg, c.logical.ToString())) << msg;
+    EXPECT_TRUE(absl::StrContains(msg, c.message)) << msg;
+  }
+}
+
 TEST(MaxFormatTest, MissingFileIsNotFound) {
   absl::StatusOr<TensorDict> r = Load(TempDir() + "/does_not_exist.max");
   EXPECT_EQ(r.status().code(), absl::StatusCode::kNotFound);

@@ -10,6 +10,7 @@
 #include "checkpoint/internal/file_io.h"
 #include "core/status_macros.h"
 #include "nlohmann/json.hpp"
+#include "quantization/encoding.h"
 
 namespace edgeq {
 namespace checkpoint {
@@ -186,7 +187,12 @@ absl::StatusOr<TensorDict> ReadSafetensorsFromBuffer(absl::Span<const uint8_t> d
     } else {
       EDGEQ_ASSIGN_OR_RETURN(t, Tensor::View(st->dtype, physical, p, bytes, owner));
     }
-    if (st->encoding[0] != '\0') t.SetQuantization(st->encoding, *shape);
+    if (st->encoding[0] != '\0') {
+      t.SetQuantization(st->encoding, *shape);
+      if (absl::Status s = CheckQuantizedTensor(name, t); !s.ok()) {
+        return Bad(s.message());
+      }
+    }
     EDGEQ_RETURN_IF_ERROR(dict.Set(name, std::move(t)));
     if (bytes > 0) ranges.push_back({begin, end, name});
   }

@@ -91,6 +91,10 @@ TEST(SafetensorsTest, BadFilesAreClearErrors) {
   std::string short_header = File("{}", "");
   short_header[0] = 50;
   EXPECT_TRUE(absl::StrContains(msg(short_header), "exceeds"));
+  // An empty BF16 tensor is a quantized tensor without a block: refused (issue 14).
+  EXPECT_TRUE(absl::StrContains(
+      msg(File(R"({"x":{"dtype":"BF16","shape":[0,2],"data_offsets":[0,0]}})", data)),
+      "quantized tensor 'x' (encoding 'bf16', logical shape [0, 2]"));
   // A q4_0 tensor cannot be written.
   TensorDict q;
   Tensor t = *Tensor::Create(DType::kUInt8, Shape{18});

@@ -82,6 +82,13 @@ Value Graph::Input(int i) {
 }
 
 Value Graph::Constant(const Tensor& tensor) {
+  // A quantized constant's bytes must match its encoding and logical shape before any op (and
+  // later any kernel) relies on them.
+  if (absl::Status s = CheckQuantizedTensor(
+          absl::StrFormat("constant (value %d of graph \"%s\")", num_values(), name()), tensor);
+      !s.ok()) {
+    return data_->Fail(std::move(s));
+  }
   ValueType vt;
   vt.type = TensorType(tensor.dtype(), tensor.shape());
   vt.encoding = tensor.encoding();

@@ -112,7 +112,8 @@ class Graph {
   int num_inputs() const;
 
   // A constant tensor (shared, not copied: the tensor's buffer is kept alive by the graph).
-  // A quantized tensor (Tensor::is_quantized()) becomes a quantized value.
+  // A quantized tensor (Tensor::is_quantized()) becomes a quantized value; its bytes must pass
+  // CheckQuantizedTensor (quantization/encoding.h), else the error is recorded.
   Value Constant(const Tensor& tensor);
 
   // Quantizes an f32 tensor with `encoding` and adds it as a constant:

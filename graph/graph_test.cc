@@ -72,6 +72,19 @@ TEST(GraphTest, QuantizeErrorIsRecorded) {
   EXPECT_THAT(std::string(graph.status().message()), HasSubstr("quantize(q6_k"));
 }
 
+TEST(GraphTest, ConstantWithCutBytesIsRefused) {
+  // A q4_0 tensor tagged [64, 64] that holds one row of blocks (36 bytes instead of 64 x 36).
+  absl::StatusOr<Tensor> q = Q4_0Encoding().Quantize(*Tensor::Full({1, 64}, 1.0f));
+  ASSERT_TRUE(q.ok()) << q.status();
+  q->SetQuantization("q4_0", Shape({64, 64}));
+  Graph graph("g", {F32({1, 64})});
+  Value w = graph.Constant(*q);
+  EXPECT_FALSE(w.ok());
+  EXPECT_FALSE(ops::QMatmul(Q4_0Encoding(), graph.Input(0), w).ok());
+  EXPECT_THAT(std::string(graph.status().message()),
+              HasSubstr("expected 2304 bytes (64 rows x 2 blocks x 18 bytes), got 36"));
+}
+
 TEST(GraphTest, WrongEncodingIsNamed) {
   Graph graph("g", {F32({1, 64})});
   Value qw = graph.Quantize(Q8_0Encoding(), *Tensor::Full({8, 64}, 1.0f));

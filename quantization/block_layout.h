@@ -5,8 +5,14 @@
 #ifndef EDGEQ_QUANTIZATION_BLOCK_LAYOUT_H_
 #define EDGEQ_QUANTIZATION_BLOCK_LAYOUT_H_
 
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace edgeq {
 namespace blocks {
@@ -60,6 +66,91 @@ struct BlockQ8_K {
   int16_t bsums[kQK_K / 16];  // sums of each group of 16 qs
 };
 static_assert(sizeof(BlockQ8_K) == 292, "Q8_K block is 292 bytes");
+
+// ---- The table of built-in block formats ----
+//
+// Every fact about a built-in block format is written here once, as in ggml's type traits: its
+// id, its registry name (looked up ignoring case, so GGML's "Q4_K" and edgeq's "q4_k" both
+// work), its GGML type id and name, how many values a block holds in how many bytes, and the
+// activation format its qmatmul kernels pair it with. The codecs (quantization/codec_table.cc:
+// row quantize/dequantize per id), the kernels' dispatch (runtime/kernels, whose Encoding is
+// Format) and the GGUF reader/writer (checkpoint/gguf.cc) index this table. Adding an encoding
+// adds a row here, its codec and its kernels.
+
+enum class Format : int { kQ4_0, kQ8_0, kQ4_K, kQ5_K, kQ6_K, kBf16 };
+inline constexpr int kNumFormats = 6;
+
+// What the kernels quantize the activations to for a dot product with these weights.
+enum class ActivationFormat : int {
+  kF32,   // no quantization (bf16 weights)
+  kQ8_0,  // 32-value blocks (Q4_0, Q8_0)
+  kQ8_K,  // 256-value super-blocks (the K-quants)
+};
+
+struct BlockFormat {
+  Format id;
+  const char* name;       // registry name, lower case
+  const char* ggml_name;  // GGML's spelling
+  uint32_t ggml_type;     // GGML type id (ggml_type / GGUF tensor type)
+  int64_t values_per_block;
+  int64_t bytes_per_block;
+  ActivationFormat activation;
+};
+
+inline constexpr BlockFormat kBlockFormats[kNumFormats] = {
+    {Format::kQ4_0, "q4_0", "Q4_0", 2, kQK4_0, sizeof(BlockQ4_0), ActivationFormat::kQ8_0},
+    {Format::kQ8_0, "q8_0", "Q8_0", 8, kQK8_0, sizeof(BlockQ8_0), ActivationFormat::kQ8_0},
+    {Format::kQ4_K, "q4_k", "Q4_K", 12, kQK_K, sizeof(BlockQ4_K), ActivationFormat::kQ8_K},
+    {Format::kQ5_K, "q5_k", "Q5_K", 13, kQK_K, sizeof(BlockQ5_K), ActivationFormat::kQ8_K},
+    {Format::kQ6_K, "q6_k", "Q6_K", 14, kQK_K, sizeof(BlockQ6_K), ActivationFormat::kQ8_K},
+    {Format::kBf16, "bf16", "BF16", 30, 1, sizeof(uint16_t), ActivationFormat::kF32},
+};
+
+constexpr bool BlockFormatsAreIndexedById() {
+  for (int i = 0; i < kNumFormats; ++i) {
+    if (static_cast<int>(kBlockFormats[i].id) != i) return false;
+  }
+  return true;
+}
+static_assert(BlockFormatsAreIndexedById(), "kBlockFormats[i].id must be i");
+
+constexpr const BlockFormat& GetBlockFormat(Format id) {
+  return kBlockFormats[static_cast<int>(id)];
+}
+
+// ASCII case-insensitive equality of a NUL-terminated name and (p, n).
+constexpr bool NameEqualsIgnoreCase(const char* name, const char* p, size_t n) {
+  size_t i = 0;
+  for (; i < n && name[i] != '\0'; ++i) {
+    char a = name[i], b = p[i];
+    if (a >= 'A' && a <= 'Z') a = static_cast<char>(a - 'A' + 'a');
+    if (b >= 'A' && b <= 'Z') b = static_cast<char>(b - 'A' + 'a');
+    if (a != b) return false;
+  }
+  return i == n && name[i] == '\0';
+}
+
+// The format named (p, n) ignoring case ("Q4_K", "q4_k"), or null.
+constexpr const BlockFormat* FindBlockFormat(const char* p, size_t n) {
+  for (const BlockFormat& f : kBlockFormats) {
+    if (NameEqualsIgnoreCase(f.name, p, n)) return &f;
+  }
+  return nullptr;
+}
+
+// The format of GGML type id `ggml_type`, or null.
+constexpr const BlockFormat* FindBlockFormatByGgmlType(uint32_t ggml_type) {
+  for (const BlockFormat& f : kBlockFormats) {
+    if (f.ggml_type == ggml_type) return &f;
+  }
+  return nullptr;
+}
+
+// ---- Helpers shared by the codecs and the kernels ----
+//
+// Internal linkage (an unnamed namespace): every file, whatever its -m flags, compiles its own
+// copy, so the linker can never pick a copy built for an ISA the CPU lacks.
+namespace {
 
 // ---- fp16 / bf16 (bit-exact, no FPU mode dependence) ----
 
@@ -124,6 +215,88 @@ inline uint16_t FloatToFp16(float f) {
 
 // bf16 -> float (exact).
 inline float Bf16ToFloat(uint16_t b) { return BitsFloat(static_cast<uint32_t>(b) << 16); }
+
+// GGML's nearest_int: adds 1.5 * 2^23 and reads the mantissa, i.e. round half to even for
+// |f| < 2^22. Defined (no UB) for every input, including NaN and Inf.
+inline int NearestInt(float f) {
+  const float v = f + 12582912.f;
+  int32_t i;
+  std::memcpy(&i, &v, sizeof(i));
+  return (i & 0x007fffff) - 0x00400000;
+}
+
+// GGML's get_scale_min_k4: the 6-bit scale and min of sub-block j (0..7) of the 12 packed scale
+// bytes `q` of a Q4_K/Q5_K super-block.
+inline void GetScaleMinK4(int j, const uint8_t* q, uint8_t* d, uint8_t* m) {
+  if (j < 4) {
+    *d = q[j] & 63;
+    *m = q[j + 4] & 63;
+  } else {
+    *d = static_cast<uint8_t>((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
+    *m = static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j - 0] >> 6) << 4));
+  }
+}
+
+// All 8 sub-blocks' scales and mins.
+inline void UnpackKScales(const uint8_t* q, uint8_t sc[8], uint8_t mn[8]) {
+  for (int j = 0; j < 8; ++j) GetScaleMinK4(j, q, &sc[j], &mn[j]);
+}
+
+// GGML's quantize_row_q8_0_ref for one block of 32: d = amax / 127, qs = roundf(x / d) (half
+// away from zero), d stored as fp16; returns the fp16 bits of d. Where GGML has undefined
+// behaviour (largest |x| below about 3.7e-37: the f32 scale is subnormal and 1/d is inf) the
+// quants are zero; the stored scale is 0, so the block decodes to zeros either way. Used by the
+// Q8_0 codec and by the kernels' Q8_0 activation quantizers.
+inline uint16_t QuantizeBlockQ8_0(const float* x, int8_t* qs) {
+#if defined(__SSE2__)
+  const __m128 abs_mask = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
+  __m128 m = _mm_setzero_ps();
+  for (int k = 0; k < 8; ++k) m = _mm_max_ps(m, _mm_and_ps(_mm_loadu_ps(x + 4 * k), abs_mask));
+  m = _mm_max_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 0, 3, 2)));
+  m = _mm_max_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
+  const float amax = _mm_cvtss_f32(m);
+#else
+  float amax = 0.0f;
+  for (int j = 0; j < kQK8_0; ++j) {
+    const float a = std::fabs(x[j]);
+    amax = amax > a ? amax : a;
+  }
+#endif
+  const float d = amax / ((1 << 7) - 1);
+  const float id = d != 0.0f ? 1.0f / d : 0.0f;
+  const uint16_t d_bits = FloatToFp16(d);
+  if (std::isinf(id)) {
+    for (int j = 0; j < kQK8_0; ++j) qs[j] = 0;
+    return d_bits;
+  }
+#if defined(__SSE2__)
+  // roundf(v) = trunc(v) + (|v - trunc(v)| >= 0.5 ? sign(v) : 0); v - trunc(v) is exact.
+  const __m128 vid = _mm_set1_ps(id);
+  const __m128 half = _mm_set1_ps(0.5f);
+  const __m128 neg_half = _mm_set1_ps(-0.5f);
+  __m128i q[8];
+  for (int k = 0; k < 8; ++k) {
+    const __m128 v = _mm_mul_ps(_mm_loadu_ps(x + 4 * k), vid);
+    const __m128i t = _mm_cvttps_epi32(v);
+    const __m128 frac = _mm_sub_ps(v, _mm_cvtepi32_ps(t));
+    // Comparison masks are -1 where true: subtracting the "up" mask adds 1.
+    const __m128i up = _mm_castps_si128(_mm_cmpge_ps(frac, half));
+    const __m128i down = _mm_castps_si128(_mm_cmple_ps(frac, neg_half));
+    q[k] = _mm_add_epi32(_mm_sub_epi32(t, up), down);
+  }
+  const __m128i w0 = _mm_packs_epi32(q[0], q[1]);
+  const __m128i w1 = _mm_packs_epi32(q[2], q[3]);
+  const __m128i w2 = _mm_packs_epi32(q[4], q[5]);
+  const __m128i w3 = _mm_packs_epi32(q[6], q[7]);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(qs), _mm_packs_epi16(w0, w1));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(qs + 16), _mm_packs_epi16(w2, w3));
+#else
+  for (int j = 0; j < kQK8_0; ++j) qs[j] = static_cast<int8_t>(std::roundf(x[j] * id));
+#endif
+  return d_bits;
+}
+
+}  // namespace
 
 }  // namespace blocks
 }  // namespace edgeq

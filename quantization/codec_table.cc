@@ -1,22 +1,40 @@
-// The table of built-in block formats: the single source of truth for their names and sizes.
+// The row codecs of the built-in block formats, indexed by blocks::Format: names and sizes come
+// from the table in quantization/block_layout.h; this file adds only the functions.
 #include "absl/types/span.h"
 #include "quantization/block_layout.h"
 #include "quantization/internal/codecs.h"
 
 namespace edgeq {
 namespace quantization_internal {
+namespace {
 
-absl::Span<const BlockCodec> BuiltinCodecs() {
-  static constexpr BlockCodec kCodecs[] = {
-      {"q4_0", blocks::kQK4_0, sizeof(blocks::BlockQ4_0), QuantizeRowQ4_0, DequantizeRowQ4_0},
-      {"q8_0", blocks::kQK8_0, sizeof(blocks::BlockQ8_0), QuantizeRowQ8_0, DequantizeRowQ8_0},
-      {"q4_k", blocks::kQK_K, sizeof(blocks::BlockQ4_K), QuantizeRowQ4_K, DequantizeRowQ4_K},
-      {"q5_k", blocks::kQK_K, sizeof(blocks::BlockQ5_K), QuantizeRowQ5_K, DequantizeRowQ5_K},
-      {"q6_k", blocks::kQK_K, sizeof(blocks::BlockQ6_K), QuantizeRowQ6_K, DequantizeRowQ6_K},
-      {"bf16", 1, 2, QuantizeRowBF16, DequantizeRowBF16},
-  };
-  return kCodecs;
+using blocks::Format;
+
+constexpr BlockCodec Codec(Format id, QuantizeRowFn quantize, DequantizeRowFn dequantize) {
+  const blocks::BlockFormat& f = blocks::GetBlockFormat(id);
+  return {f.name, f.values_per_block, f.bytes_per_block, quantize, dequantize};
 }
+
+constexpr BlockCodec kCodecs[] = {
+    Codec(Format::kQ4_0, QuantizeRowQ4_0, DequantizeRowQ4_0),
+    Codec(Format::kQ8_0, QuantizeRowQ8_0, DequantizeRowQ8_0),
+    Codec(Format::kQ4_K, QuantizeRowQ4_K, DequantizeRowQ4_K),
+    Codec(Format::kQ5_K, QuantizeRowQ5_K, DequantizeRowQ5_K),
+    Codec(Format::kQ6_K, QuantizeRowQ6_K, DequantizeRowQ6_K),
+    Codec(Format::kBf16, QuantizeRowBF16, DequantizeRowBF16),
+};
+constexpr bool CodecsFollowTheTable() {
+  if (sizeof(kCodecs) / sizeof(kCodecs[0]) != blocks::kNumFormats) return false;
+  for (int i = 0; i < blocks::kNumFormats; ++i) {
+    if (kCodecs[i].name != blocks::kBlockFormats[i].name) return false;
+  }
+  return true;
+}
+static_assert(CodecsFollowTheTable(), "one codec per block format, in the table's order");
+
+}  // namespace
+
+absl::Span<const BlockCodec> BuiltinCodecs() { return kCodecs; }
 
 }  // namespace quantization_internal
 }  // namespace edgeq

@@ -13,6 +13,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
@@ -324,11 +326,13 @@ absl::Status EncodingRegistry::Register(std::unique_ptr<QuantizationEncoding> en
   EDGEQ_RETURN_IF_ERROR(CheckBlockParameters(name, encoding->block_parameters()));
   RegistryState& s = State();
   absl::MutexLock lock(&s.mu);
-  if (s.by_name.count(name) > 0) {
-    return absl::AlreadyExistsError(
-        absl::StrFormat("EncodingRegistry::Register: an encoding named '%s' is already "
-                        "registered",
-                        name));
+  for (const auto& [existing, e] : s.by_name) {
+    if (absl::EqualsIgnoreCase(existing, name)) {
+      return absl::AlreadyExistsError(
+          absl::StrFormat("EncodingRegistry::Register: an encoding named '%s' is already "
+                          "registered (names are compared ignoring case)",
+                          existing));
+    }
   }
   s.by_name[name] = encoding.get();
   s.owned.push_back(std::move(encoding));
@@ -339,6 +343,12 @@ absl::StatusOr<const QuantizationEncoding*> EncodingRegistry::Find(absl::string_
   RegistryState& s = State();
   absl::MutexLock lock(&s.mu);
   auto it = s.by_name.find(name);
+  if (it == s.by_name.end()) {
+    // Names are matched case-insensitively: GGML and the seeds spell them "Q4_K", the registry
+    // "q4_k". Register keeps names unique ignoring case, so at most one matches.
+    it = std::find_if(s.by_name.begin(), s.by_name.end(),
+                      [&](const auto& entry) { return absl::EqualsIgnoreCase(entry.first, name); });
+  }
   if (it == s.by_name.end()) {
     std::vector<std::string> names;
     for (const auto& [n, e] : s.by_name) names.push_back(n);
@@ -358,6 +368,72 @@ std::vector<std::string> EncodingRegistry::Names() const {
 
 absl::StatusOr<const QuantizationEncoding*> FindEncoding(absl::string_view name) {
   return EncodingRegistry::Global().Find(name);
+}
+
+absl::Status CheckQuantizedTensor(absl::string_view name, const Tensor& tensor) {
+  if (!tensor.is_quantized()) return absl::OkStatus();
+  const std::string& enc_name = tensor.encoding();
+  const Shape& logical = tensor.logical_shape();
+  const std::string what = absl::StrFormat(
+      "quantized tensor '%s' (encoding '%s', logical shape %s, %s%s)", name, enc_name,
+      logical.ToString(), DTypeName(tensor.dtype()), tensor.shape().ToString());
+  if (tensor.dtype() != DType::kUInt8) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: quantized bytes must be u8, got %s", what, DTypeName(tensor.dtype())));
+  }
+  absl::StatusOr<const QuantizationEncoding*> enc = FindEncoding(enc_name);
+  if (!enc.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": ", enc.status().message()));
+  }
+  if ((*enc)->name() != enc_name) {  // found ignoring case: a tag holds the registered name
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: the encoding tag must be the registered name '%s'", what, (*enc)->name()));
+  }
+  const BlockParameters bp = (*enc)->block_parameters();
+  if (absl::Status s = logical.Validate(); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": ", s.message()));
+  }
+  if (logical.rank() == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": the logical shape needs rank >= 1 (rows of blocks), got a scalar"));
+  }
+  for (int i = 0; i < logical.rank(); ++i) {
+    if (logical.dim(i) == 0) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: logical dimension %d is 0; a quantized tensor holds at least one block", what, i));
+    }
+  }
+  const int64_t k = logical.dim(-1);
+  if (k % bp.elements_per_block != 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: the logical last dimension %d is not a multiple of %d values per block", what, k,
+        bp.elements_per_block));
+  }
+  const int64_t rows = logical.num_elements() / k;
+  const int64_t blocks = k / bp.elements_per_block;
+  // rows * blocks <= 2^48 (Validate); the product with block_size is checked for overflow.
+  const int64_t row_bytes_limit = INT64_MAX / rows;
+  const bool overflow =
+      blocks > INT64_MAX / bp.block_size || blocks * bp.block_size > row_bytes_limit;
+  const int64_t actual = static_cast<int64_t>(tensor.size_bytes());
+  if (overflow) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: %d rows x %d blocks x %d bytes overflows; got %d bytes", what, rows,
+                        blocks, bp.block_size, actual));
+  }
+  const int64_t row_bytes = blocks * bp.block_size;
+  const int64_t expected = rows * row_bytes;
+  if (actual != expected || tensor.num_elements() != expected) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: expected %d bytes (%d rows x %d blocks x %d bytes), got %d", what,
+                        expected, rows, blocks, bp.block_size, actual));
+  }
+  if (tensor.shape().rank() == 0 || tensor.shape().dim(-1) != row_bytes) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: the last byte dimension must be one row's %d bytes (%d blocks x %d bytes), got %s",
+        what, row_bytes, blocks, bp.block_size, tensor.shape().ToString()));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace edgeq

@@ -79,15 +79,30 @@ class EncodingRegistry {
  public:
   static EncodingRegistry& Global();
 
-  // AlreadyExists if the name is taken; InvalidArgument on an empty name or bad block parameters.
+  // AlreadyExists if the name is taken (ignoring case); InvalidArgument on an empty name or bad
+  // block parameters.
   absl::Status Register(std::unique_ptr<QuantizationEncoding> encoding);
-  // NotFound naming the encoding and listing the registered names.
+  // Case-insensitive: "Q4_K" (GGML's spelling) and "q4_k" find the same encoding. NotFound
+  // naming the encoding and listing the registered names.
   absl::StatusOr<const QuantizationEncoding*> Find(absl::string_view name) const;
   std::vector<std::string> Names() const;  // sorted
 };
 
 // Shorthand for EncodingRegistry::Global().Find(name).
 absl::StatusOr<const QuantizationEncoding*> FindEncoding(absl::string_view name);
+
+// The invariant of a quantized tensor, checked in one place: by every checkpoint reader at load,
+// by Graph::Constant/Quantize and by `edgeq inspect --verify`, before any kernel reads the bytes.
+// A tensor tagged with an encoding must
+//   - be uint8;
+//   - name a registered encoding, spelled as registered (e.g. "q4_k", not "Q4_K");
+//   - have a logical shape of rank >= 1, no zero dimension, whose last dimension k is a multiple
+//     of the encoding's elements_per_block;
+//   - hold exactly rows x (k / elements_per_block) x block_size bytes (rows: the product of the
+//     other logical dimensions), with a last byte dimension of one row's bytes.
+// OK for a tensor without a tag. The error (InvalidArgument) names `name`, the encoding, the
+// logical shape, and the expected and actual byte counts.
+absl::Status CheckQuantizedTensor(absl::string_view name, const Tensor& tensor);
 
 }  // namespace edgeq
 

@@ -57,6 +57,35 @@ TEST(BuiltinsTest, NamesAndBlockParameters) {
   EXPECT_EQ(BFloat16Encoding().name(), "bf16");
 }
 
+// The block-format table (block_layout.h) and the registry agree, and names are found in both
+// spellings.
+TEST(BuiltinsTest, BlockFormatTableDescribesTheBuiltins) {
+  ASSERT_EQ(blocks::kNumFormats, 6);
+  for (const blocks::BlockFormat& f : blocks::kBlockFormats) {
+    SCOPED_TRACE(f.name);
+    absl::StatusOr<const QuantizationEncoding*> e = FindEncoding(f.name);
+    ASSERT_TRUE(e.ok()) << e.status();
+    EXPECT_EQ((*e)->block_parameters(), (BlockParameters{f.values_per_block, f.bytes_per_block}));
+    EXPECT_EQ(*FindEncoding(f.ggml_name), *e);
+    EXPECT_EQ(blocks::FindBlockFormat(f.ggml_name, std::strlen(f.ggml_name)), &f);
+    EXPECT_EQ(blocks::FindBlockFormat(f.name, std::strlen(f.name)), &f);
+    EXPECT_EQ(blocks::FindBlockFormatByGgmlType(f.ggml_type), &f);
+    EXPECT_EQ(&blocks::GetBlockFormat(f.id), &f);
+  }
+  // GGML's type ids and the activation formats the kernels pair the weights with.
+  EXPECT_EQ(blocks::FindBlockFormatByGgmlType(12)->id, blocks::Format::kQ4_K);
+  EXPECT_EQ(blocks::FindBlockFormatByGgmlType(30)->id, blocks::Format::kBf16);
+  EXPECT_EQ(blocks::FindBlockFormatByGgmlType(3), nullptr);  // Q4_1: not supported
+  EXPECT_EQ(blocks::GetBlockFormat(blocks::Format::kQ4_0).activation,
+            blocks::ActivationFormat::kQ8_0);
+  EXPECT_EQ(blocks::GetBlockFormat(blocks::Format::kQ6_K).activation,
+            blocks::ActivationFormat::kQ8_K);
+  EXPECT_EQ(blocks::GetBlockFormat(blocks::Format::kBf16).activation,
+            blocks::ActivationFormat::kF32);
+  EXPECT_EQ(blocks::FindBlockFormat("q4_k_", 5), nullptr);
+  EXPECT_EQ(blocks::FindBlockFormat("q4_kx", 4)->id, blocks::Format::kQ4_K);  // (p, n) prefix
+}
+
 TEST(ShapeTest, QuantizedAndLogicalShapes) {
   absl::StatusOr<Shape> q = Q4_0Encoding().QuantizedShape(Shape{32, 64});
   ASSERT_TRUE(q.ok()) << q.status();
@@ -304,6 +333,100 @@ class RowScaleEncoding : public QuantizationEncoding {
   std::string name_;
 };
 
+// ---- CheckQuantizedTensor: the crafted cases a checkpoint could carry ----
+
+// A u8 tensor of `bytes` zero bytes in shape [.., bytes], tagged (encoding, logical).
+Tensor Tagged(DType dtype, const Shape& physical, const std::string& encoding,
+              const Shape& logical) {
+  absl::StatusOr<Tensor> t = Tensor::Create(dtype, physical);
+  EXPECT_TRUE(t.ok()) << t.status();
+  t->SetQuantization(encoding, logical);
+  return *t;
+}
+
+TEST(CheckQuantizedTensorTest, AcceptsWellFormedAndUntaggedTensors) {
+  EXPECT_TRUE(
+      CheckQuantizedTensor("w", Tagged(DType::kUInt8, Shape({4, 2 * 18}), "q4_0", Shape({4, 64})))
+          .ok());
+  EXPECT_TRUE(CheckQuantizedTensor(
+                  "w", Tagged(DType::kUInt8, Shape({2, 3, 210}), "q6_k", Shape({2, 3, 256})))
+                  .ok());
+  absl::StatusOr<Tensor> q = Q4_KEncoding().Quantize(F32(Shape({2, 256}), std::vector<float>(512)));
+  ASSERT_TRUE(q.ok()) << q.status();
+  EXPECT_TRUE(CheckQuantizedTensor("w", *q).ok());
+  absl::StatusOr<Tensor> plain = Tensor::Create(DType::kFloat32, Shape({0, 3}));
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(CheckQuantizedTensor("x", *plain).ok());
+}
+
+TEST(CheckQuantizedTensorTest, CutBytesNameTensorEncodingShapeAndCounts) {
+  // The file: token_embd.weight cut to one Q4_0 block, its logical shape kept.
+  const absl::Status s = CheckQuantizedTensor(
+      "token_embd.weight", Tagged(DType::kUInt8, Shape({18}), "q4_0", Shape({32000, 288})));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("'token_embd.weight'"));
+  EXPECT_THAT(s.message(), HasSubstr("encoding 'q4_0'"));
+  EXPECT_THAT(s.message(), HasSubstr("[32000, 288]"));
+  EXPECT_THAT(s.message(), HasSubstr("expected 5184000 bytes (32000 rows x 9 blocks x 18 bytes)"));
+  EXPECT_THAT(s.message(), HasSubstr("got 18"));
+}
+
+TEST(CheckQuantizedTensorTest, InflatedLogicalRowsAreRefused) {
+  const absl::Status s =
+      CheckQuantizedTensor("w", Tagged(DType::kUInt8, Shape({4, 36}), "q8_0", Shape({400, 32})));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("expected 13600 bytes (400 rows x 1 blocks x 34 bytes)"));
+  EXPECT_THAT(s.message(), HasSubstr("got 144"));
+}
+
+TEST(CheckQuantizedTensorTest, RowsOfTheWrongLengthAreRefused) {
+  // Right total, wrong row length: [2, 72] bytes for logical [4, 64] q4_0 (rows of 36 bytes).
+  const absl::Status s =
+      CheckQuantizedTensor("w", Tagged(DType::kUInt8, Shape({2, 72}), "q4_0", Shape({4, 64})));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("last byte dimension must be one row's 36 bytes"));
+}
+
+TEST(CheckQuantizedTensorTest, RaggedKIsRefused) {
+  const absl::Status s =
+      CheckQuantizedTensor("w", Tagged(DType::kUInt8, Shape({4, 144}), "q4_k", Shape({4, 300})));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("last dimension 300 is not a multiple of 256"));
+}
+
+TEST(CheckQuantizedTensorTest, UnknownEncodingIsRefused) {
+  const absl::Status s =
+      CheckQuantizedTensor("w", Tagged(DType::kUInt8, Shape({4, 18}), "q3_zz", Shape({4, 32})));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("unknown encoding 'q3_zz'"));
+  EXPECT_THAT(s.message(), HasSubstr("'w'"));
+}
+
+TEST(CheckQuantizedTensorTest, TagMustBeTheRegisteredSpelling) {
+  const absl::Status s =
+      CheckQuantizedTensor("w", Tagged(DType::kUInt8, Shape({4, 18}), "Q4_0", Shape({4, 32})));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("must be the registered name 'q4_0'"));
+}
+
+TEST(CheckQuantizedTensorTest, QuantizedTagOnF32IsRefused) {
+  const absl::Status s =
+      CheckQuantizedTensor("w", Tagged(DType::kFloat32, Shape({4, 18}), "q4_0", Shape({4, 32})));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("must be u8, got f32"));
+}
+
+TEST(CheckQuantizedTensorTest, ZeroDimensionAndScalarAreRefused) {
+  absl::Status s =
+      CheckQuantizedTensor("w", Tagged(DType::kUInt8, Shape({0, 18}), "q4_0", Shape({0, 32})));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("logical dimension 0 is 0"));
+  s = CheckQuantizedTensor("w", Tagged(DType::kUInt8, Shape({4, 0}), "q4_0", Shape({4, 0})));
+  EXPECT_THAT(s.message(), HasSubstr("logical dimension 1 is 0"));
+  s = CheckQuantizedTensor("w", Tagged(DType::kUInt8, Shape({18}), "q4_0", Shape()));
+  EXPECT_THAT(s.message(), HasSubstr("rank >= 1"));
+}
+
 TEST(RegistryTest, BuiltinsAreRegistered) {
   const std::vector<std::string> names = EncodingRegistry::Global().Names();
   for (const char* n : {"bf16", "q4_0", "q4_k", "q5_k", "q6_k", "q8_0"}) {
@@ -330,6 +453,15 @@ TEST(RegistryTest, RegisterFindDuplicateUnknown) {
             absl::StatusCode::kAlreadyExists);
   EXPECT_EQ(EncodingRegistry::Global().Register(std::make_unique<RowScaleEncoding>("")).code(),
             absl::StatusCode::kInvalidArgument);
+
+  // Names are matched ignoring case, and must be unique ignoring case.
+  EXPECT_EQ(*FindEncoding("TEST_ROW"), *e);
+  EXPECT_EQ(*FindEncoding("Q4_K"), &Q4_KEncoding());
+  EXPECT_EQ(*FindEncoding("q4_K"), &Q4_KEncoding());
+  EXPECT_EQ(*FindEncoding("BF16"), &BFloat16Encoding());
+  EXPECT_EQ(
+      EncodingRegistry::Global().Register(std::make_unique<RowScaleEncoding>("Test_Row")).code(),
+      absl::StatusCode::kAlreadyExists);
 
   absl::StatusOr<const QuantizationEncoding*> unknown = FindEncoding("q3_xyz");
   ASSERT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);

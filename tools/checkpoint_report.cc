@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "checkpoint/formats.h"
 #include "core/status_macros.h"
+#include "quantization/encoding.h"
 
 namespace edgeq {
 namespace tools {
@@ -47,12 +48,24 @@ absl::StatusOr<std::string> InspectCheckpoint(const std::string& path, bool veri
     absl::StrAppendFormat(&out, "  %s (%s) = %s\n", k, v.TypeName(), v.DebugString());
   }
   if (verify) {
+    // The readers refuse a quantized tensor whose bytes do not match its encoding and shape;
+    // checked again here so that --verify states it for every format.
+    int quantized = 0;
+    for (const std::string& k : d.Keys()) {
+      const Tensor& t = **d.Get(k);
+      EDGEQ_RETURN_IF_ERROR(CheckQuantizedTensor(k, t));
+      if (t.is_quantized()) ++quantized;
+    }
     if (c.format == checkpoint::Format::kMax) {
-      absl::StrAppendFormat(&out, "verify: OK (header/table checksum and %d tensor checksums)\n",
-                            d.size());
+      absl::StrAppendFormat(&out,
+                            "verify: OK (header/table checksum, %d tensor checksums, %d quantized "
+                            "tensor sizes)\n",
+                            d.size(), quantized);
     } else {
-      absl::StrAppendFormat(&out, "verify: OK (structure checked; %s files carry no checksums)\n",
-                            checkpoint::FormatName(c.format));
+      absl::StrAppendFormat(&out,
+                            "verify: OK (structure and %d quantized tensor sizes checked; %s "
+                            "files carry no checksums)\n",
+                            quantized, checkpoint::FormatName(c.format));
     }
   }
   return out;

@@ -40,7 +40,8 @@ TEST(CheckpointReportTest, ConvertAndVerify) {
   EXPECT_TRUE(absl::StrContains(*c, "47 tensors")) << *c;
   absl::StatusOr<std::string> r = InspectCheckpoint(out, true);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_TRUE(absl::StrContains(*r, "verify: OK (header/table checksum and 47 tensor checksums)"))
+  EXPECT_TRUE(absl::StrContains(
+      *r, "verify: OK (header/table checksum, 47 tensor checksums, 0 quantized tensor sizes)"))
       << *r;
   // Corrupt one data byte: --verify fails, naming the tensor.
   std::string bytes;
@@ -62,6 +63,27 @@ TEST(CheckpointReportTest, ConvertAndVerify) {
   EXPECT_FALSE(ConvertCheckpoint(out, TempDir() + "/x.onnx").ok());
   EXPECT_EQ(InspectCheckpoint(TempDir() + "/missing.gguf", false).status().code(),
             absl::StatusCode::kNotFound);
+}
+
+// Issue 14: a .max with valid checksums whose Q4_0 tensor holds one block for a [32000, 288]
+// logical shape is refused by inspect (with and without --verify), naming what is wrong.
+TEST(CheckpointReportTest, CutQuantizedTensorIsReported) {
+  checkpoint::TensorDict d;
+  Tensor t = *Tensor::Create(DType::kUInt8, Shape{18});
+  t.SetQuantization("q4_0", Shape{32000, 288});
+  ASSERT_TRUE(d.Set("token_embd.weight", t).ok());
+  const std::string path = TempDir() + "/cut.max";
+  ASSERT_TRUE(checkpoint::WriteCheckpoint(d, path).ok());
+  for (bool verify : {false, true}) {
+    absl::StatusOr<std::string> r = InspectCheckpoint(path, verify);
+    ASSERT_FALSE(r.ok()) << *r;
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(absl::StrContains(r.status().message(),
+                                  "quantized tensor 'token_embd.weight' (encoding 'q4_0', logical "
+                                  "shape [32000, 288]"))
+        << r.status();
+    EXPECT_TRUE(absl::StrContains(r.status().message(), "expected 5184000 bytes")) << r.status();
+  }
 }
 
 }  // namespace

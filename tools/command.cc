@@ -52,6 +52,7 @@ Args ParseArgs(int argc, char** argv, int first) {
   bool flags_done = false;
   for (int i = first; i < argc; ++i) {
     absl::string_view a = argv[i];
+    args.raw.emplace_back(a);
     if (!flags_done && a == "--") {
       flags_done = true;
     } else if (!flags_done && absl::StartsWith(a, "--") && a.size() > 2) {

@@ -27,6 +27,7 @@ struct Args {
   std::string command;                       // e.g. "inspect"
   std::vector<std::string> positional;       // in order
   std::map<std::string, std::string> flags;  // "--verify" -> "true", "--encoding=q4_0" -> "q4_0"
+  std::vector<std::string> raw;              // every argument after the command, as given
 
   // InvalidArgument naming the first flag not in `allowed` and listing the allowed ones.
   absl::Status CheckFlags(const std::vector<std::string>& allowed) const;

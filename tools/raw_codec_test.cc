@@ -149,6 +149,20 @@ TEST(CommandsTest, RegisteredAndCheckArguments) {
   EXPECT_EQ(commands.at("encode-raw").run(a), 0);
   EXPECT_EQ(ReadBytes(Path("cmd.bin")).size(), 2u * 18);
 
+  // GGML's spelling and the registry's give the same blocks (issue 14: "Q4_K" was unknown).
+  const std::vector<float> x256 = Ramp(256);
+  WriteBytes(Path("cmd256.f32"), x256.data(), 256 * 4);
+  std::string q4k[2];
+  for (int i = 0; i < 2; ++i) {
+    Args k = a;
+    k.flags["encoding"] = i == 0 ? "Q4_K" : "q4_k";
+    k.positional = {Path("cmd256.f32"), Path(i == 0 ? "upper.bin" : "lower.bin")};
+    EXPECT_EQ(commands.at("encode-raw").run(k), 0) << k.flags["encoding"];
+    q4k[i] = ReadBytes(k.positional[1]);
+  }
+  EXPECT_EQ(q4k[0].size(), 144u);
+  EXPECT_EQ(q4k[0], q4k[1]);
+
   Args d = a;
   d.command = "decode-raw";
   d.positional = {Path("cmd.bin"), Path("cmd.out.f32")};

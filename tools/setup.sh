@@ -35,12 +35,12 @@ HOST_PKGS=(
   bazel-bootstrap g++ clang libclang-rt-14-dev clang-format
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcpuinfo-dev libxnnpack-dev libpthreadpool-dev
-  libxxhash-dev nlohmann-json3-dev python3 binutils
+  libxxhash-dev nlohmann-json3-dev libutf8proc-dev python3 binutils
 )
 ARM_TOOL_PKGS=(g++-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user)
 # Multi-Arch friendly: installed as :arm64 next to the amd64 ones.
 ARM_MULTIARCH_PKGS=(libabsl-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64
-  libbenchmark-dev:arm64 libxxhash-dev:arm64 libxxhash0:arm64)
+  libbenchmark-dev:arm64 libxxhash-dev:arm64 libxxhash0:arm64 libutf8proc-dev:arm64)
 # NOT co-installable with their amd64 twins (see BAZEL_NOTES): extracted into a sysroot instead.
 ARM_EXTRACT_PKGS=(libcpuinfo-dev libcpuinfo0 libxnnpack-dev libxnnpack0
   libpthreadpool-dev libpthreadpool0)

@@ -87,7 +87,7 @@ if [ "$host_only" -eq 0 ]; then
 fi
 # Parsers and codecs under ASan + UBSan. Packages that do not exist yet are skipped.
 asan_targets=()
-for pkg in core quantization checkpoint tests; do
+for pkg in core quantization checkpoint llm tests; do
   [ -f "$pkg/BUILD" ] && asan_targets+=("//$pkg/...")
 done
 run_stage asan --config=asan --build_tests_only "${asan_targets[@]}"

@@ -16,22 +16,23 @@ double Now() {
 }
 }  // namespace
 
-absl::StatusOr<GenerateResult> Generate(LlamaGraphModel& model, const Tokenizer& tokenizer,
+absl::StatusOr<GenerateResult> Generate(llm::Model& model, const Tokenizer& tokenizer,
                                         Sampler& sampler, absl::string_view prompt, int steps,
                                         const std::function<void(const std::string&)>& on_piece) {
-  const checkpoint::Llama2cConfig& c = model.config();
+  const llm::ModelConfig& c = model.config();
+  const int seq_len = model.context_length();
   if (tokenizer.vocab_size() != c.vocab_size) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "tokenizer has %d pieces but the model's vocabulary is %d (mismatched tokenizer)",
         tokenizer.vocab_size(), c.vocab_size));
   }
-  if (steps <= 0 || steps > c.seq_len) steps = c.seq_len;
+  if (steps <= 0 || steps > seq_len) steps = seq_len;
   GenerateResult r;
   r.prompt_tokens = tokenizer.Encode(prompt, /*bos=*/true, /*eos=*/false);
   const int n_prompt = static_cast<int>(r.prompt_tokens.size());
-  if (n_prompt > c.seq_len) {
+  if (n_prompt > seq_len) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "the prompt is %d tokens long, but the model's context holds %d", n_prompt, c.seq_len));
+        "the prompt is %d tokens long, but the model's context holds %d", n_prompt, seq_len));
   }
   // run.c runs position pos on token[pos] and then takes the next prompt token or samples; the
   // logits of the prompt's positions but the last are never used, so the prompt (up to `steps`
@@ -70,13 +71,13 @@ absl::StatusOr<GenerateResult> Generate(LlamaGraphModel& model, const Tokenizer&
   return r;
 }
 
-absl::StatusOr<double> Perplexity(LlamaGraphModel& model, const Tokenizer& tokenizer,
+absl::StatusOr<double> Perplexity(llm::Model& model, const Tokenizer& tokenizer,
                                   absl::string_view text) {
   const std::vector<int> tokens = tokenizer.Encode(text, /*bos=*/true, /*eos=*/false);
   const int n = static_cast<int>(tokens.size());
-  if (n < 2 || n > model.config().seq_len) {
+  if (n < 2 || n > model.context_length()) {
     return absl::InvalidArgumentError(
-        absl::StrFormat("perplexity text is %d tokens; need 2..%d", n, model.config().seq_len));
+        absl::StrFormat("perplexity text is %d tokens; need 2..%d", n, model.context_length()));
   }
   double nll = 0.0;
   for (int pos = 0; pos + 1 < n; ++pos) {

@@ -10,9 +10,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "examples/tinystories/graph/llama_graph.h"
 #include "examples/tinystories/sampler.h"
 #include "examples/tinystories/tokenizer.h"
+#include "llm/model.h"
 
 namespace edgeq {
 namespace tinystories {
@@ -29,16 +29,16 @@ struct GenerateResult {
   double decode_seconds = 0;
 };
 
-// `steps` <= 0 or > seq_len means seq_len (as run.c). InvalidArgument if the encoded prompt does
-// not fit the context (seq_len). `on_piece` (may be empty) receives each printable piece as it is
-// produced.
+// `steps` <= 0 or > the context (model.context_length()) means the context (as run.c's seq_len).
+// InvalidArgument if the encoded prompt does not fit the context. `on_piece` (may be empty)
+// receives each printable piece as it is produced.
 absl::StatusOr<GenerateResult> Generate(
-    LlamaGraphModel& model, const Tokenizer& tokenizer, Sampler& sampler, absl::string_view prompt,
+    llm::Model& model, const Tokenizer& tokenizer, Sampler& sampler, absl::string_view prompt,
     int steps, const std::function<void(const std::string&)>& on_piece = {});
 
 // Teacher-forced perplexity of `text` (encoded with BOS): exp of the mean negative log-likelihood
 // of each token given the ones before it. The text must fit the context.
-absl::StatusOr<double> Perplexity(LlamaGraphModel& model, const Tokenizer& tokenizer,
+absl::StatusOr<double> Perplexity(llm::Model& model, const Tokenizer& tokenizer,
                                   absl::string_view text);
 
 }  // namespace tinystories

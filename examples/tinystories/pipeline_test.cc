@@ -12,11 +12,11 @@
 #include "checkpoint/max_format.h"
 #include "checkpoint/quantize_rules.h"
 #include "examples/tinystories/generate.h"
-#include "examples/tinystories/graph/llama_graph.h"
 #include "examples/tinystories/sampler.h"
 #include "examples/tinystories/testing.h"
 #include "examples/tinystories/tokenizer.h"
 #include "gtest/gtest.h"
+#include "llm/model.h"
 #include "tests/util/reference_data.h"
 
 namespace edgeq {
@@ -57,8 +57,8 @@ void ExpectGolden(const checkpoint::TensorDict& dict, const Tokenizer& tok, cons
                   const SamplerOptions& options, int threads = 1) {
   absl::StatusOr<testing::GoldenRun> golden = ReadGolden(stem);
   ASSERT_TRUE(golden.ok()) << golden.status();
-  absl::StatusOr<std::unique_ptr<LlamaGraphModel>> model =
-      LlamaGraphModel::Create(dict, {.num_threads = threads});
+  absl::StatusOr<std::unique_ptr<llm::Model>> model =
+      llm::Model::Load(dict, {.num_threads = threads});
   ASSERT_TRUE(model.ok()) << model.status();
   absl::StatusOr<Sampler> sampler = Sampler::Create(512, options);
   ASSERT_TRUE(sampler.ok());
@@ -141,7 +141,7 @@ TEST(PipelineTest, QuantizedMaxRoundTripGeneratesTheSameTokens) {
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   const Tokenizer tok = Tok512();
   auto greedy = [&](const checkpoint::TensorDict& dict) {
-    absl::StatusOr<std::unique_ptr<LlamaGraphModel>> model = LlamaGraphModel::Create(dict);
+    absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(dict);
     EXPECT_TRUE(model.ok()) << model.status();
     Sampler sampler = *Sampler::Create(512, kGreedyOptions);
     absl::StatusOr<GenerateResult> r = Generate(**model, tok, sampler, "Once upon a time", 128);
@@ -165,7 +165,7 @@ TEST(PipelineTest, BadInputIsAClearError) {
   EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
   const checkpoint::TensorDict dict = Open("stories260K.bin");
   const Tokenizer tok = Tok512();
-  absl::StatusOr<std::unique_ptr<LlamaGraphModel>> model = LlamaGraphModel::Create(dict);
+  absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(dict);
   ASSERT_TRUE(model.ok());
   Sampler sampler = *Sampler::Create(512, kGreedyOptions);
 
@@ -188,19 +188,19 @@ TEST(PipelineTest, BadInputIsAClearError) {
   // A model whose tensors do not match its header.
   checkpoint::TensorDict bad = dict;
   ASSERT_TRUE(bad.Set("blk.2.attn_k.weight", *Tensor::Full({64, 64}, 0.0f)).ok());
-  s = LlamaGraphModel::Create(bad).status();
+  s = llm::Model::Load(bad).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StrContains(s.message(), "blk.2.attn_k.weight")) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "expected [32, 64]")) << s;
   checkpoint::TensorDict missing = dict;
   ASSERT_TRUE(missing.Remove("blk.4.ffn_up.weight"));
-  s = LlamaGraphModel::Create(missing).status();
+  s = llm::Model::Load(missing).status();
   EXPECT_TRUE(absl::StrContains(s.message(), "blk.4.ffn_up.weight")) << s;
 
   // Not a Llama: metadata missing.
   checkpoint::TensorDict no_meta;
   ASSERT_TRUE(no_meta.Set("x", *Tensor::Full({2, 2}, 0.0f)).ok());
-  EXPECT_FALSE(LlamaGraphModel::Create(no_meta).ok());
+  EXPECT_FALSE(llm::Model::Load(no_meta).ok());
 }
 
 }  // namespace

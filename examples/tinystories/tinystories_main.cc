@@ -29,9 +29,9 @@
 #include "checkpoint/quantize_rules.h"
 #include "core/status_macros.h"
 #include "examples/tinystories/generate.h"
-#include "examples/tinystories/graph/llama_graph.h"
 #include "examples/tinystories/sampler.h"
 #include "examples/tinystories/tokenizer.h"
+#include "llm/model.h"
 #include "runtime/kernels/cpu_features.h"
 #include "tests/util/reference_data.h"
 
@@ -185,8 +185,8 @@ absl::Status Run() {
   }
 
   t0 = Now();
-  EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<LlamaGraphModel> model,
-                         LlamaGraphModel::Create(weights, {.num_threads = threads}));
+  EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<llm::Model> model,
+                         llm::Model::Load(weights, {.num_threads = threads}));
   if (!quiet) {
     absl::FPrintF(stderr, "graph built and loaded in %.1f ms; threads %d; kernels: %s\n",
                   (Now() - t0) * 1e3, threads, absl::StrJoin(model->MatmulKernels(), ", "));

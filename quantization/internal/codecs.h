@@ -1,9 +1,9 @@
 // Row codecs of the built-in encodings and the table describing them (internal to edgeq).
 //
-// Every block format is described once, in BuiltinCodecs(): its name, how many values a block
-// holds, how many bytes it takes, and the functions that quantize and dequantize a run of whole
-// blocks. Everything else (QuantizationEncoding objects, the registry, the CLI, benchmarks) is
-// derived from that table.
+// Every block format is described once, in blocks::kBlockFormats (block_layout.h): its name, how
+// many values a block holds, how many bytes it takes. BuiltinCodecs() adds the functions that
+// quantize and dequantize a run of whole blocks, in the same order. Everything else
+// (QuantizationEncoding objects, the registry, the CLI, benchmarks) is derived from them.
 //
 // The codecs are bit-exact with GGML's reference codecs (ggml-quants.c, quantize_row_*_ref and
 // dequantize_row_*): same float operations in the same order, in float, compiled with
@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "absl/types/span.h"
+#include "quantization/block_layout.h"
 
 namespace edgeq {
 namespace quantization_internal {
@@ -50,14 +51,8 @@ void DequantizeRowBF16(const uint8_t* in, float* y, int64_t n);
 
 // ---- helpers shared by the codecs ----
 
-// GGML's nearest_int: adds 1.5 * 2^23 and reads the mantissa, i.e. round half to even for
-// |f| < 2^22. Defined (no UB) for every input, including NaN and Inf.
-inline int NearestInt(float f) {
-  const float v = f + 12582912.f;
-  int32_t i;
-  std::memcpy(&i, &v, sizeof(i));
-  return (i & 0x007fffff) - 0x00400000;
-}
+// GGML's nearest_int (block_layout.h, shared with the kernels).
+using blocks::NearestInt;
 
 // Below this largest |x| a K-quant group is treated as all zero (GGML's GROUP_MAX_EPS).
 inline constexpr float kGroupMaxEps = 1e-15f;

@@ -25,16 +25,8 @@ struct Qkx2Params {
 void QuantizeKSuperBlock(const float* x, const Qkx2Params& params, uint16_t* d, uint16_t* dmin,
                          uint8_t scales[12], uint8_t L[256]);
 
-// GGML's get_scale_min_k4: the 6-bit scale and min of sub-block j (0..7).
-inline void GetScaleMinK4(int j, const uint8_t* q, uint8_t* d, uint8_t* m) {
-  if (j < 4) {
-    *d = q[j] & 63;
-    *m = q[j + 4] & 63;
-  } else {
-    *d = static_cast<uint8_t>((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
-    *m = static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j - 0] >> 6) << 4));
-  }
-}
+// GGML's get_scale_min_k4 (block_layout.h, shared with the kernels).
+using blocks::GetScaleMinK4;
 
 // Dequantizes one Q4_K/Q5_K super-block `b` (fp16 d, fp16 dmin, the packed scales at b + 4) into
 // y[0..255] as GGML's dequantize_row_q4_K / _q5_K do: per 64 values, sub-blocks 2c and 2c + 1

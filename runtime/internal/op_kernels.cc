@@ -728,6 +728,13 @@ absl::StatusOr<std::unique_ptr<OpKernel>> CreateOpKernel(const Graph& graph, con
     const QuantizationEncoding* encoding = nullptr;
     if (table.is_quantized()) {
       EDGEQ_ASSIGN_OR_RETURN(encoding, FindEncoding(table.encoding));
+      // Rows are decoded straight from the table's bytes: they must match its encoding and
+      // logical shape (Graph::Constant checked it; checked again here, before Execute).
+      const Tensor* constant = ConstantOf(graph, in0);
+      if (constant == nullptr) {
+        return absl::InvalidArgumentError("gather: a quantized table must be a constant");
+      }
+      EDGEQ_RETURN_IF_ERROR(CheckQuantizedTensor("gather table", *constant));
     }
     const int64_t v = table.logical_shape.dim(0);
     const int64_t d = table.logical_shape.dim(1);
@@ -782,7 +789,9 @@ absl::StatusOr<std::unique_ptr<OpKernel>> CreateOpKernel(const Graph& graph, con
     const int64_t k = w.logical_shape.dim(1);
     const int64_t n = w.logical_shape.dim(0);
     const int64_t m = k == 0 ? 0 : in_shape(0).num_elements() / k;
-    const uint8_t* data = static_cast<const uint8_t*>(weights->raw_data());
+    // The constant passed CheckQuantizedTensor at Graph::Constant; the kernel checks the size
+    // again against its own (n, k).
+    const absl::Span<const uint8_t> data = weights->bytes();
     absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> kernel;
     if (env.weight_cache != nullptr) {
       kernel = env.weight_cache->GetOrCreate(w.encoding, n, k, data, env.isa_cap);
@@ -800,9 +809,10 @@ absl::StatusOr<std::unique_ptr<OpKernel>> CreateOpKernel(const Graph& graph, con
 }
 
 absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> PreparedWeightCache::GetOrCreate(
-    const std::string& encoding, int64_t n, int64_t k, const uint8_t* weights, kernels::Isa cap) {
+    const std::string& encoding, int64_t n, int64_t k, absl::Span<const uint8_t> weights,
+    kernels::Isa cap) {
   std::lock_guard<std::mutex> lock(mu_);
-  const Key key(encoding, n, k, weights, cap);
+  const Key key(encoding, n, k, weights.data(), weights.size(), cap);
   auto it = entries_.find(key);
   if (it != entries_.end()) {
     if (std::shared_ptr<const kernels::QMatmulKernel> live = it->second.lock()) {

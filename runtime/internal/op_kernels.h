@@ -45,12 +45,13 @@ class PreparedWeightCache {
   // The prepared kernel for (encoding, n, k, weights, cap): the cached one if a live Model holds
   // it, else a new one from kernels::QMatmulKernel::Create.
   absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> GetOrCreate(
-      const std::string& encoding, int64_t n, int64_t k, const uint8_t* weights, kernels::Isa cap);
+      const std::string& encoding, int64_t n, int64_t k, absl::Span<const uint8_t> weights,
+      kernels::Isa cap);
   // How many GetOrCreate calls were served from the cache.
   int64_t reuses() const;
 
  private:
-  using Key = std::tuple<std::string, int64_t, int64_t, const uint8_t*, kernels::Isa>;
+  using Key = std::tuple<std::string, int64_t, int64_t, const uint8_t*, size_t, kernels::Isa>;
   mutable std::mutex mu_;
   std::map<Key, std::weak_ptr<const kernels::QMatmulKernel>> entries_;
   int64_t reuses_ = 0;

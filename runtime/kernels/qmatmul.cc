@@ -2,11 +2,14 @@
 // Create, activation quantization and pthreadpool threading over n in Run.
 #include "runtime/kernels/qmatmul.h"
 
+#include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/types/span.h"
 #include "runtime/kernels/internal/kernel_api.h"
 #include "runtime/kernels/internal/kernel_list.h"
 
@@ -60,19 +63,6 @@ const KernelEntry* const kAllKernels[] = {
     &internal::kQ4_KI8mmGemm, &internal::kQ5_KI8mmGemm, &internal::kQ6_KI8mmGemm,
 #endif
     // clang-format on
-};
-
-struct EncodingDesc {
-  const char* name;
-  Encoding encoding;
-  int64_t block_elems;
-  size_t block_bytes;
-};
-
-constexpr EncodingDesc kEncodings[] = {
-    {"q4_0", Encoding::kQ4_0, 32, 18},   {"q8_0", Encoding::kQ8_0, 32, 34},
-    {"q4_k", Encoding::kQ4_K, 256, 144}, {"q5_k", Encoding::kQ5_K, 256, 176},
-    {"q6_k", Encoding::kQ6_K, 256, 210}, {"bf16", Encoding::kBf16, 1, 2},
 };
 
 constexpr size_t kAlign = 64;
@@ -204,38 +194,54 @@ class QMatmulKernelImpl final : public QMatmulKernel {
   size_t w_gemv_row_bytes_ = 0, w_gemm_row_bytes_ = 0;
 };
 
+// The weights' shape and size for `desc`: n > 0, k a positive multiple of the block, and exactly
+// n x k/block_elems x block_bytes bytes. Returns one row's bytes.
+absl::StatusOr<size_t> CheckWeights(const blocks::BlockFormat& desc, absl::string_view who,
+                                    int64_t n, int64_t k, absl::Span<const uint8_t> weights) {
+  if (n <= 0 || k <= 0 || k % desc.values_per_block != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: bad shape n=%d k=%d; expected n > 0 and k a positive "
+                        "multiple of %d",
+                        who, n, k, desc.values_per_block));
+  }
+  const uint64_t row_bytes =
+      static_cast<uint64_t>(k / desc.values_per_block) * desc.bytes_per_block;
+  // n and k come from validated shapes (at most 2^48 elements), but a caller may pass anything.
+  const bool overflow = row_bytes != 0 && static_cast<uint64_t>(n) > SIZE_MAX / row_bytes;
+  if (weights.data() == nullptr || overflow ||
+      weights.size() != static_cast<size_t>(n) * row_bytes) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: weights [%d, %d] need %d rows x %d blocks x %d bytes = %s bytes, got %d%s", who, n, k,
+        n, k / desc.values_per_block, desc.bytes_per_block,
+        overflow ? std::string("too many") : absl::StrCat(static_cast<uint64_t>(n) * row_bytes),
+        weights.size(), weights.data() == nullptr ? " (null)" : ""));
+  }
+  return static_cast<size_t>(row_bytes);
+}
+
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<QMatmulKernel>> QMatmulKernel::Create(absl::string_view encoding,
-                                                                     int64_t n, int64_t k,
-                                                                     const uint8_t* weights,
-                                                                     Isa cap) {
-  const EncodingDesc* desc = nullptr;
-  for (const EncodingDesc& d : kEncodings) {
-    if (encoding == d.name) desc = &d;
-  }
+absl::StatusOr<std::unique_ptr<QMatmulKernel>> QMatmulKernel::Create(
+    absl::string_view encoding, int64_t n, int64_t k, absl::Span<const uint8_t> weights, Isa cap) {
+  const blocks::BlockFormat* desc = blocks::FindBlockFormat(encoding.data(), encoding.size());
   if (desc == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("qmatmul: no kernel for encoding \"", encoding,
-                     "\"; expected one of q4_0, q8_0, q4_k, q5_k, q6_k, bf16"));
+    std::string known;
+    for (const blocks::BlockFormat& f : blocks::kBlockFormats) {
+      absl::StrAppend(&known, known.empty() ? "" : ", ", f.name);
+    }
+    return absl::InvalidArgumentError(absl::StrCat("qmatmul: no kernel for encoding \"", encoding,
+                                                   "\"; expected one of ", known));
   }
-  if (n <= 0 || k <= 0 || k % desc->block_elems != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("qmatmul %s: bad shape n=%d k=%d; expected n > 0 and k a positive "
-                        "multiple of %d",
-                        desc->name, n, k, desc->block_elems));
-  }
-  if (weights == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat("qmatmul ", desc->name, ": weights are null"));
-  }
-  const KernelEntry* gemv = Choose(desc->encoding, Shape::kGemv, cap);
-  const KernelEntry* gemm = Choose(desc->encoding, Shape::kGemm, cap);
+  const absl::StatusOr<size_t> row_bytes =
+      CheckWeights(*desc, absl::StrCat("qmatmul ", desc->name), n, k, weights);
+  if (!row_bytes.ok()) return row_bytes.status();
+  const KernelEntry* gemv = Choose(desc->id, Shape::kGemv, cap);
+  const KernelEntry* gemm = Choose(desc->id, Shape::kGemm, cap);
   if (gemv == nullptr || gemm == nullptr) {
     return absl::InternalError(absl::StrCat("qmatmul ", desc->name, ": no kernel registered"));
   }
-  const size_t row_bytes = static_cast<size_t>(k / desc->block_elems) * desc->block_bytes;
   return std::unique_ptr<QMatmulKernel>(
-      new QMatmulKernelImpl(n, k, weights, row_bytes, gemv, gemm));
+      new QMatmulKernelImpl(n, k, weights.data(), *row_bytes, gemv, gemm));
 }
 
 namespace internal {
@@ -243,21 +249,17 @@ namespace internal {
 absl::Span<const KernelEntry* const> AllKernels() { return kAllKernels; }
 
 absl::StatusOr<std::unique_ptr<QMatmulKernel>> CreateForEntry(const KernelEntry* entry, int64_t n,
-                                                              int64_t k, const uint8_t* weights) {
+                                                              int64_t k,
+                                                              absl::Span<const uint8_t> weights) {
   if (!IsaSupported(entry->isa)) {
     return absl::FailedPreconditionError(
         absl::StrCat(entry->name, " needs ", IsaName(entry->isa), ", which this CPU lacks"));
   }
-  const EncodingDesc* desc = nullptr;
-  for (const EncodingDesc& d : kEncodings) {
-    if (d.encoding == entry->encoding) desc = &d;
-  }
-  if (n <= 0 || k <= 0 || k % desc->block_elems != 0 || weights == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat(entry->name, ": bad shape or null weights"));
-  }
-  const size_t row_bytes = static_cast<size_t>(k / desc->block_elems) * desc->block_bytes;
+  const blocks::BlockFormat* desc = &blocks::GetBlockFormat(entry->encoding);
+  const absl::StatusOr<size_t> row_bytes = CheckWeights(*desc, entry->name, n, k, weights);
+  if (!row_bytes.ok()) return row_bytes.status();
   return std::unique_ptr<QMatmulKernel>(
-      new QMatmulKernelImpl(n, k, weights, row_bytes, entry, entry));
+      new QMatmulKernelImpl(n, k, weights.data(), *row_bytes, entry, entry));
 }
 
 }  // namespace internal

@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "pthreadpool.h"
 
 namespace edgeq {
@@ -46,13 +47,14 @@ class QMatmulKernel {
   virtual ~QMatmulKernel() = default;
 
   // Chooses the best kernel for `encoding` ("q4_0", "q8_0", "q4_k", "q5_k", "q6_k", "bf16") that
-  // the CPU supports and `cap` allows. `weights` holds n rows of k/elements_per_block blocks in
-  // the encoding's GGML layout and must stay alive as long as the kernel unless the kernel
-  // repacks (copies) it. InvalidArgument if k does not fit the encoding or the encoding has no
-  // kernel.
+  // the CPU supports and `cap` allows. `weights` holds exactly n rows of k/elements_per_block
+  // blocks in the encoding's GGML layout and must stay alive as long as the kernel unless the
+  // kernel repacks (copies) it. InvalidArgument if k does not fit the encoding, the encoding has
+  // no kernel, or weights.size() is not n x k/elements_per_block x block bytes (the message
+  // names the expected and actual byte counts): no kernel ever reads past `weights`.
   static absl::StatusOr<std::unique_ptr<QMatmulKernel>> Create(absl::string_view encoding,
                                                                int64_t n, int64_t k,
-                                                               const uint8_t* weights,
+                                                               absl::Span<const uint8_t> weights,
                                                                Isa cap = Isa::kBest);
 
   // The kernel Run(m = 1) uses, e.g. "q4_0_avx2_gemv".

@@ -60,6 +60,18 @@ TensorDict Small(bool all_encodings) {
   return d;
 }
 
+// Several rows per quantized tensor (the model fuzzer runs qmatmul and Gather over them).
+TensorDict Rows() {
+  TensorDict d;
+  (void)d.Set("q4_0", Tagged("q4_0", 5, 64, 32, 18));
+  (void)d.Set("q8_0", Tagged("q8_0", 3, 64, 32, 34));
+  (void)d.Set("q4_k", Tagged("q4_k", 2, 512, 256, 144));
+  (void)d.Set("q5_k", Tagged("q5_k", 3, 256, 256, 176));
+  (void)d.Set("q6_k", Tagged("q6_k", 2, 256, 256, 210));
+  (void)d.Set("bf16", Tagged("bf16", 3, 8, 1, 2));
+  return d;
+}
+
 std::string TinyLlama2c(bool shared) {
   const int32_t header[7] = {4, 8, 1, 2, 1, shared ? 3 : -3, 2};
   size_t floats = 3 * 4 + 4 + 16 + 8 + 8 + 16 + 4 + 3 * 32 + 4 + 2 * 2 + (shared ? 0 : 12);
@@ -89,7 +101,8 @@ std::string TinyTokenizer() {
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: make_seeds OUT_DIR (with max/ gguf/ llama2c/ safetensors/)\n");
+    std::fprintf(stderr,
+                 "usage: make_seeds OUT_DIR (with max/ gguf/ llama2c/ safetensors/ model/)\n");
     return 2;
   }
   const std::string dir = argv[1];
@@ -106,5 +119,14 @@ int main(int argc, char** argv) {
   (void)st.Set("i", *Tensor::FromValues<int64_t>(Shape{1}, {3}));
   st.SetMetadata("format", MetadataValue::String("pt"));
   Write(dir + "/safetensors/small.safetensors", *edgeq::checkpoint::WriteSafetensorsToString(st));
+  Write(dir + "/model/rows.max", *edgeq::checkpoint::SaveToString(Rows()));
+  Write(dir + "/model/rows.gguf", *edgeq::checkpoint::WriteGgufToString(Rows()));
+  Write(dir + "/model/small.max", *edgeq::checkpoint::SaveToString(Small(true)));
+  // Issue 14's file in small: valid checksums, a q4_0 tensor cut to one block of its [64, 64].
+  TensorDict cut;
+  Tensor one = Tagged("q4_0", 1, 32, 32, 18);
+  one.SetQuantization("q4_0", Shape{64, 64});
+  (void)cut.Set("token_embd.weight", one);
+  Write(dir + "/model/cut.max", *edgeq::checkpoint::SaveToString(cut));
   return 0;
 }

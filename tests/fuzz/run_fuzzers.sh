@@ -4,7 +4,10 @@
 # fails the script; the crashing input is left in $OUT/<target>/ (crash-*).
 #
 #   tests/fuzz/run_fuzzers.sh [--seconds=N] [--runs=N] [--jobs=N] [--out=DIR] [TARGET...]
-#   TARGET: max gguf llama2c safetensors (default: all)
+#   TARGET: max gguf llama2c safetensors tokenizer model (default: all)
+#   model: a .max or GGUF, then qmatmul and Gather over every quantized tensor (graph, runtime
+#   and every x86 kernel, each file with its Bazel -m flags; XNNPACK, cpuinfo and pthreadpool
+#   from Debian's shared libraries).
 #
 # Built outside Bazel (whose C++ toolchain here is gcc) straight from the sources; absl and
 # xxhash come from Debian's static archives, like in the Bazel build.
@@ -20,12 +23,12 @@ for arg in "$@"; do
     --seconds=*) seconds="${arg#*=}" ;;
     --runs=*) runs="${arg#*=}" ;;
     --out=*) out="${arg#*=}" ;;
-    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    max|gguf|llama2c|safetensors) targets+=("$arg") ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    max|gguf|llama2c|safetensors|tokenizer|model) targets+=("$arg") ;;
     *) echo "run_fuzzers.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
-[ ${#targets[@]} -eq 0 ] && targets=(max gguf llama2c safetensors)
+[ ${#targets[@]} -eq 0 ] && targets=(max gguf llama2c safetensors tokenizer model)
 
 CXX=${CXX:-clang++}
 if ! command -v "$CXX" >/dev/null; then
@@ -37,14 +40,58 @@ flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -I. -DXXH_STATIC_LINKING_ONLY
 common=(checkpoint/tensor_dict.cc checkpoint/internal/file_io.cc
         checkpoint/internal/metadata_codec.cc core/dtype.cc core/shape.cc core/tensor.cc)
 declare -A lib=([max]=checkpoint/max_format.cc [gguf]=checkpoint/gguf.cc
-                [llama2c]=checkpoint/llama2c.cc [safetensors]=checkpoint/safetensors.cc)
+                [llama2c]=checkpoint/llama2c.cc [safetensors]=checkpoint/safetensors.cc
+                [tokenizer]="checkpoint/gguf.cc llm/tokenizer.cc llm/tokenizer_hf.cc
+                             llm/tokenizer_regex.cc llm/unicode.cc")
 mkdir -p "$out"
+
+# The model target: everything from the readers to the kernels, one object per source so that
+# each kernel file gets its own ISA flags (as in runtime/kernels/BUILD).
+build_model() {
+  local bin=$1 objs=() src f extra
+  local obj_dir="$out/model_obj"
+  mkdir -p "$obj_dir"
+  local avx2=(-mavx2 -mfma -mf16c)
+  local plain=(checkpoint/max_format.cc checkpoint/gguf.cc graph/graph.cc graph/ops.cc
+               quantization/encoding.cc runtime/custom_op.cc runtime/internal/op_kernels.cc
+               runtime/session.cc runtime/internal/planner.cc runtime/kernels/isa.cc
+               runtime/kernels/qmatmul.cc runtime/kernels/internal/activations.cc
+               runtime/kernels/internal/repack.cc runtime/kernels/internal/repack_x16.cc
+               runtime/kernels/generic/*.cc "${common[@]}")
+  for src in tests/fuzz/model_fuzzer.cc "${plain[@]}" quantization/{bf16,codec_table,k_quants,q4_0,q4_k,q5_k,q6_k,q8_0}.cc \
+             runtime/kernels/x86/*.cc; do
+    extra=()
+    case "$src" in
+      quantization/encoding.cc) ;;
+      quantization/*) extra=(-ffp-contract=off) ;;
+      runtime/kernels/qmatmul.cc) extra=(-DEDGEQ_KERNELS_X86) ;;
+      runtime/kernels/x86/*_avx2.cc) extra=("${avx2[@]}") ;;
+      runtime/kernels/x86/*_avxvnni.cc) extra=("${avx2[@]}" -mavxvnni) ;;
+      runtime/kernels/x86/*_avx512vnni.cc)
+        extra=("${avx2[@]}" -mavx512f -mavx512bw -mavx512vl -mavx512vnni) ;;
+    esac
+    f="$obj_dir/$(echo "$src" | tr / _).o"
+    "$CXX" "${flags[@]}" "${extra[@]}" -c "$src" -o "$f"
+    objs+=("$f")
+  done
+  "$CXX" "${flags[@]}" "${objs[@]}" -o "$bin" \
+    -Wl,--start-group "$libdir"/libabsl_*.a -Wl,--end-group -l:libxxhash.a \
+    -lXNNPACK -lcpuinfo -lpthreadpool -pthread
+}
+
 status=0
 for t in "${targets[@]}"; do
   bin="$out/${t}_fuzzer"
   echo "=== $t: building $bin"
-  "$CXX" "${flags[@]}" "tests/fuzz/${t}_fuzzer.cc" "${lib[$t]}" "${common[@]}" -o "$bin" \
-    -Wl,--start-group "$libdir"/libabsl_*.a -Wl,--end-group -l:libxxhash.a -pthread
+  if [ "$t" = model ]; then
+    if [ "$(uname -m)" != x86_64 ]; then echo "model: x86-64 only here, skipped"; continue; fi
+    build_model "$bin"
+  else
+    read -r -a srcs <<< "$(echo ${lib[$t]})"
+    "$CXX" "${flags[@]}" "tests/fuzz/${t}_fuzzer.cc" "${srcs[@]}" "${common[@]}" -o "$bin" \
+      -Wl,--start-group "$libdir"/libabsl_*.a -Wl,--end-group -l:libxxhash.a -l:libutf8proc.a \
+      -pthread
+  fi
   work="$out/$t"
   mkdir -p "$work/corpus"
   cp -n tests/fuzz/corpus/"$t"/* "$work/corpus/" 2>/dev/null || true

@@ -17,9 +17,9 @@
 #include "checkpoint/max_format.h"
 #include "checkpoint/tensor_dict.h"
 #include "examples/tinystories/generate.h"
-#include "examples/tinystories/graph/llama_graph.h"
 #include "examples/tinystories/sampler.h"
 #include "examples/tinystories/tokenizer.h"
+#include "llm/model.h"
 
 namespace {
 
@@ -69,8 +69,8 @@ int Fail(const absl::Status& status) {
 int Run(const Options& o) {
   absl::StatusOr<edgeq::checkpoint::TensorDict> dict = edgeq::checkpoint::Load(o.model);
   if (!dict.ok()) return Fail(dict.status());
-  absl::StatusOr<std::unique_ptr<edgeq::tinystories::LlamaGraphModel>> model =
-      edgeq::tinystories::LlamaGraphModel::Create(*dict, {.num_threads = o.threads});
+  absl::StatusOr<std::unique_ptr<edgeq::llm::Model>> model =
+      edgeq::llm::Model::Load(*dict, {.num_threads = o.threads});
   if (!model.ok()) return Fail(model.status());
   const int vocab = (*model)->config().vocab_size;
   absl::StatusOr<edgeq::tinystories::Tokenizer> tokenizer =

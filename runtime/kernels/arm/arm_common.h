@@ -9,7 +9,6 @@
 #include <cstdint>
 
 #include "quantization/block_layout.h"
-#include "runtime/kernels/internal/k_scales.h"
 #include "runtime/kernels/internal/kernel_api.h"
 #include "runtime/kernels/internal/repack.h"
 
@@ -17,6 +16,9 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 namespace arm {
+// Internal linkage: every kernel file, compiled with its own -m flags, keeps its own copy of
+// these helpers, so the linker can never merge an AVX-512 (or i8mm) copy into another ISA's path.
+namespace {
 
 // Q4_0X4 group g of a row: q[2b], q[2b + 1] = the 32 signed values (level - 8) of block b.
 struct Q4_0X4Loader {
@@ -171,7 +173,7 @@ struct K45Rows {
       for (int r = 0; r < R; ++r) {
         const auto& bw = reinterpret_cast<const typename L::Block*>(w + r * wrb)[b];
         uint8_t sc[8], mn[8];
-        UnpackKScales(bw.scales, sc, mn);
+        blocks::UnpackKScales(bw.scales, sc, mn);
         int32_t summ = 0;
         for (int j = 0; j < 16; ++j) summ += bx[b].bsums[j] * mn[j / 2];
         int32x4_t sumi = vdupq_n_s32(0);
@@ -250,6 +252,7 @@ struct Q6KRows {
   }
 };
 
+}  // namespace
 }  // namespace arm
 }  // namespace internal
 }  // namespace kernels

@@ -14,6 +14,9 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 namespace arm {
+// Internal linkage: every kernel file, compiled with its own -m flags, keeps its own copy of
+// these helpers, so the linker can never merge an AVX-512 (or i8mm) copy into another ISA's path.
+namespace {
 
 // sdot: 4 int8 products per int32 lane (include only from files compiled with +dotprod).
 struct DotprodDot {
@@ -29,6 +32,7 @@ struct DotprodDot16 {
   }
 };
 
+}  // namespace
 }  // namespace arm
 }  // namespace internal
 }  // namespace kernels

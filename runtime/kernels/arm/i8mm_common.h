@@ -11,13 +11,15 @@
 
 #include "quantization/block_layout.h"
 #include "runtime/kernels/arm/arm_common.h"
-#include "runtime/kernels/internal/k_scales.h"
 #include "runtime/kernels/internal/kernel_api.h"
 
 namespace edgeq {
 namespace kernels {
 namespace internal {
 namespace arm {
+// Internal linkage: every kernel file, compiled with its own -m flags, keeps its own copy of
+// these helpers, so the linker can never merge an AVX-512 (or i8mm) copy into another ISA's path.
+namespace {
 
 // acc + the 2x2 int32 dot products of 16 bytes of weight rows w0 (a0) and w1 (a1) with 16 bytes
 // of activation rows x0 (c0) and x1 (c1), in the lane order {w0.x0, w0.x1, w1.x0, w1.x1}. smmla
@@ -153,8 +155,8 @@ struct I8mmK45Tile2x2 {
       const blocks::BlockQ8_K& xa = bx0[b];
       const blocks::BlockQ8_K& xb = bx1[b];
       uint8_t sca[8], mna[8], scb[8], mnb[8];
-      UnpackKScales(wa.scales, sca, mna);
-      UnpackKScales(wb.scales, scb, mnb);
+      blocks::UnpackKScales(wa.scales, sca, mna);
+      blocks::UnpackKScales(wb.scales, scb, mnb);
       L la(wa), lb(wb);
       int32x4_t sumi = vdupq_n_s32(0);
       for (int j = 0; j < 4; ++j) {  // values 64 j .. 64 j + 63: sub-blocks 2 j, 2 j + 1
@@ -225,6 +227,7 @@ struct I8mmQ6KTile2x2 {
   }
 };
 
+}  // namespace
 }  // namespace arm
 }  // namespace internal
 }  // namespace kernels

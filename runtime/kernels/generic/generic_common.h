@@ -4,7 +4,6 @@
 #define EDGEQ_RUNTIME_KERNELS_GENERIC_GENERIC_COMMON_H_
 
 #include "quantization/block_layout.h"
-#include "runtime/kernels/internal/k_scales.h"
 #include "runtime/kernels/internal/kernel_api.h"
 
 namespace edgeq {
@@ -39,7 +38,7 @@ float DotQ45_K(const uint8_t* w, const uint8_t* x, int64_t k) {
   float sum = 0.0f;
   for (int64_t b = 0; b < k / blocks::kQK_K; ++b) {
     uint8_t sc[8], mn[8];
-    UnpackKScales(bw[b].scales, sc, mn);
+    blocks::UnpackKScales(bw[b].scales, sc, mn);
     int32_t summ = 0;
     for (int j = 0; j < 16; ++j) summ += bx[b].bsums[j] * mn[j / 2];
     int32_t sumi = 0;

@@ -16,24 +16,10 @@ using blocks::BlockQ8_K;
 using blocks::kQK8_0;
 using blocks::kQK_K;
 
-// GGML's nearest_int: round half to even via the 1.5 * 2^23 trick (|v| < 2^22).
-inline int NearestInt(float v) {
-  const float val = v + 12582912.f;
-  int32_t i;
-  std::memcpy(&i, &val, sizeof(i));
-  return (i & 0x007fffff) - 0x00400000;
-}
+using blocks::NearestInt;
+using blocks::QuantizeBlockQ8_0;
 
 }  // namespace
-
-uint16_t QuantizeBlockQ8_0(const float* x, int8_t* q) {
-  float amax = 0.0f;
-  for (int j = 0; j < kQK8_0; ++j) amax = std::max(amax, std::fabs(x[j]));
-  const float d = amax / 127.0f;
-  const float id = d != 0.0f ? 1.0f / d : 0.0f;
-  for (int j = 0; j < kQK8_0; ++j) q[j] = static_cast<int8_t>(std::roundf(x[j] * id));
-  return blocks::FloatToFp16(d);
-}
 
 size_t Q8_0RowBytes(int64_t k) { return static_cast<size_t>(k / kQK8_0) * sizeof(BlockQ8_0); }
 

@@ -7,39 +7,22 @@
 #include <cstdint>
 #include <vector>
 
+#include "quantization/block_layout.h"
 #include "runtime/kernels/qmatmul.h"
 
 namespace edgeq {
 namespace kernels {
 namespace internal {
 
-enum class Encoding : int { kQ4_0, kQ8_0, kQ4_K, kQ5_K, kQ6_K, kBf16 };
+// The block formats are the table of quantization/block_layout.h (blocks::kBlockFormats).
+using Encoding = blocks::Format;
 enum class Shape : int { kGemv, kGemm };  // m == 1, m > 1
 
 // "q4_0", ... (the encoding registry's names).
-inline const char* EncodingName(Encoding e) {
-  switch (e) {
-    case Encoding::kQ4_0:
-      return "q4_0";
-    case Encoding::kQ8_0:
-      return "q8_0";
-    case Encoding::kQ4_K:
-      return "q4_k";
-    case Encoding::kQ5_K:
-      return "q5_k";
-    case Encoding::kQ6_K:
-      return "q6_k";
-    case Encoding::kBf16:
-      return "bf16";
-  }
-  return "?";
-}
+inline const char* EncodingName(Encoding e) { return blocks::GetBlockFormat(e).name; }
 
 // Values per block (1 for bf16).
-inline int64_t EncodingBlockElems(Encoding e) {
-  if (e == Encoding::kQ4_0 || e == Encoding::kQ8_0) return 32;
-  return e == Encoding::kBf16 ? 1 : 256;
-}
+inline int64_t EncodingBlockElems(Encoding e) { return blocks::GetBlockFormat(e).values_per_block; }
 
 // Arguments of one microkernel call; the kernel computes y[i * y_stride + j] for all i < m and
 // j0 <= j < j1.
@@ -76,9 +59,8 @@ struct KernelEntry {
 
 // ---- Activation formats shared by several kernels (bit-identical quantized values) ----
 
-// GGML's quantize_row_q8_0 for one block of 32: d = amax / 127, q = round(x / d), d stored as
-// fp16. Writes 32 values, returns the fp16 bits of d.
-uint16_t QuantizeBlockQ8_0(const float* x, int8_t* q);
+// (One Q8_0 block: blocks::QuantizeBlockQ8_0 in quantization/block_layout.h, shared with the
+// Q8_0 codec.)
 
 // GGML layout: k/32 BlockQ8_0.
 size_t Q8_0RowBytes(int64_t k);

@@ -87,7 +87,8 @@ absl::Span<const KernelEntry* const> AllKernels();
 // A QMatmulKernel that runs `entry` for every m (tests and benchmarks only). The entry's ISA must
 // be supported by this CPU: FailedPrecondition otherwise.
 absl::StatusOr<std::unique_ptr<QMatmulKernel>> CreateForEntry(const KernelEntry* entry, int64_t n,
-                                                              int64_t k, const uint8_t* weights);
+                                                              int64_t k,
+                                                              absl::Span<const uint8_t> weights);
 
 }  // namespace internal
 }  // namespace kernels

@@ -3,7 +3,6 @@
 #include <cstring>
 
 #include "quantization/block_layout.h"
-#include "runtime/kernels/internal/k_scales.h"
 
 namespace edgeq {
 namespace kernels {
@@ -37,7 +36,7 @@ void DecodeQ8_0(const uint8_t* p, int s, Decoded* out) {
 template <typename B>
 void DecodeKScales(const B& b, Decoded* out) {
   uint8_t sc[8], mn[8];
-  UnpackKScales(b.scales, sc, mn);
+  blocks::UnpackKScales(b.scales, sc, mn);
   for (int s = 0; s < 8; ++s) {
     out->scale[s] = sc[s];
     out->min[s] = mn[s];

@@ -10,6 +10,9 @@
 namespace edgeq {
 namespace kernels {
 namespace internal {
+// Internal linkage: every kernel file, compiled with its own -m flags, keeps its own copy of
+// these helpers, so the linker can never merge an AVX-512 (or i8mm) copy into another ISA's path.
+namespace {
 
 // K provides: template <int R> static void Rows(const uint8_t* w, size_t w_row_bytes,
 //                                               const uint8_t* x, int64_t k, float* out);
@@ -75,6 +78,7 @@ void RowsGemm(const MatmulParams& p, int64_t j0, int64_t j1) {
   EDGEQ_KERNEL_ENTRY(prefix##Gemm, Shape::kGemm, name "_gemm", encoding, isa, quantize,         \
                      act_row_bytes, repack, repacked_row_bytes, tile_n, RowsGemm<__VA_ARGS__>)
 
+}  // namespace
 }  // namespace internal
 }  // namespace kernels
 }  // namespace edgeq

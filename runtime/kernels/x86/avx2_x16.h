@@ -30,6 +30,9 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 namespace x86 {
+// Internal linkage: every kernel file, compiled with its own -m flags, keeps its own copy of
+// these helpers, so the linker can never merge an AVX-512 (or i8mm) copy into another ISA's path.
+namespace {
 
 // 4 activation bytes broadcast to every 32-bit lane.
 inline __m256i Broadcast4Y(const int8_t* p) {
@@ -460,6 +463,7 @@ struct SignedMaddQuads {
   }
 };
 
+}  // namespace
 }  // namespace x86
 }  // namespace internal
 }  // namespace kernels

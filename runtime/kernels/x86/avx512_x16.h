@@ -24,6 +24,9 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 namespace x86 {
+// Internal linkage: every kernel file, compiled with its own -m flags, keeps its own copy of
+// these helpers, so the linker can never merge an AVX-512 (or i8mm) copy into another ISA's path.
+namespace {
 
 // 4 activation bytes broadcast to every 32-bit lane (folds into vpdpbusd's {1to16} operand).
 inline __m512i Broadcast4(const int8_t* p) {
@@ -270,6 +273,7 @@ struct K45X16 : ActQ8_KX {
   static __m512i SubInit(const uint8_t*, int64_t, int64_t, int) { return _mm512_setzero_si512(); }
 };
 
+}  // namespace
 }  // namespace x86
 }  // namespace internal
 }  // namespace kernels

@@ -10,6 +10,9 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 namespace x86 {
+// Internal linkage: every kernel file, compiled with its own -m flags, keeps its own copy of
+// these helpers, so the linker can never merge an AVX-512 (or i8mm) copy into another ISA's path.
+namespace {
 
 struct VnniQuads {
   static inline __m256i Acc(__m256i acc, const __m256i* w, const __m256i* x) {
@@ -20,6 +23,7 @@ struct VnniQuads {
   }
 };
 
+}  // namespace
 }  // namespace x86
 }  // namespace internal
 }  // namespace kernels

@@ -16,6 +16,9 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 namespace x86 {
+// Internal linkage: every kernel file, compiled with its own -m flags, keeps its own copy of
+// these helpers, so the linker can never merge an AVX-512 (or i8mm) copy into another ISA's path.
+namespace {
 
 // Part p holds chunks 2p and 2p + 1: quads 2p, 2p + 4, 2p + 1, 2p + 5.
 constexpr int NibbleQuad(int part, int i) { return 2 * part + (i & 1) * 4 + (i >> 1); }
@@ -47,6 +50,7 @@ struct ActQ8_KX {
   static int64_t Blocks(int64_t k) { return k / 256; }
 };
 
+}  // namespace
 }  // namespace x86
 }  // namespace internal
 }  // namespace kernels

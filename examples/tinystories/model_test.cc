@@ -1,6 +1,7 @@
-// The graph-built Llama against llama2.c's run.c: teacher-forced on run.c's greedy token
-// sequences for stories260K, the graph's argmax must pick run.c's next token at every position.
-#include "examples/tinystories/graph/llama_graph.h"
+// llm::Model (the graph-built Llama) against llama2.c's run.c: teacher-forced on run.c's greedy
+// token sequences for stories260K, the model's argmax must pick run.c's next token at every
+// position.
+#include "llm/model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -45,11 +46,11 @@ checkpoint::TensorDict Stories260K() {
   return *std::move(dict);
 }
 
-class LlamaGraphGoldenTest : public ::testing::TestWithParam<const char*> {};
+class LlamaModelGoldenTest : public ::testing::TestWithParam<const char*> {};
 
 // Feeds a golden run's tokens one by one (teacher forcing) and counts the positions after the
 // prompt where `pick(logits)` differs from run.c's next token; -1 if Forward fails.
-int TeacherForcedMismatches(LlamaGraphModel& model, const Golden& golden,
+int TeacherForcedMismatches(llm::Model& model, const Golden& golden,
                             const std::function<int(absl::Span<const float>)>& pick) {
   int mismatches = 0;
   for (size_t pos = 0; pos + 1 < golden.tokens.size(); ++pos) {
@@ -63,25 +64,25 @@ int TeacherForcedMismatches(LlamaGraphModel& model, const Golden& golden,
   return mismatches;
 }
 
-TEST_P(LlamaGraphGoldenTest, F32ArgmaxFollowsRunC) {
+TEST_P(LlamaModelGoldenTest, F32ArgmaxFollowsRunC) {
   EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
   const checkpoint::TensorDict dict = Stories260K();
-  absl::StatusOr<std::unique_ptr<LlamaGraphModel>> model = LlamaGraphModel::Create(dict);
+  absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(dict);
   ASSERT_TRUE(model.ok()) << model.status();
   EXPECT_EQ(TeacherForcedMismatches(**model, ReadGolden(GetParam()), Argmax), 0) << GetParam();
 }
 
-INSTANTIATE_TEST_SUITE_P(Prompts, LlamaGraphGoldenTest,
+INSTANTIATE_TEST_SUITE_P(Prompts, LlamaModelGoldenTest,
                          ::testing::Values("once_upon_a_time", "lily_wanted", "the_cat", "empty"));
 
 // The prefill graph (blocks of 16, then single tokens) continues exactly where run.c does: after
 // a 37-token prefix of a golden run, the argmax still follows run.c at every later position.
-TEST(LlamaGraphTest, BlockPrefillThenDecodeFollowsRunC) {
+TEST(LlamaModelTest, BlockPrefillThenDecodeFollowsRunC) {
   EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
   const checkpoint::TensorDict dict = Stories260K();
   for (int block : {4, 16}) {
-    absl::StatusOr<std::unique_ptr<LlamaGraphModel>> model =
-        LlamaGraphModel::Create(dict, {.prefill_block = block});
+    absl::StatusOr<std::unique_ptr<llm::Model>> model =
+        llm::Model::Load(dict, {.prefill_block = block});
     ASSERT_TRUE(model.ok()) << model.status();
     EXPECT_TRUE(absl::StrContains((*model)->DebugString(), absl::StrCat("llama_t", block)));
     const std::vector<int> tokens = ReadGolden("once_upon_a_time").tokens;
@@ -101,14 +102,13 @@ TEST(LlamaGraphTest, BlockPrefillThenDecodeFollowsRunC) {
 
 // Prefill's logits equal those of feeding the same tokens one by one (up to float rounding:
 // matrix-matrix kernels may sum in another order).
-TEST(LlamaGraphTest, PrefillMatchesTokenByToken) {
+TEST(LlamaModelTest, PrefillMatchesTokenByToken) {
   EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
   const checkpoint::TensorDict dict = Stories260K();
   const std::vector<int> tokens = ReadGolden("lily_wanted").tokens;
-  absl::StatusOr<std::unique_ptr<LlamaGraphModel>> blocked =
-      LlamaGraphModel::Create(dict, {.prefill_block = 8});
-  absl::StatusOr<std::unique_ptr<LlamaGraphModel>> single =
-      LlamaGraphModel::Create(dict, {.prefill_block = 0});
+  absl::StatusOr<std::unique_ptr<llm::Model>> blocked =
+      llm::Model::Load(dict, {.prefill_block = 8});
+  absl::StatusOr<std::unique_ptr<llm::Model>> single = llm::Model::Load(dict, {.prefill_block = 0});
   ASSERT_TRUE(blocked.ok() && single.ok());
   EXPECT_FALSE(absl::StrContains((*single)->DebugString(), "llama_t8"));
   absl::StatusOr<absl::Span<const float>> a =
@@ -126,13 +126,13 @@ TEST(LlamaGraphTest, PrefillMatchesTokenByToken) {
   absl::Status s = (*blocked)->Prefill(too_long, 0).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange);
   EXPECT_TRUE(absl::StrContains(s.message(), "0..599")) << s;
-  EXPECT_EQ(LlamaGraphModel::Create(dict, {.prefill_block = -1}).status().code(),
+  EXPECT_EQ(llm::Model::Load(dict, {.prefill_block = -1}).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 
 // run.c's sampled runs (temperature, top-p, seed), teacher-forced: llama2.c's sampler fed the
 // graph's logits draws the token run.c drew at every position.
-TEST(LlamaGraphTest, SampledTokensFollowRunC) {
+TEST(LlamaModelTest, SampledTokensFollowRunC) {
   EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
   const checkpoint::TensorDict dict = Stories260K();
   struct Case {
@@ -141,7 +141,7 @@ TEST(LlamaGraphTest, SampledTokensFollowRunC) {
   };
   for (const Case& c :
        {Case{"sampled_t08_p09_s42", {0.8f, 0.9f, 42}}, Case{"sampled_t1_p0_s7", {1.0f, 0.0f, 7}}}) {
-    absl::StatusOr<std::unique_ptr<LlamaGraphModel>> model = LlamaGraphModel::Create(dict);
+    absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(dict);
     ASSERT_TRUE(model.ok()) << model.status();
     absl::StatusOr<Sampler> sampler = Sampler::Create(512, c.options);
     ASSERT_TRUE(sampler.ok());
@@ -156,7 +156,7 @@ TEST(LlamaGraphTest, SampledTokensFollowRunC) {
 
 // Quantized weights (the matrices and the embedding in q8_0 where k allows) stay close to f32: the
 // same greedy argmax at most positions and logits within a small fraction of their range.
-TEST(LlamaGraphTest, Q8_0TracksF32) {
+TEST(LlamaModelTest, Q8_0TracksF32) {
   EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
   const checkpoint::TensorDict dict = Stories260K();
   checkpoint::TensorDict q8 = dict;
@@ -168,8 +168,8 @@ TEST(LlamaGraphTest, Q8_0TracksF32) {
     ASSERT_TRUE(q.ok()) << key << ": " << q.status();
     ASSERT_TRUE(q8.Set(key, *std::move(q)).ok());
   }
-  absl::StatusOr<std::unique_ptr<LlamaGraphModel>> f32 = LlamaGraphModel::Create(dict);
-  absl::StatusOr<std::unique_ptr<LlamaGraphModel>> quant = LlamaGraphModel::Create(q8);
+  absl::StatusOr<std::unique_ptr<llm::Model>> f32 = llm::Model::Load(dict);
+  absl::StatusOr<std::unique_ptr<llm::Model>> quant = llm::Model::Load(q8);
   ASSERT_TRUE(f32.ok()) << f32.status();
   ASSERT_TRUE(quant.ok()) << quant.status();
   EXPECT_TRUE(absl::StrContains((*quant)->DebugString(), "qmatmul")) << (*quant)->DebugString();
@@ -192,10 +192,10 @@ TEST(LlamaGraphTest, Q8_0TracksF32) {
   EXPECT_GE(same, n * 95 / 100) << same << " of " << n;
 }
 
-TEST(LlamaGraphTest, BadTokenPositionAndWeights) {
+TEST(LlamaModelTest, BadTokenPositionAndWeights) {
   EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
   checkpoint::TensorDict dict = Stories260K();
-  absl::StatusOr<std::unique_ptr<LlamaGraphModel>> model = LlamaGraphModel::Create(dict);
+  absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(dict);
   ASSERT_TRUE(model.ok());
   EXPECT_EQ((*model)->Forward(512, 0).status().code(), absl::StatusCode::kOutOfRange);
   EXPECT_EQ((*model)->Forward(-1, 0).status().code(), absl::StatusCode::kOutOfRange);
@@ -205,7 +205,7 @@ TEST(LlamaGraphTest, BadTokenPositionAndWeights) {
   // A matrix with the wrong shape is named.
   checkpoint::TensorDict bad = dict;
   ASSERT_TRUE(bad.Set("blk.1.ffn_up.weight", *Tensor::Full({3, 64}, 0.0f)).ok());
-  absl::StatusOr<std::unique_ptr<LlamaGraphModel>> r = LlamaGraphModel::Create(bad);
+  absl::StatusOr<std::unique_ptr<llm::Model>> r = llm::Model::Load(bad);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StrContains(r.status().message(), "blk.1.ffn_up.weight")) << r.status();

@@ -1,0 +1,751 @@
+#include "llm/model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "checkpoint/formats.h"
+#include "core/status_macros.h"
+#include "graph/ops.h"
+#include "quantization/block_layout.h"
+#include "quantization/encoding.h"
+#include "runtime/custom_op.h"
+
+namespace edgeq {
+namespace llm {
+namespace {
+
+using checkpoint::MetadataValue;
+using checkpoint::TensorDict;
+
+constexpr char kRopeOp[] = "llm.rope";
+constexpr int kDefaultMaxContext = 4096;
+
+// RoPE on adjacent pairs (llama.cpp's LLAMA_ROPE_TYPE_NORM, llama2.c's order) with a per-pair
+// angle table: inputs x f32 [t, heads, head dim], positions i32 [t], inv_freq f32 [n_rot / 2];
+// pair i of a row at position p turns by p * inv_freq[i]; dimensions from n_rot on pass through.
+absl::Status RegisterRopeOp() {
+  CustomOpDef def;
+  def.name = kRopeOp;
+  def.shape_function =
+      [](absl::Span<const ValueType> in) -> absl::StatusOr<std::vector<TensorType>> {
+    if (in.size() != 3 || in[0].type.dtype != DType::kFloat32 || in[0].type.shape.rank() != 3 ||
+        in[1].type.dtype != DType::kInt32 || in[1].type.shape != Shape({in[0].type.shape.dim(0)}) ||
+        in[2].type.dtype != DType::kFloat32 || in[2].type.shape.rank() != 1 ||
+        2 * in[2].type.shape.dim(0) > in[0].type.shape.dim(2)) {
+      return absl::InvalidArgumentError(
+          "llm.rope takes x f32 [t, heads, d], positions i32 [t], inv_freq f32 [n <= d / 2]");
+    }
+    return std::vector<TensorType>{in[0].type};
+  };
+  def.kernel = [](absl::Span<const TensorRef> in, absl::Span<const TensorRef> out,
+                  pthreadpool_t) -> absl::Status {
+    const Shape& s = in[0].shape();
+    const int64_t t = s.dim(0), heads = s.dim(1), d = s.dim(2), pairs = in[2].shape().dim(0);
+    const float* x = in[0].values<float>();
+    const int32_t* pos = in[1].values<int32_t>();
+    const float* inv_freq = in[2].values<float>();
+    float* y = out[0].mutable_values<float>();
+    for (int64_t j = 0; j < t; ++j) {
+      const float p = static_cast<float>(pos[j]);
+      for (int64_t i = 0; i < pairs; ++i) {
+        const float val = p * inv_freq[i];
+        const float fcr = std::cos(val);
+        const float fci = std::sin(val);
+        for (int64_t h = 0; h < heads; ++h) {
+          const int64_t o = (j * heads + h) * d + 2 * i;
+          const float v0 = x[o];
+          const float v1 = x[o + 1];
+          y[o] = v0 * fcr - v1 * fci;
+          y[o + 1] = v0 * fci + v1 * fcr;
+        }
+      }
+      if (2 * pairs < d) {
+        for (int64_t h = 0; h < heads; ++h) {
+          const int64_t o = (j * heads + h) * d;
+          std::memcpy(y + o + 2 * pairs, x + o + 2 * pairs, (d - 2 * pairs) * sizeof(float));
+        }
+      }
+    }
+    return absl::OkStatus();
+  };
+  absl::Status s = CustomOpRegistry::Global().Register(std::move(def));
+  return s.code() == absl::StatusCode::kAlreadyExists ? absl::OkStatus() : s;
+}
+
+absl::Status EnsureRopeOp() {
+  static const absl::Status* status = new absl::Status(RegisterRopeOp());
+  return *status;
+}
+
+// ---- metadata ----
+
+std::string Key(const std::string& arch, absl::string_view name) {
+  return absl::StrCat(arch, ".", name);
+}
+
+absl::StatusOr<int64_t> RequiredInt(const TensorDict& d, const std::string& key) {
+  if (!d.HasMetadata(key)) {
+    return absl::InvalidArgumentError(absl::StrFormat("missing metadata key '%s'", key));
+  }
+  absl::StatusOr<int64_t> v = d.GetInt(key);
+  if (!v.ok()) return absl::InvalidArgumentError(v.status().message());
+  if (*v <= 0 || *v > (int64_t{1} << 30)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("metadata key '%s' is %d; expected a positive count", key, *v));
+  }
+  return *v;
+}
+
+absl::StatusOr<int64_t> OptionalInt(const TensorDict& d, const std::string& key, int64_t dflt) {
+  if (!d.HasMetadata(key)) return dflt;
+  return RequiredInt(d, key);
+}
+
+absl::StatusOr<double> OptionalFloat(const TensorDict& d, const std::string& key, double dflt,
+                                     bool positive = true) {
+  if (!d.HasMetadata(key)) return dflt;
+  absl::StatusOr<double> v = d.GetFloat(key);
+  if (!v.ok()) return absl::InvalidArgumentError(v.status().message());
+  if (!std::isfinite(*v) || (positive && !(*v > 0))) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("metadata key '%s' is %g; expected a positive number", key, *v));
+  }
+  return *v;
+}
+
+// The shape of a tensor (its logical shape if quantized), or NotFound.
+const Shape* ShapeOf(const TensorDict& d, const std::string& name) {
+  absl::StatusOr<const Tensor*> t = d.Get(name);
+  return t.ok() ? &(*t)->logical_shape() : nullptr;
+}
+
+// ---- graph building ----
+
+absl::StatusOr<Tensor> ToF32(const Tensor& t) {
+  EDGEQ_ASSIGN_OR_RETURN(Tensor out, Tensor::Create(DType::kFloat32, t.shape()));
+  EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> dst, out.MutableValues<float>());
+  const uint16_t* src = static_cast<const uint16_t*>(t.raw_data());
+  for (size_t i = 0; i < dst.size(); ++i) {
+    uint16_t h;
+    std::memcpy(&h, src + i, 2);
+    dst[i] = blocks::Fp16ToFloat(h);
+  }
+  return out;
+}
+
+// The matrix `name`, whose (logical, if quantized) shape must be [rows, cols].
+absl::StatusOr<const Tensor*> GetMatrix(const TensorDict& dict, const std::string& name,
+                                        int64_t rows, int64_t cols) {
+  absl::StatusOr<const Tensor*> w = dict.Get(name);
+  if (!w.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("tensor '%s' is missing (expected [%d, %d])", name, rows, cols));
+  }
+  const Shape& logical = (*w)->logical_shape();
+  if (logical != Shape({rows, cols})) {
+    return absl::InvalidArgumentError(absl::StrFormat("tensor '%s' has shape %s, expected [%d, %d]",
+                                                      name, logical.ToString(), rows, cols));
+  }
+  return *w;
+}
+
+// Adds the weight `name` as a constant and returns x · W^T: QMatmul for a quantized weight,
+// MatmulTransposed for f32. `rows` x `cols` is the expected logical shape [out, in].
+absl::StatusOr<Value> Linear(Graph& g, const TensorDict& dict, const std::string& name,
+                             int64_t rows, int64_t cols, Value x) {
+  EDGEQ_ASSIGN_OR_RETURN(const Tensor* w, GetMatrix(dict, name, rows, cols));
+  if (w->is_quantized()) {
+    absl::StatusOr<const QuantizationEncoding*> enc = FindEncoding(w->encoding());
+    if (!enc.ok()) {
+      return absl::UnimplementedError(absl::StrFormat(
+          "tensor '%s' has block type %s, which edgeq cannot run", name, w->encoding()));
+    }
+    return ops::QMatmul(**enc, x, g.Constant(*w));
+  }
+  if (w->dtype() != DType::kFloat32) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("tensor '%s' is %s; expected f32, f16 or a quantized block type", name,
+                        DTypeName(w->dtype())));
+  }
+  return ops::MatmulTransposed(x, g.Constant(*w));
+}
+
+absl::StatusOr<Value> Norm(Graph& g, const TensorDict& dict, const std::string& name, int64_t dim,
+                           float eps, Value x) {
+  absl::StatusOr<const Tensor*> w = dict.Get(name);
+  if (!w.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("tensor '%s' is missing (expected f32 [%d])", name, dim));
+  }
+  if ((*w)->dtype() != DType::kFloat32 || (*w)->is_quantized() || (*w)->shape() != Shape({dim})) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("tensor '%s' is %s, expected f32 [%d]", name, (*w)->DebugString(), dim));
+  }
+  return ops::RmsNorm(x, g.Constant(**w), eps);
+}
+
+// The decoder body for a block of `t` consecutive tokens at positions pos..pos+t-1, after
+// positions 0..pos-1 are in the caches. Inputs: tokens i32 [t], positions i32 [t], cache mask f32
+// [1, ctx] (0 before pos, -inf from pos on), then K and V caches [kv heads, ctx, head dim] per
+// layer. Outputs: the hidden states [t, dim] after the last block, then the block's K and V rows
+// [kv heads, t, head dim] per layer.
+absl::StatusOr<std::unique_ptr<Graph>> BuildBody(const TensorDict& dict, const ModelConfig& c,
+                                                 int64_t ctx, const Tensor& inv_freq, int64_t t) {
+  const int64_t dim = c.embedding_length, hidden = c.feed_forward_length;
+  const int64_t hs = c.head_dim, heads = c.head_count, kvh = c.head_count_kv;
+  const int64_t rep = heads / kvh, q_dim = heads * hs, kv_dim = kvh * hs;
+  const float eps = c.rms_norm_epsilon;
+  std::vector<TensorType> input_types = {TensorType(DType::kInt32, {t}),
+                                         TensorType(DType::kInt32, {t}),
+                                         TensorType(DType::kFloat32, {1, ctx})};
+  for (int l = 0; l < c.block_count; ++l) {
+    input_types.emplace_back(DType::kFloat32, Shape({kvh, ctx, hs}));  // K cache
+    input_types.emplace_back(DType::kFloat32, Shape({kvh, ctx, hs}));  // V cache
+  }
+  auto graph = std::make_unique<Graph>(absl::StrCat("llama_t", t), input_types);
+  Graph& g = *graph;
+  const Value tokens = g.Input(0), positions = g.Input(1), mask = g.Input(2);
+
+  EDGEQ_ASSIGN_OR_RETURN(const Tensor* embedding,
+                         GetMatrix(dict, "token_embd.weight", c.vocab_size, dim));
+  Value x = ops::Gather(g.Constant(*embedding), tokens);  // [t, dim]
+  EDGEQ_ASSIGN_OR_RETURN(Tensor scale_t,
+                         Tensor::Full({1}, 1.0f / std::sqrt(static_cast<float>(hs))));
+  const Value scale = g.Constant(scale_t);
+  const Value freqs = g.Constant(inv_freq);
+  auto rope = [&](Value v, int64_t n_heads) {
+    return ops::Custom(kRopeOp, {v, positions, freqs},
+                       {TensorType(DType::kFloat32, Shape({t, n_heads, hs}))})[0];
+  };
+  // Within the block, query row (r, i) sees the block's keys j <= i.
+  Value causal;
+  if (t > 1) {
+    EDGEQ_ASSIGN_OR_RETURN(Tensor causal_t, Tensor::Full({rep * t, t}, 0.0f));
+    EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> cv, causal_t.MutableValues<float>());
+    for (int64_t row = 0; row < rep * t; ++row) {
+      for (int64_t j = row % t + 1; j < t; ++j) {
+        cv[row * t + j] = -std::numeric_limits<float>::infinity();
+      }
+    }
+    causal = g.Constant(causal_t);
+  }
+  // [t, heads, hs] -> [heads, t, hs]; and back.
+  const std::vector<int64_t> swap01 = {1, 0, 2};
+
+  std::vector<Value> outputs(1);  // hidden states first
+  for (int l = 0; l < c.block_count; ++l) {
+    const std::string p = absl::StrCat("blk.", l, ".");
+    const Value k_cache = g.Input(3 + 2 * l), v_cache = g.Input(4 + 2 * l);
+    EDGEQ_ASSIGN_OR_RETURN(Value h, Norm(g, dict, p + "attn_norm.weight", dim, eps, x));
+    EDGEQ_ASSIGN_OR_RETURN(Value q, Linear(g, dict, p + "attn_q.weight", q_dim, dim, h));
+    EDGEQ_ASSIGN_OR_RETURN(Value k, Linear(g, dict, p + "attn_k.weight", kv_dim, dim, h));
+    EDGEQ_ASSIGN_OR_RETURN(Value v, Linear(g, dict, p + "attn_v.weight", kv_dim, dim, h));
+    q = rope(ops::Reshape(q, {t, heads, hs}), heads);
+    k = rope(ops::Reshape(k, {t, kvh, hs}), kvh);
+    // Query heads grouped by the kv head they share: [kv heads, rep * t, hs].
+    const Value qg = ops::Reshape(ops::Transpose(q, swap01), {kvh, rep * t, hs});
+    const Value k_new = ops::Transpose(k, swap01);                              // [kvh, t, hs]
+    const Value v_new = ops::Transpose(ops::Reshape(v, {t, kvh, hs}), swap01);  // [kvh, t, hs]
+    // Scores against the cached positions (masked from pos on) and within the block.
+    const Value s_cache = ops::Add(ops::Mul(ops::MatmulTransposed(qg, k_cache), scale), mask);
+    Value s_new = ops::Mul(ops::MatmulTransposed(qg, k_new), scale);  // [kvh, rep * t, t]
+    if (t > 1) s_new = ops::Add(s_new, causal);
+    const Value att = ops::Softmax(ops::Concat({s_cache, s_new}, -1));  // [kvh, rep*t, ctx+t]
+    const Value a_cache = ops::Slice(att, {0, 0, 0}, {kvh, rep * t, ctx});
+    const Value a_new = ops::Slice(att, {0, 0, ctx}, {kvh, rep * t, ctx + t});
+    const Value o = ops::Add(ops::Matmul(a_cache, v_cache), ops::Matmul(a_new, v_new));
+    const Value o_rows =
+        ops::Reshape(ops::Transpose(ops::Reshape(o, {heads, t, hs}), swap01), {t, q_dim});
+    EDGEQ_ASSIGN_OR_RETURN(Value attn_out,
+                           Linear(g, dict, p + "attn_output.weight", dim, q_dim, o_rows));
+    x = ops::Add(x, attn_out);
+    EDGEQ_ASSIGN_OR_RETURN(h, Norm(g, dict, p + "ffn_norm.weight", dim, eps, x));
+    EDGEQ_ASSIGN_OR_RETURN(Value gate, Linear(g, dict, p + "ffn_gate.weight", hidden, dim, h));
+    EDGEQ_ASSIGN_OR_RETURN(Value up, Linear(g, dict, p + "ffn_up.weight", hidden, dim, h));
+    EDGEQ_ASSIGN_OR_RETURN(Value down, Linear(g, dict, p + "ffn_down.weight", dim, hidden,
+                                              ops::Mul(ops::Silu(gate), up)));
+    x = ops::Add(x, down);
+    outputs.push_back(k_new);
+    outputs.push_back(v_new);
+  }
+  outputs[0] = x;
+  g.Output(outputs);
+  EDGEQ_RETURN_IF_ERROR(g.status());
+  return graph;
+}
+
+// Output norm and classifier: input [1, dim] -> logits [1, vocab].
+absl::StatusOr<std::unique_ptr<Graph>> BuildHead(const TensorDict& dict, const ModelConfig& c) {
+  const int64_t dim = c.embedding_length;
+  auto graph = std::make_unique<Graph>(
+      "llama_head", std::vector<TensorType>{TensorType(DType::kFloat32, {1, dim})});
+  Graph& g = *graph;
+  EDGEQ_ASSIGN_OR_RETURN(Value x,
+                         Norm(g, dict, "output_norm.weight", dim, c.rms_norm_epsilon, g.Input(0)));
+  const std::string classifier = c.tied_output ? "token_embd.weight" : "output.weight";
+  EDGEQ_ASSIGN_OR_RETURN(Value logits, Linear(g, dict, classifier, c.vocab_size, dim, x));
+  g.Output(logits);
+  EDGEQ_RETURN_IF_ERROR(g.status());
+  return graph;
+}
+
+}  // namespace
+
+std::vector<std::string> SupportedArchitectures() { return {"llama"}; }
+
+absl::StatusOr<ModelConfig> ModelConfig::FromMetadata(const TensorDict& d) {
+  ModelConfig c;
+  if (!d.HasMetadata("general.architecture")) {
+    return absl::InvalidArgumentError("missing metadata key 'general.architecture'");
+  }
+  absl::StatusOr<std::string> arch = d.GetString("general.architecture");
+  if (!arch.ok()) return absl::InvalidArgumentError(arch.status().message());
+  const std::vector<std::string> supported = SupportedArchitectures();
+  if (std::find(supported.begin(), supported.end(), *arch) == supported.end()) {
+    return absl::UnimplementedError(
+        absl::StrFormat("architecture '%s' is not supported; supported: %s", *arch,
+                        absl::StrJoin(supported, ", ")));
+  }
+  const std::string& a = *arch;
+  c.architecture = a;
+  EDGEQ_ASSIGN_OR_RETURN(int64_t ctx, RequiredInt(d, Key(a, "context_length")));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t dim, RequiredInt(d, Key(a, "embedding_length")));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t layers, RequiredInt(d, Key(a, "block_count")));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t ffn, RequiredInt(d, Key(a, "feed_forward_length")));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t heads, RequiredInt(d, Key(a, "attention.head_count")));
+  c.context_length = static_cast<int>(ctx);
+  c.embedding_length = static_cast<int>(dim);
+  c.block_count = static_cast<int>(layers);
+  c.feed_forward_length = static_cast<int>(ffn);
+  c.head_count = static_cast<int>(heads);
+  // head_count_kv: a scalar, or one value per layer (all equal here).
+  const std::string kv_key = Key(a, "attention.head_count_kv");
+  int64_t kv = heads;
+  if (d.HasMetadata(kv_key)) {
+    const MetadataValue* v = *d.GetMetadata(kv_key);
+    if (v->kind() != MetadataValue::Kind::kInt || v->size() == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("metadata key '%s' is %s; expected an integer", kv_key, v->TypeName()));
+    }
+    kv = v->ints()[0];
+    for (int64_t x : v->ints()) {
+      if (x != kv) {
+        return absl::UnimplementedError(absl::StrFormat(
+            "metadata key '%s' gives different kv head counts per layer (%s); not supported",
+            kv_key, v->DebugString()));
+      }
+    }
+  }
+  if (kv <= 0 || kv > heads || heads % kv != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("metadata key '%s' is %d; expected a divisor of %s = %d", kv_key, kv,
+                        Key(a, "attention.head_count"), heads));
+  }
+  c.head_count_kv = static_cast<int>(kv);
+  const std::string key_len = Key(a, "attention.key_length");
+  const std::string value_len = Key(a, "attention.value_length");
+  if (!d.HasMetadata(key_len) && dim % heads != 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "metadata keys '%s' = %d and '%s' = %d contradict: the embedding length is not a multiple "
+        "of the head count (and there is no '%s')",
+        Key(a, "embedding_length"), dim, Key(a, "attention.head_count"), heads, key_len));
+  }
+  EDGEQ_ASSIGN_OR_RETURN(int64_t head_dim, OptionalInt(d, key_len, dim / heads));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t v_dim, OptionalInt(d, value_len, head_dim));
+  if (v_dim != head_dim) {
+    return absl::UnimplementedError(absl::StrFormat(
+        "metadata keys '%s' = %d and '%s' = %d differ; only equal key and value head dimensions "
+        "are supported",
+        key_len, head_dim, value_len, v_dim));
+  }
+  if (head_dim % 2 != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("head dimension %d is odd; RoPE needs an even one", head_dim));
+  }
+  c.head_dim = static_cast<int>(head_dim);
+  const std::string rot_key = Key(a, "rope.dimension_count");
+  EDGEQ_ASSIGN_OR_RETURN(int64_t n_rot, OptionalInt(d, rot_key, head_dim));
+  if (n_rot > head_dim || n_rot % 2 != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("metadata key '%s' is %d; expected an even count <= the head dimension %d",
+                        rot_key, n_rot, head_dim));
+  }
+  c.rope_dimension_count = static_cast<int>(n_rot);
+  EDGEQ_ASSIGN_OR_RETURN(double base, OptionalFloat(d, Key(a, "rope.freq_base"), 10000.0));
+  c.rope_freq_base = static_cast<float>(base);
+  const std::string eps_key = Key(a, "attention.layer_norm_rms_epsilon");
+  if (!d.HasMetadata(eps_key)) {
+    return absl::InvalidArgumentError(absl::StrFormat("missing metadata key '%s'", eps_key));
+  }
+  EDGEQ_ASSIGN_OR_RETURN(double eps, OptionalFloat(d, eps_key, 1e-5));
+  c.rms_norm_epsilon = static_cast<float>(eps);
+
+  // RoPE scaling.
+  const std::string type_key = Key(a, "rope.scaling.type");
+  if (d.HasMetadata(type_key)) {
+    absl::StatusOr<std::string> type = d.GetString(type_key);
+    if (!type.ok()) return absl::InvalidArgumentError(type.status().message());
+    c.rope_scaling_type = *type;
+  }
+  const std::string factor_key = Key(a, "rope.scaling.factor");
+  EDGEQ_ASSIGN_OR_RETURN(double factor, OptionalFloat(d, factor_key, 1.0));
+  c.rope_scaling_factor = static_cast<float>(factor);
+  const bool has_freqs = d.Contains("rope_freqs.weight");
+  if (c.rope_scaling_type == "none" || c.rope_scaling_type.empty()) {
+    c.rope_scaling_type = "none";
+  } else if (c.rope_scaling_type == "linear") {
+    if (!d.HasMetadata(factor_key)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "missing metadata key '%s' (required by %s = linear)", factor_key, type_key));
+    }
+  } else if (c.rope_scaling_type == "llama3") {
+    if (!has_freqs) {
+      if (!d.HasMetadata(factor_key)) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "missing metadata key '%s' (required by %s = llama3 without rope_freqs.weight)",
+            factor_key, type_key));
+      }
+      EDGEQ_ASSIGN_OR_RETURN(int64_t orig,
+                             RequiredInt(d, Key(a, "rope.scaling.original_context_length")));
+      c.rope_scaling_original_context_length = static_cast<int>(orig);
+    }
+    EDGEQ_ASSIGN_OR_RETURN(double low,
+                           OptionalFloat(d, Key(a, "rope.scaling.low_freq_factor"), 1.0));
+    EDGEQ_ASSIGN_OR_RETURN(double high,
+                           OptionalFloat(d, Key(a, "rope.scaling.high_freq_factor"), 4.0));
+    if (!(high > low)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "metadata keys '%s' = %g and '%s' = %g contradict: the high factor must exceed the low",
+          Key(a, "rope.scaling.high_freq_factor"), high, Key(a, "rope.scaling.low_freq_factor"),
+          low));
+    }
+    c.rope_scaling_low_freq_factor = static_cast<float>(low);
+    c.rope_scaling_high_freq_factor = static_cast<float>(high);
+  } else {
+    return absl::UnimplementedError(
+        absl::StrFormat("metadata key '%s' is '%s'; supported: none, linear, llama3", type_key,
+                        c.rope_scaling_type));
+  }
+  if (has_freqs) {
+    const Tensor* f = *d.Get("rope_freqs.weight");
+    if (f->is_quantized() || f->dtype() != DType::kFloat32 || f->shape() != Shape({n_rot / 2})) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("tensor 'rope_freqs.weight' is %s, expected f32 [%d] (%s / 2)",
+                          f->DebugString(), n_rot / 2, rot_key));
+    }
+  }
+
+  // Vocabulary: <arch>.vocab_size, the tokenizer's tokens, the embedding's rows must agree.
+  const std::string vocab_key = Key(a, "vocab_size");
+  int64_t vocab = 0;
+  std::string vocab_source;
+  if (d.HasMetadata(vocab_key)) {
+    EDGEQ_ASSIGN_OR_RETURN(vocab, RequiredInt(d, vocab_key));
+    vocab_source = absl::StrCat("metadata key '", vocab_key, "'");
+  }
+  if (d.HasMetadata("tokenizer.ggml.tokens")) {
+    const MetadataValue* tokens = *d.GetMetadata("tokenizer.ggml.tokens");
+    const int64_t n = static_cast<int64_t>(tokens->size());
+    if (vocab != 0 && n != vocab) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("metadata key 'tokenizer.ggml.tokens' has %d tokens but %s is %d", n,
+                          vocab_source, vocab));
+    }
+    if (vocab == 0) {
+      vocab = n;
+      vocab_source = "metadata key 'tokenizer.ggml.tokens'";
+    }
+  }
+  const Shape* emb = ShapeOf(d, "token_embd.weight");
+  if (emb == nullptr) {
+    return absl::InvalidArgumentError("tensor 'token_embd.weight' is missing");
+  }
+  if (emb->rank() != 2 || emb->dim(1) != dim || (vocab != 0 && emb->dim(0) != vocab)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("tensor 'token_embd.weight' has shape %s; expected [%s, %d] (%s, %s)",
+                        emb->ToString(), vocab != 0 ? absl::StrCat(vocab) : "vocab", dim,
+                        vocab != 0 ? vocab_source : "any vocabulary", Key(a, "embedding_length")));
+  }
+  c.vocab_size = static_cast<int>(emb->dim(0));
+  c.tied_output = !d.Contains("output.weight");
+  if (c.tied_output && d.HasMetadata("llama2c.shared_classifier")) {
+    absl::StatusOr<int64_t> shared = d.GetInt("llama2c.shared_classifier");
+    if (shared.ok() && *shared == 0) {
+      return absl::InvalidArgumentError(
+          "metadata key 'llama2c.shared_classifier' is false but tensor 'output.weight' is "
+          "missing");
+    }
+  }
+  return c;
+}
+
+std::string ModelConfig::ToString() const {
+  return absl::StrFormat(
+      "%s: %d layers, embedding %d, ffn %d, %d heads (%d kv, dim %d), vocab %d, context %d, rope "
+      "base %g%s%s, rms eps %g, %s output",
+      architecture, block_count, embedding_length, feed_forward_length, head_count, head_count_kv,
+      head_dim, vocab_size, context_length, rope_freq_base,
+      rope_dimension_count != head_dim ? absl::StrCat(" (", rope_dimension_count, " dims)") : "",
+      rope_scaling_type != "none" ? absl::StrCat(", scaling ", rope_scaling_type) : "",
+      rms_norm_epsilon, tied_output ? "tied" : "separate");
+}
+
+absl::StatusOr<Model::Block> Model::LoadBlock(int64_t t) {
+  Block b;
+  b.t = t;
+  EDGEQ_ASSIGN_OR_RETURN(b.graph, BuildBody(weights_, config_, context_, inv_freq_, t));
+  EDGEQ_ASSIGN_OR_RETURN(edgeq::Model model, session_->Load(*b.graph));
+  b.model = std::make_unique<edgeq::Model>(std::move(model));
+  EDGEQ_ASSIGN_OR_RETURN(b.tokens, Tensor::Create(DType::kInt32, {t}));
+  EDGEQ_ASSIGN_OR_RETURN(b.positions, Tensor::Create(DType::kInt32, {t}));
+  return b;
+}
+
+absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& path,
+                                                   const ModelOptions& options) {
+  EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint c, checkpoint::OpenCheckpoint(path));
+  absl::StatusOr<std::unique_ptr<Model>> m = Load(c.dict, options);
+  if (!m.ok())
+    return absl::Status(m.status().code(), absl::StrCat(path, ": ", m.status().message()));
+  return m;
+}
+
+absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
+                                                   const ModelOptions& options) {
+  EDGEQ_RETURN_IF_ERROR(EnsureRopeOp());
+  EDGEQ_ASSIGN_OR_RETURN(ModelConfig c, ModelConfig::FromMetadata(dict));
+  if (options.prefill_block < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("ModelOptions.prefill_block must be >= 0, got %d", options.prefill_block));
+  }
+  if (options.context_length < 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "ModelOptions.context_length must be >= 0, got %d", options.context_length));
+  }
+  if (options.num_threads < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("ModelOptions.num_threads must be >= 1, got %d", options.num_threads));
+  }
+  std::unique_ptr<Model> m(new Model());
+  m->config_ = c;
+  m->context_ = options.context_length > 0 ? options.context_length
+                                           : std::min(c.context_length, kDefaultMaxContext);
+  m->weight_bytes_ = dict.TotalBytes();
+  // f16 tensors become f32 (the matmul and norm ops take f32 or quantized blocks).
+  for (const std::string& name : dict.Keys()) {
+    const Tensor& t = **dict.Get(name);
+    if (!t.is_quantized() && t.dtype() == DType::kFloat16) {
+      EDGEQ_ASSIGN_OR_RETURN(Tensor f32, ToF32(t));
+      EDGEQ_RETURN_IF_ERROR(m->weights_.Set(name, std::move(f32)));
+    } else {
+      EDGEQ_RETURN_IF_ERROR(m->weights_.Set(name, t));
+    }
+  }
+  for (const std::string& key : dict.MetadataKeys()) {
+    m->weights_.SetMetadata(key, **dict.GetMetadata(key));
+  }
+  // RoPE angle per position of each pair: base^(-2i/n_rot) (computed as run.c does), divided by
+  // the pair's frequency factor (rope_freqs.weight, or llama3's from the metadata) and by a
+  // linear scaling factor.
+  const int pairs = c.rope_dimension_count / 2;
+  EDGEQ_ASSIGN_OR_RETURN(m->inv_freq_, Tensor::Create(DType::kFloat32, {pairs}));
+  EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> inv, m->inv_freq_.MutableValues<float>());
+  const float* factors = nullptr;
+  if (m->weights_.Contains("rope_freqs.weight")) {
+    factors = (*m->weights_.Get("rope_freqs.weight"))->Values<float>()->data();
+  }
+  for (int i = 0; i < pairs; ++i) {
+    float f = 1.0f / std::pow(c.rope_freq_base, static_cast<float>(2 * i) /
+                                                    static_cast<float>(c.rope_dimension_count));
+    if (factors != nullptr) {
+      f /= factors[i];
+    } else if (c.rope_scaling_type == "llama3") {
+      // Llama 3.1's frequency factors from the scaling keys.
+      const float low_wavelen =
+          c.rope_scaling_original_context_length / c.rope_scaling_low_freq_factor;
+      const float high_wavelen =
+          c.rope_scaling_original_context_length / c.rope_scaling_high_freq_factor;
+      const float wavelen = 2.0f * static_cast<float>(M_PI) / f;
+      if (wavelen > low_wavelen) {
+        f /= c.rope_scaling_factor;
+      } else if (wavelen >= high_wavelen) {
+        const float smooth =
+            (c.rope_scaling_original_context_length / wavelen - c.rope_scaling_low_freq_factor) /
+            (c.rope_scaling_high_freq_factor - c.rope_scaling_low_freq_factor);
+        f /= 1.0f / ((1.0f - smooth) / c.rope_scaling_factor + smooth);
+      }
+    }
+    if (c.rope_scaling_type == "linear") f /= c.rope_scaling_factor;
+    inv[i] = f;
+  }
+
+  const int64_t ctx = m->context_, hs = c.head_dim, kvh = c.head_count_kv;
+  m->session_ = std::make_unique<InferenceSession>(
+      SessionOptions{.num_threads = options.num_threads, .isa_cap = options.isa_cap});
+  EDGEQ_ASSIGN_OR_RETURN(m->decode_, m->LoadBlock(1));
+  const int64_t block = std::min<int64_t>(options.prefill_block, ctx);
+  if (block > 1) {
+    EDGEQ_ASSIGN_OR_RETURN(Block prefill, m->LoadBlock(block));
+    m->prefill_ = std::make_unique<Block>(std::move(prefill));
+  }
+  EDGEQ_ASSIGN_OR_RETURN(m->head_graph_, BuildHead(m->weights_, c));
+  EDGEQ_ASSIGN_OR_RETURN(edgeq::Model head, m->session_->Load(*m->head_graph_));
+  m->head_ = std::make_unique<edgeq::Model>(std::move(head));
+  EDGEQ_ASSIGN_OR_RETURN(m->head_input_, Tensor::Create(DType::kFloat32, {1, c.embedding_length}));
+  EDGEQ_ASSIGN_OR_RETURN(m->mask_, Tensor::Create(DType::kFloat32, {1, ctx}));
+  for (int l = 0; l < c.block_count; ++l) {
+    m->input_names_.push_back(absl::StrCat("input", 3 + 2 * l));
+    m->input_names_.push_back(absl::StrCat("input", 4 + 2 * l));
+    m->output_names_.push_back(absl::StrCat("output", 1 + 2 * l));
+    m->output_names_.push_back(absl::StrCat("output", 2 + 2 * l));
+    EDGEQ_ASSIGN_OR_RETURN(Tensor kc, Tensor::Full({kvh, ctx, hs}, 0.0f));
+    EDGEQ_ASSIGN_OR_RETURN(Tensor vc, Tensor::Full({kvh, ctx, hs}, 0.0f));
+    m->k_cache_.push_back(std::move(kc));
+    m->v_cache_.push_back(std::move(vc));
+  }
+  return m;
+}
+
+absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, int pos) {
+  EDGEQ_ASSIGN_OR_RETURN(absl::Span<int32_t> tv, b.tokens.MutableValues<int32_t>());
+  EDGEQ_ASSIGN_OR_RETURN(absl::Span<int32_t> pv, b.positions.MutableValues<int32_t>());
+  for (int64_t i = 0; i < b.t; ++i) {
+    tv[i] = tokens[i];
+    pv[i] = pos + static_cast<int>(i);
+  }
+  // Positions 0..pos-1 are in the caches; the block's own rows are attended to separately.
+  EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> mask, mask_.MutableValues<float>());
+  for (int i = 0; i < context_; ++i) {
+    mask[i] = i < pos ? 0.0f : -std::numeric_limits<float>::infinity();
+  }
+  // NamedTensor holds pointers to these members, which stay in place during the call.
+  std::vector<NamedTensor>& in = inputs_;
+  in.clear();
+  in.emplace_back("input0", b.tokens);
+  in.emplace_back("input1", b.positions);
+  in.emplace_back("input2", mask_);
+  for (int l = 0; l < config_.block_count; ++l) {
+    in.emplace_back(input_names_[2 * l], k_cache_[l]);
+    in.emplace_back(input_names_[2 * l + 1], v_cache_[l]);
+  }
+  EDGEQ_ASSIGN_OR_RETURN(TensorMap out, b.model->Execute(in));
+  // Store the block's K and V rows ([kv heads, t, hs]) into the caches at pos..pos+t-1.
+  const int64_t hs = config_.head_dim, ctx = context_, t = b.t;
+  for (int l = 0; l < config_.block_count; ++l) {
+    for (int which = 0; which < 2; ++which) {
+      EDGEQ_ASSIGN_OR_RETURN(Tensor rows, out.Get(output_names_[2 * l + which]));
+      EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> src, rows.Values<float>());
+      Tensor& cache = which == 0 ? k_cache_[l] : v_cache_[l];
+      EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> dst, cache.MutableValues<float>());
+      for (int64_t h = 0; h < config_.head_count_kv; ++h) {
+        std::memcpy(dst.data() + (h * ctx + pos) * hs, src.data() + h * t * hs,
+                    t * hs * sizeof(float));
+      }
+    }
+  }
+  return out.Get("output0");
+}
+
+absl::StatusOr<absl::Span<const float>> Model::RunHead(const float* row) {
+  EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> dst, head_input_.MutableValues<float>());
+  std::memcpy(dst.data(), row, dst.size() * sizeof(float));
+  const NamedTensor in[1] = {NamedTensor("input0", head_input_)};
+  EDGEQ_ASSIGN_OR_RETURN(TensorMap out, head_->Execute(in));
+  EDGEQ_ASSIGN_OR_RETURN(Tensor logits, out.Get("output0"));
+  return logits.Values<float>();
+}
+
+absl::Status Model::Check(absl::Span<const int> tokens, int pos) const {
+  if (tokens.empty()) return absl::InvalidArgumentError("Prefill: no tokens given");
+  for (int token : tokens) {
+    if (token < 0 || token >= config_.vocab_size) {
+      return absl::OutOfRangeError(
+          absl::StrFormat("token %d is outside the vocabulary [0, %d)", token, config_.vocab_size));
+    }
+  }
+  const int64_t end = static_cast<int64_t>(pos) + static_cast<int64_t>(tokens.size());
+  if (pos < 0 || end > context_) {
+    return absl::OutOfRangeError(absl::StrFormat("positions %d..%d are outside the context [0, %d)",
+                                                 pos, end - 1, context_));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<absl::Span<const float>> Model::Forward(int token, int pos) {
+  const int one[1] = {token};
+  return Prefill(absl::MakeConstSpan(one), pos);
+}
+
+absl::StatusOr<absl::Span<const float>> Model::Prefill(absl::Span<const int> tokens, int pos) {
+  EDGEQ_RETURN_IF_ERROR(Check(tokens, pos));
+  Tensor hidden;
+  size_t i = 0;
+  while (i < tokens.size()) {
+    const bool use_block =
+        prefill_ != nullptr && tokens.size() - i >= static_cast<size_t>(prefill_->t);
+    Block& b = use_block ? *prefill_ : decode_;
+    EDGEQ_ASSIGN_OR_RETURN(hidden, RunBlock(b, tokens.subspan(i, b.t), pos + static_cast<int>(i)));
+    i += b.t;
+  }
+  EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> h, hidden.Values<float>());
+  return RunHead(h.data() + h.size() - config_.embedding_length);
+}
+
+absl::Status Model::PrefillAll(
+    absl::Span<const int> tokens, int pos,
+    const std::function<absl::Status(int, absl::Span<const float>)>& on_logits, int first) {
+  EDGEQ_RETURN_IF_ERROR(Check(tokens, pos));
+  size_t i = 0;
+  const int64_t dim = config_.embedding_length;
+  while (i < tokens.size()) {
+    const bool use_block =
+        prefill_ != nullptr && tokens.size() - i >= static_cast<size_t>(prefill_->t);
+    Block& b = use_block ? *prefill_ : decode_;
+    EDGEQ_ASSIGN_OR_RETURN(Tensor hidden,
+                           RunBlock(b, tokens.subspan(i, b.t), pos + static_cast<int>(i)));
+    EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> h, hidden.Values<float>());
+    for (int64_t r = 0; r < b.t; ++r) {
+      if (static_cast<int64_t>(i) + r < first) continue;
+      EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> logits, RunHead(h.data() + r * dim));
+      EDGEQ_RETURN_IF_ERROR(on_logits(static_cast<int>(i + r), logits));
+    }
+    i += b.t;
+  }
+  return absl::OkStatus();
+}
+
+std::vector<std::string> Model::MatmulKernels() const {
+  std::vector<std::string> names;
+  for (const edgeq::Model* model : {decode_.model.get(), head_.get()}) {
+    for (absl::string_view line : absl::StrSplit(model->DebugString(), '\n')) {
+      const size_t arrow = line.find(" -> ");
+      if (arrow == absl::string_view::npos || !absl::StrContains(line.substr(0, arrow), "matmul")) {
+        continue;
+      }
+      std::string name(absl::StripAsciiWhitespace(line.substr(arrow + 4)));
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    }
+  }
+  return names;
+}
+
+std::string Model::DebugString() const {
+  std::string s = absl::StrCat(decode_.graph->ToString(), decode_.model->DebugString());
+  if (prefill_ != nullptr) {
+    absl::StrAppend(&s, prefill_->graph->ToString(), prefill_->model->DebugString());
+  }
+  absl::StrAppend(&s, head_graph_->ToString(), head_->DebugString());
+  return s;
+}
+
+}  // namespace llm
+}  // namespace edgeq

@@ -1,0 +1,169 @@
+// Llama-family decoders from GGUF (or any checkpoint edgeq reads) built as edgeq graphs.
+//
+//   EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<edgeq::llm::Model> model,
+//                          edgeq::llm::Model::Load("SmolLM2-135M-Q8_0.gguf", {.num_threads = 2}));
+//   EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> logits, model->Prefill(prompt_ids, 0));
+//   EDGEQ_ASSIGN_OR_RETURN(logits, model->Forward(next_token, prompt_ids.size()));
+//
+// The configuration comes from the GGUF metadata (ModelConfig::FromMetadata): general.architecture
+// and its `<arch>.*` keys, as llama.cpp reads them. Supported architectures:
+// SupportedArchitectures() (today "llama": Llama 1/2/3/3.1/3.2, TinyLlama, SmolLM/SmolLM2, llama2.c
+// models). Covered: grouped query attention (head_count_kv), tied output (no output.weight: the
+// classifier is token_embd), any rope.freq_base, RoPE frequency factors (rope_freqs.weight, or
+// rope.scaling.type = llama3 from its keys), linear RoPE scaling, any head dimension
+// (attention.key_length), and any mix of block types per tensor (f32, f16, bf16, q4_0, q8_0, q4_k,
+// q5_k, q6_k). A GGUF with a block type edgeq cannot read fails at Load with the tensor and the
+// type named (the GGUF reader's error).
+//
+// Graphs: one "body" graph per block size (1 token: decode; `prefill_block` tokens: prefill with
+// matrix-matrix kernels) from the embedding through the last block, and one "head" graph (output
+// norm and classifier) run only where logits are asked for: Prefill computes the classifier for
+// its last token only. The KV cache is this class's memory ([kv heads, context, head dim] per
+// layer and K/V), given to the graphs as inputs (zero copy); each step's new K/V rows are graph
+// outputs written into the cache. Weights are shared by the graphs (quantized ones are prepared
+// once); the model keeps them (and a checkpoint's mapping) alive.
+#ifndef EDGEQ_LLM_MODEL_H_
+#define EDGEQ_LLM_MODEL_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "checkpoint/tensor_dict.h"
+#include "core/tensor.h"
+#include "graph/graph.h"
+#include "runtime/session.h"
+
+namespace edgeq {
+namespace llm {
+
+// Architectures Model::Load runs: {"llama"}.
+std::vector<std::string> SupportedArchitectures();
+
+struct ModelConfig {
+  std::string architecture;     // general.architecture
+  int context_length = 0;       // <arch>.context_length (what the model was trained for)
+  int embedding_length = 0;     // <arch>.embedding_length
+  int block_count = 0;          // <arch>.block_count
+  int feed_forward_length = 0;  // <arch>.feed_forward_length
+  int head_count = 0;           // <arch>.attention.head_count
+  int head_count_kv = 0;        // <arch>.attention.head_count_kv (default: head_count)
+  // <arch>.attention.key_length (= value_length); default embedding_length / head_count.
+  int head_dim = 0;
+  int rope_dimension_count = 0;     // <arch>.rope.dimension_count (default head_dim)
+  float rope_freq_base = 10000.0f;  // <arch>.rope.freq_base
+  float rms_norm_epsilon = 1e-5f;   // <arch>.attention.layer_norm_rms_epsilon
+  // <arch>.rope.scaling.type: "none", "linear" (positions / factor) or "llama3" (frequency
+  // factors from rope_freqs.weight or, without it, from factor, low/high_freq_factor and
+  // original_context_length).
+  std::string rope_scaling_type = "none";
+  float rope_scaling_factor = 1.0f;
+  int rope_scaling_original_context_length = 0;
+  float rope_scaling_low_freq_factor = 1.0f;
+  float rope_scaling_high_freq_factor = 4.0f;
+  // <arch>.vocab_size, else the tokenizer.ggml.tokens count, else token_embd.weight's rows.
+  int vocab_size = 0;
+  bool tied_output = true;  // no output.weight: the classifier is token_embd.weight
+
+  // Reads the metadata (and the tensors' presence and shapes where the metadata leaves a value
+  // open). InvalidArgument naming a missing or contradictory key; Unimplemented naming an
+  // architecture (and listing the supported ones) or a feature (rope scaling type, partial RoPE)
+  // this library does not run.
+  static absl::StatusOr<ModelConfig> FromMetadata(const checkpoint::TensorDict& dict);
+  // "llama: 30 layers, embedding 576, ffn 1536, 9 heads (3 kv, dim 64), vocab 49152, ..."
+  std::string ToString() const;
+};
+
+struct ModelOptions {
+  int num_threads = 1;
+  kernels::Isa isa_cap = kernels::Isa::kBest;
+  // Prompt tokens per prefill Execute (0 or 1: one at a time). The block graph's activations
+  // grow with it; f32 weights are packed once per graph by XNNPACK.
+  int prefill_block = 16;
+  // Positions the KV cache holds; 0 = the model's context_length capped at 4096 (a decode step
+  // attends over the whole cache, masked, and the cache takes 2 x layers x context x kv dim
+  // floats). Larger than the model's context_length is allowed (RoPE extrapolates).
+  int context_length = 0;
+};
+
+class Model {
+ public:
+  // Opens any checkpoint format edgeq reads (GGUF, .max, llama2.c .bin, safetensors) and loads it.
+  static absl::StatusOr<std::unique_ptr<Model>> Load(const std::string& path,
+                                                     const ModelOptions& options = {});
+  // Builds and loads the graphs from a dict with GGUF tensor names and metadata (what the
+  // checkpoint readers give). Errors: ModelConfig::FromMetadata's; InvalidArgument naming a
+  // missing tensor or one of the wrong shape or dtype; the graph builder's and Load's.
+  static absl::StatusOr<std::unique_ptr<Model>> Load(const checkpoint::TensorDict& dict,
+                                                     const ModelOptions& options = {});
+
+  // Logits [vocab] for `token` at position `pos`, after the tokens at positions 0..pos-1 were
+  // given. The span stays valid until the next call. OutOfRange naming the value if the token is
+  // not in [0, vocab) or pos not in [0, context_length()).
+  absl::StatusOr<absl::Span<const float>> Forward(int token, int pos);
+  // Tokens at positions pos..pos+size-1 (blocks of prefill_block, the rest one by one); the
+  // logits of the last one only. Same errors as Forward; InvalidArgument if `tokens` is empty.
+  absl::StatusOr<absl::Span<const float>> Prefill(absl::Span<const int> tokens, int pos);
+  // As Prefill, and calls `on_logits(i, logits)` for every token i >= `first` of `tokens` (the
+  // span is valid during the call): the classifier runs for each of them (perplexity).
+  absl::Status PrefillAll(
+      absl::Span<const int> tokens, int pos,
+      const std::function<absl::Status(int, absl::Span<const float>)>& on_logits, int first = 0);
+
+  const ModelConfig& config() const { return config_; }
+  // The KV cache's positions (ModelOptions::context_length or its default).
+  int context_length() const { return context_; }
+  // The weights (as loaded; f16 matrices converted to f32).
+  const checkpoint::TensorDict& weights() const { return weights_; }
+  // Bytes of the weights as stored.
+  uint64_t weight_bytes() const { return weight_bytes_; }
+  // The graphs' text dumps and the kernel chosen per node.
+  std::string DebugString() const;
+  // The distinct kernels the decode step's matrix products use, e.g. {"q4_0_avx512vnni_gemv",
+  // "matmul_f32"}, in order of first use.
+  std::vector<std::string> MatmulKernels() const;
+
+ private:
+  // One loaded body graph for blocks of t tokens, with its token and position inputs.
+  struct Block {
+    int64_t t = 0;
+    std::unique_ptr<Graph> graph;
+    std::unique_ptr<edgeq::Model> model;
+    Tensor tokens, positions;
+  };
+
+  Model() = default;
+  absl::StatusOr<Block> LoadBlock(int64_t t);
+  // Runs b on exactly b.t tokens at pos..pos+b.t-1 and stores their K/V rows; returns the
+  // hidden states [b.t, dim] (before the output norm).
+  absl::StatusOr<Tensor> RunBlock(Block& b, absl::Span<const int> tokens, int pos);
+  // Output norm and classifier on one hidden row.
+  absl::StatusOr<absl::Span<const float>> RunHead(const float* row);
+  absl::Status Check(absl::Span<const int> tokens, int pos) const;
+
+  ModelConfig config_;
+  int context_ = 0;
+  checkpoint::TensorDict weights_;
+  uint64_t weight_bytes_ = 0;
+  Tensor inv_freq_;  // [rope dims / 2]: the RoPE angle per position of each pair
+  std::unique_ptr<InferenceSession> session_;
+  Block decode_;
+  std::unique_ptr<Block> prefill_;
+  std::unique_ptr<Graph> head_graph_;
+  std::unique_ptr<edgeq::Model> head_;
+  Tensor head_input_;  // [1, dim]
+  Tensor mask_;        // [1, context]: 0 for cached positions, -inf for the rest
+  std::vector<Tensor> k_cache_, v_cache_;
+  std::vector<std::string> input_names_;   // the caches' input names, K and V per layer
+  std::vector<std::string> output_names_;  // the new rows' output names, K and V per layer
+  std::vector<NamedTensor> inputs_;        // reused by every run
+};
+
+}  // namespace llm
+}  // namespace edgeq
+
+#endif  // EDGEQ_LLM_MODEL_H_

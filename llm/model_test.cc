@@ -1,0 +1,367 @@
+#include "llm/model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "checkpoint/gguf.h"
+#include "checkpoint/tensor_dict.h"
+#include "gtest/gtest.h"
+#include "llm/random_model.h"
+#include "quantization/block_layout.h"
+#include "quantization/encoding.h"
+
+namespace edgeq {
+namespace llm {
+namespace {
+
+using checkpoint::MetadataValue;
+using checkpoint::TensorDict;
+
+// A small model with every feature at once: GQA (4 heads, 2 kv heads), head dim 12, llama3
+// rope_freqs, rope base 500000; tied unless `tied` is false.
+RandomModelSpec SmallSpec(bool tied = true) {
+  RandomModelSpec s = *RandomModelPreset("llama-3.2-1b");
+  s.dim = 48, s.layers = 2, s.heads = 4, s.kv_heads = 2, s.ffn = 40, s.vocab = 37;
+  s.context = 64, s.tied = tied, s.seed = 3;
+  // Small original context so that the factors are not all 1 at head dim 12.
+  s.rope_original_context = 16, s.rope_factor = 8.0f;
+  return s;
+}
+
+TensorDict SmallModel(bool tied = true) {
+  absl::StatusOr<TensorDict> d = RandomModel(SmallSpec(tied));
+  EXPECT_TRUE(d.ok()) << d.status();
+  return *std::move(d);
+}
+
+// The decoder written out plainly (llama.cpp's LLM_ARCH_LLAMA graph in scalar loops): logits of
+// every position for `tokens` from 0.
+std::vector<std::vector<float>> Reference(const TensorDict& d, const std::vector<int>& tokens) {
+  const int dim = static_cast<int>(*d.GetInt("llama.embedding_length"));
+  const int layers = static_cast<int>(*d.GetInt("llama.block_count"));
+  const int heads = static_cast<int>(*d.GetInt("llama.attention.head_count"));
+  const int kvh = static_cast<int>(*d.GetInt("llama.attention.head_count_kv"));
+  const int ffn = static_cast<int>(*d.GetInt("llama.feed_forward_length"));
+  const float base = static_cast<float>(*d.GetFloat("llama.rope.freq_base"));
+  const float eps = static_cast<float>(*d.GetFloat("llama.attention.layer_norm_rms_epsilon"));
+  const int hd = dim / heads, n = static_cast<int>(tokens.size());
+  auto w = [&](const std::string& name) { return (*(*d.Get(name))->Values<float>()).data(); };
+  const float* freqs = d.Contains("rope_freqs.weight") ? w("rope_freqs.weight") : nullptr;
+  const std::string out_name = d.Contains("output.weight") ? "output.weight" : "token_embd.weight";
+  const int vocab = static_cast<int>((*d.Get("token_embd.weight"))->shape().dim(0));
+  auto matvec = [](const float* m, const std::vector<float>& x, int rows) {
+    std::vector<float> y(rows);
+    for (int r = 0; r < rows; ++r) {
+      double acc = 0;
+      for (size_t k = 0; k < x.size(); ++k) acc += double(m[r * x.size() + k]) * x[k];
+      y[r] = static_cast<float>(acc);
+    }
+    return y;
+  };
+  auto rmsnorm = [&](const std::vector<float>& x, const float* g) {
+    double ss = 0;
+    for (float v : x) ss += double(v) * v;
+    const float scale = static_cast<float>(1.0 / std::sqrt(ss / x.size() + eps));
+    std::vector<float> y(x.size());
+    for (size_t i = 0; i < x.size(); ++i) y[i] = x[i] * scale * g[i];
+    return y;
+  };
+  auto rope = [&](std::vector<float>& v, int nh, int pos) {
+    for (int h = 0; h < nh; ++h) {
+      for (int i = 0; i < hd / 2; ++i) {
+        double theta = pos * std::pow(double(base), -2.0 * i / hd);
+        if (freqs != nullptr) theta /= freqs[i];
+        const double c = std::cos(theta), s = std::sin(theta);
+        float& a = v[h * hd + 2 * i];
+        float& b = v[h * hd + 2 * i + 1];
+        const double a0 = a, b0 = b;
+        a = static_cast<float>(a0 * c - b0 * s);
+        b = static_cast<float>(a0 * s + b0 * c);
+      }
+    }
+  };
+  std::vector<std::vector<std::vector<float>>> kc(layers), vc(layers);
+  std::vector<std::vector<float>> all;
+  for (int pos = 0; pos < n; ++pos) {
+    const float* e = w("token_embd.weight") + tokens[pos] * dim;
+    std::vector<float> x(e, e + dim);
+    for (int l = 0; l < layers; ++l) {
+      const std::string p = absl::StrCat("blk.", l, ".");
+      std::vector<float> h = rmsnorm(x, w(p + "attn_norm.weight"));
+      std::vector<float> q = matvec(w(p + "attn_q.weight"), h, dim);
+      std::vector<float> k = matvec(w(p + "attn_k.weight"), h, kvh * hd);
+      std::vector<float> v = matvec(w(p + "attn_v.weight"), h, kvh * hd);
+      rope(q, heads, pos);
+      rope(k, kvh, pos);
+      kc[l].push_back(k);
+      vc[l].push_back(v);
+      std::vector<float> o(dim, 0.0f);
+      for (int hh = 0; hh < heads; ++hh) {
+        const int g = hh / (heads / kvh);
+        std::vector<double> att(pos + 1);
+        double mx = -1e30;
+        for (int j = 0; j <= pos; ++j) {
+          double s = 0;
+          for (int i = 0; i < hd; ++i) s += double(q[hh * hd + i]) * kc[l][j][g * hd + i];
+          att[j] = s / std::sqrt(double(hd));
+          mx = std::max(mx, att[j]);
+        }
+        double sum = 0;
+        for (double& a : att) sum += (a = std::exp(a - mx));
+        for (int j = 0; j <= pos; ++j) {
+          for (int i = 0; i < hd; ++i) o[hh * hd + i] += att[j] / sum * vc[l][j][g * hd + i];
+        }
+      }
+      std::vector<float> ao = matvec(w(p + "attn_output.weight"), o, dim);
+      for (int i = 0; i < dim; ++i) x[i] += ao[i];
+      h = rmsnorm(x, w(p + "ffn_norm.weight"));
+      std::vector<float> gate = matvec(w(p + "ffn_gate.weight"), h, ffn);
+      std::vector<float> up = matvec(w(p + "ffn_up.weight"), h, ffn);
+      for (int i = 0; i < ffn; ++i) gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+      std::vector<float> down = matvec(w(p + "ffn_down.weight"), gate, dim);
+      for (int i = 0; i < dim; ++i) x[i] += down[i];
+    }
+    all.push_back(matvec(w(out_name), rmsnorm(x, w("output_norm.weight")), vocab));
+  }
+  return all;
+}
+
+// max |a - b| / max |b|, the parity measure of the issue.
+float RelDiff(absl::Span<const float> a, absl::Span<const float> b) {
+  float diff = 0, mag = 0;
+  for (size_t i = 0; i < b.size(); ++i) {
+    diff = std::max(diff, std::fabs(a[i] - b[i]));
+    mag = std::max(mag, std::fabs(b[i]));
+  }
+  return diff / mag;
+}
+
+const std::vector<int> kTokens = {1, 5, 36, 0, 17, 17, 2, 30, 9, 11, 4, 28, 3, 33, 8, 21, 6, 19};
+
+TEST(ModelConfigTest, FromGeneratedMetadata) {
+  absl::StatusOr<ModelConfig> c = ModelConfig::FromMetadata(SmallModel(false));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->architecture, "llama");
+  EXPECT_EQ(c->embedding_length, 48);
+  EXPECT_EQ(c->block_count, 2);
+  EXPECT_EQ(c->head_count, 4);
+  EXPECT_EQ(c->head_count_kv, 2);
+  EXPECT_EQ(c->head_dim, 12);
+  EXPECT_EQ(c->rope_dimension_count, 12);
+  EXPECT_EQ(c->feed_forward_length, 40);
+  EXPECT_EQ(c->vocab_size, 37);
+  EXPECT_EQ(c->context_length, 64);
+  EXPECT_EQ(c->rope_freq_base, 500000.0f);
+  EXPECT_EQ(c->rms_norm_epsilon, 1e-5f);
+  EXPECT_FALSE(c->tied_output);
+  EXPECT_EQ(c->rope_scaling_type, "none");  // the converter writes rope_freqs.weight only
+  EXPECT_EQ(c->ToString(),
+            "llama: 2 layers, embedding 48, ffn 40, 4 heads (2 kv, dim 12), vocab 37, context 64, "
+            "rope base 500000, rms eps 1e-05, separate output");
+  EXPECT_TRUE(ModelConfig::FromMetadata(SmallModel(true))->tied_output);
+}
+
+TEST(ModelConfigTest, MissingContradictoryAndUnsupported) {
+  auto error = [](const TensorDict& d) { return ModelConfig::FromMetadata(d).status(); };
+  auto with = [](TensorDict d, const std::string& key, MetadataValue v) {
+    d.SetMetadata(key, std::move(v));
+    return d;
+  };
+  const TensorDict good = SmallModel();
+  // Missing keys: each is named.
+  for (const char* key : {"llama.block_count", "llama.context_length", "llama.embedding_length",
+                          "llama.feed_forward_length", "llama.attention.head_count",
+                          "llama.attention.layer_norm_rms_epsilon", "general.architecture"}) {
+    TensorDict d;
+    for (const std::string& k : good.MetadataKeys()) {
+      if (k != key) d.SetMetadata(k, **good.GetMetadata(k));
+    }
+    for (const std::string& k : good.Keys()) ASSERT_TRUE(d.Set(k, **good.Get(k)).ok());
+    absl::Status s = error(d);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << key;
+    EXPECT_TRUE(absl::StrContains(s.message(), absl::StrCat("missing metadata key '", key, "'")))
+        << s;
+  }
+  absl::Status s = error(with(good, "general.architecture", MetadataValue::String("qwen2")));
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(s.message(), "architecture 'qwen2' is not supported; supported: llama");
+  s = error(with(good, "llama.attention.head_count_kv", MetadataValue::Int(3)));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(s.message(), "'llama.attention.head_count_kv' is 3")) << s;
+  s = error(with(good, "llama.vocab_size", MetadataValue::Int(38)));
+  EXPECT_TRUE(absl::StrContains(s.message(), "token_embd.weight")) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "llama.vocab_size")) << s;
+  TensorDict tok = with(good, "tokenizer.ggml.tokens", MetadataValue::StringArray({"a", "b"}));
+  s = error(tok);
+  EXPECT_TRUE(absl::StrContains(s.message(), "'tokenizer.ggml.tokens' has 2 tokens but")) << s;
+  s = error(with(good, "llama.rope.scaling.type", MetadataValue::String("yarn")));
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_TRUE(absl::StrContains(s.message(), "'yarn'; supported: none, linear, llama3")) << s;
+  RandomModelSpec no_key_length = SmallSpec();
+  no_key_length.head_dim_keys = false;
+  s = error(with(*RandomModel(no_key_length), "llama.embedding_length", MetadataValue::Int(50)));
+  EXPECT_TRUE(absl::StrContains(s.message(), "contradict")) << s;
+  // With key_length the embedding need not be heads x head dim; the embedding's shape then is.
+  s = error(with(good, "llama.embedding_length", MetadataValue::Int(50)));
+  EXPECT_TRUE(absl::StrContains(s.message(), "'token_embd.weight' has shape [37, 48]")) << s;
+  s = error(with(good, "llama.rope.dimension_count", MetadataValue::Int(14)));
+  EXPECT_TRUE(absl::StrContains(s.message(), "'llama.rope.dimension_count' is 14")) << s;
+  s = error(with(good, "llama.block_count", MetadataValue::String("two")));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(s.message(), "llama.block_count")) << s;
+}
+
+// The graphs against the plain reference: every feature together (GQA, head dim 12, llama3 rope
+// factors, base 500000), tied and untied, f32, within 1e-5 of the logits' magnitude.
+TEST(ModelTest, MatchesReferenceDecoder) {
+  for (bool tied : {true, false}) {
+    const TensorDict d = SmallModel(tied);
+    const std::vector<std::vector<float>> want = Reference(d, kTokens);
+    absl::StatusOr<std::unique_ptr<Model>> m = Model::Load(d, {.prefill_block = 4});
+    ASSERT_TRUE(m.ok()) << m.status();
+    EXPECT_EQ((*m)->context_length(), 64);
+    for (size_t pos = 0; pos < kTokens.size(); ++pos) {
+      absl::StatusOr<absl::Span<const float>> got = (*m)->Forward(kTokens[pos], pos);
+      ASSERT_TRUE(got.ok()) << got.status();
+      ASSERT_EQ(got->size(), 37u);
+      EXPECT_LT(RelDiff(*got, want[pos]), 1e-5f) << "tied " << tied << " position " << pos;
+    }
+    // Prefill (blocks of 4, then single tokens) gives the last position's logits only; PrefillAll
+    // every position's.
+    absl::StatusOr<absl::Span<const float>> last =
+        (*m)->Prefill(absl::MakeConstSpan(kTokens).first(11), 0);
+    ASSERT_TRUE(last.ok()) << last.status();
+    EXPECT_LT(RelDiff(*last, want[10]), 1e-5f);
+    int calls = 0;
+    absl::Status s = (*m)->PrefillAll(kTokens, 0, [&](int i, absl::Span<const float> logits) {
+      EXPECT_EQ(i, calls++);
+      EXPECT_LT(RelDiff(logits, want[i]), 1e-5f) << i;
+      return absl::OkStatus();
+    });
+    EXPECT_TRUE(s.ok()) << s;
+    EXPECT_EQ(calls, static_cast<int>(kTokens.size()));
+  }
+}
+
+// The classifier is not in the body graphs: it runs once per Prefill, in the head graph.
+TEST(ModelTest, ClassifierOnlyInTheHead) {
+  absl::StatusOr<std::unique_ptr<Model>> m = Model::Load(SmallModel(false), {.prefill_block = 4});
+  ASSERT_TRUE(m.ok()) << m.status();
+  const std::string dump = (*m)->DebugString();
+  EXPECT_TRUE(absl::StrContains(dump, "llama_head")) << dump;
+  EXPECT_TRUE(absl::StrContains(dump, "llama_t4")) << dump;
+  const std::vector<std::string> kernels = (*m)->MatmulKernels();
+  EXPECT_FALSE(kernels.empty());
+}
+
+// f16 weights (converted at load) and a per-tensor mix of block types stay close to f32.
+TEST(ModelTest, F16AndMixedBlockTypes) {
+  RandomModelSpec spec = SmallSpec(false);
+  spec.dim = 64, spec.heads = 4, spec.kv_heads = 1, spec.ffn = 64;  // k multiple of 32
+  const TensorDict d = *RandomModel(spec);
+  const std::vector<std::vector<float>> want = Reference(d, kTokens);
+  TensorDict f16 = d, mixed = d;
+  int i = 0;
+  for (const std::string& key : d.Keys()) {
+    const Tensor& t = **d.Get(key);
+    if (t.shape().rank() != 2) continue;
+    absl::StatusOr<Tensor> h = Tensor::Create(DType::kFloat16, t.shape());
+    ASSERT_TRUE(h.ok());
+    const float* src = (*t.Values<float>()).data();
+    uint16_t* dst = static_cast<uint16_t*>(h->raw_mutable_data());
+    for (int64_t j = 0; j < t.num_elements(); ++j) dst[j] = blocks::FloatToFp16(src[j]);
+    ASSERT_TRUE(f16.Set(key, *h).ok());
+    const QuantizationEncoding& enc = (i++ % 2 == 0) ? Q8_0Encoding() : BFloat16Encoding();
+    absl::StatusOr<Tensor> q = enc.Quantize(t);
+    ASSERT_TRUE(q.ok()) << key << q.status();
+    ASSERT_TRUE(mixed.Set(key, *q).ok());
+  }
+  for (const TensorDict* dict : {&f16, &mixed}) {
+    absl::StatusOr<std::unique_ptr<Model>> m = Model::Load(*dict);
+    ASSERT_TRUE(m.ok()) << m.status();
+    for (size_t pos = 0; pos < kTokens.size(); ++pos) {
+      absl::StatusOr<absl::Span<const float>> got = (*m)->Forward(kTokens[pos], pos);
+      ASSERT_TRUE(got.ok()) << got.status();
+      EXPECT_LT(RelDiff(*got, want[pos]), dict == &f16 ? 2e-3f : 3e-2f) << pos;
+    }
+  }
+  absl::StatusOr<std::unique_ptr<Model>> m = Model::Load(mixed);
+  ASSERT_TRUE(m.ok());
+  EXPECT_TRUE(absl::StrContains((*m)->DebugString(), "qmatmul"));
+}
+
+TEST(ModelTest, ContextBadTokensAndWeights) {
+  const TensorDict d = SmallModel();
+  absl::StatusOr<std::unique_ptr<Model>> m = Model::Load(d, {.context_length = 8});
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ((*m)->context_length(), 8);
+  EXPECT_EQ((*m)->Forward(37, 0).status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ((*m)->Forward(-1, 0).status().code(), absl::StatusCode::kOutOfRange);
+  absl::Status s = (*m)->Forward(1, 8).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange);
+  EXPECT_TRUE(absl::StrContains(s.message(), "outside the context [0, 8)")) << s;
+  EXPECT_EQ((*m)->Prefill({}, 0).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Model::Load(d, {.prefill_block = -1}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+
+  TensorDict bad = d;
+  ASSERT_TRUE(bad.Set("blk.1.ffn_up.weight", *Tensor::Full({3, 48}, 0.0f)).ok());
+  s = Model::Load(bad).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(s.message(), "blk.1.ffn_up.weight")) << s;
+  TensorDict missing = d;
+  missing.Remove("blk.0.attn_v.weight");
+  s = Model::Load(missing).status();
+  EXPECT_TRUE(absl::StrContains(s.message(), "'blk.0.attn_v.weight' is missing")) << s;
+  EXPECT_EQ(Model::Load("/nonexistent/model.gguf").status().code(), absl::StatusCode::kNotFound);
+}
+
+// A model written as GGUF and loaded from the file gives the same logits as from the dict.
+TEST(ModelTest, LoadsFromGgufFile) {
+  const TensorDict d = SmallModel();
+  const std::string path = ::testing::TempDir() + "/small.gguf";
+  ASSERT_TRUE(checkpoint::WriteGguf(d, path).ok());
+  absl::StatusOr<std::unique_ptr<Model>> a = Model::Load(path);
+  absl::StatusOr<std::unique_ptr<Model>> b = Model::Load(d);
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok());
+  absl::StatusOr<absl::Span<const float>> xa = (*a)->Forward(5, 0);
+  ASSERT_TRUE(xa.ok()) << xa.status();
+  const std::vector<float> x(xa->begin(), xa->end());
+  absl::StatusOr<absl::Span<const float>> y = (*b)->Forward(5, 0);
+  ASSERT_TRUE(y.ok());
+  ASSERT_EQ(x.size(), y->size());
+  EXPECT_TRUE(std::equal(x.begin(), x.end(), y->begin()));
+}
+
+// A GGUF whose tensor has a block type edgeq does not read: Load names the tensor and the type.
+TEST(ModelTest, UnreadableBlockTypeIsNamed) {
+  absl::StatusOr<std::string> bytes = checkpoint::WriteGgufToString(SmallModel());
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  // Tensor info: name, n_dims (u32), dims (u64 each), type (u32), offset (u64).
+  const std::string name = "blk.0.attn_q.weight";
+  const size_t at = bytes->find(name);
+  ASSERT_NE(at, std::string::npos);
+  const size_t type_at = at + name.size() + 4 + 2 * 8;
+  const uint32_t q4_1 = 3;  // GGML_TYPE_Q4_1
+  std::memcpy(&(*bytes)[type_at], &q4_1, 4);
+  const std::string path = ::testing::TempDir() + "/q4_1.gguf";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+  }
+  absl::Status s = Model::Load(path).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_TRUE(absl::StrContains(s.message(), "blk.0.attn_q.weight")) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "Q4_1")) << s;
+}
+
+}  // namespace
+}  // namespace llm
+}  // namespace edgeq

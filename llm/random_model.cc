@@ -1,0 +1,244 @@
+#include "llm/random_model.h"
+
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "core/status_macros.h"
+#include "core/tensor.h"
+
+namespace edgeq {
+namespace llm {
+namespace {
+
+using checkpoint::MetadataValue;
+using Width = checkpoint::MetadataValue::Width;
+
+struct Preset {
+  const char* key;
+  RandomModelSpec spec;
+};
+
+std::vector<Preset> Presets() {
+  std::vector<Preset> p;
+  RandomModelSpec s;
+  s = RandomModelSpec{};
+  s.name = "stories15M";
+  s.dim = 288, s.layers = 6, s.heads = 6, s.kv_heads = 6, s.ffn = 768, s.vocab = 32000;
+  s.context = 256, s.rope_base = 10000.0f, s.tied = true;
+  p.push_back({"stories15m", s});
+  s = RandomModelSpec{};
+  s.name = "SmolLM2-135M";
+  s.dim = 576, s.layers = 30, s.heads = 9, s.kv_heads = 3, s.ffn = 1536, s.vocab = 49152;
+  s.context = 8192, s.rope_base = 100000.0f, s.tied = true;
+  p.push_back({"smollm2-135m", s});
+  s = RandomModelSpec{};
+  s.name = "TinyLlama-1.1B";
+  s.dim = 2048, s.layers = 22, s.heads = 32, s.kv_heads = 4, s.ffn = 5632, s.vocab = 32000;
+  s.context = 2048, s.rope_base = 10000.0f, s.tied = false;
+  p.push_back({"tinyllama-1.1b", s});
+  s = RandomModelSpec{};
+  s.name = "Llama-3.2-1B";
+  s.dim = 2048, s.layers = 16, s.heads = 32, s.kv_heads = 8, s.ffn = 8192, s.vocab = 128256;
+  s.context = 131072, s.rope_base = 500000.0f, s.tied = true, s.head_dim_keys = true;
+  s.llama3_rope = true, s.rope_factor = 32.0f, s.rope_low_freq_factor = 1.0f;
+  s.rope_high_freq_factor = 4.0f, s.rope_original_context = 8192;
+  p.push_back({"llama-3.2-1b", s});
+  return p;
+}
+
+// FNV-1a of the name, mixed with the seed: one stream per tensor.
+uint64_t StreamSeed(uint64_t seed, const std::string& name) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
+  return (h ^ (seed * 0x9E3779B97F4A7C15ull)) | 1;
+}
+
+}  // namespace
+
+std::vector<std::string> RandomModelPresetNames() {
+  std::vector<std::string> names;
+  for (const Preset& p : Presets()) names.push_back(p.key);
+  return names;
+}
+
+absl::StatusOr<RandomModelSpec> RandomModelPreset(absl::string_view name) {
+  const std::string key = absl::AsciiStrToLower(name);
+  for (const Preset& p : Presets()) {
+    if (key == p.key) return p.spec;
+  }
+  return absl::InvalidArgumentError(absl::StrFormat("unknown model shape '%s'; known: %s", name,
+                                                    absl::StrJoin(RandomModelPresetNames(), ", ")));
+}
+
+absl::StatusOr<checkpoint::TensorDict> SyntheticSpmVocabulary(int vocab_size) {
+  if (vocab_size < 259) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "synthetic vocabulary of %d pieces: expected at least 259 (3 special + 256 byte pieces)",
+        vocab_size));
+  }
+  std::vector<std::string> pieces = {"<unk>", "<s>", "</s>"};
+  std::vector<int64_t> types = {2, 3, 3};  // llama.cpp: unknown, control, control
+  for (int b = 0; b < 256; ++b) {
+    pieces.push_back(absl::StrFormat("<0x%02X>", b));
+    types.push_back(6);  // byte
+  }
+  const std::string space = "\xE2\x96\x81";  // U+2581, SentencePiece's space
+  std::vector<std::string> words = {""};
+  while (static_cast<int>(pieces.size()) < vocab_size) {
+    std::vector<std::string> longer;
+    for (const std::string& w : words) {
+      for (char c = 'a'; c <= 'z'; ++c) longer.push_back(w + c);
+    }
+    for (const std::string& w : longer) {
+      for (const std::string& piece : {space + w, w}) {
+        if (static_cast<int>(pieces.size()) < vocab_size) {
+          pieces.push_back(piece);
+          types.push_back(1);
+        }
+      }
+    }
+    words = std::move(longer);
+  }
+  std::vector<double> scores(pieces.size());
+  for (size_t i = 0; i < scores.size(); ++i) scores[i] = i < 259 ? 0.0 : -static_cast<double>(i);
+  checkpoint::TensorDict d;
+  d.SetMetadata("tokenizer.ggml.model", MetadataValue::String("llama"));
+  d.SetMetadata("tokenizer.ggml.pre", MetadataValue::String("default"));
+  d.SetMetadata("tokenizer.ggml.tokens", MetadataValue::StringArray(std::move(pieces)));
+  d.SetMetadata("tokenizer.ggml.scores", MetadataValue::FloatArray(std::move(scores), Width::kF32));
+  d.SetMetadata("tokenizer.ggml.token_type",
+                MetadataValue::IntArray(std::move(types), Width::kI32));
+  d.SetMetadata("tokenizer.ggml.bos_token_id", MetadataValue::Int(1, Width::kU32));
+  d.SetMetadata("tokenizer.ggml.eos_token_id", MetadataValue::Int(2, Width::kU32));
+  d.SetMetadata("tokenizer.ggml.unknown_token_id", MetadataValue::Int(0, Width::kU32));
+  d.SetMetadata("tokenizer.ggml.add_bos_token", MetadataValue::Bool(true));
+  d.SetMetadata("tokenizer.ggml.add_eos_token", MetadataValue::Bool(false));
+  return d;
+}
+
+std::vector<float> Llama3RopeFactors(const RandomModelSpec& spec, int head_dim) {
+  // As convert_hf_to_gguf.py's LlamaModel.generate_extra_tensors (float32 frequencies).
+  std::vector<float> factors;
+  const float low_wavelen = spec.rope_original_context / spec.rope_low_freq_factor;
+  const float high_wavelen = spec.rope_original_context / spec.rope_high_freq_factor;
+  for (int i = 0; i < head_dim; i += 2) {
+    const float freq = 1.0f / std::pow(spec.rope_base, static_cast<float>(i) / head_dim);
+    const float wavelen = 2.0f * static_cast<float>(M_PI) / freq;
+    if (wavelen < high_wavelen) {
+      factors.push_back(1.0f);
+    } else if (wavelen > low_wavelen) {
+      factors.push_back(spec.rope_factor);
+    } else {
+      const float smooth = (spec.rope_original_context / wavelen - spec.rope_low_freq_factor) /
+                           (spec.rope_high_freq_factor - spec.rope_low_freq_factor);
+      factors.push_back(1.0f / ((1.0f - smooth) / spec.rope_factor + smooth));
+    }
+  }
+  return factors;
+}
+
+absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& s,
+                                                   const checkpoint::TensorDict* vocab) {
+  int64_t n_vocab = s.vocab;
+  if (vocab != nullptr) {
+    EDGEQ_ASSIGN_OR_RETURN(const MetadataValue* tokens,
+                           vocab->GetMetadata("tokenizer.ggml.tokens"));
+    if (tokens->kind() != MetadataValue::Kind::kString || !tokens->is_array()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "vocabulary: tokenizer.ggml.tokens is %s, expected a string array", tokens->TypeName()));
+    }
+    n_vocab = static_cast<int64_t>(tokens->size());
+  }
+  if (s.dim <= 0 || s.layers <= 0 || s.heads <= 0 || s.kv_heads <= 0 || s.ffn <= 0 ||
+      n_vocab <= 0 || s.context <= 0 || s.dim % s.heads != 0 || s.heads % s.kv_heads != 0 ||
+      (s.dim / s.heads) % 2 != 0 || !(s.rope_base > 0) || !(s.rms_eps > 0)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "bad shape: dim %d, layers %d, heads %d, kv heads %d, ffn %d, vocab %d, context %d, rope "
+        "base %g, rms eps %g (all positive, dim a multiple of heads with an even quotient, heads a "
+        "multiple of kv heads)",
+        s.dim, s.layers, s.heads, s.kv_heads, s.ffn, n_vocab, s.context, s.rope_base, s.rms_eps));
+  }
+  const int head_dim = s.dim / s.heads, kv_dim = head_dim * s.kv_heads;
+  checkpoint::TensorDict d;
+  auto add = [&](const std::string& name, std::vector<int64_t> shape,
+                 std::vector<float> values = {}) -> absl::Status {
+    EDGEQ_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(DType::kFloat32, Shape(shape)));
+    EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> v, t.MutableValues<float>());
+    if (!values.empty()) {
+      std::copy(values.begin(), values.end(), v.begin());
+      return d.Set(name, std::move(t));
+    }
+    uint64_t state = StreamSeed(s.seed, name);
+    auto next = [&state]() {  // xorshift64*, uniform in [-1, 1)
+      state ^= state >> 12;
+      state ^= state << 25;
+      state ^= state >> 27;
+      return static_cast<float>((state * 0x2545F4914F6CDD1Dull) >> 40) / 8388608.0f - 1.0f;
+    };
+    if (shape.size() == 1) {
+      for (float& x : v) x = 1.0f + 0.25f * next();
+    } else {
+      const float a = 1.0f / std::sqrt(static_cast<float>(shape.back()));
+      for (float& x : v) x = a * next();
+    }
+    return d.Set(name, std::move(t));
+  };
+  if (s.llama3_rope) {
+    EDGEQ_RETURN_IF_ERROR(add("rope_freqs.weight", {head_dim / 2}, Llama3RopeFactors(s, head_dim)));
+  }
+  EDGEQ_RETURN_IF_ERROR(add("token_embd.weight", {n_vocab, s.dim}));
+  for (int l = 0; l < s.layers; ++l) {
+    const std::string p = absl::StrCat("blk.", l, ".");
+    // The converter's order (Hugging Face names sorted).
+    EDGEQ_RETURN_IF_ERROR(add(p + "attn_norm.weight", {s.dim}));
+    EDGEQ_RETURN_IF_ERROR(add(p + "ffn_down.weight", {s.dim, s.ffn}));
+    EDGEQ_RETURN_IF_ERROR(add(p + "ffn_gate.weight", {s.ffn, s.dim}));
+    EDGEQ_RETURN_IF_ERROR(add(p + "ffn_up.weight", {s.ffn, s.dim}));
+    EDGEQ_RETURN_IF_ERROR(add(p + "ffn_norm.weight", {s.dim}));
+    EDGEQ_RETURN_IF_ERROR(add(p + "attn_k.weight", {kv_dim, s.dim}));
+    EDGEQ_RETURN_IF_ERROR(add(p + "attn_output.weight", {s.dim, s.dim}));
+    EDGEQ_RETURN_IF_ERROR(add(p + "attn_q.weight", {s.dim, s.dim}));
+    EDGEQ_RETURN_IF_ERROR(add(p + "attn_v.weight", {kv_dim, s.dim}));
+  }
+  EDGEQ_RETURN_IF_ERROR(add("output_norm.weight", {s.dim}));
+  if (!s.tied) EDGEQ_RETURN_IF_ERROR(add("output.weight", {n_vocab, s.dim}));
+
+  // Metadata in the order convert_hf_to_gguf.py writes it: general.*, set_gguf_parameters(),
+  // quantization version, then the vocabulary.
+  auto u32 = [](int64_t v) { return MetadataValue::Int(v, Width::kU32); };
+  auto f32 = [](double v) { return MetadataValue::Float(v, Width::kF32); };
+  const std::string& a = s.architecture;
+  d.SetMetadata("general.architecture", MetadataValue::String(a));
+  d.SetMetadata("general.type", MetadataValue::String("model"));
+  d.SetMetadata("general.name", MetadataValue::String(absl::StrCat(s.name, " (edgeq random)")));
+  d.SetMetadata(a + ".block_count", u32(s.layers));
+  d.SetMetadata(a + ".context_length", u32(s.context));
+  d.SetMetadata(a + ".embedding_length", u32(s.dim));
+  d.SetMetadata(a + ".feed_forward_length", u32(s.ffn));
+  d.SetMetadata(a + ".attention.head_count", u32(s.heads));
+  d.SetMetadata(a + ".attention.head_count_kv", u32(s.kv_heads));
+  d.SetMetadata(a + ".rope.freq_base", f32(s.rope_base));
+  d.SetMetadata(a + ".attention.layer_norm_rms_epsilon", f32(s.rms_eps));
+  if (s.head_dim_keys) {
+    d.SetMetadata(a + ".attention.key_length", u32(head_dim));
+    d.SetMetadata(a + ".attention.value_length", u32(head_dim));
+  }
+  d.SetMetadata("general.file_type", u32(0));  // LLAMA_FTYPE_ALL_F32
+  d.SetMetadata(a + ".vocab_size", u32(n_vocab));
+  d.SetMetadata(a + ".rope.dimension_count", u32(head_dim));
+  d.SetMetadata("general.quantization_version", u32(2));
+  if (vocab != nullptr) {
+    for (const std::string& key : vocab->MetadataKeys()) {
+      if (absl::StartsWith(key, "tokenizer.")) d.SetMetadata(key, **vocab->GetMetadata(key));
+    }
+  }
+  return d;
+}
+
+}  // namespace llm
+}  // namespace edgeq

@@ -1,0 +1,81 @@
+// Random-weight Llama-family models of real shapes, with the GGUF metadata llama.cpp's converter
+// (convert_hf_to_gguf.py) writes for them, so that both edgeq and llama.cpp load the same file.
+//
+//   EDGEQ_ASSIGN_OR_RETURN(edgeq::llm::RandomModelSpec spec,
+//                          edgeq::llm::RandomModelPreset("smollm2-135m"));
+//   spec.layers = 4;  // optional reduced depth
+//   EDGEQ_ASSIGN_OR_RETURN(edgeq::checkpoint::TensorDict vocab,
+//                          edgeq::checkpoint::ReadGguf("ggml-vocab-gpt-2.gguf"));
+//   EDGEQ_ASSIGN_OR_RETURN(edgeq::checkpoint::TensorDict m, edgeq::llm::RandomModel(spec, &vocab));
+//   EDGEQ_RETURN_IF_ERROR(edgeq::checkpoint::WriteGguf(m, "smollm2_random.gguf"));
+//
+// Weights are f32: matrices ~ U(-a, a) with a = 1/sqrt(in_features), norms ~ 1 + U(-0.25,
+// 0.25). Each tensor draws from its own xorshift64* stream seeded by (seed, tensor name), so a
+// model with fewer layers has the same first layers as the full one.
+#ifndef EDGEQ_LLM_RANDOM_MODEL_H_
+#define EDGEQ_LLM_RANDOM_MODEL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "checkpoint/tensor_dict.h"
+
+namespace edgeq {
+namespace llm {
+
+struct RandomModelSpec {
+  std::string name;  // general.name
+  // general.architecture and the prefix of its keys; only "llama" is a real choice (another name
+  // makes a file that loaders must refuse).
+  std::string architecture = "llama";
+  int dim = 0;     // embedding_length
+  int layers = 0;  // block_count
+  int heads = 0;
+  int kv_heads = 0;
+  int ffn = 0;  // feed_forward_length
+  // Used when no vocabulary file is given (else the file's token count is the vocabulary).
+  int vocab = 0;
+  int context = 0;  // context_length
+  float rope_base = 10000.0f;
+  float rms_eps = 1e-5f;
+  bool tied = true;  // no output.weight: the classifier is token_embd.weight
+  // Written as llama.attention.key_length/value_length (the converter does when the Hugging
+  // Face config has head_dim).
+  bool head_dim_keys = false;
+  // Llama 3 RoPE scaling (rope_type "llama3" in the HF config): the converter writes no
+  // rope.scaling.* key but a rope_freqs.weight tensor of per-frequency divisors.
+  bool llama3_rope = false;
+  float rope_factor = 8.0f;
+  float rope_low_freq_factor = 1.0f;
+  float rope_high_freq_factor = 4.0f;
+  int rope_original_context = 8192;
+  uint64_t seed = 1;
+};
+
+// "stories15m", "smollm2-135m", "tinyllama-1.1b", "llama-3.2-1b" (case-insensitive);
+// InvalidArgument naming the name and listing these otherwise.
+absl::StatusOr<RandomModelSpec> RandomModelPreset(absl::string_view name);
+std::vector<std::string> RandomModelPresetNames();
+
+// The model with general.*/llama.* metadata in the converter's order and, if `vocab` is given
+// (a GGUF's TensorDict), every tokenizer.* key of it in its order (the vocabulary size is then
+// its tokenizer.ggml.tokens count). InvalidArgument naming each bad value.
+absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& spec,
+                                                   const checkpoint::TensorDict* vocab = nullptr);
+
+// A made-up SentencePiece ("llama") vocabulary of `vocab_size` pieces as GGUF tokenizer.* keys,
+// for random models without a real one: <unk>, <s>, </s>, the byte pieces <0x00>..<0xFF> (ids
+// 3..258), then "\u2581a".."\u2581z", "a".."z" and longer lowercase strings, scores falling with
+// the id; BOS 1, EOS 2, add_bos_token true. InvalidArgument below 259 pieces.
+absl::StatusOr<checkpoint::TensorDict> SyntheticSpmVocabulary(int vocab_size);
+
+// The llama3 rope frequency factors for head dimension `head_dim`, as the converter computes them.
+std::vector<float> Llama3RopeFactors(const RandomModelSpec& spec, int head_dim);
+
+}  // namespace llm
+}  // namespace edgeq
+
+#endif  // EDGEQ_LLM_RANDOM_MODEL_H_

@@ -1,0 +1,140 @@
+#include "llm/random_model.h"
+
+#include <string>
+
+#include "checkpoint/gguf.h"
+#include "gtest/gtest.h"
+
+namespace edgeq {
+namespace llm {
+namespace {
+
+TEST(RandomModelTest, PresetsHaveTheRealShapes) {
+  absl::StatusOr<RandomModelSpec> s = RandomModelPreset("SmolLM2-135M");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->dim, 576);
+  EXPECT_EQ(s->layers, 30);
+  EXPECT_EQ(s->heads, 9);
+  EXPECT_EQ(s->kv_heads, 3);
+  EXPECT_EQ(s->ffn, 1536);
+  EXPECT_EQ(s->vocab, 49152);
+  EXPECT_TRUE(s->tied);
+  s = RandomModelPreset("llama-3.2-1b");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->dim, 2048);
+  EXPECT_EQ(s->kv_heads, 8);
+  EXPECT_EQ(s->vocab, 128256);
+  EXPECT_TRUE(s->llama3_rope);
+  s = RandomModelPreset("tinyllama-1.1b");
+  ASSERT_TRUE(s.ok());
+  EXPECT_FALSE(s->tied);
+  absl::Status bad = RandomModelPreset("gpt-5").status();
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.message().find("'gpt-5'"), std::string::npos) << bad;
+  EXPECT_NE(bad.message().find("stories15m, smollm2-135m, tinyllama-1.1b, llama-3.2-1b"),
+            std::string::npos)
+      << bad;
+}
+
+// Llama 3.2's rope_freqs as the converter computes them for head_dim 64, base 500000, factor 32:
+// 1 for wavelengths under 8192/4, 32 above 8192, smooth between.
+TEST(RandomModelTest, Llama3RopeFactors) {
+  RandomModelSpec s = *RandomModelPreset("llama-3.2-1b");
+  std::vector<float> f = Llama3RopeFactors(s, 64);
+  ASSERT_EQ(f.size(), 32u);
+  EXPECT_EQ(f[0], 1.0f);
+  EXPECT_EQ(f[31], 32.0f);
+  // Wavelengths 2pi * 500000^(2i/64): i = 14 is 1956.5 (< 8192/4: 1), i = 15..17 are 2948.3,
+  // 4442.9, 6695.1 (smoothed: 1.65133, 3.29226, 9.66673), i = 18 is 10089.1 (> 8192: 32).
+  EXPECT_EQ(f[14], 1.0f);
+  EXPECT_NEAR(f[15], 1.65133, 1e-4);
+  EXPECT_NEAR(f[16], 3.29226, 1e-4);
+  EXPECT_NEAR(f[17], 9.66673, 1e-3);
+  EXPECT_EQ(f[18], 32.0f);
+}
+
+TEST(RandomModelTest, WritesConverterMetadataAndTensors) {
+  RandomModelSpec s = *RandomModelPreset("llama-3.2-1b");
+  s.dim = 64, s.layers = 2, s.heads = 4, s.kv_heads = 2, s.ffn = 96, s.vocab = 100;
+  absl::StatusOr<checkpoint::TensorDict> d = RandomModel(s);
+  ASSERT_TRUE(d.ok()) << d.status();
+  const std::vector<std::string> keys = {"general.architecture",
+                                         "general.type",
+                                         "general.name",
+                                         "llama.block_count",
+                                         "llama.context_length",
+                                         "llama.embedding_length",
+                                         "llama.feed_forward_length",
+                                         "llama.attention.head_count",
+                                         "llama.attention.head_count_kv",
+                                         "llama.rope.freq_base",
+                                         "llama.attention.layer_norm_rms_epsilon",
+                                         "llama.attention.key_length",
+                                         "llama.attention.value_length",
+                                         "general.file_type",
+                                         "llama.vocab_size",
+                                         "llama.rope.dimension_count",
+                                         "general.quantization_version"};
+  EXPECT_EQ(d->MetadataKeys(), keys);
+  EXPECT_EQ((*d->GetMetadata("llama.block_count"))->TypeName(), "u32");
+  EXPECT_EQ((*d->GetMetadata("llama.rope.freq_base"))->TypeName(), "f32");
+  EXPECT_EQ(*d->GetInt("llama.rope.dimension_count"), 16);
+  EXPECT_EQ(*d->GetFloat("llama.rope.freq_base"), 500000.0);
+  EXPECT_EQ(d->Keys().front(), "rope_freqs.weight");
+  EXPECT_EQ((*d->Get("rope_freqs.weight"))->shape(), Shape({8}));
+  EXPECT_EQ((*d->Get("blk.1.attn_k.weight"))->shape(), Shape({32, 64}));
+  EXPECT_EQ((*d->Get("blk.1.ffn_down.weight"))->shape(), Shape({64, 96}));
+  EXPECT_FALSE(d->Contains("output.weight"));
+  EXPECT_EQ(d->size(), 1u + 1u + 2u * 9u + 1u);
+
+  // The same seed gives the same values; fewer layers keep the first layers' values.
+  RandomModelSpec s1 = s;
+  s1.layers = 1;
+  absl::StatusOr<checkpoint::TensorDict> d1 = RandomModel(s1);
+  ASSERT_TRUE(d1.ok());
+  absl::Span<const float> a = *(*d->Get("blk.0.attn_q.weight"))->Values<float>();
+  absl::Span<const float> b = *(*d1->Get("blk.0.attn_q.weight"))->Values<float>();
+  ASSERT_EQ(a.size(), b.size());
+  EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin()));
+  for (float x : a) ASSERT_LE(std::abs(x), 1.0f / 8.0f);
+
+  // An untied model has output.weight; a bad shape names its values.
+  s.tied = false;
+  EXPECT_TRUE(RandomModel(s)->Contains("output.weight"));
+  s.heads = 5;
+  absl::Status bad = RandomModel(s).status();
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.message().find("heads 5"), std::string::npos) << bad;
+}
+
+TEST(RandomModelTest, CopiesTheVocabularyKeys) {
+  checkpoint::TensorDict vocab;
+  vocab.SetMetadata("general.architecture", checkpoint::MetadataValue::String("llama"));
+  vocab.SetMetadata("tokenizer.ggml.model", checkpoint::MetadataValue::String("gpt2"));
+  vocab.SetMetadata("tokenizer.ggml.tokens",
+                    checkpoint::MetadataValue::StringArray({"a", "b", "c"}));
+  vocab.SetMetadata("tokenizer.ggml.bos_token_id", checkpoint::MetadataValue::Int(1));
+  RandomModelSpec s = *RandomModelPreset("stories15m");
+  s.layers = 1;
+  s.dim = 16, s.heads = 2, s.kv_heads = 2, s.ffn = 8;
+  absl::StatusOr<checkpoint::TensorDict> d = RandomModel(s, &vocab);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(*d->GetInt("llama.vocab_size"), 3);
+  EXPECT_EQ((*d->Get("token_embd.weight"))->shape(), Shape({3, 16}));
+  const std::vector<std::string>& keys = d->MetadataKeys();
+  ASSERT_GE(keys.size(), 3u);
+  EXPECT_EQ(keys[keys.size() - 3], "tokenizer.ggml.model");
+  EXPECT_EQ(keys.back(), "tokenizer.ggml.bos_token_id");
+  EXPECT_EQ(*d->GetString("general.architecture"), "llama");
+  // Round trip through GGUF.
+  absl::StatusOr<std::string> bytes = checkpoint::WriteGgufToString(*d);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  absl::StatusOr<checkpoint::TensorDict> back = checkpoint::ReadGgufFromBuffer(
+      absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()), nullptr);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->MetadataKeys(), keys);
+}
+
+}  // namespace
+}  // namespace llm
+}  // namespace edgeq

@@ -1,0 +1,197 @@
+#include "llm/sampler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_format.h"
+
+namespace edgeq {
+namespace llm {
+
+std::string SamplerOptions::ToString() const {
+  return absl::StrFormat(
+      "temp %.2f, top_k %d, top_p %.3f, min_p %.3f, repeat %.3f (last %d), freq %.3f, presence "
+      "%.3f, seed %u",
+      temperature, top_k, top_p, min_p, repeat_penalty, penalty_last_n, frequency_penalty,
+      presence_penalty, seed);
+}
+
+absl::StatusOr<Sampler> Sampler::Create(int vocab_size, const SamplerOptions& o) {
+  auto bad = [](const char* name, double v, const char* want) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("sampler option %s is %g; expected %s", name, v, want));
+  };
+  if (vocab_size <= 0) return bad("vocab_size", vocab_size, "> 0");
+  if (!std::isfinite(o.temperature)) return bad("temperature", o.temperature, "a finite number");
+  if (!(o.top_p > 0.0f && o.top_p <= 1.0f)) return bad("top_p", o.top_p, "a value in (0, 1]");
+  if (!(o.min_p >= 0.0f && o.min_p <= 1.0f)) return bad("min_p", o.min_p, "a value in [0, 1]");
+  if (!(o.repeat_penalty > 0.0f) || !std::isfinite(o.repeat_penalty)) {
+    return bad("repeat_penalty", o.repeat_penalty, "a finite value > 0");
+  }
+  if (!std::isfinite(o.frequency_penalty)) {
+    return bad("frequency_penalty", o.frequency_penalty, "a finite number");
+  }
+  if (!std::isfinite(o.presence_penalty)) {
+    return bad("presence_penalty", o.presence_penalty, "a finite number");
+  }
+  if (o.penalty_last_n < -1) return bad("penalty_last_n", o.penalty_last_n, ">= -1");
+  if (o.min_keep < 0) return bad("min_keep", o.min_keep, ">= 0");
+  return Sampler(vocab_size, o);
+}
+
+Sampler::Sampler(int vocab_size, const SamplerOptions& options)
+    : options_(options),
+      seed_(options.seed == kRandomSeed ? std::random_device()() : options.seed),
+      rng_(seed_),
+      cur_(vocab_size) {}
+
+void Sampler::Reset() {
+  prev_.clear();
+  counts_.clear();
+  rng_.seed(seed_);
+}
+
+void Sampler::Accept(int token) {
+  const int last_n = options_.penalty_last_n;
+  if (last_n == 0) return;
+  ++counts_[token];
+  if (last_n > 0 && prev_.size() >= static_cast<size_t>(last_n)) {
+    const int old = prev_.front();
+    prev_.pop_front();
+    if (--counts_[old] == 0) counts_.erase(old);
+  }
+  prev_.push_back(token);
+}
+
+int Sampler::Sample(absl::Span<const float> logits) {
+  const SamplerOptions& o = options_;
+  const size_t n = std::min(logits.size(), cur_.size());
+  for (size_t i = 0; i < n; ++i) cur_[i] = {static_cast<int>(i), logits[i], 0.0f};
+  size_t size = n;
+  bool sorted = false;
+  const size_t min_keep = static_cast<size_t>(o.min_keep);
+  auto by_logit = [](const Candidate& a, const Candidate& b) { return a.logit > b.logit; };
+
+  // 1. Penalties.
+  const bool penalties =
+      o.penalty_last_n != 0 &&
+      (o.repeat_penalty != 1.0f || o.frequency_penalty != 0.0f || o.presence_penalty != 0.0f);
+  if (penalties && !counts_.empty()) {
+    for (size_t i = 0; i < size; ++i) {
+      auto it = counts_.find(cur_[i].id);
+      if (it == counts_.end()) continue;
+      const int count = it->second;
+      float& l = cur_[i].logit;
+      l = l <= 0 ? l * o.repeat_penalty : l / o.repeat_penalty;
+      l -= static_cast<float>(count) * o.frequency_penalty +
+           static_cast<float>(count > 0) * o.presence_penalty;
+    }
+  }
+  // 2. Top-k.
+  if (o.top_k > 0) {
+    const size_t k = std::min(static_cast<size_t>(o.top_k), size);
+    std::partial_sort(cur_.begin(), cur_.begin() + k, cur_.begin() + size, by_logit);
+    size = k;
+    sorted = true;
+  }
+  // 3. Top-p.
+  if (o.top_p < 1.0f && size > 0) {
+    float max_l = cur_[0].logit;
+    if (!sorted) {
+      for (size_t i = 1; i < size; ++i) max_l = std::max(max_l, cur_[i].logit);
+    }
+    float sum = 0.0f;
+    for (size_t i = 0; i < size; ++i) {
+      cur_[i].p = std::exp(cur_[i].logit - max_l);
+      sum += cur_[i].p;
+    }
+    for (size_t i = 0; i < size; ++i) cur_[i].p /= sum;
+    if (!sorted) std::sort(cur_.begin(), cur_.begin() + size, by_logit);
+    float cum = 0.0f;
+    size_t last = size;
+    for (size_t i = 0; i < size; ++i) {
+      cum += cur_[i].p;
+      if (cum >= o.top_p && i + 1 >= min_keep) {
+        last = i + 1;
+        break;
+      }
+    }
+    size = last;
+    sorted = true;
+  }
+  // 4. Min-p.
+  if (o.min_p > 0.0f && size > 0) {
+    bool applied = false;
+    if (!sorted) {
+      float max_l = -std::numeric_limits<float>::max();
+      for (size_t i = 0; i < size; ++i) max_l = std::max(max_l, cur_[i].logit);
+      const float min_logit = max_l + std::log(o.min_p);
+      size_t kept = 0;
+      for (size_t i = 0; i < size; ++i) {
+        if (cur_[i].logit >= min_logit) ++kept;
+      }
+      if (kept > 0 && kept >= min_keep) {
+        size_t w = 0;
+        for (size_t i = 0; i < size; ++i) {
+          if (cur_[i].logit >= min_logit) cur_[w++] = cur_[i];
+        }
+        size = w;
+        applied = true;
+      }
+    }
+    if (!applied) {
+      if (!sorted) {
+        std::sort(cur_.begin(), cur_.begin() + size, by_logit);
+        sorted = true;
+      }
+      const float min_logit = cur_[0].logit + std::log(o.min_p);
+      size_t i = 1;
+      for (; i < size; ++i) {
+        if (cur_[i].logit < min_logit && i >= min_keep) break;
+      }
+      size = i;
+    }
+  }
+  // 5. Temperature (<= 0: only the highest logit stays finite).
+  if (size > 0) {
+    if (o.temperature <= 0.0f) {
+      size_t max_i = 0;
+      float max_l = cur_[0].logit;
+      for (size_t i = 1; i < size; ++i) {
+        if (cur_[i].logit > max_l) {
+          cur_[max_i].logit = -std::numeric_limits<float>::infinity();
+          max_i = i;
+          max_l = cur_[i].logit;
+        } else {
+          cur_[i].logit = -std::numeric_limits<float>::infinity();
+        }
+      }
+    } else {
+      for (size_t i = 0; i < size; ++i) cur_[i].logit /= o.temperature;
+    }
+  }
+  // 6. Dist.
+  if (size == 0) return 0;
+  if (size == 1) return cur_[0].id;
+  float max_l = cur_[0].logit;
+  if (!sorted) {
+    for (size_t i = 1; i < size; ++i) max_l = std::max(max_l, cur_[i].logit);
+  }
+  double sum_cum = 0.0;
+  for (size_t i = 0; i < size; ++i) {
+    cur_[i].p = std::exp(cur_[i].logit - max_l);
+    sum_cum += cur_[i].p;
+  }
+  std::uniform_real_distribution<double> dist(0.0, 1.0);
+  const double target = sum_cum * dist(rng_);
+  double run = 0.0;
+  for (size_t i = 0; i < size; ++i) {
+    run += cur_[i].p;
+    if (run >= target) return cur_[i].id;
+  }
+  return cur_[size - 1].id;
+}
+
+}  // namespace llm
+}  // namespace edgeq

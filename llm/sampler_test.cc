@@ -1,0 +1,165 @@
+#include "llm/sampler.h"
+
+#include <cmath>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace edgeq {
+namespace llm {
+namespace {
+
+SamplerOptions Plain(uint32_t seed = 42) {
+  SamplerOptions o;
+  o.temperature = 1.0f;
+  o.top_k = 0;
+  o.top_p = 1.0f;
+  o.min_p = 0.0f;
+  o.seed = seed;
+  return o;
+}
+
+TEST(SamplerTest, DefaultsAreLlamaCpps) {
+  const SamplerOptions o;
+  EXPECT_EQ(o.temperature, 0.8f);
+  EXPECT_EQ(o.top_k, 40);
+  EXPECT_EQ(o.top_p, 0.95f);
+  EXPECT_EQ(o.min_p, 0.05f);
+  EXPECT_EQ(o.repeat_penalty, 1.0f);
+  EXPECT_EQ(o.penalty_last_n, 64);
+  EXPECT_EQ(o.seed, kRandomSeed);
+  EXPECT_EQ(o.ToString(),
+            "temp 0.80, top_k 40, top_p 0.950, min_p 0.050, repeat 1.000 (last 64), freq 0.000, "
+            "presence 0.000, seed 4294967295");
+}
+
+// std::mt19937(42) with uniform_real_distribution<double> draws 0.796543, 0.183435, 0.779691,
+// 0.596850, 0.445833: over 4 equal logits the cumulative sums 1..4 of 4 x draw pick 3, 0, 3, 2, 1.
+TEST(SamplerTest, DistDrawsMt19937LikeLlamaCpp) {
+  absl::StatusOr<Sampler> s = Sampler::Create(4, Plain(42));
+  ASSERT_TRUE(s.ok()) << s.status();
+  const std::vector<float> flat = {0.5f, 0.5f, 0.5f, 0.5f};
+  std::vector<int> got;
+  for (int i = 0; i < 5; ++i) got.push_back(s->Sample(flat));
+  EXPECT_EQ(got, std::vector<int>({3, 0, 3, 2, 1}));
+  s->Reset();  // the same sequence again
+  EXPECT_EQ(s->Sample(flat), 3);
+  EXPECT_EQ(s->Sample(flat), 0);
+  EXPECT_EQ(s->seed(), 42u);
+}
+
+TEST(SamplerTest, GreedyAndTopK) {
+  SamplerOptions o = Plain();
+  o.temperature = 0.0f;
+  absl::StatusOr<Sampler> s = Sampler::Create(5, o);
+  ASSERT_TRUE(s.ok());
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(s->Sample({1.0f, 3.0f, 2.9f, -1.0f, 0.0f}), 1);
+  o = Plain();
+  o.top_k = 1;
+  s = Sampler::Create(5, o);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(s->Sample({1.0f, 3.0f, 2.9f, -1.0f, 0.0f}), 1);
+  // top-k 2 keeps tokens 1 and 2 only.
+  o.top_k = 2;
+  s = Sampler::Create(5, o);
+  int counts[5] = {};
+  for (int i = 0; i < 2000; ++i) ++counts[s->Sample({1.0f, 3.0f, 2.9f, -1.0f, 0.0f})];
+  EXPECT_EQ(counts[0] + counts[3] + counts[4], 0);
+  EXPECT_GT(counts[1], 900);  // e^0.1 / (1 + e^0.1) = 0.525 of them
+  EXPECT_GT(counts[2], 800);
+}
+
+// p = 0.5, 0.3, 0.2 (logits log p): top-p 0.7 keeps the first two (0.5 + 0.3 >= 0.7), which are
+// then drawn 0.625 / 0.375; min-p 0.5 keeps p >= 0.25 (the same two); temperature 0.5 squares
+// the ratios (0.5^2 : 0.3^2 : 0.2^2 = 0.658 : 0.237 : 0.105).
+TEST(SamplerTest, TopPMinPAndTemperatureFrequencies) {
+  const std::vector<float> logits = {std::log(0.5f), std::log(0.3f), std::log(0.2f)};
+  auto frequencies = [&](const SamplerOptions& o) {
+    absl::StatusOr<Sampler> s = Sampler::Create(3, o);
+    EXPECT_TRUE(s.ok()) << s.status();
+    std::vector<double> f(3, 0.0);
+    const int n = 20000;
+    for (int i = 0; i < n; ++i) f[s->Sample(logits)] += 1.0 / n;
+    return f;
+  };
+  SamplerOptions o = Plain(7);
+  std::vector<double> f = frequencies(o);
+  EXPECT_NEAR(f[0], 0.5, 0.015);
+  EXPECT_NEAR(f[1], 0.3, 0.015);
+  EXPECT_NEAR(f[2], 0.2, 0.015);
+  o.top_p = 0.7f;
+  f = frequencies(o);
+  EXPECT_NEAR(f[0], 0.625, 0.015);
+  EXPECT_EQ(f[2], 0.0);
+  o = Plain(7);
+  o.min_p = 0.5f;
+  f = frequencies(o);
+  EXPECT_NEAR(f[0], 0.625, 0.015);
+  EXPECT_EQ(f[2], 0.0);
+  o = Plain(7);
+  o.temperature = 0.5f;
+  f = frequencies(o);
+  EXPECT_NEAR(f[0], 0.25 / 0.38, 0.015);
+  EXPECT_NEAR(f[2], 0.04 / 0.38, 0.015);
+}
+
+// llama.cpp's penalties: l <= 0 ? l * r : l / r, then - count * freq - presence, over the last n
+// accepted tokens.
+TEST(SamplerTest, Penalties) {
+  SamplerOptions o = Plain();
+  o.temperature = 0.0f;
+  o.repeat_penalty = 2.0f;
+  absl::StatusOr<Sampler> s = Sampler::Create(3, o);
+  ASSERT_TRUE(s.ok());
+  const std::vector<float> logits = {2.0f, -1.0f, 1.5f};
+  EXPECT_EQ(s->Sample(logits), 0);
+  s->Accept(0);  // 2 -> 1 < 1.5
+  EXPECT_EQ(s->Sample(logits), 2);
+  s->Accept(2);  // 1.5 -> 0.75 < 1
+  EXPECT_EQ(s->Sample(logits), 0);
+  s->Reset();
+  EXPECT_EQ(s->Sample(logits), 0);
+
+  o.repeat_penalty = 1.0f;
+  o.presence_penalty = 0.6f;  // 2 - 0.6 = 1.4 < 1.5
+  s = Sampler::Create(3, o);
+  s->Accept(0);
+  EXPECT_EQ(s->Sample(logits), 2);
+  o.presence_penalty = 0.0f;
+  o.frequency_penalty = 0.3f;  // once: 1.7 >= 1.5; twice: 1.4 < 1.5
+  s = Sampler::Create(3, o);
+  s->Accept(0);
+  EXPECT_EQ(s->Sample(logits), 0);
+  s->Accept(0);
+  EXPECT_EQ(s->Sample(logits), 2);
+  // Only the last 2 tokens count: after 0, 1, 1 token 0 is forgotten.
+  o.penalty_last_n = 2;
+  s = Sampler::Create(3, o);
+  s->Accept(0);
+  s->Accept(0);
+  EXPECT_EQ(s->Sample(logits), 2);
+  s->Accept(1);
+  s->Accept(1);
+  EXPECT_EQ(s->Sample(logits), 0);
+}
+
+TEST(SamplerTest, BadOptionsAreNamed) {
+  SamplerOptions o;
+  o.top_p = 0.0f;
+  absl::Status st = Sampler::Create(10, o).status();
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(st.message(), "sampler option top_p is 0; expected a value in (0, 1]");
+  o = SamplerOptions();
+  o.min_p = 1.5f;
+  EXPECT_NE(Sampler::Create(10, o).status().message().find("min_p is 1.5"), std::string::npos);
+  o = SamplerOptions();
+  o.repeat_penalty = 0.0f;
+  EXPECT_FALSE(Sampler::Create(10, o).ok());
+  o = SamplerOptions();
+  o.temperature = NAN;
+  EXPECT_FALSE(Sampler::Create(10, o).ok());
+  EXPECT_FALSE(Sampler::Create(0, SamplerOptions()).ok());
+}
+
+}  // namespace
+}  // namespace llm
+}  // namespace edgeq

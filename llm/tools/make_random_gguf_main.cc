@@ -1,0 +1,129 @@
+// Writes a random-weight f32 GGUF of a real Llama-family shape, with the metadata llama.cpp's
+// converter writes and, optionally, the vocabulary of another GGUF (so llama.cpp loads it too).
+//
+//   make_random_gguf --shape=smollm2-135m --vocab=ggml-vocab-gpt-2.gguf --out=smollm2.gguf
+//   make_random_gguf --shape=llama-3.2-1b --layers=2 --vocab=V.gguf --out=l32.gguf
+//   make_random_gguf --shape=stories15m --dim=64 --heads=4 --kv_heads=2 --ffn=96 --out=t.gguf
+#include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "checkpoint/gguf.h"
+#include "checkpoint/tensor_dict.h"
+#include "core/status_macros.h"
+#include "llm/random_model.h"
+
+ABSL_FLAG(std::string, shape, "",
+          "model shape: stories15m, smollm2-135m, tinyllama-1.1b, llama-3.2-1b");
+ABSL_FLAG(std::string, out, "", "output .gguf");
+ABSL_FLAG(std::string, vocab, "", "a GGUF whose tokenizer.* keys (vocabulary) are copied");
+ABSL_FLAG(bool, synthetic_vocab, false,
+          "add a made-up SentencePiece vocabulary of the model's vocabulary size (no --vocab)");
+ABSL_FLAG(int, layers, 0, "block count (0: the shape's)");
+ABSL_FLAG(int, dim, 0, "embedding length (0: the shape's)");
+ABSL_FLAG(int, heads, 0, "attention heads (0: the shape's)");
+ABSL_FLAG(int, kv_heads, 0, "kv heads (0: the shape's)");
+ABSL_FLAG(int, ffn, 0, "feed-forward length (0: the shape's)");
+ABSL_FLAG(int, context, 0, "context length (0: the shape's)");
+ABSL_FLAG(int, vocab_size, 0, "vocabulary without --vocab (0: the shape's)");
+ABSL_FLAG(uint64_t, seed, 1, "random seed");
+ABSL_FLAG(std::string, architecture, "llama",
+          "general.architecture (another name makes a file loaders must refuse; for tests)");
+
+namespace edgeq {
+namespace {
+
+// llama.cpp's vocabulary-only GGUFs have no tensors and end without the padding that would
+// align an (empty) data section, which checkpoint::ReadGguf refuses as truncated: the file is
+// read into memory and zero-padded to a multiple of 4096 bytes first.
+absl::StatusOr<checkpoint::TensorDict> ReadVocabulary(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrFormat("cannot open vocabulary '%s'", path));
+  auto bytes = std::make_shared<std::string>((std::istreambuf_iterator<char>(in)),
+                                             std::istreambuf_iterator<char>());
+  bytes->resize((bytes->size() + 4095) / 4096 * 4096 + 4096, '\0');
+  absl::StatusOr<checkpoint::TensorDict> d = checkpoint::ReadGgufFromBuffer(
+      absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()), bytes);
+  if (!d.ok()) {
+    return absl::Status(d.status().code(), absl::StrCat(path, ": ", d.status().message()));
+  }
+  return d;
+}
+
+absl::Status Run() {
+  if (absl::GetFlag(FLAGS_shape).empty() || absl::GetFlag(FLAGS_out).empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--shape and --out are required (shapes: %s)",
+                        absl::StrJoin(llm::RandomModelPresetNames(), ", ")));
+  }
+  EDGEQ_ASSIGN_OR_RETURN(llm::RandomModelSpec s,
+                         llm::RandomModelPreset(absl::GetFlag(FLAGS_shape)));
+  auto over = [](int flag, int* field) {
+    if (flag != 0) *field = flag;
+  };
+  over(absl::GetFlag(FLAGS_layers), &s.layers);
+  over(absl::GetFlag(FLAGS_dim), &s.dim);
+  over(absl::GetFlag(FLAGS_heads), &s.heads);
+  over(absl::GetFlag(FLAGS_kv_heads), &s.kv_heads);
+  over(absl::GetFlag(FLAGS_ffn), &s.ffn);
+  over(absl::GetFlag(FLAGS_context), &s.context);
+  over(absl::GetFlag(FLAGS_vocab_size), &s.vocab);
+  s.seed = absl::GetFlag(FLAGS_seed);
+  s.architecture = absl::GetFlag(FLAGS_architecture);
+  checkpoint::TensorDict vocab;
+  const bool has_vocab = !absl::GetFlag(FLAGS_vocab).empty();
+  if (has_vocab && absl::GetFlag(FLAGS_synthetic_vocab)) {
+    return absl::InvalidArgumentError("--vocab and --synthetic_vocab exclude each other");
+  }
+  if (has_vocab) {
+    EDGEQ_ASSIGN_OR_RETURN(vocab, ReadVocabulary(absl::GetFlag(FLAGS_vocab)));
+  } else if (absl::GetFlag(FLAGS_synthetic_vocab)) {
+    EDGEQ_ASSIGN_OR_RETURN(vocab, llm::SyntheticSpmVocabulary(s.vocab));
+  }
+  const bool with_vocab = has_vocab || absl::GetFlag(FLAGS_synthetic_vocab);
+  EDGEQ_ASSIGN_OR_RETURN(checkpoint::TensorDict d,
+                         llm::RandomModel(s, with_vocab ? &vocab : nullptr));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t n_vocab, d.GetInt(s.architecture + ".vocab_size"));
+  EDGEQ_RETURN_IF_ERROR(checkpoint::WriteGguf(d, absl::GetFlag(FLAGS_out)));
+  absl::FPrintF(stderr,
+                "wrote %s: %s shape, dim %d, %d layers, %d heads, %d kv heads, ffn %d, vocab %d%s, "
+                "context %d, rope base %g%s, %s output, %.1f MB f32\n",
+                absl::GetFlag(FLAGS_out), s.name, s.dim, s.layers, s.heads, s.kv_heads, s.ffn,
+                n_vocab, has_vocab ? " (from --vocab)" : "", s.context, s.rope_base,
+                s.llama3_rope ? " + llama3 rope_freqs" : "", s.tied ? "tied" : "untied",
+                d.TotalBytes() / 1e6);
+  return absl::OkStatus();
+}
+
+}  // namespace
+}  // namespace edgeq
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Write a random-weight f32 GGUF of a real Llama-family shape.\n"
+      "  make_random_gguf --shape=NAME --out=PATH.gguf [--vocab=VOCAB.gguf | --synthetic_vocab]\n"
+      "                   [--layers=N]\n"
+      "                   [--dim=N --heads=N --kv_heads=N --ffn=N --context=N --vocab_size=N]\n"
+      "                   [--seed=S]\n"
+      "Shapes: stories15m, smollm2-135m, tinyllama-1.1b, llama-3.2-1b.");
+  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  if (rest.size() > 1) {
+    absl::FPrintF(stderr, "error: unexpected argument '%s'\n", rest[1]);
+    return 2;
+  }
+  absl::Status s = edgeq::Run();
+  if (!s.ok()) {
+    absl::FPrintF(stderr, "error: %s\n", s.message());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,129 @@
+// `edgeq perplexity MODEL -f FILE [-c CTX]`: perplexity as llama.cpp's llama-perplexity computes
+// it: the text is tokenized with BOS, cut into chunks of CTX tokens (at least two), the first
+// token of each chunk is replaced by BOS, and each chunk's second half is scored (the token at
+// position j + 1 from the logits at j, for j from CTX/2 to CTX - 2).
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "checkpoint/formats.h"
+#include "core/status_macros.h"
+#include "llm/model.h"
+#include "runtime/kernels/cpu_features.h"
+#include "tools/command.h"
+#include "tools/llm_cli.h"
+
+namespace edgeq {
+namespace tools {
+namespace {
+
+constexpr char kPerplexityUsage[] =
+    "MODEL -f FILE [-c CTX] [-t THREADS] [--chunks N] [--tokenizer FILE]\n"
+    "  -f, --file FILE      text to score\n"
+    "  -c, --ctx-size N     chunk length in tokens (default 512; the text must hold two chunks)\n"
+    "  --chunks N           score at most N chunks (default: all)\n"
+    "  -t, --threads N      (default: the fastest cluster's cores)\n"
+    "Prints [chunk]running-perplexity per chunk and 'Final estimate: PPL = X +/- Y' (stdout).";
+
+absl::Status Perplexity(const Args& raw_args) {
+  const std::vector<OptionSpec> specs = {{{"-f", "--file"}},
+                                         {{"-c", "--ctx-size"}},
+                                         {{"-t", "--threads"}},
+                                         {{"--chunks"}},
+                                         {{"--tokenizer"}}};
+  EDGEQ_ASSIGN_OR_RETURN(LlmArgs args, ParseLlmArgs(raw_args.raw, specs));
+  if (args.positional.size() != 1) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "expected one MODEL argument, got %d (usage: edgeq perplexity MODEL -f FILE [-c CTX])",
+        args.positional.size()));
+  }
+  if (!args.Has("file")) return absl::InvalidArgumentError("no text file given (-f FILE)");
+  const std::string path = args.positional[0];
+  EDGEQ_ASSIGN_OR_RETURN(int64_t n_ctx, args.GetInt("ctx-size", 512, 2, 1 << 20));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t threads, args.GetInt("threads", 0, 0, 1024));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t max_chunks, args.GetInt("chunks", -1, -1));
+  std::ifstream in(args.Get("file"), std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(absl::StrFormat("cannot open text file '%s'", args.Get("file")));
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+
+  EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
+  llm::ModelOptions mo;
+  mo.num_threads = threads > 0 ? static_cast<int>(threads) : kernels::DefaultThreadCount();
+  mo.context_length = static_cast<int>(n_ctx);
+  absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(file.dict, mo);
+  if (!loaded.ok()) {
+    return absl::Status(loaded.status().code(),
+                        absl::StrCat(path, ": ", loaded.status().message()));
+  }
+  llm::Model& model = **loaded;
+  EDGEQ_ASSIGN_OR_RETURN(
+      std::unique_ptr<TextTokenizer> tok,
+      OpenTokenizer(file.dict, path, args.Get("tokenizer"), model.config().vocab_size));
+  const std::vector<int> tokens = tok->Encode(text, tok->add_bos());
+  if (static_cast<int64_t>(tokens.size()) < 2 * n_ctx) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("'%s' tokenizes to %d tokens; a context of %d needs at least %d (-c)",
+                        args.Get("file"), tokens.size(), n_ctx, 2 * n_ctx));
+  }
+  int64_t n_chunk = static_cast<int64_t>(tokens.size()) / n_ctx;
+  if (max_chunks >= 0) n_chunk = std::min(n_chunk, max_chunks);
+  absl::FPrintF(stderr, "model: %s (%s)\nperplexity: %d tokens, %d chunks of %d, %d threads\n",
+                path, model.config().ToString(), tokens.size(), n_chunk, n_ctx, mo.num_threads);
+  const int first = static_cast<int>(n_ctx / 2);
+  double nll = 0.0, nll2 = 0.0;
+  int64_t count = 0;
+  for (int64_t c = 0; c < n_chunk; ++c) {
+    std::vector<int> chunk(tokens.begin() + c * n_ctx, tokens.begin() + (c + 1) * n_ctx);
+    if (tok->add_bos()) chunk[0] = tok->bos();
+    const int* targets = tokens.data() + c * n_ctx;
+    EDGEQ_RETURN_IF_ERROR(model.PrefillAll(
+        chunk, 0,
+        [&](int j, absl::Span<const float> logits) -> absl::Status {
+          if (j + 1 >= n_ctx) return absl::OkStatus();
+          // llama.cpp's log_softmax: float max, double sum of expf.
+          float max_logit = logits[0];
+          for (float v : logits) max_logit = std::max(max_logit, v);
+          double sum = 0.0;
+          for (float v : logits) sum += std::exp(v - max_logit);
+          const double v = -(logits[targets[j + 1]] - max_logit - std::log(sum));
+          nll += v;
+          nll2 += v * v;
+          ++count;
+          return absl::OkStatus();
+        },
+        first));
+    absl::FPrintF(stdout, "[%d]%.4f,", c + 1, std::exp(nll / count));
+    std::fflush(stdout);
+  }
+  absl::FPrintF(stdout, "\n");
+  nll /= count;
+  nll2 /= count;
+  const double ppl = std::exp(nll);
+  nll2 -= nll * nll;
+  const double err = nll2 > 0 ? std::sqrt(nll2 / (count - 1)) * ppl : 0.0;
+  absl::FPrintF(stdout, "Final estimate: PPL = %.4f +/- %.5f\n", ppl, err);
+  return absl::OkStatus();
+}
+
+int PerplexityCommand(const Args& args) {
+  absl::Status s = Perplexity(args);
+  return s.ok() ? 0 : LlmFail(args.command, s);
+}
+
+}  // namespace
+
+EDGEQ_REGISTER_COMMAND(perplexity, "perplexity", kPerplexityUsage,
+                       "Perplexity of a text file under a model (llama-perplexity's method)",
+                       PerplexityCommand);
+
+}  // namespace tools
+}  // namespace edgeq

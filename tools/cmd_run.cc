@@ -1,0 +1,163 @@
+// `edgeq run MODEL -p TEXT -n N [...]`: generate text, streamed to stdout as it comes.
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "checkpoint/formats.h"
+#include "core/status_macros.h"
+#include "llm/model.h"
+#include "llm/sampler.h"
+#include "llm/session.h"
+#include "runtime/kernels/cpu_features.h"
+#include "tools/command.h"
+#include "tools/llm_cli.h"
+
+namespace edgeq {
+namespace tools {
+namespace {
+
+constexpr char kRunUsage[] =
+    "MODEL -p TEXT [-n N] [--temp T] [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] "
+    "[--repeat-last-n N] [--presence-penalty P] [--frequency-penalty F] [-s SEED] [-t THREADS] "
+    "[-c CTX] [--tokenizer FILE] [--ignore-eos]\n"
+    "  -p, --prompt TEXT        prompt (BOS added as the vocabulary says)\n"
+    "  -n, --n-predict N        tokens to generate (default -1: until EOS or the context ends)\n"
+    "  --temp T                 temperature (default 0.8; 0 = greedy)\n"
+    "  --top-k K                (default 40; 0 = off)   --top-p P (default 0.95; 1 = off)\n"
+    "  --min-p P                (default 0.05; 0 = off)\n"
+    "  --repeat-penalty R       (default 1 = off) over the last --repeat-last-n N tokens (64)\n"
+    "  --presence-penalty P, --frequency-penalty F   (default 0 = off)\n"
+    "  -s, --seed SEED          (default: from the clock)\n"
+    "  -t, --threads N          (default: the fastest cluster's cores)\n"
+    "  -c, --ctx-size N         KV cache positions (default: prompt + N rounded up to 64, or\n"
+    "                           without -n the model's context, at most 4096)\n"
+    "  --tokenizer FILE         a llama2.c tokenizer.bin for a model without a vocabulary\n"
+    "Sampler order: penalties, top-k, top-p, min-p, temperature, draw (llama.cpp's).\n"
+    "The text goes to stdout; the load and speed report to stderr.";
+
+absl::Status Run(const Args& raw_args) {
+  const std::vector<OptionSpec> specs = {
+      {{"-p", "--prompt"}},
+      {{"-n", "--n-predict"}},
+      {{"--temp"}},
+      {{"--top-k"}},
+      {{"--top-p"}},
+      {{"--min-p"}},
+      {{"--repeat-penalty"}},
+      {{"--repeat-last-n"}},
+      {{"--presence-penalty"}},
+      {{"--frequency-penalty"}},
+      {{"-s", "--seed"}},
+      {{"-t", "--threads"}},
+      {{"-c", "--ctx-size"}},
+      {{"--tokenizer"}},
+      {{"--ignore-eos"}, false},
+  };
+  EDGEQ_ASSIGN_OR_RETURN(LlmArgs args, ParseLlmArgs(raw_args.raw, specs));
+  if (args.positional.size() != 1) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "expected one MODEL argument, got %d (usage: edgeq run MODEL -p TEXT [-n N] ...)",
+        args.positional.size()));
+  }
+  if (!args.Has("prompt")) return absl::InvalidArgumentError("no prompt given (-p TEXT)");
+  const std::string path = args.positional[0];
+  EDGEQ_ASSIGN_OR_RETURN(int64_t n_predict, args.GetInt("n-predict", -1, -1));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t threads, args.GetInt("threads", 0, 0, 1024));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t ctx, args.GetInt("ctx-size", 0, 0, 1 << 20));
+  llm::SamplerOptions so;
+  EDGEQ_ASSIGN_OR_RETURN(so.temperature, args.GetFloat("temp", so.temperature));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t top_k, args.GetInt("top-k", so.top_k));
+  so.top_k = static_cast<int>(std::max<int64_t>(top_k, 0));
+  EDGEQ_ASSIGN_OR_RETURN(so.top_p, args.GetFloat("top-p", so.top_p));
+  EDGEQ_ASSIGN_OR_RETURN(so.min_p, args.GetFloat("min-p", so.min_p));
+  EDGEQ_ASSIGN_OR_RETURN(so.repeat_penalty, args.GetFloat("repeat-penalty", so.repeat_penalty));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t last_n, args.GetInt("repeat-last-n", so.penalty_last_n, -1));
+  so.penalty_last_n = static_cast<int>(last_n);
+  EDGEQ_ASSIGN_OR_RETURN(so.presence_penalty,
+                         args.GetFloat("presence-penalty", so.presence_penalty));
+  EDGEQ_ASSIGN_OR_RETURN(so.frequency_penalty,
+                         args.GetFloat("frequency-penalty", so.frequency_penalty));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t seed, args.GetInt("seed", -1, -1, 0xFFFFFFFFll));
+  so.seed = seed < 0 ? llm::kRandomSeed : static_cast<uint32_t>(seed);
+
+  EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
+  absl::StatusOr<llm::ModelConfig> config = llm::ModelConfig::FromMetadata(file.dict);
+  if (!config.ok()) {
+    return absl::Status(config.status().code(),
+                        absl::StrCat(path, ": ", config.status().message()));
+  }
+  EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<TextTokenizer> tok,
+                         OpenTokenizer(file.dict, path, args.Get("tokenizer"), config->vocab_size));
+  const std::string prompt = args.Get("prompt");
+  const std::vector<int> ids = tok->Encode(prompt, tok->add_bos());
+  if (ids.empty()) return absl::InvalidArgumentError("the prompt encodes to no tokens");
+  // Without -c, a run of known length gets a cache of prompt + n rounded up to 64 positions (a
+  // decode step attends over the whole cache), at most the model's context.
+  if (ctx == 0 && n_predict >= 0) {
+    const int64_t want = (static_cast<int64_t>(ids.size()) + n_predict + 63) / 64 * 64;
+    ctx = std::min<int64_t>(want, config->context_length);
+  }
+  if (ctx != 0 && static_cast<int64_t>(ids.size()) > ctx) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "the prompt is %d tokens long, but the context holds %d (-c)", ids.size(), ctx));
+  }
+  llm::ModelOptions mo;
+  mo.num_threads = threads > 0 ? static_cast<int>(threads) : kernels::DefaultThreadCount();
+  mo.context_length = static_cast<int>(ctx);
+  absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(file.dict, mo);
+  if (!loaded.ok()) {
+    return absl::Status(loaded.status().code(),
+                        absl::StrCat(path, ": ", loaded.status().message()));
+  }
+  llm::Model& model = **loaded;
+  EDGEQ_ASSIGN_OR_RETURN(llm::Sampler sampler, llm::Sampler::Create(model.config().vocab_size, so));
+  absl::FPrintF(stderr, "model: %s (%s)\nsampler: %s\nprompt: %d tokens, context %d, %d threads\n",
+                path, model.config().ToString(), so.ToString(), ids.size(), model.context_length(),
+                mo.num_threads);
+  if (static_cast<int>(ids.size()) > model.context_length()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("the prompt is %d tokens long, but the context holds %d (-c)", ids.size(),
+                        model.context_length()));
+  }
+  llm::GenerateOptions go;
+  go.max_tokens = static_cast<int>(n_predict);
+  if (!args.Has("ignore-eos")) go.stop_tokens = {tok->eos()};
+  absl::FPrintF(stdout, "%s", prompt);
+  std::fflush(stdout);
+  int prev = ids.back();
+  llm::Session session(model, sampler);
+  EDGEQ_ASSIGN_OR_RETURN(llm::GenerateResult r, session.Generate(ids, go, [&](int token) {
+    const std::string piece = tok->Decode(prev, token);
+    std::fwrite(piece.data(), 1, piece.size(), stdout);
+    std::fflush(stdout);
+    prev = token;
+    return true;
+  }));
+  absl::FPrintF(stdout, "\n");
+  const int generated = static_cast<int>(r.tokens.size());
+  absl::FPrintF(stderr,
+                "prefill: %d tokens in %.1f ms (%.2f tokens/s); decode: %d tokens in %.1f ms "
+                "(%.2f tokens/s); stop: %s\n",
+                ids.size(), r.prefill_seconds * 1e3, ids.size() / std::max(r.prefill_seconds, 1e-9),
+                generated, r.decode_seconds * 1e3, generated / std::max(r.decode_seconds, 1e-9),
+                llm::StopReasonName(r.reason));
+  return absl::OkStatus();
+}
+
+int RunCommand(const Args& args) {
+  absl::Status s = Run(args);
+  return s.ok() ? 0 : LlmFail(args.command, s);
+}
+
+}  // namespace
+
+EDGEQ_REGISTER_COMMAND(run, "run", kRunUsage,
+                       "Generate text from a prompt with a GGUF (or .max, .bin) Llama-family "
+                       "model, streaming tokens to stdout",
+                       RunCommand);
+
+}  // namespace tools
+}  // namespace edgeq

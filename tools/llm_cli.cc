@@ -1,0 +1,239 @@
+#include "tools/llm_cli.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "core/status_macros.h"
+#include "examples/tinystories/tokenizer.h"
+
+namespace edgeq {
+namespace tools {
+namespace {
+
+std::string Canonical(const OptionSpec& spec) {
+  for (const std::string& n : spec.names) {
+    if (absl::StartsWith(n, "--")) return n.substr(2);
+  }
+  return spec.names[0].substr(1);
+}
+
+// The llama2.c/SentencePiece tokenizer of examples/tinystories.
+class SpmTokenizer : public TextTokenizer {
+ public:
+  SpmTokenizer(tinystories::Tokenizer tok, int bos, int eos, bool add_bos)
+      : tok_(std::move(tok)), bos_(bos), eos_(eos), add_bos_(add_bos) {}
+  std::vector<int> Encode(absl::string_view text, bool add_bos) const override {
+    std::vector<int> ids = tok_.Encode(text, /*bos=*/false, /*eos=*/false);
+    if (add_bos) ids.insert(ids.begin(), bos_);
+    return ids;
+  }
+  std::string Decode(int prev, int token) const override { return tok_.Decode(prev, token); }
+  int bos() const override { return bos_; }
+  int eos() const override { return eos_; }
+  bool add_bos() const override { return add_bos_; }
+
+ private:
+  tinystories::Tokenizer tok_;
+  int bos_, eos_;
+  bool add_bos_;
+};
+
+}  // namespace
+
+std::string LlmArgs::Get(absl::string_view name, absl::string_view default_value) const {
+  auto it = values.find(std::string(name));
+  return it == values.end() ? std::string(default_value) : it->second;
+}
+
+absl::StatusOr<int64_t> LlmArgs::GetInt(absl::string_view name, int64_t default_value, int64_t lo,
+                                        int64_t hi) const {
+  auto it = values.find(std::string(name));
+  if (it == values.end()) return default_value;
+  int64_t v;
+  if (!absl::SimpleAtoi(it->second, &v) || v < lo || v > hi) {
+    std::string range;
+    if (lo != INT64_MIN && hi != INT64_MAX) {
+      range = absl::StrFormat(" in [%d, %d]", lo, hi);
+    } else if (lo != INT64_MIN) {
+      range = absl::StrFormat(" >= %d", lo);
+    }
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--%s %s: expected an integer%s", name, it->second, range));
+  }
+  return v;
+}
+
+absl::StatusOr<float> LlmArgs::GetFloat(absl::string_view name, float default_value) const {
+  auto it = values.find(std::string(name));
+  if (it == values.end()) return default_value;
+  float v;
+  if (!absl::SimpleAtof(it->second, &v) || !std::isfinite(v)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--%s %s: expected a number", name, it->second));
+  }
+  return v;
+}
+
+absl::StatusOr<std::vector<int>> LlmArgs::GetIntList(absl::string_view name,
+                                                     const std::vector<int>& default_value, int lo,
+                                                     int hi) const {
+  auto it = values.find(std::string(name));
+  if (it == values.end()) return default_value;
+  std::vector<int> out;
+  for (absl::string_view part : absl::StrSplit(it->second, ',')) {
+    int v;
+    if (!absl::SimpleAtoi(part, &v) || v < lo || v > hi) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("--%s %s: expected a comma-separated list of integers in [%d, %d]", name,
+                          it->second, lo, hi));
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+absl::StatusOr<LlmArgs> ParseLlmArgs(const std::vector<std::string>& raw,
+                                     const std::vector<OptionSpec>& specs) {
+  LlmArgs args;
+  bool options_done = false;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    const std::string& a = raw[i];
+    if (options_done || a.size() < 2 || a[0] != '-' || (a[1] >= '0' && a[1] <= '9')) {
+      args.positional.push_back(a);
+      continue;
+    }
+    if (a == "--") {
+      options_done = true;
+      continue;
+    }
+    std::string name = a, value;
+    bool has_inline_value = false;
+    if (absl::StartsWith(a, "--")) {
+      const size_t eq = a.find('=');
+      if (eq != std::string::npos) {
+        name = a.substr(0, eq);
+        value = a.substr(eq + 1);
+        has_inline_value = true;
+      }
+    }
+    const OptionSpec* spec = nullptr;
+    for (const OptionSpec& s : specs) {
+      if (std::find(s.names.begin(), s.names.end(), name) != s.names.end()) spec = &s;
+    }
+    if (spec == nullptr) {
+      std::vector<std::string> known;
+      for (const OptionSpec& s : specs) known.push_back(absl::StrJoin(s.names, "/"));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("unknown option '%s' (expected %s)", name, absl::StrJoin(known, ", ")));
+    }
+    if (!spec->takes_value) {
+      if (has_inline_value) {
+        return absl::InvalidArgumentError(absl::StrFormat("option %s takes no value", name));
+      }
+      args.values[Canonical(*spec)] = "true";
+      continue;
+    }
+    if (!has_inline_value) {
+      if (i + 1 >= raw.size()) {
+        return absl::InvalidArgumentError(absl::StrFormat("option %s needs a value", name));
+      }
+      value = raw[++i];
+    }
+    args.values[Canonical(*spec)] = value;
+  }
+  return args;
+}
+
+absl::StatusOr<std::unique_ptr<TextTokenizer>> OpenTokenizer(const checkpoint::TensorDict& dict,
+                                                             const std::string& model_path,
+                                                             const std::string& tokenizer_path,
+                                                             int vocab_size) {
+  auto get_int = [&](const char* key, int dflt) {
+    absl::StatusOr<int64_t> v = dict.GetInt(key);
+    return v.ok() ? static_cast<int>(*v) : dflt;
+  };
+  const int bos = get_int("tokenizer.ggml.bos_token_id", tinystories::kBosId);
+  const int eos = get_int("tokenizer.ggml.eos_token_id", tinystories::kEosId);
+  bool add_bos = true;
+  if (dict.HasMetadata("tokenizer.ggml.add_bos_token")) {
+    add_bos = (*dict.GetMetadata("tokenizer.ggml.add_bos_token"))->bool_value();
+  }
+  if (tokenizer_path.empty() && dict.HasMetadata("tokenizer.ggml.model")) {
+    absl::StatusOr<std::string> type = dict.GetString("tokenizer.ggml.model");
+    if (type.ok() && *type != "llama") {
+      return absl::UnimplementedError(absl::StrFormat(
+          "'%s' has a '%s' vocabulary (tokenizer.ggml.model); only SentencePiece ('llama') "
+          "vocabularies are supported yet",
+          model_path, *type));
+    }
+  }
+  EDGEQ_ASSIGN_OR_RETURN(
+      tinystories::Tokenizer tok,
+      tinystories::Tokenizer::ForModel(dict, model_path, tokenizer_path, vocab_size));
+  return std::unique_ptr<TextTokenizer>(new SpmTokenizer(std::move(tok), bos, eos, add_bos));
+}
+
+int LlmFail(absl::string_view command, const absl::Status& status) {
+  std::string message(status.message());
+  std::replace(message.begin(), message.end(), '\n', ' ');
+  absl::FPrintF(stderr, "edgeq %s: error: %s\n", command, message);
+  return 1;
+}
+
+uint64_t ParameterCount(const checkpoint::TensorDict& dict) {
+  uint64_t n = 0;
+  for (const std::string& name : dict.Keys()) {
+    n += static_cast<uint64_t>((*dict.Get(name))->logical_shape().num_elements());
+  }
+  return n;
+}
+
+std::string ParamsLabel(uint64_t params) {
+  if (params >= 1000000000ull) return absl::StrFormat("%.2fB", params / 1e9);
+  if (params >= 1000000ull) return absl::StrFormat("%.2fM", params / 1e6);
+  return absl::StrFormat("%.2fK", params / 1e3);
+}
+
+std::string WeightTypeLabel(const checkpoint::TensorDict& dict) {
+  // The type holding most of the matrix weights, upper-case as llama.cpp prints it.
+  std::map<std::string, uint64_t> by_type;
+  for (const std::string& name : dict.Keys()) {
+    const Tensor& t = **dict.Get(name);
+    if (t.logical_shape().rank() < 2) continue;
+    const std::string type = t.is_quantized() ? t.encoding() : std::string(DTypeName(t.dtype()));
+    by_type[type] += static_cast<uint64_t>(t.logical_shape().num_elements());
+  }
+  if (by_type.empty()) return "?";
+  auto best = std::max_element(by_type.begin(), by_type.end(),
+                               [](const auto& a, const auto& b) { return a.second < b.second; });
+  std::string label = best->first;
+  for (char& c : label) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return by_type.size() > 1 ? absl::StrCat(label, " (mixed)") : label;
+}
+
+uint64_t PeakRssBytes() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (absl::StartsWith(line, "VmHWM:")) {
+      uint64_t kb = 0;
+      std::string v(absl::StripAsciiWhitespace(line.substr(6)));
+      if (absl::EndsWith(v, " kB")) v.resize(v.size() - 3);
+      if (absl::SimpleAtoi(v, &kb)) return kb * 1024;
+    }
+  }
+  return 0;
+}
+
+}  // namespace tools
+}  // namespace edgeq

@@ -1,0 +1,84 @@
+// Shared parts of `edgeq run`, `edgeq perplexity` and `edgeq bench`: llama.cpp-style options
+// (`-p TEXT`, `--temp 0.7`, `--temp=0.7`), opening a model with its vocabulary, and the text
+// tokenizer a model carries.
+#ifndef EDGEQ_TOOLS_LLM_CLI_H_
+#define EDGEQ_TOOLS_LLM_CLI_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "checkpoint/formats.h"
+#include "checkpoint/tensor_dict.h"
+#include "llm/model.h"
+
+namespace edgeq {
+namespace tools {
+
+struct OptionSpec {
+  std::vector<std::string> names;  // e.g. {"-p", "--prompt"}; the first long one is canonical
+  bool takes_value = true;
+};
+
+struct LlmArgs {
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> values;  // canonical name (without dashes) -> value
+
+  bool Has(absl::string_view name) const { return values.count(std::string(name)) > 0; }
+  std::string Get(absl::string_view name, absl::string_view default_value = "") const;
+  // InvalidArgument naming the option and the value if it is not a number (or out of [lo, hi]).
+  absl::StatusOr<int64_t> GetInt(absl::string_view name, int64_t default_value,
+                                 int64_t lo = INT64_MIN, int64_t hi = INT64_MAX) const;
+  absl::StatusOr<float> GetFloat(absl::string_view name, float default_value) const;
+  // "1,2,4" -> {1, 2, 4} (each in [lo, hi]).
+  absl::StatusOr<std::vector<int>> GetIntList(absl::string_view name,
+                                              const std::vector<int>& default_value, int lo,
+                                              int hi) const;
+};
+
+// Parses `raw` (the arguments after the command). InvalidArgument naming an unknown option
+// (listing the known ones) or an option missing its value.
+absl::StatusOr<LlmArgs> ParseLlmArgs(const std::vector<std::string>& raw,
+                                     const std::vector<OptionSpec>& specs);
+
+// A text tokenizer for a model. Today: the SentencePiece vocabulary a model carries
+// (tokenizer.ggml.model "llama", with byte fallback, as llama2.c encodes it), or a llama2.c
+// tokenizer file.
+class TextTokenizer {
+ public:
+  virtual ~TextTokenizer() = default;
+  virtual std::vector<int> Encode(absl::string_view text, bool add_bos) const = 0;
+  // The text of `token` after `prev` (streaming).
+  virtual std::string Decode(int prev, int token) const = 0;
+  virtual int bos() const = 0;
+  virtual int eos() const = 0;
+  virtual bool add_bos() const = 0;
+};
+
+// The tokenizer for `dict` (whose model has `vocab_size` tokens): `tokenizer_path` (a llama2.c
+// tokenizer file) if given, else the model's own vocabulary. Unimplemented naming the
+// tokenizer.ggml.model for a vocabulary type not supported yet; InvalidArgument naming the model
+// if it carries none.
+absl::StatusOr<std::unique_ptr<TextTokenizer>> OpenTokenizer(const checkpoint::TensorDict& dict,
+                                                             const std::string& model_path,
+                                                             const std::string& tokenizer_path,
+                                                             int vocab_size);
+
+// Prints "edgeq COMMAND: error: MESSAGE" (one line) to stderr and returns 1.
+int LlmFail(absl::string_view command, const absl::Status& status);
+
+// "135.0M" style parameter count and the dominant weight type ("F32", "Q4_0", "Q8_0 (mixed)").
+std::string ParamsLabel(uint64_t params);
+std::string WeightTypeLabel(const checkpoint::TensorDict& dict);
+uint64_t ParameterCount(const checkpoint::TensorDict& dict);
+
+// Peak resident set size of this process (VmHWM from /proc/self/status) in bytes; 0 if unknown.
+uint64_t PeakRssBytes();
+
+}  // namespace tools
+}  // namespace edgeq
+
+#endif  // EDGEQ_TOOLS_LLM_CLI_H_

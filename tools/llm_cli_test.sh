@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# `edgeq run`, `edgeq perplexity` and `edgeq bench` end to end on small random models written by
+# make_random_gguf (a made-up SentencePiece vocabulary), then on the real stories260K GGUF: text
+# on stdout, reports on stderr, the same output for the same seed, and one `error:` line with
+# exit code 1 for bad input.
+set -uo pipefail
+ws="$TEST_SRCDIR/$TEST_WORKSPACE"
+# Under --config=aarch64, EDGEQ_EXEC (tools/qemu_aarch64.sh) runs the binaries under qemu.
+edgeq() { ${EDGEQ_EXEC:+"$EDGEQ_EXEC"} "$ws/tools/edgeq" "$@"; }
+gen() { ${EDGEQ_EXEC:+"$EDGEQ_EXEC"} "$ws/llm/tools/make_random_gguf" "$@"; }
+tmp="$TEST_TMPDIR"
+source "$ws/tests/shell/check.sh"
+source "$ws/tests/shell/reference_data.sh"
+
+small=(--shape=smollm2-135m --layers=2 --dim=64 --heads=4 --kv_heads=2 --ffn=96 --context=64
+       --vocab_size=300)
+gen "${small[@]}" --synthetic_vocab --out="$tmp/m.gguf" 2>"$tmp/gen.err"
+check "make_random_gguf exit 0" test $? -eq 0
+check "make_random_gguf reports the shape" grep -q "dim 64, 2 layers, 4 heads, 2 kv heads" "$tmp/gen.err"
+gen "${small[@]}" --synthetic_vocab --architecture=qwen2 --out="$tmp/qwen.gguf" 2>/dev/null
+gen "${small[@]}" --out="$tmp/novocab.gguf" 2>/dev/null
+gen "${small[@]}" --synthetic_vocab --context=256 --out="$tmp/c256.gguf" 2>/dev/null
+
+# run: greedy is deterministic; the prompt is printed first; the report goes to stderr.
+edgeq run "$tmp/m.gguf" -p "once upon a time" -n 12 --temp 0 -t 1 >"$tmp/g1.txt" 2>"$tmp/g1.err"
+check "run greedy exit 0" test $? -eq 0
+edgeq run "$tmp/m.gguf" --prompt="once upon a time" --n-predict=12 --temp=0 -t 1 >"$tmp/g2.txt" 2>/dev/null
+check "run greedy twice: same text" cmp -s "$tmp/g1.txt" "$tmp/g2.txt"
+check "run prints the prompt first" grep -q "^once upon a time" "$tmp/g1.txt"
+check "run reports 12 decoded tokens" grep -q "decode: 12 tokens" "$tmp/g1.err"
+check "run reports the model" grep -q "llama: 2 layers, embedding 64, ffn 96, 4 heads (2 kv, dim 16), vocab 300" "$tmp/g1.err"
+check "run reports the sampler" grep -q "^sampler: temp 0.00, top_k 40, top_p 0.950, min_p 0.050" "$tmp/g1.err"
+# Without -c the cache holds prompt + n rounded up to 64 (17 + 60 -> 128), else the model's 256.
+edgeq run "$tmp/c256.gguf" -p "once upon a time" -n 60 --temp 0 -t 1 >/dev/null 2>"$tmp/k1.err"
+check "run sizes the cache to prompt + n" grep -q "^prompt: 17 tokens, context 128, 1 threads" "$tmp/k1.err"
+edgeq run "$tmp/c256.gguf" -p "once upon a time" -n 2 -c 200 --temp 0 -t 1 >/dev/null 2>"$tmp/k2.err"
+check "run takes -c" grep -q "^prompt: 17 tokens, context 200, 1 threads" "$tmp/k2.err"
+# Sampled with a seed: the same seed gives the same text.
+edgeq run "$tmp/m.gguf" -p "the" -n 20 --seed 7 --temp 1.2 --top-k 0 --top-p 1 --min-p 0 -t 1 >"$tmp/s1.txt" 2>/dev/null
+edgeq run "$tmp/m.gguf" -p "the" -n 20 --seed 7 --temp 1.2 --top-k 0 --top-p 1 --min-p 0 -t 1 >"$tmp/s2.txt" 2>/dev/null
+check "run with a seed twice: same text" cmp -s "$tmp/s1.txt" "$tmp/s2.txt"
+# The context ends generation: 64 positions, a 17-token prompt.
+edgeq run "$tmp/m.gguf" -p "once upon a time" --ignore-eos --temp 0 -t 1 >/dev/null 2>"$tmp/c.err"
+check "run stops at the context" grep -q "decode: 48 tokens.*stop: context full" "$tmp/c.err"
+
+# perplexity: llama-perplexity's output lines, the same value twice.
+for i in $(seq 1 40); do echo "the cat sat on the mat and the dog ran in the park"; done >"$tmp/text.txt"
+edgeq perplexity "$tmp/m.gguf" -f "$tmp/text.txt" -c 32 -t 1 >"$tmp/p1.txt" 2>"$tmp/p1.err"
+check "perplexity exit 0" test $? -eq 0
+check "perplexity prints chunks" grep -q "^\[1\][0-9.]*,\[2\]" "$tmp/p1.txt"
+check "perplexity prints the final estimate" grep -q "^Final estimate: PPL = [0-9.]* +/- [0-9.]*$" "$tmp/p1.txt"
+edgeq perplexity "$tmp/m.gguf" -f "$tmp/text.txt" -c 32 -t 1 >"$tmp/p2.txt" 2>/dev/null
+check "perplexity twice: same value" cmp -s "$tmp/p1.txt" "$tmp/p2.txt"
+echo "short" >"$tmp/short.txt"
+expect_error "perplexity text too short" 1 "error: .*short.txt' tokenizes to .* tokens; a context of 32 needs at least 64" \
+  edgeq perplexity "$tmp/m.gguf" -f "$tmp/short.txt" -c 32 -t 1
+
+# bench: one row per thread count and test, in each format.
+edgeq bench "$tmp/m.gguf" -p 16 -n 8 -r 2 -t 1 >"$tmp/b.md" 2>/dev/null
+check "bench md exit 0" test $? -eq 0
+check "bench md header" grep -q "^| model | size | params | backend | threads | test | t/s | peak RSS | kernels |" "$tmp/b.md"
+check "bench md pp16 row" grep -q "^| llama .* F32 | 0.31 MiB | .* | CPU | 1 | pp16 | [0-9.]* ± [0-9.]* | [0-9.]* MiB | .*matmul" "$tmp/b.md"
+check "bench md tg8 row" grep -q "| CPU | 1 | tg8 |" "$tmp/b.md"
+edgeq bench "$tmp/m.gguf" -p 16 -n 0 -r 1 -t 1 -o csv >"$tmp/b.csv" 2>/dev/null
+check "bench csv: header and one row" test "$(wc -l <"$tmp/b.csv")" -eq 2
+check "bench csv row" grep -q "^\"llama .*\",\"F32\",[0-9]*,[0-9]*,1,16,0,\"pp16\"," "$tmp/b.csv"
+edgeq bench "$tmp/m.gguf" -p 0 -n 4 -r 1 -t 1 -o json >"$tmp/b.json" 2>/dev/null
+check "bench json" grep -q "\"n_threads\": 1, \"n_prompt\": 0, \"n_gen\": 4, \"test\": \"tg4\"" "$tmp/b.json"
+
+# --help of each command.
+for c in run perplexity bench; do
+  edgeq "$c" --help >"$tmp/h.txt" 2>&1
+  check "$c --help exit 0" test $? -eq 0
+  check "$c --help usage" grep -q "^Usage: edgeq $c MODEL" "$tmp/h.txt"
+done
+
+# Bad input: one error line, exit 1.
+expect_error "run missing model" 1 "^edgeq run: error: .*nonexistent.gguf" edgeq run /nonexistent.gguf -p x
+echo "not a model" >"$tmp/bad.gguf"
+expect_error "run wrong magic" 1 "^edgeq run: error: .*bad.gguf" edgeq run "$tmp/bad.gguf" -p x
+expect_error "run unknown architecture" 1 "error: .*architecture 'qwen2' is not supported; supported: llama" \
+  edgeq run "$tmp/qwen.gguf" -p x
+expect_error "run prompt longer than the context" 1 "error: the prompt is [0-9]* tokens long, but the context holds 4" \
+  edgeq run "$tmp/m.gguf" -p "once upon a time" -c 4 -t 1
+expect_error "run without a vocabulary" 1 "error: .*novocab.gguf' carries no vocabulary" \
+  edgeq run "$tmp/novocab.gguf" -p x -t 1
+expect_error "run unknown option" 1 "error: unknown option '--tmep'" edgeq run "$tmp/m.gguf" -p x --tmep 1
+expect_error "run bad number" 1 "error: --n-predict ten: expected an integer" edgeq run "$tmp/m.gguf" -p x -n ten
+expect_error "run bad top-p" 1 "error: sampler option top_p is 2" edgeq run "$tmp/m.gguf" -p x --top-p 2 -t 1
+expect_error "run no prompt" 1 "error: no prompt given" edgeq run "$tmp/m.gguf"
+expect_error "perplexity missing file" 1 "error: cannot open text file '/nonexistent.txt'" \
+  edgeq perplexity "$tmp/m.gguf" -f /nonexistent.txt
+expect_error "bench bad format" 1 "error: -o xml: expected md, csv or json" edgeq bench "$tmp/m.gguf" -o xml
+expect_error "bench bad threads" 1 "error: --threads 0" edgeq bench "$tmp/m.gguf" -t 0
+
+# The real stories260K GGUF (its own SentencePiece vocabulary): greedy text as llama2.c's run.c
+# printed it (tests/testdata/tinystories), for the first 40 generated tokens.
+reference_data_dir models
+models=$REPLY
+edgeq run "$models/stories260K.gguf" -p "Once upon a time" -n 40 --temp 0 -t 1 >"$tmp/r.txt" 2>"$tmp/r.err"
+check "stories260K run exit 0" test $? -eq 0
+n=$(($(wc -c <"$tmp/r.txt") - 1))
+check "stories260K greedy text is run.c's" cmp -s <(head -c "$n" "$tmp/r.txt") \
+  <(head -c "$n" "$ws/tests/testdata/tinystories/once_upon_a_time.txt")
+finish
