@@ -29,6 +29,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "quantization/encoding.h"
 #include "runtime/kernels/qmatmul.h"
 
@@ -156,7 +157,7 @@ absl::Status Run(const Options& o) {
       absl::StatusOr<std::vector<uint8_t>> w = MakeWeights(**codec, n, k, rng);
       if (!w.ok()) return w.status();
       absl::StatusOr<std::unique_ptr<kernels::QMatmulKernel>> kernel =
-          kernels::QMatmulKernel::Create(encoding, n, k, w->data());
+          kernels::QMatmulKernel::Create(encoding, n, k, absl::MakeConstSpan(*w));
       if (!kernel.ok()) return kernel.status();
       const int64_t weight_bytes = n * (k / params.elements_per_block) * params.block_size;
       for (int64_t m : o.ms) {
