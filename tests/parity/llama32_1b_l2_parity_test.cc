@@ -13,8 +13,14 @@ TEST(Llama321bL2Parity, LogitsAndGreedyEqualLlamaCpp) {
       << "rand_llama32_1b_l2 is too big to regenerate and run under qemu-aarch64 in a test's time "
          "(host only; stories15m and stories260K parity run on aarch64)";
 #endif
-  CheckRandomModelParity({"rand_llama32_1b_l2", "llama-3.2-1b", "vocab/ggml-vocab-gpt-2.gguf", 2,
-                          0xc7c4a44da561c0a0ull});
+  CheckRandomModelParity({"rand_llama32_1b_l2",
+                          "llama-3.2-1b",
+                          "vocab/ggml-vocab-gpt-2.gguf",
+                          2,
+                          0xc7c4a44da561c0a0ull,
+                          "ppl_ids_gpt-2.txt",
+                          false,
+                          {}});
 }
 
 }  // namespace

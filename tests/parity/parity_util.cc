@@ -177,6 +177,50 @@ absl::StatusOr<checkpoint::TensorDict> RandomModelDict(const std::string& shape,
 
 }  // namespace
 
+absl::StatusOr<std::vector<int>> ReadIds(const std::string& path) {
+  EDGEQ_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseIds(absl::StripAsciiWhitespace(text), path);
+}
+
+absl::StatusOr<std::vector<double>> RunningPerplexity(llm::Model& model,
+                                                      absl::Span<const int> tokens, int n_ctx,
+                                                      int n_chunks, bool add_bos, int bos) {
+  if (n_ctx < 4 || n_chunks < 1 ||
+      static_cast<int64_t>(tokens.size()) < int64_t{n_ctx} * n_chunks) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%d tokens do not hold %d chunks of %d", tokens.size(), n_chunks, n_ctx));
+  }
+  if (model.context_length() < n_ctx) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "the model's context (%d) is shorter than a chunk (%d)", model.context_length(), n_ctx));
+  }
+  const int first = n_ctx / 2;
+  double nll = 0;
+  int64_t count = 0;
+  std::vector<double> running;
+  for (int c = 0; c < n_chunks; ++c) {
+    std::vector<int> chunk(tokens.begin() + int64_t{c} * n_ctx,
+                           tokens.begin() + int64_t{c + 1} * n_ctx);
+    if (add_bos) chunk[0] = bos;
+    const int* targets = tokens.data() + int64_t{c} * n_ctx;
+    EDGEQ_RETURN_IF_ERROR(model.PrefillAll(
+        chunk, 0,
+        [&](int j, absl::Span<const float> logits) -> absl::Status {
+          if (j + 1 >= n_ctx) return absl::OkStatus();
+          float max_logit = logits[0];
+          for (float v : logits) max_logit = std::max(max_logit, v);
+          double sum = 0;
+          for (float v : logits) sum += std::exp(v - max_logit);
+          nll += -(logits[targets[j + 1]] - max_logit - std::log(sum));
+          ++count;
+          return absl::OkStatus();
+        },
+        first));
+    running.push_back(std::exp(nll / count));
+  }
+  return running;
+}
+
 absl::Status WriteRandomGguf(const std::string& shape, const std::string& vocab_path, int layers,
                              const std::string& out_path) {
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::TensorDict model, RandomModelDict(shape, vocab_path, layers));

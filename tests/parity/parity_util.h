@@ -47,6 +47,19 @@ struct Result {
 };
 absl::StatusOr<Result> RunReference(llm::Model& model, const Reference& ref, int n_greedy);
 
+// Token ids from a file of space-separated integers (tests/parity/testdata/ppl_ids_*.txt).
+absl::StatusOr<std::vector<int>> ReadIds(const std::string& path);
+
+// llama-perplexity's method (tools/perplexity, perplexity()): `tokens` cut into chunks of `n_ctx`,
+// each run from position 0 with its first token replaced by `bos` when `add_bos`, the second half
+// scored (token j + 1 from the logits at j, for j in [n_ctx/2, n_ctx - 2]; log-softmax with a
+// float max and a double sum of exp). Returns the running perplexity after each of the first
+// `n_chunks` chunks (what llama-perplexity prints as [1]X,[2]Y,...). InvalidArgument if the
+// tokens hold fewer than n_chunks chunks or the model's context is shorter than n_ctx.
+absl::StatusOr<std::vector<double>> RunningPerplexity(llm::Model& model,
+                                                      absl::Span<const int> tokens, int n_ctx,
+                                                      int n_chunks, bool add_bos, int bos);
+
 // The GGUF make_random_gguf writes for `--shape=shape --vocab=vocab_path [--layers=layers]`
 // (seed 1), written to `out_path`. The vocabulary is read as that tool reads llama.cpp's
 // vocabulary-only GGUFs (zero-padded in memory, since they end without an aligned data section).

@@ -12,8 +12,14 @@ TEST(Smollm2135mParity, LogitsAndGreedyEqualLlamaCpp) {
       << "rand_smollm2_135m is too big to regenerate and run under qemu-aarch64 in a test's time "
          "(host only; stories15m and stories260K parity run on aarch64)";
 #endif
-  CheckRandomModelParity({"rand_smollm2_135m", "smollm2-135m", "vocab/ggml-vocab-gpt-2.gguf", 0,
-                          0x3fe3384cce499503ull});
+  CheckRandomModelParity({"rand_smollm2_135m",
+                          "smollm2-135m",
+                          "vocab/ggml-vocab-gpt-2.gguf",
+                          0,
+                          0x3fe3384cce499503ull,
+                          "ppl_ids_gpt-2.txt",
+                          false,
+                          {64415.6208}});
 }
 
 }  // namespace

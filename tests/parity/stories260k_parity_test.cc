@@ -38,6 +38,22 @@ TEST_P(Stories260kParity, LogitsAndGreedyEqualLlamaCpp) {
       GetParam(), r->max_relative_difference, ref->positions.size());
 }
 
+// llama-perplexity -c 128 --chunks 10 -ctk f32 -ctv f32 on testdata/ppl_text.txt: the running
+// perplexity it printed after chunks 1..9 (it exited after the 9th without a final line).
+TEST(Stories260kPerplexity, EqualsLlamaCpp) {
+  EDGEQ_REFERENCE_DATA_OR_SKIP(path, "models/stories260K.gguf");
+  llm::ModelOptions options;
+  options.num_threads = 1;
+  options.context_length = kPerplexityContext;
+  absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(path, options);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const double rel =
+      CheckPerplexity(**model, "tests/parity/testdata/ppl_ids_stories260K.txt", /*add_bos=*/true,
+                      {3.8013, 4.1656, 4.2011, 4.1960, 4.4110, 4.4863, 4.2017, 4.3397, 4.6722},
+                      kMaxRelativePerplexityDifference);
+  std::printf("stories260K perplexity: max relative difference %.3g over 9 chunks\n", rel);
+}
+
 INSTANTIATE_TEST_SUITE_P(Prompts, Stories260kParity,
                          ::testing::Values("greedy_bos_only", "greedy_once_upon_a_time",
                                            "greedy_lily_wanted", "logits_girl"));

@@ -13,8 +13,14 @@ TEST(TinyllamaL4Parity, LogitsAndGreedyEqualLlamaCpp) {
       << "rand_tinyllama_l4 is too big to regenerate and run under qemu-aarch64 in a test's time "
          "(host only; stories15m and stories260K parity run on aarch64)";
 #endif
-  CheckRandomModelParity({"rand_tinyllama_l4", "tinyllama-1.1b", "vocab/ggml-vocab-llama-spm.gguf",
-                          4, 0x8668d76c8fbe6dd9ull});
+  CheckRandomModelParity({"rand_tinyllama_l4",
+                          "tinyllama-1.1b",
+                          "vocab/ggml-vocab-llama-spm.gguf",
+                          4,
+                          0x8668d76c8fbe6dd9ull,
+                          "ppl_ids_llama-spm.txt",
+                          true,
+                          {42410.0258}});
 }
 
 }  // namespace
