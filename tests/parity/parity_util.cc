@@ -157,8 +157,6 @@ absl::StatusOr<Result> RunReference(llm::Model& model, const Reference& ref, int
   return r;
 }
 
-namespace {
-
 absl::StatusOr<checkpoint::TensorDict> RandomModelDict(const std::string& shape,
                                                        const std::string& vocab_path, int layers) {
   EDGEQ_ASSIGN_OR_RETURN(llm::RandomModelSpec spec, llm::RandomModelPreset(shape));
@@ -175,7 +173,17 @@ absl::StatusOr<checkpoint::TensorDict> RandomModelDict(const std::string& shape,
   return llm::RandomModel(spec, &*vocab);
 }
 
-}  // namespace
+uint64_t TensorDataXxh3(const checkpoint::TensorDict& dict) {
+  std::vector<std::string> names = dict.Keys();
+  std::sort(names.begin(), names.end());
+  XXH3_state_t state;
+  XXH3_64bits_reset(&state);
+  for (const std::string& name : names) {
+    const Tensor* t = *dict.Get(name);
+    XXH3_64bits_update(&state, t->raw_data(), t->size_bytes());
+  }
+  return XXH3_64bits_digest(&state);
+}
 
 absl::StatusOr<std::vector<int>> ReadIds(const std::string& path) {
   EDGEQ_ASSIGN_OR_RETURN(std::string text, ReadFile(path));

@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "checkpoint/tensor_dict.h"
 #include "llm/model.h"
 
 namespace edgeq {
@@ -70,6 +71,14 @@ absl::Status WriteRandomGguf(const std::string& shape, const std::string& vocab_
 absl::StatusOr<std::shared_ptr<const std::string>> RandomGguf(const std::string& shape,
                                                               const std::string& vocab_path,
                                                               int layers);
+
+// The model RandomGguf writes, as a TensorDict (owning its tensors).
+absl::StatusOr<checkpoint::TensorDict> RandomModelDict(const std::string& shape,
+                                                       const std::string& vocab_path, int layers);
+
+// XXH3-64 of the tensors' data bytes, tensor after tensor in name order (byte order): equal for
+// two GGUFs with the same tensor contents whatever their metadata and layout.
+uint64_t TensorDataXxh3(const checkpoint::TensorDict& dict);
 
 // XXH3-64 of a file's bytes.
 absl::StatusOr<uint64_t> FileXxh3(const std::string& path);
