@@ -53,9 +53,10 @@ inline constexpr double kMaxRelativePerplexityDifference = 1e-3;
 
 // Checks RunningPerplexity against llama.cpp's running perplexities `expected` (one per chunk),
 // within `tolerance` relative (on aarch64 the first chunk only); returns the largest relative
-// difference seen (-1 on error).
+// difference seen (-1 on error) and sets *chunks (if not null) to the chunks compared.
 inline double CheckPerplexity(llm::Model& model, const std::string& ids_path, bool add_bos,
-                              const std::vector<double>& expected, double tolerance) {
+                              const std::vector<double>& expected, double tolerance,
+                              size_t* chunks = nullptr) {
   absl::StatusOr<std::vector<int>> ids = ReadIds(ids_path);
   EXPECT_TRUE(ids.ok()) << ids.status();
   if (!ids.ok()) return -1;
@@ -69,6 +70,7 @@ inline double CheckPerplexity(llm::Model& model, const std::string& ids_path, bo
       RunningPerplexity(model, *ids, kPerplexityContext, n_chunks, add_bos, /*bos=*/1);
   EXPECT_TRUE(ppl.ok()) << ppl.status();
   if (!ppl.ok()) return -1;
+  if (chunks != nullptr) *chunks = ppl->size();
   double worst = 0;
   for (size_t c = 0; c < ppl->size(); ++c) {
     const double rel = std::fabs((*ppl)[c] - expected[c]) / expected[c];
@@ -124,17 +126,18 @@ inline void CheckRandomModelParity(const RandomCase& c) {
   EXPECT_EQ(r->greedy, ref->greedy);
 
   t0 = std::chrono::steady_clock::now();
+  size_t chunks = 0;
   const double ppl_rel =
       c.ppl.empty() ? -1
                     : CheckPerplexity(*model, absl::StrCat("tests/parity/testdata/", c.ppl_ids),
-                                      c.add_bos, c.ppl, kMaxRelativePerplexityDifference);
+                                      c.add_bos, c.ppl, kMaxRelativePerplexityDifference, &chunks);
   const double t_ppl = Seconds(t0);
 
   std::printf(
       "%s: max |edgeq - llama.cpp| / max |llama.cpp| = %.3g over %zu positions; perplexity "
       "rel. diff %.3g over %zu chunks; generate %.2f s, load %.2f s, %zu prompt tokens + %d "
       "greedy %.2f s, perplexity %.2f s\n",
-      c.name, r->max_relative_difference, ref->positions.size(), ppl_rel, c.ppl.size(), t_generate,
+      c.name, r->max_relative_difference, ref->positions.size(), ppl_rel, chunks, t_generate,
       t_load, ref->tokens.size(), kGreedyTokens, t_run, t_ppl);
   ::testing::Test::RecordProperty("max_relative_logit_difference",
                                   absl::StrFormat("%.3g", r->max_relative_difference));
