@@ -20,7 +20,7 @@ TEST(Llama321bL2Parity, LogitsAndGreedyEqualLlamaCpp) {
                           0xc7c4a44da561c0a0ull,
                           "ppl_ids_gpt-2.txt",
                           false,
-                          {}});
+                          {56721.5906}});
 }
 
 }  // namespace
