@@ -1,18 +1,11 @@
 #include "tests/parity/parity_util.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <memory>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -229,39 +222,12 @@ absl::StatusOr<std::vector<double>> RunningPerplexity(llm::Model& model,
   return running;
 }
 
-absl::Status WriteRandomGguf(const std::string& shape, const std::string& vocab_path, int layers,
-                             const std::string& out_path) {
-  EDGEQ_ASSIGN_OR_RETURN(checkpoint::TensorDict model, RandomModelDict(shape, vocab_path, layers));
-  return checkpoint::WriteGguf(model, out_path);
-}
-
 absl::StatusOr<std::shared_ptr<const std::string>> RandomGguf(const std::string& shape,
                                                               const std::string& vocab_path,
                                                               int layers) {
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::TensorDict model, RandomModelDict(shape, vocab_path, layers));
   EDGEQ_ASSIGN_OR_RETURN(std::string bytes, checkpoint::WriteGgufToString(model));
   return std::make_shared<const std::string>(std::move(bytes));
-}
-
-absl::StatusOr<uint64_t> FileXxh3(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY);
-  if (fd < 0) return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
-  struct stat st;
-  if (fstat(fd, &st) != 0 || st.st_size <= 0) {
-    close(fd);
-    return absl::InvalidArgumentError(absl::StrCat("'", path, "' is empty or unreadable"));
-  }
-  void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
-  if (p == MAP_FAILED) return absl::InternalError(absl::StrCat("cannot map '", path, "'"));
-  const uint64_t h = XXH3_64bits(p, static_cast<size_t>(st.st_size));
-  munmap(p, static_cast<size_t>(st.st_size));
-  return h;
-}
-
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return absl::StrCat(dir != nullptr && *dir != '\0' ? dir : "/tmp", "/", name);
 }
 
 }  // namespace parity

@@ -61,30 +61,21 @@ absl::StatusOr<std::vector<double>> RunningPerplexity(llm::Model& model,
                                                       absl::Span<const int> tokens, int n_ctx,
                                                       int n_chunks, bool add_bos, int bos);
 
-// The GGUF make_random_gguf writes for `--shape=shape --vocab=vocab_path [--layers=layers]`
-// (seed 1), written to `out_path`. The vocabulary is read as that tool reads llama.cpp's
-// vocabulary-only GGUFs (zero-padded in memory, since they end without an aligned data section).
-absl::Status WriteRandomGguf(const std::string& shape, const std::string& vocab_path, int layers,
-                             const std::string& out_path);
-// The same file's bytes in memory (no disk write: a 1.2 GB file takes ~10 s to write on a loaded
-// machine, ~1 s to make).
+// The bytes of the GGUF `make_random_gguf --shape=shape --vocab=vocab_path [--layers=layers]`
+// (seed 1) writes, made in memory (writing a 1.2 GB file took ~10 s on the loaded machine). The
+// vocabulary is read as that tool reads llama.cpp's vocabulary-only GGUFs (zero-padded in memory,
+// since they end without an aligned data section).
 absl::StatusOr<std::shared_ptr<const std::string>> RandomGguf(const std::string& shape,
                                                               const std::string& vocab_path,
                                                               int layers);
 
-// The model RandomGguf writes, as a TensorDict (owning its tensors).
+// The model RandomGguf serializes, as a TensorDict (owning its tensors).
 absl::StatusOr<checkpoint::TensorDict> RandomModelDict(const std::string& shape,
                                                        const std::string& vocab_path, int layers);
 
 // XXH3-64 of the tensors' data bytes, tensor after tensor in name order (byte order): equal for
 // two GGUFs with the same tensor contents whatever their metadata and layout.
 uint64_t TensorDataXxh3(const checkpoint::TensorDict& dict);
-
-// XXH3-64 of a file's bytes.
-absl::StatusOr<uint64_t> FileXxh3(const std::string& path);
-
-// `name` inside TEST_TMPDIR (or /tmp outside Bazel).
-std::string TempPath(const std::string& name);
 
 }  // namespace parity
 }  // namespace edgeq
