@@ -1,6 +1,7 @@
 #include "checkpoint/quantize_rules.h"
 
 #include <fnmatch.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -164,7 +165,8 @@ std::string QuantizeProgressLine(int done, int total, const std::string& name) {
 }
 
 void PrintQuantizeProgress(int done, int total, const std::string& name) {
-  absl::FPrintF(stderr, "%s", QuantizeProgressLine(done, total, name));
+  static const bool terminal = isatty(STDERR_FILENO) == 1;
+  if (terminal) absl::FPrintF(stderr, "%s", QuantizeProgressLine(done, total, name));
 }
 
 }  // namespace checkpoint

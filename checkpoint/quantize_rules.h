@@ -69,7 +69,8 @@ absl::StatusOr<TensorDict> QuantizeDict(
 // with a newline once done == total.
 std::string QuantizeProgressLine(int done, int total, const std::string& name);
 
-// Writes QuantizeProgressLine to stderr (usable as QuantizeDict's `progress`).
+// Writes QuantizeProgressLine to stderr (usable as QuantizeDict's `progress`) when stderr is a
+// terminal; a log file or pipe gets nothing (the tools print their summary lines anyway).
 void PrintQuantizeProgress(int done, int total, const std::string& name);
 
 }  // namespace checkpoint

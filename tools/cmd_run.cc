@@ -1,4 +1,5 @@
 // `edgeq run MODEL -p TEXT -n N [...]`: generate text, streamed to stdout as it comes.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -31,7 +32,8 @@ constexpr char kRunUsage[] =
     "  --presence-penalty P, --frequency-penalty F   (default 0 = off)\n"
     "  -s, --seed SEED          (default: from the clock)\n"
     "  -t, --threads N          (default: the fastest cluster's cores)\n"
-    "  -c, --ctx-size N         KV cache positions (default: the model's, at most 4096)\n"
+    "  -c, --ctx-size N         KV cache positions (default: prompt + N rounded up to 64, or\n"
+    "                           without -n the model's context, at most 4096)\n"
     "  --tokenizer FILE         a llama2.c tokenizer.bin for a model without a vocabulary\n"
     "Sampler order: penalties, top-k, top-p, min-p, temperature, draw (llama.cpp's).\n"
     "The text goes to stdout; the load and speed report to stderr.";
@@ -82,6 +84,26 @@ absl::Status Run(const Args& raw_args) {
   so.seed = seed < 0 ? llm::kRandomSeed : static_cast<uint32_t>(seed);
 
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
+  absl::StatusOr<llm::ModelConfig> config = llm::ModelConfig::FromMetadata(file.dict);
+  if (!config.ok()) {
+    return absl::Status(config.status().code(),
+                        absl::StrCat(path, ": ", config.status().message()));
+  }
+  EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<TextTokenizer> tok,
+                         OpenTokenizer(file.dict, path, args.Get("tokenizer"), config->vocab_size));
+  const std::string prompt = args.Get("prompt");
+  const std::vector<int> ids = tok->Encode(prompt, tok->add_bos());
+  if (ids.empty()) return absl::InvalidArgumentError("the prompt encodes to no tokens");
+  // Without -c, a run of known length gets a cache of prompt + n rounded up to 64 positions (a
+  // decode step attends over the whole cache), at most the model's context.
+  if (ctx == 0 && n_predict >= 0) {
+    const int64_t want = (static_cast<int64_t>(ids.size()) + n_predict + 63) / 64 * 64;
+    ctx = std::min<int64_t>(want, config->context_length);
+  }
+  if (ctx != 0 && static_cast<int64_t>(ids.size()) > ctx) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "the prompt is %d tokens long, but the context holds %d (-c)", ids.size(), ctx));
+  }
   llm::ModelOptions mo;
   mo.num_threads = threads > 0 ? static_cast<int>(threads) : kernels::DefaultThreadCount();
   mo.context_length = static_cast<int>(ctx);
@@ -91,13 +113,7 @@ absl::Status Run(const Args& raw_args) {
                         absl::StrCat(path, ": ", loaded.status().message()));
   }
   llm::Model& model = **loaded;
-  EDGEQ_ASSIGN_OR_RETURN(
-      std::unique_ptr<TextTokenizer> tok,
-      OpenTokenizer(file.dict, path, args.Get("tokenizer"), model.config().vocab_size));
   EDGEQ_ASSIGN_OR_RETURN(llm::Sampler sampler, llm::Sampler::Create(model.config().vocab_size, so));
-  const std::string prompt = args.Get("prompt");
-  const std::vector<int> ids = tok->Encode(prompt, tok->add_bos());
-  if (ids.empty()) return absl::InvalidArgumentError("the prompt encodes to no tokens");
   absl::FPrintF(stderr, "model: %s (%s)\nsampler: %s\nprompt: %d tokens, context %d, %d threads\n",
                 path, model.config().ToString(), so.ToString(), ids.size(), model.context_length(),
                 mo.num_threads);

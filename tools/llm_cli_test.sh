@@ -19,6 +19,7 @@ check "make_random_gguf exit 0" test $? -eq 0
 check "make_random_gguf reports the shape" grep -q "dim 64, 2 layers, 4 heads, 2 kv heads" "$tmp/gen.err"
 gen "${small[@]}" --synthetic_vocab --architecture=qwen2 --out="$tmp/qwen.gguf" 2>/dev/null
 gen "${small[@]}" --out="$tmp/novocab.gguf" 2>/dev/null
+gen "${small[@]}" --synthetic_vocab --context=256 --out="$tmp/c256.gguf" 2>/dev/null
 
 # run: greedy is deterministic; the prompt is printed first; the report goes to stderr.
 edgeq run "$tmp/m.gguf" -p "once upon a time" -n 12 --temp 0 -t 1 >"$tmp/g1.txt" 2>"$tmp/g1.err"
@@ -29,6 +30,11 @@ check "run prints the prompt first" grep -q "^once upon a time" "$tmp/g1.txt"
 check "run reports 12 decoded tokens" grep -q "decode: 12 tokens" "$tmp/g1.err"
 check "run reports the model" grep -q "llama: 2 layers, embedding 64, ffn 96, 4 heads (2 kv, dim 16), vocab 300" "$tmp/g1.err"
 check "run reports the sampler" grep -q "^sampler: temp 0.00, top_k 40, top_p 0.950, min_p 0.050" "$tmp/g1.err"
+# Without -c the cache holds prompt + n rounded up to 64 (17 + 60 -> 128), else the model's 256.
+edgeq run "$tmp/c256.gguf" -p "once upon a time" -n 60 --temp 0 -t 1 >/dev/null 2>"$tmp/k1.err"
+check "run sizes the cache to prompt + n" grep -q "^prompt: 17 tokens, context 128, 1 threads" "$tmp/k1.err"
+edgeq run "$tmp/c256.gguf" -p "once upon a time" -n 2 -c 200 --temp 0 -t 1 >/dev/null 2>"$tmp/k2.err"
+check "run takes -c" grep -q "^prompt: 17 tokens, context 200, 1 threads" "$tmp/k2.err"
 # Sampled with a seed: the same seed gives the same text.
 edgeq run "$tmp/m.gguf" -p "the" -n 20 --seed 7 --temp 1.2 --top-k 0 --top-p 1 --min-p 0 -t 1 >"$tmp/s1.txt" 2>/dev/null
 edgeq run "$tmp/m.gguf" -p "the" -n 20 --seed 7 --temp 1.2 --top-k 0 --top-p 1 --min-p 0 -t 1 >"$tmp/s2.txt" 2>/dev/null

@@ -10,8 +10,13 @@ namespace {
 
 TEST(RandomLlamaTest, ShapeAndDeterminism) {
   RandomLlamaOptions o;
-  o.shape = {.dim = 32, .hidden_dim = 48, .n_layers = 2, .n_heads = 4, .n_kv_heads = 2,
-             .vocab_size = 300, .seq_len = 16};
+  o.shape = {.dim = 32,
+             .hidden_dim = 48,
+             .n_layers = 2,
+             .n_heads = 4,
+             .n_kv_heads = 2,
+             .vocab_size = 300,
+             .seq_len = 16};
   absl::StatusOr<checkpoint::TensorDict> a = RandomLlama(o);
   absl::StatusOr<checkpoint::TensorDict> b = RandomLlama(o);
   ASSERT_TRUE(a.ok()) << a.status();

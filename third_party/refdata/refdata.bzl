@@ -12,7 +12,7 @@ tests/shell/reference_data.sh, which skip with that reason when a folder is miss
 clone without ../shared) and fail instead when EDGEQ_REQUIRE_REFERENCE_DATA=1 (CI).
 
 The rule is `local`: it runs again whenever Bazel restarts or this file changes, so a ../shared
-that appears later is picked up after `bazel shutdown` (tools/test.sh does that).
+that appears later is picked up after `bazel shutdown`.
 """
 
 def _refdata_impl(ctx):
