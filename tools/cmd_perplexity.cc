@@ -14,6 +14,7 @@
 #include "checkpoint/formats.h"
 #include "core/status_macros.h"
 #include "llm/model.h"
+#include "llm/perplexity.h"
 #include "runtime/kernels/cpu_features.h"
 #include "tools/command.h"
 #include "tools/llm_cli.h"
@@ -78,39 +79,17 @@ absl::Status Perplexity(const Args& raw_args) {
   if (max_chunks >= 0) n_chunk = std::min(n_chunk, max_chunks);
   absl::FPrintF(stderr, "model: %s (%s)\nperplexity: %d tokens, %d chunks of %d, %d threads\n",
                 path, model.config().ToString(), tokens.size(), n_chunk, n_ctx, mo.num_threads);
-  const int first = static_cast<int>(n_ctx / 2);
-  double nll = 0.0, nll2 = 0.0;
-  int64_t count = 0;
-  for (int64_t c = 0; c < n_chunk; ++c) {
-    std::vector<int> chunk(tokens.begin() + c * n_ctx, tokens.begin() + (c + 1) * n_ctx);
-    if (tok->add_bos()) chunk[0] = tok->bos();
-    const int* targets = tokens.data() + c * n_ctx;
-    EDGEQ_RETURN_IF_ERROR(model.PrefillAll(
-        chunk, 0,
-        [&](int j, absl::Span<const float> logits) -> absl::Status {
-          if (j + 1 >= n_ctx) return absl::OkStatus();
-          // llama.cpp's log_softmax: float max, double sum of expf.
-          float max_logit = logits[0];
-          for (float v : logits) max_logit = std::max(max_logit, v);
-          double sum = 0.0;
-          for (float v : logits) sum += std::exp(v - max_logit);
-          const double v = -(logits[targets[j + 1]] - max_logit - std::log(sum));
-          nll += v;
-          nll2 += v * v;
-          ++count;
-          return absl::OkStatus();
-        },
-        first));
-    absl::FPrintF(stdout, "[%d]%.4f,", c + 1, std::exp(nll / count));
+  llm::PerplexityOptions po;
+  po.n_ctx = static_cast<int>(n_ctx);
+  po.max_chunks = static_cast<int>(n_chunk);
+  po.bos = tok->add_bos() ? tok->bos() : -1;
+  po.on_chunk = [](int c, double running) {
+    absl::FPrintF(stdout, "[%d]%.4f,", c + 1, running);
     std::fflush(stdout);
-  }
+  };
+  EDGEQ_ASSIGN_OR_RETURN(llm::PerplexityResult r, llm::Perplexity(model, tokens, po));
   absl::FPrintF(stdout, "\n");
-  nll /= count;
-  nll2 /= count;
-  const double ppl = std::exp(nll);
-  nll2 -= nll * nll;
-  const double err = nll2 > 0 ? std::sqrt(nll2 / (count - 1)) * ppl : 0.0;
-  absl::FPrintF(stdout, "Final estimate: PPL = %.4f +/- %.5f\n", ppl, err);
+  absl::FPrintF(stdout, "Final estimate: PPL = %.4f +/- %.5f\n", r.ppl, r.error);
   return absl::OkStatus();
 }
 

@@ -42,23 +42,6 @@ ABSL_FLAG(std::string, architecture, "llama",
 namespace edgeq {
 namespace {
 
-// llama.cpp's vocabulary-only GGUFs have no tensors and end without the padding that would
-// align an (empty) data section, which checkpoint::ReadGguf refuses as truncated: the file is
-// read into memory and zero-padded to a multiple of 4096 bytes first.
-absl::StatusOr<checkpoint::TensorDict> ReadVocabulary(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrFormat("cannot open vocabulary '%s'", path));
-  auto bytes = std::make_shared<std::string>((std::istreambuf_iterator<char>(in)),
-                                             std::istreambuf_iterator<char>());
-  bytes->resize((bytes->size() + 4095) / 4096 * 4096 + 4096, '\0');
-  absl::StatusOr<checkpoint::TensorDict> d = checkpoint::ReadGgufFromBuffer(
-      absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()), bytes);
-  if (!d.ok()) {
-    return absl::Status(d.status().code(), absl::StrCat(path, ": ", d.status().message()));
-  }
-  return d;
-}
-
 absl::Status Run() {
   if (absl::GetFlag(FLAGS_shape).empty() || absl::GetFlag(FLAGS_out).empty()) {
     return absl::InvalidArgumentError(
@@ -85,7 +68,7 @@ absl::Status Run() {
     return absl::InvalidArgumentError("--vocab and --synthetic_vocab exclude each other");
   }
   if (has_vocab) {
-    EDGEQ_ASSIGN_OR_RETURN(vocab, ReadVocabulary(absl::GetFlag(FLAGS_vocab)));
+    EDGEQ_ASSIGN_OR_RETURN(vocab, checkpoint::ReadGguf(absl::GetFlag(FLAGS_vocab)));
   } else if (absl::GetFlag(FLAGS_synthetic_vocab)) {
     EDGEQ_ASSIGN_OR_RETURN(vocab, llm::SyntheticSpmVocabulary(s.vocab));
   }

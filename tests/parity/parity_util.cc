@@ -17,6 +17,7 @@
 #include "checkpoint/gguf.h"
 #include "checkpoint/tensor_dict.h"
 #include "core/status_macros.h"
+#include "llm/perplexity.h"
 #include "llm/random_model.h"
 #include "xxhash.h"
 
@@ -154,11 +155,7 @@ absl::StatusOr<checkpoint::TensorDict> RandomModelDict(const std::string& shape,
                                                        const std::string& vocab_path, int layers) {
   EDGEQ_ASSIGN_OR_RETURN(llm::RandomModelSpec spec, llm::RandomModelPreset(shape));
   if (layers != 0) spec.layers = layers;
-  EDGEQ_ASSIGN_OR_RETURN(std::string file, ReadFile(vocab_path));
-  auto bytes = std::make_shared<std::string>(std::move(file));
-  bytes->resize((bytes->size() + 4095) / 4096 * 4096 + 4096, '\0');
-  absl::StatusOr<checkpoint::TensorDict> vocab = checkpoint::ReadGgufFromBuffer(
-      absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()), bytes);
+  absl::StatusOr<checkpoint::TensorDict> vocab = checkpoint::ReadGguf(vocab_path);
   if (!vocab.ok()) {
     return absl::Status(vocab.status().code(),
                         absl::StrCat(vocab_path, ": ", vocab.status().message()));
@@ -186,40 +183,16 @@ absl::StatusOr<std::vector<int>> ReadIds(const std::string& path) {
 absl::StatusOr<std::vector<double>> RunningPerplexity(llm::Model& model,
                                                       absl::Span<const int> tokens, int n_ctx,
                                                       int n_chunks, bool add_bos, int bos) {
-  if (n_ctx < 4 || n_chunks < 1 ||
-      static_cast<int64_t>(tokens.size()) < int64_t{n_ctx} * n_chunks) {
+  if (static_cast<int64_t>(tokens.size()) < int64_t{n_ctx} * n_chunks) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%d tokens do not hold %d chunks of %d", tokens.size(), n_chunks, n_ctx));
   }
-  if (model.context_length() < n_ctx) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "the model's context (%d) is shorter than a chunk (%d)", model.context_length(), n_ctx));
-  }
-  const int first = n_ctx / 2;
-  double nll = 0;
-  int64_t count = 0;
-  std::vector<double> running;
-  for (int c = 0; c < n_chunks; ++c) {
-    std::vector<int> chunk(tokens.begin() + int64_t{c} * n_ctx,
-                           tokens.begin() + int64_t{c + 1} * n_ctx);
-    if (add_bos) chunk[0] = bos;
-    const int* targets = tokens.data() + int64_t{c} * n_ctx;
-    EDGEQ_RETURN_IF_ERROR(model.PrefillAll(
-        chunk, 0,
-        [&](int j, absl::Span<const float> logits) -> absl::Status {
-          if (j + 1 >= n_ctx) return absl::OkStatus();
-          float max_logit = logits[0];
-          for (float v : logits) max_logit = std::max(max_logit, v);
-          double sum = 0;
-          for (float v : logits) sum += std::exp(v - max_logit);
-          nll += -(logits[targets[j + 1]] - max_logit - std::log(sum));
-          ++count;
-          return absl::OkStatus();
-        },
-        first));
-    running.push_back(std::exp(nll / count));
-  }
-  return running;
+  llm::PerplexityOptions po;
+  po.n_ctx = n_ctx;
+  po.max_chunks = n_chunks;
+  po.bos = add_bos ? bos : -1;
+  EDGEQ_ASSIGN_OR_RETURN(llm::PerplexityResult r, llm::Perplexity(model, tokens, po));
+  return r.running;
 }
 
 absl::StatusOr<std::shared_ptr<const std::string>> RandomGguf(const std::string& shape,
