@@ -39,6 +39,8 @@ flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -I. -DXXH_STATIC_LINKING_ONLY
        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
 common=(checkpoint/tensor_dict.cc checkpoint/internal/file_io.cc
         checkpoint/internal/metadata_codec.cc core/dtype.cc core/shape.cc core/tensor.cc)
+# The readers check quantized tensors against the encodings' table (CheckQuantizedTensor).
+quant=(quantization/encoding.cc quantization/{bf16,codec_table,k_quants,q4_0,q4_k,q5_k,q6_k,q8_0}.cc)
 declare -A lib=([max]=checkpoint/max_format.cc [gguf]=checkpoint/gguf.cc
                 [llama2c]=checkpoint/llama2c.cc [safetensors]=checkpoint/safetensors.cc
                 [tokenizer]="checkpoint/gguf.cc llm/tokenizer.cc llm/tokenizer_hf.cc
@@ -53,13 +55,12 @@ build_model() {
   mkdir -p "$obj_dir"
   local avx2=(-mavx2 -mfma -mf16c)
   local plain=(checkpoint/max_format.cc checkpoint/gguf.cc graph/graph.cc graph/ops.cc
-               quantization/encoding.cc runtime/custom_op.cc runtime/internal/op_kernels.cc
+               runtime/custom_op.cc runtime/internal/op_kernels.cc
                runtime/session.cc runtime/internal/planner.cc runtime/kernels/isa.cc
                runtime/kernels/qmatmul.cc runtime/kernels/internal/activations.cc
                runtime/kernels/internal/repack.cc runtime/kernels/internal/repack_x16.cc
                runtime/kernels/generic/*.cc "${common[@]}")
-  for src in tests/fuzz/model_fuzzer.cc "${plain[@]}" quantization/{bf16,codec_table,k_quants,q4_0,q4_k,q5_k,q6_k,q8_0}.cc \
-             runtime/kernels/x86/*.cc; do
+  for src in tests/fuzz/model_fuzzer.cc "${plain[@]}" "${quant[@]}" runtime/kernels/x86/*.cc; do
     extra=()
     case "$src" in
       quantization/encoding.cc) ;;
@@ -88,9 +89,10 @@ for t in "${targets[@]}"; do
     build_model "$bin"
   else
     read -r -a srcs <<< "$(echo ${lib[$t]})"
-    "$CXX" "${flags[@]}" "tests/fuzz/${t}_fuzzer.cc" "${srcs[@]}" "${common[@]}" -o "$bin" \
+    "$CXX" "${flags[@]}" "tests/fuzz/${t}_fuzzer.cc" "${srcs[@]}" "${common[@]}" "${quant[@]}" \
+      -o "$bin" \
       -Wl,--start-group "$libdir"/libabsl_*.a -Wl,--end-group -l:libxxhash.a -l:libutf8proc.a \
-      -pthread
+      -lpthreadpool -pthread
   fi
   work="$out/$t"
   mkdir -p "$work/corpus"
