@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the checkpoint fuzz targets with clang (-fsanitize=fuzzer,address,undefined) and runs
 # each for N seconds (or N runs) from its committed seed corpus. A crash, leak or UB report
-# fails the script; the crashing input is left in $OUT/<target>/ (crash-*).
+# fails the script; the crashing input is left in $OUT/<target>/ (crash-*). OUT is --out=DIR,
+# or by default a new folder per run (printed first), so that two runs never collide.
 #
 #   tests/fuzz/run_fuzzers.sh [--seconds=N] [--runs=N] [--jobs=N] [--out=DIR] [TARGET...]
 #   TARGET: max gguf llama2c safetensors tokenizer model (default: all)
@@ -16,14 +17,14 @@ cd "$(dirname "$0")/../.."
 
 seconds=20
 runs=""
-out="${TMPDIR:-/tmp}/edgeq_fuzz"
+out=""  # default: a new folder per run, so that two runs never share binaries or corpora
 targets=()
 for arg in "$@"; do
   case "$arg" in
     --seconds=*) seconds="${arg#*=}" ;;
     --runs=*) runs="${arg#*=}" ;;
     --out=*) out="${arg#*=}" ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     max|gguf|llama2c|safetensors|tokenizer|model) targets+=("$arg") ;;
     *) echo "run_fuzzers.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
@@ -45,7 +46,9 @@ declare -A lib=([max]=checkpoint/max_format.cc [gguf]=checkpoint/gguf.cc
                 [llama2c]=checkpoint/llama2c.cc [safetensors]=checkpoint/safetensors.cc
                 [tokenizer]="checkpoint/gguf.cc llm/tokenizer.cc llm/tokenizer_hf.cc
                              llm/tokenizer_regex.cc llm/unicode.cc")
+[ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/edgeq_fuzz.XXXXXX")
 mkdir -p "$out"
+echo "run_fuzzers.sh: building and fuzzing in $out"
 
 # The model target: everything from the readers to the kernels, one object per source so that
 # each kernel file gets its own ISA flags (as in runtime/kernels/BUILD).
