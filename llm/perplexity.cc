@@ -20,8 +20,8 @@ absl::StatusOr<PerplexityResult> Perplexity(Model& model, absl::Span<const int> 
   int64_t n_chunks = static_cast<int64_t>(tokens.size()) / n_ctx;
   if (options.max_chunks >= 0) n_chunks = std::min<int64_t>(n_chunks, options.max_chunks);
   if (n_chunks < 1) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%d tokens do not hold one chunk of %d to score", tokens.size(), n_ctx));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%d tokens do not hold one chunk of %d to score", tokens.size(), n_ctx));
   }
   const int first = n_ctx / 2;
   PerplexityResult r;

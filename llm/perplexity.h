@@ -26,8 +26,8 @@ struct PerplexityOptions {
 
 struct PerplexityResult {
   double ppl = 0.0;
-  double error = 0.0;            // llama.cpp's "+/-": standard error of the mean NLL, times ppl
-  std::vector<double> running;   // the running perplexity after each chunk
+  double error = 0.0;           // llama.cpp's "+/-": standard error of the mean NLL, times ppl
+  std::vector<double> running;  // the running perplexity after each chunk
   int64_t scored_tokens = 0;
 };
 

@@ -178,6 +178,20 @@ absl::StatusOr<const checkpoint::MetadataValue*> GetArray(const checkpoint::Tens
   return v;
 }
 
+// An optional per-token array (scores, token types): nullptr if `key` is absent, else it must be
+// an array of `kind` with one entry per token.
+absl::StatusOr<const checkpoint::MetadataValue*> GetPerTokenArray(
+    const checkpoint::TensorDict& dict, absl::string_view key, checkpoint::MetadataValue::Kind kind,
+    const char* kind_name, size_t n) {
+  if (!dict.HasMetadata(key)) return nullptr;
+  EDGEQ_ASSIGN_OR_RETURN(const checkpoint::MetadataValue* v, GetArray(dict, key, kind, kind_name));
+  if (v->size() != n) {
+    return absl::InvalidArgumentError(absl::StrCat("GGUF key '", key, "' has ", v->size(),
+                                                   " entries, expected ", n, " (one per token)"));
+  }
+  return v;
+}
+
 }  // namespace
 
 std::vector<std::string> Tokenizer::SupportedModels() { return {"llama", "gpt2", "bert"}; }
@@ -287,28 +301,14 @@ absl::StatusOr<Tokenizer> Tokenizer::FromGguf(const checkpoint::TensorDict& dict
     return absl::InvalidArgumentError(
         absl::StrCat("GGUF key 'tokenizer.ggml.tokens' has ", n, " tokens (expected 1..2^30)"));
   }
-  const std::vector<double>* scores = nullptr;
-  if (dict.HasMetadata("tokenizer.ggml.scores")) {
-    EDGEQ_ASSIGN_OR_RETURN(const checkpoint::MetadataValue* v,
-                           GetArray(dict, "tokenizer.ggml.scores", Kind::kFloat, "floats"));
-    if (v->size() != n) {
-      return absl::InvalidArgumentError(absl::StrCat("GGUF key 'tokenizer.ggml.scores' has ",
-                                                     v->size(), " entries, expected ", n,
-                                                     " (one per token)"));
-    }
-    scores = &v->floats();
-  }
-  const std::vector<int64_t>* types = nullptr;
-  if (dict.HasMetadata("tokenizer.ggml.token_type")) {
-    EDGEQ_ASSIGN_OR_RETURN(const checkpoint::MetadataValue* v,
-                           GetArray(dict, "tokenizer.ggml.token_type", Kind::kInt, "integers"));
-    if (v->size() != n) {
-      return absl::InvalidArgumentError(absl::StrCat("GGUF key 'tokenizer.ggml.token_type' has ",
-                                                     v->size(), " entries, expected ", n,
-                                                     " (one per token)"));
-    }
-    types = &v->ints();
-  }
+  EDGEQ_ASSIGN_OR_RETURN(
+      const checkpoint::MetadataValue* score_values,
+      GetPerTokenArray(dict, "tokenizer.ggml.scores", Kind::kFloat, "floats", n));
+  EDGEQ_ASSIGN_OR_RETURN(
+      const checkpoint::MetadataValue* type_values,
+      GetPerTokenArray(dict, "tokenizer.ggml.token_type", Kind::kInt, "integers", n));
+  const std::vector<double>* scores = score_values ? &score_values->floats() : nullptr;
+  const std::vector<int64_t>* types = type_values ? &type_values->ints() : nullptr;
   t.tokens_.resize(n);
   t.token_to_id_.reserve(n);
   for (size_t i = 0; i < n; ++i) {
