@@ -1,6 +1,7 @@
 #include "llm/random_model.h"
 
 #include <string>
+#include <vector>
 
 #include "checkpoint/gguf.h"
 #include "gtest/gtest.h"
@@ -133,6 +134,34 @@ TEST(RandomModelTest, CopiesTheVocabularyKeys) {
       absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()), nullptr);
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->MetadataKeys(), keys);
+}
+
+TEST(RandomModelTest, SyntheticSpmVocabularyLayout) {
+  absl::StatusOr<checkpoint::TensorDict> d = SyntheticSpmVocabulary(300);
+  ASSERT_TRUE(d.ok()) << d.status();
+  const std::vector<std::string>& pieces = (*d->GetMetadata("tokenizer.ggml.tokens"))->strings();
+  const std::vector<double>& scores = (*d->GetMetadata("tokenizer.ggml.scores"))->floats();
+  ASSERT_EQ(pieces.size(), 300u);
+  ASSERT_EQ(scores.size(), 300u);
+  EXPECT_EQ(pieces[1], "<s>");
+  EXPECT_EQ(pieces[3], "<0x00>");
+  EXPECT_EQ(pieces[258], "<0xFF>");
+  EXPECT_EQ(pieces[259],
+            "\xE2\x96\x81"
+            "a");  // U+2581 a
+  EXPECT_EQ(pieces[260], "a");
+  EXPECT_EQ(pieces[299],
+            "\xE2\x96\x81"
+            "u");  // 259 + 2 * 20
+  EXPECT_GT(scores[259], scores[260]);
+  EXPECT_EQ(*d->GetString("tokenizer.ggml.model"), "llama");
+  EXPECT_EQ(*d->GetInt("tokenizer.ggml.bos_token_id"), 1);
+}
+
+TEST(RandomModelTest, SyntheticSpmVocabularyNeedsBytePieces) {
+  absl::Status s = SyntheticSpmVocabulary(258).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("expected at least 259"), std::string::npos) << s;
 }
 
 }  // namespace

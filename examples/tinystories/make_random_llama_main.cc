@@ -2,8 +2,9 @@
 // (dim 288, hidden 768, 6 layers, 6 heads, vocab 32000, seq 256): a stand-in for scale and speed
 // measurements where the real 15M model cannot be downloaded. Weights ~ U(-a, a) with
 // a = 1/sqrt(fan_in); norms are 1. A .bin is llama2.c's format (weights only); a .max or .gguf
-// also carries a made-up vocabulary (SyntheticVocabulary), so that it runs without --tokenizer.
-// Random weights write nonsense text: this is for sizes, speed and plumbing, not for stories.
+// also carries a made-up vocabulary (llm::SyntheticSpmVocabulary), so that it runs without
+// --tokenizer. Random weights write nonsense text: this is for sizes, speed and plumbing, not for
+// stories.
 //
 //   bazel run //examples/tinystories:make_random_llama -- --out=/tmp/stories15M_random.bin
 #include <cmath>
@@ -23,7 +24,7 @@
 #include "core/status_macros.h"
 #include "core/tensor.h"
 #include "examples/tinystories/random_llama.h"
-#include "examples/tinystories/tokenizer.h"
+#include "llm/random_model.h"
 
 ABSL_FLAG(std::string, out, "stories15M_random.bin",
           "output: llama2.c .bin, or .max / .gguf with a synthetic vocabulary");
@@ -55,11 +56,11 @@ absl::Status Run() {
   if (absl::EndsWith(out, ".bin")) {
     EDGEQ_RETURN_IF_ERROR(checkpoint::WriteLlama2c(d, out));
   } else {
-    EDGEQ_ASSIGN_OR_RETURN(auto vocab, tinystories::SyntheticVocabulary(c.vocab_size));
-    EDGEQ_ASSIGN_OR_RETURN(
-        tinystories::Tokenizer tok,
-        tinystories::Tokenizer::FromPieces(std::move(vocab.first), std::move(vocab.second)));
-    tok.ToMetadata(d);
+    EDGEQ_ASSIGN_OR_RETURN(const checkpoint::TensorDict vocab,
+                           llm::SyntheticSpmVocabulary(c.vocab_size));
+    for (const std::string& key : vocab.MetadataKeys()) {
+      d.SetMetadata(key, **vocab.GetMetadata(key));
+    }
     EDGEQ_RETURN_IF_ERROR(checkpoint::WriteCheckpoint(d, out));
   }
   absl::FPrintF(stderr,

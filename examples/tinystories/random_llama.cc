@@ -61,33 +61,5 @@ absl::StatusOr<checkpoint::TensorDict> RandomLlama(const RandomLlamaOptions& o) 
   return d;
 }
 
-absl::StatusOr<std::pair<std::vector<std::string>, std::vector<float>>> SyntheticVocabulary(
-    int vocab_size) {
-  if (vocab_size < 259) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "synthetic vocabulary of %d pieces: expected at least 259 (3 special + 256 byte pieces)",
-        vocab_size));
-  }
-  std::vector<std::string> pieces = {"<unk>", "\n<s>\n", "\n</s>\n"};
-  for (int b = 0; b < 256; ++b) pieces.push_back(absl::StrFormat("<0x%02X>", b));
-  // Letter strings of growing length, each with and without a leading space.
-  std::vector<std::string> words = {""};
-  while (static_cast<int>(pieces.size()) < vocab_size) {
-    std::vector<std::string> longer;
-    for (const std::string& w : words) {
-      for (char c = 'a'; c <= 'z'; ++c) longer.push_back(w + c);
-    }
-    for (const std::string& w : longer) {
-      for (const std::string& piece : {" " + w, w}) {
-        if (static_cast<int>(pieces.size()) < vocab_size) pieces.push_back(piece);
-      }
-    }
-    words = std::move(longer);
-  }
-  std::vector<float> scores(pieces.size());
-  for (size_t i = 0; i < scores.size(); ++i) scores[i] = -static_cast<float>(i);
-  return std::make_pair(std::move(pieces), std::move(scores));
-}
-
 }  // namespace tinystories
 }  // namespace edgeq

@@ -7,9 +7,6 @@
 #define EDGEQ_EXAMPLES_TINYSTORIES_RANDOM_LLAMA_H_
 
 #include <cstdint>
-#include <string>
-#include <utility>
-#include <vector>
 
 #include "absl/status/statusor.h"
 #include "checkpoint/llama2c.h"
@@ -33,14 +30,6 @@ struct RandomLlamaOptions {
 // InvalidArgument naming every value if the shape is not positive, dim not a multiple of n_heads
 // or n_heads not a multiple of n_kv_heads.
 absl::StatusOr<checkpoint::TensorDict> RandomLlama(const RandomLlamaOptions& options = {});
-
-// A made-up vocabulary of `vocab_size` pieces in llama2.c's layout, for random models that have
-// no real tokenizer: <unk>, BOS, EOS, the 256 byte pieces <0x00>..<0xFF> (ids 3..258), then
-// " a".." z", "a".."z" and longer lowercase letter strings, with and without a leading space.
-// Scores fall with the id, so that shorter pieces merge first. InvalidArgument if vocab_size is
-// below 259 (no room for the byte pieces).
-absl::StatusOr<std::pair<std::vector<std::string>, std::vector<float>>> SyntheticVocabulary(
-    int vocab_size);
 
 }  // namespace tinystories
 }  // namespace edgeq
