@@ -200,16 +200,6 @@ absl::StatusOr<std::unique_ptr<TextTokenizer>> OpenTokenizer(const checkpoint::T
                                                              const std::string& model_path,
                                                              const std::string& tokenizer_path,
                                                              int vocab_size) {
-  auto get_int = [&](const char* key, int dflt) {
-    absl::StatusOr<int64_t> v = dict.GetInt(key);
-    return v.ok() ? static_cast<int>(*v) : dflt;
-  };
-  const int bos = get_int("tokenizer.ggml.bos_token_id", tinystories::kBosId);
-  const int eos = get_int("tokenizer.ggml.eos_token_id", tinystories::kEosId);
-  bool add_bos = true;
-  if (dict.HasMetadata("tokenizer.ggml.add_bos_token")) {
-    add_bos = (*dict.GetMetadata("tokenizer.ggml.add_bos_token"))->bool_value();
-  }
   if (tokenizer_path.empty() && dict.HasMetadata("tokenizer.ggml.model")) {
     absl::StatusOr<llm::Tokenizer> vocab = llm::Tokenizer::FromGguf(dict);
     if (!vocab.ok()) {
@@ -223,9 +213,20 @@ absl::StatusOr<std::unique_ptr<TextTokenizer>> OpenTokenizer(const checkpoint::T
     }
     return std::unique_ptr<TextTokenizer>(new VocabTokenizer(*std::move(vocab)));
   }
+  // A llama2.c tokenizer file: special ids from the model's metadata where it has them.
   EDGEQ_ASSIGN_OR_RETURN(
       tinystories::Tokenizer tok,
       tinystories::Tokenizer::ForModel(dict, model_path, tokenizer_path, vocab_size));
+  auto get_int = [&](const char* key, int dflt) {
+    absl::StatusOr<int64_t> v = dict.GetInt(key);
+    return v.ok() ? static_cast<int>(*v) : dflt;
+  };
+  const int bos = get_int("tokenizer.ggml.bos_token_id", tinystories::kBosId);
+  const int eos = get_int("tokenizer.ggml.eos_token_id", tinystories::kEosId);
+  bool add_bos = true;
+  if (dict.HasMetadata("tokenizer.ggml.add_bos_token")) {
+    add_bos = (*dict.GetMetadata("tokenizer.ggml.add_bos_token"))->bool_value();
+  }
   return std::unique_ptr<TextTokenizer>(
       new Llama2cFileTokenizer(std::move(tok), bos, eos, add_bos));
 }
