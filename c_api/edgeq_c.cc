@@ -1,0 +1,468 @@
+// The C API (include/edgeq/edgeq.h) over edgeq's C++ libraries. Every entry point catches
+// nothing (edgeq does not throw) and turns absl::Status into an edgeq_status plus a per-thread
+// message.
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
+#include "checkpoint/formats.h"
+#include "core/dtype.h"
+#include "core/tensor.h"
+#include "edgeq/edgeq.h"
+#include "llm/model.h"
+#include "llm/sampler.h"
+#include "llm/session.h"
+#include "llm/tokenizer.h"
+#include "quantization/encoding.h"
+#include "runtime/kernels/qmatmul.h"
+
+namespace {
+
+thread_local std::string g_last_error;
+
+edgeq_status Fail(edgeq_status code, std::string message) {
+  g_last_error = std::move(message);
+  return code;
+}
+
+edgeq_status FromStatus(const absl::Status& status) {
+  if (status.ok()) return EDGEQ_OK;
+  edgeq_status code = EDGEQ_ERROR_INTERNAL;
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument:
+      code = EDGEQ_ERROR_INVALID_ARGUMENT;
+      break;
+    case absl::StatusCode::kNotFound:
+      code = EDGEQ_ERROR_NOT_FOUND;
+      break;
+    case absl::StatusCode::kOutOfRange:
+      code = EDGEQ_ERROR_OUT_OF_RANGE;
+      break;
+    case absl::StatusCode::kFailedPrecondition:
+      code = EDGEQ_ERROR_FAILED_PRECONDITION;
+      break;
+    case absl::StatusCode::kUnavailable:
+    case absl::StatusCode::kPermissionDenied:
+    case absl::StatusCode::kDataLoss:
+      code = EDGEQ_ERROR_IO;
+      break;
+    default:
+      break;
+  }
+  return Fail(code, std::string(status.message()));
+}
+
+#define EDGEQ_C_CHECK_ARG(cond, what)                                                           \
+  do {                                                                                          \
+    if (!(cond)) return Fail(EDGEQ_ERROR_INVALID_ARGUMENT, absl::StrCat(__func__, ": ", what)); \
+  } while (0)
+
+absl::StatusOr<const edgeq::QuantizationEncoding*> Encoding(const char* name) {
+  if (name == nullptr) return absl::InvalidArgumentError("encoding name is NULL");
+  return edgeq::FindEncoding(name);
+}
+
+// Checks rows/k against the encoding and returns the bytes of rows x k values.
+absl::StatusOr<size_t> QuantizedBytes(const edgeq::QuantizationEncoding& enc, int64_t rows,
+                                      int64_t k) {
+  const edgeq::BlockParameters p = enc.block_parameters();
+  if (rows <= 0 || k <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("rows and k must be positive, got rows ", rows, ", k ", k));
+  }
+  if (k % p.elements_per_block != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "k = ", k, " is not a multiple of ", p.elements_per_block, " (encoding ", enc.name(), ")"));
+  }
+  const int64_t row_bytes = k / p.elements_per_block * p.block_size;
+  if (rows > INT64_MAX / row_bytes) return absl::InvalidArgumentError("rows x k overflows");
+  return static_cast<size_t>(rows * row_bytes);
+}
+
+const std::vector<std::string>& EncodingNames() {
+  // Registered at static-init time; snapshot once so the c_str()s stay valid.
+  static const std::vector<std::string>* names =
+      new std::vector<std::string>(edgeq::EncodingRegistry::Global().Names());
+  return *names;
+}
+
+}  // namespace
+
+struct edgeq_checkpoint {
+  edgeq::checkpoint::OpenedCheckpoint opened;
+  std::string format;
+  std::vector<std::string> dtypes;  // per tensor, in Keys() order
+};
+
+// Forwards to a Sampler replaced on every generate call (Session keeps a reference).
+class SwitchableSampler : public edgeq::llm::TokenSampler {
+ public:
+  int Sample(absl::Span<const float> logits) override { return sampler->Sample(logits); }
+  void Accept(int token) override { sampler->Accept(token); }
+  void Reset() override {
+    if (sampler) sampler->Reset();
+  }
+  std::optional<edgeq::llm::Sampler> sampler;
+};
+
+struct edgeq_llm {
+  std::unique_ptr<edgeq::llm::Model> model;
+  std::optional<edgeq::llm::Tokenizer> tokenizer;
+  SwitchableSampler sampler;
+  std::unique_ptr<edgeq::llm::Session> session;
+};
+
+extern "C" {
+
+const char* edgeq_version(void) { return EDGEQ_VERSION_STRING; }
+
+const char* edgeq_last_error(void) { return g_last_error.c_str(); }
+
+const char* edgeq_status_name(edgeq_status status) {
+  switch (status) {
+    case EDGEQ_OK:
+      return "OK";
+    case EDGEQ_ERROR_INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case EDGEQ_ERROR_NOT_FOUND:
+      return "NOT_FOUND";
+    case EDGEQ_ERROR_OUT_OF_RANGE:
+      return "OUT_OF_RANGE";
+    case EDGEQ_ERROR_FAILED_PRECONDITION:
+      return "FAILED_PRECONDITION";
+    case EDGEQ_ERROR_BUFFER_TOO_SMALL:
+      return "BUFFER_TOO_SMALL";
+    case EDGEQ_ERROR_IO:
+      return "IO";
+    case EDGEQ_ERROR_INTERNAL:
+      return "INTERNAL";
+  }
+  return "UNKNOWN";
+}
+
+const char* edgeq_best_isa(void) {
+  static const std::string* name =
+      new std::string(edgeq::kernels::IsaName(edgeq::kernels::BestSupportedIsa()));
+  return name->c_str();
+}
+
+size_t edgeq_encoding_count(void) { return EncodingNames().size(); }
+
+edgeq_status edgeq_encoding_name(size_t index, const char** name) {
+  EDGEQ_C_CHECK_ARG(name != nullptr, "name is NULL");
+  const auto& names = EncodingNames();
+  if (index >= names.size()) {
+    return Fail(EDGEQ_ERROR_OUT_OF_RANGE,
+                absl::StrCat("encoding index ", index, " not below ", names.size()));
+  }
+  *name = names[index].c_str();
+  return EDGEQ_OK;
+}
+
+edgeq_status edgeq_encoding_block(const char* encoding, int64_t* elements_per_block,
+                                  int64_t* block_bytes) {
+  auto enc = Encoding(encoding);
+  if (!enc.ok()) return FromStatus(enc.status());
+  const edgeq::BlockParameters p = (*enc)->block_parameters();
+  if (elements_per_block) *elements_per_block = p.elements_per_block;
+  if (block_bytes) *block_bytes = p.block_size;
+  return EDGEQ_OK;
+}
+
+edgeq_status edgeq_quantized_size(const char* encoding, int64_t rows, int64_t k, size_t* bytes) {
+  EDGEQ_C_CHECK_ARG(bytes != nullptr, "bytes is NULL");
+  auto enc = Encoding(encoding);
+  if (!enc.ok()) return FromStatus(enc.status());
+  auto n = QuantizedBytes(**enc, rows, k);
+  if (!n.ok()) return FromStatus(n.status());
+  *bytes = *n;
+  return EDGEQ_OK;
+}
+
+edgeq_status edgeq_quantize(const char* encoding, const float* x, int64_t rows, int64_t k,
+                            uint8_t* out, size_t out_bytes) {
+  EDGEQ_C_CHECK_ARG(x != nullptr && out != nullptr, "x or out is NULL");
+  auto enc = Encoding(encoding);
+  if (!enc.ok()) return FromStatus(enc.status());
+  auto need = QuantizedBytes(**enc, rows, k);
+  if (!need.ok()) return FromStatus(need.status());
+  if (out_bytes < *need) {
+    return Fail(EDGEQ_ERROR_BUFFER_TOO_SMALL, absl::StrCat("edgeq_quantize: out holds ", out_bytes,
+                                                           " bytes, ", *need, " needed"));
+  }
+  // Through the Tensor API so NaN/Inf are refused with the index named.
+  auto view = edgeq::Tensor::View(edgeq::DType::kFloat32, edgeq::Shape({rows, k}), x,
+                                  static_cast<size_t>(rows * k) * sizeof(float), nullptr);
+  if (!view.ok()) return FromStatus(view.status());
+  auto q = (*enc)->Quantize(*view);
+  if (!q.ok()) return FromStatus(q.status());
+  std::memcpy(out, q->raw_data(), *need);
+  return EDGEQ_OK;
+}
+
+edgeq_status edgeq_dequantize(const char* encoding, const uint8_t* in, size_t in_bytes,
+                              int64_t rows, int64_t k, float* y) {
+  EDGEQ_C_CHECK_ARG(in != nullptr && y != nullptr, "in or y is NULL");
+  auto enc = Encoding(encoding);
+  if (!enc.ok()) return FromStatus(enc.status());
+  auto need = QuantizedBytes(**enc, rows, k);
+  if (!need.ok()) return FromStatus(need.status());
+  if (in_bytes != *need) {
+    return Fail(EDGEQ_ERROR_INVALID_ARGUMENT,
+                absl::StrCat("edgeq_dequantize: ", rows, " rows of ", k, " values in ",
+                             (*enc)->name(), " are ", *need, " bytes, got ", in_bytes));
+  }
+  const size_t row_bytes = *need / static_cast<size_t>(rows);
+  for (int64_t r = 0; r < rows; ++r) {
+    (*enc)->DequantizeRow(in + r * row_bytes, y + r * k, k);
+  }
+  return EDGEQ_OK;
+}
+
+edgeq_status edgeq_qmatmul(const char* encoding, const uint8_t* w, size_t w_bytes, int64_t n,
+                           int64_t k, const float* x, int64_t m, float* y) {
+  EDGEQ_C_CHECK_ARG(w != nullptr && x != nullptr && y != nullptr, "w, x or y is NULL");
+  EDGEQ_C_CHECK_ARG(m > 0, absl::StrCat("m must be positive, got ", m));
+  auto enc = Encoding(encoding);
+  if (!enc.ok()) return FromStatus(enc.status());
+  auto kernel =
+      edgeq::kernels::QMatmulKernel::Create((*enc)->name(), n, k, absl::MakeConstSpan(w, w_bytes));
+  if (!kernel.ok()) return FromStatus(kernel.status());
+  const size_t scratch_bytes = (*kernel)->ScratchBytes(m);
+  std::unique_ptr<uint8_t[]> scratch(new uint8_t[scratch_bytes + 64]);
+  void* aligned = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(scratch.get()) + 63) &
+                                          ~static_cast<uintptr_t>(63));
+  (*kernel)->Run(m, x, k, y, n, aligned, nullptr);
+  return EDGEQ_OK;
+}
+
+edgeq_status edgeq_checkpoint_open(const char* path, edgeq_checkpoint** out) {
+  EDGEQ_C_CHECK_ARG(path != nullptr && out != nullptr, "path or out is NULL");
+  *out = nullptr;
+  auto opened = edgeq::checkpoint::OpenCheckpoint(path);
+  if (!opened.ok()) return FromStatus(opened.status());
+  auto c = std::make_unique<edgeq_checkpoint>();
+  c->format = std::string(edgeq::checkpoint::FormatName(opened->format));
+  c->opened = std::move(*opened);
+  for (const std::string& key : c->opened.dict.Keys()) {
+    c->dtypes.emplace_back(edgeq::DTypeName((*c->opened.dict.Get(key))->dtype()));
+  }
+  *out = c.release();
+  return EDGEQ_OK;
+}
+
+void edgeq_checkpoint_close(edgeq_checkpoint* checkpoint) { delete checkpoint; }
+
+const char* edgeq_checkpoint_format(const edgeq_checkpoint* checkpoint) {
+  return checkpoint ? checkpoint->format.c_str() : "";
+}
+
+size_t edgeq_checkpoint_tensor_count(const edgeq_checkpoint* checkpoint) {
+  return checkpoint ? checkpoint->opened.dict.size() : 0;
+}
+
+edgeq_status edgeq_checkpoint_tensor_at(const edgeq_checkpoint* checkpoint, size_t index,
+                                        edgeq_tensor_info* info) {
+  EDGEQ_C_CHECK_ARG(checkpoint != nullptr && info != nullptr, "checkpoint or info is NULL");
+  const auto& keys = checkpoint->opened.dict.Keys();
+  if (index >= keys.size()) {
+    return Fail(EDGEQ_ERROR_OUT_OF_RANGE,
+                absl::StrCat("tensor index ", index, " not below ", keys.size()));
+  }
+  const edgeq::Tensor& t = **checkpoint->opened.dict.Get(keys[index]);
+  const auto& dims = t.logical_shape().dims();
+  if (dims.size() > EDGEQ_MAX_RANK) {
+    return Fail(EDGEQ_ERROR_OUT_OF_RANGE, absl::StrCat("tensor '", keys[index], "' has rank ",
+                                                       dims.size(), " > ", EDGEQ_MAX_RANK));
+  }
+  std::memset(info, 0, sizeof(*info));
+  info->name = keys[index].c_str();
+  info->dtype = checkpoint->dtypes[index].c_str();
+  info->encoding = t.encoding().c_str();
+  info->rank = static_cast<int32_t>(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) info->shape[i] = dims[i];
+  info->data = t.raw_data();
+  info->data_bytes = t.size_bytes();
+  return EDGEQ_OK;
+}
+
+edgeq_status edgeq_checkpoint_tensor(const edgeq_checkpoint* checkpoint, const char* name,
+                                     edgeq_tensor_info* info) {
+  EDGEQ_C_CHECK_ARG(checkpoint != nullptr && name != nullptr, "checkpoint or name is NULL");
+  const auto& keys = checkpoint->opened.dict.Keys();
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i] == name) return edgeq_checkpoint_tensor_at(checkpoint, i, info);
+  }
+  return Fail(EDGEQ_ERROR_NOT_FOUND,
+              absl::StrCat("no tensor named '", name, "' among ", keys.size(), " tensors"));
+}
+
+edgeq_sampling_params edgeq_sampling_default(void) {
+  const edgeq::llm::SamplerOptions o;
+  edgeq_sampling_params p;
+  p.temperature = o.temperature;
+  p.top_k = o.top_k;
+  p.top_p = o.top_p;
+  p.min_p = o.min_p;
+  p.repeat_penalty = o.repeat_penalty;
+  p.penalty_last_n = o.penalty_last_n;
+  p.seed = o.seed;
+  return p;
+}
+
+edgeq_status edgeq_llm_load(const char* path, const edgeq_llm_options* options, edgeq_llm** out) {
+  EDGEQ_C_CHECK_ARG(path != nullptr && out != nullptr, "path or out is NULL");
+  *out = nullptr;
+  edgeq::llm::ModelOptions mo;
+  if (options != nullptr) {
+    if (options->num_threads > 0) mo.num_threads = options->num_threads;
+    if (options->context_length > 0) mo.context_length = options->context_length;
+  }
+  auto model = edgeq::llm::Model::Load(path, mo);
+  if (!model.ok()) return FromStatus(model.status());
+  auto llm = std::make_unique<edgeq_llm>();
+  llm->model = std::move(*model);
+  // The vocabulary from the file's GGUF-style metadata, when it has one.
+  auto tokenizer = edgeq::llm::Tokenizer::FromGguf(llm->model->weights());
+  if (tokenizer.ok()) llm->tokenizer.emplace(std::move(*tokenizer));
+  auto sampler = edgeq::llm::Sampler::Create(llm->model->config().vocab_size, {});
+  if (!sampler.ok()) return FromStatus(sampler.status());
+  llm->sampler.sampler.emplace(std::move(*sampler));
+  llm->session = std::make_unique<edgeq::llm::Session>(*llm->model, llm->sampler);
+  *out = llm.release();
+  return EDGEQ_OK;
+}
+
+void edgeq_llm_free(edgeq_llm* llm) { delete llm; }
+
+int32_t edgeq_llm_vocab_size(const edgeq_llm* llm) {
+  return llm ? llm->model->config().vocab_size : 0;
+}
+
+int32_t edgeq_llm_context_length(const edgeq_llm* llm) {
+  return llm ? llm->model->context_length() : 0;
+}
+
+int32_t edgeq_llm_eos(const edgeq_llm* llm) {
+  return llm && llm->tokenizer ? llm->tokenizer->eos_id() : -1;
+}
+
+edgeq_status edgeq_llm_tokenize(const edgeq_llm* llm, const char* text, int add_special,
+                                int32_t* tokens, size_t capacity, size_t* n_tokens) {
+  EDGEQ_C_CHECK_ARG(llm != nullptr && text != nullptr && n_tokens != nullptr,
+                    "llm, text or n_tokens is NULL");
+  if (!llm->tokenizer) {
+    return Fail(EDGEQ_ERROR_FAILED_PRECONDITION,
+                "edgeq_llm_tokenize: the model file holds no tokenizer.ggml.* vocabulary");
+  }
+  edgeq::llm::Tokenizer::EncodeOptions eo;
+  eo.add_special = add_special != 0;
+  auto ids = llm->tokenizer->Encode(text, eo);
+  if (!ids.ok()) return FromStatus(ids.status());
+  *n_tokens = ids->size();
+  if (capacity < ids->size()) {
+    return Fail(EDGEQ_ERROR_BUFFER_TOO_SMALL,
+                absl::StrCat("edgeq_llm_tokenize: ", ids->size(), " tokens, capacity ", capacity));
+  }
+  if (!ids->empty()) std::memcpy(tokens, ids->data(), ids->size() * sizeof(int32_t));
+  return EDGEQ_OK;
+}
+
+edgeq_status edgeq_llm_detokenize(const edgeq_llm* llm, const int32_t* tokens, size_t n_tokens,
+                                  char* text, size_t capacity, size_t* length) {
+  EDGEQ_C_CHECK_ARG(llm != nullptr && length != nullptr, "llm or length is NULL");
+  EDGEQ_C_CHECK_ARG(tokens != nullptr || n_tokens == 0, "tokens is NULL");
+  if (!llm->tokenizer) {
+    return Fail(EDGEQ_ERROR_FAILED_PRECONDITION,
+                "edgeq_llm_detokenize: the model file holds no tokenizer.ggml.* vocabulary");
+  }
+  const std::string s = llm->tokenizer->Decode(absl::MakeConstSpan(tokens, n_tokens));
+  *length = s.size();
+  if (text == nullptr || capacity < s.size() + 1) {
+    return Fail(EDGEQ_ERROR_BUFFER_TOO_SMALL, absl::StrCat("edgeq_llm_detokenize: ", s.size() + 1,
+                                                           " bytes needed, capacity ", capacity));
+  }
+  std::memcpy(text, s.data(), s.size());
+  text[s.size()] = '\0';
+  return EDGEQ_OK;
+}
+
+edgeq_status edgeq_llm_generate(edgeq_llm* llm, const int32_t* prompt, size_t n_prompt,
+                                int32_t max_tokens, const edgeq_sampling_params* params,
+                                edgeq_token_callback callback, void* user_data, int32_t* out_tokens,
+                                size_t capacity, size_t* n_generated) {
+  EDGEQ_C_CHECK_ARG(llm != nullptr, "llm is NULL");
+  EDGEQ_C_CHECK_ARG(prompt != nullptr || n_prompt == 0, "prompt is NULL");
+  edgeq::llm::SamplerOptions so;
+  if (params != nullptr) {
+    so.temperature = params->temperature;
+    so.top_k = params->top_k;
+    so.top_p = params->top_p;
+    so.min_p = params->min_p;
+    so.repeat_penalty = params->repeat_penalty;
+    so.penalty_last_n = params->penalty_last_n;
+    so.seed = params->seed;
+  } else {
+    so.temperature = 0;
+  }
+  auto sampler = edgeq::llm::Sampler::Create(llm->model->config().vocab_size, so);
+  if (!sampler.ok()) return FromStatus(sampler.status());
+  llm->sampler.sampler.emplace(std::move(*sampler));
+  // Re-accept what the context holds so penalties see it.
+  for (int t : llm->session->tokens()) llm->sampler.Accept(t);
+
+  edgeq::llm::GenerateOptions go;
+  go.max_tokens = max_tokens;
+  if (llm->tokenizer) {
+    for (int32_t id : llm->tokenizer->eog_ids()) go.stop_tokens.push_back(id);
+  }
+  std::vector<int> p(prompt, prompt + n_prompt);
+  edgeq::llm::TokenCallback cb;
+  if (callback != nullptr) {
+    cb = [&](int token) {
+      const std::string piece = llm->tokenizer ? llm->tokenizer->TokenToPiece(token, false) : "";
+      return callback(token, piece.c_str(), user_data) != 0;
+    };
+  }
+  auto result = llm->session->Generate(p, go, cb);
+  if (!result.ok()) return FromStatus(result.status());
+  if (n_generated != nullptr) *n_generated = result->tokens.size();
+  if (out_tokens != nullptr) {
+    const size_t n = std::min(capacity, result->tokens.size());
+    for (size_t i = 0; i < n; ++i) out_tokens[i] = result->tokens[i];
+  }
+  return EDGEQ_OK;
+}
+
+edgeq_status edgeq_llm_eval(edgeq_llm* llm, const int32_t* tokens, size_t n_tokens, float* logits,
+                            size_t capacity) {
+  EDGEQ_C_CHECK_ARG(llm != nullptr && tokens != nullptr && logits != nullptr,
+                    "llm, tokens or logits is NULL");
+  EDGEQ_C_CHECK_ARG(n_tokens > 0, "n_tokens is 0");
+  const size_t vocab = static_cast<size_t>(llm->model->config().vocab_size);
+  if (capacity < vocab) {
+    return Fail(
+        EDGEQ_ERROR_BUFFER_TOO_SMALL,
+        absl::StrCat("edgeq_llm_eval: logits holds ", capacity, " floats, vocabulary ", vocab));
+  }
+  llm->session->Reset();
+  std::vector<int> t(tokens, tokens + n_tokens);
+  auto out = llm->model->Prefill(t, 0);
+  if (!out.ok()) return FromStatus(out.status());
+  std::memcpy(logits, out->data(), vocab * sizeof(float));
+  return EDGEQ_OK;
+}
+
+int32_t edgeq_llm_n_past(const edgeq_llm* llm) { return llm ? llm->session->n_past() : 0; }
+
+void edgeq_llm_reset(edgeq_llm* llm) {
+  if (llm) llm->session->Reset();
+}
+
+}  // extern "C"

@@ -1,0 +1,190 @@
+/* edgeq C API (C99). Quantize and dequantize rows, read checkpoints, run a qmatmul on your own
+ * buffers, and load/tokenize/generate with edgeq's llm library, from any language with a C FFI.
+ *
+ *   edgeq_llm* llm;
+ *   if (edgeq_llm_load("stories260K.gguf", NULL, &llm) != EDGEQ_OK)
+ *     fprintf(stderr, "%s\n", edgeq_last_error());
+ *
+ * Conventions:
+ * - Every fallible call returns an edgeq_status; EDGEQ_OK is 0. On failure, edgeq_last_error()
+ *   gives a message for the calling thread (valid until that thread's next edgeq call).
+ * - Handles are opaque; each *_open/*_load has a matching *_close/*_free (NULL is accepted).
+ * - Buffers are the caller's; sizes are in elements unless a name ends in _bytes. A call that
+ *   fills a caller buffer and is given one too small returns EDGEQ_ERROR_BUFFER_TOO_SMALL and
+ *   reports the size needed through its out-parameter.
+ * - Thread safety: functions marked [any thread] may be called concurrently. A handle may be
+ *   used by one thread at a time unless marked [shared]: concurrent calls on the same handle
+ *   need the caller's lock. Different handles are independent.
+ * - No C++ exception or type crosses this interface. */
+#ifndef EDGEQ_EDGEQ_H_
+#define EDGEQ_EDGEQ_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(EDGEQ_BUILDING_LIBRARY) && defined(__GNUC__)
+#define EDGEQ_API __attribute__((visibility("default")))
+#else
+#define EDGEQ_API
+#endif
+
+#define EDGEQ_VERSION_MAJOR 0
+#define EDGEQ_VERSION_MINOR 1
+#define EDGEQ_VERSION_PATCH 0
+#define EDGEQ_VERSION_STRING "0.1.0"
+
+typedef enum edgeq_status {
+  EDGEQ_OK = 0,
+  EDGEQ_ERROR_INVALID_ARGUMENT = 1,
+  EDGEQ_ERROR_NOT_FOUND = 2,
+  EDGEQ_ERROR_OUT_OF_RANGE = 3,
+  EDGEQ_ERROR_FAILED_PRECONDITION = 4,
+  EDGEQ_ERROR_BUFFER_TOO_SMALL = 5,
+  EDGEQ_ERROR_IO = 6,
+  EDGEQ_ERROR_INTERNAL = 7
+} edgeq_status;
+
+/* ---- Library info ------------------------------------------------------------------------- */
+
+/* "0.1.0". [any thread] */
+EDGEQ_API const char* edgeq_version(void);
+/* The message of the calling thread's last failed call ("" if none). [any thread] */
+EDGEQ_API const char* edgeq_last_error(void);
+/* A static name of a status code ("OK", "INVALID_ARGUMENT", ...). [any thread] */
+EDGEQ_API const char* edgeq_status_name(edgeq_status status);
+/* The best instruction-set level this CPU supports for qmatmul kernels: "generic", "avx2",
+ * "avxvnni", "avx512vnni", "neon", "neon_dotprod", "neon_i8mm". [any thread] */
+EDGEQ_API const char* edgeq_best_isa(void);
+
+/* ---- Encodings ----------------------------------------------------------------------------- */
+
+/* Number of registered encodings, and the i-th name (sorted, lower case, e.g. "q4_0"); the
+ * string is owned by the library and stays valid. [any thread] */
+EDGEQ_API size_t edgeq_encoding_count(void);
+EDGEQ_API edgeq_status edgeq_encoding_name(size_t index, const char** name);
+/* Block parameters of an encoding (name case-insensitive: "Q4_K" == "q4_k"). [any thread] */
+EDGEQ_API edgeq_status edgeq_encoding_block(const char* encoding, int64_t* elements_per_block,
+                                            int64_t* block_bytes);
+/* Bytes of `rows` rows of `k` values each; k must be a multiple of elements_per_block.
+ * [any thread] */
+EDGEQ_API edgeq_status edgeq_quantized_size(const char* encoding, int64_t rows, int64_t k,
+                                            size_t* bytes);
+/* Quantizes rows x k floats (finite) into out (out_bytes >= edgeq_quantized_size). Bit-exact
+ * with GGML's reference quantizers. [any thread] */
+EDGEQ_API edgeq_status edgeq_quantize(const char* encoding, const float* x, int64_t rows, int64_t k,
+                                      uint8_t* out, size_t out_bytes);
+/* Decodes rows x k values from `in` (in_bytes == edgeq_quantized_size) into y. [any thread] */
+EDGEQ_API edgeq_status edgeq_dequantize(const char* encoding, const uint8_t* in, size_t in_bytes,
+                                        int64_t rows, int64_t k, float* y);
+
+/* ---- One-shot qmatmul --------------------------------------------------------------------- */
+
+/* y[m, n] = x[m, k] . W[n, k]^T with W (n rows of k values) quantized in `encoding` (w_bytes
+ * must equal edgeq_quantized_size(encoding, n, k)). Uses the best kernel for this CPU; one
+ * thread. [any thread] */
+EDGEQ_API edgeq_status edgeq_qmatmul(const char* encoding, const uint8_t* w, size_t w_bytes,
+                                     int64_t n, int64_t k, const float* x, int64_t m, float* y);
+
+/* ---- Checkpoints (.max, GGUF, llama2.c .bin, safetensors; read-only, memory-mapped) ------- */
+
+typedef struct edgeq_checkpoint edgeq_checkpoint;
+
+#define EDGEQ_MAX_RANK 8
+
+typedef struct edgeq_tensor_info {
+  const char* name;              /* valid while the checkpoint is open */
+  const char* dtype;             /* storage type: "f32", "f16", "bf16", "u8", ... */
+  const char* encoding;          /* "" for a plain tensor, else e.g. "q4_0" (storage dtype "u8") */
+  int32_t rank;                  /* of the logical shape */
+  int64_t shape[EDGEQ_MAX_RANK]; /* logical shape (as GGUF/numpy order: last dim contiguous) */
+  const void* data;              /* the stored bytes, valid while the checkpoint is open */
+  size_t data_bytes;
+} edgeq_tensor_info;
+
+/* Opens a checkpoint (format by content, then extension). [any thread] */
+EDGEQ_API edgeq_status edgeq_checkpoint_open(const char* path, edgeq_checkpoint** out);
+/* Accepts NULL. */
+EDGEQ_API void edgeq_checkpoint_close(edgeq_checkpoint* checkpoint);
+/* "max", "gguf", "llama2c", "safetensors". [shared] */
+EDGEQ_API const char* edgeq_checkpoint_format(const edgeq_checkpoint* checkpoint);
+/* Tensors in file order. [shared] */
+EDGEQ_API size_t edgeq_checkpoint_tensor_count(const edgeq_checkpoint* checkpoint);
+EDGEQ_API edgeq_status edgeq_checkpoint_tensor_at(const edgeq_checkpoint* checkpoint, size_t index,
+                                                  edgeq_tensor_info* info);
+EDGEQ_API edgeq_status edgeq_checkpoint_tensor(const edgeq_checkpoint* checkpoint, const char* name,
+                                               edgeq_tensor_info* info);
+
+/* ---- LLM ---------------------------------------------------------------------------------- */
+
+typedef struct edgeq_llm edgeq_llm;
+
+typedef struct edgeq_llm_options {
+  int32_t num_threads;    /* <= 0: 1 */
+  int32_t context_length; /* <= 0: the model's */
+} edgeq_llm_options;
+
+typedef struct edgeq_sampling_params {
+  float temperature;    /* <= 0: greedy */
+  int32_t top_k;        /* <= 0: off */
+  float top_p;          /* (0, 1]; 1: off */
+  float min_p;          /* [0, 1]; 0: off */
+  float repeat_penalty; /* > 0; 1: off */
+  int32_t penalty_last_n;
+  uint32_t seed; /* 0xFFFFFFFF: from the clock */
+} edgeq_sampling_params;
+
+/* llama.cpp's defaults: temperature 0.8, top-k 40, top-p 0.95, min-p 0.05, no penalty (last
+ * 64), seed from the clock. [any thread] */
+EDGEQ_API edgeq_sampling_params edgeq_sampling_default(void);
+
+/* Called with each generated token id and its text piece (NUL-terminated, may be ""); return
+ * non-zero to go on, 0 to stop. */
+typedef int (*edgeq_token_callback)(int32_t token, const char* piece, void* user_data);
+
+/* Loads a model (any checkpoint edgeq::llm::Model reads) and, when the file has
+ * tokenizer.ggml.* metadata (GGUF, .max), its tokenizer. options may be NULL. [any thread] */
+EDGEQ_API edgeq_status edgeq_llm_load(const char* path, const edgeq_llm_options* options,
+                                      edgeq_llm** out);
+EDGEQ_API void edgeq_llm_free(edgeq_llm* llm);
+/* [shared] */
+EDGEQ_API int32_t edgeq_llm_vocab_size(const edgeq_llm* llm);
+EDGEQ_API int32_t edgeq_llm_context_length(const edgeq_llm* llm);
+EDGEQ_API int32_t edgeq_llm_eos(const edgeq_llm* llm);
+/* Text -> ids (BOS added when the vocabulary asks and add_special != 0). On
+ * EDGEQ_ERROR_BUFFER_TOO_SMALL *n_tokens is the count needed. [shared] */
+EDGEQ_API edgeq_status edgeq_llm_tokenize(const edgeq_llm* llm, const char* text, int add_special,
+                                          int32_t* tokens, size_t capacity, size_t* n_tokens);
+/* Ids -> text, NUL-terminated; *length excludes the NUL (needed size - 1 on
+ * EDGEQ_ERROR_BUFFER_TOO_SMALL). [shared] */
+EDGEQ_API edgeq_status edgeq_llm_detokenize(const edgeq_llm* llm, const int32_t* tokens,
+                                            size_t n_tokens, char* text, size_t capacity,
+                                            size_t* length);
+/* Appends the prompt (may be empty to continue) and samples up to max_tokens tokens (< 0:
+ * until EOS/end of generation or the context ends), calling `callback` (may be NULL) with each.
+ * params NULL: greedy. Generated ids (a final stop token included) go to `out_tokens` when it is
+ * not NULL, at most `capacity`; *n_generated (may be NULL) gets the count generated.
+ * [one thread per handle] */
+EDGEQ_API edgeq_status edgeq_llm_generate(edgeq_llm* llm, const int32_t* prompt, size_t n_prompt,
+                                          int32_t max_tokens, const edgeq_sampling_params* params,
+                                          edgeq_token_callback callback, void* user_data,
+                                          int32_t* out_tokens, size_t capacity,
+                                          size_t* n_generated);
+/* Forgets the context (as edgeq_llm_reset), runs `tokens` from position 0 and copies the last
+ * position's logits [vocab_size] into `logits` (capacity >= vocab_size). [one thread per
+ * handle] */
+EDGEQ_API edgeq_status edgeq_llm_eval(edgeq_llm* llm, const int32_t* tokens, size_t n_tokens,
+                                      float* logits, size_t capacity);
+/* Tokens in the context. [one thread per handle] */
+EDGEQ_API int32_t edgeq_llm_n_past(const edgeq_llm* llm);
+/* Forgets the sequence. [one thread per handle] */
+EDGEQ_API void edgeq_llm_reset(edgeq_llm* llm);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* EDGEQ_EDGEQ_H_ */
