@@ -1,0 +1,109 @@
+"""edgeq_static_archive: one libedgeq.a from a cc_library and everything it links statically.
+
+All static libraries of `deps` (PIC objects) and the `-l:libX.a` archives their linkopts name
+(Abseil, utf8proc, xxhash) go through one partial link (`ld -r`), which pulls in only the archive
+members that are needed; then every defined symbol except edgeq_* is localized (objcopy
+--keep-global-symbols), so an app that links its own Abseil does not clash with edgeq's copy.
+Shared libraries named by -l (cpuinfo, pthreadpool, XNNPACK) and the C++ runtime stay undefined:
+the consumer links them (edgeq.pc Libs.private, edgeqConfig.cmake).
+"""
+
+def _impl(ctx):
+    objs = []
+    archives = []
+    for dep in ctx.attr.deps:
+        for li in dep[CcInfo].linking_context.linker_inputs.to_list():
+            for lib in li.libraries:
+                a = lib.pic_static_library or lib.static_library
+                if a:
+                    objs.append(a)
+            for flag in li.user_link_flags:
+                if flag.startswith("-l:") and flag.endswith(".a"):
+                    archives.append(flag)
+    relocatable = ctx.actions.declare_file(ctx.label.name + ".o")
+    out = ctx.actions.declare_file("lib%s.a" % ctx.attr.library_name)
+    dedup = []
+    for a in archives:
+        if a not in dedup:
+            dedup.append(a)
+    cmd = " ".join([
+        "set -e;",
+        ctx.attr.ld,
+        "-r -o",
+        relocatable.path,
+        "--whole-archive",
+    ] + [o.path for o in objs] + [
+        "--no-whole-archive",
+        "-L" + ctx.attr.system_lib_dir,
+        "--start-group",
+    ] + dedup + [
+        "--end-group;",
+        ctx.attr.objcopy,
+        "--keep-global-symbols=" + ctx.file.keep_symbols.path,
+        relocatable.path,
+        ";",
+        "rm -f",
+        out.path,
+        ";",
+        ctx.attr.ar,
+        "rcsD",
+        out.path,
+        relocatable.path,
+    ])
+    ctx.actions.run_shell(
+        inputs = objs + [ctx.file.keep_symbols],
+        outputs = [relocatable, out],
+        command = cmd,
+        mnemonic = "EdgeqArchive",
+        use_default_shell_env = True,
+    )
+
+    # libedgeq.so from the PIC objects. Debian's Abseil, utf8proc and xxhash archives are not
+    # PIC (-fPIE code with local-exec TLS), so the shared library links their shared objects.
+    so = ctx.actions.declare_file("lib%s.so" % ctx.attr.library_name)
+    flags = []
+    for dep in ctx.attr.deps:
+        for li in dep[CcInfo].linking_context.linker_inputs.to_list():
+            for flag in li.user_link_flags:
+                if flag.startswith("-l:lib") and flag.endswith(".a"):
+                    flag = "-l" + flag[len("-l:lib"):-len(".a")]
+                if flag not in flags:
+                    flags.append(flag)
+    pic = [o for o in objs if o.basename.endswith(".pic.a") or o.basename.endswith(".pic.lo")]
+    so_cmd = " ".join([
+        ctx.attr.cxx,
+        "-shared -o",
+        so.path,
+        "-Wl,--whole-archive",
+    ] + [o.path for o in pic] + [
+        "-Wl,--no-whole-archive",
+        "-L" + ctx.attr.system_lib_dir,
+    ] + flags + [
+        "-Wl,--version-script=" + ctx.file.version_script.path,
+        "-Wl,-soname,lib%s.so" % ctx.attr.library_name,
+        "-Wl,--no-undefined -Wl,--as-needed -Wl,-z,noexecstack -Wl,--gc-sections",
+    ] + ctx.attr.extra_linkopts)
+    ctx.actions.run_shell(
+        inputs = pic + [ctx.file.version_script],
+        outputs = [so],
+        command = so_cmd,
+        mnemonic = "EdgeqShared",
+        use_default_shell_env = True,
+    )
+    return [DefaultInfo(files = depset([out, so]))]
+
+edgeq_static_archive = rule(
+    implementation = _impl,
+    attrs = {
+        "deps": attr.label_list(providers = [CcInfo]),
+        "keep_symbols": attr.label(allow_single_file = True),
+        "version_script": attr.label(allow_single_file = True),
+        "cxx": attr.string(default = "g++"),
+        "extra_linkopts": attr.string_list(),
+        "library_name": attr.string(default = "edgeq"),
+        "ld": attr.string(default = "ld"),
+        "objcopy": attr.string(default = "objcopy"),
+        "ar": attr.string(default = "ar"),
+        "system_lib_dir": attr.string(default = "/usr/lib/x86_64-linux-gnu"),
+    },
+)
