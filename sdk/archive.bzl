@@ -38,8 +38,14 @@ def _impl(ctx):
         "--start-group",
     ] + dedup + [
         "--end-group;",
+        # Weak (COMDAT: inline functions, template instances) symbols stay global: localizing
+        # one breaks a program that has the same COMDAT (the linker keeps the program's copy and
+        # discards ours, leaving our local references dangling).
+        "cp", ctx.file.keep_symbols.path, relocatable.path + ".keep;",
+        ctx.attr.nm, "-g --defined-only", relocatable.path,
+        "| awk 'NF==3 && $2 ~ /^[WVu]$/ {print $3}' >>", relocatable.path + ".keep;",
         ctx.attr.objcopy,
-        "--keep-global-symbols=" + ctx.file.keep_symbols.path,
+        "--keep-global-symbols=" + relocatable.path + ".keep",
         relocatable.path,
         ";",
         "rm -f",
@@ -103,7 +109,49 @@ edgeq_static_archive = rule(
         "library_name": attr.string(default = "edgeq"),
         "ld": attr.string(default = "ld"),
         "objcopy": attr.string(default = "objcopy"),
+        "nm": attr.string(default = "nm"),
         "ar": attr.string(default = "ar"),
         "system_lib_dir": attr.string(default = "/usr/lib/x86_64-linux-gnu"),
+    },
+)
+
+def _sdk_impl(ctx):
+    out = ctx.actions.declare_file("edgeq-%s-linux-%s.tar.gz" % (ctx.attr.version, ctx.attr.arch))
+    root = "edgeq-%s-linux-%s" % (ctx.attr.version, ctx.attr.arch)
+    cmds = ["set -e", "d=$(mktemp -d)/" + root,
+            "mkdir -p $d/include/edgeq $d/lib/pkgconfig $d/lib/cmake/edgeq $d/bin $d/share/doc/edgeq"]
+    inputs = []
+    for f, dest in [(ctx.file.header, "include/edgeq/"), (ctx.file.pc, "lib/pkgconfig/")] + \
+                   [(f, "lib/cmake/edgeq/") for f in ctx.files.cmake] + \
+                   [(f, "share/doc/edgeq/") for f in ctx.files.docs]:
+        inputs.append(f)
+        cmds.append("cp %s $d/%s" % (f.path, dest))
+    for t in ctx.attr.libs:
+        for f in t.files.to_list():
+            if f.basename.endswith(".a") or f.basename.endswith(".so"):
+                inputs.append(f)
+                cmds.append("cp %s $d/lib/" % f.path)
+    for t in ctx.attr.bins:
+        f = t[DefaultInfo].files_to_run.executable
+        inputs.append(f)
+        cmds.append("cp %s $d/bin/" % f.path)
+    cmds.append("chmod -R u+w,a+r $d")
+    cmds.append("tar -C $d/.. --owner=0 --group=0 --mtime=@0 --sort=name -czf %s %s" %
+                (out.path, root))
+    ctx.actions.run_shell(inputs = inputs, outputs = [out], command = "\n".join(cmds),
+                          mnemonic = "EdgeqSdk", use_default_shell_env = True)
+    return [DefaultInfo(files = depset([out]), runfiles = ctx.runfiles(files = [out]))]
+
+edgeq_sdk_tarball = rule(
+    implementation = _sdk_impl,
+    attrs = {
+        "version": attr.string(mandatory = True),
+        "arch": attr.string(mandatory = True),
+        "header": attr.label(allow_single_file = True),
+        "pc": attr.label(allow_single_file = True),
+        "cmake": attr.label_list(allow_files = True),
+        "docs": attr.label_list(allow_files = True),
+        "libs": attr.label_list(),
+        "bins": attr.label_list(cfg = "target"),
     },
 )
