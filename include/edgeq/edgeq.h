@@ -57,7 +57,7 @@ EDGEQ_API const char* edgeq_last_error(void);
 /* A static name of a status code ("OK", "INVALID_ARGUMENT", ...). [any thread] */
 EDGEQ_API const char* edgeq_status_name(edgeq_status status);
 /* The best instruction-set level this CPU supports for qmatmul kernels: "generic", "avx2",
- * "avxvnni", "avx512vnni", "neon", "neon_dotprod", "neon_i8mm". [any thread] */
+ * "avxvnni", "avx512vnni", "neon", "dotprod", "i8mm". [any thread] */
 EDGEQ_API const char* edgeq_best_isa(void);
 
 /* ---- Encodings ----------------------------------------------------------------------------- */
