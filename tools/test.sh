@@ -87,10 +87,11 @@ if [ "$host_only" -eq 0 ]; then
 fi
 # Parsers and codecs under ASan + UBSan. Packages that do not exist yet are skipped.
 asan_targets=()
-for pkg in core quantization checkpoint llm tests; do
+for pkg in core quantization checkpoint llm c_api tests; do
   [ -f "$pkg/BUILD" ] && asan_targets+=("//$pkg/...")
 done
-run_stage asan --config=asan --build_tests_only "${asan_targets[@]}"
+# tests/consumer builds the SDK tarball and links it with the system compilers: not under ASan.
+run_stage asan --config=asan --build_tests_only "${asan_targets[@]}" -- -//tests/consumer/...
 # The runtime's threaded tests (two Models executing at once, 2-thread kernels) under
 # ThreadSanitizer.
 run_stage tsan --config=tsan --build_tests_only //runtime:session_test //runtime:ops_test \
