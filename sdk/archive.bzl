@@ -96,7 +96,7 @@ def _impl(ctx):
         mnemonic = "EdgeqShared",
         use_default_shell_env = True,
     )
-    return [DefaultInfo(files = depset([out, so]))]
+    return [DefaultInfo(files = depset([out, so]), runfiles = ctx.runfiles(files = [out, so]))]
 
 edgeq_static_archive = rule(
     implementation = _impl,

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Python module with pip offline (Debian's python3, setuptools, numpy, pytest) into
+# a temporary directory, with the freshly built libedgeq.so, and runs its pytest tests.
+source tests/shell/check.sh
+source tests/shell/reference_data.sh
+set -uo pipefail
+py=/usr/bin/python3
+# Under --config=aarch64 libedgeq.so is an ARM library that the host's python3 cannot load.
+if [ -n "${EDGEQ_EXEC:-}" ] || ! readelf -h sdk/libedgeq.so | grep -q "X86-64"; then
+  echo "SKIPPED: the Python module test runs on x86-64 only (libedgeq.so here is another arch)"
+  exit 0
+fi
+work=$(mktemp -d)
+cp -r python "$work/src"
+cp sdk/libedgeq.so "$work/src/edgeq/"
+check "pip install (offline)" "$py" -m pip install -q --no-index --no-build-isolation \
+  --no-deps --target "$work/site" "$work/src"
+reference_data_dir models
+export EDGEQ_MODEL=$REPLY/stories260K.gguf
+export EDGEQ_GOLDEN_DIR=$PWD/tests/testdata/golden
+check "pytest" env PYTHONPATH="$work/site" "$py" -m pytest -q -p no:cacheprovider \
+  "$work/src/tests"
+check "import edgeq from the installed copy" env PYTHONPATH="$work/site" "$py" -c \
+  "import edgeq, numpy as np; q = edgeq.quantize(np.ones((2, 32), np.float32), 'q8_0'); assert edgeq.qmatmul(np.ones(32, np.float32), q).shape == (2,); assert edgeq.__file__.startswith('$work/site')"
+finish
