@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/parallel.h"
 #include "core/status_macros.h"
 #include "quantization/encoding.h"
 #include "runtime/custom_op.h"
@@ -22,27 +23,6 @@
 namespace edgeq {
 namespace internal {
 namespace {
-
-// Element-wise work below this many elements runs on the calling thread: waking the pool costs
-// more than it saves.
-constexpr int64_t kParallelElements = int64_t{1} << 16;
-
-template <typename F>
-void Trampoline(void* context, size_t start, size_t count) {
-  (*static_cast<F*>(context))(start, count);
-}
-
-// Calls f(start, count) over [0, n) in tiles, on the pool when given and worth it.
-template <typename F>
-void ParallelFor(pthreadpool_t pool, size_t n, size_t tile, bool worth_it, F&& f) {
-  if (n == 0) return;
-  if (pool == nullptr || !worth_it || n <= tile) {
-    f(size_t{0}, n);
-    return;
-  }
-  using Fn = std::remove_reference_t<F>;
-  pthreadpool_parallelize_1d_tile_1d(pool, &Trampoline<Fn>, &f, n, tile, 0);
-}
 
 template <typename T = float>
 T* Data(const ExecContext& ctx, int id) {
@@ -99,27 +79,27 @@ class BinaryKernel : public OpKernel {
     float* y = Data(ctx, out_);
     switch (mode_) {
       case kSame:
-        ParallelFor(ctx.pool, n_, 4096, n_ >= kParallelElements, [=](size_t s, size_t c) {
+        ParallelFor(ctx.pool, n_, 4096, n_, [=](size_t s, size_t c) {
           for (size_t i = s; i < s + c; ++i) y[i] = Op::Apply(a[i], b[i]);
         });
         break;
       case kScalarB: {
         const float bv = b[0];
-        ParallelFor(ctx.pool, n_, 4096, n_ >= kParallelElements, [=](size_t s, size_t c) {
+        ParallelFor(ctx.pool, n_, 4096, n_, [=](size_t s, size_t c) {
           for (size_t i = s; i < s + c; ++i) y[i] = Op::Apply(a[i], bv);
         });
         break;
       }
       case kScalarA: {
         const float av = a[0];
-        ParallelFor(ctx.pool, n_, 4096, n_ >= kParallelElements, [=](size_t s, size_t c) {
+        ParallelFor(ctx.pool, n_, 4096, n_, [=](size_t s, size_t c) {
           for (size_t i = s; i < s + c; ++i) y[i] = Op::Apply(av, b[i]);
         });
         break;
       }
       case kGeneral: {
         const int64_t rows = inner_ == 0 ? 0 : n_ / inner_;
-        ParallelFor(ctx.pool, rows, 16, n_ >= kParallelElements, [&](size_t s, size_t c) {
+        ParallelFor(ctx.pool, rows, 16, n_, [&](size_t s, size_t c) {
           const int rank = static_cast<int>(dims_.size());
           for (size_t row = s; row < s + c; ++row) {
             int64_t rem = static_cast<int64_t>(row);
@@ -179,11 +159,11 @@ class UnaryKernel : public OpKernel {
     const float* x = Data(ctx, x_);
     float* y = Data(ctx, out_);
     if (silu_) {
-      ParallelFor(ctx.pool, n_, 4096, n_ >= kParallelElements / 4, [=](size_t s, size_t c) {
+      ParallelFor(ctx.pool, n_, 4096, 4 * n_, [=](size_t s, size_t c) {
         for (size_t i = s; i < s + c; ++i) y[i] = x[i] * (1.0f / (1.0f + std::exp(-x[i])));
       });
     } else {
-      ParallelFor(ctx.pool, n_, 4096, n_ >= kParallelElements / 4, [=](size_t s, size_t c) {
+      ParallelFor(ctx.pool, n_, 4096, 4 * n_, [=](size_t s, size_t c) {
         for (size_t i = s; i < s + c; ++i) {
           y[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * 0.70710678118654752f));
         }
@@ -207,7 +187,7 @@ class SoftmaxKernel : public OpKernel {
     const float* x = Data(ctx, x_);
     float* y = Data(ctx, out_);
     const int64_t d = d_;
-    ParallelFor(ctx.pool, rows_, 1, rows_ * d >= kParallelElements / 4, [=](size_t s, size_t c) {
+    ParallelFor(ctx.pool, rows_, 1, 4 * rows_ * d, [=](size_t s, size_t c) {
       for (size_t r = s; r < s + c; ++r) {
         const float* xr = x + r * d;
         float* yr = y + r * d;
@@ -240,7 +220,7 @@ class RmsNormKernel : public OpKernel {
     float* y = Data(ctx, out_);
     const int64_t d = d_;
     const float eps = eps_;
-    ParallelFor(ctx.pool, rows_, 1, rows_ * d >= kParallelElements, [=](size_t s, size_t c) {
+    ParallelFor(ctx.pool, rows_, 1, rows_ * d, [=](size_t s, size_t c) {
       for (size_t r = s; r < s + c; ++r) {
         const float* xr = x + r * d;
         float* yr = y + r * d;
@@ -501,7 +481,7 @@ class MatmulKernel : public OpKernel {
     const int64_t m = m_, k = k_, n = n_;
     const bool rhs_batched = rhs_batched_, transposed = transposed_;
     const int64_t rows = batch_ * m;
-    ParallelFor(ctx.pool, rows, 1, rows * n * k >= kParallelElements, [=](size_t s, size_t c) {
+    ParallelFor(ctx.pool, rows, 1, rows * n * k, [=](size_t s, size_t c) {
       for (size_t row = s; row < s + c; ++row) {
         const float* ar = a + row * k;
         const float* bm = b + (rhs_batched ? static_cast<int64_t>(row) / m * k * n : 0);
