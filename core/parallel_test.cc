@@ -42,7 +42,8 @@ TEST(ParallelTest, SmallWorkRunsOnceOnTheCallingThread) {
   EXPECT_EQ(calls[0], std::make_pair(size_t{0}, size_t{1000}));
   EXPECT_FALSE(other_thread);
   calls.clear();
-  ParallelFor(nullptr, 7, 3, int64_t{1} << 40, [&](size_t s, size_t c) { calls.emplace_back(s, c); });
+  ParallelFor(nullptr, 7, 3, int64_t{1} << 40,
+              [&](size_t s, size_t c) { calls.emplace_back(s, c); });
   ASSERT_EQ(calls.size(), 1u);
   EXPECT_EQ(calls[0], std::make_pair(size_t{0}, size_t{7}));
   ParallelFor(pool.get(), 0, 3, int64_t{1} << 40, [&](size_t, size_t) { FAIL() << "n = 0"; });
