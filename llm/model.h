@@ -156,7 +156,6 @@ class Model {
   std::unique_ptr<Graph> head_graph_;
   std::unique_ptr<edgeq::Model> head_;
   Tensor head_input_;  // [1, dim]
-  Tensor mask_;        // [1, context]: 0 for cached positions, -inf for the rest
   std::vector<Tensor> k_cache_, v_cache_;
   std::vector<std::string> input_names_;   // the caches' input names, K and V per layer
   std::vector<std::string> output_names_;  // the new rows' output names, K and V per layer
