@@ -594,8 +594,9 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
 absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, int pos) {
   EDGEQ_ASSIGN_OR_RETURN(absl::Span<int32_t> tv, b.tokens.MutableValues<int32_t>());
   EDGEQ_ASSIGN_OR_RETURN(absl::Span<int32_t> pv, b.positions.MutableValues<int32_t>());
+  const int64_t n = static_cast<int64_t>(tokens.size());
   for (int64_t i = 0; i < b.t; ++i) {
-    tv[i] = tokens[i];
+    tv[i] = i < n ? tokens[i] : 0;
     pv[i] = pos + static_cast<int>(i);
   }
   // NamedTensor holds pointers to these members, which stay in place during the call.
@@ -608,7 +609,8 @@ absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, i
     in.emplace_back(input_names_[2 * l + 1], v_cache_[l]);
   }
   EDGEQ_ASSIGN_OR_RETURN(TensorMap out, b.model->Execute(in));
-  // Store the block's K and V rows ([kv heads, t, hs]) into the caches at pos..pos+t-1.
+  // Store the block's real K and V rows ([kv heads, t, hs]; the first n) into the caches at
+  // pos..pos+n-1.
   const int64_t hs = config_.head_dim, ctx = context_, t = b.t;
   for (int l = 0; l < config_.block_count; ++l) {
     for (int which = 0; which < 2; ++which) {
@@ -618,7 +620,7 @@ absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, i
       EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> dst, cache.MutableValues<float>());
       for (int64_t h = 0; h < config_.head_count_kv; ++h) {
         std::memcpy(dst.data() + (h * ctx + pos) * hs, src.data() + h * t * hs,
-                    t * hs * sizeof(float));
+                    n * hs * sizeof(float));
       }
     }
   }
@@ -655,19 +657,25 @@ absl::StatusOr<absl::Span<const float>> Model::Forward(int token, int pos) {
   return Prefill(absl::MakeConstSpan(one), pos);
 }
 
+Model::Block& Model::NextBlock(size_t left) {
+  // A padded prefill block costs about as much as prefill_block / 6 decode steps (the weights are
+  // streamed once for the block, once per token for decode steps).
+  if (prefill_ != nullptr && left * 6 >= static_cast<size_t>(prefill_->t)) return *prefill_;
+  return decode_;
+}
+
 absl::StatusOr<absl::Span<const float>> Model::Prefill(absl::Span<const int> tokens, int pos) {
   EDGEQ_RETURN_IF_ERROR(Check(tokens, pos));
   Tensor hidden;
-  size_t i = 0;
+  size_t i = 0, n = 0;
   while (i < tokens.size()) {
-    const bool use_block =
-        prefill_ != nullptr && tokens.size() - i >= static_cast<size_t>(prefill_->t);
-    Block& b = use_block ? *prefill_ : decode_;
-    EDGEQ_ASSIGN_OR_RETURN(hidden, RunBlock(b, tokens.subspan(i, b.t), pos + static_cast<int>(i)));
-    i += b.t;
+    Block& b = NextBlock(tokens.size() - i);
+    n = std::min(tokens.size() - i, static_cast<size_t>(b.t));
+    EDGEQ_ASSIGN_OR_RETURN(hidden, RunBlock(b, tokens.subspan(i, n), pos + static_cast<int>(i)));
+    i += n;
   }
   EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> h, hidden.Values<float>());
-  return RunHead(h.data() + h.size() - config_.embedding_length);
+  return RunHead(h.data() + (n - 1) * config_.embedding_length);
 }
 
 absl::Status Model::PrefillAll(
@@ -677,18 +685,17 @@ absl::Status Model::PrefillAll(
   size_t i = 0;
   const int64_t dim = config_.embedding_length;
   while (i < tokens.size()) {
-    const bool use_block =
-        prefill_ != nullptr && tokens.size() - i >= static_cast<size_t>(prefill_->t);
-    Block& b = use_block ? *prefill_ : decode_;
+    Block& b = NextBlock(tokens.size() - i);
+    const size_t n = std::min(tokens.size() - i, static_cast<size_t>(b.t));
     EDGEQ_ASSIGN_OR_RETURN(Tensor hidden,
-                           RunBlock(b, tokens.subspan(i, b.t), pos + static_cast<int>(i)));
+                           RunBlock(b, tokens.subspan(i, n), pos + static_cast<int>(i)));
     EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> h, hidden.Values<float>());
-    for (int64_t r = 0; r < b.t; ++r) {
+    for (int64_t r = 0; r < static_cast<int64_t>(n); ++r) {
       if (static_cast<int64_t>(i) + r < first) continue;
       EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> logits, RunHead(h.data() + r * dim));
       EDGEQ_RETURN_IF_ERROR(on_logits(static_cast<int>(i + r), logits));
     }
-    i += b.t;
+    i += n;
   }
   return absl::OkStatus();
 }

@@ -30,8 +30,8 @@ std::vector<double> Reference(const AttentionArgs& a) {
       std::vector<const float*> vs;
       for (int64_t p = 0; p <= qpos; ++p) {
         if (a.window > 0 && p <= qpos - a.window) continue;
-        const float* k = p < a.pos ? a.k_cache + (h * a.ctx + p) * hs
-                                   : a.k_new + (h * a.t + (p - a.pos)) * hs;
+        const float* k =
+            p < a.pos ? a.k_cache + (h * a.ctx + p) * hs : a.k_new + (h * a.t + (p - a.pos)) * hs;
         vs.push_back(p < a.pos ? a.v_cache + (h * a.ctx + p) * hs
                                : a.v_new + (h * a.t + (p - a.pos)) * hs);
         double d = 0;
@@ -59,9 +59,9 @@ void RunAll(const AttentionKernel& kernel, const AttentionArgs& a) {
 
 TEST(AttentionTest, EveryKernelMatchesTheDefinition) {
   const Case cases[] = {
-      {1, 1, 1, 1, 0, 0},    {1, 1, 1, 7, 3, 0},    {1, 4, 2, 16, 5, 0},  {3, 6, 6, 48, 0, 0},
-      {3, 9, 3, 64, 40, 0},  {17, 4, 1, 64, 9, 0},  {1, 8, 2, 100, 77, 0}, {5, 2, 1, 128, 31, 0},
-      {4, 4, 2, 64, 20, 1},  {6, 4, 2, 32, 20, 4},  {9, 2, 2, 48, 3, 5},   {1, 8, 4, 64, 100, 30},
+      {1, 1, 1, 1, 0, 0},    {1, 1, 1, 7, 3, 0},     {1, 4, 2, 16, 5, 0},    {3, 6, 6, 48, 0, 0},
+      {3, 9, 3, 64, 40, 0},  {17, 4, 1, 64, 9, 0},   {1, 8, 2, 100, 77, 0},  {5, 2, 1, 128, 31, 0},
+      {4, 4, 2, 64, 20, 1},  {6, 4, 2, 32, 20, 4},   {9, 2, 2, 48, 3, 5},    {1, 8, 4, 64, 100, 30},
       {33, 4, 4, 24, 0, 16}, {2, 12, 4, 80, 257, 0}, {1, 14, 2, 64, 300, 0},
   };
   std::mt19937 rng(7);
@@ -98,9 +98,9 @@ TEST(AttentionTest, EveryKernelMatchesTheDefinition) {
     const std::vector<double> want = Reference(a);
     for (const AttentionKernel* k : AllAttentionKernels()) {
       if (!IsaSupported(k->isa)) continue;
-      SCOPED_TRACE(::testing::Message() << k->name << " t=" << c.t << " heads=" << c.heads << "/"
-                                        << c.kv_heads << " hs=" << c.head_dim << " pos=" << c.pos
-                                        << " window=" << c.window);
+      SCOPED_TRACE(::testing::Message()
+                   << k->name << " t=" << c.t << " heads=" << c.heads << "/" << c.kv_heads
+                   << " hs=" << c.head_dim << " pos=" << c.pos << " window=" << c.window);
       std::vector<float> out(q.size(), -1.0f);
       a.out = out.data();
       RunAll(*k, a);
