@@ -715,6 +715,44 @@ std::vector<std::string> Model::MatmulKernels() const {
   return names;
 }
 
+std::vector<edgeq::Model*> Model::Graphs() const {
+  std::vector<edgeq::Model*> graphs = {decode_.model.get()};
+  if (prefill_ != nullptr) graphs.push_back(prefill_->model.get());
+  graphs.push_back(head_.get());
+  return graphs;
+}
+
+void Model::EnableProfiling(bool on) {
+  for (edgeq::Model* g : Graphs()) g->EnableProfiling(on);
+}
+
+void Model::ResetProfile() {
+  for (edgeq::Model* g : Graphs()) g->ResetProfile();
+}
+
+std::vector<Model::OpTime> Model::Profile() const {
+  std::vector<OpTime> rows;
+  for (const edgeq::Model* g : Graphs()) {
+    for (const edgeq::Model::KernelTime& k : g->Profile()) {
+      if (k.calls == 0) continue;
+      const size_t eq = k.label.find(" = ");
+      std::string op = eq == std::string::npos ? k.label : k.label.substr(eq + 3);
+      if (absl::StartsWith(op, "copy(")) op = "copy";
+      auto it = std::find_if(rows.begin(), rows.end(),
+                             [&](const OpTime& r) { return r.op == op && r.kernel == k.kernel; });
+      if (it == rows.end()) {
+        rows.push_back({op, k.kernel, 0, 0.0});
+        it = rows.end() - 1;
+      }
+      it->calls += k.calls;
+      it->seconds += k.seconds;
+    }
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const OpTime& a, const OpTime& b) { return a.seconds > b.seconds; });
+  return rows;
+}
+
 std::string Model::DebugString() const {
   std::string s = absl::StrCat(decode_.graph->ToString(), decode_.model->DebugString());
   if (prefill_ != nullptr) {

@@ -128,6 +128,18 @@ class Model {
   // "matmul_f32"}, in order of first use.
   std::vector<std::string> MatmulKernels() const;
 
+  // Profiling (edgeq bench --profile): while enabled, every graph this model runs times its
+  // kernels. Profile() sums them per (op, kernel) over all graphs, largest time first.
+  struct OpTime {
+    std::string op;      // "qmatmul", "attention", ...
+    std::string kernel;  // "q4_0_avx512vnni_gemm", ...
+    int64_t calls = 0;
+    double seconds = 0;
+  };
+  void EnableProfiling(bool on);
+  void ResetProfile();
+  std::vector<OpTime> Profile() const;
+
  private:
   // One loaded body graph for blocks of t tokens, with its token and position inputs.
   struct Block {
@@ -139,6 +151,8 @@ class Model {
 
   Model() = default;
   absl::StatusOr<Block> LoadBlock(int64_t t);
+  // The session models of the graphs (decode, prefill if any, head).
+  std::vector<edgeq::Model*> Graphs() const;
   // The block for the next tokens when `left` remain.
   Block& NextBlock(size_t left);
   // Runs b on n = tokens.size() <= b.t tokens at pos..pos+n-1 (rows past n are padding: token 0,
