@@ -43,6 +43,8 @@ void DecodeKScales(const B& b, Decoded* out) {
   }
   out->d = blocks::Fp16ToFloat(b.d);
   out->dmin = blocks::Fp16ToFloat(b.dmin);
+  out->pair_d16[0] = b.d;
+  out->pair_d16[1] = b.dmin;
 }
 
 void DecodeQ4_K(const uint8_t* p, Decoded* out) {
@@ -143,18 +145,14 @@ void PutQ8_0(const Decoded& dec, int r, uint8_t* tile) {
   }
 }
 
-// Scales, min pairs, d and dmin of Q4_K/Q5_K at `at`.
+// Scales, mins, d and dmin (fp16, as stored) of Q4_K/Q5_K at `at`.
 void PutKScales(const Decoded& dec, int r, uint8_t* at) {
   for (int s = 0; s < 8; ++s) {
     at[x16::KScales::kScales + kX16Rows * s + r] = static_cast<uint8_t>(dec.scale[s]);
+    at[x16::KScales::kMins + kX16Rows * s + r] = static_cast<uint8_t>(dec.min[s]);
   }
-  int16_t* mins = reinterpret_cast<int16_t*>(at + x16::KScales::kMinPairs);
-  for (int j = 0; j < 4; ++j) {
-    mins[2 * (16 * j + r)] = static_cast<int16_t>(dec.min[2 * j]);
-    mins[2 * (16 * j + r) + 1] = static_cast<int16_t>(dec.min[2 * j + 1]);
-  }
-  std::memcpy(at + x16::KScales::kD + 4 * r, &dec.d, 4);
-  std::memcpy(at + x16::KScales::kDmin + 4 * r, &dec.dmin, 4);
+  std::memcpy(at + x16::KScales::kD + 2 * r, &dec.pair_d16[0], 2);
+  std::memcpy(at + x16::KScales::kDmin + 2 * r, &dec.pair_d16[1], 2);
 }
 
 void PutQ4_K(const Decoded& dec, int r, uint8_t* tile) {

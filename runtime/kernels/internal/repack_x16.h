@@ -61,19 +61,19 @@ struct Q8_0 {
   static constexpr size_t kTileBytes = kD + 2 * kHalfPerRowBytes;  // 1088
 };
 // The Q4_K/Q5_K scales block (the tail of their tiles): uint8 scale[8 sub-blocks][16 rows];
-// int16 min pairs [j][row][2] = (min 2j, min 2j + 1) of the row (for vpdpwssd); float d[row];
-// float dmin[row].
+// uint8 min[8][16]; fp16 d[row]; fp16 dmin[row], as stored. 320 bytes for 16 rows, against 256
+// in GGML's blocks (which pack scales and mins to 6 bits).
 struct KScales {
   static constexpr size_t kScales = 0;
-  static constexpr size_t kMinPairs = kScales + 8 * kX16Rows;     // 128
-  static constexpr size_t kD = kMinPairs + 4 * kX16Rows * 2 * 2;  // 384
-  static constexpr size_t kDmin = kD + kFloatPerRowBytes;         // 448
-  static constexpr size_t kBytes = kDmin + kFloatPerRowBytes;     // 512
+  static constexpr size_t kMins = kScales + 8 * kX16Rows;     // 128
+  static constexpr size_t kD = kMins + 8 * kX16Rows;          // 256
+  static constexpr size_t kDmin = kD + kHalfPerRowBytes;      // 288
+  static constexpr size_t kBytes = kDmin + kHalfPerRowBytes;  // 320
 };
 // Q4_KX16, per 256-value super-block: sub-block s's nibbles at kNibbles32Bytes * s, then KScales.
 struct Q4_K {
   static constexpr size_t kScalesAt = 8 * kNibbles32Bytes;           // 2048
-  static constexpr size_t kTileBytes = kScalesAt + KScales::kBytes;  // 2560
+  static constexpr size_t kTileBytes = kScalesAt + KScales::kBytes;  // 2368
 };
 // Q5_KX16: as Q4_KX16 with, after the nibbles, the 5th bits of sub-block s at kHighBits +
 // kHighBitsPerSub * s: bit 4 part + i of byte p is bit 4 of byte p of the part's level vector i

@@ -311,30 +311,33 @@ void Y16Matmul(const MatmulParams& p, int64_t j0, int64_t j1) {
 }
 
 // Q4_K/Q5_K scales and mins at `at` (the tail of their tiles; see repack_x16.h): the 8 sub-block
-// scales per row (uint8 [s][row]), mins as int16 pairs [j][row][2], then d[row] and dmin[row].
+// scales and 8 mins per row as bytes ([s][row]), then fp16 d[row] and dmin[row].
 struct KScalesY16 {
   const uint8_t* at;
   explicit KScalesY16(const uint8_t* p) : at(p) {}
   __m256 SubScale(int s, int h) const {
     const __m128i sc = _mm_loadl_epi64(
         reinterpret_cast<const __m128i*>(at + internal::x16::KScales::kScales + 16 * s + 8 * h));
-    return _mm256_mul_ps(
-        _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(sc)),
-        _mm256_loadu_ps(reinterpret_cast<const float*>(at + internal::x16::KScales::kD + 32 * h)));
+    return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(sc)),
+                         _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(
+                             at + internal::x16::KScales::kD + 16 * h))));
   }
-  // acc - dmin * dx * sum over sub-blocks of min * (sum of the sub-block's 32 activations).
+  // acc - dmin * dx * sum over sub-blocks of min * (sum of the sub-block's 32 activations): the
+  // mins of sub-blocks 2j and 2j + 1 interleaved per row into int16 pairs for vpmaddwd.
   __m256 Correct(__m256 acc, const uint8_t* x, int64_t b, __m256 dx, int h) const {
     const int16_t* bs = ActQ8_KX::Blk(x, b).bsum32;
+    const uint8_t* mins = at + internal::x16::KScales::kMins + 8 * h;
     __m256i m = _mm256_setzero_si256();
     for (int j = 0; j < 4; ++j) {
+      const __m128i lo = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(mins + 32 * j));
+      const __m128i hi = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(mins + 32 * j + 16));
       int32_t pair;
       std::memcpy(&pair, bs + 2 * j, sizeof(pair));
-      m = _mm256_add_epi32(
-          m, _mm256_madd_epi16(LoadY(at + internal::x16::KScales::kMinPairs + 64 * j + 32 * h),
-                               _mm256_set1_epi32(pair)));
+      m = _mm256_add_epi32(m, _mm256_madd_epi16(_mm256_cvtepu8_epi16(_mm_unpacklo_epi8(lo, hi)),
+                                                _mm256_set1_epi32(pair)));
     }
-    const __m256 dmin = _mm256_loadu_ps(
-        reinterpret_cast<const float*>(at + internal::x16::KScales::kDmin + 32 * h));
+    const __m256 dmin = _mm256_cvtph_ps(_mm_loadu_si128(
+        reinterpret_cast<const __m128i*>(at + internal::x16::KScales::kDmin + 16 * h)));
     return _mm256_fnmadd_ps(_mm256_cvtepi32_ps(m), _mm256_mul_ps(dmin, dx), acc);
   }
 };
