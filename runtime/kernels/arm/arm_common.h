@@ -317,6 +317,30 @@ inline void Q6KValues64(const blocks::BlockQ6_K& b, int n, int h, int8x16_t q[4]
   for (int t = 0; t < 4; ++t) q[t] = vsubq_s8(vreinterpretq_s8_u8(v[t]), off);
 }
 
+// The signed 6-bit values (level - 32) 128 n + 64 hh + 16 u .. + 15 of a Q6_K super-block into
+// q[u] (u = 0..3: group 8 n + 4 hh + u): for hh = 0 the low nibbles of ql[64 n ..] with qh bit
+// pairs 0 (u = 0, 1) and 1 (u = 2, 3) of qh[32 n ..], for hh = 1 the high nibbles with bit pairs 2
+// and 3.
+inline void Q6KValues64Contiguous(const blocks::BlockQ6_K& b, int n, int hh, int8x16_t q[4]) {
+  const uint8x16x4_t ql = vld1q_u8_x4(b.ql + 64 * n);
+  const uint8x16x2_t qh = vld1q_u8_x2(b.qh + 32 * n);
+  const uint8x16_t m4 = vdupq_n_u8(0x0F), m3 = vdupq_n_u8(0x30);
+  const int8x16_t off = vdupq_n_s8(32);
+  uint8x16_t v[4];
+  if (hh == 0) {
+    for (int u = 0; u < 4; ++u) {
+      const uint8x16_t h = u < 2 ? vshlq_n_u8(qh.val[u], 4) : vshlq_n_u8(qh.val[u - 2], 2);
+      v[u] = vorrq_u8(vandq_u8(ql.val[u], m4), vandq_u8(h, m3));
+    }
+  } else {
+    for (int u = 0; u < 4; ++u) {
+      const uint8x16_t h = u < 2 ? vandq_u8(qh.val[u], m3) : vshrq_n_u8(qh.val[u - 2], 2);
+      v[u] = vorrq_u8(vshrq_n_u8(ql.val[u], 4), u < 2 ? h : vandq_u8(h, m3));
+    }
+  }
+  for (int u = 0; u < 4; ++u) q[u] = vsubq_s8(vreinterpretq_s8_u8(v[u]), off);
+}
+
 // Q6_K x Q8_K, GGML's math: per super-block sum_g sc[g] * (values_g . x_g) times
 // d = fp16(w.d) * x.d, g over the sixteen 16-value groups, sc[g] the group's int8 scale, values
 // signed (level - 32). Values, scales and d are decoded once per tile; per activation row and 128

@@ -21,18 +21,20 @@ namespace arm {
 namespace {
 
 // W provides kBlockBytes and Load(block, w[8], d): w[c] = values 4 c .. 4 c + 3 of the four rows
-// (row r in bytes 4 r .. 4 r + 3) times a power of two, d = the four rows' f32 scales divided by it.
+// (row r in bytes 4 r .. 4 r + 3) times a power of two, d = the four rows' f32 scales divided by
+// it.
 struct Q4_0R4Block {
   static constexpr int kBlockBytes = 72;
   static inline void Load(const uint8_t* blk, int8x16_t w[8], float32x4_t* d) {
     const int8x16x4_t v = vld1q_s8_x4(reinterpret_cast<const int8_t*>(blk + 8));
     const int8x16_t hi = vdupq_n_s8(static_cast<int8_t>(0xF0));
     for (int c = 0; c < 4; ++c) {
-      w[c] = vshlq_n_s8(v.val[c], 4);      // 16 x (low nibble level - 8)
+      w[c] = vshlq_n_s8(v.val[c], 4);     // 16 x (low nibble level - 8)
       w[c + 4] = vandq_s8(v.val[c], hi);  // 16 x (high nibble level - 8)
     }
-    *d = vmulq_n_f32(vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(reinterpret_cast<const uint16_t*>(blk)))),
-                     0.0625f);
+    *d = vmulq_n_f32(
+        vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(reinterpret_cast<const uint16_t*>(blk)))),
+        0.0625f);
   }
 };
 
@@ -56,10 +58,9 @@ struct Q8_0R4Block {
 // Per block and activation row: one 32-byte load, eight sdot, one convert, two multiplies.
 template <typename W>
 struct R4Dotprod {
-  static constexpr int kMaxRows = 8;
+  static constexpr int kTileRows = 8;
   template <int M>
-  static void Tile(const uint8_t* wg, const uint8_t* x, size_t xrb, int64_t k,
-                   float32x4_t out[M]) {
+  static void Tile(const uint8_t* wg, const uint8_t* x, size_t xrb, int64_t k, float32x4_t out[M]) {
     const int64_t nb = k / 32, nbp = Q8_0SPaddedBlocks(k);
     float32x4_t acc[M];
     for (int i = 0; i < M; ++i) acc[i] = vdupq_n_f32(0.0f);
@@ -70,7 +71,8 @@ struct R4Dotprod {
       for (int i = 0; i < M; ++i) {
         const uint8_t* xr = x + i * xrb;
         const int8_t* xq = Q8_0SQs(xr) + 32 * b;
-        const int8x16_t x0 = vld1q_s8(xq), x1 = vld1q_s8(xq + 16);
+        const int8x16x2_t xv = vld1q_s8_x2(xq);
+        const int8x16_t x0 = xv.val[0], x1 = xv.val[1];
         int32x4_t s = vdotq_laneq_s32(vdupq_n_s32(0), w[0], x0, 0);
         s = vdotq_laneq_s32(s, w[1], x0, 1);
         s = vdotq_laneq_s32(s, w[2], x0, 2);
@@ -92,10 +94,9 @@ struct R4Dotprod {
 // activation rows: two 32-byte loads, four zips, eight smmla, and the scales of both 2x2 results.
 template <typename W>
 struct R4I8mm {
-  static constexpr int kMaxRows = 8;
+  static constexpr int kTileRows = 8;  // mmla
   template <int M>
-  static void Tile(const uint8_t* wg, const uint8_t* x, size_t xrb, int64_t k,
-                   float32x4_t out[M]) {
+  static void Tile(const uint8_t* wg, const uint8_t* x, size_t xrb, int64_t k, float32x4_t out[M]) {
     static_assert(M % 2 == 0, "activation rows in pairs");
     const int64_t nb = k / 32, nbp = Q8_0SPaddedBlocks(k);
     // acc[2 p] = {r0.x0, r0.x1, r1.x0, r1.x1}, acc[2 p + 1] = the same for rows 2, 3 (pair p).
@@ -107,7 +108,8 @@ struct R4I8mm {
       W::Load(wg + b * W::kBlockBytes, w, &d);
       int8x16_t a01[4], a23[4];  // values 8 u .. 8 u + 7 of rows 0, 1 / 2, 3
       for (int u = 0; u < 4; ++u) {
-        const int32x4_t lo = vreinterpretq_s32_s8(w[2 * u]), hi = vreinterpretq_s32_s8(w[2 * u + 1]);
+        const int32x4_t lo = vreinterpretq_s32_s8(w[2 * u]),
+                        hi = vreinterpretq_s32_s8(w[2 * u + 1]);
         a01[u] = vreinterpretq_s8_s32(vzip1q_s32(lo, hi));
         a23[u] = vreinterpretq_s8_s32(vzip2q_s32(lo, hi));
       }
@@ -115,14 +117,13 @@ struct R4I8mm {
       for (int p = 0; p < M / 2; ++p) {
         const uint8_t* xa = x + 2 * p * xrb;
         const uint8_t* xb = xa + xrb;
-        const int64x2_t a0 = vreinterpretq_s64_s8(vld1q_s8(Q8_0SQs(xa) + 32 * b));
-        const int64x2_t a1 = vreinterpretq_s64_s8(vld1q_s8(Q8_0SQs(xa) + 32 * b + 16));
-        const int64x2_t b0 = vreinterpretq_s64_s8(vld1q_s8(Q8_0SQs(xb) + 32 * b));
-        const int64x2_t b1 = vreinterpretq_s64_s8(vld1q_s8(Q8_0SQs(xb) + 32 * b + 16));
-        const int8x16_t c[4] = {vreinterpretq_s8_s64(vzip1q_s64(a0, b0)),
-                                vreinterpretq_s8_s64(vzip2q_s64(a0, b0)),
-                                vreinterpretq_s8_s64(vzip1q_s64(a1, b1)),
-                                vreinterpretq_s8_s64(vzip2q_s64(a1, b1))};
+        const int8x16x2_t av = vld1q_s8_x2(Q8_0SQs(xa) + 32 * b);
+        const int8x16x2_t bv = vld1q_s8_x2(Q8_0SQs(xb) + 32 * b);
+        const int64x2_t a0 = vreinterpretq_s64_s8(av.val[0]), a1 = vreinterpretq_s64_s8(av.val[1]);
+        const int64x2_t b0 = vreinterpretq_s64_s8(bv.val[0]), b1 = vreinterpretq_s64_s8(bv.val[1]);
+        const int8x16_t c[4] = {
+            vreinterpretq_s8_s64(vzip1q_s64(a0, b0)), vreinterpretq_s8_s64(vzip2q_s64(a0, b0)),
+            vreinterpretq_s8_s64(vzip1q_s64(a1, b1)), vreinterpretq_s8_s64(vzip2q_s64(a1, b1))};
         int32x4_t s01 = vmmlaq_s32(vdupq_n_s32(0), a01[0], c[0]);
         int32x4_t s23 = vmmlaq_s32(vdupq_n_s32(0), a23[0], c[0]);
         for (int u = 1; u < 4; ++u) {
@@ -183,8 +184,8 @@ void R4Gemm(const MatmulParams& p, int64_t j0, int64_t j1) {
   for (int64_t j = j0; j < j1; j += 4) {
     const uint8_t* wg = p.w + j * p.w_row_bytes;
     int64_t i = 0;
-    for (; i + 8 <= p.m; i += 8) R4Rows<T, 8>(p, wg, i, j, j1);
-    if (i + 4 <= p.m) {
+    for (; i + T::kTileRows <= p.m; i += T::kTileRows) R4Rows<T, T::kTileRows>(p, wg, i, j, j1);
+    if (T::kTileRows > 4 && i + 4 <= p.m) {
       R4Rows<T, 4>(p, wg, i, j, j1);
       i += 4;
     }

@@ -11,9 +11,9 @@ namespace kernels {
 namespace internal {
 
 // Rows are taken in groups of four: group g (rows 4 g .. 4 g + 3) starts at row 4 g, i.e. at
-// 4 g * row_bytes, with row_bytes = GGML's row (k / 32 blocks). In a group, block b of the four rows
-// is one R4 block; a last group with fewer than four rows is completed with zero rows (scale 0),
-// inside the n rounded up to 16 rows the runtime allocates.
+// 4 g * row_bytes, with row_bytes = GGML's row (k / 32 blocks). In a group, block b of the four
+// rows is one R4 block; a last group with fewer than four rows is completed with zero rows (scale
+// 0), inside the n rounded up to 16 rows the runtime allocates.
 //
 // "Q4_0R4" block, 72 bytes: fp16 d[4] (row r's scale), then 64 bytes: byte 16 v + 4 r + t holds
 // GGML's qs[4 v + t] of row r xor 0x88, i.e. the low nibble (value 4 v + t) and the high nibble
