@@ -7,6 +7,7 @@
 #include <arm_neon.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "quantization/block_layout.h"
 #include "runtime/kernels/internal/kernel_api.h"
@@ -194,7 +195,6 @@ inline float32x4_t Fp16x4(const uint16_t* p) {
 // T provides template <int M> static void Tile(const uint8_t* w, const uint8_t* x, size_t xrb,
 // int64_t k, float* y, int64_t ys), writing y[i * ys] = dot(weight row w, activation row
 // x + i * xrb) for i < M. Each tile decodes the weight row once for its M activation rows.
-constexpr int kTileRows = 8;
 
 template <typename T>
 void TileGemv(const MatmulParams& p, int64_t j0, int64_t j1) {
@@ -224,12 +224,12 @@ void TileGemm(const MatmulParams& p, int64_t j0, int64_t j1) {
   for (int64_t j = j0; j < j1; ++j) {
     const uint8_t* w = p.w + j * p.w_row_bytes;
     int64_t i = 0;
-    for (; i + kTileRows <= p.m; i += kTileRows)
-      T::template Tile<kTileRows>(w, p.xq + i * p.xq_row_bytes, p.xq_row_bytes, p.k,
-                                  p.y + i * p.y_stride + j, p.y_stride);
+    for (; i + T::kTileRows <= p.m; i += T::kTileRows)
+      T::template Tile<T::kTileRows>(w, p.xq + i * p.xq_row_bytes, p.xq_row_bytes, p.k,
+                                     p.y + i * p.y_stride + j, p.y_stride);
     if (i < p.m)
-      TileTail<T, kTileRows>::Run(static_cast<int>(p.m - i), w, p.xq + i * p.xq_row_bytes,
-                                  p.xq_row_bytes, p.k, p.y + i * p.y_stride + j, p.y_stride);
+      TileTail<T, T::kTileRows>::Run(static_cast<int>(p.m - i), w, p.xq + i * p.xq_row_bytes,
+                                     p.xq_row_bytes, p.k, p.y + i * p.y_stride + j, p.y_stride);
   }
 }
 
@@ -253,6 +253,8 @@ void TileGemm(const MatmulParams& p, int64_t j0, int64_t j1) {
 // scale <= 63, over 8 sub-blocks is < 2^26.
 template <typename L, typename Dot>
 struct K45Tile {
+  // NEON's widening dots need more registers: fewer rows per tile (counted under qemu).
+  static constexpr int kTileRows = std::is_same<Dot, NeonDot16>::value ? 4 : 8;
   template <int M>
   static void Tile(const uint8_t* w, const uint8_t* x, size_t xrb, int64_t k, float* y,
                    int64_t ys) {
@@ -343,12 +345,14 @@ inline void Q6KValues64Contiguous(const blocks::BlockQ6_K& b, int n, int hh, int
 
 // Q6_K x Q8_K, GGML's math: per super-block sum_g sc[g] * (values_g . x_g) times
 // d = fp16(w.d) * x.d, g over the sixteen 16-value groups, sc[g] the group's int8 scale, values
-// signed (level - 32). Values, scales and d are decoded once per tile; per activation row and 128
-// values: two 64-byte loads, eight 16-byte dots, six pairwise adds and two multiply-adds by the
+// signed (level - 32). Values, scales and d are decoded once per tile; per activation row and 64
+// values: one 64-byte load, four 16-byte dots, three pairwise adds and one multiply-add by the
 // scales. Exact int32: |values . x| <= 16 * 32 * 128 per group, times |sc| <= 128, over 16 groups
 // is <= 2^27.
 template <typename Dot>
 struct Q6KTile {
+  // NEON's widening dots need more registers: fewer rows per tile (counted under qemu).
+  static constexpr int kTileRows = std::is_same<Dot, NeonDot16>::value ? 4 : 8;
   template <int M>
   static void Tile(const uint8_t* w, const uint8_t* x, size_t xrb, int64_t k, float* y,
                    int64_t ys) {
@@ -367,24 +371,17 @@ struct Q6KTile {
       const float32x4_t d = vcvt_f32_f16(vreinterpret_f16_u16(vld1_dup_u16(&wb.d)));
       int32x4_t isum[M];
       for (int i = 0; i < M; ++i) isum[i] = vdupq_n_s32(0);
-      for (int n = 0; n < 2; ++n) {  // values 128 n + 16 u .. + 15 (group 8 n + u) in v[u]
-        int8x16_t q0[4], q1[4], v[8];
-        Q6KValues64(wb, n, 0, q0);
-        Q6KValues64(wb, n, 1, q1);
-        for (int t = 0; t < 4; ++t) {
-          v[2 * t] = q0[t];
-          v[2 * t + 1] = q1[t];
-        }
-        for (int i = 0; i < M; ++i) {
-          const int8_t* yq = bx[i][b].qs + 128 * n;
-          const int8x16x4_t ya = vld1q_s8_x4(yq), yb = vld1q_s8_x4(yq + 64);
-          int32x4_t p[8];
-          for (int u = 0; u < 4; ++u) p[u] = Dot::Acc(vdupq_n_s32(0), v[u], ya.val[u]);
-          for (int u = 0; u < 4; ++u) p[4 + u] = Dot::Acc(vdupq_n_s32(0), v[4 + u], yb.val[u]);
-          const int32x4_t g0 = vpaddq_s32(vpaddq_s32(p[0], p[1]), vpaddq_s32(p[2], p[3]));
-          const int32x4_t g1 = vpaddq_s32(vpaddq_s32(p[4], p[5]), vpaddq_s32(p[6], p[7]));
-          isum[i] = vmlaq_s32(isum[i], g0, scl[2 * n]);
-          isum[i] = vmlaq_s32(isum[i], g1, scl[2 * n + 1]);
+      for (int n = 0; n < 2; ++n) {
+        for (int hh = 0; hh < 2; ++hh) {  // values 64 (2 n + hh) + 16 u: group 4 (2 n + hh) + u
+          int8x16_t v[4];
+          Q6KValues64Contiguous(wb, n, hh, v);
+          for (int i = 0; i < M; ++i) {
+            const int8x16x4_t yv = vld1q_s8_x4(bx[i][b].qs + 128 * n + 64 * hh);
+            int32x4_t p[4];
+            for (int u = 0; u < 4; ++u) p[u] = Dot::Acc(vdupq_n_s32(0), v[u], yv.val[u]);
+            const int32x4_t g = vpaddq_s32(vpaddq_s32(p[0], p[1]), vpaddq_s32(p[2], p[3]));
+            isum[i] = vmlaq_s32(isum[i], g, scl[2 * n + hh]);
+          }
         }
       }
       for (int i = 0; i < M; ++i)
