@@ -62,6 +62,14 @@ struct R4Dotprod {
   template <int M>
   static void Tile(const uint8_t* wg, const uint8_t* x, size_t xrb, int64_t k, float32x4_t out[M]) {
     const int64_t nb = k / 32, nbp = Q8_0SPaddedBlocks(k);
+    // One pointer per activation row to its values and scales, advanced block by block (so that
+    // the loads post-increment instead of computing addresses).
+    const int8_t* xq[M];
+    const float* xd[M];
+    for (int i = 0; i < M; ++i) {
+      xq[i] = Q8_0SQs(x + i * xrb);
+      xd[i] = Q8_0SD(x + i * xrb, nbp);
+    }
     float32x4_t acc[M];
     for (int i = 0; i < M; ++i) acc[i] = vdupq_n_f32(0.0f);
     for (int64_t b = 0; b < nb; ++b) {
@@ -69,9 +77,8 @@ struct R4Dotprod {
       float32x4_t d;
       W::Load(wg + b * W::kBlockBytes, w, &d);
       for (int i = 0; i < M; ++i) {
-        const uint8_t* xr = x + i * xrb;
-        const int8_t* xq = Q8_0SQs(xr) + 32 * b;
-        const int8x16x2_t xv = vld1q_s8_x2(xq);
+        const int8x16x2_t xv = vld1q_s8_x2(xq[i]);
+        xq[i] += 32;
         const int8x16_t x0 = xv.val[0], x1 = xv.val[1];
         int32x4_t s = vdotq_laneq_s32(vdupq_n_s32(0), w[0], x0, 0);
         s = vdotq_laneq_s32(s, w[1], x0, 1);
@@ -81,73 +88,12 @@ struct R4Dotprod {
         s = vdotq_laneq_s32(s, w[5], x1, 1);
         s = vdotq_laneq_s32(s, w[6], x1, 2);
         s = vdotq_laneq_s32(s, w[7], x1, 3);
-        acc[i] = vfmaq_f32(acc[i], vcvtq_f32_s32(s), vmulq_n_f32(d, Q8_0SD(xr, nbp)[b]));
+        acc[i] = vfmaq_f32(acc[i], vcvtq_f32_s32(s), vmulq_n_f32(d, *xd[i]++));
       }
     }
     for (int i = 0; i < M; ++i) out[i] = acc[i];
   }
 };
-
-#if defined(__ARM_FEATURE_MATMUL_INT8)
-// R4 tile with smmla for activation rows in pairs (M even): the four rows' values are zipped once
-// per block into 2x8 operands (rows 0, 1 and rows 2, 3 of 8 values each); per block and pair of
-// activation rows: two 32-byte loads, four zips, eight smmla, and the scales of both 2x2 results.
-template <typename W>
-struct R4I8mm {
-  static constexpr int kTileRows = 8;  // mmla
-  template <int M>
-  static void Tile(const uint8_t* wg, const uint8_t* x, size_t xrb, int64_t k, float32x4_t out[M]) {
-    static_assert(M % 2 == 0, "activation rows in pairs");
-    const int64_t nb = k / 32, nbp = Q8_0SPaddedBlocks(k);
-    // acc[2 p] = {r0.x0, r0.x1, r1.x0, r1.x1}, acc[2 p + 1] = the same for rows 2, 3 (pair p).
-    float32x4_t acc[M];
-    for (int i = 0; i < M; ++i) acc[i] = vdupq_n_f32(0.0f);
-    for (int64_t b = 0; b < nb; ++b) {
-      int8x16_t w[8];
-      float32x4_t d;
-      W::Load(wg + b * W::kBlockBytes, w, &d);
-      int8x16_t a01[4], a23[4];  // values 8 u .. 8 u + 7 of rows 0, 1 / 2, 3
-      for (int u = 0; u < 4; ++u) {
-        const int32x4_t lo = vreinterpretq_s32_s8(w[2 * u]),
-                        hi = vreinterpretq_s32_s8(w[2 * u + 1]);
-        a01[u] = vreinterpretq_s8_s32(vzip1q_s32(lo, hi));
-        a23[u] = vreinterpretq_s8_s32(vzip2q_s32(lo, hi));
-      }
-      const float32x4_t d01 = vzip1q_f32(d, d), d23 = vzip2q_f32(d, d);
-      for (int p = 0; p < M / 2; ++p) {
-        const uint8_t* xa = x + 2 * p * xrb;
-        const uint8_t* xb = xa + xrb;
-        const int8x16x2_t av = vld1q_s8_x2(Q8_0SQs(xa) + 32 * b);
-        const int8x16x2_t bv = vld1q_s8_x2(Q8_0SQs(xb) + 32 * b);
-        const int64x2_t a0 = vreinterpretq_s64_s8(av.val[0]), a1 = vreinterpretq_s64_s8(av.val[1]);
-        const int64x2_t b0 = vreinterpretq_s64_s8(bv.val[0]), b1 = vreinterpretq_s64_s8(bv.val[1]);
-        const int8x16_t c[4] = {
-            vreinterpretq_s8_s64(vzip1q_s64(a0, b0)), vreinterpretq_s8_s64(vzip2q_s64(a0, b0)),
-            vreinterpretq_s8_s64(vzip1q_s64(a1, b1)), vreinterpretq_s8_s64(vzip2q_s64(a1, b1))};
-        int32x4_t s01 = vmmlaq_s32(vdupq_n_s32(0), a01[0], c[0]);
-        int32x4_t s23 = vmmlaq_s32(vdupq_n_s32(0), a23[0], c[0]);
-        for (int u = 1; u < 4; ++u) {
-          s01 = vmmlaq_s32(s01, a01[u], c[u]);
-          s23 = vmmlaq_s32(s23, a23[u], c[u]);
-        }
-        float32x2_t dx = vld1_dup_f32(Q8_0SD(xa, nbp) + b);
-        dx = vld1_lane_f32(Q8_0SD(xb, nbp) + b, dx, 1);
-        const float32x4_t dxx = vcombine_f32(dx, dx);  // {x0, x1, x0, x1}
-        acc[2 * p] = vfmaq_f32(acc[2 * p], vcvtq_f32_s32(s01), vmulq_f32(d01, dxx));
-        acc[2 * p + 1] = vfmaq_f32(acc[2 * p + 1], vcvtq_f32_s32(s23), vmulq_f32(d23, dxx));
-      }
-    }
-    // Back to one vector of the four rows per activation row.
-    for (int p = 0; p < M / 2; ++p) {
-      const float32x4_t a = acc[2 * p], c = acc[2 * p + 1];  // {r0x0 r0x1 r1x0 r1x1}, {r2.. r3..}
-      const float32x4_t x0 = vuzp1q_f32(a, c), x1 = vuzp2q_f32(a, c);
-      acc[2 * p] = x0;
-      acc[2 * p + 1] = x1;
-    }
-    for (int i = 0; i < M; ++i) out[i] = acc[i];
-  }
-};
-#endif
 
 // Stores the rows of group g that exist (j1 bounds the matrix's columns).
 inline void StoreR4(float32x4_t v, float* y, int64_t j, int64_t j1) {
@@ -160,7 +106,7 @@ inline void StoreR4(float32x4_t v, float* y, int64_t j, int64_t j1) {
   }
 }
 
-// T: R4Dotprod<W> or R4I8mm<W>. j0 is a multiple of 4 (tile_n is).
+// T: R4Dotprod<W>. j0 is a multiple of 4 (tile_n is).
 template <typename T>
 void R4Gemv(const MatmulParams& p, int64_t j0, int64_t j1) {
   for (int64_t j = j0; j < j1; j += 4) {
@@ -177,8 +123,8 @@ inline void R4Rows(const MatmulParams& p, const uint8_t* wg, int64_t i, int64_t 
   for (int t = 0; t < M; ++t) StoreR4(out[t], p.y + (i + t) * p.y_stride + j, j, j1);
 }
 
-// Activation rows in tiles of 8, then the last ones in tiles of 4, 2 and 1 (T1: the tile for one
-// row, since smmla pairs rows).
+// Activation rows in tiles of T::kTileRows, then the last ones in tiles of 4, 2 and 1 (T1: the
+// tile for one row).
 template <typename T, typename T1>
 void R4Gemm(const MatmulParams& p, int64_t j0, int64_t j1) {
   for (int64_t j = j0; j < j1; j += 4) {
