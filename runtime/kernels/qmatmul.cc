@@ -60,7 +60,6 @@ const KernelEntry* const kAllKernels[] = {
     &internal::kQ4_KDotprodGemv, &internal::kQ4_KDotprodGemm,
     &internal::kQ5_KDotprodGemv, &internal::kQ5_KDotprodGemm,
     &internal::kQ6_KDotprodGemv, &internal::kQ6_KDotprodGemm,
-    &internal::kQ4_0I8mmGemm, &internal::kQ8_0I8mmGemm,
     &internal::kQ4_KI8mmGemm, &internal::kQ5_KI8mmGemm, &internal::kQ6_KI8mmGemm,
 #endif
     // clang-format on
