@@ -1,0 +1,207 @@
+#include "llm/ops.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "graph/ops.h"
+#include "runtime/custom_op.h"
+
+namespace edgeq {
+namespace llm {
+namespace {
+
+absl::StatusOr<std::vector<TensorType>> RopeShape(const char* name,
+                                                  absl::Span<const ValueType> in) {
+  if (in.size() != 3 || in[0].is_quantized() || in[0].type.dtype != DType::kFloat32 ||
+      in[0].type.shape.rank() != 3 || in[1].type.dtype != DType::kInt32 ||
+      in[1].type.shape != Shape({in[0].type.shape.dim(0)}) || in[2].type.dtype != DType::kFloat32 ||
+      in[2].type.shape.rank() != 1 || 2 * in[2].type.shape.dim(0) > in[0].type.shape.dim(2)) {
+    std::string got;
+    for (const ValueType& v : in) got += (got.empty() ? "" : ", ") + v.ToString();
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s takes x f32 [t, heads, d], positions i32 [t], inv_freq f32 [n <= d / 2]; got (%s)",
+        name, got));
+  }
+  return std::vector<TensorType>{in[0].type};
+}
+
+template <bool kNeox>
+absl::Status RopeKernel(absl::Span<const TensorRef> in, absl::Span<const TensorRef> out,
+                        pthreadpool_t) {
+  const Shape& s = in[0].shape();
+  const int64_t t = s.dim(0), heads = s.dim(1), d = s.dim(2), pairs = in[2].shape().dim(0);
+  const float* x = in[0].values<float>();
+  const int32_t* pos = in[1].values<int32_t>();
+  const float* inv_freq = in[2].values<float>();
+  float* y = out[0].mutable_values<float>();
+  // kNorm: pair i = (2i, 2i + 1); kNeox: pair i = (i, i + pairs).
+  const int64_t stride = kNeox ? 1 : 2, partner = kNeox ? pairs : 1;
+  for (int64_t j = 0; j < t; ++j) {
+    const float p = static_cast<float>(pos[j]);
+    for (int64_t i = 0; i < pairs; ++i) {
+      const float val = p * inv_freq[i];
+      const float c = std::cos(val);
+      const float sn = std::sin(val);
+      for (int64_t h = 0; h < heads; ++h) {
+        const int64_t o = (j * heads + h) * d + stride * i;
+        const float v0 = x[o];
+        const float v1 = x[o + partner];
+        y[o] = v0 * c - v1 * sn;
+        y[o + partner] = v0 * sn + v1 * c;
+      }
+    }
+    if (2 * pairs < d) {
+      for (int64_t h = 0; h < heads; ++h) {
+        const int64_t o = (j * heads + h) * d;
+        std::memcpy(y + o + 2 * pairs, x + o + 2 * pairs, (d - 2 * pairs) * sizeof(float));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<TensorType>> UnaryShape(const char* name,
+                                                   absl::Span<const ValueType> in) {
+  if (in.size() != 1 || in[0].is_quantized() || in[0].type.dtype != DType::kFloat32) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s takes one f32 tensor; got %d inputs%s", name, in.size(),
+                        in.empty() ? "" : absl::StrFormat(", the first %s", in[0].ToString())));
+  }
+  return std::vector<TensorType>{in[0].type};
+}
+
+absl::Status GeluTanhKernel(absl::Span<const TensorRef> in, absl::Span<const TensorRef> out,
+                            pthreadpool_t) {
+  const int64_t n = in[0].shape().num_elements();
+  const float* x = in[0].values<float>();
+  float* y = out[0].mutable_values<float>();
+  constexpr float kSqrt2OverPi = 0.79788456080286535587989211986876f;
+  constexpr float kCoef = 0.044715f;
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = x[i];
+    y[i] = 0.5f * v * (1.0f + std::tanh(kSqrt2OverPi * v * (1.0f + kCoef * v * v)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TanhKernel(absl::Span<const TensorRef> in, absl::Span<const TensorRef> out,
+                        pthreadpool_t) {
+  const int64_t n = in[0].shape().num_elements();
+  const float* x = in[0].values<float>();
+  float* y = out[0].mutable_values<float>();
+  for (int64_t i = 0; i < n; ++i) y[i] = std::tanh(x[i]);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<TensorType>> MaskShape(absl::Span<const ValueType> in) {
+  if (in.size() != 3 || in[0].type.dtype != DType::kInt32 || in[0].type.shape.rank() != 1 ||
+      in[1].type.dtype != DType::kInt32 || in[1].type.shape.rank() != 1 ||
+      in[2].type.dtype != DType::kInt32 || in[2].type.shape != Shape({1})) {
+    std::string got;
+    for (const ValueType& v : in) got += (got.empty() ? "" : ", ") + v.ToString();
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s takes positions i32 [t], slots i32 [n], window i32 [1]; got (%s)",
+                        kAttentionMaskOpName, got));
+  }
+  const int64_t t = in[0].type.shape.dim(0), n = in[1].type.shape.dim(0);
+  return std::vector<TensorType>{TensorType(DType::kFloat32, Shape({t, n + t}))};
+}
+
+absl::Status MaskKernel(absl::Span<const TensorRef> in, absl::Span<const TensorRef> out,
+                        pthreadpool_t) {
+  const int64_t t = in[0].shape().dim(0), n = in[1].shape().dim(0);
+  const int32_t* pos = in[0].values<int32_t>();
+  const int32_t* slots = in[1].values<int32_t>();
+  const int64_t window = in[2].values<int32_t>()[0];
+  float* m = out[0].mutable_values<float>();
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  if (t == 0) return absl::OkStatus();
+  const int64_t first = pos[0];
+  auto visible = [window](int64_t q, int64_t k) {
+    return k <= q && (window <= 0 || q - k < window);
+  };
+  for (int64_t i = 0; i < t; ++i) {
+    const int64_t q = pos[i];
+    float* row = m + i * (n + t);
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t k = slots[j];
+      row[j] = k >= 0 && k < first && visible(q, k) ? 0.0f : -kInf;
+    }
+    for (int64_t j = 0; j < t; ++j) row[n + j] = visible(q, pos[j]) ? 0.0f : -kInf;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Register(const char* name, CustomShapeFunction shape, CustomKernel kernel) {
+  CustomOpDef def;
+  def.name = name;
+  def.shape_function = std::move(shape);
+  def.kernel = std::move(kernel);
+  absl::Status s = CustomOpRegistry::Global().Register(std::move(def));
+  return s.code() == absl::StatusCode::kAlreadyExists ? absl::OkStatus() : s;
+}
+
+absl::Status RegisterAll() {
+  absl::Status s = Register(
+      kRopeOpName, [](absl::Span<const ValueType> in) { return RopeShape(kRopeOpName, in); },
+      RopeKernel<false>);
+  if (!s.ok()) return s;
+  s = Register(
+      kRopeNeoxOpName,
+      [](absl::Span<const ValueType> in) { return RopeShape(kRopeNeoxOpName, in); },
+      RopeKernel<true>);
+  if (!s.ok()) return s;
+  s = Register(
+      kGeluTanhOpName,
+      [](absl::Span<const ValueType> in) { return UnaryShape(kGeluTanhOpName, in); },
+      GeluTanhKernel);
+  if (!s.ok()) return s;
+  s = Register(
+      kTanhOpName, [](absl::Span<const ValueType> in) { return UnaryShape(kTanhOpName, in); },
+      TanhKernel);
+  if (!s.ok()) return s;
+  return Register(kAttentionMaskOpName, MaskShape, MaskKernel);
+}
+
+}  // namespace
+
+absl::Status RegisterLlmOps() {
+  static const absl::Status* status = new absl::Status(RegisterAll());
+  return *status;
+}
+
+Value Rope(Value x, Value positions, Value inv_freq, RopeMode mode) {
+  const char* name = mode == RopeMode::kNeox ? kRopeNeoxOpName : kRopeOpName;
+  if (!x.ok()) return Value();
+  std::vector<Value> v = ops::Custom(name, {x, positions, inv_freq}, {x.type()});
+  return v.empty() ? Value() : v[0];
+}
+
+Value GeluTanh(Value x) {
+  if (!x.ok()) return Value();
+  std::vector<Value> v = ops::Custom(kGeluTanhOpName, {x}, {x.type()});
+  return v.empty() ? Value() : v[0];
+}
+
+Value Tanh(Value x) {
+  if (!x.ok()) return Value();
+  std::vector<Value> v = ops::Custom(kTanhOpName, {x}, {x.type()});
+  return v.empty() ? Value() : v[0];
+}
+
+Value AttentionMask(Value positions, Value slots, Value window) {
+  if (!positions.ok() || !slots.ok()) return Value();
+  const int64_t t = positions.shape().rank() == 1 ? positions.shape().dim(0) : 0;
+  const int64_t n = slots.shape().rank() == 1 ? slots.shape().dim(0) : 0;
+  std::vector<Value> v = ops::Custom(kAttentionMaskOpName, {positions, slots, window},
+                                     {TensorType(DType::kFloat32, Shape({t, n + t}))});
+  return v.empty() ? Value() : v[0];
+}
+
+}  // namespace llm
+}  // namespace edgeq

@@ -1,0 +1,64 @@
+// Graph ops of the transformer decoders (llm/model.cc), as edgeq custom ops (runtime/custom_op.h)
+// with graph builders. RegisterLlmOps() must have succeeded before a graph using them is loaded
+// (Model::Load calls it; it is idempotent).
+//
+//   EDGEQ_RETURN_IF_ERROR(edgeq::llm::RegisterLlmOps());
+//   Value q = edgeq::llm::Rope(q_heads, positions, inv_freq, edgeq::llm::RopeMode::kNeox);
+//
+// Ops the decoders need that edgeq already has as built-in ops: bias add (ops::Add with a [d]
+// vector broadcast over rows), head-wise RMSNorm (ops::RmsNorm on [t, heads, head dim] with a
+// [head dim] weight: it normalizes the last axis), scaling (ops::Mul by a constant).
+#ifndef EDGEQ_LLM_OPS_H_
+#define EDGEQ_LLM_OPS_H_
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "graph/graph.h"
+
+namespace edgeq {
+namespace llm {
+
+// Op names in the custom-op registry.
+inline constexpr char kRopeOpName[] = "llm.rope";
+inline constexpr char kRopeNeoxOpName[] = "llm.rope_neox";
+inline constexpr char kGeluTanhOpName[] = "llm.gelu_tanh";
+inline constexpr char kAttentionMaskOpName[] = "llm.attention_mask";
+inline constexpr char kTanhOpName[] = "llm.tanh";
+
+// Registers the ops above (once per process; later calls return the first result).
+absl::Status RegisterLlmOps();
+
+// Which elements RoPE rotates together (llama.cpp's rope types).
+enum class RopeMode {
+  kNorm,  // adjacent pairs (2i, 2i+1): Llama, llama2.c (LLAMA_ROPE_TYPE_NORM)
+  kNeox,  // halves (i, i + n/2) of the first n = 2 * pairs dimensions: GPT-NeoX, Qwen, Gemma,
+          // Phi-3 (LLAMA_ROPE_TYPE_NEOX)
+};
+
+// Rotary position embedding. x f32 [t, heads, d], positions i32 [t], inv_freq f32 [pairs] with
+// 2 * pairs <= d. Pair i of a row at position p turns by the angle p * inv_freq[i]; dimensions
+// from 2 * pairs on pass through unchanged.
+Value Rope(Value x, Value positions, Value inv_freq, RopeMode mode);
+
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))): the tanh approximation of GELU (GeGLU of
+// Gemma; ggml_gelu).
+Value GeluTanh(Value x);
+
+// tanh(x), element-wise (final logit soft-capping: cap * tanh(logits / cap)).
+Value Tanh(Value x);
+
+// The additive attention mask of a block of t consecutive tokens over a KV cache of n slots
+// followed by the block's own t keys (the order llm/model.cc concatenates the scores in).
+// positions i32 [t] (the block's positions, consecutive: pos, pos+1, ...), slots i32 [n] (the
+// position each cache slot holds), window i32 [1] -> f32 [t, n + t]. Entry (i, j) is 0 if query
+// i may attend key j, -inf otherwise. A cache slot is valid if its position is below
+// positions[0] (the block's own rows are not written yet); block key j' is at positions[j'].
+// Key position k is attended by query position q if k <= q and, with window w > 0, q - k < w
+// (sliding-window attention: llama.cpp's LLAMA_SWA_TYPE_STANDARD); w <= 0: no window.
+Value AttentionMask(Value positions, Value slots, Value window);
+
+}  // namespace llm
+}  // namespace edgeq
+
+#endif  // EDGEQ_LLM_OPS_H_
