@@ -271,7 +271,7 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBody(const TensorDict& dict, const M
     EDGEQ_ASSIGN_OR_RETURN(attn_out, MaybeBias(g, dict, p + "attn_output.bias", dim, attn_out));
     if (c.post_norms) {  // Gemma 3
       EDGEQ_ASSIGN_OR_RETURN(attn_out,
-                             Norm(g, dict, p + "attn_post_norm.weight", dim, eps, attn_out));
+                             Norm(g, dict, p + "post_attention_norm.weight", dim, eps, attn_out));
     }
     x = ops::Add(x, attn_out);
     EDGEQ_ASSIGN_OR_RETURN(h, Norm(g, dict, p + "ffn_norm.weight", dim, eps, x));
@@ -284,11 +284,13 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBody(const TensorDict& dict, const M
       EDGEQ_ASSIGN_OR_RETURN(gate, Linear(g, dict, p + "ffn_gate.weight", hidden, dim, h));
       EDGEQ_ASSIGN_OR_RETURN(up, Linear(g, dict, p + "ffn_up.weight", hidden, dim, h));
     }
-    const Value act = c.ffn_activation == "gelu_tanh" ? GeluTanh(gate) : ops::Silu(gate);
+    const Value act = c.ffn_activation == "gelu_tanh"
+                          ? GeluTanh(gate, /*half_precision_table=*/true)
+                          : ops::Silu(gate);
     EDGEQ_ASSIGN_OR_RETURN(Value down,
                            Linear(g, dict, p + "ffn_down.weight", dim, hidden, ops::Mul(act, up)));
     if (c.post_norms) {
-      EDGEQ_ASSIGN_OR_RETURN(down, Norm(g, dict, p + "ffn_post_norm.weight", dim, eps, down));
+      EDGEQ_ASSIGN_OR_RETURN(down, Norm(g, dict, p + "post_ffw_norm.weight", dim, eps, down));
     }
     x = ops::Add(x, down);
     outputs.push_back(k_new);

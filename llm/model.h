@@ -81,9 +81,11 @@ struct ModelConfig {
   float attention_scale = 1.0f;
   float embedding_scale = 1.0f;  // token embeddings are multiplied by it (gemma3: sqrt(dim))
   bool qk_norm = false;     // RMSNorm of each q and k head (attn_q_norm/attn_k_norm: qwen3, gemma3)
-  bool post_norms = false;  // attn_post_norm and ffn_post_norm after each sub-block (gemma3)
-  std::string ffn_activation = "silu";  // of the gate: "silu" (SwiGLU) or "gelu_tanh" (GeGLU)
-  bool fused_gate_up = false;           // ffn_up holds gate and up rows, no ffn_gate (phi3)
+  bool post_norms = false;  // post_attention_norm, post_ffw_norm after each sub-block (gemma3)
+  // Of the gate: "silu" (SwiGLU) or "gelu_tanh" (GeGLU; computed with ggml's half-precision
+  // table, as llama.cpp does: llm::GeluTanh).
+  std::string ffn_activation = "silu";
+  bool fused_gate_up = false;  // ffn_up holds gate and up rows, no ffn_gate (phi3)
   // <arch>.attention.sliding_window (gemma3): the window of the sliding-window layers (0: none);
   // sliding_layers[l] says which layers (<arch>.attention.sliding_window_pattern n, default 6:
   // layer l slides unless l % n == n - 1); those layers use rope_freq_base_swa

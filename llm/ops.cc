@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_format.h"
 #include "graph/ops.h"
+#include "quantization/block_layout.h"
 #include "runtime/custom_op.h"
 
 namespace edgeq {
@@ -60,6 +61,41 @@ absl::Status RopeKernel(absl::Span<const TensorRef> in, absl::Span<const TensorR
         const int64_t o = (j * heads + h) * d;
         std::memcpy(y + o + 2 * pairs, x + o + 2 * pairs, (d - 2 * pairs) * sizeof(float));
       }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// ggml's table: the fp16 result for every fp16 input.
+const std::vector<uint16_t>& GeluF16Table() {
+  static const std::vector<uint16_t>* table = [] {
+    auto* t = new std::vector<uint16_t>(1 << 16);
+    constexpr float kSqrt2OverPi = 0.79788456080286535587989211986876f;
+    constexpr float kCoef = 0.044715f;
+    for (int i = 0; i < (1 << 16); ++i) {
+      const float v = blocks::Fp16ToFloat(static_cast<uint16_t>(i));
+      const float g = 0.5f * v * (1.0f + std::tanh(kSqrt2OverPi * v * (1.0f + kCoef * v * v)));
+      (*t)[i] = blocks::FloatToFp16(g);
+    }
+    return t;
+  }();
+  return *table;
+}
+
+absl::Status GeluTanhF16Kernel(absl::Span<const TensorRef> in, absl::Span<const TensorRef> out,
+                               pthreadpool_t) {
+  const int64_t n = in[0].shape().num_elements();
+  const float* x = in[0].values<float>();
+  float* y = out[0].mutable_values<float>();
+  const std::vector<uint16_t>& table = GeluF16Table();
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = x[i];
+    if (v <= -10.0f) {
+      y[i] = 0.0f;
+    } else if (v >= 10.0f) {
+      y[i] = v;
+    } else {
+      y[i] = blocks::Fp16ToFloat(table[blocks::FloatToFp16(v)]);
     }
   }
   return absl::OkStatus();
@@ -162,6 +198,11 @@ absl::Status RegisterAll() {
       GeluTanhKernel);
   if (!s.ok()) return s;
   s = Register(
+      kGeluTanhF16OpName,
+      [](absl::Span<const ValueType> in) { return UnaryShape(kGeluTanhF16OpName, in); },
+      GeluTanhF16Kernel);
+  if (!s.ok()) return s;
+  s = Register(
       kTanhOpName, [](absl::Span<const ValueType> in) { return UnaryShape(kTanhOpName, in); },
       TanhKernel);
   if (!s.ok()) return s;
@@ -182,9 +223,10 @@ Value Rope(Value x, Value positions, Value inv_freq, RopeMode mode) {
   return v.empty() ? Value() : v[0];
 }
 
-Value GeluTanh(Value x) {
+Value GeluTanh(Value x, bool half_precision_table) {
   if (!x.ok()) return Value();
-  std::vector<Value> v = ops::Custom(kGeluTanhOpName, {x}, {x.type()});
+  std::vector<Value> v =
+      ops::Custom(half_precision_table ? kGeluTanhF16OpName : kGeluTanhOpName, {x}, {x.type()});
   return v.empty() ? Value() : v[0];
 }
 

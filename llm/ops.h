@@ -23,6 +23,7 @@ namespace llm {
 inline constexpr char kRopeOpName[] = "llm.rope";
 inline constexpr char kRopeNeoxOpName[] = "llm.rope_neox";
 inline constexpr char kGeluTanhOpName[] = "llm.gelu_tanh";
+inline constexpr char kGeluTanhF16OpName[] = "llm.gelu_tanh_f16";
 inline constexpr char kAttentionMaskOpName[] = "llm.attention_mask";
 inline constexpr char kTanhOpName[] = "llm.tanh";
 
@@ -42,8 +43,12 @@ enum class RopeMode {
 Value Rope(Value x, Value positions, Value inv_freq, RopeMode mode);
 
 // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))): the tanh approximation of GELU (GeGLU of
-// Gemma; ggml_gelu).
-Value GeluTanh(Value x);
+// Gemma). With `half_precision_table`, as ggml's CPU backend computes it for f32 (ggml_gelu,
+// ggml_geglu: GGML_GELU_FP16): x <= -10 gives 0, x >= 10 gives x, otherwise x is rounded to fp16
+// and the result is the fp16 rounding of the formula at that value (a 64K-entry table). This
+// differs from the formula by up to ~1e-3 relative per element, enough to move the logits of a
+// GeGLU model by ~5e-4 relative, so llm::Model uses it to match llama.cpp.
+Value GeluTanh(Value x, bool half_precision_table = false);
 
 // tanh(x), element-wise (final logit soft-capping: cap * tanh(logits / cap)).
 Value Tanh(Value x);

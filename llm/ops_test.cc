@@ -2,6 +2,7 @@
 // RMSNorm) against naive references written here.
 #include "llm/ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -146,6 +147,37 @@ TEST(GeluTanhTest, MatchesFormula) {
   g2.Output(GeluTanh(g2.Input(0)));
   ExpectNear(RunGraph(g2, {*Tensor::FromValues<float>({2}, {1.0f, -1.0f})}),
              {0.841192f, -0.158808f}, 1e-6f);
+}
+
+TEST(GeluTanhTest, HalfPrecisionTableAsGgml) {
+  std::vector<float> x = Random(256, 4);
+  for (float& v : x) v *= 8.0f;
+  for (float v : {-10.0f, -10.5f, 10.0f, 12.25f, 0.0f, 1.0f}) x.push_back(v);
+  const int64_t n = static_cast<int64_t>(x.size());
+  Graph g("gelu_tanh_f16", {F32({n})});
+  g.Output(GeluTanh(g.Input(0), /*half_precision_table=*/true));
+  const std::vector<float> got = RunGraph(g, {*Tensor::FromValues<float>({n}, x)});
+  ASSERT_EQ(got.size(), x.size());
+  double worst = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = x[i];
+    const double exact =
+        0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+    if (v <= -10) {
+      EXPECT_EQ(got[i], 0.0f);
+    } else if (v >= 10) {
+      EXPECT_EQ(got[i], x[i]);
+    } else {
+      // fp16 input and output: within ~2^-10 of the value (plus the input's rounding).
+      EXPECT_NEAR(got[i], exact, 2e-3 * std::fabs(exact) + 2e-3 * std::fabs(v) + 1e-6) << v;
+      worst = std::max(worst, std::fabs(got[i] - exact));
+      // The result is an fp16 value.
+      EXPECT_EQ(got[i], static_cast<float>(got[i])) << v;
+    }
+  }
+  EXPECT_GT(worst, 0);  // not the f32 formula
+  // gelu(1) = 0.841192 -> fp16 0.84130859375 (nearest: 0.8413 vs 0.84082 spacing 2^-11).
+  EXPECT_EQ(got[n - 1], 0.84130859375f);
 }
 
 TEST(TanhTest, MatchesStd) {

@@ -17,7 +17,7 @@ small=(--shape=smollm2-135m --layers=2 --dim=64 --heads=4 --kv_heads=2 --ffn=96 
 gen "${small[@]}" --synthetic_vocab --out="$tmp/m.gguf" 2>"$tmp/gen.err"
 check "make_random_gguf exit 0" test $? -eq 0
 check "make_random_gguf reports the shape" grep -q "dim 64, 2 layers, 4 heads, 2 kv heads" "$tmp/gen.err"
-gen "${small[@]}" --synthetic_vocab --architecture=qwen2 --out="$tmp/qwen.gguf" 2>/dev/null
+gen "${small[@]}" --synthetic_vocab --arch=mamba --out="$tmp/mamba.gguf" 2>/dev/null
 gen "${small[@]}" --out="$tmp/novocab.gguf" 2>/dev/null
 gen "${small[@]}" --synthetic_vocab --context=256 --out="$tmp/c256.gguf" 2>/dev/null
 
@@ -78,8 +78,8 @@ done
 expect_error "run missing model" 1 "^edgeq run: error: .*nonexistent.gguf" edgeq run /nonexistent.gguf -p x
 echo "not a model" >"$tmp/bad.gguf"
 expect_error "run wrong magic" 1 "^edgeq run: error: .*bad.gguf" edgeq run "$tmp/bad.gguf" -p x
-expect_error "run unknown architecture" 1 "error: .*architecture 'qwen2' is not supported; supported: llama" \
-  edgeq run "$tmp/qwen.gguf" -p x
+expect_error "run unknown architecture" 1 "error: .*architecture 'mamba' is not supported; supported: llama, qwen2, qwen3, gemma3, phi3" \
+  edgeq run "$tmp/mamba.gguf" -p x
 expect_error "run prompt longer than the context" 1 "error: the prompt is [0-9]* tokens long, but the context holds 4" \
   edgeq run "$tmp/m.gguf" -p "once upon a time" -c 4 -t 1
 expect_error "run without a vocabulary" 1 "error: .*novocab.gguf' carries no vocabulary" \
