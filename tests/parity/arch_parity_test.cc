@@ -28,6 +28,14 @@ namespace edgeq {
 namespace parity {
 namespace {
 
+// f32 logits: max |edgeq - llama.cpp| / max |llama.cpp| (issue 16: 1e-4), except gemma3 (3e-4):
+// ggml computes its GeGLU through an fp16 table (llm::GeluTanh), where 1e-7 differences of
+// summation order flip single activations by an fp16 step; llama.cpp's own batch and
+// token-by-token logits differ by 6.0e-5 (tiny_gemma3) and 1.5e-4 (rand_gemma3_l6) for this
+// reason (sidecars), and edgeq's by 3.1e-5 / 1.7e-4 (host) and 1.5e-4 (tiny, qemu-aarch64).
+constexpr double kMaxRelativeLogitDifference = 1e-4;
+constexpr double kMaxRelativeLogitDifferenceGemma3 = 3e-4;
+
 struct ArchCase {
   const char* name;   // testdata folder
   const char* shape;  // make_random_gguf --shape
@@ -40,9 +48,9 @@ struct ArchCase {
   // testdata/ppl_text.txt (token ids in testdata/<ppl_ids>); empty: not recorded.
   const char* ppl_ids = nullptr;
   std::vector<double> ppl = {};
+  double max_logit_difference = kMaxRelativeLogitDifference;
 };
 
-constexpr double kMaxRelativeLogitDifference = 1e-4;
 // Quantized files: perplexity within 1% of llama.cpp's (issue 16), and the logits within 1%,
 // except gemma3's (3%): ggml's fp16 GELU table turns the f32 path's 1e-7 rounding differences
 // into 1e-3 steps of single activations (3e-5 on the f32 logits), and on quantized weights those
@@ -116,7 +124,7 @@ void CheckArch(const ArchCase& c) {
   absl::StatusOr<Result> r = RunReference(*model, *ref, 32);
   ASSERT_TRUE(r.ok()) << r.status();
   const double t_run = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_LE(r->max_relative_difference, kMaxRelativeLogitDifference);
+  EXPECT_LE(r->max_relative_difference, c.max_logit_difference);
   EXPECT_EQ(r->greedy, ref->greedy);
   size_t chunks = 0;
   const double ppl_rel =
@@ -182,7 +190,8 @@ const ArchCase kTinyGemma3 = {
     false,
     kIds,
     {589.3072, 602.0386, 612.7874, 607.3179, 597.9703, 599.4263, 597.8181, 608.1670, 604.0499,
-     606.8823, 601.8230, 597.3597, 598.1179, 596.0845, 597.0899, 595.9772, 596.7823, 595.0176}};
+     606.8823, 601.8230, 597.3597, 598.1179, 596.0845, 597.0899, 595.9772, 596.7823, 595.0176},
+    kMaxRelativeLogitDifferenceGemma3};
 const ArchCase kTinyPhi3 = {
     "tiny_phi3",
     "phi3.5-mini",
@@ -216,6 +225,43 @@ TEST(ArchParity, TinyGemma3) { CheckArch(kTinyGemma3); }
 // --shape=phi3.5-mini --layers=2 --dim=96 --heads=4 --kv_heads=4 --ffn=128 --vocab_size=512
 //   --synthetic_vocab
 TEST(ArchParity, TinyPhi3) { CheckArch(kTinyPhi3); }
+
+// The real widths at reduced depth, the real vocabulary sizes (made-up pieces): host only.
+// make_random_gguf --shape=qwen2.5-0.5b --layers=2 --synthetic_vocab (663.8 MB)
+TEST(ArchParity, Qwen25_05bFirst2Layers) {
+  CheckArch(
+      {"rand_qwen2_l2", "qwen2.5-0.5b", 2, 0, 0, 0, -1, 0, -1, 0, 0x8a3ec2ac2c785191ull, true});
+}
+
+// --shape=qwen3-0.6b --layers=2 --synthetic_vocab (748.2 MB)
+TEST(ArchParity, Qwen3_06bFirst2Layers) {
+  CheckArch({"rand_qwen3_l2", "qwen3-0.6b", 2, 0, 0, 0, -1, 0, -1, 0, 0xef7cf509fe940ed1ull, true});
+}
+
+// --shape=gemma3-270m --layers=6 --synthetic_vocab (804.9 MB; 5 sliding-window layers of 512
+// and a global one)
+TEST(ArchParity, Gemma3_270mFirst6Layers) {
+  CheckArch({"rand_gemma3_l6",
+             "gemma3-270m",
+             6,
+             0,
+             0,
+             0,
+             -1,
+             0,
+             -1,
+             0,
+             0x42e61403c0289a3aull,
+             true,
+             nullptr,
+             {},
+             kMaxRelativeLogitDifferenceGemma3});
+}
+
+// --shape=phi3.5-mini --layers=1 --synthetic_vocab (1241.0 MB)
+TEST(ArchParity, Phi35MiniFirstLayer) {
+  CheckArch({"rand_phi3_l1", "phi3.5-mini", 1, 0, 0, 0, -1, 0, -1, 0, 0xb035ef022eef6d92ull, true});
+}
 
 // The tiny models quantized: `llama-quantize tiny_X.gguf OUT TYPE` (Q8_0: every matrix q8_0; Q4_0:
 // q4_0 and the embedding or output q8_0, llama-quantize's fallback from q6_K for rows of 64/96
