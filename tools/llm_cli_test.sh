@@ -67,6 +67,27 @@ check "bench csv row" grep -q "^\"llama .*\",\"F32\",[0-9]*,[0-9]*,1,16,0,\"pp16
 edgeq bench "$tmp/m.gguf" -p 0 -n 4 -r 1 -t 1 -o json >"$tmp/b.json" 2>/dev/null
 check "bench json" grep -q "\"n_threads\": 1, \"n_prompt\": 0, \"n_gen\": 4, \"test\": \"tg4\"" "$tmp/b.json"
 
+# Every architecture (issue 16): tiny random models of qwen2 (q/k/v biases), qwen3 (q/k norm),
+# gemma3 (sliding window of 4 over a 14-token prompt + 12), phi3 (fused qkv and gate/up): run is
+# deterministic and reports the architecture; bench gives pp and tg rows.
+tiny=(--layers=2 --dim=64 --heads=4 --kv_heads=2 --ffn=96 --context=64 --vocab_size=300 --synthetic_vocab)
+gen --shape=qwen2.5-0.5b "${tiny[@]}" --out="$tmp/qwen2.gguf" 2>/dev/null
+gen --shape=qwen3-0.6b "${tiny[@]}" --head_dim=32 --out="$tmp/qwen3.gguf" 2>/dev/null
+gen --shape=gemma3-270m "${tiny[@]}" --layers=3 --head_dim=16 --sliding_window=4 --out="$tmp/gemma3.gguf" 2>/dev/null
+gen --shape=phi3.5-mini "${tiny[@]}" --kv_heads=4 --out="$tmp/phi3.gguf" 2>/dev/null
+for a in qwen2 qwen3 gemma3 phi3; do
+  edgeq run "$tmp/$a.gguf" -p "once upon a time" -n 12 --temp 0 -t 1 >"$tmp/$a.1.txt" 2>"$tmp/$a.err"
+  check "$a run exit 0" test $? -eq 0
+  edgeq run "$tmp/$a.gguf" -p "once upon a time" -n 12 --temp 0 -t 1 >"$tmp/$a.2.txt" 2>/dev/null
+  check "$a run greedy twice: same text" cmp -s "$tmp/$a.1.txt" "$tmp/$a.2.txt"
+  check "$a run reports the architecture" grep -q "^model: .*($a: .* layers, embedding 64" "$tmp/$a.err"
+  check "$a run reports 12 decoded tokens" grep -q "decode: 12 tokens" "$tmp/$a.err"
+  edgeq bench "$tmp/$a.gguf" -p 16 -n 4 -r 1 -t 1 >"$tmp/$a.md" 2>/dev/null
+  check "$a bench exit 0" test $? -eq 0
+  check "$a bench pp16 row" grep -q "^| $a .* | CPU | 1 | pp16 | [0-9.]* ± [0-9.]* |" "$tmp/$a.md"
+  check "$a bench tg4 row" grep -q "| CPU | 1 | tg4 |" "$tmp/$a.md"
+done
+
 # --help of each command.
 for c in run perplexity bench; do
   edgeq "$c" --help >"$tmp/h.txt" 2>&1
