@@ -569,15 +569,40 @@ absl::StatusOr<ModelConfig> ModelConfig::FromMetadata(const TensorDict& d) {
   return c;
 }
 
-std::string ModelConfig::ToString() const {
+namespace {
+
+// The common part of ModelConfig::ToString.
+std::string BaseDescription(const ModelConfig& c) {
   return absl::StrFormat(
       "%s: %d layers, embedding %d, ffn %d, %d heads (%d kv, dim %d), vocab %d, context %d, rope "
       "base %g%s%s, rms eps %g, %s output",
-      architecture, block_count, embedding_length, feed_forward_length, head_count, head_count_kv,
-      head_dim, vocab_size, context_length, rope_freq_base,
-      rope_dimension_count != head_dim ? absl::StrCat(" (", rope_dimension_count, " dims)") : "",
-      rope_scaling_type != "none" ? absl::StrCat(", scaling ", rope_scaling_type) : "",
-      rms_norm_epsilon, tied_output ? "tied" : "separate");
+      c.architecture, c.block_count, c.embedding_length, c.feed_forward_length, c.head_count,
+      c.head_count_kv, c.head_dim, c.vocab_size, c.context_length, c.rope_freq_base,
+      c.rope_dimension_count != c.head_dim ? absl::StrCat(" (", c.rope_dimension_count, " dims)")
+                                           : "",
+      c.rope_scaling_type != "none" ? absl::StrCat(", scaling ", c.rope_scaling_type) : "",
+      c.rms_norm_epsilon, c.tied_output ? "tied" : "separate");
+}
+
+}  // namespace
+
+std::string ModelConfig::ToString() const {
+  std::string extra;
+  if (sliding_window > 0) {
+    const int n = static_cast<int>(std::count(sliding_layers.begin(), sliding_layers.end(), true));
+    absl::StrAppendFormat(&extra, ", sliding window %d on %d of %d layers (rope base %g)",
+                          sliding_window, n, block_count, rope_freq_base_swa);
+  }
+  if (has_rope_factors) {
+    absl::StrAppendFormat(&extra, ", rope factors long/short (original context %d)",
+                          rope_scaling_original_context_length);
+  }
+  if (rope_attn_factor != 1.0f)
+    absl::StrAppendFormat(&extra, ", rope attn factor %g", rope_attn_factor);
+  if (final_logit_softcapping > 0) {
+    absl::StrAppendFormat(&extra, ", logit soft-cap %g", final_logit_softcapping);
+  }
+  return absl::StrCat(BaseDescription(*this), extra);
 }
 
 absl::StatusOr<Model::Block> Model::LoadBlock(int64_t t) {

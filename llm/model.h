@@ -110,6 +110,7 @@ struct ModelConfig {
   // this library does not run.
   static absl::StatusOr<ModelConfig> FromMetadata(const checkpoint::TensorDict& dict);
   // "llama: 30 layers, embedding 576, ffn 1536, 9 heads (3 kv, dim 64), vocab 49152, ..."
+  // (+ ", sliding window 512 on 15 of 18 layers (rope base 10000)", rope factors, soft-cap.)
   std::string ToString() const;
 };
 

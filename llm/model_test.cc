@@ -411,6 +411,9 @@ TEST(ArchConfigTest, StructurePerArchitecture) {
   EXPECT_EQ(c->rope_freq_base_swa, 10000.0f);
   EXPECT_EQ(c->rope_freq_base, 1000000.0f);
   EXPECT_EQ(c->final_logit_softcapping, 0.0f);
+  EXPECT_TRUE(
+      absl::StrContains(c->ToString(), ", sliding window 6 on 6 of 7 layers (rope base 10000)"))
+      << c->ToString();
 
   c = ModelConfig::FromMetadata(TinyArch("phi3.5-mini"));
   ASSERT_TRUE(c.ok()) << c.status();
@@ -419,6 +422,14 @@ TEST(ArchConfigTest, StructurePerArchitecture) {
   EXPECT_FALSE(c->tied_output);
   EXPECT_EQ(c->rope_scaling_original_context_length, 4096);
   EXPECT_NEAR(c->rope_attn_factor, std::sqrt(1 + std::log(32.0) / std::log(4096.0)), 1e-6);
+  // Phi-3.5's converter writes attention.sliding_window (262144); llama.cpp ignores it for phi3
+  // ("Phi SWA is currently disabled"), and so does edgeq.
+  TensorDict phi = TinyArch("phi3.5-mini");
+  phi.SetMetadata("phi3.attention.sliding_window", MetadataValue::Int(262144));
+  c = ModelConfig::FromMetadata(phi);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->sliding_window, 0);
+  EXPECT_TRUE(c->sliding_layers.empty());
 }
 
 TEST(ArchConfigTest, BadArchitectureTensorsAndKeysAreNamed) {
