@@ -162,16 +162,17 @@ absl::StatusOr<Value> Scalar(Graph& g, float v) {
 }
 
 // The decoder body for a block of `t` consecutive tokens at positions pos..pos+t-1, after
-// positions 0..pos-1 are in the caches. Inputs: tokens i32 [t], positions i32 [t], then K and V
-// caches [kv heads, ctx, head dim] per layer. Outputs: the hidden states [t, dim] after the last
-// block, then the block's K and V rows [kv heads, t, head dim] per layer. `inv_freq` is the RoPE
-// angle table of the global layers, `inv_freq_swa` that of the sliding-window layers.
+// positions 0..pos-1 are in the caches. Inputs: tokens i32 [t], positions i32 [t] (pos..pos+t-1;
+// the attention reads the caches' first pos rows), then K and V caches [kv heads, ctx, head dim]
+// per layer. Outputs: the hidden states [t, dim] after the last block, then the block's K and V
+// rows [kv heads, t, head dim] per layer. `inv_freq` is the RoPE angle table of the global
+// layers, `inv_freq_swa` that of the sliding-window layers.
 absl::StatusOr<std::unique_ptr<Graph>> BuildBody(const TensorDict& dict, const ModelConfig& c,
                                                  int64_t ctx, const Tensor& inv_freq,
                                                  const Tensor& inv_freq_swa, int64_t t) {
   const int64_t dim = c.embedding_length, hidden = c.feed_forward_length;
   const int64_t hs = c.head_dim, heads = c.head_count, kvh = c.head_count_kv;
-  const int64_t rep = heads / kvh, q_dim = heads * hs, kv_dim = kvh * hs;
+  const int64_t q_dim = heads * hs, kv_dim = kvh * hs;
   const float eps = c.rms_norm_epsilon;
   const RopeMode rope_mode = c.rope_type == "neox" ? RopeMode::kNeox : RopeMode::kNorm;
   std::vector<TensorType> input_types = {TensorType(DType::kInt32, {t}),
@@ -191,27 +192,13 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBody(const TensorDict& dict, const M
     EDGEQ_ASSIGN_OR_RETURN(Value s, Scalar(g, c.embedding_scale));
     x = ops::Mul(x, s);
   }
-  EDGEQ_ASSIGN_OR_RETURN(const Value scale, Scalar(g, c.attention_scale));
   const Value freqs = g.Constant(inv_freq);
   const Value freqs_swa = g.Constant(inv_freq_swa);
   Value attn_factor;
   if (c.rope_attn_factor != 1.0f) {
     EDGEQ_ASSIGN_OR_RETURN(attn_factor, Scalar(g, c.rope_attn_factor));
   }
-  // Masks [t, ctx + t] over the cache slots and the block's own keys: causal, and causal within
-  // the sliding window for the sliding-window layers.
-  std::vector<int32_t> slot_positions(ctx);
-  for (int64_t i = 0; i < ctx; ++i) slot_positions[i] = static_cast<int32_t>(i);
-  EDGEQ_ASSIGN_OR_RETURN(Tensor slots_t, Tensor::FromValues<int32_t>({ctx}, slot_positions));
-  const Value slots = g.Constant(slots_t);
-  EDGEQ_ASSIGN_OR_RETURN(Tensor no_window, Tensor::FromValues<int32_t>({1}, {0}));
-  const Value mask = AttentionMask(positions, slots, g.Constant(no_window));
-  Value mask_swa;
-  if (c.sliding_window > 0) {
-    EDGEQ_ASSIGN_OR_RETURN(Tensor w, Tensor::FromValues<int32_t>({1}, {c.sliding_window}));
-    mask_swa = AttentionMask(positions, slots, g.Constant(w));
-  }
-  // [t, heads, hs] -> [heads, t, hs]; and back.
+  // [t, kv heads, hs] -> [kv heads, t, hs] (the cache's layout).
   const std::vector<int64_t> swap01 = {1, 0, 2};
 
   std::vector<Value> outputs(1);  // hidden states first
@@ -250,22 +237,12 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBody(const TensorDict& dict, const M
       q = ops::Mul(q, attn_factor);
       k = ops::Mul(k, attn_factor);
     }
-    // Query heads grouped by the kv head they share: [kv heads, rep * t, hs].
-    const Value qg = ops::Reshape(ops::Transpose(q, swap01), {kvh, rep * t, hs});
     const Value k_new = ops::Transpose(k, swap01);                              // [kvh, t, hs]
     const Value v_new = ops::Transpose(ops::Reshape(v, {t, kvh, hs}), swap01);  // [kvh, t, hs]
-    // Scores against the cache slots and within the block, scaled and masked.
-    Value s = ops::Mul(
-        ops::Concat({ops::MatmulTransposed(qg, k_cache), ops::MatmulTransposed(qg, k_new)}, -1),
-        scale);  // [kvh, rep * t, ctx + t]
-    s = ops::Reshape(ops::Add(ops::Reshape(s, {kvh, rep, t, ctx + t}), swa ? mask_swa : mask),
-                     {kvh, rep * t, ctx + t});
-    const Value att = ops::Softmax(s);
-    const Value a_cache = ops::Slice(att, {0, 0, 0}, {kvh, rep * t, ctx});
-    const Value a_new = ops::Slice(att, {0, 0, ctx}, {kvh, rep * t, ctx + t});
-    const Value o = ops::Add(ops::Matmul(a_cache, v_cache), ops::Matmul(a_new, v_new));
-    const Value o_rows =
-        ops::Reshape(ops::Transpose(ops::Reshape(o, {heads, t, hs}), swap01), {t, q_dim});
+    // Fused attention over the cache's first `pos` rows and the block (causal; within the
+    // window on sliding-window layers), reading only the visible rows: [t, heads * hs].
+    const Value o_rows = ops::Attention(q, k_cache, v_cache, k_new, v_new, positions,
+                                        c.attention_scale, swa ? c.sliding_window : 0);
     EDGEQ_ASSIGN_OR_RETURN(Value attn_out,
                            Linear(g, dict, p + "attn_output.weight", dim, q_dim, o_rows));
     EDGEQ_ASSIGN_OR_RETURN(attn_out, MaybeBias(g, dict, p + "attn_output.bias", dim, attn_out));
@@ -738,8 +715,9 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
 absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, int pos) {
   EDGEQ_ASSIGN_OR_RETURN(absl::Span<int32_t> tv, b.tokens.MutableValues<int32_t>());
   EDGEQ_ASSIGN_OR_RETURN(absl::Span<int32_t> pv, b.positions.MutableValues<int32_t>());
+  const int64_t n = static_cast<int64_t>(tokens.size());
   for (int64_t i = 0; i < b.t; ++i) {
-    tv[i] = tokens[i];
+    tv[i] = i < n ? tokens[i] : 0;
     pv[i] = pos + static_cast<int>(i);
   }
   // NamedTensor holds pointers to these members, which stay in place during the call.
@@ -752,7 +730,8 @@ absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, i
     in.emplace_back(input_names_[2 * l + 1], v_cache_[l]);
   }
   EDGEQ_ASSIGN_OR_RETURN(TensorMap out, b.model->Execute(in));
-  // Store the block's K and V rows ([kv heads, t, hs]) into the caches at pos..pos+t-1.
+  // Store the block's real K and V rows ([kv heads, t, hs]; the first n) into the caches at
+  // pos..pos+n-1.
   const int64_t hs = config_.head_dim, ctx = context_, t = b.t;
   for (int l = 0; l < config_.block_count; ++l) {
     for (int which = 0; which < 2; ++which) {
@@ -762,7 +741,7 @@ absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, i
       EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> dst, cache.MutableValues<float>());
       for (int64_t h = 0; h < config_.head_count_kv; ++h) {
         std::memcpy(dst.data() + (h * ctx + pos) * hs, src.data() + h * t * hs,
-                    t * hs * sizeof(float));
+                    n * hs * sizeof(float));
       }
     }
   }
@@ -799,19 +778,25 @@ absl::StatusOr<absl::Span<const float>> Model::Forward(int token, int pos) {
   return Prefill(absl::MakeConstSpan(one), pos);
 }
 
+Model::Block& Model::NextBlock(size_t left) {
+  // A padded prefill block costs about as much as prefill_block / 6 decode steps (the weights are
+  // streamed once for the block, once per token for decode steps).
+  if (prefill_ != nullptr && left * 6 >= static_cast<size_t>(prefill_->t)) return *prefill_;
+  return decode_;
+}
+
 absl::StatusOr<absl::Span<const float>> Model::Prefill(absl::Span<const int> tokens, int pos) {
   EDGEQ_RETURN_IF_ERROR(Check(tokens, pos));
   Tensor hidden;
-  size_t i = 0;
+  size_t i = 0, n = 0;
   while (i < tokens.size()) {
-    const bool use_block =
-        prefill_ != nullptr && tokens.size() - i >= static_cast<size_t>(prefill_->t);
-    Block& b = use_block ? *prefill_ : decode_;
-    EDGEQ_ASSIGN_OR_RETURN(hidden, RunBlock(b, tokens.subspan(i, b.t), pos + static_cast<int>(i)));
-    i += b.t;
+    Block& b = NextBlock(tokens.size() - i);
+    n = std::min(tokens.size() - i, static_cast<size_t>(b.t));
+    EDGEQ_ASSIGN_OR_RETURN(hidden, RunBlock(b, tokens.subspan(i, n), pos + static_cast<int>(i)));
+    i += n;
   }
   EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> h, hidden.Values<float>());
-  return RunHead(h.data() + h.size() - config_.embedding_length);
+  return RunHead(h.data() + (n - 1) * config_.embedding_length);
 }
 
 absl::Status Model::PrefillAll(
@@ -821,18 +806,17 @@ absl::Status Model::PrefillAll(
   size_t i = 0;
   const int64_t dim = config_.embedding_length;
   while (i < tokens.size()) {
-    const bool use_block =
-        prefill_ != nullptr && tokens.size() - i >= static_cast<size_t>(prefill_->t);
-    Block& b = use_block ? *prefill_ : decode_;
+    Block& b = NextBlock(tokens.size() - i);
+    const size_t n = std::min(tokens.size() - i, static_cast<size_t>(b.t));
     EDGEQ_ASSIGN_OR_RETURN(Tensor hidden,
-                           RunBlock(b, tokens.subspan(i, b.t), pos + static_cast<int>(i)));
+                           RunBlock(b, tokens.subspan(i, n), pos + static_cast<int>(i)));
     EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> h, hidden.Values<float>());
-    for (int64_t r = 0; r < b.t; ++r) {
+    for (int64_t r = 0; r < static_cast<int64_t>(n); ++r) {
       if (static_cast<int64_t>(i) + r < first) continue;
       EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> logits, RunHead(h.data() + r * dim));
       EDGEQ_RETURN_IF_ERROR(on_logits(static_cast<int>(i + r), logits));
     }
-    i += b.t;
+    i += n;
   }
   return absl::OkStatus();
 }
@@ -850,6 +834,44 @@ std::vector<std::string> Model::MatmulKernels() const {
     }
   }
   return names;
+}
+
+std::vector<edgeq::Model*> Model::Graphs() const {
+  std::vector<edgeq::Model*> graphs = {decode_.model.get()};
+  if (prefill_ != nullptr) graphs.push_back(prefill_->model.get());
+  graphs.push_back(head_.get());
+  return graphs;
+}
+
+void Model::EnableProfiling(bool on) {
+  for (edgeq::Model* g : Graphs()) g->EnableProfiling(on);
+}
+
+void Model::ResetProfile() {
+  for (edgeq::Model* g : Graphs()) g->ResetProfile();
+}
+
+std::vector<Model::OpTime> Model::Profile() const {
+  std::vector<OpTime> rows;
+  for (const edgeq::Model* g : Graphs()) {
+    for (const edgeq::Model::KernelTime& k : g->Profile()) {
+      if (k.calls == 0) continue;
+      const size_t eq = k.label.find(" = ");
+      std::string op = eq == std::string::npos ? k.label : k.label.substr(eq + 3);
+      if (absl::StartsWith(op, "copy(")) op = "copy";
+      auto it = std::find_if(rows.begin(), rows.end(),
+                             [&](const OpTime& r) { return r.op == op && r.kernel == k.kernel; });
+      if (it == rows.end()) {
+        rows.push_back({op, k.kernel, 0, 0.0});
+        it = rows.end() - 1;
+      }
+      it->calls += k.calls;
+      it->seconds += k.seconds;
+    }
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const OpTime& a, const OpTime& b) { return a.seconds > b.seconds; });
+  return rows;
 }
 
 std::string Model::DebugString() const {

@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -134,45 +133,6 @@ absl::Status TanhKernel(absl::Span<const TensorRef> in, absl::Span<const TensorR
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<TensorType>> MaskShape(absl::Span<const ValueType> in) {
-  if (in.size() != 3 || in[0].type.dtype != DType::kInt32 || in[0].type.shape.rank() != 1 ||
-      in[1].type.dtype != DType::kInt32 || in[1].type.shape.rank() != 1 ||
-      in[2].type.dtype != DType::kInt32 || in[2].type.shape != Shape({1})) {
-    std::string got;
-    for (const ValueType& v : in) got += (got.empty() ? "" : ", ") + v.ToString();
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s takes positions i32 [t], slots i32 [n], window i32 [1]; got (%s)",
-                        kAttentionMaskOpName, got));
-  }
-  const int64_t t = in[0].type.shape.dim(0), n = in[1].type.shape.dim(0);
-  return std::vector<TensorType>{TensorType(DType::kFloat32, Shape({t, n + t}))};
-}
-
-absl::Status MaskKernel(absl::Span<const TensorRef> in, absl::Span<const TensorRef> out,
-                        pthreadpool_t) {
-  const int64_t t = in[0].shape().dim(0), n = in[1].shape().dim(0);
-  const int32_t* pos = in[0].values<int32_t>();
-  const int32_t* slots = in[1].values<int32_t>();
-  const int64_t window = in[2].values<int32_t>()[0];
-  float* m = out[0].mutable_values<float>();
-  constexpr float kInf = std::numeric_limits<float>::infinity();
-  if (t == 0) return absl::OkStatus();
-  const int64_t first = pos[0];
-  auto visible = [window](int64_t q, int64_t k) {
-    return k <= q && (window <= 0 || q - k < window);
-  };
-  for (int64_t i = 0; i < t; ++i) {
-    const int64_t q = pos[i];
-    float* row = m + i * (n + t);
-    for (int64_t j = 0; j < n; ++j) {
-      const int64_t k = slots[j];
-      row[j] = k >= 0 && k < first && visible(q, k) ? 0.0f : -kInf;
-    }
-    for (int64_t j = 0; j < t; ++j) row[n + j] = visible(q, pos[j]) ? 0.0f : -kInf;
-  }
-  return absl::OkStatus();
-}
-
 absl::Status Register(const char* name, CustomShapeFunction shape, CustomKernel kernel) {
   CustomOpDef def;
   def.name = name;
@@ -205,8 +165,7 @@ absl::Status RegisterAll() {
   s = Register(
       kTanhOpName, [](absl::Span<const ValueType> in) { return UnaryShape(kTanhOpName, in); },
       TanhKernel);
-  if (!s.ok()) return s;
-  return Register(kAttentionMaskOpName, MaskShape, MaskKernel);
+  return s;
 }
 
 }  // namespace
@@ -233,15 +192,6 @@ Value GeluTanh(Value x, bool half_precision_table) {
 Value Tanh(Value x) {
   if (!x.ok()) return Value();
   std::vector<Value> v = ops::Custom(kTanhOpName, {x}, {x.type()});
-  return v.empty() ? Value() : v[0];
-}
-
-Value AttentionMask(Value positions, Value slots, Value window) {
-  if (!positions.ok() || !slots.ok()) return Value();
-  const int64_t t = positions.shape().rank() == 1 ? positions.shape().dim(0) : 0;
-  const int64_t n = slots.shape().rank() == 1 ? slots.shape().dim(0) : 0;
-  std::vector<Value> v = ops::Custom(kAttentionMaskOpName, {positions, slots, window},
-                                     {TensorType(DType::kFloat32, Shape({t, n + t}))});
   return v.empty() ? Value() : v[0];
 }
 

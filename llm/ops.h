@@ -7,7 +7,8 @@
 //
 // Ops the decoders need that edgeq already has as built-in ops: bias add (ops::Add with a [d]
 // vector broadcast over rows), head-wise RMSNorm (ops::RmsNorm on [t, heads, head dim] with a
-// [head dim] weight: it normalizes the last axis), scaling (ops::Mul by a constant).
+// [head dim] weight: it normalizes the last axis), scaling (ops::Mul by a constant), causal and
+// sliding-window attention (ops::Attention with a window).
 #ifndef EDGEQ_LLM_OPS_H_
 #define EDGEQ_LLM_OPS_H_
 
@@ -24,7 +25,6 @@ inline constexpr char kRopeOpName[] = "llm.rope";
 inline constexpr char kRopeNeoxOpName[] = "llm.rope_neox";
 inline constexpr char kGeluTanhOpName[] = "llm.gelu_tanh";
 inline constexpr char kGeluTanhF16OpName[] = "llm.gelu_tanh_f16";
-inline constexpr char kAttentionMaskOpName[] = "llm.attention_mask";
 inline constexpr char kTanhOpName[] = "llm.tanh";
 
 // Registers the ops above (once per process; later calls return the first result).
@@ -52,16 +52,6 @@ Value GeluTanh(Value x, bool half_precision_table = false);
 
 // tanh(x), element-wise (final logit soft-capping: cap * tanh(logits / cap)).
 Value Tanh(Value x);
-
-// The additive attention mask of a block of t consecutive tokens over a KV cache of n slots
-// followed by the block's own t keys (the order llm/model.cc concatenates the scores in).
-// positions i32 [t] (the block's positions, consecutive: pos, pos+1, ...), slots i32 [n] (the
-// position each cache slot holds), window i32 [1] -> f32 [t, n + t]. Entry (i, j) is 0 if query
-// i may attend key j, -inf otherwise. A cache slot is valid if its position is below
-// positions[0] (the block's own rows are not written yet); block key j' is at positions[j'].
-// Key position k is attended by query position q if k <= q and, with window w > 0, q - k < w
-// (sliding-window attention: llama.cpp's LLAMA_SWA_TYPE_STANDARD); w <= 0: no window.
-Value AttentionMask(Value positions, Value slots, Value window);
 
 }  // namespace llm
 }  // namespace edgeq

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -18,8 +17,6 @@
 namespace edgeq {
 namespace llm {
 namespace {
-
-constexpr float kInf = std::numeric_limits<float>::infinity();
 
 TensorType F32(Shape s) { return TensorType(DType::kFloat32, std::move(s)); }
 TensorType I32(Shape s) { return TensorType(DType::kInt32, std::move(s)); }
@@ -188,47 +185,6 @@ TEST(TanhTest, MatchesStd) {
   for (float v : x) want.push_back(std::tanh(v));
   ExpectNear(RunGraph(g, {*Tensor::FromValues<float>({6}, x)}), want, 1e-7f);
   EXPECT_NEAR(want[3], 0.46211716f, 1e-7f);
-}
-
-// Mask of a block at positions 3, 4, 5 over 6 cache slots holding positions 0..5.
-std::vector<float> Mask(int32_t window) {
-  Graph g("mask", {I32({3})});
-  const Value slots = g.Constant(*Tensor::FromValues<int32_t>({6}, {0, 1, 2, 3, 4, 5}));
-  const Value w = g.Constant(*Tensor::FromValues<int32_t>({1}, {window}));
-  g.Output(AttentionMask(g.Input(0), slots, w));
-  return RunGraph(g, {*Tensor::FromValues<int32_t>({3}, {3, 4, 5})});
-}
-
-TEST(AttentionMaskTest, Causal) {
-  const float o = 0, x = -kInf;
-  // Columns: cache slots 0..5 (valid below 3), then the block's keys at 3, 4, 5.
-  ExpectNear(Mask(0), {o, o, o, x, x, x, /**/ o, x, x,  //
-                       o, o, o, x, x, x, /**/ o, o, x,  //
-                       o, o, o, x, x, x, /**/ o, o, o},
-             0);
-}
-
-TEST(AttentionMaskTest, SlidingWindow) {
-  const float o = 0, x = -kInf;
-  // Window 2: query q sees keys q - 1 and q.
-  ExpectNear(Mask(2), {x, x, o, x, x, x, /**/ o, x, x,  //
-                       x, x, x, x, x, x, /**/ o, o, x,  //
-                       x, x, x, x, x, x, /**/ x, o, o},
-             0);
-}
-
-TEST(AttentionMaskTest, RejectsBadTypes) {
-  Graph g("mask", {F32({3})});
-  const Value slots = g.Constant(*Tensor::FromValues<int32_t>({2}, {0, 1}));
-  const Value w = g.Constant(*Tensor::FromValues<int32_t>({1}, {0}));
-  g.Output(AttentionMask(g.Input(0), slots, w));
-  ASSERT_TRUE(RegisterLlmOps().ok());
-  InferenceSession session;
-  absl::StatusOr<Model> model = session.Load(g);
-  ASSERT_FALSE(model.ok());
-  EXPECT_NE(model.status().message().find("llm.attention_mask takes positions i32 [t]"),
-            std::string::npos)
-      << model.status();
 }
 
 // The decoders' bias add and head-wise RMSNorm are built-in ops: Add broadcasts a [d] bias over
