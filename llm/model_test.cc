@@ -593,6 +593,42 @@ TEST(ArchModelTest, SlidingWindowLimitsWhatALayerSees) {
   EXPECT_NE(LogitsAt(model(2), 16, tokens), none);
 }
 
+// Every architecture from a file (Load(path): copied weights' pages released, biases, norms and
+// rope factors read from the mapping) gives the logits it gives from the dict, f32 and q8_0.
+TEST(ArchModelTest, LoadFromFileEqualsLoadFromDict) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  for (const char* shape : {"qwen2.5-0.5b", "qwen3-0.6b", "gemma3-270m", "phi3.5-mini"}) {
+    for (const bool quantize : {false, true}) {
+      const TensorDict f32 = TinyArch(shape, 32, 2, 3);
+      TensorDict d;
+      for (const std::string& name : f32.Keys()) {
+        const Tensor& t = **f32.Get(name);
+        if (quantize && t.rank() == 2) {
+          absl::StatusOr<Tensor> qt = Q8_0Encoding().Quantize(t);
+          ASSERT_TRUE(qt.ok()) << qt.status();
+          ASSERT_TRUE(d.Set(name, *std::move(qt)).ok());
+        } else {
+          ASSERT_TRUE(d.Set(name, t).ok());
+        }
+      }
+      for (const std::string& k : f32.MetadataKeys()) d.SetMetadata(k, **f32.GetMetadata(k));
+      const std::string path = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/arch.gguf");
+      ASSERT_TRUE(checkpoint::WriteGguf(d, path).ok());
+      absl::StatusOr<std::unique_ptr<Model>> from_dict = Model::Load(d, {.prefill_block = 4});
+      absl::StatusOr<std::unique_ptr<Model>> from_file = Model::Load(path, {.prefill_block = 4});
+      ASSERT_TRUE(from_dict.ok()) << from_dict.status();
+      ASSERT_TRUE(from_file.ok()) << from_file.status();
+      const std::vector<int> tokens = {3, 1, 4, 1, 5, 9, 2, 6, 5};
+      absl::StatusOr<absl::Span<const float>> a = (*from_dict)->Prefill(tokens, 0);
+      ASSERT_TRUE(a.ok()) << a.status();
+      const std::vector<float> want(a->begin(), a->end());
+      absl::StatusOr<absl::Span<const float>> b = (*from_file)->Prefill(tokens, 0);
+      ASSERT_TRUE(b.ok()) << b.status();
+      EXPECT_EQ(std::vector<float>(b->begin(), b->end()), want) << shape << " q8_0 " << quantize;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace llm
 }  // namespace edgeq
