@@ -85,13 +85,14 @@ absl::Status Run() {
                          llm::RandomModel(s, with_vocab ? &vocab : nullptr));
   EDGEQ_ASSIGN_OR_RETURN(int64_t n_vocab, d.GetInt(s.architecture + ".vocab_size"));
   EDGEQ_RETURN_IF_ERROR(checkpoint::WriteGguf(d, absl::GetFlag(FLAGS_out)));
-  absl::FPrintF(stderr,
-                "wrote %s: %s shape (%s), dim %d, %d layers, %d heads, %d kv heads, ffn %d, vocab %d%s, "
-                "context %d, rope base %g%s, %s output, %.1f MB f32\n",
-                absl::GetFlag(FLAGS_out), s.name, s.architecture, s.dim, s.layers, s.heads, s.kv_heads, s.ffn,
-                n_vocab, has_vocab ? " (from --vocab)" : "", s.context, s.rope_base,
-                s.llama3_rope ? " + llama3 rope_freqs" : "", s.tied ? "tied" : "untied",
-                d.TotalBytes() / 1e6);
+  absl::FPrintF(
+      stderr,
+      "wrote %s: %s shape (%s), dim %d, %d layers, %d heads, %d kv heads, ffn %d, vocab %d%s, "
+      "context %d, rope base %g%s, %s output, %.1f MB f32\n",
+      absl::GetFlag(FLAGS_out), s.name, s.architecture, s.dim, s.layers, s.heads, s.kv_heads, s.ffn,
+      n_vocab, has_vocab ? " (from --vocab)" : "", s.context, s.rope_base,
+      s.llama3_rope ? " + llama3 rope_freqs" : "", s.tied ? "tied" : "untied",
+      d.TotalBytes() / 1e6);
   return absl::OkStatus();
 }
 
@@ -100,7 +101,8 @@ absl::Status Run() {
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
-      "Write a random-weight f32 GGUF of a real decoder shape (llama, qwen2, qwen3, gemma3, phi3).\n"
+      "Write a random-weight f32 GGUF of a real decoder shape (llama, qwen2, qwen3, gemma3, "
+      "phi3).\n"
       "  make_random_gguf --shape=NAME --out=PATH.gguf [--vocab=VOCAB.gguf | --synthetic_vocab]\n"
       "                   [--layers=N]\n"
       "                   [--dim=N --heads=N --kv_heads=N --ffn=N --context=N --vocab_size=N]\n"
