@@ -50,6 +50,8 @@ struct ArchCase {
   const char* ppl_ids = nullptr;
   std::vector<double> ppl = {};
   double max_logit_difference = kMaxRelativeLogitDifference;
+  const char* stem = "logits_f32";  // the reference files in testdata/<name>/
+  int context_length = 128;         // edgeq's KV cache (>= refdump's n_ctx)
 };
 
 // Quantized files: perplexity within 1% of llama.cpp's (issue 16), and the logits within 1%,
@@ -87,7 +89,7 @@ void CheckArch(const ArchCase& c) {
   if (c.host_only) GTEST_SKIP() << c.name << " is too big for qemu-aarch64; host only";
 #endif
   absl::StatusOr<Reference> ref =
-      ReadReference(absl::StrCat("tests/parity/testdata/", c.name, "/logits_f32"));
+      ReadReference(absl::StrCat("tests/parity/testdata/", c.name, "/", c.stem));
   ASSERT_TRUE(ref.ok()) << ref.status();
   auto t0 = std::chrono::steady_clock::now();
   llm::RandomModelSpec spec;
@@ -116,7 +118,7 @@ void CheckArch(const ArchCase& c) {
     bytes.reset();
     llm::ModelOptions options;
     options.num_threads = 1;
-    options.context_length = 128;  // >= refdump's n_ctx (117)
+    options.context_length = c.context_length;
     absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(*dict, options);
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     model = *std::move(loaded);
@@ -226,6 +228,16 @@ TEST(ArchParity, TinyGemma3) { CheckArch(kTinyGemma3); }
 // --shape=phi3.5-mini --layers=2 --dim=96 --heads=4 --kv_heads=4 --ffn=128 --vocab_size=512
 //   --synthetic_vocab
 TEST(ArchParity, TinyPhi3) { CheckArch(kTinyPhi3); }
+
+// Phi-3 with a context beyond its original 4096 positions: the long RoPE factors, in llama.cpp
+// (refdump with n_ctx 8192: n_ctx_seq > n_ctx_orig_yarn) and in edgeq (a KV cache of 8192).
+TEST(ArchParity, TinyPhi3LongRopeFactors) {
+  ArchCase c = kTinyPhi3;
+  c.ppl = {};
+  c.stem = "logits_f32_ctx8192";
+  c.context_length = 8192;
+  CheckArch(c);
+}
 
 // The real widths at reduced depth, the real vocabulary sizes (made-up pieces): host only.
 // make_random_gguf --shape=qwen2.5-0.5b --layers=2 --synthetic_vocab (663.8 MB)
