@@ -23,7 +23,8 @@
 #include "llm/random_model.h"
 
 ABSL_FLAG(std::string, shape, "",
-          "model shape: stories15m, smollm2-135m, tinyllama-1.1b, llama-3.2-1b");
+          "model shape: stories15m, smollm2-135m, tinyllama-1.1b, llama-3.2-1b, qwen2.5-0.5b, "
+          "qwen3-0.6b, gemma3-270m, phi3.5-mini");
 ABSL_FLAG(std::string, out, "", "output .gguf");
 ABSL_FLAG(std::string, vocab, "", "a GGUF whose tokenizer.* keys (vocabulary) are copied");
 ABSL_FLAG(bool, synthetic_vocab, false,
@@ -36,8 +37,11 @@ ABSL_FLAG(int, ffn, 0, "feed-forward length (0: the shape's)");
 ABSL_FLAG(int, context, 0, "context length (0: the shape's)");
 ABSL_FLAG(int, vocab_size, 0, "vocabulary without --vocab (0: the shape's)");
 ABSL_FLAG(uint64_t, seed, 1, "random seed");
-ABSL_FLAG(std::string, architecture, "llama",
-          "general.architecture (another name makes a file loaders must refuse; for tests)");
+ABSL_FLAG(std::string, arch, "",
+          "general.architecture and tensor layout: llama, qwen2, qwen3, gemma3, phi3 (empty: the "
+          "shape's; another name makes a llama-layout file loaders must refuse; for tests)");
+ABSL_FLAG(int, head_dim, -1, "head dimension (-1: the shape's; 0: dim / heads)");
+ABSL_FLAG(int, sliding_window, -1, "gemma3 sliding window (-1: the shape's; 0: none)");
 
 namespace edgeq {
 namespace {
@@ -61,7 +65,11 @@ absl::Status Run() {
   over(absl::GetFlag(FLAGS_context), &s.context);
   over(absl::GetFlag(FLAGS_vocab_size), &s.vocab);
   s.seed = absl::GetFlag(FLAGS_seed);
-  s.architecture = absl::GetFlag(FLAGS_architecture);
+  if (!absl::GetFlag(FLAGS_arch).empty()) s.architecture = absl::GetFlag(FLAGS_arch);
+  if (absl::GetFlag(FLAGS_head_dim) >= 0) s.head_dim = absl::GetFlag(FLAGS_head_dim);
+  if (absl::GetFlag(FLAGS_sliding_window) >= 0) {
+    s.sliding_window = absl::GetFlag(FLAGS_sliding_window);
+  }
   checkpoint::TensorDict vocab;
   const bool has_vocab = !absl::GetFlag(FLAGS_vocab).empty();
   if (has_vocab && absl::GetFlag(FLAGS_synthetic_vocab)) {
@@ -77,13 +85,14 @@ absl::Status Run() {
                          llm::RandomModel(s, with_vocab ? &vocab : nullptr));
   EDGEQ_ASSIGN_OR_RETURN(int64_t n_vocab, d.GetInt(s.architecture + ".vocab_size"));
   EDGEQ_RETURN_IF_ERROR(checkpoint::WriteGguf(d, absl::GetFlag(FLAGS_out)));
-  absl::FPrintF(stderr,
-                "wrote %s: %s shape, dim %d, %d layers, %d heads, %d kv heads, ffn %d, vocab %d%s, "
-                "context %d, rope base %g%s, %s output, %.1f MB f32\n",
-                absl::GetFlag(FLAGS_out), s.name, s.dim, s.layers, s.heads, s.kv_heads, s.ffn,
-                n_vocab, has_vocab ? " (from --vocab)" : "", s.context, s.rope_base,
-                s.llama3_rope ? " + llama3 rope_freqs" : "", s.tied ? "tied" : "untied",
-                d.TotalBytes() / 1e6);
+  absl::FPrintF(
+      stderr,
+      "wrote %s: %s shape (%s), dim %d, %d layers, %d heads, %d kv heads, ffn %d, vocab %d%s, "
+      "context %d, rope base %g%s, %s output, %.1f MB f32\n",
+      absl::GetFlag(FLAGS_out), s.name, s.architecture, s.dim, s.layers, s.heads, s.kv_heads, s.ffn,
+      n_vocab, has_vocab ? " (from --vocab)" : "", s.context, s.rope_base,
+      s.llama3_rope ? " + llama3 rope_freqs" : "", s.tied ? "tied" : "untied",
+      d.TotalBytes() / 1e6);
   return absl::OkStatus();
 }
 
@@ -92,12 +101,14 @@ absl::Status Run() {
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
-      "Write a random-weight f32 GGUF of a real Llama-family shape.\n"
+      "Write a random-weight f32 GGUF of a real decoder shape (llama, qwen2, qwen3, gemma3, "
+      "phi3).\n"
       "  make_random_gguf --shape=NAME --out=PATH.gguf [--vocab=VOCAB.gguf | --synthetic_vocab]\n"
       "                   [--layers=N]\n"
       "                   [--dim=N --heads=N --kv_heads=N --ffn=N --context=N --vocab_size=N]\n"
-      "                   [--seed=S]\n"
-      "Shapes: stories15m, smollm2-135m, tinyllama-1.1b, llama-3.2-1b.");
+      "                   [--head_dim=N --sliding_window=N --arch=A --seed=S]\n"
+      "Shapes: stories15m, smollm2-135m, tinyllama-1.1b, llama-3.2-1b, qwen2.5-0.5b, qwen3-0.6b,\n"
+      "gemma3-270m, phi3.5-mini.");
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1) {
     absl::FPrintF(stderr, "error: unexpected argument '%s'\n", rest[1]);
