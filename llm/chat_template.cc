@@ -22,9 +22,9 @@ struct FamilyName {
   const char* name;
 };
 constexpr FamilyName kFamilies[] = {
-    {Family::kChatml, "chatml"}, {Family::kQwen25, "qwen2.5"}, {Family::kQwen3, "qwen3"},
-    {Family::kSmolLm2, "smollm2"}, {Family::kLlama3, "llama3"}, {Family::kGemma, "gemma"},
-    {Family::kPhi3, "phi3"},     {Family::kLlama2, "llama2"},
+    {Family::kChatml, "chatml"},   {Family::kQwen25, "qwen2.5"},     {Family::kQwen3, "qwen3"},
+    {Family::kSmolLm2, "smollm2"}, {Family::kLlama3, "llama3"},      {Family::kGemma, "gemma"},
+    {Family::kPhi3, "phi3"},       {Family::kPhi3Mini, "phi3-mini"}, {Family::kLlama2, "llama2"},
 };
 
 constexpr char kQwen25DefaultSystem[] =
@@ -94,8 +94,8 @@ void RenderQwen3(absl::Span<const ChatMessage> messages, std::string* out) {
     if (close != std::string::npos) {
       const size_t last_close = m.content.rfind("</think>");
       content = StripChar(absl::string_view(m.content).substr(last_close + 8), '\n', true, false);
-      absl::string_view before = StripChar(absl::string_view(m.content).substr(0, close), '\n',
-                                           false, true);
+      absl::string_view before =
+          StripChar(absl::string_view(m.content).substr(0, close), '\n', false, true);
       const size_t open = before.rfind("<think>");
       if (open != absl::string_view::npos) before = before.substr(open + 7);
       reasoning = StripChar(before, '\n', true, false);
@@ -130,8 +130,8 @@ absl::StatusOr<ChatTemplate> ChatTemplate::FromName(absl::string_view name, std:
   for (const FamilyName& f : kFamilies) {
     if (name == f.name) return ChatTemplate(f.family, std::move(bos_text), std::move(eos_text));
   }
-  return absl::InvalidArgumentError(absl::StrFormat("unknown chat template '%s' (expected one of %s)",
-                                                    name, absl::StrJoin(Names(), ", ")));
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "unknown chat template '%s' (expected one of %s)", name, absl::StrJoin(Names(), ", ")));
 }
 
 absl::StatusOr<ChatTemplate> ChatTemplate::Detect(absl::string_view text, std::string bos_text,
@@ -160,7 +160,15 @@ absl::StatusOr<ChatTemplate> ChatTemplate::Detect(absl::string_view text, std::s
     return make(Family::kLlama3);
   }
   if (has("<start_of_turn>")) return make(Family::kGemma);
-  if (has("<|assistant|>") && has("<|end|>")) return make(Family::kPhi3);
+  if (has("<|assistant|>") && has("<|end|>")) {
+    // Phi-3.5 and Phi-3-small name every role; Phi-3-mini/medium only user and assistant.
+    if (has("<|system|>") || has("'<|' + message['role']") || has("'<|' + message.role")) {
+      return make(Family::kPhi3);
+    }
+    ChatTemplate t = make(Family::kPhi3Mini);
+    t.phi3_mini_bos_ = has("bos_token");
+    return t;
+  }
   if (has("[INST]")) {
     if (has("<<SYS>>")) return make(Family::kLlama2);
     return absl::UnimplementedError(
@@ -172,8 +180,8 @@ absl::StatusOr<ChatTemplate> ChatTemplate::Detect(absl::string_view text, std::s
     if (c == '\n') c = ' ';
   }
   return absl::InvalidArgumentError(absl::StrFormat(
-      "unknown chat template (it begins '%s%s'): edgeq recognizes %s; pass --template NAME",
-      start, text.size() > 80 ? "..." : "", absl::StrJoin(Names(), ", ")));
+      "unknown chat template (it begins '%s%s'): edgeq recognizes %s; pass --template NAME", start,
+      text.size() > 80 ? "..." : "", absl::StrJoin(Names(), ", ")));
 }
 
 absl::StatusOr<std::string> ChatTemplate::TextFromGguf(const checkpoint::TensorDict& dict) {
@@ -227,8 +235,8 @@ absl::StatusOr<std::string> ChatTemplate::Render(absl::Span<const ChatMessage> m
     const std::string& r = messages[i].role;
     if (r != "system" && r != "user" && r != "assistant") {
       return absl::InvalidArgumentError(absl::StrFormat(
-          "chat template %s: message %d has role '%s' (expected system, user or assistant)",
-          name(), i, r));
+          "chat template %s: message %d has role '%s' (expected system, user or assistant)", name(),
+          i, r));
     }
   }
   std::string out;
@@ -281,6 +289,16 @@ absl::StatusOr<std::string> ChatTemplate::Render(absl::Span<const ChatMessage> m
       }
       out += add_generation_prompt ? "<|assistant|>\n" : eos_;
       break;
+    case Family::kPhi3Mini:
+      if (phi3_mini_bos_) out += bos_;
+      for (const ChatMessage& m : messages) {
+        if (m.role == "user") {
+          absl::StrAppend(&out, "<|user|>\n", m.content, "<|end|>\n<|assistant|>\n");
+        } else if (m.role == "assistant") {
+          absl::StrAppend(&out, m.content, "<|end|>\n");
+        }
+      }
+      break;  // the assistant header follows every user turn
     case Family::kLlama2: {
       absl::Span<const ChatMessage> loop = messages;
       if (has_system) loop = messages.subspan(1);

@@ -22,6 +22,9 @@
 //            must alternate user/assistant
 //   phi3     Phi-3.5: "<|system|>\n" (if non-empty), "<|user|>\n", "<|assistant|>\n" + content +
 //            "<|end|>\n"; without add_generation_prompt the EOS text ends the prompt
+//   phi3-mini  Phi-3-mini/medium: (BOS,) "<|user|>\n" + content + "<|end|>\n<|assistant|>\n",
+//            assistant content + "<|end|>\n"; system messages are dropped (the template has no
+//            system role); the assistant header follows every user turn
 //   llama2   Llama 2 chat: "BOS[INST] <<SYS>>\nSYSTEM\n<</SYS>>\n\nUSER [/INST] ASSISTANT EOS"
 //            with stripped contents; roles must alternate user/assistant
 //
@@ -51,20 +54,31 @@ struct ChatMessage {
 
 class ChatTemplate {
  public:
-  enum class Family { kChatml, kQwen25, kQwen3, kSmolLm2, kLlama3, kGemma, kPhi3, kLlama2 };
+  enum class Family {
+    kChatml,
+    kQwen25,
+    kQwen3,
+    kSmolLm2,
+    kLlama3,
+    kGemma,
+    kPhi3,
+    kPhi3Mini,
+    kLlama2
+  };
 
-  // "chatml", "qwen2.5", "qwen3", "smollm2", "llama3", "gemma", "phi3", "llama2".
+  // "chatml", "qwen2.5", "qwen3", "smollm2", "llama3", "gemma", "phi3", "phi3-mini", "llama2".
   static std::vector<std::string> Names();
 
-  // By name; InvalidArgument naming an unknown one and listing Names().
+  // By name (phi3-mini: the variant that starts with BOS); InvalidArgument naming an unknown one
+  // and listing Names().
   static absl::StatusOr<ChatTemplate> FromName(absl::string_view name, std::string bos_text,
                                                std::string eos_text);
   // Recognizes a Jinja chat template by its text (or a name from Names()). InvalidArgument
   // quoting the start of an unrecognized template (and naming the templates it recognizes);
   // Unimplemented for recognized families edgeq does not render (Llama 3.1+ with its dated
   // system block, Phi-4, Mistral [INST] without <<SYS>>).
-  static absl::StatusOr<ChatTemplate> Detect(absl::string_view template_text,
-                                             std::string bos_text, std::string eos_text);
+  static absl::StatusOr<ChatTemplate> Detect(absl::string_view template_text, std::string bos_text,
+                                             std::string eos_text);
 
   // The `tokenizer.chat_template` string of a GGUF; NotFound naming the key if absent.
   static absl::StatusOr<std::string> TextFromGguf(const checkpoint::TensorDict& dict);
@@ -83,12 +97,15 @@ class ChatTemplate {
   const std::string& name() const;
   const std::string& bos_text() const { return bos_; }
   const std::string& eos_text() const { return eos_; }
+  // False for templates that drop system messages (phi3-mini).
+  bool supports_system() const { return family_ != Family::kPhi3Mini; }
 
  private:
   ChatTemplate(Family family, std::string bos, std::string eos)
       : family_(family), bos_(std::move(bos)), eos_(std::move(eos)) {}
 
   Family family_;
+  bool phi3_mini_bos_ = true;  // phi3-mini: the template starts with {{ bos_token }}
   std::string bos_, eos_;
 };
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint/gguf.h"
 #include "checkpoint/tensor_dict.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -32,8 +33,9 @@ std::string ReadFile(const std::string& path) {
 // Golden template key -> edgeq template name.
 const std::map<std::string, std::string>& TemplateNames() {
   static const auto* m = new std::map<std::string, std::string>{
-      {"llama3", "llama3"}, {"qwen3", "qwen3"}, {"gemma3", "gemma"},   {"qwen25", "qwen2.5"},
-      {"phi35", "phi3"},    {"smollm2", "smollm2"}, {"llama2", "llama2"}};
+      {"llama3", "llama3"},  {"qwen3", "qwen3"},       {"gemma3", "gemma"},
+      {"qwen25", "qwen2.5"}, {"phi35", "phi3"},        {"smollm2", "smollm2"},
+      {"llama2", "llama2"},  {"phi3mini", "phi3-mini"}};
   return *m;
 }
 
@@ -44,7 +46,8 @@ TEST(ChatTemplateTest, RendersAsTheRealTemplates) {
   for (const json& r : g["renderings"]) {
     const std::string key = r["template"].get<std::string>();
     const json& info = g["templates"][key];
-    const std::string bos = info["bos_token"].is_string() ? info["bos_token"].get<std::string>() : "";
+    const std::string bos =
+        info["bos_token"].is_string() ? info["bos_token"].get<std::string>() : "";
     const std::string eos = info["eos_token"].get<std::string>();
     ASSERT_EQ(TemplateNames().count(key), 1u) << key;
     absl::StatusOr<ChatTemplate> t = ChatTemplate::FromName(TemplateNames().at(key), bos, eos);
@@ -70,8 +73,8 @@ TEST(ChatTemplateTest, RendersAsTheRealTemplates) {
     }
     ++checked;
   }
-  // 7 templates x 6 conversations x 2; gemma and llama2 raise on the non-alternating one.
-  EXPECT_EQ(checked, 84);
+  // 8 templates x 6 conversations x 2; gemma and llama2 raise on the non-alternating one.
+  EXPECT_EQ(checked, 96);
   EXPECT_EQ(errors, 4);
 }
 
@@ -88,6 +91,22 @@ TEST(ChatTemplateTest, DetectsTheNpmPackagesTemplates) {
   }
 }
 
+TEST(ChatTemplateTest, DetectsThePhi3VocabularysTemplate) {
+  // llama.cpp's ggml-vocab-phi-3.gguf carries Phi-3-mini's template (BOS, no system role).
+  EDGEQ_REFERENCE_DATA_OR_SKIP(path, "vocab/ggml-vocab-phi-3.gguf");
+  absl::StatusOr<checkpoint::TensorDict> dict = checkpoint::ReadGguf(path);
+  ASSERT_TRUE(dict.ok()) << dict.status();
+  absl::StatusOr<std::string> text = ChatTemplate::TextFromGguf(*dict);
+  ASSERT_TRUE(text.ok()) << text.status();
+  absl::StatusOr<ChatTemplate> t = ChatTemplate::Detect(*text, "<s>", "<|endoftext|>");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->name(), "phi3-mini");
+  EXPECT_FALSE(t->supports_system());
+  absl::StatusOr<std::string> s = t->Render({{"system", "S"}, {"user", "Hi"}}, true);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(*s, "<s><|user|>\nHi<|end|>\n<|assistant|>\n");
+}
+
 TEST(ChatTemplateTest, DetectsByDistinctiveText) {
   // Fragments of each family's template (written here; detection looks at substrings only).
   const std::vector<std::pair<std::string, std::string>> cases = {
@@ -100,7 +119,10 @@ TEST(ChatTemplateTest, DetectsByDistinctiveText) {
        "Face<|im_end|>",
        "smollm2"},
       {"<|im_start|>{% if '</think>' in content %}", "qwen3"},
-      {"{{ '<|user|>\\n' + c + '<|end|>\\n' }}{{ '<|assistant|>\\n' }}", "phi3"},
+      {"{{ '<|system|>\\n' + c + '<|end|>\\n' }}{{ '<|assistant|>\\n' }}", "phi3"},
+      {"{{'<|' + message['role'] + '|>' + '\\n' + c + '<|end|>\\n' }}{{ '<|assistant|>' }}",
+       "phi3"},
+      {"{{ '<|user|>\\n' + c + '<|end|>\\n' + '<|assistant|>\\n' }}", "phi3-mini"},
       {"{{ bos_token + '[INST] ' + '<<SYS>>\\n' }}", "llama2"},
       {"<start_of_turn>model\\n", "gemma"},
       {"<|start_header_id|>user<|end_header_id|>", "llama3"},
@@ -114,15 +136,15 @@ TEST(ChatTemplateTest, DetectsByDistinctiveText) {
 }
 
 TEST(ChatTemplateTest, UnknownTemplatesAreErrors) {
-  absl::StatusOr<ChatTemplate> t =
-      ChatTemplate::Detect("{% for m in messages %}### {{ m.role }}: {{ m.content }}{% endfor %}",
-                           "<s>", "</s>");
+  absl::StatusOr<ChatTemplate> t = ChatTemplate::Detect(
+      "{% for m in messages %}### {{ m.role }}: {{ m.content }}{% endfor %}", "<s>", "</s>");
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(t.status().message().find("unknown chat template (it begins '{% for m in messages %}"),
             absl::string_view::npos)
       << t.status();
-  EXPECT_NE(t.status().message().find("chatml, qwen2.5, qwen3, smollm2, llama3, gemma, phi3, llama2"),
+  EXPECT_NE(t.status().message().find(
+                "chatml, qwen2.5, qwen3, smollm2, llama3, gemma, phi3, phi3-mini, llama2"),
             absl::string_view::npos)
       << t.status();
 
@@ -138,7 +160,7 @@ TEST(ChatTemplateTest, UnknownTemplatesAreErrors) {
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.status().message(),
             "unknown chat template 'vicuna' (expected one of chatml, qwen2.5, qwen3, smollm2, "
-            "llama3, gemma, phi3, llama2)");
+            "llama3, gemma, phi3, phi3-mini, llama2)");
 }
 
 TEST(ChatTemplateTest, RefusesUnknownRoles) {
