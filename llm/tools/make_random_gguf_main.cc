@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@ ABSL_FLAG(std::string, shape, "",
           "model shape: stories15m, smollm2-135m, tinyllama-1.1b, llama-3.2-1b");
 ABSL_FLAG(std::string, out, "", "output .gguf");
 ABSL_FLAG(std::string, vocab, "", "a GGUF whose tokenizer.* keys (vocabulary) are copied");
+ABSL_FLAG(std::string, chat_template, "",
+          "a file whose text is stored as tokenizer.chat_template (needs a vocabulary)");
 ABSL_FLAG(bool, synthetic_vocab, false,
           "add a made-up SentencePiece vocabulary of the model's vocabulary size (no --vocab)");
 ABSL_FLAG(int, layers, 0, "block count (0: the shape's)");
@@ -75,6 +78,19 @@ absl::Status Run() {
   const bool with_vocab = has_vocab || absl::GetFlag(FLAGS_synthetic_vocab);
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::TensorDict d,
                          llm::RandomModel(s, with_vocab ? &vocab : nullptr));
+  if (!absl::GetFlag(FLAGS_chat_template).empty()) {
+    if (!with_vocab) {
+      return absl::InvalidArgumentError("--chat_template needs --vocab or --synthetic_vocab");
+    }
+    std::ifstream in(absl::GetFlag(FLAGS_chat_template), std::ios::binary);
+    if (!in) {
+      return absl::NotFoundError(
+          absl::StrCat("--chat_template: cannot open '", absl::GetFlag(FLAGS_chat_template), "'"));
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    d.SetMetadata("tokenizer.chat_template", checkpoint::MetadataValue::String(text.str()));
+  }
   EDGEQ_ASSIGN_OR_RETURN(int64_t n_vocab, d.GetInt(s.architecture + ".vocab_size"));
   EDGEQ_RETURN_IF_ERROR(checkpoint::WriteGguf(d, absl::GetFlag(FLAGS_out)));
   absl::FPrintF(stderr,
