@@ -179,12 +179,26 @@ check "Ctrl-C: turn 2 prompt" test "$(turn_ids "$tmp/i.err" 2)" = \
 # (the BOS comes from the template's text, none is added).
 reference_data_dir models
 models=$REPLY
-printf 'Hello\n' | edgeq chat "$models/stories260K.gguf" --template llama2 --temp 0 -t 1 -n 8 \
+printf 'Hello\nNext\n' | edgeq chat "$models/stories260K.gguf" --template llama2 --temp 0 -t 1 -n 8 \
   --verbose-prompt >"$tmp/l.out" 2>"$tmp/l.err"
 check "stories260K llama2 exit 0" test $? -eq 0
 check "stories260K llama2 prompt tokens are llama.cpp's" test "$(turn_ids "$tmp/l.err" 1)" = \
   "[1, 410, 508, 442, 458, 437, 434, 509, 346, 306, 414, 410, 508, 492, 442, 458, 437, 434, 509]"
-check "stories260K llama2 reply of 8 tokens" grep -q "reply (turn 1): 8 tokens" "$tmp/l.err"
+check "stories260K llama2 reply of 8 tokens" grep -q "reply (turn 1): 8 tokens (8 cached)" "$tmp/l.err"
+# Llama 2's template strips the reply and puts " " before it, so the rendering of turn 2 does not
+# start with the cached text ("[/INST]" + the reply as generated, here ". All the other"): the
+# whole conversation is tokenized, the cache keeps the 19 prompt tokens it shares, and the rest
+# is prefilled.
+reply=$(sed -n 1p "$tmp/l.out" | sed 's/^ *//; s/ *$//')
+check "stories260K llama2 keeps the common prefix" grep -q \
+  "(the template rewrites an earlier turn: 19 of 27 cached tokens kept)" "$tmp/l.err"
+all=$(edgeq tokenize "$models/stories260K.gguf" "<s>[INST] Hello [/INST] $reply </s><s>[INST] Next [/INST]" \
+  --ids --no-bos --parse-special)
+rest="[$(echo "$all" | tr -d '[] ' | tr ',' '\n' | tail -n +20 | paste -sd, | sed 's/,/, /g')]"
+check "stories260K llama2 turn 2 prefills the conversation after the common prefix" \
+  test "$(turn_ids "$tmp/l.err" 2)" = "$rest"
+check "stories260K llama2 turn 2 counts" test "$(turn_counts "$tmp/l.err" 2)" = \
+  "$(($(echo "$all" | tr -cd , | wc -c) + 1 - 19)) 19"
 expect_error "stories260K has no chat template" 1 "stories260K.gguf' carries no tokenizer.chat_template" \
   edgeq chat "$models/stories260K.gguf"
 finish

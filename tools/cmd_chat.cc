@@ -5,7 +5,8 @@
 // add_generation_prompt, and only the text beyond what the KV cache already holds (the earlier
 // rendering plus the reply as generated) is tokenized and prefilled. If the template rewrites
 // an earlier turn (e.g. trims a reply, or Qwen3 drops a <think> block), the rendering no
-// longer starts with the cached text and the conversation is prefilled again from position 0.
+// longer starts with the cached text: the whole conversation is tokenized, the cache keeps the
+// tokens it shares with it from the start (Session::Rewind), and the rest is prefilled.
 #include <signal.h>
 #include <unistd.h>
 
@@ -106,8 +107,8 @@ absl::StatusOr<llm::ChatTemplate> OpenTemplate(const checkpoint::TensorDict& dic
     EDGEQ_RETURN_IF_ERROR(text.status());
     absl::StatusOr<llm::ChatTemplate> t = llm::ChatTemplate::Detect(*text, bos, eos);
     if (!t.ok()) {
-      return absl::Status(t.status().code(), absl::StrCat("'", model_path, "': ",
-                                                          t.status().message()));
+      return absl::Status(t.status().code(),
+                          absl::StrCat("'", model_path, "': ", t.status().message()));
     }
     return t;
   }
@@ -173,9 +174,8 @@ absl::Status Chat(const Args& raw_args) {
                          OpenTokenizer(file.dict, path, "", config->vocab_size));
   const std::string bos_text = tok->bos() >= 0 ? tok->PieceText(tok->bos()) : "";
   const std::string eos_text = tok->eos() >= 0 ? tok->PieceText(tok->eos()) : "";
-  EDGEQ_ASSIGN_OR_RETURN(
-      const llm::ChatTemplate tmpl,
-      OpenTemplate(file.dict, path, args.Get("template"), bos_text, eos_text));
+  EDGEQ_ASSIGN_OR_RETURN(const llm::ChatTemplate tmpl,
+                         OpenTemplate(file.dict, path, args.Get("template"), bos_text, eos_text));
 
   llm::ModelOptions mo;
   mo.num_threads = threads > 0 ? static_cast<int>(threads) : kernels::DefaultThreadCount();
@@ -207,6 +207,7 @@ absl::Status Chat(const Args& raw_args) {
   if (args.Has("system")) base.push_back({"system", args.Get("system")});
   std::vector<llm::ChatMessage> messages = base;
   std::string cached_text;  // the rendered text the session's tokens stand for
+  bool in_sync = true;      // ... when this is true
   int turn = 0;
 
   struct sigaction sa = {};
@@ -225,6 +226,7 @@ absl::Status Chat(const Args& raw_args) {
       session.Reset();
       messages = base;
       cached_text.clear();
+      in_sync = true;
       absl::FPrintF(stderr, "(conversation reset)\n");
       continue;
     }
@@ -236,24 +238,30 @@ absl::Status Chat(const Args& raw_args) {
       absl::FPrintF(stderr, "error: %s\n", full.status().message());
       continue;
     }
-    std::string delta;
-    bool fresh = session.n_past() == 0;
-    if (!fresh && absl::StartsWith(*full, cached_text)) {
-      delta = full->substr(cached_text.size());
+    std::vector<int> ids;
+    if (in_sync && session.n_past() > 0 && absl::StartsWith(*full, cached_text)) {
+      // The usual case: the new turn's text follows what the cache holds.
+      EDGEQ_ASSIGN_OR_RETURN(ids, tok->Encode(full->substr(cached_text.size()), /*add_bos=*/false,
+                                              /*parse_special=*/true));
     } else {
-      if (!fresh) {
+      // A new conversation, or a template that rewrites earlier turns: the whole conversation's
+      // tokens, of which the cache keeps the common prefix.
+      const bool add_bos =
+          tok->add_bos() && !(!bos_text.empty() && absl::StartsWith(*full, bos_text));
+      EDGEQ_ASSIGN_OR_RETURN(ids, tok->Encode(*full, add_bos, /*parse_special=*/true));
+      const std::vector<int>& held = session.tokens();
+      size_t keep = 0;
+      while (keep < held.size() && keep < ids.size() && held[keep] == ids[keep]) ++keep;
+      if (keep == ids.size() && keep > 0) --keep;  // prefill at least one token
+      if (session.n_past() > 0) {
         absl::FPrintF(stderr,
-                      "(the template rewrites earlier turns: prefilling the conversation again)\n");
-        session.Reset();
-        cached_text.clear();
-        fresh = true;
+                      "(the template rewrites an earlier turn: %d of %d cached tokens kept)\n",
+                      keep, session.n_past());
       }
-      delta = *full;
+      EDGEQ_RETURN_IF_ERROR(session.Rewind(static_cast<int>(keep)));
+      ids.erase(ids.begin(), ids.begin() + keep);
+      in_sync = false;  // until a reply completes the turn
     }
-    const bool add_bos =
-        fresh && tok->add_bos() && !(!bos_text.empty() && absl::StartsWith(delta, bos_text));
-    EDGEQ_ASSIGN_OR_RETURN(const std::vector<int> ids,
-                           tok->Encode(delta, add_bos, /*parse_special=*/true));
     ++turn;
     if (verbose) {
       absl::FPrintF(stderr, "prompt (turn %d): %d new tokens after %d cached\n", turn, ids.size(),
@@ -288,18 +296,18 @@ absl::Status Chat(const Args& raw_args) {
     absl::FPrintF(stdout, "\n");
     std::fflush(stdout);
     cached_text = absl::StrCat(*full, reply);
+    in_sync = true;
     messages.push_back({"assistant", reply});
     // Tokens of the reply that went into the cache (a stop token does not).
-    const int fed = static_cast<int>(r->tokens.size()) -
-                    (r->reason == llm::StopReason::kStopToken ||
-                             r->reason == llm::StopReason::kContextFull
-                         ? 1
-                         : 0);
+    const int fed =
+        static_cast<int>(r->tokens.size()) -
+        (r->reason == llm::StopReason::kStopToken || r->reason == llm::StopReason::kContextFull
+             ? 1
+             : 0);
     if (r->reason == llm::StopReason::kCallback) {
       absl::FPrintF(stderr, "[interrupted]\n");
     } else if (r->reason == llm::StopReason::kContextFull) {
-      absl::FPrintF(stderr,
-                    "[context full: %d positions used; /reset starts a new conversation]\n",
+      absl::FPrintF(stderr, "[context full: %d positions used; /reset starts a new conversation]\n",
                     n_ctx);
     } else if (r->reason == llm::StopReason::kMaxTokens) {
       absl::FPrintF(stderr, "[reply cut at -n %d tokens]\n", n_predict);
