@@ -1,5 +1,6 @@
 #include "llm/chat_template.h"
 
+#include <ctime>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -22,9 +23,10 @@ struct FamilyName {
   const char* name;
 };
 constexpr FamilyName kFamilies[] = {
-    {Family::kChatml, "chatml"},   {Family::kQwen25, "qwen2.5"},     {Family::kQwen3, "qwen3"},
-    {Family::kSmolLm2, "smollm2"}, {Family::kLlama3, "llama3"},      {Family::kGemma, "gemma"},
-    {Family::kPhi3, "phi3"},       {Family::kPhi3Mini, "phi3-mini"}, {Family::kLlama2, "llama2"},
+    {Family::kChatml, "chatml"},   {Family::kQwen25, "qwen2.5"}, {Family::kQwen3, "qwen3"},
+    {Family::kSmolLm2, "smollm2"}, {Family::kLlama3, "llama3"},  {Family::kLlama31, "llama3.1"},
+    {Family::kGemma, "gemma"},     {Family::kPhi3, "phi3"},      {Family::kPhi3Mini, "phi3-mini"},
+    {Family::kLlama2, "llama2"},
 };
 
 constexpr char kQwen25DefaultSystem[] =
@@ -122,7 +124,10 @@ std::vector<std::string> ChatTemplate::Names() {
 
 const std::string& ChatTemplate::name() const {
   static const auto* names = new std::vector<std::string>(Names());
-  return (*names)[static_cast<int>(family_)];
+  for (size_t i = 0; i < names->size(); ++i) {
+    if (kFamilies[i].family == family_) return (*names)[i];
+  }
+  return (*names)[0];  // unreachable: every family is in kFamilies
 }
 
 absl::StatusOr<ChatTemplate> ChatTemplate::FromName(absl::string_view name, std::string bos_text,
@@ -152,12 +157,17 @@ absl::StatusOr<ChatTemplate> ChatTemplate::Detect(absl::string_view text, std::s
     return make(Family::kChatml);
   }
   if (has("<|start_header_id|>") && has("<|end_header_id|>")) {
-    if (has("Cutting Knowledge Date")) {
-      return absl::UnimplementedError(
-          "the chat template is Llama 3.1+'s (a system block with 'Cutting Knowledge Date' and "
-          "tools), which edgeq does not render; --template llama3 renders the Llama 3.0 form");
+    if (!has("Cutting Knowledge Date")) return make(Family::kLlama3);
+    ChatTemplate t = make(Family::kLlama31);
+    if (has("strftime_now")) {
+      // Llama 3.2 dates the system turn with today's date, as transformers' strftime_now.
+      const std::time_t now = std::time(nullptr);
+      std::tm utc;
+      gmtime_r(&now, &utc);
+      char buf[32];
+      if (std::strftime(buf, sizeof(buf), "%d %b %Y", &utc) > 0) t.date_ = buf;
     }
-    return make(Family::kLlama3);
+    return t;
   }
   if (has("<start_of_turn>")) return make(Family::kGemma);
   if (has("<|assistant|>") && has("<|end|>")) {
@@ -265,6 +275,18 @@ absl::StatusOr<std::string> ChatTemplate::Render(absl::Span<const ChatMessage> m
       // Llama 3's template ends with the assistant header whatever add_generation_prompt says.
       out += "<|start_header_id|>assistant<|end_header_id|>\n\n";
       break;
+    case Family::kLlama31: {
+      absl::StrAppend(&out, bos_,
+                      "<|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: "
+                      "December 2023\nToday Date: ",
+                      date_, "\n\n", has_system ? Trim(messages[0].content) : "", "<|eot_id|>");
+      for (size_t i = has_system ? 1 : 0; i < messages.size(); ++i) {
+        absl::StrAppend(&out, "<|start_header_id|>", messages[i].role, "<|end_header_id|>\n\n",
+                        Trim(messages[i].content), "<|eot_id|>");
+      }
+      if (add_generation_prompt) out += "<|start_header_id|>assistant<|end_header_id|>\n\n";
+      break;
+    }
     case Family::kGemma: {
       absl::Span<const ChatMessage> loop = messages;
       std::string first_user_prefix;

@@ -17,6 +17,11 @@
 //   llama3   Llama 3 (3.0): BOS, "<|start_header_id|>ROLE<|end_header_id|>\n\n" + trimmed
 //            content + "<|eot_id|>"; the assistant header always ends the prompt (the template
 //            ignores add_generation_prompt)
+//   llama3.1 Llama 3.1/3.2/3.3 without tools: BOS, a system turn "Cutting Knowledge Date: December
+//            2023\nToday Date: DATE\n\n" + the trimmed system message, then as llama3, the
+//            assistant header only with add_generation_prompt. DATE is date_string(): "26 Jul
+//            2024" (the templates' default), or today's UTC date for templates that call
+//            strftime_now (3.2), fixed when the template is made
 //   gemma    Gemma 2/3: BOS, "<start_of_turn>user|model\n" + trimmed content +
 //            "<end_of_turn>\n"; the system message is folded into the first user turn; roles
 //            must alternate user/assistant
@@ -60,13 +65,15 @@ class ChatTemplate {
     kQwen3,
     kSmolLm2,
     kLlama3,
+    kLlama31,
     kGemma,
     kPhi3,
     kPhi3Mini,
     kLlama2
   };
 
-  // "chatml", "qwen2.5", "qwen3", "smollm2", "llama3", "gemma", "phi3", "phi3-mini", "llama2".
+  // "chatml", "qwen2.5", "qwen3", "smollm2", "llama3", "llama3.1", "gemma", "phi3", "phi3-mini",
+  // "llama2".
   static std::vector<std::string> Names();
 
   // By name (phi3-mini: the variant that starts with BOS); InvalidArgument naming an unknown one
@@ -75,8 +82,8 @@ class ChatTemplate {
                                                std::string eos_text);
   // Recognizes a Jinja chat template by its text (or a name from Names()). InvalidArgument
   // quoting the start of an unrecognized template (and naming the templates it recognizes);
-  // Unimplemented for recognized families edgeq does not render (Llama 3.1+ with its dated
-  // system block, Phi-4, Mistral [INST] without <<SYS>>).
+  // Unimplemented for recognized families edgeq does not render (Phi-4, Mistral [INST] without
+  // <<SYS>>).
   static absl::StatusOr<ChatTemplate> Detect(absl::string_view template_text, std::string bos_text,
                                              std::string eos_text);
 
@@ -97,6 +104,9 @@ class ChatTemplate {
   const std::string& name() const;
   const std::string& bos_text() const { return bos_; }
   const std::string& eos_text() const { return eos_; }
+  // The date llama3.1 writes in its system turn ("26 Jul 2024" style).
+  const std::string& date_string() const { return date_; }
+  void set_date_string(std::string date) { date_ = std::move(date); }
   // False for templates that drop system messages (phi3-mini).
   bool supports_system() const { return family_ != Family::kPhi3Mini; }
 
@@ -106,6 +116,7 @@ class ChatTemplate {
 
   Family family_;
   bool phi3_mini_bos_ = true;  // phi3-mini: the template starts with {{ bos_token }}
+  std::string date_ = "26 Jul 2024";
   std::string bos_, eos_;
 };
 

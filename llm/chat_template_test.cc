@@ -3,6 +3,7 @@
 // template detection on the real templates of the npm packages (@edgeq_refdata//:npm).
 #include "llm/chat_template.h"
 
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -33,9 +34,10 @@ std::string ReadFile(const std::string& path) {
 // Golden template key -> edgeq template name.
 const std::map<std::string, std::string>& TemplateNames() {
   static const auto* m = new std::map<std::string, std::string>{
-      {"llama3", "llama3"},  {"qwen3", "qwen3"},       {"gemma3", "gemma"},
-      {"qwen25", "qwen2.5"}, {"phi35", "phi3"},        {"smollm2", "smollm2"},
-      {"llama2", "llama2"},  {"phi3mini", "phi3-mini"}};
+      {"llama3", "llama3"},   {"qwen3", "qwen3"},        {"gemma3", "gemma"},
+      {"qwen25", "qwen2.5"},  {"phi35", "phi3"},         {"smollm2", "smollm2"},
+      {"llama2", "llama2"},   {"phi3mini", "phi3-mini"}, {"llama31", "llama3.1"},
+      {"llama32", "llama3.1"}};
   return *m;
 }
 
@@ -52,6 +54,9 @@ TEST(ChatTemplateTest, RendersAsTheRealTemplates) {
     ASSERT_EQ(TemplateNames().count(key), 1u) << key;
     absl::StatusOr<ChatTemplate> t = ChatTemplate::FromName(TemplateNames().at(key), bos, eos);
     ASSERT_TRUE(t.ok()) << t.status();
+    if (info.contains("date_string") && info["date_string"].is_string()) {
+      t->set_date_string(info["date_string"].get<std::string>());
+    }
     std::vector<ChatMessage> messages;
     for (const json& m : g["conversations"][r["conversation"].get<std::string>()]) {
       messages.push_back({m["role"].get<std::string>(), m["content"].get<std::string>()});
@@ -73,8 +78,8 @@ TEST(ChatTemplateTest, RendersAsTheRealTemplates) {
     }
     ++checked;
   }
-  // 8 templates x 6 conversations x 2; gemma and llama2 raise on the non-alternating one.
-  EXPECT_EQ(checked, 96);
+  // 10 templates x 6 conversations x 2; gemma and llama2 raise on the non-alternating one.
+  EXPECT_EQ(checked, 120);
   EXPECT_EQ(errors, 4);
 }
 
@@ -126,6 +131,7 @@ TEST(ChatTemplateTest, DetectsByDistinctiveText) {
       {"{{ bos_token + '[INST] ' + '<<SYS>>\\n' }}", "llama2"},
       {"<start_of_turn>model\\n", "gemma"},
       {"<|start_header_id|>user<|end_header_id|>", "llama3"},
+      {"<|start_header_id|><|end_header_id|>Cutting Knowledge Date: December 2023", "llama3.1"},
       {"gemma", "gemma"},  // a name is accepted too
   };
   for (const auto& [text, want] : cases) {
@@ -143,15 +149,11 @@ TEST(ChatTemplateTest, UnknownTemplatesAreErrors) {
   EXPECT_NE(t.status().message().find("unknown chat template (it begins '{% for m in messages %}"),
             absl::string_view::npos)
       << t.status();
-  EXPECT_NE(t.status().message().find(
-                "chatml, qwen2.5, qwen3, smollm2, llama3, gemma, phi3, phi3-mini, llama2"),
-            absl::string_view::npos)
+  EXPECT_NE(
+      t.status().message().find(
+          "chatml, qwen2.5, qwen3, smollm2, llama3, llama3.1, gemma, phi3, phi3-mini, llama2"),
+      absl::string_view::npos)
       << t.status();
-
-  t = ChatTemplate::Detect("<|start_header_id|><|end_header_id|>Cutting Knowledge Date:", "", "");
-  ASSERT_FALSE(t.ok());
-  EXPECT_EQ(t.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_NE(t.status().message().find("Llama 3.1+"), absl::string_view::npos) << t.status();
 
   t = ChatTemplate::Detect("{{ '[INST] ' + m + ' [/INST]' }}", "", "");
   EXPECT_EQ(t.status().code(), absl::StatusCode::kUnimplemented) << t.status();
@@ -160,7 +162,34 @@ TEST(ChatTemplateTest, UnknownTemplatesAreErrors) {
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.status().message(),
             "unknown chat template 'vicuna' (expected one of chatml, qwen2.5, qwen3, smollm2, "
-            "llama3, gemma, phi3, phi3-mini, llama2)");
+            "llama3, llama3.1, gemma, phi3, phi3-mini, llama2)");
+}
+
+TEST(ChatTemplateTest, Llama32DatesTheSystemTurnToday) {
+  // Llama 3.2's template takes strftime_now("%d %b %Y"); 3.1's has a fixed default.
+  absl::StatusOr<ChatTemplate> t = ChatTemplate::Detect(
+      "<|start_header_id|><|end_header_id|>Cutting Knowledge Date: {{ strftime_now('%d %b %Y') }}",
+      "", "");
+  ASSERT_TRUE(t.ok()) << t.status();
+  auto today = [] {
+    const std::time_t now = std::time(nullptr);
+    std::tm utc;
+    gmtime_r(&now, &utc);
+    char buf[32];
+    return std::string(buf, std::strftime(buf, sizeof(buf), "%d %b %Y", &utc));
+  };
+  const std::string after = today();
+  // Detect ran just before `after`; at midnight UTC the day before is right too.
+  const std::time_t yesterday_t = std::time(nullptr) - 86400;
+  std::tm y;
+  gmtime_r(&yesterday_t, &y);
+  char ybuf[32];
+  const std::string yesterday(ybuf, std::strftime(ybuf, sizeof(ybuf), "%d %b %Y", &y));
+  EXPECT_TRUE(t->date_string() == after || t->date_string() == yesterday) << t->date_string();
+  EXPECT_EQ(after.size(), 11u) << after;  // "23 Nov 2026"
+  t = ChatTemplate::Detect("<|start_header_id|><|end_header_id|>Cutting Knowledge Date:", "", "");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->date_string(), "26 Jul 2024");
 }
 
 TEST(ChatTemplateTest, RefusesUnknownRoles) {

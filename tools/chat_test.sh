@@ -123,7 +123,7 @@ check "--template tokenizer_config.json" grep -q "^chat template: gemma$" "$tmp/
 printf 'Hi\n' | edgeq chat "$tmp/notmpl.gguf" --template chatml --temp 0 -t 1 -n 1 >/dev/null 2>"$tmp/t.err"
 check "--template NAME" grep -q "^chat template: chatml$" "$tmp/t.err"
 
-expect_error "chat without a template" 1 "error: .*notmpl.gguf' carries no tokenizer.chat_template; pass --template NAME (one of chatml, qwen2.5, qwen3, smollm2, llama3, gemma, phi3, phi3-mini, llama2) or FILE" \
+expect_error "chat without a template" 1 "error: .*notmpl.gguf' carries no tokenizer.chat_template; pass --template NAME (one of chatml, qwen2.5, qwen3, smollm2, llama3, llama3.1, gemma, phi3, phi3-mini, llama2) or FILE" \
   edgeq chat "$tmp/notmpl.gguf"
 expect_error "chat unknown template name" 1 "error: --template vicuna: neither a template name" \
   edgeq chat "$tmp/m.gguf" --template vicuna
