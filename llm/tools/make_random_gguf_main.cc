@@ -21,12 +21,17 @@
 #include "checkpoint/gguf.h"
 #include "checkpoint/tensor_dict.h"
 #include "core/status_macros.h"
+#include "llm/chat_template.h"
 #include "llm/random_model.h"
+#include "llm/tokenizer.h"
 
 ABSL_FLAG(std::string, shape, "",
           "model shape: stories15m, smollm2-135m, tinyllama-1.1b, llama-3.2-1b");
 ABSL_FLAG(std::string, out, "", "output .gguf");
 ABSL_FLAG(std::string, vocab, "", "a GGUF whose tokenizer.* keys (vocabulary) are copied");
+ABSL_FLAG(std::string, hf_tokenizer, "",
+          "a directory with a Hugging Face tokenizer.json (and tokenizer_config.json): its "
+          "vocabulary (llm::Tokenizer) and chat template are stored");
 ABSL_FLAG(std::string, chat_template, "",
           "a file whose text is stored as tokenizer.chat_template (needs a vocabulary)");
 ABSL_FLAG(bool, synthetic_vocab, false,
@@ -67,20 +72,44 @@ absl::Status Run() {
   s.architecture = absl::GetFlag(FLAGS_architecture);
   checkpoint::TensorDict vocab;
   const bool has_vocab = !absl::GetFlag(FLAGS_vocab).empty();
-  if (has_vocab && absl::GetFlag(FLAGS_synthetic_vocab)) {
-    return absl::InvalidArgumentError("--vocab and --synthetic_vocab exclude each other");
+  const std::string hf = absl::GetFlag(FLAGS_hf_tokenizer);
+  if (static_cast<int>(has_vocab) + static_cast<int>(absl::GetFlag(FLAGS_synthetic_vocab)) +
+          static_cast<int>(!hf.empty()) >
+      1) {
+    return absl::InvalidArgumentError(
+        "--vocab, --synthetic_vocab and --hf_tokenizer exclude each other");
   }
-  if (has_vocab) {
+  std::string hf_template;
+  if (!hf.empty()) {
+    const std::string config = hf + "/tokenizer_config.json";
+    const bool has_config = static_cast<bool>(std::ifstream(config));
+    EDGEQ_ASSIGN_OR_RETURN(
+        llm::Tokenizer tok,
+        llm::Tokenizer::FromHfTokenizerJson(hf + "/tokenizer.json", has_config ? config : ""));
+    tok.ToGgufMetadata(&vocab);
+    if (has_config) {
+      absl::StatusOr<std::string> t = llm::ChatTemplate::TextFromTokenizerConfig(config);
+      if (t.ok()) {
+        hf_template = *t;
+      } else if (!absl::IsNotFound(t.status())) {
+        return t.status();
+      }
+    }
+  } else if (has_vocab) {
     EDGEQ_ASSIGN_OR_RETURN(vocab, checkpoint::ReadGguf(absl::GetFlag(FLAGS_vocab)));
   } else if (absl::GetFlag(FLAGS_synthetic_vocab)) {
     EDGEQ_ASSIGN_OR_RETURN(vocab, llm::SyntheticSpmVocabulary(s.vocab));
   }
-  const bool with_vocab = has_vocab || absl::GetFlag(FLAGS_synthetic_vocab);
+  const bool with_vocab = has_vocab || absl::GetFlag(FLAGS_synthetic_vocab) || !hf.empty();
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::TensorDict d,
                          llm::RandomModel(s, with_vocab ? &vocab : nullptr));
+  if (!hf_template.empty()) {
+    d.SetMetadata("tokenizer.chat_template", checkpoint::MetadataValue::String(hf_template));
+  }
   if (!absl::GetFlag(FLAGS_chat_template).empty()) {
     if (!with_vocab) {
-      return absl::InvalidArgumentError("--chat_template needs --vocab or --synthetic_vocab");
+      return absl::InvalidArgumentError(
+          "--chat_template needs --vocab, --synthetic_vocab or --hf_tokenizer");
     }
     std::ifstream in(absl::GetFlag(FLAGS_chat_template), std::ios::binary);
     if (!in) {
@@ -97,9 +126,10 @@ absl::Status Run() {
                 "wrote %s: %s shape, dim %d, %d layers, %d heads, %d kv heads, ffn %d, vocab %d%s, "
                 "context %d, rope base %g%s, %s output, %.1f MB f32\n",
                 absl::GetFlag(FLAGS_out), s.name, s.dim, s.layers, s.heads, s.kv_heads, s.ffn,
-                n_vocab, has_vocab ? " (from --vocab)" : "", s.context, s.rope_base,
-                s.llama3_rope ? " + llama3 rope_freqs" : "", s.tied ? "tied" : "untied",
-                d.TotalBytes() / 1e6);
+                n_vocab,
+                has_vocab ? " (from --vocab)" : (hf.empty() ? "" : " (from --hf_tokenizer)"),
+                s.context, s.rope_base, s.llama3_rope ? " + llama3 rope_freqs" : "",
+                s.tied ? "tied" : "untied", d.TotalBytes() / 1e6);
   return absl::OkStatus();
 }
 
@@ -109,7 +139,8 @@ absl::Status Run() {
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Write a random-weight f32 GGUF of a real Llama-family shape.\n"
-      "  make_random_gguf --shape=NAME --out=PATH.gguf [--vocab=VOCAB.gguf | --synthetic_vocab]\n"
+      "  make_random_gguf --shape=NAME --out=PATH.gguf [--vocab=VOCAB.gguf | --synthetic_vocab |\n"
+      "                   --hf_tokenizer=DIR] [--chat_template=FILE]\n"
       "                   [--layers=N]\n"
       "                   [--dim=N --heads=N --kv_heads=N --ffn=N --context=N --vocab_size=N]\n"
       "                   [--seed=S]\n"
