@@ -194,77 +194,54 @@ absl::StatusOr<Value> Norm(Graph& g, const TensorDict& dict, const std::string& 
 }
 
 // The decoder body for a block of `t` consecutive tokens at positions pos..pos+t-1, after
-// positions 0..pos-1 are in the caches. Inputs: tokens i32 [t], positions i32 [t], cache mask f32
-// [1, ctx] (0 before pos, -inf from pos on), then K and V caches [kv heads, ctx, head dim] per
-// layer. Outputs: the hidden states [t, dim] after the last block, then the block's K and V rows
-// [kv heads, t, head dim] per layer.
+// positions 0..pos-1 are in the caches. Inputs: tokens i32 [t], positions i32 [t] (pos..pos+t-1;
+// the attention reads the caches' first pos rows), then K and V caches [kv heads, ctx, head dim]
+// per layer. Outputs: the hidden states [t, dim] after the last block, then the block's K and V
+// rows [kv heads, t, head dim] per layer.
 absl::StatusOr<std::unique_ptr<Graph>> BuildBody(const TensorDict& dict, const ModelConfig& c,
                                                  int64_t ctx, const Tensor& inv_freq, int64_t t) {
   const int64_t dim = c.embedding_length, hidden = c.feed_forward_length;
   const int64_t hs = c.head_dim, heads = c.head_count, kvh = c.head_count_kv;
-  const int64_t rep = heads / kvh, q_dim = heads * hs, kv_dim = kvh * hs;
+  const int64_t q_dim = heads * hs, kv_dim = kvh * hs;
   const float eps = c.rms_norm_epsilon;
   std::vector<TensorType> input_types = {TensorType(DType::kInt32, {t}),
-                                         TensorType(DType::kInt32, {t}),
-                                         TensorType(DType::kFloat32, {1, ctx})};
+                                         TensorType(DType::kInt32, {t})};
   for (int l = 0; l < c.block_count; ++l) {
     input_types.emplace_back(DType::kFloat32, Shape({kvh, ctx, hs}));  // K cache
     input_types.emplace_back(DType::kFloat32, Shape({kvh, ctx, hs}));  // V cache
   }
   auto graph = std::make_unique<Graph>(absl::StrCat("llama_t", t), input_types);
   Graph& g = *graph;
-  const Value tokens = g.Input(0), positions = g.Input(1), mask = g.Input(2);
+  const Value tokens = g.Input(0), positions = g.Input(1);
 
   EDGEQ_ASSIGN_OR_RETURN(const Tensor* embedding,
                          GetMatrix(dict, "token_embd.weight", c.vocab_size, dim));
   Value x = ops::Gather(g.Constant(*embedding), tokens);  // [t, dim]
-  EDGEQ_ASSIGN_OR_RETURN(Tensor scale_t,
-                         Tensor::Full({1}, 1.0f / std::sqrt(static_cast<float>(hs))));
-  const Value scale = g.Constant(scale_t);
+  const float attention_scale = 1.0f / std::sqrt(static_cast<float>(hs));
   const Value freqs = g.Constant(inv_freq);
   auto rope = [&](Value v, int64_t n_heads) {
     return ops::Custom(kRopeOp, {v, positions, freqs},
                        {TensorType(DType::kFloat32, Shape({t, n_heads, hs}))})[0];
   };
-  // Within the block, query row (r, i) sees the block's keys j <= i.
-  Value causal;
-  if (t > 1) {
-    EDGEQ_ASSIGN_OR_RETURN(Tensor causal_t, Tensor::Full({rep * t, t}, 0.0f));
-    EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> cv, causal_t.MutableValues<float>());
-    for (int64_t row = 0; row < rep * t; ++row) {
-      for (int64_t j = row % t + 1; j < t; ++j) {
-        cv[row * t + j] = -std::numeric_limits<float>::infinity();
-      }
-    }
-    causal = g.Constant(causal_t);
-  }
-  // [t, heads, hs] -> [heads, t, hs]; and back.
+  // [t, kv heads, hs] -> [kv heads, t, hs] (the cache's layout).
   const std::vector<int64_t> swap01 = {1, 0, 2};
 
   std::vector<Value> outputs(1);  // hidden states first
   for (int l = 0; l < c.block_count; ++l) {
     const std::string p = absl::StrCat("blk.", l, ".");
-    const Value k_cache = g.Input(3 + 2 * l), v_cache = g.Input(4 + 2 * l);
+    const Value k_cache = g.Input(2 + 2 * l), v_cache = g.Input(3 + 2 * l);
     EDGEQ_ASSIGN_OR_RETURN(Value h, Norm(g, dict, p + "attn_norm.weight", dim, eps, x));
     EDGEQ_ASSIGN_OR_RETURN(Value q, Linear(g, dict, p + "attn_q.weight", q_dim, dim, h));
     EDGEQ_ASSIGN_OR_RETURN(Value k, Linear(g, dict, p + "attn_k.weight", kv_dim, dim, h));
     EDGEQ_ASSIGN_OR_RETURN(Value v, Linear(g, dict, p + "attn_v.weight", kv_dim, dim, h));
     q = rope(ops::Reshape(q, {t, heads, hs}), heads);
     k = rope(ops::Reshape(k, {t, kvh, hs}), kvh);
-    // Query heads grouped by the kv head they share: [kv heads, rep * t, hs].
-    const Value qg = ops::Reshape(ops::Transpose(q, swap01), {kvh, rep * t, hs});
     const Value k_new = ops::Transpose(k, swap01);                              // [kvh, t, hs]
     const Value v_new = ops::Transpose(ops::Reshape(v, {t, kvh, hs}), swap01);  // [kvh, t, hs]
-    // Scores against the cached positions (masked from pos on) and within the block.
-    const Value s_cache = ops::Add(ops::Mul(ops::MatmulTransposed(qg, k_cache), scale), mask);
-    Value s_new = ops::Mul(ops::MatmulTransposed(qg, k_new), scale);  // [kvh, rep * t, t]
-    if (t > 1) s_new = ops::Add(s_new, causal);
-    const Value att = ops::Softmax(ops::Concat({s_cache, s_new}, -1));  // [kvh, rep*t, ctx+t]
-    const Value a_cache = ops::Slice(att, {0, 0, 0}, {kvh, rep * t, ctx});
-    const Value a_new = ops::Slice(att, {0, 0, ctx}, {kvh, rep * t, ctx + t});
-    const Value o = ops::Add(ops::Matmul(a_cache, v_cache), ops::Matmul(a_new, v_new));
+    // Fused attention over the cache's first `pos` rows and the block (causal), reading only the
+    // visible rows: [t, heads * hs].
     const Value o_rows =
-        ops::Reshape(ops::Transpose(ops::Reshape(o, {heads, t, hs}), swap01), {t, q_dim});
+        ops::Attention(q, k_cache, v_cache, k_new, v_new, positions, attention_scale);
     EDGEQ_ASSIGN_OR_RETURN(Value attn_out,
                            Linear(g, dict, p + "attn_output.weight", dim, q_dim, o_rows));
     x = ops::Add(x, attn_out);
@@ -601,10 +578,9 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
   EDGEQ_ASSIGN_OR_RETURN(edgeq::Model head, m->session_->Load(*m->head_graph_));
   m->head_ = std::make_unique<edgeq::Model>(std::move(head));
   EDGEQ_ASSIGN_OR_RETURN(m->head_input_, Tensor::Create(DType::kFloat32, {1, c.embedding_length}));
-  EDGEQ_ASSIGN_OR_RETURN(m->mask_, Tensor::Create(DType::kFloat32, {1, ctx}));
   for (int l = 0; l < c.block_count; ++l) {
+    m->input_names_.push_back(absl::StrCat("input", 2 + 2 * l));
     m->input_names_.push_back(absl::StrCat("input", 3 + 2 * l));
-    m->input_names_.push_back(absl::StrCat("input", 4 + 2 * l));
     m->output_names_.push_back(absl::StrCat("output", 1 + 2 * l));
     m->output_names_.push_back(absl::StrCat("output", 2 + 2 * l));
     EDGEQ_ASSIGN_OR_RETURN(Tensor kc, Tensor::Full({kvh, ctx, hs}, 0.0f));
@@ -618,27 +594,23 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
 absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, int pos) {
   EDGEQ_ASSIGN_OR_RETURN(absl::Span<int32_t> tv, b.tokens.MutableValues<int32_t>());
   EDGEQ_ASSIGN_OR_RETURN(absl::Span<int32_t> pv, b.positions.MutableValues<int32_t>());
+  const int64_t n = static_cast<int64_t>(tokens.size());
   for (int64_t i = 0; i < b.t; ++i) {
-    tv[i] = tokens[i];
+    tv[i] = i < n ? tokens[i] : 0;
     pv[i] = pos + static_cast<int>(i);
-  }
-  // Positions 0..pos-1 are in the caches; the block's own rows are attended to separately.
-  EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> mask, mask_.MutableValues<float>());
-  for (int i = 0; i < context_; ++i) {
-    mask[i] = i < pos ? 0.0f : -std::numeric_limits<float>::infinity();
   }
   // NamedTensor holds pointers to these members, which stay in place during the call.
   std::vector<NamedTensor>& in = inputs_;
   in.clear();
   in.emplace_back("input0", b.tokens);
   in.emplace_back("input1", b.positions);
-  in.emplace_back("input2", mask_);
   for (int l = 0; l < config_.block_count; ++l) {
     in.emplace_back(input_names_[2 * l], k_cache_[l]);
     in.emplace_back(input_names_[2 * l + 1], v_cache_[l]);
   }
   EDGEQ_ASSIGN_OR_RETURN(TensorMap out, b.model->Execute(in));
-  // Store the block's K and V rows ([kv heads, t, hs]) into the caches at pos..pos+t-1.
+  // Store the block's real K and V rows ([kv heads, t, hs]; the first n) into the caches at
+  // pos..pos+n-1.
   const int64_t hs = config_.head_dim, ctx = context_, t = b.t;
   for (int l = 0; l < config_.block_count; ++l) {
     for (int which = 0; which < 2; ++which) {
@@ -648,7 +620,7 @@ absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, i
       EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> dst, cache.MutableValues<float>());
       for (int64_t h = 0; h < config_.head_count_kv; ++h) {
         std::memcpy(dst.data() + (h * ctx + pos) * hs, src.data() + h * t * hs,
-                    t * hs * sizeof(float));
+                    n * hs * sizeof(float));
       }
     }
   }
@@ -685,19 +657,25 @@ absl::StatusOr<absl::Span<const float>> Model::Forward(int token, int pos) {
   return Prefill(absl::MakeConstSpan(one), pos);
 }
 
+Model::Block& Model::NextBlock(size_t left) {
+  // A padded prefill block costs about as much as prefill_block / 6 decode steps (the weights are
+  // streamed once for the block, once per token for decode steps).
+  if (prefill_ != nullptr && left * 6 >= static_cast<size_t>(prefill_->t)) return *prefill_;
+  return decode_;
+}
+
 absl::StatusOr<absl::Span<const float>> Model::Prefill(absl::Span<const int> tokens, int pos) {
   EDGEQ_RETURN_IF_ERROR(Check(tokens, pos));
   Tensor hidden;
-  size_t i = 0;
+  size_t i = 0, n = 0;
   while (i < tokens.size()) {
-    const bool use_block =
-        prefill_ != nullptr && tokens.size() - i >= static_cast<size_t>(prefill_->t);
-    Block& b = use_block ? *prefill_ : decode_;
-    EDGEQ_ASSIGN_OR_RETURN(hidden, RunBlock(b, tokens.subspan(i, b.t), pos + static_cast<int>(i)));
-    i += b.t;
+    Block& b = NextBlock(tokens.size() - i);
+    n = std::min(tokens.size() - i, static_cast<size_t>(b.t));
+    EDGEQ_ASSIGN_OR_RETURN(hidden, RunBlock(b, tokens.subspan(i, n), pos + static_cast<int>(i)));
+    i += n;
   }
   EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> h, hidden.Values<float>());
-  return RunHead(h.data() + h.size() - config_.embedding_length);
+  return RunHead(h.data() + (n - 1) * config_.embedding_length);
 }
 
 absl::Status Model::PrefillAll(
@@ -707,18 +685,17 @@ absl::Status Model::PrefillAll(
   size_t i = 0;
   const int64_t dim = config_.embedding_length;
   while (i < tokens.size()) {
-    const bool use_block =
-        prefill_ != nullptr && tokens.size() - i >= static_cast<size_t>(prefill_->t);
-    Block& b = use_block ? *prefill_ : decode_;
+    Block& b = NextBlock(tokens.size() - i);
+    const size_t n = std::min(tokens.size() - i, static_cast<size_t>(b.t));
     EDGEQ_ASSIGN_OR_RETURN(Tensor hidden,
-                           RunBlock(b, tokens.subspan(i, b.t), pos + static_cast<int>(i)));
+                           RunBlock(b, tokens.subspan(i, n), pos + static_cast<int>(i)));
     EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> h, hidden.Values<float>());
-    for (int64_t r = 0; r < b.t; ++r) {
+    for (int64_t r = 0; r < static_cast<int64_t>(n); ++r) {
       if (static_cast<int64_t>(i) + r < first) continue;
       EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> logits, RunHead(h.data() + r * dim));
       EDGEQ_RETURN_IF_ERROR(on_logits(static_cast<int>(i + r), logits));
     }
-    i += b.t;
+    i += n;
   }
   return absl::OkStatus();
 }
@@ -736,6 +713,44 @@ std::vector<std::string> Model::MatmulKernels() const {
     }
   }
   return names;
+}
+
+std::vector<edgeq::Model*> Model::Graphs() const {
+  std::vector<edgeq::Model*> graphs = {decode_.model.get()};
+  if (prefill_ != nullptr) graphs.push_back(prefill_->model.get());
+  graphs.push_back(head_.get());
+  return graphs;
+}
+
+void Model::EnableProfiling(bool on) {
+  for (edgeq::Model* g : Graphs()) g->EnableProfiling(on);
+}
+
+void Model::ResetProfile() {
+  for (edgeq::Model* g : Graphs()) g->ResetProfile();
+}
+
+std::vector<Model::OpTime> Model::Profile() const {
+  std::vector<OpTime> rows;
+  for (const edgeq::Model* g : Graphs()) {
+    for (const edgeq::Model::KernelTime& k : g->Profile()) {
+      if (k.calls == 0) continue;
+      const size_t eq = k.label.find(" = ");
+      std::string op = eq == std::string::npos ? k.label : k.label.substr(eq + 3);
+      if (absl::StartsWith(op, "copy(")) op = "copy";
+      auto it = std::find_if(rows.begin(), rows.end(),
+                             [&](const OpTime& r) { return r.op == op && r.kernel == k.kernel; });
+      if (it == rows.end()) {
+        rows.push_back({op, k.kernel, 0, 0.0});
+        it = rows.end() - 1;
+      }
+      it->calls += k.calls;
+      it->seconds += k.seconds;
+    }
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const OpTime& a, const OpTime& b) { return a.seconds > b.seconds; });
+  return rows;
 }
 
 std::string Model::DebugString() const {

@@ -84,9 +84,9 @@ struct ModelOptions {
   // Prompt tokens per prefill Execute (0 or 1: one at a time). The block graph's activations
   // grow with it; f32 weights are packed once per graph by XNNPACK.
   int prefill_block = 16;
-  // Positions the KV cache holds; 0 = the model's context_length capped at 4096 (a decode step
-  // attends over the whole cache, masked, and the cache takes 2 x layers x context x kv dim
-  // floats). Larger than the model's context_length is allowed (RoPE extrapolates).
+  // Positions the KV cache holds; 0 = the model's context_length capped at 4096 (the cache takes
+  // 2 x layers x context x kv dim floats; a step reads only the positions before it). Larger than
+  // the model's context_length is allowed (RoPE extrapolates).
   int context_length = 0;
 };
 
@@ -105,8 +105,9 @@ class Model {
   // given. The span stays valid until the next call. OutOfRange naming the value if the token is
   // not in [0, vocab) or pos not in [0, context_length()).
   absl::StatusOr<absl::Span<const float>> Forward(int token, int pos);
-  // Tokens at positions pos..pos+size-1 (blocks of prefill_block, the rest one by one); the
-  // logits of the last one only. Same errors as Forward; InvalidArgument if `tokens` is empty.
+  // Tokens at positions pos..pos+size-1 (blocks of prefill_block; a rest of at least
+  // prefill_block / 6 tokens runs as one padded block, a shorter one token by token); the logits
+  // of the last one only. Same errors as Forward; InvalidArgument if `tokens` is empty.
   absl::StatusOr<absl::Span<const float>> Prefill(absl::Span<const int> tokens, int pos);
   // As Prefill, and calls `on_logits(i, logits)` for every token i >= `first` of `tokens` (the
   // span is valid during the call): the classifier runs for each of them (perplexity).
@@ -127,6 +128,18 @@ class Model {
   // "matmul_f32"}, in order of first use.
   std::vector<std::string> MatmulKernels() const;
 
+  // Profiling (edgeq bench --profile): while enabled, every graph this model runs times its
+  // kernels. Profile() sums them per (op, kernel) over all graphs, largest time first.
+  struct OpTime {
+    std::string op;      // "qmatmul", "attention", ...
+    std::string kernel;  // "q4_0_avx512vnni_gemm", ...
+    int64_t calls = 0;
+    double seconds = 0;
+  };
+  void EnableProfiling(bool on);
+  void ResetProfile();
+  std::vector<OpTime> Profile() const;
+
  private:
   // One loaded body graph for blocks of t tokens, with its token and position inputs.
   struct Block {
@@ -138,8 +151,13 @@ class Model {
 
   Model() = default;
   absl::StatusOr<Block> LoadBlock(int64_t t);
-  // Runs b on exactly b.t tokens at pos..pos+b.t-1 and stores their K/V rows; returns the
-  // hidden states [b.t, dim] (before the output norm).
+  // The session models of the graphs (decode, prefill if any, head).
+  std::vector<edgeq::Model*> Graphs() const;
+  // The block for the next tokens when `left` remain.
+  Block& NextBlock(size_t left);
+  // Runs b on n = tokens.size() <= b.t tokens at pos..pos+n-1 (rows past n are padding: token 0,
+  // attended by nothing real, their K/V rows not stored) and stores their K/V rows; returns the
+  // hidden states [b.t, dim] (before the output norm) of which the first n rows are real.
   absl::StatusOr<Tensor> RunBlock(Block& b, absl::Span<const int> tokens, int pos);
   // Output norm and classifier on one hidden row.
   absl::StatusOr<absl::Span<const float>> RunHead(const float* row);
@@ -156,7 +174,6 @@ class Model {
   std::unique_ptr<Graph> head_graph_;
   std::unique_ptr<edgeq::Model> head_;
   Tensor head_input_;  // [1, dim]
-  Tensor mask_;        // [1, context]: 0 for cached positions, -inf for the rest
   std::vector<Tensor> k_cache_, v_cache_;
   std::vector<std::string> input_names_;   // the caches' input names, K and V per layer
   std::vector<std::string> output_names_;  // the new rows' output names, K and V per layer

@@ -249,6 +249,29 @@ TEST(ModelTest, MatchesReferenceDecoder) {
   }
 }
 
+// Prompts of every length against the reference, for block sizes whose rests run padded (a rest
+// of at least block / 6 tokens) or token by token.
+TEST(ModelTest, PrefillOfAnyLengthMatchesTheReference) {
+  const TensorDict d = SmallModel(true);
+  const std::vector<std::vector<float>> want = Reference(d, kTokens);
+  for (int block : {4, 8, 16}) {
+    absl::StatusOr<std::unique_ptr<Model>> m = Model::Load(d, {.prefill_block = block});
+    ASSERT_TRUE(m.ok()) << m.status();
+    for (size_t n = 1; n <= kTokens.size(); ++n) {
+      absl::StatusOr<absl::Span<const float>> last =
+          (*m)->Prefill(absl::MakeConstSpan(kTokens).first(n), 0);
+      ASSERT_TRUE(last.ok()) << last.status();
+      EXPECT_LT(RelDiff(*last, want[n - 1]), 1e-5f) << "block " << block << " length " << n;
+      // Decoding goes on from the cache the (padded) prefill left.
+      if (n < kTokens.size()) {
+        absl::StatusOr<absl::Span<const float>> next = (*m)->Forward(kTokens[n], n);
+        ASSERT_TRUE(next.ok()) << next.status();
+        EXPECT_LT(RelDiff(*next, want[n]), 1e-5f) << "block " << block << " after " << n;
+      }
+    }
+  }
+}
+
 // The classifier is not in the body graphs: it runs once per Prefill, in the head graph.
 TEST(ModelTest, ClassifierOnlyInTheHead) {
   absl::StatusOr<std::unique_ptr<Model>> m = Model::Load(SmallModel(false), {.prefill_block = 4});

@@ -1,6 +1,7 @@
 #include "runtime/session.h"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstring>
 #include <memory>
@@ -53,6 +54,9 @@ struct Model::Impl {
   std::vector<void*> slots;
   std::vector<std::unique_ptr<internal::OpKernel>> kernels;
   std::vector<std::string> kernel_labels;  // "%2 = qmatmul"
+  bool profiling = false;
+  std::vector<int64_t> profile_calls;   // per kernel, while profiling
+  std::vector<double> profile_seconds;  // per kernel, while profiling
   std::vector<std::string> input_names;
   std::vector<TensorType> input_types;
   std::vector<int> input_ids;
@@ -122,10 +126,46 @@ absl::StatusOr<TensorMap> Model::Execute(absl::Span<const NamedTensor> inputs) {
   }
   const internal::ExecContext ctx{m.slots.data(), static_cast<pthreadpool_t>(m.pool.get()),
                                   m.scratch.raw_mutable_data()};
-  for (const auto& kernel : m.kernels) {
-    EDGEQ_RETURN_IF_ERROR(kernel->Run(ctx));
+  if (!m.profiling) {
+    for (const auto& kernel : m.kernels) {
+      EDGEQ_RETURN_IF_ERROR(kernel->Run(ctx));
+    }
+    return TensorMap(m.outputs);
+  }
+  for (size_t i = 0; i < m.kernels.size(); ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    EDGEQ_RETURN_IF_ERROR(m.kernels[i]->Run(ctx));
+    m.profile_seconds[i] +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ++m.profile_calls[i];
   }
   return TensorMap(m.outputs);
+}
+
+void Model::EnableProfiling(bool on) {
+  impl_->profiling = on;
+  impl_->profile_calls.resize(impl_->kernels.size(), 0);
+  impl_->profile_seconds.resize(impl_->kernels.size(), 0.0);
+}
+
+std::vector<Model::KernelTime> Model::Profile() const {
+  std::vector<KernelTime> rows;
+  for (size_t i = 0; i < impl_->kernels.size(); ++i) {
+    KernelTime r;
+    r.label = impl_->kernel_labels[i];
+    r.kernel = impl_->kernels[i]->name();
+    if (i < impl_->profile_calls.size()) {
+      r.calls = impl_->profile_calls[i];
+      r.seconds = impl_->profile_seconds[i];
+    }
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+void Model::ResetProfile() {
+  std::fill(impl_->profile_calls.begin(), impl_->profile_calls.end(), 0);
+  std::fill(impl_->profile_seconds.begin(), impl_->profile_seconds.end(), 0.0);
 }
 
 // ---- InferenceSession ----

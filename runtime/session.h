@@ -99,6 +99,19 @@ class Model {
   // "%2 = qmatmul -> q4_0_avx2_gemm".
   std::string DebugString() const;
 
+  // Profiling: while enabled, every Execute times each kernel (a steady_clock read before and
+  // after, tens of nanoseconds per kernel) and adds it to that kernel's row. Off by default.
+  struct KernelTime {
+    std::string label;   // "%2 = qmatmul"
+    std::string kernel;  // "q4_0_avx2_gemm"
+    int64_t calls = 0;
+    double seconds = 0;
+  };
+  void EnableProfiling(bool on);
+  // One row per executed node, in execution order (zeros while profiling was never on).
+  std::vector<KernelTime> Profile() const;
+  void ResetProfile();
+
   struct Impl;
 
  private:

@@ -66,6 +66,20 @@ check "bench csv: header and one row" test "$(wc -l <"$tmp/b.csv")" -eq 2
 check "bench csv row" grep -q "^\"llama .*\",\"F32\",[0-9]*,[0-9]*,1,16,0,\"pp16\"," "$tmp/b.csv"
 edgeq bench "$tmp/m.gguf" -p 0 -n 4 -r 1 -t 1 -o json >"$tmp/b.json" 2>/dev/null
 check "bench json" grep -q "\"n_threads\": 1, \"n_prompt\": 0, \"n_gen\": 4, \"test\": \"tg4\"" "$tmp/b.json"
+# --profile: a table per test, ops by time, the attention and the matmuls among them; the shares
+# add up to about 100%. --roofline: the decode row's weight bytes per second against a measured
+# read bandwidth; the bandwidth buffer (1 GiB, in a child process) is not in the peak RSS.
+edgeq bench "$tmp/m.gguf" -p 16 -n 4 -r 1 -t 1 -b 8 --profile --roofline >"$tmp/p.md" 2>/dev/null
+check "bench --profile exit 0" test $? -eq 0
+check "profile pp16 title" grep -q "^profile: pp16, 1 threads, 1 timed runs (.* ms per token in kernels)" "$tmp/p.md"
+check "profile tg4 title" grep -q "^profile: tg4, 1 threads" "$tmp/p.md"
+check "profile attention row" grep -q "^| attention | attention_[a-z0-9]* | [0-9]* |" "$tmp/p.md"
+check "profile matmul row" grep -q "^| matmul |" "$tmp/p.md"
+shares=$(awk -F'|' '/^profile: tg4/{on=1} on && /^\| [a-z]/ && $7 ~ /%/ {gsub(/[ %]/, "", $7); s += $7} END {printf "%d", s + 0.5}' "$tmp/p.md")
+check "profile tg4 shares sum to 100% (got $shares)" test "$shares" -ge 99 -a "$shares" -le 101
+check "roofline column" grep -q "| CPU | 1 | tg4 | .* GB/s read; weights .* GB/s = [0-9]*% |$" "$tmp/p.md"
+rss=$(sed -n 's/^| llama .* | CPU | 1 | tg4 | [0-9.]* ± [0-9.]* | \([0-9]*\)\.[0-9]* MiB |.*/\1/p' "$tmp/p.md")
+check "roofline buffer not in the peak RSS (got $rss MiB)" test -n "$rss" -a "${rss:-9999}" -lt 500
 
 # --help of each command.
 for c in run perplexity bench; do

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/types/span.h"
+#include "core/parallel.h"
 #include "runtime/kernels/internal/kernel_api.h"
 #include "runtime/kernels/internal/kernel_list.h"
 
@@ -67,10 +68,6 @@ const KernelEntry* const kAllKernels[] = {
 
 constexpr size_t kAlign = 64;
 
-// Below this many multiply-adds Run stays on the calling thread: waking the pool's workers costs
-// more than it saves (a 288x288 GEMV, about 83K, takes some 10 us on one core; the stories15M
-// classifier, 32000x288, is parallel).
-constexpr int64_t kMinParallelMacs = int64_t{1} << 20;
 size_t RoundUp(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
 const KernelEntry* Choose(Encoding e, Shape shape, Isa cap) {
@@ -140,7 +137,9 @@ class QMatmulKernelImpl final : public QMatmulKernel {
   void Run(int64_t m, const float* x, int64_t x_stride, float* y, int64_t y_stride, void* scratch,
            pthreadpool_t pool) const override {
     if (m <= 0 || n() == 0) return;
-    if (m * n() * k() < kMinParallelMacs) pool = nullptr;
+    // The one rule (core/parallel.h): about 2^20 multiply-adds; a 288x288 GEMV (83K, some 10 us
+    // on one core) stays on the calling thread, the stories15M classifier (32000x288) does not.
+    if (!WorthParallel(pool, MatmulWork(m * n() * k()))) pool = nullptr;
     const KernelEntry* e = m == 1 ? gemv_ : gemm_;
     RunContext ctx;
     ctx.entry = e;

@@ -316,9 +316,11 @@ struct KScalesY16 {
   const uint8_t* at;
   explicit KScalesY16(const uint8_t* p) : at(p) {}
   __m256 SubScale(int s, int h) const {
-    const __m128i sc = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(at + 16 * s + 8 * h));
-    return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(sc)),
-                         _mm256_loadu_ps(reinterpret_cast<const float*>(at + 384 + 32 * h)));
+    const __m128i sc = _mm_loadl_epi64(
+        reinterpret_cast<const __m128i*>(at + internal::x16::KScales::kScales + 16 * s + 8 * h));
+    return _mm256_mul_ps(
+        _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(sc)),
+        _mm256_loadu_ps(reinterpret_cast<const float*>(at + internal::x16::KScales::kD + 32 * h)));
   }
   // acc - dmin * dx * sum over sub-blocks of min * (sum of the sub-block's 32 activations).
   __m256 Correct(__m256 acc, const uint8_t* x, int64_t b, __m256 dx, int h) const {
@@ -328,9 +330,11 @@ struct KScalesY16 {
       int32_t pair;
       std::memcpy(&pair, bs + 2 * j, sizeof(pair));
       m = _mm256_add_epi32(
-          m, _mm256_madd_epi16(LoadY(at + 128 + 64 * j + 32 * h), _mm256_set1_epi32(pair)));
+          m, _mm256_madd_epi16(LoadY(at + internal::x16::KScales::kMinPairs + 64 * j + 32 * h),
+                               _mm256_set1_epi32(pair)));
     }
-    const __m256 dmin = _mm256_loadu_ps(reinterpret_cast<const float*>(at + 448 + 32 * h));
+    const __m256 dmin = _mm256_loadu_ps(
+        reinterpret_cast<const float*>(at + internal::x16::KScales::kDmin + 32 * h));
     return _mm256_fnmadd_ps(_mm256_cvtepi32_ps(m), _mm256_mul_ps(dmin, dx), acc);
   }
 };
@@ -340,19 +344,21 @@ template <bool kHighBits>
 struct K45Y16 : ActQ8_KX {
   static constexpr int kBlockElems = 256, kSubs = 8, kParts = 2, kM = 4;
   static constexpr size_t kTileBytes = kHighBits ? kQ5_KX16TileBytes : kQ4_KX16TileBytes;
-  static constexpr size_t kScalesAt = kHighBits ? 2560 : 2048;
+  static constexpr size_t kScalesAt =
+      kHighBits ? internal::x16::Q5_K::kScalesAt : internal::x16::Q4_K::kScalesAt;
 
   struct Block {
     const uint8_t* t;
     KScalesY16 scales;
     explicit Block(const uint8_t* tile) : t(tile), scales(tile + kScalesAt) {}
     void Weights(int s, int part, int h, __m256i* w) const {
-      Nibbles2Y(t + 256 * s + 128 * part, h, w);
+      Nibbles2Y(t + internal::x16::NibblesPart(s, part), h, w);
       if constexpr (kHighBits) {
         // Bit 4 part + i of byte p of the plane is the 5th bit of byte p of w[i]: moved to bit 4
         // (16-bit shifts by at most 4 keep bit 4 of every byte from its own byte) and or'ed in.
         const __m256i c16 = _mm256_set1_epi8(16);
-        const __m256i hb = LoadY(t + 2048 + 64 * s + 32 * h);
+        const __m256i hb = LoadY(t + internal::x16::Q5_K::kHighBits +
+                                 internal::x16::Q5_K::kHighBitsPerSub * s + 32 * h);
         EDGEQ_UNROLL
         for (int i = 0; i < 4; ++i) {
           const __m256i bit = part == 0 ? _mm256_slli_epi16(hb, 4 - i) : _mm256_srli_epi16(hb, i);
@@ -380,13 +386,14 @@ struct Q6_KY16 : ActQ8_KX {
     explicit Block(const uint8_t* tile) : t(tile) {}
     void Weights(int s, int /*part*/, int h, __m256i* w) const {
       EDGEQ_UNROLL
-      for (int i = 0; i < 4; ++i) w[i] = LoadY(t + 256 * s + 64 * i + 32 * h);
+      for (int i = 0; i < 4; ++i) w[i] = LoadY(t + internal::x16::Levels16Quad(s, i) + 32 * h);
     }
     __m256 SubScale(int s, int h) const {
-      const __m128i sc =
-          _mm_loadl_epi64(reinterpret_cast<const __m128i*>(t + 4096 + 16 * s + 8 * h));
-      return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(sc)),
-                           _mm256_loadu_ps(reinterpret_cast<const float*>(t + 4352 + 32 * h)));
+      const __m128i sc = _mm_loadl_epi64(
+          reinterpret_cast<const __m128i*>(t + internal::x16::Q6_K::kScales + 16 * s + 8 * h));
+      return _mm256_mul_ps(
+          _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(sc)),
+          _mm256_loadu_ps(reinterpret_cast<const float*>(t + internal::x16::Q6_K::kD + 32 * h)));
     }
     __m256 Correct(__m256 acc, const uint8_t*, int64_t, __m256, int) const { return acc; }
   };
@@ -408,8 +415,8 @@ struct PairY16 : ActQ8_0SPairs {
     const uint8_t* t;
     explicit PairBlock(const uint8_t* tile) : t(tile) {}
     __m256 SubScale(int s, int h) const {
-      return _mm256_cvtph_ps(
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(t + kDAt + 32 * s + 16 * h)));
+      return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(
+          t + kDAt + internal::x16::kHalfPerRowBytes * s + 16 * h)));
     }
     __m256 Correct(__m256 acc, const uint8_t*, int64_t, __m256, int) const { return acc; }
   };
@@ -419,11 +426,11 @@ struct PairY16 : ActQ8_0SPairs {
 };
 
 // Q4_0: levels 0..15 (value = level - 8) as nibble chunks.
-struct Q4_0Y16 : PairY16<kQ4_0X16TileBytes, 512, 8> {
+struct Q4_0Y16 : PairY16<kQ4_0X16TileBytes, internal::x16::Q4_0::kD, 8> {
   struct Block : PairBlock {
     using PairBlock::PairBlock;
     void Weights(int s, int part, int h, __m256i* w) const {
-      Nibbles2Y(t + 256 * s + 128 * part, h, w);
+      Nibbles2Y(t + internal::x16::NibblesPart(s, part), h, w);
     }
   };
   static constexpr int Quad(int part, int i) { return NibbleQuad(part, i); }
@@ -433,12 +440,12 @@ struct Q4_0Y16 : PairY16<kQ4_0X16TileBytes, 512, 8> {
 // at -128 * (sum of its activations). kSigned = true (AVX2, whose vpmaddubsw pairs would saturate
 // on them): the signed w (the stored byte ^ 0x80), for SignedMaddQuads.
 template <bool kSigned>
-struct Q8_0Y16 : PairY16<kQ8_0X16TileBytes, 1024, kSigned ? 0 : 128> {
-  using Base = PairY16<kQ8_0X16TileBytes, 1024, kSigned ? 0 : 128>;
+struct Q8_0Y16 : PairY16<kQ8_0X16TileBytes, internal::x16::Q8_0::kD, kSigned ? 0 : 128> {
+  using Base = PairY16<kQ8_0X16TileBytes, internal::x16::Q8_0::kD, kSigned ? 0 : 128>;
   struct Block : Base::PairBlock {
     using Base::PairBlock::PairBlock;
     void Weights(int s, int part, int h, __m256i* w) const {
-      const uint8_t* p = this->t + 512 * s + 256 * part + 32 * h;
+      const uint8_t* p = this->t + internal::x16::Levels32Part(s, part) + 32 * h;
       EDGEQ_UNROLL
       for (int i = 0; i < 4; ++i) {
         w[i] = LoadY(p + 64 * i);

@@ -234,9 +234,11 @@ inline void Nibbles2(const uint8_t* p, __m512i* w) {
 struct KScalesX16 {
   const uint8_t* at;
   __m512 d;
-  explicit KScalesX16(const uint8_t* p) : at(p), d(_mm512_loadu_ps(p + 384)) {}
+  explicit KScalesX16(const uint8_t* p)
+      : at(p), d(_mm512_loadu_ps(p + internal::x16::KScales::kD)) {}
   __m512 SubScale(int s) const {
-    const __m128i sc = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at + 16 * s));
+    const __m128i sc = _mm_loadu_si128(
+        reinterpret_cast<const __m128i*>(at + internal::x16::KScales::kScales + 16 * s));
     return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(sc)), d);
   }
   // acc - dmin * dx * sum over sub-blocks of min * (sum of the sub-block's 32 activations).
@@ -246,9 +248,12 @@ struct KScalesX16 {
     for (int j = 0; j < 4; ++j) {
       int32_t pair;
       std::memcpy(&pair, bs + 2 * j, sizeof(pair));
-      m = _mm512_dpwssd_epi32(m, _mm512_loadu_si512(at + 128 + 64 * j), _mm512_set1_epi32(pair));
+      m = _mm512_dpwssd_epi32(m,
+                              _mm512_loadu_si512(at + internal::x16::KScales::kMinPairs + 64 * j),
+                              _mm512_set1_epi32(pair));
     }
-    return _mm512_fnmadd_ps(_mm512_cvtepi32_ps(m), _mm512_mul_ps(_mm512_loadu_ps(at + 448), dx),
+    return _mm512_fnmadd_ps(_mm512_cvtepi32_ps(m),
+                            _mm512_mul_ps(_mm512_loadu_ps(at + internal::x16::KScales::kDmin), dx),
                             acc);
   }
 };

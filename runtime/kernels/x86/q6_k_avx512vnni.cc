@@ -20,12 +20,14 @@ struct Q6_KX16 : x86::ActQ8_KX {
   struct Block {
     const uint8_t* t;
     __m512 d;
-    explicit Block(const uint8_t* tile) : t(tile), d(_mm512_loadu_ps(tile + 4352)) {}
+    explicit Block(const uint8_t* tile)
+        : t(tile), d(_mm512_loadu_ps(tile + internal::x16::Q6_K::kD)) {}
     void Weights(int s, int /*part*/, __m512i* w) const {
-      for (int i = 0; i < 4; ++i) w[i] = _mm512_loadu_si512(t + 256 * s + 64 * i);
+      for (int i = 0; i < 4; ++i) w[i] = _mm512_loadu_si512(t + internal::x16::Levels16Quad(s, i));
     }
     __m512 SubScale(int s) const {
-      const __m128i sc = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t + 4096 + 16 * s));
+      const __m128i sc = _mm_loadu_si128(
+          reinterpret_cast<const __m128i*>(t + internal::x16::Q6_K::kScales + 16 * s));
       return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(sc)), d);
     }
     __m512 Correct(__m512 acc, const uint8_t*, int64_t, int64_t, __m512) const { return acc; }
