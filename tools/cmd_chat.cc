@@ -298,7 +298,8 @@ absl::Status Chat(const Args& raw_args) {
     absl::FPrintF(stdout, "\n");
     std::fflush(stdout);
     cached_text = absl::StrCat(*full, reply);
-    in_sync = true;
+    // At the end of the context the last token was not fed: the cache is short of the text.
+    in_sync = r->reason != llm::StopReason::kContextFull;
     messages.push_back({"assistant", reply});
     // Tokens of the reply that went into the cache (a stop token does not).
     const int fed =
