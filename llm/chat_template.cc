@@ -133,7 +133,11 @@ const std::string& ChatTemplate::name() const {
 absl::StatusOr<ChatTemplate> ChatTemplate::FromName(absl::string_view name, std::string bos_text,
                                                     std::string eos_text) {
   for (const FamilyName& f : kFamilies) {
-    if (name == f.name) return ChatTemplate(f.family, std::move(bos_text), std::move(eos_text));
+    if (name == f.name) {
+      ChatTemplate t(f.family, std::move(bos_text), std::move(eos_text));
+      t.phi3_bos_ = f.family == Family::kPhi3Mini;
+      return t;
+    }
   }
   return absl::InvalidArgumentError(absl::StrFormat(
       "unknown chat template '%s' (expected one of %s)", name, absl::StrJoin(Names(), ", ")));
@@ -172,11 +176,10 @@ absl::StatusOr<ChatTemplate> ChatTemplate::Detect(absl::string_view text, std::s
   if (has("<start_of_turn>")) return make(Family::kGemma);
   if (has("<|assistant|>") && has("<|end|>")) {
     // Phi-3.5 and Phi-3-small name every role; Phi-3-mini/medium only user and assistant.
-    if (has("<|system|>") || has("'<|' + message['role']") || has("'<|' + message.role")) {
-      return make(Family::kPhi3);
-    }
-    ChatTemplate t = make(Family::kPhi3Mini);
-    t.phi3_mini_bos_ = has("bos_token");
+    const bool phi3 =
+        has("<|system|>") || has("'<|' + message['role']") || has("'<|' + message.role");
+    ChatTemplate t = make(phi3 ? Family::kPhi3 : Family::kPhi3Mini);
+    t.phi3_bos_ = has("bos_token");  // Phi-3-mini and -small start with it, 3.5 and medium not
     return t;
   }
   if (has("[INST]")) {
@@ -305,6 +308,7 @@ absl::StatusOr<std::string> ChatTemplate::Render(absl::Span<const ChatMessage> m
       break;
     }
     case Family::kPhi3:
+      if (phi3_bos_) out += bos_;
       for (const ChatMessage& m : messages) {
         if (m.role == "system" && m.content.empty()) continue;
         absl::StrAppend(&out, "<|", m.role, "|>\n", m.content, "<|end|>\n");
@@ -312,7 +316,7 @@ absl::StatusOr<std::string> ChatTemplate::Render(absl::Span<const ChatMessage> m
       out += add_generation_prompt ? "<|assistant|>\n" : eos_;
       break;
     case Family::kPhi3Mini:
-      if (phi3_mini_bos_) out += bos_;
+      if (phi3_bos_) out += bos_;
       for (const ChatMessage& m : messages) {
         if (m.role == "user") {
           absl::StrAppend(&out, "<|user|>\n", m.content, "<|end|>\n<|assistant|>\n");

@@ -25,8 +25,9 @@
 //   gemma    Gemma 2/3: BOS, "<start_of_turn>user|model\n" + trimmed content +
 //            "<end_of_turn>\n"; the system message is folded into the first user turn; roles
 //            must alternate user/assistant
-//   phi3     Phi-3.5: "<|system|>\n" (if non-empty), "<|user|>\n", "<|assistant|>\n" + content +
-//            "<|end|>\n"; without add_generation_prompt the EOS text ends the prompt
+//   phi3     Phi-3.5/-small: "<|system|>\n" (if non-empty), "<|user|>\n", "<|assistant|>\n" +
+//            content + "<|end|>\n"; without add_generation_prompt the EOS text ends the prompt;
+//            BOS first if the template writes bos_token (Phi-3-small)
 //   phi3-mini  Phi-3-mini/medium: (BOS,) "<|user|>\n" + content + "<|end|>\n<|assistant|>\n",
 //            assistant content + "<|end|>\n"; system messages are dropped (the template has no
 //            system role); the assistant header follows every user turn
@@ -115,7 +116,8 @@ class ChatTemplate {
       : family_(family), bos_(std::move(bos)), eos_(std::move(eos)) {}
 
   Family family_;
-  bool phi3_mini_bos_ = true;  // phi3-mini: the template starts with {{ bos_token }}
+  // phi3, phi3-mini: the template starts with {{ bos_token }} (by name: phi3-mini only).
+  bool phi3_bos_ = false;
   std::string date_ = "26 Jul 2024";
   std::string bos_, eos_;
 };

@@ -192,6 +192,24 @@ TEST(ChatTemplateTest, Llama32DatesTheSystemTurnToday) {
   EXPECT_EQ(t->date_string(), "26 Jul 2024");
 }
 
+TEST(ChatTemplateTest, Phi3WritesBosOnlyIfTheTemplateDoes) {
+  // A Phi-3-small-style template (every role named, BOS first) and a Phi-3.5-style one.
+  absl::StatusOr<ChatTemplate> small = ChatTemplate::Detect(
+      "{{ bos_token }}{% for message in messages %}{{'<|' + message['role'] + '|>' + '\\n' + "
+      "message['content'] + '<|end|>\\n' }}{% endfor %}{{ '<|assistant|>\\n' }}",
+      "<s>", "<|endoftext|>");
+  ASSERT_TRUE(small.ok()) << small.status();
+  EXPECT_EQ(small->name(), "phi3");
+  absl::StatusOr<std::string> s = small->Render({{"user", "Hi"}}, true);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(*s, "<s><|user|>\nHi<|end|>\n<|assistant|>\n");
+  absl::StatusOr<ChatTemplate> named = ChatTemplate::FromName("phi3", "<s>", "<|endoftext|>");
+  ASSERT_TRUE(named.ok());
+  s = named->Render({{"user", "Hi"}}, false);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(*s, "<|user|>\nHi<|end|>\n<|endoftext|>");
+}
+
 TEST(ChatTemplateTest, RefusesUnknownRoles) {
   absl::StatusOr<ChatTemplate> t = ChatTemplate::FromName("chatml", "", "");
   ASSERT_TRUE(t.ok());
