@@ -146,7 +146,7 @@ absl::StatusOr<ChatTemplate> ChatTemplate::FromName(absl::string_view name, std:
 absl::StatusOr<ChatTemplate> ChatTemplate::Detect(absl::string_view text, std::string bos_text,
                                                   std::string eos_text) {
   for (const FamilyName& f : kFamilies) {
-    if (text == f.name) return ChatTemplate(f.family, std::move(bos_text), std::move(eos_text));
+    if (text == f.name) return FromName(text, std::move(bos_text), std::move(eos_text));
   }
   auto has = [&](absl::string_view s) { return absl::StrContains(text, s); };
   auto make = [&](Family f) { return ChatTemplate(f, std::move(bos_text), std::move(eos_text)); };

@@ -110,6 +110,12 @@ TEST(ChatTemplateTest, DetectsThePhi3VocabularysTemplate) {
   absl::StatusOr<std::string> s = t->Render({{"system", "S"}, {"user", "Hi"}}, true);
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(*s, "<s><|user|>\nHi<|end|>\n<|assistant|>\n");
+  // By name: the same rendering.
+  t = ChatTemplate::Detect("phi3-mini", "<s>", "<|endoftext|>");
+  ASSERT_TRUE(t.ok()) << t.status();
+  s = t->Render({{"system", "S"}, {"user", "Hi"}}, true);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(*s, "<s><|user|>\nHi<|end|>\n<|assistant|>\n");
 }
 
 TEST(ChatTemplateTest, DetectsByDistinctiveText) {
@@ -133,6 +139,7 @@ TEST(ChatTemplateTest, DetectsByDistinctiveText) {
       {"<|start_header_id|>user<|end_header_id|>", "llama3"},
       {"<|start_header_id|><|end_header_id|>Cutting Knowledge Date: December 2023", "llama3.1"},
       {"gemma", "gemma"},  // a name is accepted too
+      {"phi3-mini", "phi3-mini"},
   };
   for (const auto& [text, want] : cases) {
     absl::StatusOr<ChatTemplate> t = ChatTemplate::Detect(text, "<s>", "</s>");
