@@ -1,5 +1,8 @@
 #include "llm/model.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -490,7 +493,9 @@ absl::StatusOr<Model::Block> Model::LoadBlock(int64_t t) {
 absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& path,
                                                    const ModelOptions& options) {
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint c, checkpoint::OpenCheckpoint(path));
-  absl::StatusOr<std::unique_ptr<Model>> m = Load(c.dict, options);
+  ModelOptions with_mapping = options;
+  with_mapping.mapped_file = c.file_bytes;
+  absl::StatusOr<std::unique_ptr<Model>> m = Load(c.dict, with_mapping);
   if (!m.ok())
     return absl::Status(m.status().code(), absl::StrCat(path, ": ", m.status().message()));
   return m;
@@ -566,8 +571,18 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
   }
 
   const int64_t ctx = m->context_, hs = c.head_dim, kvh = c.head_count_kv;
-  m->session_ = std::make_unique<InferenceSession>(
-      SessionOptions{.num_threads = options.num_threads, .isa_cap = options.isa_cap});
+  SessionOptions so{.num_threads = options.num_threads, .isa_cap = options.isa_cap};
+  if (!options.mapped_file.empty()) {
+    if (absl::StatusOr<const Tensor*> e = m->weights_.Get("token_embd.weight"); e.ok()) {
+      m->keep_resident_.push_back((*e)->raw_data());
+    }
+    Model* model = m.get();
+    const absl::Span<const uint8_t> mapping = options.mapped_file;
+    so.on_constant_copied = [model, mapping](const void* data, size_t bytes) {
+      model->ReleaseCopiedWeight(mapping, data, bytes);
+    };
+  }
+  m->session_ = std::make_unique<InferenceSession>(std::move(so));
   EDGEQ_ASSIGN_OR_RETURN(m->decode_, m->LoadBlock(1));
   const int64_t block = std::min<int64_t>(options.prefill_block, ctx);
   if (block > 1) {
@@ -720,6 +735,23 @@ std::vector<edgeq::Model*> Model::Graphs() const {
   if (prefill_ != nullptr) graphs.push_back(prefill_->model.get());
   graphs.push_back(head_.get());
   return graphs;
+}
+
+void Model::ReleaseCopiedWeight(absl::Span<const uint8_t> mapping, const void* data, size_t bytes) {
+  // Tensors gathered at run time (the embedding; also the classifier when tied) stay.
+  for (const void* keep : keep_resident_) {
+    if (keep == data) return;
+  }
+  if (!released_.insert(data).second) return;  // another graph's kernel shares the copy
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(mapping.data()), hi = lo + mapping.size();
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(data), end = begin + bytes;
+  if (mapping.empty() || begin < lo || end > hi) return;
+  const uintptr_t first = (begin + page - 1) / page * page, last = end / page * page;
+  if (last <= first) return;
+  if (madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED) == 0) {
+    released_weight_bytes_ += last - first;
+  }
 }
 
 void Model::EnableProfiling(bool on) {

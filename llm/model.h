@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,13 @@ struct ModelOptions {
   // 2 x layers x context x kv dim floats; a step reads only the positions before it). Larger than
   // the model's context_length is allowed (RoPE extrapolates).
   int context_length = 0;
+  // The memory-mapped checkpoint file the dict's tensors view (checkpoint::OpenedCheckpoint's
+  // file_bytes; Load(path) sets it itself). Weights inside it that no graph reads at run time,
+  // because their kernels keep repacked/packed copies, have their pages dropped from this
+  // process's resident memory right after being copied (madvise MADV_DONTNEED; the pages stay
+  // valid and come back from the file on access), so that resident memory stays near the file
+  // size instead of file + copies. Empty: nothing is dropped.
+  absl::Span<const uint8_t> mapped_file = {};
 };
 
 class Model {
@@ -128,6 +136,10 @@ class Model {
   // "matmul_f32"}, in order of first use.
   std::vector<std::string> MatmulKernels() const;
 
+  // Bytes of mapped weights whose pages were dropped after their kernels copied them
+  // (ModelOptions::mapped_file).
+  uint64_t released_weight_bytes() const { return released_weight_bytes_; }
+
   // Profiling (edgeq bench --profile): while enabled, every graph this model runs times its
   // kernels. Profile() sums them per (op, kernel) over all graphs, largest time first.
   struct OpTime {
@@ -151,6 +163,8 @@ class Model {
 
   Model() = default;
   absl::StatusOr<Block> LoadBlock(int64_t t);
+  // ModelOptions::mapped_file: drops the pages of a copied weight inside `mapping`.
+  void ReleaseCopiedWeight(absl::Span<const uint8_t> mapping, const void* data, size_t bytes);
   // The session models of the graphs (decode, prefill if any, head).
   std::vector<edgeq::Model*> Graphs() const;
   // The block for the next tokens when `left` remain.
@@ -167,6 +181,9 @@ class Model {
   int context_ = 0;
   checkpoint::TensorDict weights_;
   uint64_t weight_bytes_ = 0;
+  uint64_t released_weight_bytes_ = 0;
+  std::vector<const void*> keep_resident_;  // weights read at run time: never released
+  std::set<const void*> released_;          // weights whose pages were dropped
   Tensor inv_freq_;  // [rope dims / 2]: the RoPE angle per position of each pair
   std::unique_ptr<InferenceSession> session_;
   Block decode_;

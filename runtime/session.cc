@@ -53,7 +53,9 @@ struct Model::Impl {
   Tensor scratch;
   std::vector<void*> slots;
   std::vector<std::unique_ptr<internal::OpKernel>> kernels;
-  std::vector<std::string> kernel_labels;  // "%2 = qmatmul"
+  std::vector<std::string> kernel_labels;         // "%2 = qmatmul"
+  std::vector<Model::ConstantUse> constant_uses;  // one per constant a kernel reads
+  void RecordConstantUse(const Tensor& t, bool copied);
   bool profiling = false;
   std::vector<int64_t> profile_calls;   // per kernel, while profiling
   std::vector<double> profile_seconds;  // per kernel, while profiling
@@ -141,6 +143,18 @@ absl::StatusOr<TensorMap> Model::Execute(absl::Span<const NamedTensor> inputs) {
   }
   return TensorMap(m.outputs);
 }
+
+void Model::Impl::RecordConstantUse(const Tensor& t, bool copied) {
+  for (ConstantUse& u : constant_uses) {
+    if (u.data == t.raw_data() && u.bytes == t.size_bytes()) {
+      u.copied = u.copied && copied;
+      return;
+    }
+  }
+  constant_uses.push_back({t.raw_data(), t.size_bytes(), copied});
+}
+
+std::vector<Model::ConstantUse> Model::ConstantUses() const { return impl_->constant_uses; }
 
 void Model::EnableProfiling(bool on) {
   impl_->profiling = on;
@@ -261,6 +275,16 @@ absl::StatusOr<Model> InferenceSession::Load(const Graph& graph) {
     for (int id : node.inputs) {
       if (buffer_of[id] >= 0) uses[buffer_of[id]].last = step;
     }
+    for (size_t p = 0; p < node.inputs.size(); ++p) {
+      const Node& producer = nodes[graph.producer(node.inputs[p])];
+      if (producer.op != "constant") continue;
+      const bool copied = kernel->CopiesConstantInput(static_cast<int>(p));
+      impl->RecordConstantUse(producer.attrs.constant, copied);
+      if (copied && options_.on_constant_copied) {
+        options_.on_constant_copied(producer.attrs.constant.raw_data(),
+                                    producer.attrs.constant.size_bytes());
+      }
+    }
     for (int id : node.outputs) {
       const ValueType& t = graph.value_type(id);
       buffer_of[id] = static_cast<int>(uses.size());
@@ -285,6 +309,8 @@ absl::StatusOr<Model> InferenceSession::Load(const Graph& graph) {
     }
     const ValueType& t = graph.value_type(id);
     const size_t bytes = t.type.shape.num_elements() * DTypeSize(t.type.dtype);
+    const Node& producer = nodes[graph.producer(id)];
+    if (producer.op == "constant") impl->RecordConstantUse(producer.attrs.constant, false);
     const int slot = num_slots++;
     const int step = static_cast<int>(impl->kernels.size());
     uses.push_back({bytes, step, INT_MAX});

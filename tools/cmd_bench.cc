@@ -214,6 +214,7 @@ absl::Status Bench(const Args& raw_args) {
     mo.num_threads = threads;
     mo.prefill_block = static_cast<int>(batch);
     mo.context_length = static_cast<int>(std::max<int64_t>(n_prompt + n_gen, 1));
+    mo.mapped_file = file.file_bytes;  // drop copied weights' pages
     absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(file.dict, mo);
     if (!loaded.ok()) {
       return absl::Status(loaded.status().code(),

@@ -548,6 +548,8 @@ class XnnFullyConnectedKernel : public OpKernel {
     return absl::OkStatus();
   }
   std::string name() const override { return "matmul_f32_xnnpack"; }
+  // XNNPACK packs the weights into the operator at creation.
+  bool CopiesConstantInput(int position) const override { return position == 1; }
 
  private:
   XnnFullyConnectedKernel() = default;
@@ -567,6 +569,9 @@ class QMatmulOpKernel : public OpKernel {
   }
   std::string name() const override { return std::string(kernel_->kernel_name(m_)); }
   size_t ScratchBytes() const override { return kernel_->ScratchBytes(m_); }
+  bool CopiesConstantInput(int position) const override {
+    return position == 1 && kernel_->holds_weight_copy();
+  }
 
  private:
   int a_, out_;

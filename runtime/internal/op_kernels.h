@@ -34,6 +34,9 @@ class OpKernel {
   virtual absl::Status Run(const ExecContext& ctx) = 0;
   virtual std::string name() const = 0;
   virtual size_t ScratchBytes() const { return 0; }
+  // True if Run() never reads input `position` (a constant): the kernel holds its own copy made
+  // at Load (repacked quantized weights, XNNPACK's packed f32 weights).
+  virtual bool CopiesConstantInput(int /*position*/) const { return false; }
 };
 
 // Prepared (repacked) qmatmul weights shared by the Models of one session: two graphs over the

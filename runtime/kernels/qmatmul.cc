@@ -127,6 +127,10 @@ class QMatmulKernelImpl final : public QMatmulKernel {
     return static_cast<int>(gemv_->isa) > static_cast<int>(gemm_->isa) ? gemv_->isa : gemm_->isa;
   }
 
+  bool holds_weight_copy() const override {
+    return gemv_->repack != nullptr && gemm_->repack != nullptr;
+  }
+
   size_t ScratchBytes(int64_t m) const override {
     if (m <= 0) return 0;
     const KernelEntry* e = m == 1 ? gemv_ : gemm_;

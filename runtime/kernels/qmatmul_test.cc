@@ -200,6 +200,45 @@ TEST(QMatmulTest, RejectsBadInput) {
   }
 }
 
+// Repacked layouts stream no more bytes than GGML's blocks (decode is bandwidth-bound), stated
+// per encoding at a multiple of 16 rows: Q4_0/Q8_0/Q6_K are exactly GGML's size; Q4_K and Q5_K
+// are 2560/2304 and 3072/2816 of it (scales and mins unpacked to bytes and int16 pairs per row).
+TEST(QMatmulTest, RepackedLayoutBytesAgainstGgml) {
+#if !defined(__x86_64__)
+  GTEST_SKIP() << "the X16 layouts are x86's; the ARM layouts' sizes are counted by "
+                  "benchmarks/arm_sim";
+#endif
+  const std::map<std::string, std::pair<int64_t, int64_t>> ratio = {{"q4_0", {1, 1}},
+                                                                    {"q8_0", {1, 1}},
+                                                                    {"q6_k", {1, 1}},
+                                                                    {"q4_k", {2560, 2304}},
+                                                                    {"q5_k", {3072, 2816}}};
+  int checked = 0;
+  for (const KernelEntry* e : internal::AllKernels()) {
+    if (e->repack == nullptr) continue;
+    const std::string encoding(internal::EncodingName(e->encoding));
+    const int64_t bk = internal::EncodingBlockElems(e->encoding);
+    const blocks::BlockFormat* f = &blocks::GetBlockFormat(e->encoding);
+    for (int64_t blocks_per_row : {1, 2, 9, 28}) {
+      const int64_t k = bk * blocks_per_row;
+      const int64_t ggml = blocks_per_row * f->bytes_per_block;
+      const int64_t got = static_cast<int64_t>(e->repacked_row_bytes(k));
+      auto it = ratio.find(encoding);
+      if (it == ratio.end()) {
+        EXPECT_LE(got, ggml) << e->name << " k=" << k;
+        continue;
+      }
+      // Q4_0/Q8_0 tiles pair blocks: an odd count pads one block (k = 288: 9 -> 10 blocks).
+      const int64_t paired = (encoding == "q4_0" || encoding == "q8_0") && blocks_per_row % 2 == 1
+                                 ? (blocks_per_row + 1) * f->bytes_per_block
+                                 : ggml;
+      EXPECT_EQ(got * it->second.second, paired * it->second.first) << e->name << " k=" << k;
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 15);  // every x86 kernel repacks
+}
+
 // The dispatch list (kAllKernels) holds exactly these kernels, stated outright per architecture:
 // a kernel file added without its line in the list (or a list entry with the wrong encoding, ISA
 // or shape) fails here.

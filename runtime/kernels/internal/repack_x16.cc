@@ -75,6 +75,7 @@ void DecodeQ6_K(const uint8_t* p, Decoded* out) {
   }
   for (int s = 0; s < 16; ++s) out->scale[s] = b.scales[s];
   out->d = blocks::Fp16ToFloat(b.d);
+  out->pair_d16[0] = b.d;
 }
 
 // Byte of row r, value e (0..3) of quad q in a 64-byte quad vector.
@@ -184,14 +185,18 @@ void PutQ5_K(const Decoded& dec, int r, uint8_t* tile) {
 void PutQ6_K(const Decoded& dec, int r, uint8_t* tile) {
   for (int s = 0; s < 16; ++s) {
     for (int q = 0; q < 4; ++q) {
-      for (int e = 0; e < 4; ++e)
-        tile[x16::kLevels16Bytes * s + x16::kQuadBytes * q + QuadByte(r, e)] =
-            dec.level[16 * s + 4 * q + e];
+      for (int e = 0; e < 4; ++e) {
+        const uint8_t level = dec.level[16 * s + 4 * q + e];
+        tile[x16::Q6_K::kNibbles16Bytes * s + x16::kQuadBytes * (q % 2) + QuadByte(r, e)] |=
+            static_cast<uint8_t>((level & 0x0F) << (4 * (q / 2)));
+        tile[x16::Q6_K::kHighBits + x16::kQuadBytes * s + QuadByte(r, e)] |=
+            static_cast<uint8_t>(((level >> 4) & 3) << (2 * q));
+      }
     }
     tile[x16::Q6_K::kScales + kX16Rows * s + r] =
         static_cast<uint8_t>(static_cast<int8_t>(dec.scale[s]));
   }
-  std::memcpy(tile + x16::Q6_K::kD + 4 * r, &dec.d, 4);
+  std::memcpy(tile + x16::Q6_K::kD + 2 * r, &dec.pair_d16[0], 2);
 }
 
 }  // namespace

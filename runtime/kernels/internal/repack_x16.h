@@ -35,17 +35,14 @@ inline constexpr size_t kQuadBytes = 4 * kX16Rows;
 inline constexpr size_t kNibbles32Bytes = 4 * kQuadBytes;
 // A 32-value sub-block as 8-bit levels: 8 quads.
 inline constexpr size_t kLevels32Bytes = 8 * kQuadBytes;
-// A 16-value sub-block as 8-bit levels (Q6_K): 4 quads.
-inline constexpr size_t kLevels16Bytes = 4 * kQuadBytes;
 // Offsets inside a tile of the vectors the kernels load: part p (0, 1) of 32-value sub-block s as
-// nibbles (chunks 2p and 2p + 1) or as bytes (quads 4p..4p + 3); quad q of 16-value sub-block s.
+// nibbles (chunks 2p and 2p + 1) or as bytes (quads 4p..4p + 3).
 constexpr size_t NibblesPart(int s, int part) {
   return kNibbles32Bytes * s + 2 * kQuadBytes * part;
 }
 constexpr size_t Levels32Part(int s, int part) {
   return kLevels32Bytes * s + 4 * kQuadBytes * part;
 }
-constexpr size_t Levels16Quad(int s, int q) { return kLevels16Bytes * s + kQuadBytes * q; }
 // One fp16 per row.
 inline constexpr size_t kHalfPerRowBytes = 2 * kX16Rows;
 // One float per row.
@@ -87,12 +84,19 @@ struct Q5_K {
   static constexpr size_t kScalesAt = kHighBits + 8 * kHighBitsPerSub;  // 2560
   static constexpr size_t kTileBytes = kScalesAt + KScales::kBytes;     // 3072
 };
-// Q6_KX16, per super-block (16 sub-blocks of 16): sub-block s at kLevels16Bytes * s as 4 quads of
-// uint8 levels 0..63 (value = level - 32); int8 scale[s][row] at kScales; float d[row] at kD.
+// Q6_KX16, per super-block (16 sub-blocks of 16 values, levels 0..63, value = level - 32), in
+// GGML's own size (16 x 210 bytes), 6 bits a value as in the GGML block:
+//   [0, 2048)     sub-block s at kNibbles16Bytes * s: its low 4 bits as 2 nibble chunks (chunk c:
+//                 quad c in the low and quad c + 2 in the high nibbles);
+//   [2048, 3072)  sub-block s at kHighBits + kQuadBytes * s: its bits 4-5, bits 2q..2q+1 of a
+//                 byte for quad q;
+//   [3072, 3328)  int8 scale[s][row];  [3328, 3360) fp16 d[row] as stored.
 struct Q6_K {
-  static constexpr size_t kScales = 16 * kLevels16Bytes;        // 4096
-  static constexpr size_t kD = kScales + 16 * kX16Rows;         // 4352
-  static constexpr size_t kTileBytes = kD + kFloatPerRowBytes;  // 4416
+  static constexpr size_t kNibbles16Bytes = 2 * kQuadBytes;       // 128
+  static constexpr size_t kHighBits = 16 * kNibbles16Bytes;       // 2048
+  static constexpr size_t kScales = kHighBits + 16 * kQuadBytes;  // 3072
+  static constexpr size_t kD = kScales + 16 * kX16Rows;           // 3328
+  static constexpr size_t kTileBytes = kD + kHalfPerRowBytes;     // 3360
 };
 
 }  // namespace x16

@@ -375,7 +375,8 @@ struct K45Y16 : ActQ8_KX {
   static int32_t SubInit(const uint8_t*, int64_t, int64_t, int) { return 0; }
 };
 
-// Q6_K: levels 0..63 as bytes, 16 sub-blocks of 16 values (4 quads), int8 scales [s][row], d[row];
+// Q6_K: 6-bit levels 0..63 (nibble chunks + a 2-bit plane), 16 sub-blocks of 16 values (4 quads),
+// int8 scales [s][row], fp16 d[row];
 // each sub-block's sum starts at -32 * (sum of its 16 activations), which removes the level offset.
 struct Q6_KY16 : ActQ8_KX {
   static constexpr int kBlockElems = 256, kSubs = 16, kParts = 1, kM = 4;
@@ -385,15 +386,28 @@ struct Q6_KY16 : ActQ8_KX {
     const uint8_t* t;
     explicit Block(const uint8_t* tile) : t(tile) {}
     void Weights(int s, int /*part*/, int h, __m256i* w) const {
-      EDGEQ_UNROLL
-      for (int i = 0; i < 4; ++i) w[i] = LoadY(t + internal::x16::Levels16Quad(s, i) + 32 * h);
+      using L = internal::x16::Q6_K;
+      const __m256i m4 = _mm256_set1_epi8(0x0F), m30 = _mm256_set1_epi8(0x30);
+      const uint8_t* nib = t + L::kNibbles16Bytes * s + 32 * h;
+      const __m256i c0 = LoadY(nib), c1 = LoadY(nib + internal::x16::kQuadBytes);
+      const __m256i hb = LoadY(t + L::kHighBits + internal::x16::kQuadBytes * s + 32 * h);
+      // Bits 2q..2q+1 of each byte moved to bits 4-5 (16-bit shifts: the bits that cross into a
+      // byte from its neighbour land outside 0x30).
+      w[0] = _mm256_or_si256(_mm256_and_si256(c0, m4),
+                             _mm256_and_si256(_mm256_slli_epi16(hb, 4), m30));
+      w[1] = _mm256_or_si256(_mm256_and_si256(c1, m4),
+                             _mm256_and_si256(_mm256_slli_epi16(hb, 2), m30));
+      w[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(c0, 4), m4),
+                             _mm256_and_si256(hb, m30));
+      w[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(c1, 4), m4),
+                             _mm256_and_si256(_mm256_srli_epi16(hb, 2), m30));
     }
     __m256 SubScale(int s, int h) const {
       const __m128i sc = _mm_loadl_epi64(
           reinterpret_cast<const __m128i*>(t + internal::x16::Q6_K::kScales + 16 * s + 8 * h));
-      return _mm256_mul_ps(
-          _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(sc)),
-          _mm256_loadu_ps(reinterpret_cast<const float*>(t + internal::x16::Q6_K::kD + 32 * h)));
+      return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(sc)),
+                           _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(
+                               t + internal::x16::Q6_K::kD + 16 * h))));
     }
     __m256 Correct(__m256 acc, const uint8_t*, int64_t, __m256, int) const { return acc; }
   };
