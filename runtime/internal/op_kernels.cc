@@ -514,33 +514,34 @@ class MatmulKernel : public OpKernel {
   bool rhs_batched_, transposed_;
 };
 
-// A constant rank-2 rhs through XNNPACK's fully-connected operator (weights packed at Load).
+absl::StatusOr<std::shared_ptr<SharedXnnFullyConnected>> CreateXnnFullyConnected(
+    const float* weights, int64_t k, int64_t n, bool transposed) {
+  auto shared = std::make_shared<SharedXnnFullyConnected>();
+  xnn_operator_t op = nullptr;
+  const xnn_status s =
+      xnn_create_fully_connected_nc_f32(k, n, k, n, weights, /*bias=*/nullptr, -INFINITY, INFINITY,
+                                        transposed ? 0 : XNN_FLAG_TRANSPOSE_WEIGHTS, &op);
+  if (s != xnn_status_success) {
+    return absl::InternalError(absl::StrFormat(
+        "matmul: xnn_create_fully_connected_nc_f32(k=%d, n=%d) failed with status %d", k, n,
+        static_cast<int>(s)));
+  }
+  shared->op = op;
+  return shared;
+}
+
+// A constant rank-2 rhs through XNNPACK's fully-connected operator (weights packed at Load, once
+// per session: graphs over the same weights share the operator).
 class XnnFullyConnectedKernel : public OpKernel {
  public:
-  ~XnnFullyConnectedKernel() override {
-    if (op_ != nullptr) xnn_delete_operator(op_);
-  }
-  static absl::StatusOr<std::unique_ptr<OpKernel>> Create(int a, int out, int64_t rows, int64_t k,
-                                                          int64_t n, const float* weights,
-                                                          bool transposed) {
-    auto kernel = std::unique_ptr<XnnFullyConnectedKernel>(new XnnFullyConnectedKernel());
-    kernel->a_ = a;
-    kernel->out_ = out;
-    kernel->rows_ = rows;
-    const xnn_status s = xnn_create_fully_connected_nc_f32(
-        k, n, k, n, weights, /*bias=*/nullptr, -INFINITY, INFINITY,
-        transposed ? 0 : XNN_FLAG_TRANSPOSE_WEIGHTS, &kernel->op_);
-    if (s != xnn_status_success) {
-      return absl::InternalError(absl::StrFormat(
-          "matmul: xnn_create_fully_connected_nc_f32(k=%d, n=%d) failed with status %d", k, n,
-          static_cast<int>(s)));
-    }
-    return std::unique_ptr<OpKernel>(std::move(kernel));
-  }
+  XnnFullyConnectedKernel(int a, int out, int64_t rows, std::shared_ptr<SharedXnnFullyConnected> op)
+      : a_(a), out_(out), rows_(rows), op_(std::move(op)) {}
   absl::Status Run(const ExecContext& ctx) override {
+    std::lock_guard<std::mutex> lock(op_->mu);
+    xnn_operator_t op = static_cast<xnn_operator_t>(op_->op);
     xnn_status s =
-        xnn_setup_fully_connected_nc_f32(op_, rows_, Data(ctx, a_), Data(ctx, out_), ctx.pool);
-    if (s == xnn_status_success) s = xnn_run_operator(op_, ctx.pool);
+        xnn_setup_fully_connected_nc_f32(op, rows_, Data(ctx, a_), Data(ctx, out_), ctx.pool);
+    if (s == xnn_status_success) s = xnn_run_operator(op, ctx.pool);
     if (s != xnn_status_success) {
       return absl::InternalError(
           absl::StrFormat("matmul: XNNPACK fully-connected failed with status %d", s));
@@ -552,10 +553,9 @@ class XnnFullyConnectedKernel : public OpKernel {
   bool CopiesConstantInput(int position) const override { return position == 1; }
 
  private:
-  XnnFullyConnectedKernel() = default;
-  int a_ = 0, out_ = 0;
-  int64_t rows_ = 0;
-  xnn_operator_t op_ = nullptr;
+  int a_, out_;
+  int64_t rows_;
+  std::shared_ptr<SharedXnnFullyConnected> op_;
 };
 
 class QMatmulOpKernel : public OpKernel {
@@ -844,8 +844,12 @@ absl::StatusOr<std::unique_ptr<OpKernel>> CreateOpKernel(const Graph& graph, con
     const int64_t batch = m == 0 ? 0 : a.num_elements() / k / m;
     const Tensor* weights = ConstantOf(graph, in1);
     if (env.use_xnnpack && weights != nullptr && b.rank() == 2 && k > 0 && n > 0) {
-      return XnnFullyConnectedKernel::Create(
-          in0, out, batch * m, k, n, static_cast<const float*>(weights->raw_data()), transposed);
+      const float* w = static_cast<const float*>(weights->raw_data());
+      absl::StatusOr<std::shared_ptr<SharedXnnFullyConnected>> op =
+          env.weight_cache != nullptr ? env.weight_cache->GetOrCreateXnn(w, k, n, transposed)
+                                      : CreateXnnFullyConnected(w, k, n, transposed);
+      if (!op.ok()) return op.status();
+      return make(new XnnFullyConnectedKernel(in0, out, batch * m, *std::move(op)));
     }
     return make(new MatmulKernel(in0, in1, out, batch, m, k, n, b.rank() > 2, transposed));
   }
@@ -899,6 +903,30 @@ absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> PreparedWeightCach
   }
   entries_[key] = kernel;
   return kernel;
+}
+
+SharedXnnFullyConnected::~SharedXnnFullyConnected() {
+  if (op != nullptr) xnn_delete_operator(static_cast<xnn_operator_t>(op));
+}
+
+absl::StatusOr<std::shared_ptr<SharedXnnFullyConnected>> PreparedWeightCache::GetOrCreateXnn(
+    const float* weights, int64_t k, int64_t n, bool transposed) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const XnnKey key(weights, k, n, transposed);
+  auto it = xnn_entries_.find(key);
+  if (it != xnn_entries_.end()) {
+    if (std::shared_ptr<SharedXnnFullyConnected> live = it->second.lock()) {
+      ++reuses_;
+      return live;
+    }
+  }
+  EDGEQ_ASSIGN_OR_RETURN(std::shared_ptr<SharedXnnFullyConnected> op,
+                         CreateXnnFullyConnected(weights, k, n, transposed));
+  for (auto e = xnn_entries_.begin(); e != xnn_entries_.end();) {
+    e = e->second.expired() ? xnn_entries_.erase(e) : std::next(e);
+  }
+  xnn_entries_[key] = op;
+  return op;
 }
 
 int64_t PreparedWeightCache::reuses() const {
