@@ -2,6 +2,9 @@
 // Create, activation quantization and pthreadpool threading over n in Run.
 #include "runtime/kernels/qmatmul.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -104,6 +107,35 @@ void QuantizeRow(void* ctx, size_t i) {
                      c->out + i * c->out_stride);
 }
 
+// Memory for repacked weights: anonymous pages mapped for it, with transparent huge pages asked
+// for (madvise; a no-op where the kernel has none) before the repack first touches them, so that
+// streaming a large matrix at decode does not walk a page table every 4 KiB.
+class PackedBuffer {
+ public:
+  PackedBuffer() = default;
+  PackedBuffer(const PackedBuffer&) = delete;
+  PackedBuffer& operator=(const PackedBuffer&) = delete;
+  ~PackedBuffer() {
+    if (data_ != nullptr) munmap(data_, size_);
+  }
+  // Page-aligned, zero-filled; null if the mapping fails.
+  uint8_t* Allocate(size_t bytes) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    size_ = (bytes + page - 1) / page * page;
+    void* p = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return nullptr;
+#ifdef MADV_HUGEPAGE
+    if (size_ >= (size_t{2} << 20)) madvise(p, size_, MADV_HUGEPAGE);
+#endif
+    data_ = static_cast<uint8_t*>(p);
+    return data_;
+  }
+
+ private:
+  uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
 class QMatmulKernelImpl final : public QMatmulKernel {
  public:
   QMatmulKernelImpl(int64_t n, int64_t k, const uint8_t* weights, size_t row_bytes,
@@ -170,31 +202,46 @@ class QMatmulKernelImpl final : public QMatmulKernel {
                                        static_cast<size_t>(e->tile_n), 0);
   }
 
+  // False if memory for a repacked copy could not be mapped.
+  bool ok() const { return w_gemv_ != nullptr && w_gemm_ != nullptr; }
+
  private:
   void Prepare(const KernelEntry* e, const uint8_t* weights, size_t row_bytes,
-               std::vector<uint8_t>* storage, const uint8_t** w, size_t* w_row_bytes) {
+               PackedBuffer* storage, const uint8_t** w, size_t* w_row_bytes) {
     if (e->repack == nullptr) {
       *w = weights;
       *w_row_bytes = row_bytes;
       return;
     }
     *w_row_bytes = e->repacked_row_bytes(k());
-    // Over-allocate so that the data can start on a 64-byte boundary.
-    // Rows rounded up to 16: the X16 layouts pad the last row group.
-    storage->resize(*w_row_bytes * RoundUp(static_cast<size_t>(n()), 16) + kAlign);
-    uintptr_t p = reinterpret_cast<uintptr_t>(storage->data());
-    uint8_t* aligned = storage->data() + (RoundUp(p, kAlign) - p);
-    e->repack(weights, n(), k(), aligned);
-    *w = aligned;
+    // Rows rounded up to 16: the X16 layouts pad the last row group. Page-aligned.
+    uint8_t* data = storage->Allocate(*w_row_bytes * RoundUp(static_cast<size_t>(n()), 16));
+    if (data == nullptr) {  // out of memory: Create reports it (ok() is false)
+      *w = nullptr;
+      return;
+    }
+    e->repack(weights, n(), k(), data);
+    *w = data;
   }
 
   const KernelEntry* gemv_;
   const KernelEntry* gemm_;
-  std::vector<uint8_t> packed_gemv_, packed_gemm_;
+  PackedBuffer packed_gemv_, packed_gemm_;
   const uint8_t* w_gemv_ = nullptr;
   const uint8_t* w_gemm_ = nullptr;
   size_t w_gemv_row_bytes_ = 0, w_gemm_row_bytes_ = 0;
 };
+
+// The kernel, or ResourceExhausted if its repacked copy could not be allocated.
+absl::StatusOr<std::unique_ptr<QMatmulKernel>> Finish(std::unique_ptr<QMatmulKernelImpl> kernel,
+                                                      absl::string_view name, int64_t n,
+                                                      int64_t k) {
+  if (!kernel->ok()) {
+    return absl::ResourceExhaustedError(
+        absl::StrFormat("qmatmul %s [%d, %d]: out of memory for the repacked weights", name, n, k));
+  }
+  return std::unique_ptr<QMatmulKernel>(std::move(kernel));
+}
 
 // The weights' shape and size for `desc`: n > 0, k a positive multiple of the block, and exactly
 // n x k/block_elems x block_bytes bytes. Returns one row's bytes.
@@ -242,8 +289,8 @@ absl::StatusOr<std::unique_ptr<QMatmulKernel>> QMatmulKernel::Create(
   if (gemv == nullptr || gemm == nullptr) {
     return absl::InternalError(absl::StrCat("qmatmul ", desc->name, ": no kernel registered"));
   }
-  return std::unique_ptr<QMatmulKernel>(
-      new QMatmulKernelImpl(n, k, weights.data(), *row_bytes, gemv, gemm));
+  return Finish(std::make_unique<QMatmulKernelImpl>(n, k, weights.data(), *row_bytes, gemv, gemm),
+                desc->name, n, k);
 }
 
 namespace internal {
@@ -260,8 +307,8 @@ absl::StatusOr<std::unique_ptr<QMatmulKernel>> CreateForEntry(const KernelEntry*
   const blocks::BlockFormat* desc = &blocks::GetBlockFormat(entry->encoding);
   const absl::StatusOr<size_t> row_bytes = CheckWeights(*desc, entry->name, n, k, weights);
   if (!row_bytes.ok()) return row_bytes.status();
-  return std::unique_ptr<QMatmulKernel>(
-      new QMatmulKernelImpl(n, k, weights.data(), *row_bytes, entry, entry));
+  return Finish(std::make_unique<QMatmulKernelImpl>(n, k, weights.data(), *row_bytes, entry, entry),
+                entry->name, n, k);
 }
 
 }  // namespace internal
