@@ -138,18 +138,8 @@ absl::Status WriteGgufTo(const TensorDict& dict, internal::Sink* sink) {
           absl::StrFormat("tensor '%s' has rank %d; GGUF allows at most %d dimensions", name,
                           logical.rank(), kMaxDims));
     }
-    if (type->encoding[0] != '\0') {
-      const int64_t epb = type->elements_per_block;
-      if (logical.rank() == 0 || logical.dim(-1) % epb != 0 ||
-          static_cast<uint64_t>(logical.num_elements() / epb * type->block_size) !=
-              t.size_bytes()) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "tensor '%s' (%s) is not a valid %s tensor: logical shape %s needs rows that are a "
-            "multiple of %d and %d bytes per %d values",
-            name, t.DebugString(), type->ggml_name, logical.ToString(), epb, type->block_size,
-            epb));
-      }
-    }
+    // The quantized-tensor invariant (the readers check the same at load).
+    EDGEQ_RETURN_IF_ERROR(CheckQuantizedTensor(name, t));
     internal::EncodeString(name, &header);
     internal::PutU32(&header, static_cast<uint32_t>(logical.rank()));
     for (int i = logical.rank() - 1; i >= 0; --i) {

@@ -215,6 +215,37 @@ TEST(GgufTest, BadFilesAreClearErrors) {
 
 // llama.cpp's vocabulary-only files have no tensors and end right after the metadata, without
 // the padding up to the alignment; ggml reads them, and so do we.
+// The writer checks the quantized-tensor invariant as the readers do (CheckQuantizedTensor): a
+// tensor whose bytes do not match its encoding and logical shape is not written.
+TEST(GgufTest, WriterRefusesQuantizedTensorsWhoseBytesDoNotMatch) {
+  struct Case {
+    const char* what;
+    Shape physical;
+    const char* encoding;
+    Shape logical;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"cut bytes", Shape{18}, "q4_0", Shape{64, 32},
+       "expected 1152 bytes (64 rows x 1 blocks x 18 bytes), got 18"},
+      {"ragged k", Shape{2, 144}, "q4_k", Shape{2, 250},
+       "last dimension 250 is not a multiple of 256"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    TensorDict d;
+    Tensor t = *Tensor::Create(DType::kUInt8, c.physical);
+    t.SetQuantization(c.encoding, c.logical);
+    ASSERT_TRUE(d.Set("blk.0.ffn_up.weight", t).ok());
+    absl::StatusOr<std::string> bytes = WriteGgufToString(d);
+    ASSERT_FALSE(bytes.ok());
+    EXPECT_EQ(bytes.status().code(), absl::StatusCode::kInvalidArgument);
+    const std::string msg(bytes.status().message());
+    EXPECT_TRUE(absl::StrContains(msg, "'blk.0.ffn_up.weight'")) << msg;
+    EXPECT_TRUE(absl::StrContains(msg, c.message)) << msg;
+  }
+}
+
 TEST(GgufTest, MetadataOnlyFileMayEndBeforeThePadding) {
   std::string s = "GGUF";
   Put32(&s, 3);

@@ -48,7 +48,7 @@ struct Entry {
   uint64_t checksum;
 };
 
-absl::Status WriteMax(const TensorDict& dict, internal::Sink* sink) {
+absl::Status WriteMax(const TensorDict& dict, bool check_quantized, internal::Sink* sink) {
   std::vector<Entry> entries;
   uint64_t data_size = 0;
   for (const std::string& name : dict.Keys()) {
@@ -57,6 +57,9 @@ absl::Status WriteMax(const TensorDict& dict, internal::Sink* sink) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "tensor name '%s...' is longer than %d bytes", name.substr(0, 40), kMaxNameLength));
     }
+    // A quantized tensor whose bytes do not match its encoding and logical shape is not written:
+    // every reader would refuse the file.
+    if (check_quantized) EDGEQ_RETURN_IF_ERROR(CheckQuantizedTensor(name, *t));
     data_size = AlignUp(data_size, kMaxDataAlignment);
     entries.push_back({&name, t, data_size, XXH3_64bits(t->raw_data(), t->size_bytes())});
     data_size += t->size_bytes();
@@ -131,14 +134,23 @@ absl::StatusOr<Shape> ReadShape(ByteReader* r, int rank, absl::string_view what)
 absl::StatusOr<std::string> SaveToString(const TensorDict& dict) {
   std::string out;
   internal::StringSink sink(&out);
-  EDGEQ_RETURN_IF_ERROR(WriteMax(dict, &sink));
+  EDGEQ_RETURN_IF_ERROR(WriteMax(dict, /*check_quantized=*/true, &sink));
   return out;
 }
+
+namespace internal {
+absl::StatusOr<std::string> SaveToStringUnchecked(const TensorDict& dict) {
+  std::string out;
+  StringSink sink(&out);
+  EDGEQ_RETURN_IF_ERROR(WriteMax(dict, /*check_quantized=*/false, &sink));
+  return out;
+}
+}  // namespace internal
 
 absl::Status Save(const TensorDict& dict, const std::string& path) {
   EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<internal::AtomicFileWriter> writer,
                          internal::AtomicFileWriter::Create(path));
-  EDGEQ_RETURN_IF_ERROR(WriteMax(dict, writer.get()));
+  EDGEQ_RETURN_IF_ERROR(WriteMax(dict, /*check_quantized=*/true, writer.get()));
   return writer->Commit();
 }
 

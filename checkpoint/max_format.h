@@ -43,6 +43,15 @@ absl::Status Save(const TensorDict& dict, const std::string& path);
 // The bytes Save would write (for tests and in-memory use).
 absl::StatusOr<std::string> SaveToString(const TensorDict& dict);
 
+// Save and SaveToString refuse (InvalidArgument, like the readers) a quantized tensor whose bytes
+// do not match its encoding and logical shape (CheckQuantizedTensor): no reader would load it.
+
+namespace internal {
+// For tests and fuzz seeds only: SaveToString without the quantized-tensor check, to craft the
+// files the readers must refuse.
+absl::StatusOr<std::string> SaveToStringUnchecked(const TensorDict& dict);
+}  // namespace internal
+
 // Memory-maps and parses `path`. Errors: InvalidArgument (not a .max file, corrupt table,
 // truncated), DataLoss (a checksum mismatch), FailedPrecondition (a newer format version).
 absl::StatusOr<TensorDict> Load(const std::string& path, const LoadOptions& options = {});

@@ -216,7 +216,7 @@ TEST(MaxFormatTest, DuplicateOverlappingAndMisalignedTensors) {
 }
 
 // A .max whose checksums are all valid but whose tensor `name` is (dtype, bytes) tagged
-// (encoding, logical): written by Save, which stores what it is given.
+// (encoding, logical): written without Save's own check of the invariant.
 std::string CraftedMax(DType dtype, const Shape& physical, const std::string& encoding,
                        const Shape& logical) {
   TensorDict d;
@@ -224,37 +224,38 @@ std::string CraftedMax(DType dtype, const Shape& physical, const std::string& en
   Tensor t = *Tensor::Create(dtype, physical);
   t.SetQuantization(encoding, logical);
   EXPECT_TRUE(d.Set("token_embd.weight", t).ok());
-  absl::StatusOr<std::string> bytes = SaveToString(d);
+  absl::StatusOr<std::string> bytes = internal::SaveToStringUnchecked(d);
   EXPECT_TRUE(bytes.ok()) << bytes.status();
   return *bytes;
 }
 
 // Issue 14: every crafted quantized tensor is refused at load, naming the tensor, the encoding,
 // the logical shape and the byte counts, before anything reads its bytes.
+struct BadQuantizedCase {
+  const char* what;
+  DType dtype;
+  Shape physical;
+  const char* encoding;
+  Shape logical;
+  const char* message;
+};
+const BadQuantizedCase kBadQuantizedCases[] = {
+    {"cut bytes", DType::kUInt8, Shape{18}, "q4_0", Shape{32000, 288},
+     "expected 5184000 bytes (32000 rows x 9 blocks x 18 bytes), got 18"},
+    {"inflated logical rows", DType::kUInt8, Shape{2, 18}, "q4_0", Shape{64, 32},
+     "expected 1152 bytes (64 rows x 1 blocks x 18 bytes), got 36"},
+    {"ragged k", DType::kUInt8, Shape{2, 144}, "q4_k", Shape{2, 250},
+     "last dimension 250 is not a multiple of 256"},
+    {"unknown encoding", DType::kUInt8, Shape{2, 18}, "q4_9", Shape{2, 32},
+     "unknown encoding 'q4_9'"},
+    {"quantized tag on f32", DType::kFloat32, Shape{2, 18}, "q4_0", Shape{2, 32},
+     "must be u8, got f32"},
+    {"zero dimension", DType::kUInt8, Shape{0, 18}, "q4_0", Shape{0, 32},
+     "logical dimension 0 is 0"},
+};
+
 TEST(MaxFormatTest, QuantizedTensorsWhoseBytesDoNotMatchAreRefused) {
-  struct Case {
-    const char* what;
-    DType dtype;
-    Shape physical;
-    const char* encoding;
-    Shape logical;
-    const char* message;
-  };
-  const Case cases[] = {
-      {"cut bytes", DType::kUInt8, Shape{18}, "q4_0", Shape{32000, 288},
-       "expected 5184000 bytes (32000 rows x 9 blocks x 18 bytes), got 18"},
-      {"inflated logical rows", DType::kUInt8, Shape{2, 18}, "q4_0", Shape{64, 32},
-       "expected 1152 bytes (64 rows x 1 blocks x 18 bytes), got 36"},
-      {"ragged k", DType::kUInt8, Shape{2, 144}, "q4_k", Shape{2, 250},
-       "last dimension 250 is not a multiple of 256"},
-      {"unknown encoding", DType::kUInt8, Shape{2, 18}, "q4_9", Shape{2, 32},
-       "unknown encoding 'q4_9'"},
-      {"quantized tag on f32", DType::kFloat32, Shape{2, 18}, "q4_0", Shape{2, 32},
-       "must be u8, got f32"},
-      {"zero dimension", DType::kUInt8, Shape{0, 18}, "q4_0", Shape{0, 32},
-       "logical dimension 0 is 0"},
-  };
-  for (const Case& c : cases) {
+  for (const BadQuantizedCase& c : kBadQuantizedCases) {
     SCOPED_TRACE(c.what);
     absl::StatusOr<TensorDict> d =
         FromString(CraftedMax(c.dtype, c.physical, c.encoding, c.logical));
@@ -264,6 +265,23 @@ TEST(MaxFormatTest, QuantizedTensorsWhoseBytesDoNotMatchAreRefused) {
     EXPECT_TRUE(absl::StrContains(msg, "'token_embd.weight'")) << msg;
     EXPECT_TRUE(absl::StrContains(msg, absl::StrCat("encoding '", c.encoding, "'"))) << msg;
     EXPECT_TRUE(absl::StrContains(msg, c.logical.ToString())) << msg;
+    EXPECT_TRUE(absl::StrContains(msg, c.message)) << msg;
+  }
+}
+
+TEST(MaxFormatTest, SaveRefusesQuantizedTensorsWhoseBytesDoNotMatch) {
+  for (const BadQuantizedCase& c : kBadQuantizedCases) {
+    SCOPED_TRACE(c.what);
+    absl::StatusOr<Tensor> t = Tensor::Create(c.dtype, c.physical);
+    ASSERT_TRUE(t.ok()) << t.status();
+    t->SetQuantization(c.encoding, c.logical);
+    TensorDict dict;
+    ASSERT_TRUE(dict.Set("token_embd.weight", *std::move(t)).ok());
+    absl::StatusOr<std::string> bytes = SaveToString(dict);
+    ASSERT_FALSE(bytes.ok());
+    EXPECT_EQ(bytes.status().code(), absl::StatusCode::kInvalidArgument);
+    const std::string msg(bytes.status().message());
+    EXPECT_TRUE(absl::StrContains(msg, "'token_embd.weight'")) << msg;
     EXPECT_TRUE(absl::StrContains(msg, c.message)) << msg;
   }
 }

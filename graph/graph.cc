@@ -152,6 +152,10 @@ std::string AttributesToString(const Node& node) {
   if (op == "concat") parts.push_back(absl::StrCat("axis=", a.axis));
   if (op == "rms_norm") parts.push_back(absl::StrFormat("epsilon=%g", a.f));
   if (op == "rope") parts.push_back(absl::StrFormat("theta=%g", a.f));
+  if (op == "attention") {
+    parts.push_back(absl::StrFormat("scale=%g", a.f));
+    if (!a.ints.empty() && a.ints[0] > 0) parts.push_back(absl::StrCat("window=", a.ints[0]));
+  }
   if (op == "matmul" && a.flag) parts.push_back("transpose_rhs");
   if (node.custom) parts.push_back("custom");
   if (parts.empty()) return "";

@@ -1,6 +1,7 @@
 #include "graph/ops.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -233,6 +234,44 @@ Value Rope(Value x, Value positions, float theta) {
   attrs.f = theta;
   return Single(g, op, {x.id(), positions.id()}, std::move(attrs),
                 Plain(DType::kFloat32, x.shape()));
+}
+
+Value Attention(Value q, Value k_cache, Value v_cache, Value k_new, Value v_new, Value positions,
+                float scale, int64_t window) {
+  const char* op = "attention";
+  const std::vector<Value> in = {q, k_cache, v_cache, k_new, v_new, positions};
+  Value failed;
+  GraphData* g = CommonGraph(op, in, &failed);
+  if (g == nullptr) return failed;
+  for (int i = 0; i < 5; ++i) {
+    if (!IsPlainF32(in[i]) || in[i].shape().rank() != 3) {
+      return Fail(g, op, in, "q, k_cache, v_cache, k_new and v_new must be plain f32 of rank 3");
+    }
+  }
+  if (positions.dtype() != DType::kInt32 || positions.is_quantized()) {
+    return Fail(g, op, in, "positions must be i32");
+  }
+  const int64_t t = q.shape().dim(0), heads = q.shape().dim(1), hs = q.shape().dim(2);
+  const int64_t kvh = k_cache.shape().dim(0), ctx = k_cache.shape().dim(1);
+  if (kvh <= 0 || heads % kvh != 0) {
+    return Fail(g, op, in, "heads (q's dimension 1) must be a multiple of kv_heads (k_cache's 0)");
+  }
+  if (k_cache.shape() != Shape({kvh, ctx, hs}) || v_cache.shape() != k_cache.shape()) {
+    return Fail(g, op, in, "k_cache and v_cache must both be [kv_heads, ctx, head_dim]");
+  }
+  if (k_new.shape() != Shape({kvh, t, hs}) || v_new.shape() != k_new.shape()) {
+    return Fail(g, op, in, "k_new and v_new must both be [kv_heads, t, head_dim]");
+  }
+  if (positions.shape() != Shape({t})) return Fail(g, op, in, "positions must be [t]");
+  if (!(scale > 0.0f) || !std::isfinite(scale)) return Fail(g, op, in, "scale must be > 0");
+  if (window < 0) return Fail(g, op, in, "window must be >= 0 (0: no window)");
+  NodeAttributes attrs;
+  attrs.f = scale;
+  attrs.ints = {window};
+  std::vector<int> ids;
+  for (const Value& v : in) ids.push_back(v.id());
+  return Single(g, op, std::move(ids), std::move(attrs),
+                Plain(DType::kFloat32, Shape({t, heads * hs})));
 }
 
 Value Gather(Value table, Value indices) {

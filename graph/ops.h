@@ -51,6 +51,21 @@ Value Gelu(Value x);
 // index j is rotated by the angle positions[j] * theta^(-2i/d).
 Value Rope(Value x, Value positions, float theta = 10000.0f);
 
+// Causal self-attention of a block of t query rows over a key/value cache and the block's own
+// keys/values (grouped-query: `heads` query heads share `kv_heads` key/value heads in order).
+//   q        f32 [t, heads, head_dim]       (after RoPE)
+//   k_cache  f32 [kv_heads, ctx, head_dim]  rows 0..pos-1 hold positions 0..pos-1
+//   v_cache  f32 [kv_heads, ctx, head_dim]
+//   k_new    f32 [kv_heads, t, head_dim]    the block's keys, positions pos..pos+t-1
+//   v_new    f32 [kv_heads, t, head_dim]
+//   positions i32 [t]: pos, pos + 1, ..., pos + t - 1 (read at Execute; consecutive, and
+//            0 <= pos <= ctx, else Execute fails with OutOfRange naming them)
+// -> f32 [t, heads * head_dim]: row i, head h is softmax(scale * q.k) . v over positions
+// <= pos + i, and with window > 0 only over the last `window` of them (sliding-window layers).
+// Only the visible rows of the cache are read.
+Value Attention(Value q, Value k_cache, Value v_cache, Value k_new, Value v_new, Value positions,
+                float scale, int64_t window = 0);
+
 // Rows of `table` [v, d] picked by `indices` (i32 or i64, any shape [...]) -> f32 [..., d].
 // `table` may be quantized (rows are decoded with its encoding). An index outside [0, v) makes
 // Execute fail with OutOfRange naming it.

@@ -1,5 +1,8 @@
 #include "llm/model.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -15,6 +18,7 @@
 #include "checkpoint/formats.h"
 #include "core/status_macros.h"
 #include "graph/ops.h"
+#include "llm/ops.h"
 #include "quantization/block_layout.h"
 #include "quantization/encoding.h"
 #include "runtime/custom_op.h"
@@ -26,65 +30,7 @@ namespace {
 using checkpoint::MetadataValue;
 using checkpoint::TensorDict;
 
-constexpr char kRopeOp[] = "llm.rope";
 constexpr int kDefaultMaxContext = 4096;
-
-// RoPE on adjacent pairs (llama.cpp's LLAMA_ROPE_TYPE_NORM, llama2.c's order) with a per-pair
-// angle table: inputs x f32 [t, heads, head dim], positions i32 [t], inv_freq f32 [n_rot / 2];
-// pair i of a row at position p turns by p * inv_freq[i]; dimensions from n_rot on pass through.
-absl::Status RegisterRopeOp() {
-  CustomOpDef def;
-  def.name = kRopeOp;
-  def.shape_function =
-      [](absl::Span<const ValueType> in) -> absl::StatusOr<std::vector<TensorType>> {
-    if (in.size() != 3 || in[0].type.dtype != DType::kFloat32 || in[0].type.shape.rank() != 3 ||
-        in[1].type.dtype != DType::kInt32 || in[1].type.shape != Shape({in[0].type.shape.dim(0)}) ||
-        in[2].type.dtype != DType::kFloat32 || in[2].type.shape.rank() != 1 ||
-        2 * in[2].type.shape.dim(0) > in[0].type.shape.dim(2)) {
-      return absl::InvalidArgumentError(
-          "llm.rope takes x f32 [t, heads, d], positions i32 [t], inv_freq f32 [n <= d / 2]");
-    }
-    return std::vector<TensorType>{in[0].type};
-  };
-  def.kernel = [](absl::Span<const TensorRef> in, absl::Span<const TensorRef> out,
-                  pthreadpool_t) -> absl::Status {
-    const Shape& s = in[0].shape();
-    const int64_t t = s.dim(0), heads = s.dim(1), d = s.dim(2), pairs = in[2].shape().dim(0);
-    const float* x = in[0].values<float>();
-    const int32_t* pos = in[1].values<int32_t>();
-    const float* inv_freq = in[2].values<float>();
-    float* y = out[0].mutable_values<float>();
-    for (int64_t j = 0; j < t; ++j) {
-      const float p = static_cast<float>(pos[j]);
-      for (int64_t i = 0; i < pairs; ++i) {
-        const float val = p * inv_freq[i];
-        const float fcr = std::cos(val);
-        const float fci = std::sin(val);
-        for (int64_t h = 0; h < heads; ++h) {
-          const int64_t o = (j * heads + h) * d + 2 * i;
-          const float v0 = x[o];
-          const float v1 = x[o + 1];
-          y[o] = v0 * fcr - v1 * fci;
-          y[o + 1] = v0 * fci + v1 * fcr;
-        }
-      }
-      if (2 * pairs < d) {
-        for (int64_t h = 0; h < heads; ++h) {
-          const int64_t o = (j * heads + h) * d;
-          std::memcpy(y + o + 2 * pairs, x + o + 2 * pairs, (d - 2 * pairs) * sizeof(float));
-        }
-      }
-    }
-    return absl::OkStatus();
-  };
-  absl::Status s = CustomOpRegistry::Global().Register(std::move(def));
-  return s.code() == absl::StatusCode::kAlreadyExists ? absl::OkStatus() : s;
-}
-
-absl::Status EnsureRopeOp() {
-  static const absl::Status* status = new absl::Status(RegisterRopeOp());
-  return *status;
-}
 
 // ---- metadata ----
 
@@ -193,86 +139,139 @@ absl::StatusOr<Value> Norm(Graph& g, const TensorDict& dict, const std::string& 
   return ops::RmsNorm(x, g.Constant(**w), eps);
 }
 
+// The vector `name` (f32 [n]) if the dict has it, else nullptr; InvalidArgument if it has
+// another shape or type.
+absl::StatusOr<const Tensor*> OptionalVector(const TensorDict& dict, const std::string& name,
+                                             int64_t n) {
+  absl::StatusOr<const Tensor*> w = dict.Get(name);
+  if (!w.ok()) return nullptr;
+  if ((*w)->dtype() != DType::kFloat32 || (*w)->is_quantized() || (*w)->shape() != Shape({n})) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("tensor '%s' is %s, expected f32 [%d]", name, (*w)->DebugString(), n));
+  }
+  return *w;
+}
+
+// x + the bias `name` [n] if the dict has it.
+absl::StatusOr<Value> MaybeBias(Graph& g, const TensorDict& dict, const std::string& name,
+                                int64_t n, Value x) {
+  EDGEQ_ASSIGN_OR_RETURN(const Tensor* b, OptionalVector(dict, name, n));
+  return b == nullptr ? x : ops::Add(x, g.Constant(*b));
+}
+
+absl::StatusOr<Value> Scalar(Graph& g, float v) {
+  EDGEQ_ASSIGN_OR_RETURN(Tensor t, Tensor::Full({1}, v));
+  return g.Constant(t);
+}
+
 // The decoder body for a block of `t` consecutive tokens at positions pos..pos+t-1, after
-// positions 0..pos-1 are in the caches. Inputs: tokens i32 [t], positions i32 [t], cache mask f32
-// [1, ctx] (0 before pos, -inf from pos on), then K and V caches [kv heads, ctx, head dim] per
-// layer. Outputs: the hidden states [t, dim] after the last block, then the block's K and V rows
-// [kv heads, t, head dim] per layer.
+// positions 0..pos-1 are in the caches. Inputs: tokens i32 [t], positions i32 [t] (pos..pos+t-1;
+// the attention reads the caches' first pos rows), then K and V caches [kv heads, ctx, head dim]
+// per layer. Outputs: the hidden states [t, dim] after the last block, then the block's K and V
+// rows [kv heads, t, head dim] per layer. `inv_freq` is the RoPE angle table of the global
+// layers, `inv_freq_swa` that of the sliding-window layers.
 absl::StatusOr<std::unique_ptr<Graph>> BuildBody(const TensorDict& dict, const ModelConfig& c,
-                                                 int64_t ctx, const Tensor& inv_freq, int64_t t) {
+                                                 int64_t ctx, const Tensor& inv_freq,
+                                                 const Tensor& inv_freq_swa, int64_t t) {
   const int64_t dim = c.embedding_length, hidden = c.feed_forward_length;
   const int64_t hs = c.head_dim, heads = c.head_count, kvh = c.head_count_kv;
-  const int64_t rep = heads / kvh, q_dim = heads * hs, kv_dim = kvh * hs;
+  const int64_t q_dim = heads * hs, kv_dim = kvh * hs;
   const float eps = c.rms_norm_epsilon;
+  const RopeMode rope_mode = c.rope_type == "neox" ? RopeMode::kNeox : RopeMode::kNorm;
   std::vector<TensorType> input_types = {TensorType(DType::kInt32, {t}),
-                                         TensorType(DType::kInt32, {t}),
-                                         TensorType(DType::kFloat32, {1, ctx})};
+                                         TensorType(DType::kInt32, {t})};
   for (int l = 0; l < c.block_count; ++l) {
     input_types.emplace_back(DType::kFloat32, Shape({kvh, ctx, hs}));  // K cache
     input_types.emplace_back(DType::kFloat32, Shape({kvh, ctx, hs}));  // V cache
   }
-  auto graph = std::make_unique<Graph>(absl::StrCat("llama_t", t), input_types);
+  auto graph = std::make_unique<Graph>(absl::StrCat(c.architecture, "_t", t), input_types);
   Graph& g = *graph;
-  const Value tokens = g.Input(0), positions = g.Input(1), mask = g.Input(2);
+  const Value tokens = g.Input(0), positions = g.Input(1);
 
   EDGEQ_ASSIGN_OR_RETURN(const Tensor* embedding,
                          GetMatrix(dict, "token_embd.weight", c.vocab_size, dim));
   Value x = ops::Gather(g.Constant(*embedding), tokens);  // [t, dim]
-  EDGEQ_ASSIGN_OR_RETURN(Tensor scale_t,
-                         Tensor::Full({1}, 1.0f / std::sqrt(static_cast<float>(hs))));
-  const Value scale = g.Constant(scale_t);
-  const Value freqs = g.Constant(inv_freq);
-  auto rope = [&](Value v, int64_t n_heads) {
-    return ops::Custom(kRopeOp, {v, positions, freqs},
-                       {TensorType(DType::kFloat32, Shape({t, n_heads, hs}))})[0];
-  };
-  // Within the block, query row (r, i) sees the block's keys j <= i.
-  Value causal;
-  if (t > 1) {
-    EDGEQ_ASSIGN_OR_RETURN(Tensor causal_t, Tensor::Full({rep * t, t}, 0.0f));
-    EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> cv, causal_t.MutableValues<float>());
-    for (int64_t row = 0; row < rep * t; ++row) {
-      for (int64_t j = row % t + 1; j < t; ++j) {
-        cv[row * t + j] = -std::numeric_limits<float>::infinity();
-      }
-    }
-    causal = g.Constant(causal_t);
+  if (c.embedding_scale != 1.0f) {
+    EDGEQ_ASSIGN_OR_RETURN(Value s, Scalar(g, c.embedding_scale));
+    x = ops::Mul(x, s);
   }
-  // [t, heads, hs] -> [heads, t, hs]; and back.
+  const Value freqs = g.Constant(inv_freq);
+  const Value freqs_swa = g.Constant(inv_freq_swa);
+  Value attn_factor;
+  if (c.rope_attn_factor != 1.0f) {
+    EDGEQ_ASSIGN_OR_RETURN(attn_factor, Scalar(g, c.rope_attn_factor));
+  }
+  // [t, kv heads, hs] -> [kv heads, t, hs] (the cache's layout).
   const std::vector<int64_t> swap01 = {1, 0, 2};
 
   std::vector<Value> outputs(1);  // hidden states first
   for (int l = 0; l < c.block_count; ++l) {
     const std::string p = absl::StrCat("blk.", l, ".");
-    const Value k_cache = g.Input(3 + 2 * l), v_cache = g.Input(4 + 2 * l);
+    const bool swa = c.sliding_window > 0 && l < static_cast<int>(c.sliding_layers.size()) &&
+                     c.sliding_layers[l];
+    const Value k_cache = g.Input(2 + 2 * l), v_cache = g.Input(3 + 2 * l);
     EDGEQ_ASSIGN_OR_RETURN(Value h, Norm(g, dict, p + "attn_norm.weight", dim, eps, x));
-    EDGEQ_ASSIGN_OR_RETURN(Value q, Linear(g, dict, p + "attn_q.weight", q_dim, dim, h));
-    EDGEQ_ASSIGN_OR_RETURN(Value k, Linear(g, dict, p + "attn_k.weight", kv_dim, dim, h));
-    EDGEQ_ASSIGN_OR_RETURN(Value v, Linear(g, dict, p + "attn_v.weight", kv_dim, dim, h));
-    q = rope(ops::Reshape(q, {t, heads, hs}), heads);
-    k = rope(ops::Reshape(k, {t, kvh, hs}), kvh);
-    // Query heads grouped by the kv head they share: [kv heads, rep * t, hs].
-    const Value qg = ops::Reshape(ops::Transpose(q, swap01), {kvh, rep * t, hs});
+    Value q, k, v;
+    if (dict.Contains(p + "attn_qkv.weight")) {
+      // Fused Q, K, V rows (Phi-3): [q_dim + 2 kv_dim, dim].
+      EDGEQ_ASSIGN_OR_RETURN(Value qkv,
+                             Linear(g, dict, p + "attn_qkv.weight", q_dim + 2 * kv_dim, dim, h));
+      EDGEQ_ASSIGN_OR_RETURN(qkv, MaybeBias(g, dict, p + "attn_qkv.bias", q_dim + 2 * kv_dim, qkv));
+      q = ops::Slice(qkv, {0, 0}, {t, q_dim});
+      k = ops::Slice(qkv, {0, q_dim}, {t, q_dim + kv_dim});
+      v = ops::Slice(qkv, {0, q_dim + kv_dim}, {t, q_dim + 2 * kv_dim});
+    } else {
+      EDGEQ_ASSIGN_OR_RETURN(q, Linear(g, dict, p + "attn_q.weight", q_dim, dim, h));
+      EDGEQ_ASSIGN_OR_RETURN(k, Linear(g, dict, p + "attn_k.weight", kv_dim, dim, h));
+      EDGEQ_ASSIGN_OR_RETURN(v, Linear(g, dict, p + "attn_v.weight", kv_dim, dim, h));
+      EDGEQ_ASSIGN_OR_RETURN(q, MaybeBias(g, dict, p + "attn_q.bias", q_dim, q));
+      EDGEQ_ASSIGN_OR_RETURN(k, MaybeBias(g, dict, p + "attn_k.bias", kv_dim, k));
+      EDGEQ_ASSIGN_OR_RETURN(v, MaybeBias(g, dict, p + "attn_v.bias", kv_dim, v));
+    }
+    q = ops::Reshape(q, {t, heads, hs});
+    k = ops::Reshape(k, {t, kvh, hs});
+    if (c.qk_norm) {  // RMSNorm of each head (Qwen3, Gemma 3)
+      EDGEQ_ASSIGN_OR_RETURN(q, Norm(g, dict, p + "attn_q_norm.weight", hs, eps, q));
+      EDGEQ_ASSIGN_OR_RETURN(k, Norm(g, dict, p + "attn_k_norm.weight", hs, eps, k));
+    }
+    q = Rope(q, positions, swa ? freqs_swa : freqs, rope_mode);
+    k = Rope(k, positions, swa ? freqs_swa : freqs, rope_mode);
+    if (attn_factor.ok()) {
+      q = ops::Mul(q, attn_factor);
+      k = ops::Mul(k, attn_factor);
+    }
     const Value k_new = ops::Transpose(k, swap01);                              // [kvh, t, hs]
     const Value v_new = ops::Transpose(ops::Reshape(v, {t, kvh, hs}), swap01);  // [kvh, t, hs]
-    // Scores against the cached positions (masked from pos on) and within the block.
-    const Value s_cache = ops::Add(ops::Mul(ops::MatmulTransposed(qg, k_cache), scale), mask);
-    Value s_new = ops::Mul(ops::MatmulTransposed(qg, k_new), scale);  // [kvh, rep * t, t]
-    if (t > 1) s_new = ops::Add(s_new, causal);
-    const Value att = ops::Softmax(ops::Concat({s_cache, s_new}, -1));  // [kvh, rep*t, ctx+t]
-    const Value a_cache = ops::Slice(att, {0, 0, 0}, {kvh, rep * t, ctx});
-    const Value a_new = ops::Slice(att, {0, 0, ctx}, {kvh, rep * t, ctx + t});
-    const Value o = ops::Add(ops::Matmul(a_cache, v_cache), ops::Matmul(a_new, v_new));
-    const Value o_rows =
-        ops::Reshape(ops::Transpose(ops::Reshape(o, {heads, t, hs}), swap01), {t, q_dim});
+    // Fused attention over the cache's first `pos` rows and the block (causal; within the
+    // window on sliding-window layers), reading only the visible rows: [t, heads * hs].
+    const Value o_rows = ops::Attention(q, k_cache, v_cache, k_new, v_new, positions,
+                                        c.attention_scale, swa ? c.sliding_window : 0);
     EDGEQ_ASSIGN_OR_RETURN(Value attn_out,
                            Linear(g, dict, p + "attn_output.weight", dim, q_dim, o_rows));
+    EDGEQ_ASSIGN_OR_RETURN(attn_out, MaybeBias(g, dict, p + "attn_output.bias", dim, attn_out));
+    if (c.post_norms) {  // Gemma 3
+      EDGEQ_ASSIGN_OR_RETURN(attn_out,
+                             Norm(g, dict, p + "post_attention_norm.weight", dim, eps, attn_out));
+    }
     x = ops::Add(x, attn_out);
     EDGEQ_ASSIGN_OR_RETURN(h, Norm(g, dict, p + "ffn_norm.weight", dim, eps, x));
-    EDGEQ_ASSIGN_OR_RETURN(Value gate, Linear(g, dict, p + "ffn_gate.weight", hidden, dim, h));
-    EDGEQ_ASSIGN_OR_RETURN(Value up, Linear(g, dict, p + "ffn_up.weight", hidden, dim, h));
-    EDGEQ_ASSIGN_OR_RETURN(Value down, Linear(g, dict, p + "ffn_down.weight", dim, hidden,
-                                              ops::Mul(ops::Silu(gate), up)));
+    Value gate, up;
+    if (c.fused_gate_up) {  // Phi-3: ffn_up is [2 ffn, dim], the gate rows first
+      EDGEQ_ASSIGN_OR_RETURN(Value gu, Linear(g, dict, p + "ffn_up.weight", 2 * hidden, dim, h));
+      gate = ops::Slice(gu, {0, 0}, {t, hidden});
+      up = ops::Slice(gu, {0, hidden}, {t, 2 * hidden});
+    } else {
+      EDGEQ_ASSIGN_OR_RETURN(gate, Linear(g, dict, p + "ffn_gate.weight", hidden, dim, h));
+      EDGEQ_ASSIGN_OR_RETURN(up, Linear(g, dict, p + "ffn_up.weight", hidden, dim, h));
+    }
+    const Value act = c.ffn_activation == "gelu_tanh"
+                          ? GeluTanh(gate, /*half_precision_table=*/true)
+                          : ops::Silu(gate);
+    EDGEQ_ASSIGN_OR_RETURN(Value down,
+                           Linear(g, dict, p + "ffn_down.weight", dim, hidden, ops::Mul(act, up)));
+    if (c.post_norms) {
+      EDGEQ_ASSIGN_OR_RETURN(down, Norm(g, dict, p + "post_ffw_norm.weight", dim, eps, down));
+    }
     x = ops::Add(x, down);
     outputs.push_back(k_new);
     outputs.push_back(v_new);
@@ -286,13 +285,20 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBody(const TensorDict& dict, const M
 // Output norm and classifier: input [1, dim] -> logits [1, vocab].
 absl::StatusOr<std::unique_ptr<Graph>> BuildHead(const TensorDict& dict, const ModelConfig& c) {
   const int64_t dim = c.embedding_length;
-  auto graph = std::make_unique<Graph>(
-      "llama_head", std::vector<TensorType>{TensorType(DType::kFloat32, {1, dim})});
+  auto graph =
+      std::make_unique<Graph>(absl::StrCat(c.architecture, "_head"),
+                              std::vector<TensorType>{TensorType(DType::kFloat32, {1, dim})});
   Graph& g = *graph;
   EDGEQ_ASSIGN_OR_RETURN(Value x,
                          Norm(g, dict, "output_norm.weight", dim, c.rms_norm_epsilon, g.Input(0)));
   const std::string classifier = c.tied_output ? "token_embd.weight" : "output.weight";
   EDGEQ_ASSIGN_OR_RETURN(Value logits, Linear(g, dict, classifier, c.vocab_size, dim, x));
+  EDGEQ_ASSIGN_OR_RETURN(logits, MaybeBias(g, dict, "output.bias", c.vocab_size, logits));
+  if (c.final_logit_softcapping > 0) {  // cap * tanh(logits / cap)
+    EDGEQ_ASSIGN_OR_RETURN(Value inv_cap, Scalar(g, 1.0f / c.final_logit_softcapping));
+    EDGEQ_ASSIGN_OR_RETURN(Value cap, Scalar(g, c.final_logit_softcapping));
+    logits = ops::Mul(Tanh(ops::Mul(logits, inv_cap)), cap);
+  }
   g.Output(logits);
   EDGEQ_RETURN_IF_ERROR(g.status());
   return graph;
@@ -300,7 +306,9 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildHead(const TensorDict& dict, const M
 
 }  // namespace
 
-std::vector<std::string> SupportedArchitectures() { return {"llama"}; }
+std::vector<std::string> SupportedArchitectures() {
+  return {"llama", "qwen2", "qwen3", "gemma3", "phi3"};
+}
 
 absl::StatusOr<ModelConfig> ModelConfig::FromMetadata(const TensorDict& d) {
   ModelConfig c;
@@ -444,6 +452,59 @@ absl::StatusOr<ModelConfig> ModelConfig::FromMetadata(const TensorDict& d) {
     }
   }
 
+  // Architecture structure.
+  c.attention_scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+  if (a != "llama") c.rope_type = "neox";
+  if (a == "qwen3" || a == "gemma3") c.qk_norm = true;
+  if (a == "gemma3") {
+    c.post_norms = true;
+    c.ffn_activation = "gelu_tanh";
+    c.embedding_scale = std::sqrt(static_cast<float>(dim));
+    if (layers == 62) c.attention_scale = 1.0f / std::sqrt(static_cast<float>(dim / heads));
+    const std::string window_key = Key(a, "attention.sliding_window");
+    EDGEQ_ASSIGN_OR_RETURN(int64_t window, OptionalInt(d, window_key, 0));
+    if (window > 0) {
+      c.sliding_window = static_cast<int>(window);
+      EDGEQ_ASSIGN_OR_RETURN(int64_t period,
+                             OptionalInt(d, Key(a, "attention.sliding_window_pattern"), 6));
+      for (int64_t l = 0; l < layers; ++l) c.sliding_layers.push_back(l % period < period - 1);
+      EDGEQ_ASSIGN_OR_RETURN(double base_swa, OptionalFloat(d, Key(a, "rope.freq_base_swa"), 1e4));
+      c.rope_freq_base_swa = static_cast<float>(base_swa);
+    }
+    EDGEQ_ASSIGN_OR_RETURN(double cap, OptionalFloat(d, Key(a, "final_logit_softcapping"), 0.0,
+                                                     /*positive=*/false));
+    if (cap < 0) {
+      return absl::InvalidArgumentError(absl::StrFormat("metadata key '%s' is %g; expected >= 0",
+                                                        Key(a, "final_logit_softcapping"), cap));
+    }
+    c.final_logit_softcapping = static_cast<float>(cap);
+  }
+  if (a == "phi3") c.fused_gate_up = !d.Contains("blk.0.ffn_gate.weight");
+  EDGEQ_ASSIGN_OR_RETURN(double attn_factor,
+                         OptionalFloat(d, Key(a, "rope.scaling.attn_factor"), 1.0));
+  c.rope_attn_factor = static_cast<float>(attn_factor);
+  const bool has_long = d.Contains("rope_factors_long.weight");
+  const bool has_short = d.Contains("rope_factors_short.weight");
+  if (has_long || has_short) {
+    if (!has_long || !has_short || has_freqs) {
+      return absl::InvalidArgumentError(
+          "tensors 'rope_factors_long.weight' and 'rope_factors_short.weight' must come together "
+          "and without 'rope_freqs.weight'");
+    }
+    for (const char* name : {"rope_factors_long.weight", "rope_factors_short.weight"}) {
+      const Tensor* f = *d.Get(name);
+      if (f->is_quantized() || f->dtype() != DType::kFloat32 || f->shape() != Shape({n_rot / 2})) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("tensor '%s' is %s, expected f32 [%d] (%s / 2)", name, f->DebugString(),
+                            n_rot / 2, rot_key));
+      }
+    }
+    c.has_rope_factors = true;
+    EDGEQ_ASSIGN_OR_RETURN(int64_t orig,
+                           OptionalInt(d, Key(a, "rope.scaling.original_context_length"), ctx));
+    c.rope_scaling_original_context_length = static_cast<int>(orig);
+  }
+
   // Vocabulary: <arch>.vocab_size, the tokenizer's tokens, the embedding's rows must agree.
   const std::string vocab_key = Key(a, "vocab_size");
   int64_t vocab = 0;
@@ -488,21 +549,47 @@ absl::StatusOr<ModelConfig> ModelConfig::FromMetadata(const TensorDict& d) {
   return c;
 }
 
-std::string ModelConfig::ToString() const {
+namespace {
+
+// The common part of ModelConfig::ToString.
+std::string BaseDescription(const ModelConfig& c) {
   return absl::StrFormat(
       "%s: %d layers, embedding %d, ffn %d, %d heads (%d kv, dim %d), vocab %d, context %d, rope "
       "base %g%s%s, rms eps %g, %s output",
-      architecture, block_count, embedding_length, feed_forward_length, head_count, head_count_kv,
-      head_dim, vocab_size, context_length, rope_freq_base,
-      rope_dimension_count != head_dim ? absl::StrCat(" (", rope_dimension_count, " dims)") : "",
-      rope_scaling_type != "none" ? absl::StrCat(", scaling ", rope_scaling_type) : "",
-      rms_norm_epsilon, tied_output ? "tied" : "separate");
+      c.architecture, c.block_count, c.embedding_length, c.feed_forward_length, c.head_count,
+      c.head_count_kv, c.head_dim, c.vocab_size, c.context_length, c.rope_freq_base,
+      c.rope_dimension_count != c.head_dim ? absl::StrCat(" (", c.rope_dimension_count, " dims)")
+                                           : "",
+      c.rope_scaling_type != "none" ? absl::StrCat(", scaling ", c.rope_scaling_type) : "",
+      c.rms_norm_epsilon, c.tied_output ? "tied" : "separate");
+}
+
+}  // namespace
+
+std::string ModelConfig::ToString() const {
+  std::string extra;
+  if (sliding_window > 0) {
+    const int n = static_cast<int>(std::count(sliding_layers.begin(), sliding_layers.end(), true));
+    absl::StrAppendFormat(&extra, ", sliding window %d on %d of %d layers (rope base %g)",
+                          sliding_window, n, block_count, rope_freq_base_swa);
+  }
+  if (has_rope_factors) {
+    absl::StrAppendFormat(&extra, ", rope factors long/short (original context %d)",
+                          rope_scaling_original_context_length);
+  }
+  if (rope_attn_factor != 1.0f)
+    absl::StrAppendFormat(&extra, ", rope attn factor %g", rope_attn_factor);
+  if (final_logit_softcapping > 0) {
+    absl::StrAppendFormat(&extra, ", logit soft-cap %g", final_logit_softcapping);
+  }
+  return absl::StrCat(BaseDescription(*this), extra);
 }
 
 absl::StatusOr<Model::Block> Model::LoadBlock(int64_t t) {
   Block b;
   b.t = t;
-  EDGEQ_ASSIGN_OR_RETURN(b.graph, BuildBody(weights_, config_, context_, inv_freq_, t));
+  EDGEQ_ASSIGN_OR_RETURN(b.graph,
+                         BuildBody(weights_, config_, context_, inv_freq_, inv_freq_swa_, t));
   EDGEQ_ASSIGN_OR_RETURN(edgeq::Model model, session_->Load(*b.graph));
   b.model = std::make_unique<edgeq::Model>(std::move(model));
   EDGEQ_ASSIGN_OR_RETURN(b.tokens, Tensor::Create(DType::kInt32, {t}));
@@ -513,7 +600,9 @@ absl::StatusOr<Model::Block> Model::LoadBlock(int64_t t) {
 absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& path,
                                                    const ModelOptions& options) {
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint c, checkpoint::OpenCheckpoint(path));
-  absl::StatusOr<std::unique_ptr<Model>> m = Load(c.dict, options);
+  ModelOptions with_mapping = options;
+  with_mapping.mapped_file = c.file_bytes;
+  absl::StatusOr<std::unique_ptr<Model>> m = Load(c.dict, with_mapping);
   if (!m.ok())
     return absl::Status(m.status().code(), absl::StrCat(path, ": ", m.status().message()));
   return m;
@@ -521,7 +610,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& path,
 
 absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
                                                    const ModelOptions& options) {
-  EDGEQ_RETURN_IF_ERROR(EnsureRopeOp());
+  EDGEQ_RETURN_IF_ERROR(RegisterLlmOps());
   EDGEQ_ASSIGN_OR_RETURN(ModelConfig c, ModelConfig::FromMetadata(dict));
   if (options.prefill_block < 0) {
     return absl::InvalidArgumentError(
@@ -554,43 +643,67 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
     m->weights_.SetMetadata(key, **dict.GetMetadata(key));
   }
   // RoPE angle per position of each pair: base^(-2i/n_rot) (computed as run.c does), divided by
-  // the pair's frequency factor (rope_freqs.weight, or llama3's from the metadata) and by a
-  // linear scaling factor.
+  // the pair's frequency factor (rope_freqs.weight, phi3's long or short factors, or llama3's
+  // from the metadata) and by a linear scaling factor. Sliding-window layers: their own base, no
+  // factors or scaling (llama.cpp's rope_freq_base_train_swa, rope_freq_scale_train_swa = 1).
   const int pairs = c.rope_dimension_count / 2;
-  EDGEQ_ASSIGN_OR_RETURN(m->inv_freq_, Tensor::Create(DType::kFloat32, {pairs}));
-  EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> inv, m->inv_freq_.MutableValues<float>());
   const float* factors = nullptr;
   if (m->weights_.Contains("rope_freqs.weight")) {
     factors = (*m->weights_.Get("rope_freqs.weight"))->Values<float>()->data();
+  } else if (c.has_rope_factors) {
+    const char* name = m->context_ > c.rope_scaling_original_context_length
+                           ? "rope_factors_long.weight"
+                           : "rope_factors_short.weight";
+    factors = (*m->weights_.Get(name))->Values<float>()->data();
   }
-  for (int i = 0; i < pairs; ++i) {
-    float f = 1.0f / std::pow(c.rope_freq_base, static_cast<float>(2 * i) /
-                                                    static_cast<float>(c.rope_dimension_count));
-    if (factors != nullptr) {
-      f /= factors[i];
-    } else if (c.rope_scaling_type == "llama3") {
-      // Llama 3.1's frequency factors from the scaling keys.
-      const float low_wavelen =
-          c.rope_scaling_original_context_length / c.rope_scaling_low_freq_factor;
-      const float high_wavelen =
-          c.rope_scaling_original_context_length / c.rope_scaling_high_freq_factor;
-      const float wavelen = 2.0f * static_cast<float>(M_PI) / f;
-      if (wavelen > low_wavelen) {
-        f /= c.rope_scaling_factor;
-      } else if (wavelen >= high_wavelen) {
-        const float smooth =
-            (c.rope_scaling_original_context_length / wavelen - c.rope_scaling_low_freq_factor) /
-            (c.rope_scaling_high_freq_factor - c.rope_scaling_low_freq_factor);
-        f /= 1.0f / ((1.0f - smooth) / c.rope_scaling_factor + smooth);
+  for (const bool swa : {false, true}) {
+    Tensor& table = swa ? m->inv_freq_swa_ : m->inv_freq_;
+    EDGEQ_ASSIGN_OR_RETURN(table, Tensor::Create(DType::kFloat32, {pairs}));
+    EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> inv, table.MutableValues<float>());
+    const float base = swa ? c.rope_freq_base_swa : c.rope_freq_base;
+    for (int i = 0; i < pairs; ++i) {
+      float f = 1.0f / std::pow(base, static_cast<float>(2 * i) /
+                                          static_cast<float>(c.rope_dimension_count));
+      if (swa) {
+        inv[i] = f;
+        continue;
       }
+      if (factors != nullptr) {
+        f /= factors[i];
+      } else if (c.rope_scaling_type == "llama3") {
+        // Llama 3.1's frequency factors from the scaling keys.
+        const float low_wavelen =
+            c.rope_scaling_original_context_length / c.rope_scaling_low_freq_factor;
+        const float high_wavelen =
+            c.rope_scaling_original_context_length / c.rope_scaling_high_freq_factor;
+        const float wavelen = 2.0f * static_cast<float>(M_PI) / f;
+        if (wavelen > low_wavelen) {
+          f /= c.rope_scaling_factor;
+        } else if (wavelen >= high_wavelen) {
+          const float smooth =
+              (c.rope_scaling_original_context_length / wavelen - c.rope_scaling_low_freq_factor) /
+              (c.rope_scaling_high_freq_factor - c.rope_scaling_low_freq_factor);
+          f /= 1.0f / ((1.0f - smooth) / c.rope_scaling_factor + smooth);
+        }
+      }
+      if (c.rope_scaling_type == "linear") f /= c.rope_scaling_factor;
+      inv[i] = f;
     }
-    if (c.rope_scaling_type == "linear") f /= c.rope_scaling_factor;
-    inv[i] = f;
   }
 
   const int64_t ctx = m->context_, hs = c.head_dim, kvh = c.head_count_kv;
-  m->session_ = std::make_unique<InferenceSession>(
-      SessionOptions{.num_threads = options.num_threads, .isa_cap = options.isa_cap});
+  SessionOptions so{.num_threads = options.num_threads, .isa_cap = options.isa_cap};
+  if (!options.mapped_file.empty()) {
+    if (absl::StatusOr<const Tensor*> e = m->weights_.Get("token_embd.weight"); e.ok()) {
+      m->keep_resident_.push_back((*e)->raw_data());
+    }
+    Model* model = m.get();
+    const absl::Span<const uint8_t> mapping = options.mapped_file;
+    so.on_constant_copied = [model, mapping](const void* data, size_t bytes) {
+      model->ReleaseCopiedWeight(mapping, data, bytes);
+    };
+  }
+  m->session_ = std::make_unique<InferenceSession>(std::move(so));
   EDGEQ_ASSIGN_OR_RETURN(m->decode_, m->LoadBlock(1));
   const int64_t block = std::min<int64_t>(options.prefill_block, ctx);
   if (block > 1) {
@@ -601,10 +714,9 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
   EDGEQ_ASSIGN_OR_RETURN(edgeq::Model head, m->session_->Load(*m->head_graph_));
   m->head_ = std::make_unique<edgeq::Model>(std::move(head));
   EDGEQ_ASSIGN_OR_RETURN(m->head_input_, Tensor::Create(DType::kFloat32, {1, c.embedding_length}));
-  EDGEQ_ASSIGN_OR_RETURN(m->mask_, Tensor::Create(DType::kFloat32, {1, ctx}));
   for (int l = 0; l < c.block_count; ++l) {
+    m->input_names_.push_back(absl::StrCat("input", 2 + 2 * l));
     m->input_names_.push_back(absl::StrCat("input", 3 + 2 * l));
-    m->input_names_.push_back(absl::StrCat("input", 4 + 2 * l));
     m->output_names_.push_back(absl::StrCat("output", 1 + 2 * l));
     m->output_names_.push_back(absl::StrCat("output", 2 + 2 * l));
     EDGEQ_ASSIGN_OR_RETURN(Tensor kc, Tensor::Full({kvh, ctx, hs}, 0.0f));
@@ -618,27 +730,23 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
 absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, int pos) {
   EDGEQ_ASSIGN_OR_RETURN(absl::Span<int32_t> tv, b.tokens.MutableValues<int32_t>());
   EDGEQ_ASSIGN_OR_RETURN(absl::Span<int32_t> pv, b.positions.MutableValues<int32_t>());
+  const int64_t n = static_cast<int64_t>(tokens.size());
   for (int64_t i = 0; i < b.t; ++i) {
-    tv[i] = tokens[i];
+    tv[i] = i < n ? tokens[i] : 0;
     pv[i] = pos + static_cast<int>(i);
-  }
-  // Positions 0..pos-1 are in the caches; the block's own rows are attended to separately.
-  EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> mask, mask_.MutableValues<float>());
-  for (int i = 0; i < context_; ++i) {
-    mask[i] = i < pos ? 0.0f : -std::numeric_limits<float>::infinity();
   }
   // NamedTensor holds pointers to these members, which stay in place during the call.
   std::vector<NamedTensor>& in = inputs_;
   in.clear();
   in.emplace_back("input0", b.tokens);
   in.emplace_back("input1", b.positions);
-  in.emplace_back("input2", mask_);
   for (int l = 0; l < config_.block_count; ++l) {
     in.emplace_back(input_names_[2 * l], k_cache_[l]);
     in.emplace_back(input_names_[2 * l + 1], v_cache_[l]);
   }
   EDGEQ_ASSIGN_OR_RETURN(TensorMap out, b.model->Execute(in));
-  // Store the block's K and V rows ([kv heads, t, hs]) into the caches at pos..pos+t-1.
+  // Store the block's real K and V rows ([kv heads, t, hs]; the first n) into the caches at
+  // pos..pos+n-1.
   const int64_t hs = config_.head_dim, ctx = context_, t = b.t;
   for (int l = 0; l < config_.block_count; ++l) {
     for (int which = 0; which < 2; ++which) {
@@ -648,7 +756,7 @@ absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, i
       EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> dst, cache.MutableValues<float>());
       for (int64_t h = 0; h < config_.head_count_kv; ++h) {
         std::memcpy(dst.data() + (h * ctx + pos) * hs, src.data() + h * t * hs,
-                    t * hs * sizeof(float));
+                    n * hs * sizeof(float));
       }
     }
   }
@@ -685,19 +793,25 @@ absl::StatusOr<absl::Span<const float>> Model::Forward(int token, int pos) {
   return Prefill(absl::MakeConstSpan(one), pos);
 }
 
+Model::Block& Model::NextBlock(size_t left) {
+  // A padded prefill block costs about as much as prefill_block / 6 decode steps (the weights are
+  // streamed once for the block, once per token for decode steps).
+  if (prefill_ != nullptr && left * 6 >= static_cast<size_t>(prefill_->t)) return *prefill_;
+  return decode_;
+}
+
 absl::StatusOr<absl::Span<const float>> Model::Prefill(absl::Span<const int> tokens, int pos) {
   EDGEQ_RETURN_IF_ERROR(Check(tokens, pos));
   Tensor hidden;
-  size_t i = 0;
+  size_t i = 0, n = 0;
   while (i < tokens.size()) {
-    const bool use_block =
-        prefill_ != nullptr && tokens.size() - i >= static_cast<size_t>(prefill_->t);
-    Block& b = use_block ? *prefill_ : decode_;
-    EDGEQ_ASSIGN_OR_RETURN(hidden, RunBlock(b, tokens.subspan(i, b.t), pos + static_cast<int>(i)));
-    i += b.t;
+    Block& b = NextBlock(tokens.size() - i);
+    n = std::min(tokens.size() - i, static_cast<size_t>(b.t));
+    EDGEQ_ASSIGN_OR_RETURN(hidden, RunBlock(b, tokens.subspan(i, n), pos + static_cast<int>(i)));
+    i += n;
   }
   EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> h, hidden.Values<float>());
-  return RunHead(h.data() + h.size() - config_.embedding_length);
+  return RunHead(h.data() + (n - 1) * config_.embedding_length);
 }
 
 absl::Status Model::PrefillAll(
@@ -707,18 +821,17 @@ absl::Status Model::PrefillAll(
   size_t i = 0;
   const int64_t dim = config_.embedding_length;
   while (i < tokens.size()) {
-    const bool use_block =
-        prefill_ != nullptr && tokens.size() - i >= static_cast<size_t>(prefill_->t);
-    Block& b = use_block ? *prefill_ : decode_;
+    Block& b = NextBlock(tokens.size() - i);
+    const size_t n = std::min(tokens.size() - i, static_cast<size_t>(b.t));
     EDGEQ_ASSIGN_OR_RETURN(Tensor hidden,
-                           RunBlock(b, tokens.subspan(i, b.t), pos + static_cast<int>(i)));
+                           RunBlock(b, tokens.subspan(i, n), pos + static_cast<int>(i)));
     EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> h, hidden.Values<float>());
-    for (int64_t r = 0; r < b.t; ++r) {
+    for (int64_t r = 0; r < static_cast<int64_t>(n); ++r) {
       if (static_cast<int64_t>(i) + r < first) continue;
       EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> logits, RunHead(h.data() + r * dim));
       EDGEQ_RETURN_IF_ERROR(on_logits(static_cast<int>(i + r), logits));
     }
-    i += b.t;
+    i += n;
   }
   return absl::OkStatus();
 }
@@ -736,6 +849,61 @@ std::vector<std::string> Model::MatmulKernels() const {
     }
   }
   return names;
+}
+
+std::vector<edgeq::Model*> Model::Graphs() const {
+  std::vector<edgeq::Model*> graphs = {decode_.model.get()};
+  if (prefill_ != nullptr) graphs.push_back(prefill_->model.get());
+  graphs.push_back(head_.get());
+  return graphs;
+}
+
+void Model::ReleaseCopiedWeight(absl::Span<const uint8_t> mapping, const void* data, size_t bytes) {
+  // Tensors gathered at run time (the embedding; also the classifier when tied) stay.
+  for (const void* keep : keep_resident_) {
+    if (keep == data) return;
+  }
+  if (!released_.insert(data).second) return;  // another graph's kernel shares the copy
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(mapping.data()), hi = lo + mapping.size();
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(data), end = begin + bytes;
+  if (mapping.empty() || begin < lo || end > hi) return;
+  const uintptr_t first = (begin + page - 1) / page * page, last = end / page * page;
+  if (last <= first) return;
+  if (madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED) == 0) {
+    released_weight_bytes_ += last - first;
+  }
+}
+
+void Model::EnableProfiling(bool on) {
+  for (edgeq::Model* g : Graphs()) g->EnableProfiling(on);
+}
+
+void Model::ResetProfile() {
+  for (edgeq::Model* g : Graphs()) g->ResetProfile();
+}
+
+std::vector<Model::OpTime> Model::Profile() const {
+  std::vector<OpTime> rows;
+  for (const edgeq::Model* g : Graphs()) {
+    for (const edgeq::Model::KernelTime& k : g->Profile()) {
+      if (k.calls == 0) continue;
+      const size_t eq = k.label.find(" = ");
+      std::string op = eq == std::string::npos ? k.label : k.label.substr(eq + 3);
+      if (absl::StartsWith(op, "copy(")) op = "copy";
+      auto it = std::find_if(rows.begin(), rows.end(),
+                             [&](const OpTime& r) { return r.op == op && r.kernel == k.kernel; });
+      if (it == rows.end()) {
+        rows.push_back({op, k.kernel, 0, 0.0});
+        it = rows.end() - 1;
+      }
+      it->calls += k.calls;
+      it->seconds += k.seconds;
+    }
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const OpTime& a, const OpTime& b) { return a.seconds > b.seconds; });
+  return rows;
 }
 
 std::string Model::DebugString() const {

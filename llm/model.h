@@ -7,13 +7,17 @@
 //
 // The configuration comes from the GGUF metadata (ModelConfig::FromMetadata): general.architecture
 // and its `<arch>.*` keys, as llama.cpp reads them. Supported architectures:
-// SupportedArchitectures() (today "llama": Llama 1/2/3/3.1/3.2, TinyLlama, SmolLM/SmolLM2, llama2.c
-// models). Covered: grouped query attention (head_count_kv), tied output (no output.weight: the
-// classifier is token_embd), any rope.freq_base, RoPE frequency factors (rope_freqs.weight, or
-// rope.scaling.type = llama3 from its keys), linear RoPE scaling, any head dimension
-// (attention.key_length), and any mix of block types per tensor (f32, f16, bf16, q4_0, q8_0, q4_k,
-// q5_k, q6_k). A GGUF with a block type edgeq cannot read fails at Load with the tensor and the
-// type named (the GGUF reader's error).
+// SupportedArchitectures(): "llama" (Llama 1/2/3/3.1/3.2, TinyLlama, SmolLM/SmolLM2, llama2.c
+// models), "qwen2" (Qwen2/2.5: q/k/v biases, NEOX RoPE), "qwen3" (per-head q/k RMSNorm), "gemma3"
+// (embedding scaled by sqrt(dim), post-norms, GeGLU with tanh GELU, q/k norm, sliding-window
+// layers with their own RoPE base between global ones, optional final logit soft-capping) and
+// "phi3" (fused attn_qkv and gate/up, rope_factors_long/short, rope.scaling.attn_factor); the
+// graph ops they need are in llm/ops.h. Covered: grouped query attention (head_count_kv), tied
+// output (no output.weight: the classifier is token_embd), any rope.freq_base, RoPE frequency
+// factors (rope_freqs.weight, or rope.scaling.type = llama3 from its keys), linear RoPE scaling,
+// any head dimension (attention.key_length), and any mix of block types per tensor (f32, f16, bf16,
+// q4_0, q8_0, q4_k, q5_k, q6_k). A GGUF with a block type edgeq cannot read fails at Load with the
+// tensor and the type named (the GGUF reader's error).
 //
 // Graphs: one "body" graph per block size (1 token: decode; `prefill_block` tokens: prefill with
 // matrix-matrix kernels) from the embedding through the last block, and one "head" graph (output
@@ -28,6 +32,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,7 +46,7 @@
 namespace edgeq {
 namespace llm {
 
-// Architectures Model::Load runs: {"llama"}.
+// Architectures Model::Load runs: {"llama", "qwen2", "qwen3", "gemma3", "phi3"}.
 std::vector<std::string> SupportedArchitectures();
 
 struct ModelConfig {
@@ -69,12 +74,44 @@ struct ModelConfig {
   int vocab_size = 0;
   bool tied_output = true;  // no output.weight: the classifier is token_embd.weight
 
+  // Per-architecture structure (what llama.cpp's src/models/<arch>.cpp builds).
+  // RoPE pairing: "norm" (adjacent pairs: llama) or "neox" (halves: qwen2, qwen3, gemma3, phi3).
+  std::string rope_type = "norm";
+  // Scores are q.k * attention_scale: 1/sqrt(head_dim) (gemma3: 1/sqrt(key_length), or
+  // 1/sqrt(embedding / heads) for the 62-layer 27B model, as llama.cpp).
+  float attention_scale = 1.0f;
+  float embedding_scale = 1.0f;  // token embeddings are multiplied by it (gemma3: sqrt(dim))
+  bool qk_norm = false;     // RMSNorm of each q and k head (attn_q_norm/attn_k_norm: qwen3, gemma3)
+  bool post_norms = false;  // post_attention_norm, post_ffw_norm after each sub-block (gemma3)
+  // Of the gate: "silu" (SwiGLU) or "gelu_tanh" (GeGLU; computed with ggml's half-precision
+  // table, as llama.cpp does: llm::GeluTanh).
+  std::string ffn_activation = "silu";
+  bool fused_gate_up = false;  // ffn_up holds gate and up rows, no ffn_gate (phi3)
+  // <arch>.attention.sliding_window (gemma3): the window of the sliding-window layers (0: none);
+  // sliding_layers[l] says which layers (<arch>.attention.sliding_window_pattern n, default 6:
+  // layer l slides unless l % n == n - 1); those layers use rope_freq_base_swa
+  // (<arch>.rope.freq_base_swa, default 10000) without RoPE scaling.
+  int sliding_window = 0;
+  std::vector<bool> sliding_layers;
+  float rope_freq_base_swa = 10000.0f;
+  // <arch>.final_logit_softcapping: logits = cap * tanh(logits / cap) (0: none).
+  float final_logit_softcapping = 0.0f;
+  // <arch>.rope.scaling.attn_factor: rotated q and k are multiplied by it (phi3: 1.19 for
+  // Phi-3.5's 128k context).
+  float rope_attn_factor = 1.0f;
+  // phi3: rope_factors_long.weight/rope_factors_short.weight [rope dims / 2] divide the RoPE
+  // frequencies; the long ones when the KV cache exceeds
+  // rope_scaling_original_context_length (<arch>.rope.scaling.original_context_length), as
+  // llama.cpp chooses them by its context size.
+  bool has_rope_factors = false;
+
   // Reads the metadata (and the tensors' presence and shapes where the metadata leaves a value
   // open). InvalidArgument naming a missing or contradictory key; Unimplemented naming an
   // architecture (and listing the supported ones) or a feature (rope scaling type, partial RoPE)
   // this library does not run.
   static absl::StatusOr<ModelConfig> FromMetadata(const checkpoint::TensorDict& dict);
   // "llama: 30 layers, embedding 576, ffn 1536, 9 heads (3 kv, dim 64), vocab 49152, ..."
+  // (+ ", sliding window 512 on 15 of 18 layers (rope base 10000)", rope factors, soft-cap.)
   std::string ToString() const;
 };
 
@@ -84,10 +121,17 @@ struct ModelOptions {
   // Prompt tokens per prefill Execute (0 or 1: one at a time). The block graph's activations
   // grow with it; f32 weights are packed once per graph by XNNPACK.
   int prefill_block = 16;
-  // Positions the KV cache holds; 0 = the model's context_length capped at 4096 (a decode step
-  // attends over the whole cache, masked, and the cache takes 2 x layers x context x kv dim
-  // floats). Larger than the model's context_length is allowed (RoPE extrapolates).
+  // Positions the KV cache holds; 0 = the model's context_length capped at 4096 (the cache takes
+  // 2 x layers x context x kv dim floats; a step reads only the positions before it). Larger than
+  // the model's context_length is allowed (RoPE extrapolates).
   int context_length = 0;
+  // The memory-mapped checkpoint file the dict's tensors view (checkpoint::OpenedCheckpoint's
+  // file_bytes; Load(path) sets it itself). Weights inside it that no graph reads at run time,
+  // because their kernels keep repacked/packed copies, have their pages dropped from this
+  // process's resident memory right after being copied (madvise MADV_DONTNEED; the pages stay
+  // valid and come back from the file on access), so that resident memory stays near the file
+  // size instead of file + copies. Empty: nothing is dropped.
+  absl::Span<const uint8_t> mapped_file = {};
 };
 
 class Model {
@@ -105,8 +149,9 @@ class Model {
   // given. The span stays valid until the next call. OutOfRange naming the value if the token is
   // not in [0, vocab) or pos not in [0, context_length()).
   absl::StatusOr<absl::Span<const float>> Forward(int token, int pos);
-  // Tokens at positions pos..pos+size-1 (blocks of prefill_block, the rest one by one); the
-  // logits of the last one only. Same errors as Forward; InvalidArgument if `tokens` is empty.
+  // Tokens at positions pos..pos+size-1 (blocks of prefill_block; a rest of at least
+  // prefill_block / 6 tokens runs as one padded block, a shorter one token by token); the logits
+  // of the last one only. Same errors as Forward; InvalidArgument if `tokens` is empty.
   absl::StatusOr<absl::Span<const float>> Prefill(absl::Span<const int> tokens, int pos);
   // As Prefill, and calls `on_logits(i, logits)` for every token i >= `first` of `tokens` (the
   // span is valid during the call): the classifier runs for each of them (perplexity).
@@ -127,6 +172,22 @@ class Model {
   // "matmul_f32"}, in order of first use.
   std::vector<std::string> MatmulKernels() const;
 
+  // Bytes of mapped weights whose pages were dropped after their kernels copied them
+  // (ModelOptions::mapped_file).
+  uint64_t released_weight_bytes() const { return released_weight_bytes_; }
+
+  // Profiling (edgeq bench --profile): while enabled, every graph this model runs times its
+  // kernels. Profile() sums them per (op, kernel) over all graphs, largest time first.
+  struct OpTime {
+    std::string op;      // "qmatmul", "attention", ...
+    std::string kernel;  // "q4_0_avx512vnni_gemm", ...
+    int64_t calls = 0;
+    double seconds = 0;
+  };
+  void EnableProfiling(bool on);
+  void ResetProfile();
+  std::vector<OpTime> Profile() const;
+
  private:
   // One loaded body graph for blocks of t tokens, with its token and position inputs.
   struct Block {
@@ -138,8 +199,15 @@ class Model {
 
   Model() = default;
   absl::StatusOr<Block> LoadBlock(int64_t t);
-  // Runs b on exactly b.t tokens at pos..pos+b.t-1 and stores their K/V rows; returns the
-  // hidden states [b.t, dim] (before the output norm).
+  // ModelOptions::mapped_file: drops the pages of a copied weight inside `mapping`.
+  void ReleaseCopiedWeight(absl::Span<const uint8_t> mapping, const void* data, size_t bytes);
+  // The session models of the graphs (decode, prefill if any, head).
+  std::vector<edgeq::Model*> Graphs() const;
+  // The block for the next tokens when `left` remain.
+  Block& NextBlock(size_t left);
+  // Runs b on n = tokens.size() <= b.t tokens at pos..pos+n-1 (rows past n are padding: token 0,
+  // attended by nothing real, their K/V rows not stored) and stores their K/V rows; returns the
+  // hidden states [b.t, dim] (before the output norm) of which the first n rows are real.
   absl::StatusOr<Tensor> RunBlock(Block& b, absl::Span<const int> tokens, int pos);
   // Output norm and classifier on one hidden row.
   absl::StatusOr<absl::Span<const float>> RunHead(const float* row);
@@ -149,14 +217,17 @@ class Model {
   int context_ = 0;
   checkpoint::TensorDict weights_;
   uint64_t weight_bytes_ = 0;
-  Tensor inv_freq_;  // [rope dims / 2]: the RoPE angle per position of each pair
+  uint64_t released_weight_bytes_ = 0;
+  std::vector<const void*> keep_resident_;  // weights read at run time: never released
+  std::set<const void*> released_;          // weights whose pages were dropped
+  Tensor inv_freq_;      // [rope dims / 2]: the RoPE angle per position of each pair
+  Tensor inv_freq_swa_;  // the same for the sliding-window layers
   std::unique_ptr<InferenceSession> session_;
   Block decode_;
   std::unique_ptr<Block> prefill_;
   std::unique_ptr<Graph> head_graph_;
   std::unique_ptr<edgeq::Model> head_;
   Tensor head_input_;  // [1, dim]
-  Tensor mask_;        // [1, context]: 0 for cached positions, -inf for the rest
   std::vector<Tensor> k_cache_, v_cache_;
   std::vector<std::string> input_names_;   // the caches' input names, K and V per layer
   std::vector<std::string> output_names_;  // the new rows' output names, K and V per layer

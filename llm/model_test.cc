@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -188,9 +189,10 @@ TEST(ModelConfigTest, MissingContradictoryAndUnsupported) {
     EXPECT_TRUE(absl::StrContains(s.message(), absl::StrCat("missing metadata key '", key, "'")))
         << s;
   }
-  absl::Status s = error(with(good, "general.architecture", MetadataValue::String("qwen2")));
+  absl::Status s = error(with(good, "general.architecture", MetadataValue::String("mamba")));
   EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
-  EXPECT_EQ(s.message(), "architecture 'qwen2' is not supported; supported: llama");
+  EXPECT_EQ(s.message(),
+            "architecture 'mamba' is not supported; supported: llama, qwen2, qwen3, gemma3, phi3");
   s = error(with(good, "llama.attention.head_count_kv", MetadataValue::Int(3)));
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StrContains(s.message(), "'llama.attention.head_count_kv' is 3")) << s;
@@ -247,6 +249,74 @@ TEST(ModelTest, MatchesReferenceDecoder) {
     EXPECT_TRUE(s.ok()) << s;
     EXPECT_EQ(calls, static_cast<int>(kTokens.size()));
   }
+}
+
+// Prompts of every length against the reference, for block sizes whose rests run padded (a rest
+// of at least block / 6 tokens) or token by token.
+TEST(ModelTest, PrefillOfAnyLengthMatchesTheReference) {
+  const TensorDict d = SmallModel(true);
+  const std::vector<std::vector<float>> want = Reference(d, kTokens);
+  for (int block : {4, 8, 16}) {
+    absl::StatusOr<std::unique_ptr<Model>> m = Model::Load(d, {.prefill_block = block});
+    ASSERT_TRUE(m.ok()) << m.status();
+    for (size_t n = 1; n <= kTokens.size(); ++n) {
+      absl::StatusOr<absl::Span<const float>> last =
+          (*m)->Prefill(absl::MakeConstSpan(kTokens).first(n), 0);
+      ASSERT_TRUE(last.ok()) << last.status();
+      EXPECT_LT(RelDiff(*last, want[n - 1]), 1e-5f) << "block " << block << " length " << n;
+      // Decoding goes on from the cache the (padded) prefill left.
+      if (n < kTokens.size()) {
+        absl::StatusOr<absl::Span<const float>> next = (*m)->Forward(kTokens[n], n);
+        ASSERT_TRUE(next.ok()) << next.status();
+        EXPECT_LT(RelDiff(*next, want[n]), 1e-5f) << "block " << block << " after " << n;
+      }
+    }
+  }
+}
+
+// Load(path) drops the mapped pages of weights whose kernels keep repacked copies (ModelOptions::
+// mapped_file) and keeps the embedding (gathered at run time): same logits as from the dict.
+TEST(ModelTest, LoadFromFileReleasesCopiedWeightPages) {
+  RandomModelSpec spec = SmallSpec(true);
+  spec.dim = 256, spec.ffn = 512, spec.heads = 4, spec.kv_heads = 2, spec.vocab = 64;
+  absl::StatusOr<TensorDict> f32 = RandomModel(spec);
+  ASSERT_TRUE(f32.ok()) << f32.status();
+  TensorDict q;
+  uint64_t matrix_bytes = 0;
+  for (const std::string& name : f32->Keys()) {
+    const Tensor& t = **f32->Get(name);
+    if (t.rank() == 2 && absl::StartsWith(name, "blk.")) {
+      absl::StatusOr<Tensor> qt = Q8_0Encoding().Quantize(t);
+      ASSERT_TRUE(qt.ok()) << qt.status();
+      matrix_bytes += qt->size_bytes();
+      ASSERT_TRUE(q.Set(name, *std::move(qt)).ok());
+    } else {
+      ASSERT_TRUE(q.Set(name, t).ok());
+    }
+  }
+  for (const std::string& key : f32->MetadataKeys()) q.SetMetadata(key, **f32->GetMetadata(key));
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string path = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/q8.gguf");
+  ASSERT_TRUE(checkpoint::WriteGguf(q, path).ok());
+
+  absl::StatusOr<std::unique_ptr<Model>> from_dict = Model::Load(q, {.prefill_block = 4});
+  absl::StatusOr<std::unique_ptr<Model>> from_file = Model::Load(path, {.prefill_block = 4});
+  ASSERT_TRUE(from_dict.ok() && from_file.ok()) << from_file.status();
+  EXPECT_EQ((*from_dict)->released_weight_bytes(), 0u);
+  const uint64_t released = (*from_file)->released_weight_bytes();
+  EXPECT_LE(released, matrix_bytes);
+#if defined(__x86_64__)
+  // Every x86 kernel repacks: all matrices but the page fragments at their ends are dropped.
+  EXPECT_GE(released, matrix_bytes * 3 / 4) << "of " << matrix_bytes;
+#endif
+  const std::vector<int> tokens = {3, 1, 4, 1, 5, 9, 2, 6};
+  absl::StatusOr<absl::Span<const float>> a = (*from_dict)->Prefill(tokens, 0);
+  ASSERT_TRUE(a.ok()) << a.status();
+  const std::vector<float> want(a->begin(), a->end());
+  absl::StatusOr<absl::Span<const float>> b = (*from_file)->Prefill(tokens, 0);
+  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_EQ(b->size(), want.size());
+  EXPECT_EQ(0, std::memcmp(b->data(), want.data(), want.size() * sizeof(float)));
 }
 
 // The classifier is not in the body graphs: it runs once per Prefill, in the head graph.
@@ -360,6 +430,203 @@ TEST(ModelTest, UnreadableBlockTypeIsNamed) {
   EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
   EXPECT_TRUE(absl::StrContains(s.message(), "blk.0.attn_q.weight")) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "Q4_1")) << s;
+}
+
+}  // namespace
+}  // namespace llm
+}  // namespace edgeq
+
+namespace edgeq {
+namespace llm {
+namespace {
+
+// A tiny model of `shape` (an architecture's preset) with made-up weights.
+TensorDict TinyArch(const std::string& shape, int head_dim = -1, int window = -1, int layers = 2) {
+  RandomModelSpec s = *RandomModelPreset(shape);
+  s.dim = 64, s.layers = layers, s.heads = 4, s.kv_heads = 2, s.ffn = 96, s.vocab = 40;
+  if (head_dim >= 0) s.head_dim = head_dim;
+  if (window >= 0) s.sliding_window = window;
+  absl::StatusOr<TensorDict> d = RandomModel(s);
+  EXPECT_TRUE(d.ok()) << d.status();
+  return *std::move(d);
+}
+
+TEST(ArchConfigTest, StructurePerArchitecture) {
+  absl::StatusOr<ModelConfig> c = ModelConfig::FromMetadata(TinyArch("qwen2.5-0.5b"));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->architecture, "qwen2");
+  EXPECT_EQ(c->rope_type, "neox");
+  EXPECT_FALSE(c->qk_norm);
+  EXPECT_FALSE(c->post_norms);
+  EXPECT_EQ(c->ffn_activation, "silu");
+  EXPECT_EQ(c->rms_norm_epsilon, 1e-6f);
+  EXPECT_FLOAT_EQ(c->attention_scale, 0.25f);  // head dim 16
+
+  c = ModelConfig::FromMetadata(TinyArch("qwen3-0.6b", 32));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->qk_norm);
+  EXPECT_EQ(c->head_dim, 32);
+  EXPECT_FLOAT_EQ(c->attention_scale, 1.0f / std::sqrt(32.0f));
+
+  c = ModelConfig::FromMetadata(TinyArch("gemma3-270m", 32, 6, 7));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->rope_type, "neox");
+  EXPECT_TRUE(c->qk_norm);
+  EXPECT_TRUE(c->post_norms);
+  EXPECT_EQ(c->ffn_activation, "gelu_tanh");
+  EXPECT_FLOAT_EQ(c->embedding_scale, 8.0f);
+  EXPECT_EQ(c->sliding_window, 6);
+  EXPECT_EQ(c->sliding_layers, std::vector<bool>({true, true, true, true, true, false, true}));
+  EXPECT_EQ(c->rope_freq_base_swa, 10000.0f);
+  EXPECT_EQ(c->rope_freq_base, 1000000.0f);
+  EXPECT_EQ(c->final_logit_softcapping, 0.0f);
+  EXPECT_TRUE(
+      absl::StrContains(c->ToString(), ", sliding window 6 on 6 of 7 layers (rope base 10000)"))
+      << c->ToString();
+
+  c = ModelConfig::FromMetadata(TinyArch("phi3.5-mini"));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->fused_gate_up);
+  EXPECT_TRUE(c->has_rope_factors);
+  EXPECT_FALSE(c->tied_output);
+  EXPECT_EQ(c->rope_scaling_original_context_length, 4096);
+  EXPECT_NEAR(c->rope_attn_factor, std::sqrt(1 + std::log(32.0) / std::log(4096.0)), 1e-6);
+  // Phi-3.5's converter writes attention.sliding_window (262144); llama.cpp ignores it for phi3
+  // ("Phi SWA is currently disabled"), and so does edgeq.
+  TensorDict phi = TinyArch("phi3.5-mini");
+  phi.SetMetadata("phi3.attention.sliding_window", MetadataValue::Int(262144));
+  c = ModelConfig::FromMetadata(phi);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->sliding_window, 0);
+  EXPECT_TRUE(c->sliding_layers.empty());
+}
+
+TEST(ArchConfigTest, BadArchitectureTensorsAndKeysAreNamed) {
+  // Phi-3 rope factors: both or none.
+  TensorDict phi = TinyArch("phi3.5-mini");
+  TensorDict one;
+  for (const std::string& k : phi.MetadataKeys()) one.SetMetadata(k, **phi.GetMetadata(k));
+  for (const std::string& k : phi.Keys()) {
+    if (k != "rope_factors_short.weight") {
+      ASSERT_TRUE(one.Set(k, **phi.Get(k)).ok());
+    }
+  }
+  absl::Status s = ModelConfig::FromMetadata(one).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(s.message(), "rope_factors_short.weight")) << s;
+  // A q bias of the wrong length.
+  TensorDict qwen = TinyArch("qwen2.5-0.5b");
+  ASSERT_TRUE(qwen.Set("blk.1.attn_q.bias", *Tensor::Full({7}, 0.0f)).ok());
+  absl::StatusOr<std::unique_ptr<Model>> m = Model::Load(qwen);
+  ASSERT_FALSE(m.ok());
+  EXPECT_TRUE(absl::StrContains(m.status().message(), "tensor 'blk.1.attn_q.bias'")) << m.status();
+  EXPECT_TRUE(absl::StrContains(m.status().message(), "expected f32 [64]")) << m.status();
+  // Gemma 3 without its q norm.
+  TensorDict gemma = TinyArch("gemma3-270m", 16);
+  TensorDict no_norm;
+  for (const std::string& k : gemma.MetadataKeys()) no_norm.SetMetadata(k, **gemma.GetMetadata(k));
+  for (const std::string& k : gemma.Keys()) {
+    if (k != "blk.0.attn_q_norm.weight") {
+      ASSERT_TRUE(no_norm.Set(k, **gemma.Get(k)).ok());
+    }
+  }
+  m = Model::Load(no_norm);
+  ASSERT_FALSE(m.ok());
+  EXPECT_TRUE(absl::StrContains(m.status().message(), "'blk.0.attn_q_norm.weight' is missing"))
+      << m.status();
+  gemma.SetMetadata("gemma3.final_logit_softcapping", MetadataValue::Float(-1.0));
+  s = ModelConfig::FromMetadata(gemma).status();
+  EXPECT_TRUE(absl::StrContains(s.message(), "gemma3.final_logit_softcapping' is -1")) << s;
+}
+
+std::vector<float> LogitsAt(const TensorDict& d, int context, const std::vector<int>& tokens) {
+  ModelOptions o;
+  o.context_length = context;
+  o.prefill_block = 4;
+  absl::StatusOr<std::unique_ptr<Model>> m = Model::Load(d, o);
+  EXPECT_TRUE(m.ok()) << m.status();
+  if (!m.ok()) return {};
+  absl::StatusOr<absl::Span<const float>> l = (*m)->Prefill(tokens, 0);
+  EXPECT_TRUE(l.ok()) << l.status();
+  return l.ok() ? std::vector<float>(l->begin(), l->end()) : std::vector<float>();
+}
+
+TEST(ArchModelTest, Phi3ChoosesLongRopeFactorsBeyondTheOriginalContext) {
+  const TensorDict d = TinyArch("phi3.5-mini");
+  const std::vector<int> one = {5}, five = {5, 9, 2, 30, 7};
+  // Position 0 turns nothing: the factors do not matter.
+  EXPECT_EQ(LogitsAt(d, 64, one), LogitsAt(d, 4097, one));
+  // Later positions: short factors up to 4096 positions, long ones beyond.
+  EXPECT_EQ(LogitsAt(d, 64, five), LogitsAt(d, 4096, five));
+  EXPECT_NE(LogitsAt(d, 64, five), LogitsAt(d, 4097, five));
+}
+
+TEST(ArchModelTest, SoftCappingBoundsTheLogits) {
+  TensorDict d = TinyArch("gemma3-270m", 16);
+  const std::vector<int> tokens = {3, 8, 1};
+  const std::vector<float> raw = LogitsAt(d, 16, tokens);
+  d.SetMetadata("gemma3.final_logit_softcapping", MetadataValue::Float(0.5));
+  const std::vector<float> capped = LogitsAt(d, 16, tokens);
+  ASSERT_EQ(raw.size(), capped.size());
+  ASSERT_FALSE(raw.empty());
+  float max_raw = 0;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    EXPECT_NEAR(capped[i], 0.5f * std::tanh(raw[i] / 0.5f), 1e-6f);
+    max_raw = std::max(max_raw, std::fabs(raw[i]));
+  }
+  EXPECT_GT(max_raw, 0.5f);  // the cap changed something
+}
+
+TEST(ArchModelTest, SlidingWindowLimitsWhatALayerSees) {
+  // One sliding layer of window 2 then the global one (pattern 2): with a window as long as the
+  // sequence the model equals the one without a window; with window 2 it differs.
+  auto model = [](int window) {
+    RandomModelSpec s = *RandomModelPreset("gemma3-270m");
+    s.dim = 64, s.layers = 2, s.heads = 4, s.kv_heads = 2, s.ffn = 96, s.vocab = 40,
+    s.head_dim = 16;
+    s.sliding_window = window, s.sliding_window_pattern = 2, s.rope_base_swa = 1000000.0f;
+    return *RandomModel(s);
+  };
+  const std::vector<int> tokens = {3, 8, 1, 22, 9, 14};
+  const std::vector<float> none = LogitsAt(model(0), 16, tokens);
+  EXPECT_EQ(LogitsAt(model(6), 16, tokens), none);
+  EXPECT_NE(LogitsAt(model(2), 16, tokens), none);
+}
+
+// Every architecture from a file (Load(path): copied weights' pages released, biases, norms and
+// rope factors read from the mapping) gives the logits it gives from the dict, f32 and q8_0.
+TEST(ArchModelTest, LoadFromFileEqualsLoadFromDict) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  for (const char* shape : {"qwen2.5-0.5b", "qwen3-0.6b", "gemma3-270m", "phi3.5-mini"}) {
+    for (const bool quantize : {false, true}) {
+      const TensorDict f32 = TinyArch(shape, 32, 2, 3);
+      TensorDict d;
+      for (const std::string& name : f32.Keys()) {
+        const Tensor& t = **f32.Get(name);
+        if (quantize && t.rank() == 2) {
+          absl::StatusOr<Tensor> qt = Q8_0Encoding().Quantize(t);
+          ASSERT_TRUE(qt.ok()) << qt.status();
+          ASSERT_TRUE(d.Set(name, *std::move(qt)).ok());
+        } else {
+          ASSERT_TRUE(d.Set(name, t).ok());
+        }
+      }
+      for (const std::string& k : f32.MetadataKeys()) d.SetMetadata(k, **f32.GetMetadata(k));
+      const std::string path = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/arch.gguf");
+      ASSERT_TRUE(checkpoint::WriteGguf(d, path).ok());
+      absl::StatusOr<std::unique_ptr<Model>> from_dict = Model::Load(d, {.prefill_block = 4});
+      absl::StatusOr<std::unique_ptr<Model>> from_file = Model::Load(path, {.prefill_block = 4});
+      ASSERT_TRUE(from_dict.ok()) << from_dict.status();
+      ASSERT_TRUE(from_file.ok()) << from_file.status();
+      const std::vector<int> tokens = {3, 1, 4, 1, 5, 9, 2, 6, 5};
+      absl::StatusOr<absl::Span<const float>> a = (*from_dict)->Prefill(tokens, 0);
+      ASSERT_TRUE(a.ok()) << a.status();
+      const std::vector<float> want(a->begin(), a->end());
+      absl::StatusOr<absl::Span<const float>> b = (*from_file)->Prefill(tokens, 0);
+      ASSERT_TRUE(b.ok()) << b.status();
+      EXPECT_EQ(std::vector<float>(b->begin(), b->end()), want) << shape << " q8_0 " << quantize;
+    }
+  }
 }
 
 }  // namespace

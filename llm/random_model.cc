@@ -48,6 +48,28 @@ std::vector<Preset> Presets() {
   s.llama3_rope = true, s.rope_factor = 32.0f, s.rope_low_freq_factor = 1.0f;
   s.rope_high_freq_factor = 4.0f, s.rope_original_context = 8192;
   p.push_back({"llama-3.2-1b", s});
+  s = RandomModelSpec{};
+  s.name = "Qwen2.5-0.5B", s.architecture = "qwen2";
+  s.dim = 896, s.layers = 24, s.heads = 14, s.kv_heads = 2, s.ffn = 4864, s.vocab = 151936;
+  s.context = 32768, s.rope_base = 1000000.0f, s.rms_eps = 1e-6f, s.tied = true;
+  p.push_back({"qwen2.5-0.5b", s});
+  s = RandomModelSpec{};
+  s.name = "Qwen3-0.6B", s.architecture = "qwen3";
+  s.dim = 1024, s.layers = 28, s.heads = 16, s.kv_heads = 8, s.head_dim = 128, s.ffn = 3072;
+  s.vocab = 151936, s.context = 40960, s.rope_base = 1000000.0f, s.rms_eps = 1e-6f, s.tied = true;
+  p.push_back({"qwen3-0.6b", s});
+  s = RandomModelSpec{};
+  s.name = "Gemma-3-270M", s.architecture = "gemma3";
+  s.dim = 640, s.layers = 18, s.heads = 4, s.kv_heads = 1, s.head_dim = 256, s.ffn = 2048;
+  s.vocab = 262144, s.context = 32768, s.rope_base = 1000000.0f, s.rms_eps = 1e-6f, s.tied = true;
+  s.sliding_window = 512, s.sliding_window_pattern = 6, s.rope_base_swa = 10000.0f;
+  p.push_back({"gemma3-270m", s});
+  s = RandomModelSpec{};
+  s.name = "Phi 3.5 mini", s.architecture = "phi3";
+  s.dim = 3072, s.layers = 32, s.heads = 32, s.kv_heads = 32, s.ffn = 8192, s.vocab = 32064;
+  s.context = 131072, s.rope_base = 10000.0f, s.rms_eps = 1e-5f, s.tied = false;
+  s.rope_original_context = 4096, s.rope_factor = 32.0f;
+  p.push_back({"phi3.5-mini", s});
   return p;
 }
 
@@ -155,18 +177,23 @@ absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& s,
     n_vocab = static_cast<int64_t>(tokens->size());
   }
   if (s.dim <= 0 || s.layers <= 0 || s.heads <= 0 || s.kv_heads <= 0 || s.ffn <= 0 ||
-      n_vocab <= 0 || s.context <= 0 || s.dim % s.heads != 0 || s.heads % s.kv_heads != 0 ||
-      (s.dim / s.heads) % 2 != 0 || !(s.rope_base > 0) || !(s.rms_eps > 0)) {
+      n_vocab <= 0 || s.context <= 0 || (s.head_dim == 0 && s.dim % s.heads != 0) ||
+      s.heads % s.kv_heads != 0 || s.head_dim < 0 ||
+      (s.head_dim > 0 ? s.head_dim : s.dim / s.heads) % 2 != 0 || !(s.rope_base > 0) ||
+      !(s.rms_eps > 0) || s.sliding_window < 0 || s.sliding_window_pattern <= 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "bad shape: dim %d, layers %d, heads %d, kv heads %d, ffn %d, vocab %d, context %d, rope "
-        "base %g, rms eps %g (all positive, dim a multiple of heads with an even quotient, heads a "
-        "multiple of kv heads)",
-        s.dim, s.layers, s.heads, s.kv_heads, s.ffn, n_vocab, s.context, s.rope_base, s.rms_eps));
+        "base %g, rms eps %g, head dim %d (all positive, an even head dimension, dim a multiple "
+        "of heads unless the head dimension is given, heads a multiple of kv heads)",
+        s.dim, s.layers, s.heads, s.kv_heads, s.ffn, n_vocab, s.context, s.rope_base, s.rms_eps,
+        s.head_dim));
   }
-  const int head_dim = s.dim / s.heads, kv_dim = head_dim * s.kv_heads;
+  const std::string& a = s.architecture;
+  const int head_dim = s.head_dim > 0 ? s.head_dim : s.dim / s.heads;
+  const int q_dim = head_dim * s.heads, kv_dim = head_dim * s.kv_heads;
   checkpoint::TensorDict d;
   auto add = [&](const std::string& name, std::vector<int64_t> shape,
-                 std::vector<float> values = {}) -> absl::Status {
+                 std::vector<float> values = {}, bool centered = false) -> absl::Status {
     EDGEQ_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(DType::kFloat32, Shape(shape)));
     EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> v, t.MutableValues<float>());
     if (!values.empty()) {
@@ -181,7 +208,7 @@ absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& s,
       return static_cast<float>((state * 0x2545F4914F6CDD1Dull) >> 40) / 8388608.0f - 1.0f;
     };
     if (shape.size() == 1) {
-      for (float& x : v) x = 1.0f + 0.25f * next();
+      for (float& x : v) x = centered ? 0.5f * next() : 1.0f + 0.25f * next();
     } else {
       const float a = 1.0f / std::sqrt(static_cast<float>(shape.back()));
       for (float& x : v) x = a * next();
@@ -191,19 +218,53 @@ absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& s,
   if (s.llama3_rope) {
     EDGEQ_RETURN_IF_ERROR(add("rope_freqs.weight", {head_dim / 2}, Llama3RopeFactors(s, head_dim)));
   }
+  if (a == "phi3") {
+    std::vector<float> long_f, short_f;
+    for (int i = 0; i < head_dim / 2; ++i) {
+      const float r = static_cast<float>(i) / static_cast<float>(head_dim / 2);
+      short_f.push_back(1.0f + 0.1f * r * r);
+      long_f.push_back(1.0f + (s.rope_factor - 1.0f) * r * r);
+    }
+    EDGEQ_RETURN_IF_ERROR(add("rope_factors_long.weight", {head_dim / 2}, long_f));
+    EDGEQ_RETURN_IF_ERROR(add("rope_factors_short.weight", {head_dim / 2}, short_f));
+  }
   EDGEQ_RETURN_IF_ERROR(add("token_embd.weight", {n_vocab, s.dim}));
   for (int l = 0; l < s.layers; ++l) {
     const std::string p = absl::StrCat("blk.", l, ".");
-    // The converter's order (Hugging Face names sorted).
     EDGEQ_RETURN_IF_ERROR(add(p + "attn_norm.weight", {s.dim}));
     EDGEQ_RETURN_IF_ERROR(add(p + "ffn_down.weight", {s.dim, s.ffn}));
-    EDGEQ_RETURN_IF_ERROR(add(p + "ffn_gate.weight", {s.ffn, s.dim}));
-    EDGEQ_RETURN_IF_ERROR(add(p + "ffn_up.weight", {s.ffn, s.dim}));
+    if (a == "phi3") {
+      EDGEQ_RETURN_IF_ERROR(add(p + "ffn_up.weight", {2 * s.ffn, s.dim}));
+    } else {
+      EDGEQ_RETURN_IF_ERROR(add(p + "ffn_gate.weight", {s.ffn, s.dim}));
+      EDGEQ_RETURN_IF_ERROR(add(p + "ffn_up.weight", {s.ffn, s.dim}));
+    }
     EDGEQ_RETURN_IF_ERROR(add(p + "ffn_norm.weight", {s.dim}));
-    EDGEQ_RETURN_IF_ERROR(add(p + "attn_k.weight", {kv_dim, s.dim}));
-    EDGEQ_RETURN_IF_ERROR(add(p + "attn_output.weight", {s.dim, s.dim}));
-    EDGEQ_RETURN_IF_ERROR(add(p + "attn_q.weight", {s.dim, s.dim}));
-    EDGEQ_RETURN_IF_ERROR(add(p + "attn_v.weight", {kv_dim, s.dim}));
+    if (a == "gemma3") {
+      EDGEQ_RETURN_IF_ERROR(add(p + "post_attention_norm.weight", {s.dim}));
+      EDGEQ_RETURN_IF_ERROR(add(p + "post_ffw_norm.weight", {s.dim}));
+    }
+    // The converter's order (Hugging Face names sorted: k, o, q, v).
+    if (a == "phi3") {
+      EDGEQ_RETURN_IF_ERROR(add(p + "attn_output.weight", {s.dim, q_dim}));
+      EDGEQ_RETURN_IF_ERROR(add(p + "attn_qkv.weight", {q_dim + 2 * kv_dim, s.dim}));
+    } else {
+      EDGEQ_RETURN_IF_ERROR(add(p + "attn_k.weight", {kv_dim, s.dim}));
+      EDGEQ_RETURN_IF_ERROR(add(p + "attn_output.weight", {s.dim, q_dim}));
+      EDGEQ_RETURN_IF_ERROR(add(p + "attn_q.weight", {q_dim, s.dim}));
+      EDGEQ_RETURN_IF_ERROR(add(p + "attn_v.weight", {kv_dim, s.dim}));
+    }
+    if (a == "qwen2") {  // biases ~ U(-0.5, 0.5) (the vector default is 1 + U(-0.25, 0.25))
+      for (const auto& [name, n] : {std::pair<const char*, int>{"attn_q.bias", q_dim},
+                                    {"attn_k.bias", kv_dim},
+                                    {"attn_v.bias", kv_dim}}) {
+        EDGEQ_RETURN_IF_ERROR(add(p + name, {n}, {}, /*centered=*/true));
+      }
+    }
+    if (a == "qwen3" || a == "gemma3") {
+      EDGEQ_RETURN_IF_ERROR(add(p + "attn_k_norm.weight", {head_dim}));
+      EDGEQ_RETURN_IF_ERROR(add(p + "attn_q_norm.weight", {head_dim}));
+    }
   }
   EDGEQ_RETURN_IF_ERROR(add("output_norm.weight", {s.dim}));
   if (!s.tied) EDGEQ_RETURN_IF_ERROR(add("output.weight", {n_vocab, s.dim}));
@@ -212,7 +273,6 @@ absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& s,
   // quantization version, then the vocabulary.
   auto u32 = [](int64_t v) { return MetadataValue::Int(v, Width::kU32); };
   auto f32 = [](double v) { return MetadataValue::Float(v, Width::kF32); };
-  const std::string& a = s.architecture;
   d.SetMetadata("general.architecture", MetadataValue::String(a));
   d.SetMetadata("general.type", MetadataValue::String("model"));
   d.SetMetadata("general.name", MetadataValue::String(absl::StrCat(s.name, " (edgeq random)")));
@@ -224,9 +284,22 @@ absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& s,
   d.SetMetadata(a + ".attention.head_count_kv", u32(s.kv_heads));
   d.SetMetadata(a + ".rope.freq_base", f32(s.rope_base));
   d.SetMetadata(a + ".attention.layer_norm_rms_epsilon", f32(s.rms_eps));
-  if (s.head_dim_keys) {
+  if (s.head_dim_keys || s.head_dim > 0) {
     d.SetMetadata(a + ".attention.key_length", u32(head_dim));
     d.SetMetadata(a + ".attention.value_length", u32(head_dim));
+  }
+  if (a == "gemma3" && s.sliding_window > 0) {
+    d.SetMetadata(a + ".attention.sliding_window", u32(s.sliding_window));
+    d.SetMetadata(a + ".attention.sliding_window_pattern", u32(s.sliding_window_pattern));
+    d.SetMetadata(a + ".rope.freq_base_swa", f32(s.rope_base_swa));
+  }
+  if (a == "phi3") {
+    d.SetMetadata(a + ".rope.scaling.original_context_length", u32(s.rope_original_context));
+    const double scale = static_cast<double>(s.context) / s.rope_original_context;
+    d.SetMetadata(
+        a + ".rope.scaling.attn_factor",
+        f32(scale <= 1.0 ? 1.0
+                         : std::sqrt(1.0 + std::log(scale) / std::log(s.rope_original_context))));
   }
   d.SetMetadata("general.file_type", u32(0));  // LLAMA_FTYPE_ALL_F32
   d.SetMetadata(a + ".vocab_size", u32(n_vocab));

@@ -28,9 +28,21 @@ namespace llm {
 
 struct RandomModelSpec {
   std::string name;  // general.name
-  // general.architecture and the prefix of its keys; only "llama" is a real choice (another name
-  // makes a file that loaders must refuse).
+  // general.architecture and the prefix of its keys: "llama", "qwen2" (adds q/k/v biases),
+  // "qwen3" (adds attn_q_norm/attn_k_norm), "gemma3" (q/k norms, post_attention_norm and
+  // post_ffw_norm, sliding-window keys), "phi3" (fused attn_qkv, ffn_up of 2 x ffn rows without
+  // ffn_gate, rope_factors_long/short, rope.scaling.attn_factor), with the tensors and keys
+  // llama.cpp's converter writes for them. Another name makes a llama-layout file that loaders
+  // must refuse.
   std::string architecture = "llama";
+  // Head dimension when it is not dim / heads (Qwen3, Gemma 3; 0: dim / heads). Written as
+  // attention.key_length/value_length.
+  int head_dim = 0;
+  // gemma3: attention.sliding_window (0: none), attention.sliding_window_pattern and
+  // rope.freq_base_swa.
+  int sliding_window = 0;
+  int sliding_window_pattern = 6;
+  float rope_base_swa = 10000.0f;
   int dim = 0;     // embedding_length
   int layers = 0;  // block_count
   int heads = 0;
@@ -51,11 +63,16 @@ struct RandomModelSpec {
   float rope_factor = 8.0f;
   float rope_low_freq_factor = 1.0f;
   float rope_high_freq_factor = 4.0f;
+  // Also phi3's rope.scaling.original_context_length; its rope_factors_short/long tensors are
+  // made up (short ones near 1, long ones growing to rope_factor) and rope.scaling.attn_factor
+  // is sqrt(1 + ln(context / rope_original_context) / ln(rope_original_context)), as the
+  // converter computes it.
   int rope_original_context = 8192;
   uint64_t seed = 1;
 };
 
-// "stories15m", "smollm2-135m", "tinyllama-1.1b", "llama-3.2-1b" (case-insensitive);
+// "stories15m", "smollm2-135m", "tinyllama-1.1b", "llama-3.2-1b", "qwen2.5-0.5b", "qwen3-0.6b",
+// "gemma3-270m", "phi3.5-mini" (case-insensitive);
 // InvalidArgument naming the name and listing these otherwise.
 absl::StatusOr<RandomModelSpec> RandomModelPreset(absl::string_view name);
 std::vector<std::string> RandomModelPresetNames();

@@ -164,6 +164,54 @@ TEST(RandomModelTest, SyntheticSpmVocabularyNeedsBytePieces) {
   EXPECT_NE(s.message().find("expected at least 259"), std::string::npos) << s;
 }
 
+// The other architectures' presets and the tensors and keys llama.cpp's converter writes for them.
+TEST(RandomModelTest, ArchitecturePresetsAndTheirTensors) {
+  auto tiny = [](const char* shape) {
+    RandomModelSpec s = *RandomModelPreset(shape);
+    EXPECT_NE(s.architecture, "llama") << shape;
+    s.layers = 1, s.dim = 64, s.heads = 4, s.kv_heads = 2, s.ffn = 32, s.vocab = 10;
+    absl::StatusOr<checkpoint::TensorDict> d = RandomModel(s);
+    EXPECT_TRUE(d.ok()) << d.status();
+    return *std::move(d);
+  };
+  checkpoint::TensorDict q2 = tiny("qwen2.5-0.5b");
+  EXPECT_EQ(*q2.GetString("general.architecture"), "qwen2");
+  EXPECT_EQ((*q2.Get("blk.0.attn_q.bias"))->shape(), Shape({64}));
+  EXPECT_EQ((*q2.Get("blk.0.attn_k.bias"))->shape(), Shape({32}));
+  EXPECT_TRUE(q2.Contains("blk.0.attn_v.bias"));
+  EXPECT_FLOAT_EQ(static_cast<float>(*q2.GetFloat("qwen2.rope.freq_base")), 1e6f);
+
+  RandomModelSpec s3 = *RandomModelPreset("qwen3-0.6b");
+  EXPECT_EQ(s3.head_dim, 128);
+  EXPECT_EQ(s3.vocab, 151936);
+  s3.layers = 1, s3.dim = 64, s3.heads = 4, s3.kv_heads = 2, s3.head_dim = 32, s3.ffn = 32;
+  s3.vocab = 10;
+  checkpoint::TensorDict q3 = *RandomModel(s3);
+  EXPECT_EQ(*q3.GetInt("qwen3.attention.key_length"), 32);
+  EXPECT_EQ((*q3.Get("blk.0.attn_q.weight"))->shape(), Shape({128, 64}));
+  EXPECT_EQ((*q3.Get("blk.0.attn_output.weight"))->shape(), Shape({64, 128}));
+  EXPECT_EQ((*q3.Get("blk.0.attn_q_norm.weight"))->shape(), Shape({32}));
+  EXPECT_FALSE(q3.Contains("blk.0.attn_q.bias"));
+
+  checkpoint::TensorDict g3 = tiny("gemma3-270m");
+  EXPECT_EQ(*g3.GetInt("gemma3.attention.sliding_window"), 512);
+  EXPECT_EQ(*g3.GetInt("gemma3.attention.sliding_window_pattern"), 6);
+  EXPECT_FLOAT_EQ(static_cast<float>(*g3.GetFloat("gemma3.rope.freq_base_swa")), 1e4f);
+  EXPECT_TRUE(g3.Contains("blk.0.post_attention_norm.weight"));
+  EXPECT_TRUE(g3.Contains("blk.0.post_ffw_norm.weight"));
+  EXPECT_TRUE(g3.Contains("blk.0.attn_k_norm.weight"));
+
+  checkpoint::TensorDict p3 = tiny("phi3.5-mini");
+  EXPECT_EQ((*p3.Get("blk.0.attn_qkv.weight"))->shape(), Shape({64 + 2 * 32, 64}));
+  EXPECT_EQ((*p3.Get("blk.0.ffn_up.weight"))->shape(), Shape({64, 64}));
+  EXPECT_FALSE(p3.Contains("blk.0.ffn_gate.weight"));
+  EXPECT_EQ((*p3.Get("rope_factors_long.weight"))->shape(), Shape({8}));
+  EXPECT_TRUE(p3.Contains("output.weight"));
+  EXPECT_EQ(*p3.GetInt("phi3.rope.scaling.original_context_length"), 4096);
+  // sqrt(1 + ln(131072 / 4096) / ln(4096)), as the converter computes it.
+  EXPECT_NEAR(*p3.GetFloat("phi3.rope.scaling.attn_factor"), 1.190238, 1e-6);
+}
+
 }  // namespace
 }  // namespace llm
 }  // namespace edgeq

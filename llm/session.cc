@@ -34,6 +34,17 @@ void Session::Reset() {
   sampler_.Reset();
 }
 
+absl::Status Session::Rewind(int n) {
+  if (n < 0 || n > n_past()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("cannot rewind to %d tokens: the session holds %d", n, n_past()));
+  }
+  if (n == n_past()) return absl::OkStatus();
+  tokens_.resize(n);
+  pending_.clear();
+  return absl::OkStatus();
+}
+
 absl::StatusOr<GenerateResult> Session::Generate(absl::Span<const int> prompt,
                                                  const GenerateOptions& options,
                                                  const TokenCallback& on_token) {

@@ -59,6 +59,10 @@ class Session {
                                           const TokenCallback& on_token = {});
   // Forgets the sequence (the KV cache is overwritten from position 0) and resets the sampler.
   void Reset();
+  // Keeps the first `n` tokens and forgets the rest (the KV cache is overwritten from position
+  // n); the next Generate needs a prompt. The sampler keeps what it accepted (penalties may
+  // still count dropped tokens). InvalidArgument if n is not in [0, n_past()].
+  absl::Status Rewind(int n);
 
   // Tokens in the context so far (prompts and generated tokens that were fed to the model).
   const std::vector<int>& tokens() const { return tokens_; }

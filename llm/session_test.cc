@@ -73,6 +73,37 @@ TEST(SessionTest, GreedyEqualsArgmaxLoop) {
   EXPECT_EQ(r->tokens, std::vector<int>(want.begin() + 4, want.end()));
 }
 
+// Rewinding to n tokens and prefilling the rest again gives the same continuation as before.
+TEST(SessionTest, RewindRecomputesFromThere) {
+  std::unique_ptr<Model> m = SmallModel();
+  absl::StatusOr<Sampler> sampler = Sampler::Create(50, Greedy());
+  ASSERT_TRUE(sampler.ok());
+  Session session(*m, *sampler);
+  const std::vector<int> prompt = {1, 7, 3, 22, 9};
+  absl::StatusOr<GenerateResult> first = session.Generate(prompt, {.max_tokens = 6});
+  ASSERT_TRUE(first.ok()) << first.status();
+  const std::vector<int> held = session.tokens();  // prompt + 6 generated
+  ASSERT_EQ(held.size(), 11u);
+  // Overwrite positions 3.. with other tokens, then rewind and restore them.
+  ASSERT_TRUE(session.Rewind(3).ok());
+  EXPECT_EQ(session.n_past(), 3);
+  EXPECT_EQ(session.Generate({}).status().code(), absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(session.Generate({40, 41, 42}, {.max_tokens = 2}).ok());
+  ASSERT_TRUE(session.Rewind(3).ok());
+  absl::StatusOr<GenerateResult> again =
+      session.Generate(std::vector<int>(held.begin() + 3, held.end()), {.max_tokens = 4});
+  ASSERT_TRUE(again.ok()) << again.status();
+  // The continuation equals a fresh session's over the same 11 tokens.
+  absl::StatusOr<Sampler> sampler2 = Sampler::Create(50, Greedy());
+  ASSERT_TRUE(sampler2.ok());
+  Session fresh(*m, *sampler2);
+  absl::StatusOr<GenerateResult> want = fresh.Generate(held, {.max_tokens = 4});
+  ASSERT_TRUE(want.ok());
+  EXPECT_EQ(again->tokens, want->tokens);
+  EXPECT_EQ(session.Rewind(100).message(), "cannot rewind to 100 tokens: the session holds 15");
+  EXPECT_EQ(session.Rewind(-1).code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST(SessionTest, StopTokenCallbackAndContext) {
   std::unique_ptr<Model> m = SmallModel(/*context=*/12);
   absl::StatusOr<Sampler> sampler = Sampler::Create(50, Greedy());

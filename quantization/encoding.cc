@@ -19,6 +19,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "core/dtype.h"
+#include "core/parallel.h"
 #include "core/status_macros.h"
 #include "quantization/block_layout.h"
 #include "quantization/internal/codecs.h"
@@ -97,28 +98,19 @@ WorkSplit SplitWork(const QuantizationEncoding& enc, const Shape& logical) {
   return s;
 }
 
-// Runs fn(first_unit, unit_count) over all units, on `pool` when given and worthwhile.
+// Element operations per value (core/parallel.h): a quantizer searches scales (K-quants iterate),
+// a dequantizer is one multiply-add.
+constexpr int64_t kQuantizeWorkPerValue = 8;
+constexpr int64_t kDequantizeWorkPerValue = 2;
+
+// Runs fn(first_unit, unit_count) over all units, `work_per_value` element operations each value,
+// on `pool` when worthwhile (the one rule in core/parallel.h).
 template <typename Fn>
-void ParallelFor(pthreadpool_t pool, const WorkSplit& s, Fn fn) {
-  if (s.units == 0) return;
-  const int64_t tasks = (s.units + s.units_per_task - 1) / s.units_per_task;
-  if (pool == nullptr || tasks == 1 || pthreadpool_get_threads_count(pool) <= 1) {
-    fn(int64_t{0}, s.units);
-    return;
-  }
-  struct Context {
-    const WorkSplit* split;
-    Fn* fn;
-  } ctx{&s, &fn};
-  pthreadpool_parallelize_1d(
-      pool,
-      [](void* arg, size_t task) {
-        auto* c = static_cast<Context*>(arg);
-        const int64_t first = static_cast<int64_t>(task) * c->split->units_per_task;
-        const int64_t count = std::min(c->split->units_per_task, c->split->units - first);
-        (*c->fn)(first, count);
-      },
-      &ctx, static_cast<size_t>(tasks), /*flags=*/0);
+void RunSplit(pthreadpool_t pool, const WorkSplit& s, int64_t work_per_value, Fn fn) {
+  ParallelFor(pool, static_cast<size_t>(s.units), static_cast<size_t>(s.units_per_task),
+              s.units * s.elements_per_unit * work_per_value, [&](size_t first, size_t count) {
+                fn(static_cast<int64_t>(first), static_cast<int64_t>(count));
+              });
 }
 
 // Index of the first NaN or Inf in x[0, n), or -1.
@@ -208,7 +200,7 @@ absl::StatusOr<Tensor> QuantizationEncoding::Quantize(const Tensor& input,
   const WorkSplit s = SplitWork(*this, input.shape());
   const bool per_row = dynamic_cast<const BuiltinEncoding*>(this) == nullptr;
   std::atomic<int64_t> first_bad{INT64_MAX};
-  ParallelFor(pool, s, [&](int64_t first, int64_t count) {
+  RunSplit(pool, s, kQuantizeWorkPerValue, [&](int64_t first, int64_t count) {
     const float* xs = x + first * s.elements_per_unit;
     const int64_t n = count * s.elements_per_unit;
     const int64_t bad = FirstNonFinite(xs, n);
@@ -268,7 +260,7 @@ absl::StatusOr<Tensor> QuantizationEncoding::Dequantize(const Tensor& input,
   float* y = static_cast<float*>(out.raw_mutable_data());
   const WorkSplit s = SplitWork(*this, logical);
   const bool per_row = dynamic_cast<const BuiltinEncoding*>(this) == nullptr;
-  ParallelFor(pool, s, [&](int64_t first, int64_t count) {
+  RunSplit(pool, s, kDequantizeWorkPerValue, [&](int64_t first, int64_t count) {
     if (per_row) {
       for (int64_t r = first; r < first + count; ++r) {
         DequantizeRow(q + r * s.bytes_per_unit, y + r * s.elements_per_unit, s.elements_per_unit);

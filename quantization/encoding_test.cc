@@ -293,8 +293,9 @@ TEST(ParallelTest, TwoThreadsGiveIdenticalBytes) {
   ASSERT_NE(pool, nullptr);
   for (const QuantizationEncoding* enc : AllBuiltins()) {
     SCOPED_TRACE(std::string(enc->name()));
-    // A shape with many tasks and one with a single long row (split at blocks).
-    for (const Shape& shape : {Shape{9, 1024}, Shape{1, 256 * 40}}) {
+    // A shape with many tasks and one with a single long row (split at blocks), both large enough
+    // for the pool (core/parallel.h's kMinParallelWork) when dequantizing too.
+    for (const Shape& shape : {Shape{33, 1024}, Shape{1, 256 * 160}}) {
       const std::vector<float> x = Gaussian(shape.num_elements(), 8);
       const Tensor t = F32(shape, x);
       absl::StatusOr<Tensor> serial = enc->Quantize(t);

@@ -197,6 +197,97 @@ TEST_P(OpsTest, RopeAdjacentPairs) {
   ExpectNear(Run(g64, {x}), want, 1e-4f);
 }
 
+// softmax(scale q.k) v over positions <= pos + i (and > pos + i - window), from the definition.
+std::vector<float> AttentionReference(const std::vector<float>& q, const std::vector<float>& kc,
+                                      const std::vector<float>& vc, const std::vector<float>& kn,
+                                      const std::vector<float>& vn, int64_t t, int64_t heads,
+                                      int64_t kvh, int64_t hs, int64_t ctx, int64_t pos,
+                                      float scale, int64_t window) {
+  std::vector<float> out(t * heads * hs, 0.0f);
+  for (int64_t i = 0; i < t; ++i) {
+    for (int64_t h = 0; h < heads; ++h) {
+      const int64_t g = h / (heads / kvh);
+      std::vector<double> s;
+      std::vector<const float*> v;
+      for (int64_t p = 0; p <= pos + i; ++p) {
+        if (window > 0 && p <= pos + i - window) continue;
+        const float* k = p < pos ? &kc[(g * ctx + p) * hs] : &kn[(g * t + p - pos) * hs];
+        v.push_back(p < pos ? &vc[(g * ctx + p) * hs] : &vn[(g * t + p - pos) * hs]);
+        double d = 0;
+        for (int64_t e = 0; e < hs; ++e) d += double{q[(i * heads + h) * hs + e]} * k[e];
+        s.push_back(scale * d);
+      }
+      double mx = -1e300, sum = 0;
+      for (double x : s) mx = std::max(mx, x);
+      for (double& x : s) sum += (x = std::exp(x - mx));
+      for (size_t j = 0; j < s.size(); ++j) {
+        for (int64_t e = 0; e < hs; ++e) {
+          out[(i * heads + h) * hs + e] += static_cast<float>(s[j] / sum * v[j][e]);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+TEST_P(OpsTest, AttentionOverCacheAndBlock) {
+  const int64_t t = 3, heads = 4, kvh = 2, hs = 8, ctx = 6, pos = 2;
+  const Tensor q = RandomTensor({t, heads, hs}, 11), kc = RandomTensor({kvh, ctx, hs}, 12),
+               vc = RandomTensor({kvh, ctx, hs}, 13), kn = RandomTensor({kvh, t, hs}, 14),
+               vn = RandomTensor({kvh, t, hs}, 15);
+  const Tensor positions = *Tensor::FromValues<int32_t>({t}, {2, 3, 4});
+  for (int64_t window : {0, 2}) {
+    SCOPED_TRACE(window);
+    Graph g("attention", {F32({t, heads, hs}), F32({kvh, ctx, hs}), F32({kvh, ctx, hs}),
+                          F32({kvh, t, hs}), F32({kvh, t, hs}), TensorType(DType::kInt32, {t})});
+    const Value o = ops::Attention(g.Input(0), g.Input(1), g.Input(2), g.Input(3), g.Input(4),
+                                   g.Input(5), 0.5f, window);
+    g.Output(o);
+    ASSERT_TRUE(g.status().ok()) << g.status();
+    EXPECT_EQ(o.shape(), Shape({t, heads * hs}));
+    ExpectNear(Run(g, {q, kc, vc, kn, vn, positions}),
+               AttentionReference(ToVector(q), ToVector(kc), ToVector(vc), ToVector(kn),
+                                  ToVector(vn), t, heads, kvh, hs, ctx, pos, 0.5f, window),
+               1e-5f);
+  }
+  // Positions read at Execute: past the cache, or not consecutive, are errors naming them.
+  Graph g("attention", {F32({t, heads, hs}), F32({kvh, ctx, hs}), F32({kvh, ctx, hs}),
+                        F32({kvh, t, hs}), F32({kvh, t, hs}), TensorType(DType::kInt32, {t})});
+  g.Output(
+      ops::Attention(g.Input(0), g.Input(1), g.Input(2), g.Input(3), g.Input(4), g.Input(5), 0.5f));
+  InferenceSession session({.num_threads = GetParam().threads});
+  absl::StatusOr<Model> model = session.Load(g);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const std::pair<std::vector<int32_t>, const char*> bad[] = {
+      {{7, 8, 9}, "position 7 is outside the cache's [0, 6]"},
+      {{-1, 0, 1}, "position -1 is outside"},
+      {{1, 2, 4}, "positions[2] is 4, expected 3"}};
+  for (const auto& [p, message] : bad) {
+    absl::StatusOr<TensorMap> out =
+        model->Execute({{"input0", q},
+                        {"input1", kc},
+                        {"input2", vc},
+                        {"input3", kn},
+                        {"input4", vn},
+                        {"input5", *Tensor::FromValues<int32_t>({t}, p)}});
+    EXPECT_EQ(out.status().code(), absl::StatusCode::kOutOfRange);
+    EXPECT_THAT(std::string(out.status().message()), ::testing::HasSubstr(message));
+  }
+}
+
+TEST(OpsBuilderTest, AttentionChecksItsShapes) {
+  Graph g("attention", {F32({3, 4, 8}), F32({3, 6, 8}), F32({2, 6, 8}), F32({2, 3, 8}),
+                        F32({2, 3, 8}), TensorType(DType::kInt32, {3})});
+  ops::Attention(g.Input(0), g.Input(1), g.Input(1), g.Input(3), g.Input(4), g.Input(5), 1.0f);
+  EXPECT_THAT(std::string(g.status().message()),
+              ::testing::HasSubstr("must be a multiple of kv_heads"));
+  Graph g2("attention", {F32({3, 4, 8}), F32({2, 6, 8}), F32({2, 6, 8}), F32({2, 3, 8}),
+                         F32({2, 3, 8}), TensorType(DType::kInt32, {3})});
+  ops::Attention(g2.Input(0), g2.Input(1), g2.Input(2), g2.Input(3), g2.Input(4), g2.Input(5), 1.0f,
+                 -1);
+  EXPECT_THAT(std::string(g2.status().message()), ::testing::HasSubstr("window must be >= 0"));
+}
+
 TEST_P(OpsTest, GatherF32AndQuantized) {
   Tensor table = RandomTensor({10, 64}, 7);
   std::vector<float> tv = ToVector(table);

@@ -1,6 +1,7 @@
 #include "runtime/session.h"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstring>
 #include <memory>
@@ -52,7 +53,12 @@ struct Model::Impl {
   Tensor scratch;
   std::vector<void*> slots;
   std::vector<std::unique_ptr<internal::OpKernel>> kernels;
-  std::vector<std::string> kernel_labels;  // "%2 = qmatmul"
+  std::vector<std::string> kernel_labels;         // "%2 = qmatmul"
+  std::vector<Model::ConstantUse> constant_uses;  // one per constant a kernel reads
+  void RecordConstantUse(const Tensor& t, bool copied);
+  bool profiling = false;
+  std::vector<int64_t> profile_calls;   // per kernel, while profiling
+  std::vector<double> profile_seconds;  // per kernel, while profiling
   std::vector<std::string> input_names;
   std::vector<TensorType> input_types;
   std::vector<int> input_ids;
@@ -122,10 +128,58 @@ absl::StatusOr<TensorMap> Model::Execute(absl::Span<const NamedTensor> inputs) {
   }
   const internal::ExecContext ctx{m.slots.data(), static_cast<pthreadpool_t>(m.pool.get()),
                                   m.scratch.raw_mutable_data()};
-  for (const auto& kernel : m.kernels) {
-    EDGEQ_RETURN_IF_ERROR(kernel->Run(ctx));
+  if (!m.profiling) {
+    for (const auto& kernel : m.kernels) {
+      EDGEQ_RETURN_IF_ERROR(kernel->Run(ctx));
+    }
+    return TensorMap(m.outputs);
+  }
+  for (size_t i = 0; i < m.kernels.size(); ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    EDGEQ_RETURN_IF_ERROR(m.kernels[i]->Run(ctx));
+    m.profile_seconds[i] +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ++m.profile_calls[i];
   }
   return TensorMap(m.outputs);
+}
+
+void Model::Impl::RecordConstantUse(const Tensor& t, bool copied) {
+  for (ConstantUse& u : constant_uses) {
+    if (u.data == t.raw_data() && u.bytes == t.size_bytes()) {
+      u.copied = u.copied && copied;
+      return;
+    }
+  }
+  constant_uses.push_back({t.raw_data(), t.size_bytes(), copied});
+}
+
+std::vector<Model::ConstantUse> Model::ConstantUses() const { return impl_->constant_uses; }
+
+void Model::EnableProfiling(bool on) {
+  impl_->profiling = on;
+  impl_->profile_calls.resize(impl_->kernels.size(), 0);
+  impl_->profile_seconds.resize(impl_->kernels.size(), 0.0);
+}
+
+std::vector<Model::KernelTime> Model::Profile() const {
+  std::vector<KernelTime> rows;
+  for (size_t i = 0; i < impl_->kernels.size(); ++i) {
+    KernelTime r;
+    r.label = impl_->kernel_labels[i];
+    r.kernel = impl_->kernels[i]->name();
+    if (i < impl_->profile_calls.size()) {
+      r.calls = impl_->profile_calls[i];
+      r.seconds = impl_->profile_seconds[i];
+    }
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+void Model::ResetProfile() {
+  std::fill(impl_->profile_calls.begin(), impl_->profile_calls.end(), 0);
+  std::fill(impl_->profile_seconds.begin(), impl_->profile_seconds.end(), 0.0);
 }
 
 // ---- InferenceSession ----
@@ -221,6 +275,16 @@ absl::StatusOr<Model> InferenceSession::Load(const Graph& graph) {
     for (int id : node.inputs) {
       if (buffer_of[id] >= 0) uses[buffer_of[id]].last = step;
     }
+    for (size_t p = 0; p < node.inputs.size(); ++p) {
+      const Node& producer = nodes[graph.producer(node.inputs[p])];
+      if (producer.op != "constant") continue;
+      const bool copied = kernel->CopiesConstantInput(static_cast<int>(p));
+      impl->RecordConstantUse(producer.attrs.constant, copied);
+      if (copied && options_.on_constant_copied) {
+        options_.on_constant_copied(producer.attrs.constant.raw_data(),
+                                    producer.attrs.constant.size_bytes());
+      }
+    }
     for (int id : node.outputs) {
       const ValueType& t = graph.value_type(id);
       buffer_of[id] = static_cast<int>(uses.size());
@@ -245,6 +309,8 @@ absl::StatusOr<Model> InferenceSession::Load(const Graph& graph) {
     }
     const ValueType& t = graph.value_type(id);
     const size_t bytes = t.type.shape.num_elements() * DTypeSize(t.type.dtype);
+    const Node& producer = nodes[graph.producer(id)];
+    if (producer.op == "constant") impl->RecordConstantUse(producer.attrs.constant, false);
     const int slot = num_slots++;
     const int step = static_cast<int>(impl->kernels.size());
     uses.push_back({bytes, step, INT_MAX});

@@ -24,6 +24,7 @@
 #define EDGEQ_RUNTIME_SESSION_H_
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -50,6 +51,11 @@ struct SessionOptions {
   // Run f32 matmuls with constant 2-D weights through XNNPACK when it initializes; false (or an
   // XNNPACK that fails to initialize, e.g. under some emulators) uses the portable loop.
   bool use_xnnpack = true;
+  // Called at Load for every constant a kernel has made its own copy of (repacked quantized
+  // weights, XNNPACK's packed f32 weights), right after the copy: the kernel never reads the
+  // original. Other kernels (of this or other graphs) may still read it; the callee decides what
+  // to do (llm::Model drops a mapped file's pages). May be empty.
+  std::function<void(const void* data, size_t bytes)> on_constant_copied = nullptr;
 };
 
 // One named input of Execute. Holds a pointer: the tensor must outlive the call.
@@ -95,9 +101,32 @@ class Model {
   // Bytes of constant data (weights) the model references.
   size_t constant_bytes() const;
 
+  // How the kernels use each constant (weights) the graph reads: `copied` if every kernel that
+  // takes it made its own copy at Load (repacked or packed) and never reads the original at
+  // Execute; then the original's memory may be released (e.g. a mapped file's pages dropped).
+  struct ConstantUse {
+    const void* data = nullptr;
+    size_t bytes = 0;
+    bool copied = false;
+  };
+  std::vector<ConstantUse> ConstantUses() const;
+
   // One line per executed node: value id, op and the kernel chosen, e.g.
   // "%2 = qmatmul -> q4_0_avx2_gemm".
   std::string DebugString() const;
+
+  // Profiling: while enabled, every Execute times each kernel (a steady_clock read before and
+  // after, tens of nanoseconds per kernel) and adds it to that kernel's row. Off by default.
+  struct KernelTime {
+    std::string label;   // "%2 = qmatmul"
+    std::string kernel;  // "q4_0_avx2_gemm"
+    int64_t calls = 0;
+    double seconds = 0;
+  };
+  void EnableProfiling(bool on);
+  // One row per executed node, in execution order (zeros while profiling was never on).
+  std::vector<KernelTime> Profile() const;
+  void ResetProfile();
 
   struct Impl;
 

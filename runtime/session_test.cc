@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "core/tensor.h"
 #include "gmock/gmock.h"
 #include "graph/graph.h"
@@ -98,6 +99,40 @@ TEST(SessionTest, ModelsShareQuantizedWeightsPreparedOnce) {
   absl::StatusOr<Model> again = load(8, qw);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(session.prepared_weight_reuses(), 1);
+}
+
+// f32 weights through XNNPACK: graphs of one session over the same constant share one packed
+// operator (one packed copy), and give the same results as separate operators.
+TEST(SessionTest, ModelsShareXnnpackPackedWeights) {
+  InferenceSession session;
+  if (!session.xnnpack_enabled()) GTEST_SKIP() << "XNNPACK is unavailable here";
+  std::vector<float> wv(48 * 64);
+  for (size_t i = 0; i < wv.size(); ++i) wv[i] = std::sin(0.37f * static_cast<float>(i));
+  const Tensor w = *Tensor::FromValues<float>({48, 64}, wv);
+  auto load = [&](InferenceSession& s, int64_t rows) {
+    Graph g("g", {F32({rows, 64})});
+    g.Output(ops::MatmulTransposed(g.Input(0), g.Constant(w)));
+    return s.Load(g);
+  };
+  absl::StatusOr<Model> one = load(session, 1);
+  absl::StatusOr<Model> block = load(session, 8);
+  ASSERT_TRUE(one.ok() && block.ok());
+  EXPECT_EQ(session.prepared_weight_reuses(), 1);
+  EXPECT_TRUE(absl::StrContains(block->DebugString(), "matmul_f32_xnnpack"))
+      << block->DebugString();
+  InferenceSession alone;
+  absl::StatusOr<Model> separate = load(alone, 8);
+  ASSERT_TRUE(separate.ok());
+  std::vector<float> xv(8 * 64);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = std::cos(0.11f * static_cast<float>(i));
+  const Tensor x8 = *Tensor::FromValues<float>({8, 64}, xv);
+  const Tensor x1 = *Tensor::FromValues<float>({1, 64}, absl::MakeConstSpan(xv).first(64));
+  const std::vector<float> y8 = Floats(*block->Execute({{"input0", x8}}), "output0");
+  const std::vector<float> y1 = Floats(*one->Execute({{"input0", x1}}), "output0");
+  const std::vector<float> y8_alone = Floats(*separate->Execute({{"input0", x8}}), "output0");
+  ASSERT_EQ(y8.size(), 8u * 48);
+  EXPECT_EQ(y8, y8_alone);
+  for (int j = 0; j < 48; ++j) EXPECT_NEAR(y1[j], y8[j], 1e-5f * (1 + std::fabs(y1[j]))) << j;
 }
 
 TEST(SessionTest, XnnpackStatusIsReported) {

@@ -2,12 +2,17 @@
 // speed as llama.cpp's llama-bench measures it (random token ids, no tokenizer; a warm-up run,
 // then -r timed runs from an empty context: ppN = N prompt tokens at once, tgN = N tokens one at a
 // time), with peak resident memory (VmHWM), model bytes and the matrix kernels used.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -25,12 +30,18 @@ namespace tools {
 namespace {
 
 constexpr char kBenchUsage[] =
-    "MODEL [-p 512] [-n 128] [-r 5] [-t 1,2] [-o md|csv|json]\n"
+    "MODEL [-p 512] [-n 128] [-r 5] [-t 1,2] [-b 16] [-o md|csv|json] [--profile] "
+    "[--roofline]\n"
     "  -p, --n-prompt N     prompt tokens of the prefill test ppN (0: none; default 512)\n"
     "  -n, --n-gen N        tokens of the decode test tgN (0: none; default 128)\n"
     "  -r, --repetitions N  timed runs per test after one warm-up run (default 5)\n"
     "  -t, --threads LIST   thread counts, comma-separated (default 1,2)\n"
+    "  -b, --batch N        prompt tokens per prefill graph run (default 16; 1: one at a time)\n"
     "  -o, --output FORMAT  md (default), csv or json, to stdout\n"
+    "  --profile            after each test, the time per op and kernel over its timed runs\n"
+    "  --roofline           measure the memory read bandwidth (a STREAM-like sum over 1 GiB with\n"
+    "                       the same threads) and give each decode row's weight bytes per second\n"
+    "                       as a share of it\n"
     "tokens/s are mean +- standard deviation over the runs; peak RSS is the process's VmHWM after "
     "the test.";
 
@@ -39,7 +50,7 @@ double Now() {
 }
 
 struct Row {
-  std::string model, type, test, kernels;
+  std::string model, type, test, kernels, roofline;
   uint64_t bytes = 0, params = 0, peak_rss = 0;
   int threads = 0, n_prompt = 0, n_gen = 0;
   double mean = 0, sd = 0;
@@ -52,11 +63,11 @@ void Print(const std::vector<Row>& rows, const std::string& format) {
   if (format == "csv") {
     absl::FPrintF(stdout,
                   "model_type,weight_type,model_size,model_n_params,n_threads,n_prompt,n_gen,"
-                  "test,avg_ts,stddev_ts,peak_rss_bytes,kernels\n");
+                  "test,avg_ts,stddev_ts,peak_rss_bytes,kernels,roofline\n");
     for (const Row& r : rows) {
-      absl::FPrintF(stdout, "\"%s\",\"%s\",%d,%d,%d,%d,%d,\"%s\",%.6f,%.6f,%d,\"%s\"\n", r.model,
-                    r.type, r.bytes, r.params, r.threads, r.n_prompt, r.n_gen, r.test, r.mean, r.sd,
-                    r.peak_rss, r.kernels);
+      absl::FPrintF(stdout, "\"%s\",\"%s\",%d,%d,%d,%d,%d,\"%s\",%.6f,%.6f,%d,\"%s\",\"%s\"\n",
+                    r.model, r.type, r.bytes, r.params, r.threads, r.n_prompt, r.n_gen, r.test,
+                    r.mean, r.sd, r.peak_rss, r.kernels, r.roofline);
     }
     return;
   }
@@ -70,30 +81,112 @@ void Print(const std::vector<Row>& rows, const std::string& format) {
                     "  {\"model_type\": \"%s\", \"weight_type\": \"%s\", \"model_size\": %d, "
                     "\"model_n_params\": %d, \"n_threads\": %d, \"n_prompt\": %d, \"n_gen\": %d, "
                     "\"test\": \"%s\", \"avg_ts\": %.6f, \"stddev_ts\": %.6f, \"samples_ts\": "
-                    "[%s], \"peak_rss_bytes\": %d, \"kernels\": \"%s\"}%s\n",
+                    "[%s], \"peak_rss_bytes\": %d, \"kernels\": \"%s\", \"roofline\": \"%s\"}%s\n",
                     r.model, r.type, r.bytes, r.params, r.threads, r.n_prompt, r.n_gen, r.test,
-                    r.mean, r.sd, absl::StrJoin(samples, ", "), r.peak_rss, r.kernels,
+                    r.mean, r.sd, absl::StrJoin(samples, ", "), r.peak_rss, r.kernels, r.roofline,
                     i + 1 < rows.size() ? "," : "");
     }
     absl::FPrintF(stdout, "]\n");
     return;
   }
-  absl::FPrintF(stdout,
-                "| model | size | params | backend | threads | test | t/s | peak RSS | kernels |\n"
-                "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- |\n");
+  bool any_roofline = false;
+  for (const Row& r : rows) any_roofline |= !r.roofline.empty();
+  absl::FPrintF(
+      stdout,
+      "| model | size | params | backend | threads | test | t/s | peak RSS | kernels |%s\n"
+      "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- |%s\n",
+      any_roofline ? " roofline |" : "", any_roofline ? " --- |" : "");
   for (const Row& r : rows) {
-    absl::FPrintF(stdout, "| %s %s | %s | %s | CPU | %d | %s | %.2f ± %.2f | %s | %s |\n", r.model,
-                  r.type, Mib(r.bytes), ParamsLabel(r.params), r.threads, r.test, r.mean, r.sd,
-                  Mib(r.peak_rss), r.kernels);
+    absl::FPrintF(stdout, "| %s %s | %s | %s | CPU | %d | %s | %.2f ± %.2f | %s | %s |%s\n",
+                  r.model, r.type, Mib(r.bytes), ParamsLabel(r.params), r.threads, r.test, r.mean,
+                  r.sd, Mib(r.peak_rss), r.kernels,
+                  any_roofline ? absl::StrCat(" ", r.roofline, " |") : "");
   }
 }
 
+// Per-op time of the timed runs of one test, largest first, to stdout.
+void PrintProfile(const std::string& title, const std::vector<llm::Model::OpTime>& ops,
+                  double tokens) {
+  double total = 0;
+  for (const llm::Model::OpTime& o : ops) total += o.seconds;
+  absl::FPrintF(stdout, "\nprofile: %s (%.3f ms per token in kernels)\n\n", title,
+                1e3 * total / std::max(tokens, 1.0));
+  absl::FPrintF(stdout,
+                "| op | kernel | calls | ms | us/token | share |\n"
+                "| --- | --- | ---: | ---: | ---: | ---: |\n");
+  for (const llm::Model::OpTime& o : ops) {
+    absl::FPrintF(stdout, "| %s | %s | %d | %.2f | %.2f | %.1f%% |\n", o.op, o.kernel, o.calls,
+                  1e3 * o.seconds, 1e6 * o.seconds / std::max(tokens, 1.0),
+                  total > 0 ? 100.0 * o.seconds / total : 0.0);
+  }
+  absl::FPrintF(stdout, "\n");
+}
+
+// Bytes per second `threads` threads read from a 1 GiB buffer (far beyond any cache): the best of
+// 3 passes of a sum over 64-bit words, split evenly.
+double MeasureReadBandwidth(int threads) {
+  constexpr size_t kBytes = size_t{1} << 30;
+  const size_t words = kBytes / sizeof(uint64_t);
+  std::vector<uint64_t> buffer(words, 1);
+  std::vector<uint64_t> sums(threads, 0);
+  double best = 0;
+  for (int pass = 0; pass < 3; ++pass) {
+    const double t0 = Now();
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        const size_t begin = words / threads * t;
+        const size_t end = t + 1 == threads ? words : words / threads * (t + 1);
+        uint64_t a = 0, b = 0, c = 0, d = 0;
+        for (size_t i = begin; i + 4 <= end; i += 4) {
+          a += buffer[i];
+          b += buffer[i + 1];
+          c += buffer[i + 2];
+          d += buffer[i + 3];
+        }
+        sums[t] = a + b + c + d;
+      });
+    }
+    for (std::thread& th : pool) th.join();
+    best = std::max(best, kBytes / (Now() - t0));
+  }
+  uint64_t total = 0;
+  for (uint64_t s : sums) total += s;
+  if (total == 0) absl::FPrintF(stderr, "\n");  // keeps the sums alive
+  return best;
+}
+
+// MeasureReadBandwidth in a child process, so that its buffer never counts in this process's peak
+// resident memory (VmHWM). 0 if the child fails.
+double ReadBandwidth(int threads) {
+  int fds[2];
+  if (pipe(fds) != 0) return 0;
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return 0;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    const double bw = MeasureReadBandwidth(threads);
+    const ssize_t written = write(fds[1], &bw, sizeof(bw));
+    _exit(written == sizeof(bw) ? 0 : 1);
+  }
+  close(fds[1]);
+  double bw = 0;
+  if (read(fds[0], &bw, sizeof(bw)) != sizeof(bw)) bw = 0;
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return bw;
+}
+
 absl::Status Bench(const Args& raw_args) {
-  const std::vector<OptionSpec> specs = {{{"-p", "--n-prompt"}},
-                                         {{"-n", "--n-gen"}},
-                                         {{"-r", "--repetitions"}},
-                                         {{"-t", "--threads"}},
-                                         {{"-o", "--output"}}};
+  const std::vector<OptionSpec> specs = {{{"-p", "--n-prompt"}},    {{"-n", "--n-gen"}},
+                                         {{"-r", "--repetitions"}}, {{"-t", "--threads"}},
+                                         {{"-b", "--batch"}},       {{"-o", "--output"}},
+                                         {{"--profile"}, false},    {{"--roofline"}, false}};
   EDGEQ_ASSIGN_OR_RETURN(LlmArgs args, ParseLlmArgs(raw_args.raw, specs));
   if (args.positional.size() != 1) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -105,6 +198,8 @@ absl::Status Bench(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(int64_t n_gen, args.GetInt("n-gen", 128, 0, 1 << 20));
   EDGEQ_ASSIGN_OR_RETURN(int64_t reps, args.GetInt("repetitions", 5, 1, 1000));
   EDGEQ_ASSIGN_OR_RETURN(std::vector<int> thread_list, args.GetIntList("threads", {1, 2}, 1, 1024));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t batch, args.GetInt("batch", 16, 1, 4096));
+  const bool profile = args.Has("profile"), roofline = args.Has("roofline");
   const std::string format = args.Get("output", "md");
   if (format != "md" && format != "csv" && format != "json") {
     return absl::InvalidArgumentError(absl::StrFormat("-o %s: expected md, csv or json", format));
@@ -117,7 +212,9 @@ absl::Status Bench(const Args& raw_args) {
   for (int threads : thread_list) {
     llm::ModelOptions mo;
     mo.num_threads = threads;
+    mo.prefill_block = static_cast<int>(batch);
     mo.context_length = static_cast<int>(std::max<int64_t>(n_prompt + n_gen, 1));
+    mo.mapped_file = file.file_bytes;  // drop copied weights' pages
     absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(file.dict, mo);
     if (!loaded.ok()) {
       return absl::Status(loaded.status().code(),
@@ -151,6 +248,10 @@ absl::Status Bench(const Args& raw_args) {
       row.test = test.name;
       row.kernels = absl::StrJoin(model.MatmulKernels(), ", ");
       for (int64_t rep = 0; rep <= reps; ++rep) {  // run 0 is the warm-up
+        if (rep == 1 && profile) {
+          model.ResetProfile();
+          model.EnableProfiling(true);
+        }
         double seconds = 0;
         if (test.n_prompt > 0) {
           const std::vector<int> tokens = random_tokens(test.n_prompt);
@@ -178,6 +279,18 @@ absl::Status Bench(const Args& raw_args) {
       for (double s : row.samples) sq += (s - row.mean) * (s - row.mean);
       row.sd = row.samples.size() > 1 ? std::sqrt(sq / (row.samples.size() - 1)) : 0.0;
       row.peak_rss = PeakRssBytes();
+      if (roofline && test.n_gen > 0) {
+        const double bw = ReadBandwidth(threads);
+        if (bw <= 0) return absl::InternalError("--roofline: the bandwidth measurement failed");
+        row.roofline =
+            absl::StrFormat("%.1f GB/s read; weights %.2f GB/s = %.0f%%", bw / 1e9,
+                            row.bytes * row.mean / 1e9, 100.0 * row.bytes * row.mean / bw);
+      }
+      if (profile) {
+        model.EnableProfiling(false);
+        PrintProfile(absl::StrFormat("%s, %d threads, %d timed runs", test.name, threads, reps),
+                     model.Profile(), static_cast<double>(reps * (test.n_prompt + test.n_gen)));
+      }
       rows.push_back(std::move(row));
       absl::FPrintF(stderr, "%s, %d threads: %.2f tokens/s\n", test.name, threads,
                     rows.back().mean);

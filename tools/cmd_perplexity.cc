@@ -60,6 +60,7 @@ absl::Status Perplexity(const Args& raw_args) {
   llm::ModelOptions mo;
   mo.num_threads = threads > 0 ? static_cast<int>(threads) : kernels::DefaultThreadCount();
   mo.context_length = static_cast<int>(n_ctx);
+  mo.mapped_file = file.file_bytes;  // drop copied weights' pages
   absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(file.dict, mo);
   if (!loaded.ok()) {
     return absl::Status(loaded.status().code(),

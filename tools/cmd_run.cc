@@ -39,23 +39,11 @@ constexpr char kRunUsage[] =
     "The text goes to stdout; the load and speed report to stderr.";
 
 absl::Status Run(const Args& raw_args) {
-  const std::vector<OptionSpec> specs = {
-      {{"-p", "--prompt"}},
-      {{"-n", "--n-predict"}},
-      {{"--temp"}},
-      {{"--top-k"}},
-      {{"--top-p"}},
-      {{"--min-p"}},
-      {{"--repeat-penalty"}},
-      {{"--repeat-last-n"}},
-      {{"--presence-penalty"}},
-      {{"--frequency-penalty"}},
-      {{"-s", "--seed"}},
-      {{"-t", "--threads"}},
-      {{"-c", "--ctx-size"}},
-      {{"--tokenizer"}},
-      {{"--ignore-eos"}, false},
+  std::vector<OptionSpec> specs = {
+      {{"-p", "--prompt"}},   {{"-n", "--n-predict"}}, {{"-t", "--threads"}},
+      {{"-c", "--ctx-size"}}, {{"--tokenizer"}},       {{"--ignore-eos"}, false},
   };
+  for (const OptionSpec& s : SamplerOptionSpecs()) specs.push_back(s);
   EDGEQ_ASSIGN_OR_RETURN(LlmArgs args, ParseLlmArgs(raw_args.raw, specs));
   if (args.positional.size() != 1) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -67,21 +55,7 @@ absl::Status Run(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(int64_t n_predict, args.GetInt("n-predict", -1, -1));
   EDGEQ_ASSIGN_OR_RETURN(int64_t threads, args.GetInt("threads", 0, 0, 1024));
   EDGEQ_ASSIGN_OR_RETURN(int64_t ctx, args.GetInt("ctx-size", 0, 0, 1 << 20));
-  llm::SamplerOptions so;
-  EDGEQ_ASSIGN_OR_RETURN(so.temperature, args.GetFloat("temp", so.temperature));
-  EDGEQ_ASSIGN_OR_RETURN(int64_t top_k, args.GetInt("top-k", so.top_k));
-  so.top_k = static_cast<int>(std::max<int64_t>(top_k, 0));
-  EDGEQ_ASSIGN_OR_RETURN(so.top_p, args.GetFloat("top-p", so.top_p));
-  EDGEQ_ASSIGN_OR_RETURN(so.min_p, args.GetFloat("min-p", so.min_p));
-  EDGEQ_ASSIGN_OR_RETURN(so.repeat_penalty, args.GetFloat("repeat-penalty", so.repeat_penalty));
-  EDGEQ_ASSIGN_OR_RETURN(int64_t last_n, args.GetInt("repeat-last-n", so.penalty_last_n, -1));
-  so.penalty_last_n = static_cast<int>(last_n);
-  EDGEQ_ASSIGN_OR_RETURN(so.presence_penalty,
-                         args.GetFloat("presence-penalty", so.presence_penalty));
-  EDGEQ_ASSIGN_OR_RETURN(so.frequency_penalty,
-                         args.GetFloat("frequency-penalty", so.frequency_penalty));
-  EDGEQ_ASSIGN_OR_RETURN(int64_t seed, args.GetInt("seed", -1, -1, 0xFFFFFFFFll));
-  so.seed = seed < 0 ? llm::kRandomSeed : static_cast<uint32_t>(seed);
+  EDGEQ_ASSIGN_OR_RETURN(const llm::SamplerOptions so, ParseSamplerOptions(args));
 
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
   absl::StatusOr<llm::ModelConfig> config = llm::ModelConfig::FromMetadata(file.dict);
@@ -108,6 +82,7 @@ absl::Status Run(const Args& raw_args) {
   llm::ModelOptions mo;
   mo.num_threads = threads > 0 ? static_cast<int>(threads) : kernels::DefaultThreadCount();
   mo.context_length = static_cast<int>(ctx);
+  mo.mapped_file = file.file_bytes;  // drop copied weights' pages
   absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(file.dict, mo);
   if (!loaded.ok()) {
     return absl::Status(loaded.status().code(),

@@ -196,6 +196,37 @@ absl::StatusOr<LlmArgs> ParseLlmArgs(const std::vector<std::string>& raw,
   return args;
 }
 
+std::vector<OptionSpec> SamplerOptionSpecs() {
+  return {{{"--temp"}},
+          {{"--top-k"}},
+          {{"--top-p"}},
+          {{"--min-p"}},
+          {{"--repeat-penalty"}},
+          {{"--repeat-last-n"}},
+          {{"--presence-penalty"}},
+          {{"--frequency-penalty"}},
+          {{"-s", "--seed"}}};
+}
+
+absl::StatusOr<llm::SamplerOptions> ParseSamplerOptions(const LlmArgs& args) {
+  llm::SamplerOptions so;
+  EDGEQ_ASSIGN_OR_RETURN(so.temperature, args.GetFloat("temp", so.temperature));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t top_k, args.GetInt("top-k", so.top_k));
+  so.top_k = static_cast<int>(std::max<int64_t>(top_k, 0));
+  EDGEQ_ASSIGN_OR_RETURN(so.top_p, args.GetFloat("top-p", so.top_p));
+  EDGEQ_ASSIGN_OR_RETURN(so.min_p, args.GetFloat("min-p", so.min_p));
+  EDGEQ_ASSIGN_OR_RETURN(so.repeat_penalty, args.GetFloat("repeat-penalty", so.repeat_penalty));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t last_n, args.GetInt("repeat-last-n", so.penalty_last_n, -1));
+  so.penalty_last_n = static_cast<int>(last_n);
+  EDGEQ_ASSIGN_OR_RETURN(so.presence_penalty,
+                         args.GetFloat("presence-penalty", so.presence_penalty));
+  EDGEQ_ASSIGN_OR_RETURN(so.frequency_penalty,
+                         args.GetFloat("frequency-penalty", so.frequency_penalty));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t seed, args.GetInt("seed", -1, -1, 0xFFFFFFFFll));
+  so.seed = seed < 0 ? llm::kRandomSeed : static_cast<uint32_t>(seed);
+  return so;
+}
+
 absl::StatusOr<std::unique_ptr<TextTokenizer>> OpenTokenizer(const checkpoint::TensorDict& dict,
                                                              const std::string& model_path,
                                                              const std::string& tokenizer_path,

@@ -14,6 +14,7 @@
 #include "checkpoint/formats.h"
 #include "checkpoint/tensor_dict.h"
 #include "llm/model.h"
+#include "llm/sampler.h"
 
 namespace edgeq {
 namespace tools {
@@ -43,6 +44,13 @@ struct LlmArgs {
 // (listing the known ones) or an option missing its value.
 absl::StatusOr<LlmArgs> ParseLlmArgs(const std::vector<std::string>& raw,
                                      const std::vector<OptionSpec>& specs);
+
+// The sampling options `edgeq run` and `edgeq chat` share: --temp, --top-k, --top-p, --min-p,
+// --repeat-penalty, --repeat-last-n, --presence-penalty, --frequency-penalty, -s/--seed.
+std::vector<OptionSpec> SamplerOptionSpecs();
+// Their values over llama.cpp's defaults; InvalidArgument naming an option whose value is not a
+// number.
+absl::StatusOr<llm::SamplerOptions> ParseSamplerOptions(const LlmArgs& args);
 
 // A text tokenizer for a model: the vocabulary the model carries (tokenizer.ggml.*: SPM, BPE
 // or WordPiece through llm::Tokenizer, as llama.cpp tokenizes), or a llama2.c tokenizer file

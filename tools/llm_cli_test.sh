@@ -17,7 +17,7 @@ small=(--shape=smollm2-135m --layers=2 --dim=64 --heads=4 --kv_heads=2 --ffn=96 
 gen "${small[@]}" --synthetic_vocab --out="$tmp/m.gguf" 2>"$tmp/gen.err"
 check "make_random_gguf exit 0" test $? -eq 0
 check "make_random_gguf reports the shape" grep -q "dim 64, 2 layers, 4 heads, 2 kv heads" "$tmp/gen.err"
-gen "${small[@]}" --synthetic_vocab --architecture=qwen2 --out="$tmp/qwen.gguf" 2>/dev/null
+gen "${small[@]}" --synthetic_vocab --arch=mamba --out="$tmp/mamba.gguf" 2>/dev/null
 gen "${small[@]}" --out="$tmp/novocab.gguf" 2>/dev/null
 gen "${small[@]}" --synthetic_vocab --context=256 --out="$tmp/c256.gguf" 2>/dev/null
 
@@ -66,6 +66,41 @@ check "bench csv: header and one row" test "$(wc -l <"$tmp/b.csv")" -eq 2
 check "bench csv row" grep -q "^\"llama .*\",\"F32\",[0-9]*,[0-9]*,1,16,0,\"pp16\"," "$tmp/b.csv"
 edgeq bench "$tmp/m.gguf" -p 0 -n 4 -r 1 -t 1 -o json >"$tmp/b.json" 2>/dev/null
 check "bench json" grep -q "\"n_threads\": 1, \"n_prompt\": 0, \"n_gen\": 4, \"test\": \"tg4\"" "$tmp/b.json"
+# --profile: a table per test, ops by time, the attention and the matmuls among them; the shares
+# add up to about 100%. --roofline: the decode row's weight bytes per second against a measured
+# read bandwidth; the bandwidth buffer (1 GiB, in a child process) is not in the peak RSS.
+edgeq bench "$tmp/m.gguf" -p 16 -n 4 -r 1 -t 1 -b 8 --profile --roofline >"$tmp/p.md" 2>/dev/null
+check "bench --profile exit 0" test $? -eq 0
+check "profile pp16 title" grep -q "^profile: pp16, 1 threads, 1 timed runs (.* ms per token in kernels)" "$tmp/p.md"
+check "profile tg4 title" grep -q "^profile: tg4, 1 threads" "$tmp/p.md"
+check "profile attention row" grep -q "^| attention | attention_[a-z0-9]* | [0-9]* |" "$tmp/p.md"
+check "profile matmul row" grep -q "^| matmul |" "$tmp/p.md"
+shares=$(awk -F'|' '/^profile: tg4/{on=1} on && /^\| [a-z]/ && $7 ~ /%/ {gsub(/[ %]/, "", $7); s += $7} END {printf "%d", s + 0.5}' "$tmp/p.md")
+check "profile tg4 shares sum to 100% (got $shares)" test "$shares" -ge 99 -a "$shares" -le 101
+check "roofline column" grep -q "| CPU | 1 | tg4 | .* GB/s read; weights .* GB/s = [0-9]*% |$" "$tmp/p.md"
+rss=$(sed -n 's/^| llama .* | CPU | 1 | tg4 | [0-9.]* ± [0-9.]* | \([0-9]*\)\.[0-9]* MiB |.*/\1/p' "$tmp/p.md")
+check "roofline buffer not in the peak RSS (got $rss MiB)" test -n "$rss" -a "${rss:-9999}" -lt 500
+
+# Every architecture (issue 16): tiny random models of qwen2 (q/k/v biases), qwen3 (q/k norm),
+# gemma3 (sliding window of 4 over a 14-token prompt + 12), phi3 (fused qkv and gate/up): run is
+# deterministic and reports the architecture; bench gives pp and tg rows.
+tiny=(--layers=2 --dim=64 --heads=4 --kv_heads=2 --ffn=96 --context=64 --vocab_size=300 --synthetic_vocab)
+gen --shape=qwen2.5-0.5b "${tiny[@]}" --out="$tmp/qwen2.gguf" 2>/dev/null
+gen --shape=qwen3-0.6b "${tiny[@]}" --head_dim=32 --out="$tmp/qwen3.gguf" 2>/dev/null
+gen --shape=gemma3-270m "${tiny[@]}" --layers=3 --head_dim=16 --sliding_window=4 --out="$tmp/gemma3.gguf" 2>/dev/null
+gen --shape=phi3.5-mini "${tiny[@]}" --kv_heads=4 --out="$tmp/phi3.gguf" 2>/dev/null
+for a in qwen2 qwen3 gemma3 phi3; do
+  edgeq run "$tmp/$a.gguf" -p "once upon a time" -n 12 --temp 0 -t 1 >"$tmp/$a.1.txt" 2>"$tmp/$a.err"
+  check "$a run exit 0" test $? -eq 0
+  edgeq run "$tmp/$a.gguf" -p "once upon a time" -n 12 --temp 0 -t 1 >"$tmp/$a.2.txt" 2>/dev/null
+  check "$a run greedy twice: same text" cmp -s "$tmp/$a.1.txt" "$tmp/$a.2.txt"
+  check "$a run reports the architecture" grep -q "^model: .*($a: .* layers, embedding 64" "$tmp/$a.err"
+  check "$a run reports 12 decoded tokens" grep -q "decode: 12 tokens" "$tmp/$a.err"
+  edgeq bench "$tmp/$a.gguf" -p 16 -n 4 -r 1 -t 1 >"$tmp/$a.md" 2>/dev/null
+  check "$a bench exit 0" test $? -eq 0
+  check "$a bench pp16 row" grep -q "^| $a .* | CPU | 1 | pp16 | [0-9.]* ± [0-9.]* |" "$tmp/$a.md"
+  check "$a bench tg4 row" grep -q "| CPU | 1 | tg4 |" "$tmp/$a.md"
+done
 
 # --help of each command.
 for c in run perplexity bench; do
@@ -78,8 +113,8 @@ done
 expect_error "run missing model" 1 "^edgeq run: error: .*nonexistent.gguf" edgeq run /nonexistent.gguf -p x
 echo "not a model" >"$tmp/bad.gguf"
 expect_error "run wrong magic" 1 "^edgeq run: error: .*bad.gguf" edgeq run "$tmp/bad.gguf" -p x
-expect_error "run unknown architecture" 1 "error: .*architecture 'qwen2' is not supported; supported: llama" \
-  edgeq run "$tmp/qwen.gguf" -p x
+expect_error "run unknown architecture" 1 "error: .*architecture 'mamba' is not supported; supported: llama, qwen2, qwen3, gemma3, phi3" \
+  edgeq run "$tmp/mamba.gguf" -p x
 expect_error "run prompt longer than the context" 1 "error: the prompt is [0-9]* tokens long, but the context holds 4" \
   edgeq run "$tmp/m.gguf" -p "once upon a time" -c 4 -t 1
 expect_error "run without a vocabulary" 1 "error: .*novocab.gguf' carries no vocabulary" \

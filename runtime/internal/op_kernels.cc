@@ -14,35 +14,16 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/parallel.h"
 #include "core/status_macros.h"
 #include "quantization/encoding.h"
 #include "runtime/custom_op.h"
+#include "runtime/kernels/attention/attention.h"
 #include "xnnpack.h"
 
 namespace edgeq {
 namespace internal {
 namespace {
-
-// Element-wise work below this many elements runs on the calling thread: waking the pool costs
-// more than it saves.
-constexpr int64_t kParallelElements = int64_t{1} << 16;
-
-template <typename F>
-void Trampoline(void* context, size_t start, size_t count) {
-  (*static_cast<F*>(context))(start, count);
-}
-
-// Calls f(start, count) over [0, n) in tiles, on the pool when given and worth it.
-template <typename F>
-void ParallelFor(pthreadpool_t pool, size_t n, size_t tile, bool worth_it, F&& f) {
-  if (n == 0) return;
-  if (pool == nullptr || !worth_it || n <= tile) {
-    f(size_t{0}, n);
-    return;
-  }
-  using Fn = std::remove_reference_t<F>;
-  pthreadpool_parallelize_1d_tile_1d(pool, &Trampoline<Fn>, &f, n, tile, 0);
-}
 
 template <typename T = float>
 T* Data(const ExecContext& ctx, int id) {
@@ -99,27 +80,27 @@ class BinaryKernel : public OpKernel {
     float* y = Data(ctx, out_);
     switch (mode_) {
       case kSame:
-        ParallelFor(ctx.pool, n_, 4096, n_ >= kParallelElements, [=](size_t s, size_t c) {
+        ParallelFor(ctx.pool, n_, 4096, n_, [=](size_t s, size_t c) {
           for (size_t i = s; i < s + c; ++i) y[i] = Op::Apply(a[i], b[i]);
         });
         break;
       case kScalarB: {
         const float bv = b[0];
-        ParallelFor(ctx.pool, n_, 4096, n_ >= kParallelElements, [=](size_t s, size_t c) {
+        ParallelFor(ctx.pool, n_, 4096, n_, [=](size_t s, size_t c) {
           for (size_t i = s; i < s + c; ++i) y[i] = Op::Apply(a[i], bv);
         });
         break;
       }
       case kScalarA: {
         const float av = a[0];
-        ParallelFor(ctx.pool, n_, 4096, n_ >= kParallelElements, [=](size_t s, size_t c) {
+        ParallelFor(ctx.pool, n_, 4096, n_, [=](size_t s, size_t c) {
           for (size_t i = s; i < s + c; ++i) y[i] = Op::Apply(av, b[i]);
         });
         break;
       }
       case kGeneral: {
         const int64_t rows = inner_ == 0 ? 0 : n_ / inner_;
-        ParallelFor(ctx.pool, rows, 16, n_ >= kParallelElements, [&](size_t s, size_t c) {
+        ParallelFor(ctx.pool, rows, 16, n_, [&](size_t s, size_t c) {
           const int rank = static_cast<int>(dims_.size());
           for (size_t row = s; row < s + c; ++row) {
             int64_t rem = static_cast<int64_t>(row);
@@ -179,11 +160,11 @@ class UnaryKernel : public OpKernel {
     const float* x = Data(ctx, x_);
     float* y = Data(ctx, out_);
     if (silu_) {
-      ParallelFor(ctx.pool, n_, 4096, n_ >= kParallelElements / 4, [=](size_t s, size_t c) {
+      ParallelFor(ctx.pool, n_, 4096, 4 * n_, [=](size_t s, size_t c) {
         for (size_t i = s; i < s + c; ++i) y[i] = x[i] * (1.0f / (1.0f + std::exp(-x[i])));
       });
     } else {
-      ParallelFor(ctx.pool, n_, 4096, n_ >= kParallelElements / 4, [=](size_t s, size_t c) {
+      ParallelFor(ctx.pool, n_, 4096, 4 * n_, [=](size_t s, size_t c) {
         for (size_t i = s; i < s + c; ++i) {
           y[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * 0.70710678118654752f));
         }
@@ -207,7 +188,7 @@ class SoftmaxKernel : public OpKernel {
     const float* x = Data(ctx, x_);
     float* y = Data(ctx, out_);
     const int64_t d = d_;
-    ParallelFor(ctx.pool, rows_, 1, rows_ * d >= kParallelElements / 4, [=](size_t s, size_t c) {
+    ParallelFor(ctx.pool, rows_, 1, 4 * rows_ * d, [=](size_t s, size_t c) {
       for (size_t r = s; r < s + c; ++r) {
         const float* xr = x + r * d;
         float* yr = y + r * d;
@@ -240,7 +221,7 @@ class RmsNormKernel : public OpKernel {
     float* y = Data(ctx, out_);
     const int64_t d = d_;
     const float eps = eps_;
-    ParallelFor(ctx.pool, rows_, 1, rows_ * d >= kParallelElements, [=](size_t s, size_t c) {
+    ParallelFor(ctx.pool, rows_, 1, rows_ * d, [=](size_t s, size_t c) {
       for (size_t r = s; r < s + c; ++r) {
         const float* xr = x + r * d;
         float* yr = y + r * d;
@@ -501,7 +482,7 @@ class MatmulKernel : public OpKernel {
     const int64_t m = m_, k = k_, n = n_;
     const bool rhs_batched = rhs_batched_, transposed = transposed_;
     const int64_t rows = batch_ * m;
-    ParallelFor(ctx.pool, rows, 1, rows * n * k >= kParallelElements, [=](size_t s, size_t c) {
+    ParallelFor(ctx.pool, rows, 1, rows * n * k, [=](size_t s, size_t c) {
       for (size_t row = s; row < s + c; ++row) {
         const float* ar = a + row * k;
         const float* bm = b + (rhs_batched ? static_cast<int64_t>(row) / m * k * n : 0);
@@ -533,33 +514,34 @@ class MatmulKernel : public OpKernel {
   bool rhs_batched_, transposed_;
 };
 
-// A constant rank-2 rhs through XNNPACK's fully-connected operator (weights packed at Load).
+absl::StatusOr<std::shared_ptr<SharedXnnFullyConnected>> CreateXnnFullyConnected(
+    const float* weights, int64_t k, int64_t n, bool transposed) {
+  auto shared = std::make_shared<SharedXnnFullyConnected>();
+  xnn_operator_t op = nullptr;
+  const xnn_status s =
+      xnn_create_fully_connected_nc_f32(k, n, k, n, weights, /*bias=*/nullptr, -INFINITY, INFINITY,
+                                        transposed ? 0 : XNN_FLAG_TRANSPOSE_WEIGHTS, &op);
+  if (s != xnn_status_success) {
+    return absl::InternalError(absl::StrFormat(
+        "matmul: xnn_create_fully_connected_nc_f32(k=%d, n=%d) failed with status %d", k, n,
+        static_cast<int>(s)));
+  }
+  shared->op = op;
+  return shared;
+}
+
+// A constant rank-2 rhs through XNNPACK's fully-connected operator (weights packed at Load, once
+// per session: graphs over the same weights share the operator).
 class XnnFullyConnectedKernel : public OpKernel {
  public:
-  ~XnnFullyConnectedKernel() override {
-    if (op_ != nullptr) xnn_delete_operator(op_);
-  }
-  static absl::StatusOr<std::unique_ptr<OpKernel>> Create(int a, int out, int64_t rows, int64_t k,
-                                                          int64_t n, const float* weights,
-                                                          bool transposed) {
-    auto kernel = std::unique_ptr<XnnFullyConnectedKernel>(new XnnFullyConnectedKernel());
-    kernel->a_ = a;
-    kernel->out_ = out;
-    kernel->rows_ = rows;
-    const xnn_status s = xnn_create_fully_connected_nc_f32(
-        k, n, k, n, weights, /*bias=*/nullptr, -INFINITY, INFINITY,
-        transposed ? 0 : XNN_FLAG_TRANSPOSE_WEIGHTS, &kernel->op_);
-    if (s != xnn_status_success) {
-      return absl::InternalError(absl::StrFormat(
-          "matmul: xnn_create_fully_connected_nc_f32(k=%d, n=%d) failed with status %d", k, n,
-          static_cast<int>(s)));
-    }
-    return std::unique_ptr<OpKernel>(std::move(kernel));
-  }
+  XnnFullyConnectedKernel(int a, int out, int64_t rows, std::shared_ptr<SharedXnnFullyConnected> op)
+      : a_(a), out_(out), rows_(rows), op_(std::move(op)) {}
   absl::Status Run(const ExecContext& ctx) override {
+    std::lock_guard<std::mutex> lock(op_->mu);
+    xnn_operator_t op = static_cast<xnn_operator_t>(op_->op);
     xnn_status s =
-        xnn_setup_fully_connected_nc_f32(op_, rows_, Data(ctx, a_), Data(ctx, out_), ctx.pool);
-    if (s == xnn_status_success) s = xnn_run_operator(op_, ctx.pool);
+        xnn_setup_fully_connected_nc_f32(op, rows_, Data(ctx, a_), Data(ctx, out_), ctx.pool);
+    if (s == xnn_status_success) s = xnn_run_operator(op, ctx.pool);
     if (s != xnn_status_success) {
       return absl::InternalError(
           absl::StrFormat("matmul: XNNPACK fully-connected failed with status %d", s));
@@ -567,12 +549,13 @@ class XnnFullyConnectedKernel : public OpKernel {
     return absl::OkStatus();
   }
   std::string name() const override { return "matmul_f32_xnnpack"; }
+  // XNNPACK packs the weights into the operator at creation.
+  bool CopiesConstantInput(int position) const override { return position == 1; }
 
  private:
-  XnnFullyConnectedKernel() = default;
-  int a_ = 0, out_ = 0;
-  int64_t rows_ = 0;
-  xnn_operator_t op_ = nullptr;
+  int a_, out_;
+  int64_t rows_;
+  std::shared_ptr<SharedXnnFullyConnected> op_;
 };
 
 class QMatmulOpKernel : public OpKernel {
@@ -586,6 +569,9 @@ class QMatmulOpKernel : public OpKernel {
   }
   std::string name() const override { return std::string(kernel_->kernel_name(m_)); }
   size_t ScratchBytes() const override { return kernel_->ScratchBytes(m_); }
+  bool CopiesConstantInput(int position) const override {
+    return position == 1 && kernel_->holds_weight_copy();
+  }
 
  private:
   int a_, out_;
@@ -679,6 +665,73 @@ std::unique_ptr<OpKernel> CreateCopyKernel(int from, int to, size_t bytes) {
   return std::make_unique<CopyKernel>("copy", from, to, bytes);
 }
 
+// ops::Attention: the work is split into `slots_` tasks over the (kv head, query row) groups, each
+// task with its own slice of the scratch buffer for its scores.
+class AttentionOpKernel : public OpKernel {
+ public:
+  AttentionOpKernel(std::vector<int> in, int out, kernels::AttentionArgs shape, int64_t slots,
+                    const kernels::AttentionKernel* kernel)
+      : in_(std::move(in)), out_(out), shape_(shape), slots_(slots), kernel_(kernel) {}
+
+  absl::Status Run(const ExecContext& ctx) override {
+    kernels::AttentionArgs a = shape_;
+    const int32_t* positions = Data<int32_t>(ctx, in_[5]);
+    a.pos = a.t > 0 ? positions[0] : 0;
+    if (a.pos < 0 || a.pos > a.ctx) {
+      return absl::OutOfRangeError(
+          absl::StrFormat("attention: position %d is outside the cache's [0, %d]", a.pos, a.ctx));
+    }
+    for (int64_t i = 1; i < a.t; ++i) {
+      if (positions[i] != a.pos + i) {
+        return absl::OutOfRangeError(absl::StrFormat(
+            "attention: positions must be consecutive; positions[%d] is %d, expected %d", i,
+            positions[i], a.pos + i));
+      }
+    }
+    a.q = Data(ctx, in_[0]);
+    a.k_cache = Data(ctx, in_[1]);
+    a.v_cache = Data(ctx, in_[2]);
+    a.k_new = Data(ctx, in_[3]);
+    a.v_new = Data(ctx, in_[4]);
+    a.out = Data(ctx, out_);
+    const int64_t groups = a.kv_heads * a.t;
+    if (groups == 0) return absl::OkStatus();
+    const int64_t slots = std::min(slots_, groups);
+    const int64_t per_slot = (groups + slots - 1) / slots;
+    const size_t slot_floats = SlotFloats();
+    float* scratch = static_cast<float*>(ctx.scratch);
+    const kernels::AttentionGroupFn group = kernel_->group;
+    const int64_t work = MatmulWork(2 * a.heads * a.t * (a.pos + a.t) * a.head_dim) * 4;
+    ParallelFor(ctx.pool, static_cast<size_t>(slots), 1, work, [&](size_t s, size_t c) {
+      for (size_t slot = s; slot < s + c; ++slot) {
+        float* scores = scratch + slot * slot_floats;
+        const int64_t end = std::min(groups, static_cast<int64_t>(slot + 1) * per_slot);
+        for (int64_t gi = static_cast<int64_t>(slot) * per_slot; gi < end; ++gi) {
+          group(a, gi / a.t, gi % a.t, scores);
+        }
+      }
+    });
+    return absl::OkStatus();
+  }
+  std::string name() const override { return kernel_->name; }
+  size_t ScratchBytes() const override {
+    return static_cast<size_t>(slots_) * SlotFloats() * sizeof(float);
+  }
+
+ private:
+  // Scores of one group at the largest position: heads / kv_heads x (ctx + t), rounded to 64 bytes.
+  size_t SlotFloats() const {
+    const int64_t rep = shape_.heads / shape_.kv_heads;
+    return static_cast<size_t>((rep * (shape_.ctx + shape_.t) + 15) / 16 * 16);
+  }
+
+  std::vector<int> in_;
+  int out_;
+  kernels::AttentionArgs shape_;
+  int64_t slots_;
+  const kernels::AttentionKernel* kernel_;
+};
+
 absl::StatusOr<std::unique_ptr<OpKernel>> CreateOpKernel(const Graph& graph, const Node& node,
                                                          const KernelEnv& env) {
   if (node.custom) return CreateCustom(graph, node);
@@ -743,6 +796,22 @@ absl::StatusOr<std::unique_ptr<OpKernel>> CreateOpKernel(const Graph& graph, con
     return make(new GatherKernel(in0, in1, out, in_type(1).type.dtype == DType::kInt64,
                                  in_shape(1).num_elements(), v, d, row_bytes, encoding));
   }
+  if (op == "attention") {
+    kernels::AttentionArgs a;
+    a.t = in_shape(0).dim(0);
+    a.heads = in_shape(0).dim(1);
+    a.head_dim = in_shape(0).dim(2);
+    a.kv_heads = in_shape(1).dim(0);
+    a.ctx = in_shape(1).dim(1);
+    a.scale = node.attrs.f;
+    a.window = node.attrs.ints.empty() ? 0 : node.attrs.ints[0];
+    const int64_t threads =
+        env.pool == nullptr ? 1 : static_cast<int64_t>(pthreadpool_get_threads_count(env.pool));
+    // A few tasks per thread balance the causal rows' unequal lengths.
+    const int64_t slots = std::max<int64_t>(1, std::min(a.kv_heads * a.t, 4 * threads));
+    return make(new AttentionOpKernel(node.inputs, out, a, slots,
+                                      &kernels::SelectAttentionKernel(env.isa_cap)));
+  }
   if (op == "reshape") return make(new CopyKernel("reshape", in0, out, ByteSize(out_type)));
   if (op == "transpose") {
     return make(new TransposeKernel(in0, out, in_shape(0), node.attrs.ints,
@@ -775,8 +844,12 @@ absl::StatusOr<std::unique_ptr<OpKernel>> CreateOpKernel(const Graph& graph, con
     const int64_t batch = m == 0 ? 0 : a.num_elements() / k / m;
     const Tensor* weights = ConstantOf(graph, in1);
     if (env.use_xnnpack && weights != nullptr && b.rank() == 2 && k > 0 && n > 0) {
-      return XnnFullyConnectedKernel::Create(
-          in0, out, batch * m, k, n, static_cast<const float*>(weights->raw_data()), transposed);
+      const float* w = static_cast<const float*>(weights->raw_data());
+      absl::StatusOr<std::shared_ptr<SharedXnnFullyConnected>> op =
+          env.weight_cache != nullptr ? env.weight_cache->GetOrCreateXnn(w, k, n, transposed)
+                                      : CreateXnnFullyConnected(w, k, n, transposed);
+      if (!op.ok()) return op.status();
+      return make(new XnnFullyConnectedKernel(in0, out, batch * m, *std::move(op)));
     }
     return make(new MatmulKernel(in0, in1, out, batch, m, k, n, b.rank() > 2, transposed));
   }
@@ -830,6 +903,30 @@ absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> PreparedWeightCach
   }
   entries_[key] = kernel;
   return kernel;
+}
+
+SharedXnnFullyConnected::~SharedXnnFullyConnected() {
+  if (op != nullptr) xnn_delete_operator(static_cast<xnn_operator_t>(op));
+}
+
+absl::StatusOr<std::shared_ptr<SharedXnnFullyConnected>> PreparedWeightCache::GetOrCreateXnn(
+    const float* weights, int64_t k, int64_t n, bool transposed) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const XnnKey key(weights, k, n, transposed);
+  auto it = xnn_entries_.find(key);
+  if (it != xnn_entries_.end()) {
+    if (std::shared_ptr<SharedXnnFullyConnected> live = it->second.lock()) {
+      ++reuses_;
+      return live;
+    }
+  }
+  EDGEQ_ASSIGN_OR_RETURN(std::shared_ptr<SharedXnnFullyConnected> op,
+                         CreateXnnFullyConnected(weights, k, n, transposed));
+  for (auto e = xnn_entries_.begin(); e != xnn_entries_.end();) {
+    e = e->second.expired() ? xnn_entries_.erase(e) : std::next(e);
+  }
+  xnn_entries_[key] = op;
+  return op;
 }
 
 int64_t PreparedWeightCache::reuses() const {

@@ -34,6 +34,21 @@ class OpKernel {
   virtual absl::Status Run(const ExecContext& ctx) = 0;
   virtual std::string name() const = 0;
   virtual size_t ScratchBytes() const { return 0; }
+  // True if Run() never reads input `position` (a constant): the kernel holds its own copy made
+  // at Load (repacked quantized weights, XNNPACK's packed f32 weights).
+  virtual bool CopiesConstantInput(int /*position*/) const { return false; }
+};
+
+// An XNNPACK fully-connected operator (f32 weights packed into it at creation), shared by the
+// kernels of every graph of a session over the same weights; Run locks it (an operator is set up
+// per call with that call's batch size).
+struct SharedXnnFullyConnected {
+  SharedXnnFullyConnected() = default;
+  SharedXnnFullyConnected(const SharedXnnFullyConnected&) = delete;
+  SharedXnnFullyConnected& operator=(const SharedXnnFullyConnected&) = delete;
+  ~SharedXnnFullyConnected();
+  std::mutex mu;
+  void* op = nullptr;  // xnn_operator_t
 };
 
 // Prepared (repacked) qmatmul weights shared by the Models of one session: two graphs over the
@@ -47,13 +62,20 @@ class PreparedWeightCache {
   absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> GetOrCreate(
       const std::string& encoding, int64_t n, int64_t k, absl::Span<const uint8_t> weights,
       kernels::Isa cap);
-  // How many GetOrCreate calls were served from the cache.
+  // The shared XNNPACK operator for f32 weights [n, k] (transposed) or [k, n]: one packed copy
+  // per weight matrix and session, however many graphs use it.
+  absl::StatusOr<std::shared_ptr<SharedXnnFullyConnected>> GetOrCreateXnn(const float* weights,
+                                                                          int64_t k, int64_t n,
+                                                                          bool transposed);
+  // How many GetOrCreate/GetOrCreateXnn calls were served from the cache.
   int64_t reuses() const;
 
  private:
   using Key = std::tuple<std::string, int64_t, int64_t, const uint8_t*, size_t, kernels::Isa>;
   mutable std::mutex mu_;
   std::map<Key, std::weak_ptr<const kernels::QMatmulKernel>> entries_;
+  using XnnKey = std::tuple<const float*, int64_t, int64_t, bool>;
+  std::map<XnnKey, std::weak_ptr<SharedXnnFullyConnected>> xnn_entries_;
   int64_t reuses_ = 0;
 };
 

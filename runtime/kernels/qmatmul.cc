@@ -2,6 +2,9 @@
 // Create, activation quantization and pthreadpool threading over n in Run.
 #include "runtime/kernels/qmatmul.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -10,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/types/span.h"
+#include "core/parallel.h"
 #include "runtime/kernels/internal/kernel_api.h"
 #include "runtime/kernels/internal/kernel_list.h"
 
@@ -59,7 +63,6 @@ const KernelEntry* const kAllKernels[] = {
     &internal::kQ4_KDotprodGemv, &internal::kQ4_KDotprodGemm,
     &internal::kQ5_KDotprodGemv, &internal::kQ5_KDotprodGemm,
     &internal::kQ6_KDotprodGemv, &internal::kQ6_KDotprodGemm,
-    &internal::kQ4_0I8mmGemm, &internal::kQ8_0I8mmGemm,
     &internal::kQ4_KI8mmGemm, &internal::kQ5_KI8mmGemm, &internal::kQ6_KI8mmGemm,
 #endif
     // clang-format on
@@ -67,10 +70,6 @@ const KernelEntry* const kAllKernels[] = {
 
 constexpr size_t kAlign = 64;
 
-// Below this many multiply-adds Run stays on the calling thread: waking the pool's workers costs
-// more than it saves (a 288x288 GEMV, about 83K, takes some 10 us on one core; the stories15M
-// classifier, 32000x288, is parallel).
-constexpr int64_t kMinParallelMacs = int64_t{1} << 20;
 size_t RoundUp(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
 const KernelEntry* Choose(Encoding e, Shape shape, Isa cap) {
@@ -108,6 +107,35 @@ void QuantizeRow(void* ctx, size_t i) {
                      c->out + i * c->out_stride);
 }
 
+// Memory for repacked weights: anonymous pages mapped for it, with transparent huge pages asked
+// for (madvise; a no-op where the kernel has none) before the repack first touches them, so that
+// streaming a large matrix at decode does not walk a page table every 4 KiB.
+class PackedBuffer {
+ public:
+  PackedBuffer() = default;
+  PackedBuffer(const PackedBuffer&) = delete;
+  PackedBuffer& operator=(const PackedBuffer&) = delete;
+  ~PackedBuffer() {
+    if (data_ != nullptr) munmap(data_, size_);
+  }
+  // Page-aligned, zero-filled; null if the mapping fails.
+  uint8_t* Allocate(size_t bytes) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    size_ = (bytes + page - 1) / page * page;
+    void* p = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return nullptr;
+#ifdef MADV_HUGEPAGE
+    if (size_ >= (size_t{2} << 20)) madvise(p, size_, MADV_HUGEPAGE);
+#endif
+    data_ = static_cast<uint8_t*>(p);
+    return data_;
+  }
+
+ private:
+  uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
 class QMatmulKernelImpl final : public QMatmulKernel {
  public:
   QMatmulKernelImpl(int64_t n, int64_t k, const uint8_t* weights, size_t row_bytes,
@@ -130,6 +158,10 @@ class QMatmulKernelImpl final : public QMatmulKernel {
     return static_cast<int>(gemv_->isa) > static_cast<int>(gemm_->isa) ? gemv_->isa : gemm_->isa;
   }
 
+  bool holds_weight_copy() const override {
+    return gemv_->repack != nullptr && gemm_->repack != nullptr;
+  }
+
   size_t ScratchBytes(int64_t m) const override {
     if (m <= 0) return 0;
     const KernelEntry* e = m == 1 ? gemv_ : gemm_;
@@ -140,7 +172,9 @@ class QMatmulKernelImpl final : public QMatmulKernel {
   void Run(int64_t m, const float* x, int64_t x_stride, float* y, int64_t y_stride, void* scratch,
            pthreadpool_t pool) const override {
     if (m <= 0 || n() == 0) return;
-    if (m * n() * k() < kMinParallelMacs) pool = nullptr;
+    // The one rule (core/parallel.h): about 2^20 multiply-adds; a 288x288 GEMV (83K, some 10 us
+    // on one core) stays on the calling thread, the stories15M classifier (32000x288) does not.
+    if (!WorthParallel(pool, MatmulWork(m * n() * k()))) pool = nullptr;
     const KernelEntry* e = m == 1 ? gemv_ : gemm_;
     RunContext ctx;
     ctx.entry = e;
@@ -168,31 +202,46 @@ class QMatmulKernelImpl final : public QMatmulKernel {
                                        static_cast<size_t>(e->tile_n), 0);
   }
 
+  // False if memory for a repacked copy could not be mapped.
+  bool ok() const { return w_gemv_ != nullptr && w_gemm_ != nullptr; }
+
  private:
   void Prepare(const KernelEntry* e, const uint8_t* weights, size_t row_bytes,
-               std::vector<uint8_t>* storage, const uint8_t** w, size_t* w_row_bytes) {
+               PackedBuffer* storage, const uint8_t** w, size_t* w_row_bytes) {
     if (e->repack == nullptr) {
       *w = weights;
       *w_row_bytes = row_bytes;
       return;
     }
     *w_row_bytes = e->repacked_row_bytes(k());
-    // Over-allocate so that the data can start on a 64-byte boundary.
-    // Rows rounded up to 16: the X16 layouts pad the last row group.
-    storage->resize(*w_row_bytes * RoundUp(static_cast<size_t>(n()), 16) + kAlign);
-    uintptr_t p = reinterpret_cast<uintptr_t>(storage->data());
-    uint8_t* aligned = storage->data() + (RoundUp(p, kAlign) - p);
-    e->repack(weights, n(), k(), aligned);
-    *w = aligned;
+    // Rows rounded up to 16: the X16 layouts pad the last row group. Page-aligned.
+    uint8_t* data = storage->Allocate(*w_row_bytes * RoundUp(static_cast<size_t>(n()), 16));
+    if (data == nullptr) {  // out of memory: Create reports it (ok() is false)
+      *w = nullptr;
+      return;
+    }
+    e->repack(weights, n(), k(), data);
+    *w = data;
   }
 
   const KernelEntry* gemv_;
   const KernelEntry* gemm_;
-  std::vector<uint8_t> packed_gemv_, packed_gemm_;
+  PackedBuffer packed_gemv_, packed_gemm_;
   const uint8_t* w_gemv_ = nullptr;
   const uint8_t* w_gemm_ = nullptr;
   size_t w_gemv_row_bytes_ = 0, w_gemm_row_bytes_ = 0;
 };
+
+// The kernel, or ResourceExhausted if its repacked copy could not be allocated.
+absl::StatusOr<std::unique_ptr<QMatmulKernel>> Finish(std::unique_ptr<QMatmulKernelImpl> kernel,
+                                                      absl::string_view name, int64_t n,
+                                                      int64_t k) {
+  if (!kernel->ok()) {
+    return absl::ResourceExhaustedError(
+        absl::StrFormat("qmatmul %s [%d, %d]: out of memory for the repacked weights", name, n, k));
+  }
+  return std::unique_ptr<QMatmulKernel>(std::move(kernel));
+}
 
 // The weights' shape and size for `desc`: n > 0, k a positive multiple of the block, and exactly
 // n x k/block_elems x block_bytes bytes. Returns one row's bytes.
@@ -240,8 +289,8 @@ absl::StatusOr<std::unique_ptr<QMatmulKernel>> QMatmulKernel::Create(
   if (gemv == nullptr || gemm == nullptr) {
     return absl::InternalError(absl::StrCat("qmatmul ", desc->name, ": no kernel registered"));
   }
-  return std::unique_ptr<QMatmulKernel>(
-      new QMatmulKernelImpl(n, k, weights.data(), *row_bytes, gemv, gemm));
+  return Finish(std::make_unique<QMatmulKernelImpl>(n, k, weights.data(), *row_bytes, gemv, gemm),
+                desc->name, n, k);
 }
 
 namespace internal {
@@ -258,8 +307,8 @@ absl::StatusOr<std::unique_ptr<QMatmulKernel>> CreateForEntry(const KernelEntry*
   const blocks::BlockFormat* desc = &blocks::GetBlockFormat(entry->encoding);
   const absl::StatusOr<size_t> row_bytes = CheckWeights(*desc, entry->name, n, k, weights);
   if (!row_bytes.ok()) return row_bytes.status();
-  return std::unique_ptr<QMatmulKernel>(
-      new QMatmulKernelImpl(n, k, weights.data(), *row_bytes, entry, entry));
+  return Finish(std::make_unique<QMatmulKernelImpl>(n, k, weights.data(), *row_bytes, entry, entry),
+                entry->name, n, k);
 }
 
 }  // namespace internal

@@ -67,6 +67,10 @@ class QMatmulKernel {
   int64_t n() const { return n_; }
   int64_t k() const { return k_; }
 
+  // True if Run() never reads the `weights` given to Create: the kernel keeps its own repacked
+  // copy for every m (the caller may then drop the original's pages).
+  virtual bool holds_weight_copy() const = 0;
+
   // Bytes of scratch Run() needs for m rows of activations (quantized copies of x).
   virtual size_t ScratchBytes(int64_t m) const = 0;
 

@@ -200,6 +200,45 @@ TEST(QMatmulTest, RejectsBadInput) {
   }
 }
 
+// Repacked layouts stream no more bytes than GGML's blocks (decode is bandwidth-bound), stated
+// per encoding at a multiple of 16 rows: Q4_0/Q8_0/Q6_K are exactly GGML's size; Q4_K and Q5_K
+// are 2368/2304 and 2880/2816 of it (+2.8%, +2.3%: scales and mins as bytes, not 6 bits).
+TEST(QMatmulTest, RepackedLayoutBytesAgainstGgml) {
+#if !defined(__x86_64__)
+  GTEST_SKIP() << "the X16 layouts are x86's; the ARM layouts' sizes are counted by "
+                  "benchmarks/arm_sim";
+#endif
+  const std::map<std::string, std::pair<int64_t, int64_t>> ratio = {{"q4_0", {1, 1}},
+                                                                    {"q8_0", {1, 1}},
+                                                                    {"q6_k", {1, 1}},
+                                                                    {"q4_k", {2368, 2304}},
+                                                                    {"q5_k", {2880, 2816}}};
+  int checked = 0;
+  for (const KernelEntry* e : internal::AllKernels()) {
+    if (e->repack == nullptr) continue;
+    const std::string encoding(internal::EncodingName(e->encoding));
+    const int64_t bk = internal::EncodingBlockElems(e->encoding);
+    const blocks::BlockFormat* f = &blocks::GetBlockFormat(e->encoding);
+    for (int64_t blocks_per_row : {1, 2, 9, 28}) {
+      const int64_t k = bk * blocks_per_row;
+      const int64_t ggml = blocks_per_row * f->bytes_per_block;
+      const int64_t got = static_cast<int64_t>(e->repacked_row_bytes(k));
+      auto it = ratio.find(encoding);
+      if (it == ratio.end()) {
+        EXPECT_LE(got, ggml) << e->name << " k=" << k;
+        continue;
+      }
+      // Q4_0/Q8_0 tiles pair blocks: an odd count pads one block (k = 288: 9 -> 10 blocks).
+      const int64_t paired = (encoding == "q4_0" || encoding == "q8_0") && blocks_per_row % 2 == 1
+                                 ? (blocks_per_row + 1) * f->bytes_per_block
+                                 : ggml;
+      EXPECT_EQ(got * it->second.second, paired * it->second.first) << e->name << " k=" << k;
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 15);  // every x86 kernel repacks
+}
+
 // The dispatch list (kAllKernels) holds exactly these kernels, stated outright per architecture:
 // a kernel file added without its line in the list (or a list entry with the wrong encoding, ISA
 // or shape) fails here.
@@ -209,27 +248,31 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
     bool bf16;       // has a bf16 kernel
     bool gemv_only;  // (none)
     bool gemm_only;  // i8mm: smmla needs two activation rows
+    bool k_only;     // i8mm: only the K-quants (q4_0/q8_0 GEMMs on i8mm CPUs run the dotprod tile,
+                     // which executes fewer instructions than their smmla tile did)
   };
 #if defined(EDGEQ_KERNELS_X86)
-  const Level levels[] = {{Isa::kGeneric, true, false, false},
-                          {Isa::kAvx2, true, false, false},
-                          {Isa::kAvxVnni, false, false, false},
-                          {Isa::kAvx512Vnni, false, false, false}};
+  const Level levels[] = {{Isa::kGeneric, true, false, false, false},
+                          {Isa::kAvx2, true, false, false, false},
+                          {Isa::kAvxVnni, false, false, false, false},
+                          {Isa::kAvx512Vnni, false, false, false, false}};
   const size_t expected_count = 12 + 12 + 10 + 10;
 #elif defined(EDGEQ_KERNELS_ARM)
-  const Level levels[] = {{Isa::kGeneric, true, false, false},
-                          {Isa::kNeon, false, false, false},
-                          {Isa::kNeonDotprod, false, false, false},
-                          {Isa::kNeonI8mm, false, false, true}};
-  const size_t expected_count = 12 + 10 + 10 + 5;
+  const Level levels[] = {{Isa::kGeneric, true, false, false, false},
+                          {Isa::kNeon, false, false, false, false},
+                          {Isa::kNeonDotprod, false, false, false, false},
+                          {Isa::kNeonI8mm, false, false, true, true}};
+  const size_t expected_count = 12 + 10 + 10 + 3;
 #else
-  const Level levels[] = {{Isa::kGeneric, true, false, false}};
+  const Level levels[] = {{Isa::kGeneric, true, false, false, false}};
   const size_t expected_count = 12;
 #endif
   std::set<std::string> want;
   for (const Level& l : levels) {
     for (const blocks::BlockFormat& f : blocks::kBlockFormats) {
       if (f.id == blocks::Format::kBf16 && !l.bf16) continue;
+      const std::string fname = f.name;
+      if (l.k_only && fname.substr(fname.size() - 2) != "_k") continue;
       if (!l.gemm_only) want.insert(absl::StrCat(f.name, "_", IsaName(l.isa), "_gemv"));
       if (!l.gemv_only) want.insert(absl::StrCat(f.name, "_", IsaName(l.isa), "_gemm"));
     }
@@ -580,8 +623,9 @@ TEST(QMatmulTest, CapSelectsKernels) {
       {Isa::kNeon, "q4_0_neon_gemv", "q4_0_neon_gemm", Isa::kNeon, Isa::kNeon},
       {Isa::kNeonDotprod, "q4_0_dotprod_gemv", "q4_0_dotprod_gemm", Isa::kNeonDotprod,
        Isa::kNeonDotprod},
-      {Isa::kNeonI8mm, "q4_0_dotprod_gemv", "q4_0_i8mm_gemm", Isa::kNeonI8mm, Isa::kNeonI8mm},
-      {Isa::kBest, "q4_0_dotprod_gemv", "q4_0_i8mm_gemm", Isa::kNeonI8mm, Isa::kNeonI8mm},
+      {Isa::kNeonI8mm, "q4_0_dotprod_gemv", "q4_0_dotprod_gemm", Isa::kNeonDotprod,
+       Isa::kNeonDotprod},
+      {Isa::kBest, "q4_0_dotprod_gemv", "q4_0_dotprod_gemm", Isa::kNeonDotprod, Isa::kNeonDotprod},
   };
 #else
   const Row rows[] = {
@@ -616,7 +660,7 @@ TEST(QMatmulTest, CapSelectsKernels) {
   if (IsaSupported(Isa::kNeonI8mm)) {
     auto k8 = QMatmulKernel::Create("q4_0", p.n, p.k, p.w);
     EXPECT_EQ((*k8)->name(), "q4_0_dotprod_gemv");
-    EXPECT_EQ((*k8)->kernel_name(2), "q4_0_i8mm_gemm");
+    EXPECT_EQ((*k8)->kernel_name(2), "q4_0_dotprod_gemm");
     // The K-quants too: dotprod for m = 1 (no second activation row to share an smmla), i8mm for
     // m > 1; both run against the reference.
     for (Encoding enc : {Encoding::kQ4_K, Encoding::kQ5_K, Encoding::kQ6_K}) {

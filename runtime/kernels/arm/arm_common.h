@@ -7,6 +7,7 @@
 #include <arm_neon.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "quantization/block_layout.h"
 #include "runtime/kernels/internal/kernel_api.h"
@@ -155,47 +156,146 @@ inline void K45Levels64(const typename L::Block& b, int j, L* levels, int8x16_t 
   q[3] = vreinterpretq_s8_u8(h1);
 }
 
-// Q4_K/Q5_K x Q8_K: per 32-value sub-block two 16-byte dots over the levels give exact int32
-// lanes, multiplied by the sub-block's 6-bit scale; the mins use the activation's 16-value sums
-// (bsums), as in GGML.
-template <typename L, typename Dot>
-struct K45Rows {
-  template <int R>
-  static void Rows(const uint8_t* w, size_t wrb, const uint8_t* x, int64_t k, float* out) {
-    const auto* bx = reinterpret_cast<const blocks::BlockQ8_K*>(x);
-    float32x4_t acc[R];
-    float accm[R];
-    for (int r = 0; r < R; ++r) {
-      acc[r] = vdupq_n_f32(0.0f);
-      accm[r] = 0.0f;
+// The 8 six-bit scales (*sc) and mins (*mn) of a Q4_K/Q5_K super-block from its 12 packed bytes
+// q (GGML's get_scale_min_k4 for j = 0..7 at once): j < 4: q[j] & 63, q[j + 4] & 63; j >= 4: the
+// low / high nibble of q[j + 4] with the top two bits of q[j - 4] / q[j] above it.
+inline void KScales(const uint8_t* q, uint8x8_t* sc, uint8x8_t* mn) {
+  const uint8x8_t v0 = vld1_u8(q);                    // q[0..7]
+  const uint8x8_t v1 = vld1_u8(q + 4);                // q[4..11]
+  const uint8x8_t lows = vand_u8(v0, vdup_n_u8(63));  // sc[0..3], mn[0..3]
+  const uint8x8_t hh =
+      vreinterpret_u8_u32(vdup_lane_u32(vreinterpret_u32_u8(v1), 1));  // q[8..11] x2
+  // Lanes 0..3: low nibbles (sc[4..7]), lanes 4..7: high nibbles (mn[4..7]).
+  const uint8x8_t nib =
+      vbsl_u8(vcreate_u8(0x00000000FFFFFFFFull), vand_u8(hh, vdup_n_u8(15)), vshr_n_u8(hh, 4));
+  const uint8x8_t highs = vorr_u8(nib, vshl_n_u8(vshr_n_u8(v0, 6), 4));
+  *sc = vreinterpret_u8_u32(vtrn1_u32(vreinterpret_u32_u8(lows), vreinterpret_u32_u8(highs)));
+  *mn = vreinterpret_u8_u32(vtrn2_u32(vreinterpret_u32_u8(lows), vreinterpret_u32_u8(highs)));
+}
+
+// out[j] = {sc[2 j], sc[2 j], sc[2 j + 1], sc[2 j + 1]} as int32: the scale of each lane of
+// vpaddq_s32(p(2 j), p(2 j + 1)) for the int32x4 partial dots p(s) of sub-blocks s.
+inline void PairScaleLanes(uint8x8_t sc, int32x4_t out[4]) {
+  const uint16x8_t lo = vmovl_u8(vzip1_u8(sc, sc));
+  const uint16x8_t hi = vmovl_u8(vzip2_u8(sc, sc));
+  out[0] = vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(lo)));
+  out[1] = vreinterpretq_s32_u32(vmovl_high_u16(lo));
+  out[2] = vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(hi)));
+  out[3] = vreinterpretq_s32_u32(vmovl_high_u16(hi));
+}
+
+// The first four fp16 values at p as f32 (FCVTL: every ARMv8-A CPU converts fp16 in hardware,
+// exactly, subnormals included).
+inline float32x4_t Fp16x4(const uint16_t* p) {
+  return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p)));
+}
+
+// ---- Tile kernels: one weight row against M activation rows ----
+//
+// T provides template <int M> static void Tile(const uint8_t* w, const uint8_t* x, size_t xrb,
+// int64_t k, float* y, int64_t ys), writing y[i * ys] = dot(weight row w, activation row
+// x + i * xrb) for i < M. Each tile decodes the weight row once for its M activation rows.
+
+template <typename T>
+void TileGemv(const MatmulParams& p, int64_t j0, int64_t j1) {
+  for (int64_t j = j0; j < j1; ++j)
+    T::template Tile<1>(p.w + j * p.w_row_bytes, p.xq, 0, p.k, p.y + j, 0);
+}
+
+// Tile<N> for the last 1 <= rows < N activation rows.
+template <typename T, int N>
+struct TileTail {
+  static void Run(int rows, const uint8_t* w, const uint8_t* x, size_t xrb, int64_t k, float* y,
+                  int64_t ys) {
+    if (rows == N - 1) {
+      T::template Tile<N - 1>(w, x, xrb, k, y, ys);
+    } else {
+      TileTail<T, N - 1>::Run(rows, w, x, xrb, k, y, ys);
     }
+  }
+};
+template <typename T>
+struct TileTail<T, 1> {
+  static void Run(int, const uint8_t*, const uint8_t*, size_t, int64_t, float*, int64_t) {}
+};
+
+template <typename T>
+void TileGemm(const MatmulParams& p, int64_t j0, int64_t j1) {
+  for (int64_t j = j0; j < j1; ++j) {
+    const uint8_t* w = p.w + j * p.w_row_bytes;
+    int64_t i = 0;
+    for (; i + T::kTileRows <= p.m; i += T::kTileRows)
+      T::template Tile<T::kTileRows>(w, p.xq + i * p.xq_row_bytes, p.xq_row_bytes, p.k,
+                                     p.y + i * p.y_stride + j, p.y_stride);
+    if (i < p.m)
+      TileTail<T, T::kTileRows>::Run(static_cast<int>(p.m - i), w, p.xq + i * p.xq_row_bytes,
+                                     p.xq_row_bytes, p.k, p.y + i * p.y_stride + j, p.y_stride);
+  }
+}
+
+// Defines prefix##Gemv (TileGemv<T>) and prefix##Gemm (TileGemm<T>) for a tile kernel T (the
+// last argument), with EDGEQ_KERNEL_ENTRY's other fields.
+#define EDGEQ_DEFINE_ARM_TILE_KERNEL_PAIR(prefix, encoding, isa, name, quantize, act_row_bytes, \
+                                          repack, repacked_row_bytes, tile_n, ...)              \
+  EDGEQ_KERNEL_ENTRY(prefix##Gemv, Shape::kGemv, name "_gemv", encoding, isa, quantize,         \
+                     act_row_bytes, repack, repacked_row_bytes, tile_n,                         \
+                     arm::TileGemv<__VA_ARGS__>);                                               \
+  EDGEQ_KERNEL_ENTRY(prefix##Gemm, Shape::kGemm, name "_gemm", encoding, isa, quantize,         \
+                     act_row_bytes, repack, repacked_row_bytes, tile_n,                         \
+                     arm::TileGemm<__VA_ARGS__>)
+
+// Q4_K/Q5_K x Q8_K, GGML's math: per super-block, sum_s sc[s] * (levels_s . x_s) times
+// d = fp16(w.d) * x.d, minus sum_s mn[s] * (sum of x_s) times dmin = fp16(w.dmin) * x.d, s over the
+// eight 32-value sub-blocks (the sums of x_s from the activation's bsums, as in GGML). The levels,
+// the scales (vectorized unpacking) and d, dmin (hardware fp16) are decoded once per tile; per
+// activation row and 64 values: one 64-byte load, four 16-byte dots, a pairwise add and one
+// multiply-add by the scales. Exact int32: |levels . x| <= 32 * 31 * 128 per sub-block, times a
+// scale <= 63, over 8 sub-blocks is < 2^26.
+template <typename L, typename Dot>
+struct K45Tile {
+  // NEON's widening dots need more registers: fewer rows per tile (counted under qemu).
+  static constexpr int kTileRows = std::is_same<Dot, NeonDot16>::value ? 4 : 8;
+  template <int M>
+  static void Tile(const uint8_t* w, const uint8_t* x, size_t xrb, int64_t k, float* y,
+                   int64_t ys) {
+    using Block = typename L::Block;
+    const auto* bw = reinterpret_cast<const Block*>(w);
+    const blocks::BlockQ8_K* bx[M];
+    for (int i = 0; i < M; ++i) bx[i] = reinterpret_cast<const blocks::BlockQ8_K*>(x + i * xrb);
+    float32x4_t acc[M];
+    for (int i = 0; i < M; ++i) acc[i] = vdupq_n_f32(0.0f);
     for (int64_t b = 0; b < k / blocks::kQK_K; ++b) {
-      for (int r = 0; r < R; ++r) {
-        const auto& bw = reinterpret_cast<const typename L::Block*>(w + r * wrb)[b];
-        uint8_t sc[8], mn[8];
-        blocks::UnpackKScales(bw.scales, sc, mn);
-        int32_t summ = 0;
-        for (int j = 0; j < 16; ++j) summ += bx[b].bsums[j] * mn[j / 2];
-        int32x4_t sumi = vdupq_n_s32(0);
-        L levels(bw);
-        for (int j = 0; j < 4; ++j) {
-          int8x16_t q[4];
-          K45Levels64(bw, j, &levels, q);
-          const int8_t* y = bx[b].qs + 64 * j;
-          int32x4_t p0 = Dot::Acc(vdupq_n_s32(0), q[0], vld1q_s8(y));
-          p0 = Dot::Acc(p0, q[1], vld1q_s8(y + 16));
-          int32x4_t p1 = Dot::Acc(vdupq_n_s32(0), q[2], vld1q_s8(y + 32));
-          p1 = Dot::Acc(p1, q[3], vld1q_s8(y + 48));
-          sumi = vmlaq_n_s32(sumi, p0, sc[2 * j]);
-          sumi = vmlaq_n_s32(sumi, p1, sc[2 * j + 1]);
+      const Block& wb = bw[b];
+      uint8x8_t sc, mn;
+      KScales(wb.scales, &sc, &mn);
+      int32x4_t scl[4];
+      PairScaleLanes(sc, scl);
+      const int16x8_t mn16 = vreinterpretq_s16_u16(vmovl_u8(mn));
+      const float32x4_t dd = Fp16x4(&wb.d);  // lanes d, dmin (then 4 scale bytes, unused)
+      int32x4_t isum[M];
+      for (int i = 0; i < M; ++i) isum[i] = vdupq_n_s32(0);
+      L levels(wb);
+      for (int j = 0; j < 4; ++j) {
+        int8x16_t q[4];
+        K45Levels64(wb, j, &levels, q);
+        for (int i = 0; i < M; ++i) {
+          const int8x16x4_t yv = vld1q_s8_x4(bx[i][b].qs + 64 * j);
+          const int32x4_t p0 = Dot::Acc(Dot::Acc(vdupq_n_s32(0), q[0], yv.val[0]), q[1], yv.val[1]);
+          const int32x4_t p1 = Dot::Acc(Dot::Acc(vdupq_n_s32(0), q[2], yv.val[2]), q[3], yv.val[3]);
+          isum[i] = vmlaq_s32(isum[i], vpaddq_s32(p0, p1), scl[j]);
         }
-        const float d = blocks::Fp16ToFloat(bw.d) * bx[b].d;
-        const float dmin = blocks::Fp16ToFloat(bw.dmin) * bx[b].d;
-        acc[r] = vfmaq_n_f32(acc[r], vcvtq_f32_s32(sumi), d);
-        accm[r] += dmin * summ;
+      }
+      for (int i = 0; i < M; ++i) {
+        const blocks::BlockQ8_K& xb = bx[i][b];
+        const int16x8_t s32 = vpaddq_s16(vld1q_s16(xb.bsums), vld1q_s16(xb.bsums + 8));
+        const int32x4_t mins =
+            vmlal_high_s16(vmull_s16(vget_low_s16(mn16), vget_low_s16(s32)), mn16, s32);
+        const float32x4_t dx = vmulq_n_f32(dd, xb.d);
+        acc[i] = vfmaq_laneq_f32(acc[i], vcvtq_f32_s32(isum[i]), dx, 0);
+        acc[i] = vfmsq_laneq_f32(acc[i], vcvtq_f32_s32(mins), dx, 1);
       }
     }
-    for (int r = 0; r < R; ++r) out[r] = vaddvq_f32(acc[r]) - accm[r];
+    for (int i = 0; i < M; ++i) y[i * ys] = vaddvq_f32(acc[i]);
   }
 };
 
@@ -219,36 +319,75 @@ inline void Q6KValues64(const blocks::BlockQ6_K& b, int n, int h, int8x16_t q[4]
   for (int t = 0; t < 4; ++t) q[t] = vsubq_s8(vreinterpretq_s8_u8(v[t]), off);
 }
 
-// Q6_K x Q8_K: signed 6-bit values (level - 32) rebuilt from ql/qh, one 16-byte dot per
-// 16-value group (exact int32 lanes) multiplied by the group's int8 scale.
+// The signed 6-bit values (level - 32) 128 n + 64 hh + 16 u .. + 15 of a Q6_K super-block into
+// q[u] (u = 0..3: group 8 n + 4 hh + u): for hh = 0 the low nibbles of ql[64 n ..] with qh bit
+// pairs 0 (u = 0, 1) and 1 (u = 2, 3) of qh[32 n ..], for hh = 1 the high nibbles with bit pairs 2
+// and 3.
+inline void Q6KValues64Contiguous(const blocks::BlockQ6_K& b, int n, int hh, int8x16_t q[4]) {
+  const uint8x16x4_t ql = vld1q_u8_x4(b.ql + 64 * n);
+  const uint8x16x2_t qh = vld1q_u8_x2(b.qh + 32 * n);
+  const uint8x16_t m4 = vdupq_n_u8(0x0F), m3 = vdupq_n_u8(0x30);
+  const int8x16_t off = vdupq_n_s8(32);
+  uint8x16_t v[4];
+  if (hh == 0) {
+    for (int u = 0; u < 4; ++u) {
+      const uint8x16_t h = u < 2 ? vshlq_n_u8(qh.val[u], 4) : vshlq_n_u8(qh.val[u - 2], 2);
+      v[u] = vorrq_u8(vandq_u8(ql.val[u], m4), vandq_u8(h, m3));
+    }
+  } else {
+    for (int u = 0; u < 4; ++u) {
+      const uint8x16_t h = u < 2 ? vandq_u8(qh.val[u], m3) : vshrq_n_u8(qh.val[u - 2], 2);
+      v[u] = vorrq_u8(vshrq_n_u8(ql.val[u], 4), u < 2 ? h : vandq_u8(h, m3));
+    }
+  }
+  for (int u = 0; u < 4; ++u) q[u] = vsubq_s8(vreinterpretq_s8_u8(v[u]), off);
+}
+
+// Q6_K x Q8_K, GGML's math: per super-block sum_g sc[g] * (values_g . x_g) times
+// d = fp16(w.d) * x.d, g over the sixteen 16-value groups, sc[g] the group's int8 scale, values
+// signed (level - 32). Values, scales and d are decoded once per tile; per activation row and 64
+// values: one 64-byte load, four 16-byte dots, three pairwise adds and one multiply-add by the
+// scales. Exact int32: |values . x| <= 16 * 32 * 128 per group, times |sc| <= 128, over 16 groups
+// is <= 2^27.
 template <typename Dot>
-struct Q6KRows {
-  template <int R>
-  static void Rows(const uint8_t* w, size_t wrb, const uint8_t* x, int64_t k, float* out) {
-    const auto* bx = reinterpret_cast<const blocks::BlockQ8_K*>(x);
-    float32x4_t acc[R];
-    for (int r = 0; r < R; ++r) acc[r] = vdupq_n_f32(0.0f);
+struct Q6KTile {
+  // NEON's widening dots need more registers: fewer rows per tile (counted under qemu).
+  static constexpr int kTileRows = std::is_same<Dot, NeonDot16>::value ? 4 : 8;
+  template <int M>
+  static void Tile(const uint8_t* w, const uint8_t* x, size_t xrb, int64_t k, float* y,
+                   int64_t ys) {
+    const auto* bw = reinterpret_cast<const blocks::BlockQ6_K*>(w);
+    const blocks::BlockQ8_K* bx[M];
+    for (int i = 0; i < M; ++i) bx[i] = reinterpret_cast<const blocks::BlockQ8_K*>(x + i * xrb);
+    float32x4_t acc[M];
+    for (int i = 0; i < M; ++i) acc[i] = vdupq_n_f32(0.0f);
     for (int64_t b = 0; b < k / blocks::kQK_K; ++b) {
-      for (int r = 0; r < R; ++r) {
-        const auto& bw = reinterpret_cast<const blocks::BlockQ6_K*>(w + r * wrb)[b];
-        int32x4_t sumi = vdupq_n_s32(0);
-        for (int n = 0; n < 2; ++n) {
-          const int8_t* sc = bw.scales + 8 * n;
-          const int8_t* y = bx[b].qs + 128 * n;
-          for (int h = 0; h < 2; ++h) {  // 16-value halves l = 16h .. 16h + 15
-            int8x16_t q[4];
-            Q6KValues64(bw, n, h, q);
-            for (int t = 0; t < 4; ++t) {  // values 32t + 16h .. +15: group 2t + h
-              const int32x4_t p = Dot::Acc(vdupq_n_s32(0), q[t], vld1q_s8(y + 32 * t + 16 * h));
-              sumi = vmlaq_n_s32(sumi, p, sc[2 * t + h]);
-            }
+      const blocks::BlockQ6_K& wb = bw[b];
+      const int8x16_t s8 = vld1q_s8(wb.scales);
+      const int16x8_t s16l = vmovl_s8(vget_low_s8(s8)), s16h = vmovl_high_s8(s8);
+      const int32x4_t scl[4] = {vmovl_s16(vget_low_s16(s16l)), vmovl_high_s16(s16l),
+                                vmovl_s16(vget_low_s16(s16h)), vmovl_high_s16(s16h)};
+      // d is the block's last field: load only its two bytes.
+      const float32x4_t d = vcvt_f32_f16(vreinterpret_f16_u16(vld1_dup_u16(&wb.d)));
+      int32x4_t isum[M];
+      for (int i = 0; i < M; ++i) isum[i] = vdupq_n_s32(0);
+      for (int n = 0; n < 2; ++n) {
+        for (int hh = 0; hh < 2; ++hh) {  // values 64 (2 n + hh) + 16 u: group 4 (2 n + hh) + u
+          int8x16_t v[4];
+          Q6KValues64Contiguous(wb, n, hh, v);
+          for (int i = 0; i < M; ++i) {
+            const int8x16x4_t yv = vld1q_s8_x4(bx[i][b].qs + 128 * n + 64 * hh);
+            int32x4_t p[4];
+            for (int u = 0; u < 4; ++u) p[u] = Dot::Acc(vdupq_n_s32(0), v[u], yv.val[u]);
+            const int32x4_t g = vpaddq_s32(vpaddq_s32(p[0], p[1]), vpaddq_s32(p[2], p[3]));
+            isum[i] = vmlaq_s32(isum[i], g, scl[2 * n + hh]);
           }
         }
-        const float d = blocks::Fp16ToFloat(bw.d) * bx[b].d;
-        acc[r] = vfmaq_n_f32(acc[r], vcvtq_f32_s32(sumi), d);
       }
+      for (int i = 0; i < M; ++i)
+        acc[i] = vfmaq_f32(acc[i], vcvtq_f32_s32(isum[i]), vmulq_n_f32(d, bx[i][b].d));
     }
-    for (int r = 0; r < R; ++r) out[r] = vaddvq_f32(acc[r]);
+    for (int i = 0; i < M; ++i) y[i * ys] = vaddvq_f32(acc[i]);
   }
 };
 

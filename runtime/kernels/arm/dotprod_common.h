@@ -25,7 +25,7 @@ struct DotprodDot {
   }
 };
 
-// The same 16-byte dot with sdot (for arm::K45Rows and arm::Q6KRows).
+// The same 16-byte dot with sdot (for arm::K45Tile and arm::Q6KTile).
 struct DotprodDot16 {
   static inline int32x4_t Acc(int32x4_t acc, int8x16_t a, int8x16_t b) {
     return vdotq_s32(acc, a, b);

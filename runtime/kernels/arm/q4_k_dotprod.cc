@@ -1,4 +1,4 @@
-// Q4_K x Q8_K with ARMv8.2-A dotprod (arm::K45Rows over the 4-bit levels, sdot).
+// Q4_K x Q8_K with ARMv8.2-A dotprod (arm::K45Tile over the 4-bit levels, sdot).
 #include <arm_neon.h>
 
 #include "quantization/block_layout.h"
@@ -11,12 +11,12 @@ namespace kernels {
 namespace internal {
 namespace {
 
-using Rows = arm::K45Rows<arm::Q4_KLevels, arm::DotprodDot16>;
+using Tile = arm::K45Tile<arm::Q4_KLevels, arm::DotprodDot16>;
 
 }  // namespace
 
-EDGEQ_DEFINE_ROWS_KERNEL_PAIR(kQ4_KDotprod, Encoding::kQ4_K, Isa::kNeonDotprod, "q4_k_dotprod",
-                              QuantizeRowQ8_K, Q8_KRowBytes, nullptr, nullptr, 16, Rows);
+EDGEQ_DEFINE_ARM_TILE_KERNEL_PAIR(kQ4_KDotprod, Encoding::kQ4_K, Isa::kNeonDotprod, "q4_k_dotprod",
+                                  QuantizeRowQ8_K, Q8_KRowBytes, nullptr, nullptr, 16, Tile);
 
 }  // namespace internal
 }  // namespace kernels

@@ -1,8 +1,9 @@
 // Q4_K x Q8_K GEMM with ARMv8.6-A i8mm (smmla: a 2x8 by 8x2 int8 product per instruction), 2
-// weight rows x 2 activation rows per step over the 4-bit levels (nibbles, 0..15), GGML layout (no
-// repack). (m = 1 has no pair of activation rows to share an smmla, so the GEMV shape class uses
-// the dotprod kernel on i8mm CPUs.)
+// weight rows x 8 activation rows per tile (the weights decoded and zipped once per tile) over the
+// 4-bit levels (nibbles, 0..15), GGML layout (no repack). (m = 1 has no pair of activation rows to
+// share an smmla, so the GEMV shape class uses the dotprod kernel on i8mm CPUs.)
 #include "runtime/kernels/arm/arm_common.h"
+#include "runtime/kernels/arm/dotprod_common.h"
 #include "runtime/kernels/arm/i8mm_common.h"
 #include "runtime/kernels/internal/kernel_list.h"
 
@@ -10,16 +11,18 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 
-const KernelEntry kQ4_KI8mmGemm = {Encoding::kQ4_K,
-                                   Isa::kNeonI8mm,
-                                   Shape::kGemm,
-                                   "q4_k_i8mm_gemm",
-                                   QuantizeRowQ8_K,
-                                   Q8_KRowBytes,
-                                   nullptr,
-                                   nullptr,
-                                   arm::I8mmGemm<arm::I8mmK45Tile2x2<arm::Q4_KLevels>>,
-                                   16};
+const KernelEntry kQ4_KI8mmGemm = {
+    Encoding::kQ4_K,
+    Isa::kNeonI8mm,
+    Shape::kGemm,
+    "q4_k_i8mm_gemm",
+    QuantizeRowQ8_K,
+    Q8_KRowBytes,
+    nullptr,
+    nullptr,
+    arm::I8mmWideGemm<arm::I8mmK45Wide<arm::Q4_KLevels>,
+                      arm::K45Tile<arm::Q4_KLevels, arm::DotprodDot16>>,
+    16};
 
 }  // namespace internal
 }  // namespace kernels

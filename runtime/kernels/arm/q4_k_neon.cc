@@ -1,4 +1,4 @@
-// Q4_K x Q8_K with ARMv8-A NEON (arm::K45Rows over the 4-bit levels, widening multiplies).
+// Q4_K x Q8_K with ARMv8-A NEON (arm::K45Tile over the 4-bit levels, widening multiplies).
 #include <arm_neon.h>
 
 #include "quantization/block_layout.h"
@@ -11,12 +11,12 @@ namespace kernels {
 namespace internal {
 namespace {
 
-using Rows = arm::K45Rows<arm::Q4_KLevels, arm::NeonDot16>;
+using Tile = arm::K45Tile<arm::Q4_KLevels, arm::NeonDot16>;
 
 }  // namespace
 
-EDGEQ_DEFINE_ROWS_KERNEL_PAIR(kQ4_KNeon, Encoding::kQ4_K, Isa::kNeon, "q4_k_neon", QuantizeRowQ8_K,
-                              Q8_KRowBytes, nullptr, nullptr, 16, Rows);
+EDGEQ_DEFINE_ARM_TILE_KERNEL_PAIR(kQ4_KNeon, Encoding::kQ4_K, Isa::kNeon, "q4_k_neon",
+                                  QuantizeRowQ8_K, Q8_KRowBytes, nullptr, nullptr, 16, Tile);
 
 }  // namespace internal
 }  // namespace kernels

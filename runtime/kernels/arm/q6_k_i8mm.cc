@@ -1,8 +1,9 @@
 // Q6_K x Q8_K GEMM with ARMv8.6-A i8mm (smmla: a 2x8 by 8x2 int8 product per instruction), 2
-// weight rows x 2 activation rows per step over the signed 6-bit values (level - 32), GGML layout
-// (no repack). (m = 1 has no pair of activation rows to share an smmla, so the GEMV shape class
-// uses the dotprod kernel on i8mm CPUs.)
+// weight rows x 8 activation rows per tile (the weights decoded and zipped once per tile) over the
+// signed 6-bit values (level - 32), GGML layout (no repack). (m = 1 has no pair of activation rows
+// to share an smmla, so the GEMV shape class uses the dotprod kernel on i8mm CPUs.)
 #include "runtime/kernels/arm/arm_common.h"
+#include "runtime/kernels/arm/dotprod_common.h"
 #include "runtime/kernels/arm/i8mm_common.h"
 #include "runtime/kernels/internal/kernel_list.h"
 
@@ -10,16 +11,17 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 
-const KernelEntry kQ6_KI8mmGemm = {Encoding::kQ6_K,
-                                   Isa::kNeonI8mm,
-                                   Shape::kGemm,
-                                   "q6_k_i8mm_gemm",
-                                   QuantizeRowQ8_K,
-                                   Q8_KRowBytes,
-                                   nullptr,
-                                   nullptr,
-                                   arm::I8mmGemm<arm::I8mmQ6KTile2x2>,
-                                   16};
+const KernelEntry kQ6_KI8mmGemm = {
+    Encoding::kQ6_K,
+    Isa::kNeonI8mm,
+    Shape::kGemm,
+    "q6_k_i8mm_gemm",
+    QuantizeRowQ8_K,
+    Q8_KRowBytes,
+    nullptr,
+    nullptr,
+    arm::I8mmWideGemm<arm::I8mmQ6KWide, arm::Q6KTile<arm::DotprodDot16>>,
+    16};
 
 }  // namespace internal
 }  // namespace kernels

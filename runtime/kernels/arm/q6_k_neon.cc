@@ -1,4 +1,4 @@
-// Q6_K x Q8_K with ARMv8-A NEON (arm::Q6KRows, widening multiplies).
+// Q6_K x Q8_K with ARMv8-A NEON (arm::Q6KTile, widening multiplies).
 #include <arm_neon.h>
 
 #include "quantization/block_layout.h"
@@ -11,12 +11,12 @@ namespace kernels {
 namespace internal {
 namespace {
 
-using Rows = arm::Q6KRows<arm::NeonDot16>;
+using Tile = arm::Q6KTile<arm::NeonDot16>;
 
 }  // namespace
 
-EDGEQ_DEFINE_ROWS_KERNEL_PAIR(kQ6_KNeon, Encoding::kQ6_K, Isa::kNeon, "q6_k_neon", QuantizeRowQ8_K,
-                              Q8_KRowBytes, nullptr, nullptr, 16, Rows);
+EDGEQ_DEFINE_ARM_TILE_KERNEL_PAIR(kQ6_KNeon, Encoding::kQ6_K, Isa::kNeon, "q6_k_neon",
+                                  QuantizeRowQ8_K, Q8_KRowBytes, nullptr, nullptr, 16, Tile);
 
 }  // namespace internal
 }  // namespace kernels

@@ -43,6 +43,8 @@ void DecodeKScales(const B& b, Decoded* out) {
   }
   out->d = blocks::Fp16ToFloat(b.d);
   out->dmin = blocks::Fp16ToFloat(b.dmin);
+  out->pair_d16[0] = b.d;
+  out->pair_d16[1] = b.dmin;
 }
 
 void DecodeQ4_K(const uint8_t* p, Decoded* out) {
@@ -75,6 +77,7 @@ void DecodeQ6_K(const uint8_t* p, Decoded* out) {
   }
   for (int s = 0; s < 16; ++s) out->scale[s] = b.scales[s];
   out->d = blocks::Fp16ToFloat(b.d);
+  out->pair_d16[0] = b.d;
 }
 
 // Byte of row r, value e (0..3) of quad q in a 64-byte quad vector.
@@ -86,7 +89,7 @@ void PutNibbles32(const uint8_t* level, int r, uint8_t* dst) {
   for (int t = 0; t < 4; ++t) {
     for (int e = 0; e < 4; ++e) {
       const uint8_t lo = level[4 * t + e] & 0x0F, hi = level[4 * (t + 4) + e] & 0x0F;
-      dst[64 * t + QuadByte(r, e)] = static_cast<uint8_t>(lo | (hi << 4));
+      dst[x16::kQuadBytes * t + QuadByte(r, e)] = static_cast<uint8_t>(lo | (hi << 4));
     }
   }
 }
@@ -126,8 +129,8 @@ void DecodeWhole(const uint8_t* p, int /*part*/, Decoded* out) {
 // Q4_0 tiles pair blocks: DecodeQ4_0Pair decodes two (the second may be missing: zero).
 void PutQ4_0(const Decoded& dec, int r, uint8_t* tile) {
   for (int s = 0; s < 2; ++s) {
-    PutNibbles32(dec.level + 32 * s, r, tile + 256 * s);
-    std::memcpy(tile + 512 + 32 * s + 2 * r, &dec.pair_d16[s], 2);
+    PutNibbles32(dec.level + 32 * s, r, tile + x16::kNibbles32Bytes * s);
+    std::memcpy(tile + x16::Q4_0::kD + x16::kHalfPerRowBytes * s + 2 * r, &dec.pair_d16[s], 2);
   }
 }
 
@@ -135,57 +138,63 @@ void PutQ8_0(const Decoded& dec, int r, uint8_t* tile) {
   for (int s = 0; s < 2; ++s) {
     for (int q = 0; q < 8; ++q) {
       for (int e = 0; e < 4; ++e)
-        tile[512 * s + 64 * q + QuadByte(r, e)] = dec.level[32 * s + 4 * q + e];
+        tile[x16::kLevels32Bytes * s + x16::kQuadBytes * q + QuadByte(r, e)] =
+            dec.level[32 * s + 4 * q + e];
     }
-    std::memcpy(tile + 1024 + 32 * s + 2 * r, &dec.pair_d16[s], 2);
+    std::memcpy(tile + x16::Q8_0::kD + x16::kHalfPerRowBytes * s + 2 * r, &dec.pair_d16[s], 2);
   }
 }
 
-// Scales, min pairs, d and dmin of Q4_K/Q5_K at `at`.
+// Scales, mins, d and dmin (fp16, as stored) of Q4_K/Q5_K at `at`.
 void PutKScales(const Decoded& dec, int r, uint8_t* at) {
-  for (int s = 0; s < 8; ++s) at[16 * s + r] = static_cast<uint8_t>(dec.scale[s]);
-  int16_t* mins = reinterpret_cast<int16_t*>(at + 128);
-  for (int j = 0; j < 4; ++j) {
-    mins[2 * (16 * j + r)] = static_cast<int16_t>(dec.min[2 * j]);
-    mins[2 * (16 * j + r) + 1] = static_cast<int16_t>(dec.min[2 * j + 1]);
+  for (int s = 0; s < 8; ++s) {
+    at[x16::KScales::kScales + kX16Rows * s + r] = static_cast<uint8_t>(dec.scale[s]);
+    at[x16::KScales::kMins + kX16Rows * s + r] = static_cast<uint8_t>(dec.min[s]);
   }
-  std::memcpy(at + 384 + 4 * r, &dec.d, 4);
-  std::memcpy(at + 448 + 4 * r, &dec.dmin, 4);
+  std::memcpy(at + x16::KScales::kD + 2 * r, &dec.pair_d16[0], 2);
+  std::memcpy(at + x16::KScales::kDmin + 2 * r, &dec.pair_d16[1], 2);
 }
 
 void PutQ4_K(const Decoded& dec, int r, uint8_t* tile) {
-  for (int s = 0; s < 8; ++s) PutNibbles32(dec.level + 32 * s, r, tile + 256 * s);
-  PutKScales(dec, r, tile + 2048);
+  for (int s = 0; s < 8; ++s) PutNibbles32(dec.level + 32 * s, r, tile + x16::kNibbles32Bytes * s);
+  PutKScales(dec, r, tile + x16::Q4_K::kScalesAt);
 }
 
 void PutQ5_K(const Decoded& dec, int r, uint8_t* tile) {
   for (int s = 0; s < 8; ++s) {
     const uint8_t* level = dec.level + 32 * s;
-    PutNibbles32(level, r, tile + 256 * s);
+    PutNibbles32(level, r, tile + x16::kNibbles32Bytes * s);
     // Vector i of part p: chunk c = 2p + i / 2, plane i % 2 (low: quad c, high: quad c + 4).
     for (int p = 0; p < 2; ++p) {
       for (int i = 0; i < 4; ++i) {
         const int quad = 2 * p + i / 2 + 4 * (i % 2);
         for (int e = 0; e < 4; ++e) {
           if (level[4 * quad + e] & 0x10) {
-            tile[2048 + 64 * s + QuadByte(r, e)] |= static_cast<uint8_t>(1 << (4 * p + i));
+            tile[x16::Q5_K::kHighBits + x16::Q5_K::kHighBitsPerSub * s + QuadByte(r, e)] |=
+                static_cast<uint8_t>(1 << (4 * p + i));
           }
         }
       }
     }
   }
-  PutKScales(dec, r, tile + 2560);
+  PutKScales(dec, r, tile + x16::Q5_K::kScalesAt);
 }
 
 void PutQ6_K(const Decoded& dec, int r, uint8_t* tile) {
   for (int s = 0; s < 16; ++s) {
     for (int q = 0; q < 4; ++q) {
-      for (int e = 0; e < 4; ++e)
-        tile[256 * s + 64 * q + QuadByte(r, e)] = dec.level[16 * s + 4 * q + e];
+      for (int e = 0; e < 4; ++e) {
+        const uint8_t level = dec.level[16 * s + 4 * q + e];
+        tile[x16::Q6_K::kNibbles16Bytes * s + x16::kQuadBytes * (q % 2) + QuadByte(r, e)] |=
+            static_cast<uint8_t>((level & 0x0F) << (4 * (q / 2)));
+        tile[x16::Q6_K::kHighBits + x16::kQuadBytes * s + QuadByte(r, e)] |=
+            static_cast<uint8_t>(((level >> 4) & 3) << (2 * q));
+      }
     }
-    tile[4096 + 16 * s + r] = static_cast<uint8_t>(static_cast<int8_t>(dec.scale[s]));
+    tile[x16::Q6_K::kScales + kX16Rows * s + r] =
+        static_cast<uint8_t>(static_cast<int8_t>(dec.scale[s]));
   }
-  std::memcpy(tile + 4352 + 4 * r, &dec.d, 4);
+  std::memcpy(tile + x16::Q6_K::kD + 2 * r, &dec.pair_d16[0], 2);
 }
 
 }  // namespace

@@ -25,27 +25,87 @@ namespace internal {
 // Rows per group of every X16 layout.
 inline constexpr int kX16Rows = 16;
 
-// Q4_0X16, per pair of 32-value blocks (a tile, 64-byte aligned; an odd last block is paired with
-// a zero block): [0, 256) and [256, 512) each block's 8 quads as 4 nibble chunks; [512, 544) and
-// [544, 576) each block's fp16 d[16].
-inline constexpr size_t kQ4_0X16TileBytes = 576;
-// Q8_0X16, per pair of blocks: [0, 512) and [512, 1024) each block's 8 quads of w + 128 (uint8);
-// [1024, 1056) and [1056, 1088) each block's fp16 d[16].
-inline constexpr size_t kQ8_0X16TileBytes = 1088;
-// Q4_KX16, per 256-value super-block (8 sub-blocks of 32):
-//   [0, 2048)     sub-block s at 256 s: 4 nibble chunks (8 quads)
-//   [2048, 2176)  uint8 scale[s][row]
-//   [2176, 2432)  int16 min pairs [j][row][2] = (min 2j, min 2j + 1) of the row (for vpdpwssd)
-//   [2432, 2496)  float d[row];  [2496, 2560) float dmin[row]
-inline constexpr size_t kQ4_KX16TileBytes = 2560;
-// Q5_KX16: as Q4_KX16 with, after the nibbles, the 5th bits:
-//   [0, 2048) nibbles; [2048, 2560) sub-block s at 64 s: bit 4 part + i of byte p is bit 4 of
-//   byte p of the part's level vector i (vectors i of part p: chunk 2p + i / 2, low nibbles for
-//   even i); [2560, 2688) scales; [2688, 2944) min pairs; [2944, 3008) d; [3008, 3072) dmin.
-inline constexpr size_t kQ5_KX16TileBytes = 3072;
-// Q6_KX16, per super-block (16 sub-blocks of 16): [0, 4096) sub-block s at 256 s: 4 quads of
-// uint8 levels 0..63 (value = level - 32); [4096, 4352) int8 scale[s][row]; [4352, 4416) float d.
-inline constexpr size_t kQ6_KX16TileBytes = 4416;
+// Byte offsets of every X16 layout, written down once: the repack (repack_x16.cc) writes and the
+// kernels (x86/*_x16.h, x86/*.cc) read through these names.
+namespace x16 {
+
+// Quad q of 16 rows: 64 bytes (4 values x 16 rows).
+inline constexpr size_t kQuadBytes = 4 * kX16Rows;
+// A 32-value sub-block as 4-bit levels: 8 quads in 4 nibble chunks (chunk t: quads t, t + 4).
+inline constexpr size_t kNibbles32Bytes = 4 * kQuadBytes;
+// A 32-value sub-block as 8-bit levels: 8 quads.
+inline constexpr size_t kLevels32Bytes = 8 * kQuadBytes;
+// Offsets inside a tile of the vectors the kernels load: part p (0, 1) of 32-value sub-block s as
+// nibbles (chunks 2p and 2p + 1) or as bytes (quads 4p..4p + 3).
+constexpr size_t NibblesPart(int s, int part) {
+  return kNibbles32Bytes * s + 2 * kQuadBytes * part;
+}
+constexpr size_t Levels32Part(int s, int part) {
+  return kLevels32Bytes * s + 4 * kQuadBytes * part;
+}
+// One fp16 per row.
+inline constexpr size_t kHalfPerRowBytes = 2 * kX16Rows;
+// One float per row.
+inline constexpr size_t kFloatPerRowBytes = 4 * kX16Rows;
+
+// Q4_0X16, per pair of 32-value blocks (an odd last block is paired with a zero block): block s's
+// nibbles at kNibbles32Bytes * s, then block s's fp16 d[16] at kD + kHalfPerRowBytes * s.
+struct Q4_0 {
+  static constexpr size_t kD = 2 * kNibbles32Bytes;                // 512
+  static constexpr size_t kTileBytes = kD + 2 * kHalfPerRowBytes;  // 576
+};
+// Q8_0X16, per pair of blocks: block s's 8 quads of w + 128 (uint8) at kLevels32Bytes * s, then
+// block s's fp16 d[16] at kD + kHalfPerRowBytes * s.
+struct Q8_0 {
+  static constexpr size_t kD = 2 * kLevels32Bytes;                 // 1024
+  static constexpr size_t kTileBytes = kD + 2 * kHalfPerRowBytes;  // 1088
+};
+// The Q4_K/Q5_K scales block (the tail of their tiles): uint8 scale[8 sub-blocks][16 rows];
+// uint8 min[8][16]; fp16 d[row]; fp16 dmin[row], as stored. 320 bytes for 16 rows, against 256
+// in GGML's blocks (which pack scales and mins to 6 bits).
+struct KScales {
+  static constexpr size_t kScales = 0;
+  static constexpr size_t kMins = kScales + 8 * kX16Rows;     // 128
+  static constexpr size_t kD = kMins + 8 * kX16Rows;          // 256
+  static constexpr size_t kDmin = kD + kHalfPerRowBytes;      // 288
+  static constexpr size_t kBytes = kDmin + kHalfPerRowBytes;  // 320
+};
+// Q4_KX16, per 256-value super-block: sub-block s's nibbles at kNibbles32Bytes * s, then KScales.
+struct Q4_K {
+  static constexpr size_t kScalesAt = 8 * kNibbles32Bytes;           // 2048
+  static constexpr size_t kTileBytes = kScalesAt + KScales::kBytes;  // 2368
+};
+// Q5_KX16: as Q4_KX16 with, after the nibbles, the 5th bits of sub-block s at kHighBits +
+// kHighBitsPerSub * s: bit 4 part + i of byte p is bit 4 of byte p of the part's level vector i
+// (vectors i of part p: chunk 2p + i / 2, low nibbles for even i); then KScales.
+struct Q5_K {
+  static constexpr size_t kHighBits = 8 * kNibbles32Bytes;              // 2048
+  static constexpr size_t kHighBitsPerSub = kQuadBytes;                 // 64
+  static constexpr size_t kScalesAt = kHighBits + 8 * kHighBitsPerSub;  // 2560
+  static constexpr size_t kTileBytes = kScalesAt + KScales::kBytes;     // 3072
+};
+// Q6_KX16, per super-block (16 sub-blocks of 16 values, levels 0..63, value = level - 32), in
+// GGML's own size (16 x 210 bytes), 6 bits a value as in the GGML block:
+//   [0, 2048)     sub-block s at kNibbles16Bytes * s: its low 4 bits as 2 nibble chunks (chunk c:
+//                 quad c in the low and quad c + 2 in the high nibbles);
+//   [2048, 3072)  sub-block s at kHighBits + kQuadBytes * s: its bits 4-5, bits 2q..2q+1 of a
+//                 byte for quad q;
+//   [3072, 3328)  int8 scale[s][row];  [3328, 3360) fp16 d[row] as stored.
+struct Q6_K {
+  static constexpr size_t kNibbles16Bytes = 2 * kQuadBytes;       // 128
+  static constexpr size_t kHighBits = 16 * kNibbles16Bytes;       // 2048
+  static constexpr size_t kScales = kHighBits + 16 * kQuadBytes;  // 3072
+  static constexpr size_t kD = kScales + 16 * kX16Rows;           // 3328
+  static constexpr size_t kTileBytes = kD + kHalfPerRowBytes;     // 3360
+};
+
+}  // namespace x16
+
+inline constexpr size_t kQ4_0X16TileBytes = x16::Q4_0::kTileBytes;
+inline constexpr size_t kQ8_0X16TileBytes = x16::Q8_0::kTileBytes;
+inline constexpr size_t kQ4_KX16TileBytes = x16::Q4_K::kTileBytes;
+inline constexpr size_t kQ5_KX16TileBytes = x16::Q5_K::kTileBytes;
+inline constexpr size_t kQ6_KX16TileBytes = x16::Q6_K::kTileBytes;
 
 size_t Q4_0X16RowBytes(int64_t k);
 size_t Q8_0X16RowBytes(int64_t k);

@@ -311,26 +311,33 @@ void Y16Matmul(const MatmulParams& p, int64_t j0, int64_t j1) {
 }
 
 // Q4_K/Q5_K scales and mins at `at` (the tail of their tiles; see repack_x16.h): the 8 sub-block
-// scales per row (uint8 [s][row]), mins as int16 pairs [j][row][2], then d[row] and dmin[row].
+// scales and 8 mins per row as bytes ([s][row]), then fp16 d[row] and dmin[row].
 struct KScalesY16 {
   const uint8_t* at;
   explicit KScalesY16(const uint8_t* p) : at(p) {}
   __m256 SubScale(int s, int h) const {
-    const __m128i sc = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(at + 16 * s + 8 * h));
+    const __m128i sc = _mm_loadl_epi64(
+        reinterpret_cast<const __m128i*>(at + internal::x16::KScales::kScales + 16 * s + 8 * h));
     return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(sc)),
-                         _mm256_loadu_ps(reinterpret_cast<const float*>(at + 384 + 32 * h)));
+                         _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(
+                             at + internal::x16::KScales::kD + 16 * h))));
   }
-  // acc - dmin * dx * sum over sub-blocks of min * (sum of the sub-block's 32 activations).
+  // acc - dmin * dx * sum over sub-blocks of min * (sum of the sub-block's 32 activations): the
+  // mins of sub-blocks 2j and 2j + 1 interleaved per row into int16 pairs for vpmaddwd.
   __m256 Correct(__m256 acc, const uint8_t* x, int64_t b, __m256 dx, int h) const {
     const int16_t* bs = ActQ8_KX::Blk(x, b).bsum32;
+    const uint8_t* mins = at + internal::x16::KScales::kMins + 8 * h;
     __m256i m = _mm256_setzero_si256();
     for (int j = 0; j < 4; ++j) {
+      const __m128i lo = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(mins + 32 * j));
+      const __m128i hi = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(mins + 32 * j + 16));
       int32_t pair;
       std::memcpy(&pair, bs + 2 * j, sizeof(pair));
-      m = _mm256_add_epi32(
-          m, _mm256_madd_epi16(LoadY(at + 128 + 64 * j + 32 * h), _mm256_set1_epi32(pair)));
+      m = _mm256_add_epi32(m, _mm256_madd_epi16(_mm256_cvtepu8_epi16(_mm_unpacklo_epi8(lo, hi)),
+                                                _mm256_set1_epi32(pair)));
     }
-    const __m256 dmin = _mm256_loadu_ps(reinterpret_cast<const float*>(at + 448 + 32 * h));
+    const __m256 dmin = _mm256_cvtph_ps(_mm_loadu_si128(
+        reinterpret_cast<const __m128i*>(at + internal::x16::KScales::kDmin + 16 * h)));
     return _mm256_fnmadd_ps(_mm256_cvtepi32_ps(m), _mm256_mul_ps(dmin, dx), acc);
   }
 };
@@ -340,19 +347,21 @@ template <bool kHighBits>
 struct K45Y16 : ActQ8_KX {
   static constexpr int kBlockElems = 256, kSubs = 8, kParts = 2, kM = 4;
   static constexpr size_t kTileBytes = kHighBits ? kQ5_KX16TileBytes : kQ4_KX16TileBytes;
-  static constexpr size_t kScalesAt = kHighBits ? 2560 : 2048;
+  static constexpr size_t kScalesAt =
+      kHighBits ? internal::x16::Q5_K::kScalesAt : internal::x16::Q4_K::kScalesAt;
 
   struct Block {
     const uint8_t* t;
     KScalesY16 scales;
     explicit Block(const uint8_t* tile) : t(tile), scales(tile + kScalesAt) {}
     void Weights(int s, int part, int h, __m256i* w) const {
-      Nibbles2Y(t + 256 * s + 128 * part, h, w);
+      Nibbles2Y(t + internal::x16::NibblesPart(s, part), h, w);
       if constexpr (kHighBits) {
         // Bit 4 part + i of byte p of the plane is the 5th bit of byte p of w[i]: moved to bit 4
         // (16-bit shifts by at most 4 keep bit 4 of every byte from its own byte) and or'ed in.
         const __m256i c16 = _mm256_set1_epi8(16);
-        const __m256i hb = LoadY(t + 2048 + 64 * s + 32 * h);
+        const __m256i hb = LoadY(t + internal::x16::Q5_K::kHighBits +
+                                 internal::x16::Q5_K::kHighBitsPerSub * s + 32 * h);
         EDGEQ_UNROLL
         for (int i = 0; i < 4; ++i) {
           const __m256i bit = part == 0 ? _mm256_slli_epi16(hb, 4 - i) : _mm256_srli_epi16(hb, i);
@@ -369,7 +378,8 @@ struct K45Y16 : ActQ8_KX {
   static int32_t SubInit(const uint8_t*, int64_t, int64_t, int) { return 0; }
 };
 
-// Q6_K: levels 0..63 as bytes, 16 sub-blocks of 16 values (4 quads), int8 scales [s][row], d[row];
+// Q6_K: 6-bit levels 0..63 (nibble chunks + a 2-bit plane), 16 sub-blocks of 16 values (4 quads),
+// int8 scales [s][row], fp16 d[row];
 // each sub-block's sum starts at -32 * (sum of its 16 activations), which removes the level offset.
 struct Q6_KY16 : ActQ8_KX {
   static constexpr int kBlockElems = 256, kSubs = 16, kParts = 1, kM = 4;
@@ -379,14 +389,28 @@ struct Q6_KY16 : ActQ8_KX {
     const uint8_t* t;
     explicit Block(const uint8_t* tile) : t(tile) {}
     void Weights(int s, int /*part*/, int h, __m256i* w) const {
-      EDGEQ_UNROLL
-      for (int i = 0; i < 4; ++i) w[i] = LoadY(t + 256 * s + 64 * i + 32 * h);
+      using L = internal::x16::Q6_K;
+      const __m256i m4 = _mm256_set1_epi8(0x0F), m30 = _mm256_set1_epi8(0x30);
+      const uint8_t* nib = t + L::kNibbles16Bytes * s + 32 * h;
+      const __m256i c0 = LoadY(nib), c1 = LoadY(nib + internal::x16::kQuadBytes);
+      const __m256i hb = LoadY(t + L::kHighBits + internal::x16::kQuadBytes * s + 32 * h);
+      // Bits 2q..2q+1 of each byte moved to bits 4-5 (16-bit shifts: the bits that cross into a
+      // byte from its neighbour land outside 0x30).
+      w[0] = _mm256_or_si256(_mm256_and_si256(c0, m4),
+                             _mm256_and_si256(_mm256_slli_epi16(hb, 4), m30));
+      w[1] = _mm256_or_si256(_mm256_and_si256(c1, m4),
+                             _mm256_and_si256(_mm256_slli_epi16(hb, 2), m30));
+      w[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(c0, 4), m4),
+                             _mm256_and_si256(hb, m30));
+      w[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(c1, 4), m4),
+                             _mm256_and_si256(_mm256_srli_epi16(hb, 2), m30));
     }
     __m256 SubScale(int s, int h) const {
-      const __m128i sc =
-          _mm_loadl_epi64(reinterpret_cast<const __m128i*>(t + 4096 + 16 * s + 8 * h));
+      const __m128i sc = _mm_loadl_epi64(
+          reinterpret_cast<const __m128i*>(t + internal::x16::Q6_K::kScales + 16 * s + 8 * h));
       return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(sc)),
-                           _mm256_loadu_ps(reinterpret_cast<const float*>(t + 4352 + 32 * h)));
+                           _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(
+                               t + internal::x16::Q6_K::kD + 16 * h))));
     }
     __m256 Correct(__m256 acc, const uint8_t*, int64_t, __m256, int) const { return acc; }
   };
@@ -408,8 +432,8 @@ struct PairY16 : ActQ8_0SPairs {
     const uint8_t* t;
     explicit PairBlock(const uint8_t* tile) : t(tile) {}
     __m256 SubScale(int s, int h) const {
-      return _mm256_cvtph_ps(
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(t + kDAt + 32 * s + 16 * h)));
+      return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(
+          t + kDAt + internal::x16::kHalfPerRowBytes * s + 16 * h)));
     }
     __m256 Correct(__m256 acc, const uint8_t*, int64_t, __m256, int) const { return acc; }
   };
@@ -419,11 +443,11 @@ struct PairY16 : ActQ8_0SPairs {
 };
 
 // Q4_0: levels 0..15 (value = level - 8) as nibble chunks.
-struct Q4_0Y16 : PairY16<kQ4_0X16TileBytes, 512, 8> {
+struct Q4_0Y16 : PairY16<kQ4_0X16TileBytes, internal::x16::Q4_0::kD, 8> {
   struct Block : PairBlock {
     using PairBlock::PairBlock;
     void Weights(int s, int part, int h, __m256i* w) const {
-      Nibbles2Y(t + 256 * s + 128 * part, h, w);
+      Nibbles2Y(t + internal::x16::NibblesPart(s, part), h, w);
     }
   };
   static constexpr int Quad(int part, int i) { return NibbleQuad(part, i); }
@@ -433,12 +457,12 @@ struct Q4_0Y16 : PairY16<kQ4_0X16TileBytes, 512, 8> {
 // at -128 * (sum of its activations). kSigned = true (AVX2, whose vpmaddubsw pairs would saturate
 // on them): the signed w (the stored byte ^ 0x80), for SignedMaddQuads.
 template <bool kSigned>
-struct Q8_0Y16 : PairY16<kQ8_0X16TileBytes, 1024, kSigned ? 0 : 128> {
-  using Base = PairY16<kQ8_0X16TileBytes, 1024, kSigned ? 0 : 128>;
+struct Q8_0Y16 : PairY16<kQ8_0X16TileBytes, internal::x16::Q8_0::kD, kSigned ? 0 : 128> {
+  using Base = PairY16<kQ8_0X16TileBytes, internal::x16::Q8_0::kD, kSigned ? 0 : 128>;
   struct Block : Base::PairBlock {
     using Base::PairBlock::PairBlock;
     void Weights(int s, int part, int h, __m256i* w) const {
-      const uint8_t* p = this->t + 512 * s + 256 * part + 32 * h;
+      const uint8_t* p = this->t + internal::x16::Levels32Part(s, part) + 32 * h;
       EDGEQ_UNROLL
       for (int i = 0; i < 4; ++i) {
         w[i] = LoadY(p + 64 * i);

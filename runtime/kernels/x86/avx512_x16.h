@@ -229,27 +229,38 @@ inline void Nibbles2(const uint8_t* p, __m512i* w) {
   w[3] = _mm512_and_si512(_mm512_srli_epi16(v1, 4), m4);
 }
 
-// Q4_K/Q5_K scales and mins (the tail of their tiles, at `at`): 8 sub-block scales per row,
-// mins as int16 pairs, d and dmin per row.
+// Q4_K/Q5_K scales and mins (the tail of their tiles, at `at`): 8 sub-block scales and 8 mins per
+// row as bytes, fp16 d and dmin per row.
 struct KScalesX16 {
   const uint8_t* at;
   __m512 d;
-  explicit KScalesX16(const uint8_t* p) : at(p), d(_mm512_loadu_ps(p + 384)) {}
+  explicit KScalesX16(const uint8_t* p)
+      : at(p),
+        d(_mm512_cvtph_ps(
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + internal::x16::KScales::kD)))) {
+  }
   __m512 SubScale(int s) const {
-    const __m128i sc = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at + 16 * s));
+    const __m128i sc = _mm_loadu_si128(
+        reinterpret_cast<const __m128i*>(at + internal::x16::KScales::kScales + 16 * s));
     return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(sc)), d);
   }
-  // acc - dmin * dx * sum over sub-blocks of min * (sum of the sub-block's 32 activations).
+  // acc - dmin * dx * sum over sub-blocks of min * (sum of the sub-block's 32 activations): the
+  // mins of sub-blocks 2j and 2j + 1 interleaved per row into int16 pairs for vpdpwssd.
   __m512 Correct(__m512 acc, const uint8_t* x, int64_t b, __m512 dx) const {
     const int16_t* bs = reinterpret_cast<const BlockQ8_KX*>(x)[b].bsum32;
+    const uint8_t* mins = at + internal::x16::KScales::kMins;
     __m512i m = _mm512_setzero_si512();
     for (int j = 0; j < 4; ++j) {
+      const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(mins + 32 * j));
+      const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(mins + 32 * j + 16));
+      const __m256i pairs8 = _mm256_set_m128i(_mm_unpackhi_epi8(lo, hi), _mm_unpacklo_epi8(lo, hi));
       int32_t pair;
       std::memcpy(&pair, bs + 2 * j, sizeof(pair));
-      m = _mm512_dpwssd_epi32(m, _mm512_loadu_si512(at + 128 + 64 * j), _mm512_set1_epi32(pair));
+      m = _mm512_dpwssd_epi32(m, _mm512_cvtepu8_epi16(pairs8), _mm512_set1_epi32(pair));
     }
-    return _mm512_fnmadd_ps(_mm512_cvtepi32_ps(m), _mm512_mul_ps(_mm512_loadu_ps(at + 448), dx),
-                            acc);
+    const __m512 dmin = _mm512_cvtph_ps(
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at + internal::x16::KScales::kDmin)));
+    return _mm512_fnmadd_ps(_mm512_cvtepi32_ps(m), _mm512_mul_ps(dmin, dx), acc);
   }
 };
 

@@ -20,10 +20,12 @@ struct Q4_0X16 : x86::ActQ8_0SPairs {
   struct Block {
     const uint8_t* t;
     explicit Block(const uint8_t* tile) : t(tile) {}
-    void Weights(int s, int part, __m512i* w) const { x86::Nibbles2(t + 256 * s + 128 * part, w); }
+    void Weights(int s, int part, __m512i* w) const {
+      x86::Nibbles2(t + internal::x16::NibblesPart(s, part), w);
+    }
     __m512 SubScale(int s) const {
-      return _mm512_cvtph_ps(
-          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t + 512 + 32 * s)));
+      return _mm512_cvtph_ps(_mm256_loadu_si256(
+          reinterpret_cast<const __m256i*>(t + internal::x16::Q4_0::kD + 32 * s)));
     }
     __m512 Correct(__m512 acc, const uint8_t*, int64_t, int64_t, __m512) const { return acc; }
   };

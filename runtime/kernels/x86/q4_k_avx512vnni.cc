@@ -13,10 +13,12 @@ namespace kernels {
 namespace internal {
 namespace {
 
-struct Q4_KX16 : x86::K45X16<kQ4_KX16TileBytes, 2048> {
+struct Q4_KX16 : x86::K45X16<kQ4_KX16TileBytes, internal::x16::Q4_K::kScalesAt> {
   struct Block : KBlock {
     using KBlock::KBlock;
-    void Weights(int s, int part, __m512i* w) const { x86::Nibbles2(t + 256 * s + 128 * part, w); }
+    void Weights(int s, int part, __m512i* w) const {
+      x86::Nibbles2(t + internal::x16::NibblesPart(s, part), w);
+    }
   };
 };
 

@@ -11,16 +11,17 @@ namespace kernels {
 namespace internal {
 namespace {
 
-struct Q5_KX16 : x86::K45X16<kQ5_KX16TileBytes, 2560> {
+struct Q5_KX16 : x86::K45X16<kQ5_KX16TileBytes, internal::x16::Q5_K::kScalesAt> {
   struct Block : KBlock {
     using KBlock::KBlock;
     void Weights(int s, int part, __m512i* w) const {
-      x86::Nibbles2(t + 256 * s + 128 * part, w);
+      x86::Nibbles2(t + internal::x16::NibblesPart(s, part), w);
       // Bit 4 part + i of byte p is the 5th bit of byte p of w[i]: moved to bit 4 and or'ed in
       // (vpternlogd 0xF8: a | (b & c)). 16-bit shifts by at most 4 leave bit 4 of every byte
       // coming from its own byte.
       const __m512i c16 = _mm512_set1_epi8(16);
-      const __m512i h = _mm512_loadu_si512(t + 2048 + 64 * s);
+      const __m512i h = _mm512_loadu_si512(t + internal::x16::Q5_K::kHighBits +
+                                           internal::x16::Q5_K::kHighBitsPerSub * s);
       if (part == 0) {
         w[0] = _mm512_ternarylogic_epi32(w[0], _mm512_slli_epi16(h, 4), c16, 0xF8);
         w[1] = _mm512_ternarylogic_epi32(w[1], _mm512_slli_epi16(h, 3), c16, 0xF8);

@@ -21,11 +21,12 @@ struct Q8_0X16 : x86::ActQ8_0SPairs {
     const uint8_t* t;
     explicit Block(const uint8_t* tile) : t(tile) {}
     void Weights(int s, int part, __m512i* w) const {
-      for (int i = 0; i < 4; ++i) w[i] = _mm512_loadu_si512(t + 512 * s + 256 * part + 64 * i);
+      for (int i = 0; i < 4; ++i)
+        w[i] = _mm512_loadu_si512(t + internal::x16::Levels32Part(s, part) + 64 * i);
     }
     __m512 SubScale(int s) const {
-      return _mm512_cvtph_ps(
-          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t + 1024 + 32 * s)));
+      return _mm512_cvtph_ps(_mm256_loadu_si256(
+          reinterpret_cast<const __m256i*>(t + internal::x16::Q8_0::kD + 32 * s)));
     }
     __m512 Correct(__m512 acc, const uint8_t*, int64_t, int64_t, __m512) const { return acc; }
   };

@@ -1,0 +1,34 @@
+// "R4" weight layouts of the ARM dotprod/i8mm q4_0 and q8_0 kernels: four weight rows interleaved
+// per 32-value block, exactly as many bytes as GGML's blocks (no padding; k = 288 included).
+#ifndef EDGEQ_RUNTIME_KERNELS_ARM_REPACK_R4_H_
+#define EDGEQ_RUNTIME_KERNELS_ARM_REPACK_R4_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace edgeq {
+namespace kernels {
+namespace internal {
+
+// Rows are taken in groups of four: group g (rows 4 g .. 4 g + 3) starts at row 4 g, i.e. at
+// 4 g * row_bytes, with row_bytes = GGML's row (k / 32 blocks). In a group, block b of the four
+// rows is one R4 block; a last group with fewer than four rows is completed with zero rows (scale
+// 0), inside the n rounded up to 16 rows the runtime allocates.
+//
+// "Q4_0R4" block, 72 bytes: fp16 d[4] (row r's scale), then 64 bytes: byte 16 v + 4 r + t holds
+// GGML's qs[4 v + t] of row r xor 0x88, i.e. the low nibble (value 4 v + t) and the high nibble
+// (value 16 + 4 v + t) as 4-bit two's complement numbers (level - 8). Shifted left by 4 (low) or
+// masked with 0xF0 (high), each 16 bytes are 16 x (level - 8) of values 4 c .. 4 c + 3 of the four
+// rows (c = v, or v + 4), the operand of a lane-indexed sdot.
+size_t Q4_0R4RowBytes(int64_t k);
+void RepackQ4_0R4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
+
+// "Q8_0R4" block, 136 bytes: fp16 d[4], then 128 bytes: byte 16 c + 4 r + t = qs[4 c + t] of row r.
+size_t Q8_0R4RowBytes(int64_t k);
+void RepackQ8_0R4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
+
+}  // namespace internal
+}  // namespace kernels
+}  // namespace edgeq
+
+#endif  // EDGEQ_RUNTIME_KERNELS_ARM_REPACK_R4_H_

@@ -1,0 +1,83 @@
+#include "runtime/kernels/attention/attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "runtime/kernels/attention/attention_impl.h"
+
+namespace edgeq {
+namespace kernels {
+namespace internal {
+namespace {
+
+// Portable scalar operations: the reference order of every sum (left to right).
+struct GenericOps {
+  static float Dot(const float* a, const float* b, int64_t n) {
+    float s = 0.0f;
+    for (int64_t i = 0; i < n; ++i) s += a[i] * b[i];
+    return s;
+  }
+  static void Axpy(float* y, float a, const float* x, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) y[i] += a * x[i];
+  }
+  static void Scale(float* y, float a, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) y[i] *= a;
+  }
+  static float Max(const float* x, int64_t n) {
+    float m = x[0];
+    for (int64_t i = 1; i < n; ++i) m = std::max(m, x[i]);
+    return m;
+  }
+  static float ExpSum(float* x, int64_t n, float max) {
+    float s = 0.0f;
+    for (int64_t i = 0; i < n; ++i) {
+      x[i] = std::exp(x[i] - max);
+      s += x[i];
+    }
+    return s;
+  }
+};
+
+}  // namespace
+
+const AttentionKernel kAttentionGeneric = {"attention_generic", Isa::kGeneric,
+                                           &AttendGroup<GenericOps>};
+
+// The other architecture's kernels are not compiled into this binary.
+#if defined(__aarch64__)
+const AttentionKernel* const kAttentionAvx2 = nullptr;
+const AttentionKernel* const kAttentionAvx512 = nullptr;
+#else
+const AttentionKernel* const kAttentionNeon = nullptr;
+#endif
+
+}  // namespace internal
+
+absl::Span<const AttentionKernel* const> AllAttentionKernels() {
+  static const auto* const kAll = [] {
+    auto* v = new std::vector<const AttentionKernel*>{&internal::kAttentionGeneric};
+    for (const AttentionKernel* k :
+         {internal::kAttentionAvx2, internal::kAttentionAvx512, internal::kAttentionNeon}) {
+      if (k != nullptr) v->push_back(k);
+    }
+    return v;
+  }();
+  return *kAll;
+}
+
+const AttentionKernel& SelectAttentionKernel(Isa cap) {
+  const AttentionKernel* best = &internal::kAttentionGeneric;
+  for (const AttentionKernel* k : AllAttentionKernels()) {
+    if (static_cast<int>(k->isa) <= static_cast<int>(cap) && IsaSupported(k->isa) &&
+        static_cast<int>(k->isa) > static_cast<int>(best->isa)) {
+      best = k;
+    }
+  }
+  return *best;
+}
+
+}  // namespace kernels
+}  // namespace edgeq

@@ -1,0 +1,71 @@
+// Fused causal attention over a key/value cache: the kernel behind ops::Attention.
+//
+// A block of t query rows at consecutive positions pos..pos+t-1 attends to the first `pos` rows
+// of the cache and to the block's own rows up to itself (optionally only to the last `window`
+// positions: sliding-window attention). Grouped-query: query head qh uses key/value head
+// qh / (heads / kv_heads). Only the valid rows are read (a decode step at position p touches p + 1
+// key and value rows per head, whatever the cache's capacity), scores live in a scratch buffer,
+// and the softmax is computed exactly (max subtracted, then normalized).
+//
+// One function per ISA (generic, AVX2 + FMA, AVX-512, NEON), chosen at run time like the qmatmul
+// kernels; each is tested against a double-precision reference.
+#ifndef EDGEQ_RUNTIME_KERNELS_ATTENTION_ATTENTION_H_
+#define EDGEQ_RUNTIME_KERNELS_ATTENTION_ATTENTION_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "absl/strings/string_view.h"
+#include "runtime/kernels/qmatmul.h"
+
+namespace edgeq {
+namespace kernels {
+
+struct AttentionArgs {
+  const float* q = nullptr;        // [t, heads, head_dim]
+  const float* k_cache = nullptr;  // [kv_heads, ctx, head_dim]; rows 0..pos-1 are valid
+  const float* v_cache = nullptr;  // [kv_heads, ctx, head_dim]
+  const float* k_new = nullptr;    // [kv_heads, t, head_dim]: the block's keys (pos..pos+t-1)
+  const float* v_new = nullptr;    // [kv_heads, t, head_dim]
+  float* out = nullptr;            // [t, heads, head_dim]
+  int64_t t = 0, heads = 0, kv_heads = 0, head_dim = 0, ctx = 0;
+  int64_t pos = 0;     // position of query row 0; 0 <= pos <= ctx
+  int64_t window = 0;  // > 0: query at position p sees positions > p - window only
+  float scale = 1.0f;  // scores are scale * q.k
+};
+
+// Attends query rows `row` of all query heads that share kv head `kv_head`. `scores` holds at
+// least heads / kv_heads x (pos + t) floats, owned by the caller (one buffer per concurrent call).
+using AttentionGroupFn = void (*)(const AttentionArgs& args, int64_t kv_head, int64_t row,
+                                  float* scores);
+
+struct AttentionKernel {
+  const char* name;  // "attention_avx512", ...
+  Isa isa;
+  AttentionGroupFn group;
+};
+
+// The best kernel this CPU supports at or below `cap` (generic at worst).
+const AttentionKernel& SelectAttentionKernel(Isa cap = Isa::kBest);
+
+// Every kernel compiled into this binary (supported by this CPU or not), generic first.
+absl::Span<const AttentionKernel* const> AllAttentionKernels();
+
+// Scratch floats one AttendGroup call needs.
+inline size_t AttentionScratchFloats(const AttentionArgs& a) {
+  const int64_t rep = a.kv_heads > 0 ? a.heads / a.kv_heads : 0;
+  return static_cast<size_t>(rep * (a.pos + a.t));
+}
+
+namespace internal {
+// The ISA files' entries (null where the file is not compiled for this architecture).
+extern const AttentionKernel kAttentionGeneric;
+extern const AttentionKernel* const kAttentionAvx2;
+extern const AttentionKernel* const kAttentionAvx512;
+extern const AttentionKernel* const kAttentionNeon;
+}  // namespace internal
+
+}  // namespace kernels
+}  // namespace edgeq
+
+#endif  // EDGEQ_RUNTIME_KERNELS_ATTENTION_ATTENTION_H_

@@ -1,0 +1,97 @@
+// AVX-512F attention (16 floats per vector; row tails through masked loads).
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "runtime/kernels/attention/attention.h"
+#include "runtime/kernels/attention/attention_impl.h"
+
+namespace edgeq {
+namespace kernels {
+namespace internal {
+namespace x86 {
+namespace {
+
+__mmask16 Avx512TailMask(int64_t left) {
+  return static_cast<__mmask16>(left >= 16 ? 0xFFFF : (1u << left) - 1);
+}
+
+// exp(x) for x <= 0, as in attention_avx2.cc: x = n ln2 + r, degree-6 Taylor polynomial of e^r,
+// scaled by 2^n (vscalefps).
+__m512 Avx512Exp(__m512 x) {
+  x = _mm512_max_ps(x, _mm512_set1_ps(-87.33654f));
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145752f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.42860677e-6f), r);
+  __m512 p = _mm512_set1_ps(1.0f / 720);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+  return _mm512_scalef_ps(p, n);
+}
+
+struct Avx512Ops {
+  static float Dot(const float* a, const float* b, int64_t n) {
+    __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+      s0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), s0);
+      s1 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i + 16), _mm512_loadu_ps(b + i + 16), s1);
+    }
+    for (; i < n; i += 16) {
+      const __mmask16 m = Avx512TailMask(n - i);
+      s0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a + i), _mm512_maskz_loadu_ps(m, b + i), s0);
+    }
+    return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+  }
+  static void Axpy(float* y, float a, const float* x, int64_t n) {
+    const __m512 va = _mm512_set1_ps(a);
+    for (int64_t i = 0; i < n; i += 16) {
+      const __mmask16 m = Avx512TailMask(n - i);
+      _mm512_mask_storeu_ps(
+          y + i, m,
+          _mm512_fmadd_ps(va, _mm512_maskz_loadu_ps(m, x + i), _mm512_maskz_loadu_ps(m, y + i)));
+    }
+  }
+  static void Scale(float* y, float a, int64_t n) {
+    const __m512 va = _mm512_set1_ps(a);
+    for (int64_t i = 0; i < n; i += 16) {
+      const __mmask16 m = Avx512TailMask(n - i);
+      _mm512_mask_storeu_ps(y + i, m, _mm512_mul_ps(va, _mm512_maskz_loadu_ps(m, y + i)));
+    }
+  }
+  static float Max(const float* x, int64_t n) {
+    __m512 vm = _mm512_set1_ps(x[0]);
+    for (int64_t i = 0; i < n; i += 16) {
+      const __mmask16 m = Avx512TailMask(n - i);
+      vm = _mm512_mask_max_ps(vm, m, vm, _mm512_maskz_loadu_ps(m, x + i));
+    }
+    return _mm512_reduce_max_ps(vm);
+  }
+  static float ExpSum(float* x, int64_t n, float max) {
+    const __m512 vmax = _mm512_set1_ps(max);
+    __m512 vs = _mm512_setzero_ps();
+    for (int64_t i = 0; i < n; i += 16) {
+      const __mmask16 m = Avx512TailMask(n - i);
+      const __m512 e = Avx512Exp(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + i), vmax));
+      _mm512_mask_storeu_ps(x + i, m, e);
+      vs = _mm512_mask_add_ps(vs, m, vs, e);
+    }
+    return _mm512_reduce_add_ps(vs);
+  }
+};
+
+const AttentionKernel kKernel = {"attention_avx512", Isa::kAvx512Vnni, &AttendGroup<Avx512Ops>};
+
+}  // namespace
+}  // namespace x86
+
+const AttentionKernel* const kAttentionAvx512 = &x86::kKernel;
+
+}  // namespace internal
+}  // namespace kernels
+}  // namespace edgeq

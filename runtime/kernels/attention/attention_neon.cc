@@ -1,0 +1,92 @@
+// NEON attention (ARMv8-A baseline: 4 floats per vector, FMA).
+#include <arm_neon.h>
+
+#include <cstdint>
+
+#include "runtime/kernels/attention/attention.h"
+#include "runtime/kernels/attention/attention_impl.h"
+
+namespace edgeq {
+namespace kernels {
+namespace internal {
+namespace arm {
+namespace {
+
+// exp(x) for x <= 0: x = n ln2 + r, degree-6 Taylor polynomial of e^r, times 2^n.
+float32x4_t NeonExp(float32x4_t x) {
+  x = vmaxq_f32(x, vdupq_n_f32(-87.33654f));
+  const float32x4_t n = vrndnq_f32(vmulq_f32(x, vdupq_n_f32(1.44269504f)));
+  float32x4_t r = vfmsq_f32(x, n, vdupq_n_f32(0.693145752f));
+  r = vfmsq_f32(r, n, vdupq_n_f32(1.42860677e-6f));
+  float32x4_t p = vdupq_n_f32(1.0f / 720);
+  p = vfmaq_f32(vdupq_n_f32(1.0f / 120), p, r);
+  p = vfmaq_f32(vdupq_n_f32(1.0f / 24), p, r);
+  p = vfmaq_f32(vdupq_n_f32(1.0f / 6), p, r);
+  p = vfmaq_f32(vdupq_n_f32(0.5f), p, r);
+  p = vfmaq_f32(vdupq_n_f32(1.0f), p, r);
+  p = vfmaq_f32(vdupq_n_f32(1.0f), p, r);
+  const int32x4_t e = vshlq_n_s32(vaddq_s32(vcvtq_s32_f32(n), vdupq_n_s32(127)), 23);
+  return vmulq_f32(p, vreinterpretq_f32_s32(e));
+}
+
+float NeonExpScalar(float x) { return vgetq_lane_f32(NeonExp(vdupq_n_f32(x)), 0); }
+
+struct NeonOps {
+  static float Dot(const float* a, const float* b, int64_t n) {
+    float32x4_t s0 = vdupq_n_f32(0.0f), s1 = vdupq_n_f32(0.0f);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      s0 = vfmaq_f32(s0, vld1q_f32(a + i), vld1q_f32(b + i));
+      s1 = vfmaq_f32(s1, vld1q_f32(a + i + 4), vld1q_f32(b + i + 4));
+    }
+    for (; i + 4 <= n; i += 4) s0 = vfmaq_f32(s0, vld1q_f32(a + i), vld1q_f32(b + i));
+    float s = vaddvq_f32(vaddq_f32(s0, s1));
+    for (; i < n; ++i) s += a[i] * b[i];
+    return s;
+  }
+  static void Axpy(float* y, float a, const float* x, int64_t n) {
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) vst1q_f32(y + i, vfmaq_n_f32(vld1q_f32(y + i), vld1q_f32(x + i), a));
+    for (; i < n; ++i) y[i] += a * x[i];
+  }
+  static void Scale(float* y, float a, int64_t n) {
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) vst1q_f32(y + i, vmulq_n_f32(vld1q_f32(y + i), a));
+    for (; i < n; ++i) y[i] *= a;
+  }
+  static float Max(const float* x, int64_t n) {
+    float32x4_t vm = vdupq_n_f32(x[0]);
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) vm = vmaxq_f32(vm, vld1q_f32(x + i));
+    float m = vmaxvq_f32(vm);
+    for (; i < n; ++i) m = m > x[i] ? m : x[i];
+    return m;
+  }
+  static float ExpSum(float* x, int64_t n, float max) {
+    const float32x4_t vmax = vdupq_n_f32(max);
+    float32x4_t vs = vdupq_n_f32(0.0f);
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+      const float32x4_t e = NeonExp(vsubq_f32(vld1q_f32(x + i), vmax));
+      vst1q_f32(x + i, e);
+      vs = vaddq_f32(vs, e);
+    }
+    float s = vaddvq_f32(vs);
+    for (; i < n; ++i) {
+      x[i] = NeonExpScalar(x[i] - max);
+      s += x[i];
+    }
+    return s;
+  }
+};
+
+const AttentionKernel kKernel = {"attention_neon", Isa::kNeon, &AttendGroup<NeonOps>};
+
+}  // namespace
+}  // namespace arm
+
+const AttentionKernel* const kAttentionNeon = &arm::kKernel;
+
+}  // namespace internal
+}  // namespace kernels
+}  // namespace edgeq

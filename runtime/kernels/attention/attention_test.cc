@@ -1,0 +1,136 @@
+#include "runtime/kernels/attention/attention.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace edgeq {
+namespace kernels {
+namespace {
+
+struct Case {
+  int64_t t, heads, kv_heads, head_dim, pos, window;
+};
+
+// softmax(scale q.k) v in double over the visible positions, from the definition.
+std::vector<double> Reference(const AttentionArgs& a) {
+  const int64_t hs = a.head_dim, rep = a.heads / a.kv_heads;
+  std::vector<double> out(static_cast<size_t>(a.t * a.heads * hs), 0.0);
+  for (int64_t i = 0; i < a.t; ++i) {
+    const int64_t qpos = a.pos + i;
+    for (int64_t qh = 0; qh < a.heads; ++qh) {
+      const int64_t h = qh / rep;
+      const float* q = a.q + (i * a.heads + qh) * hs;
+      std::vector<double> s;
+      std::vector<const float*> vs;
+      for (int64_t p = 0; p <= qpos; ++p) {
+        if (a.window > 0 && p <= qpos - a.window) continue;
+        const float* k =
+            p < a.pos ? a.k_cache + (h * a.ctx + p) * hs : a.k_new + (h * a.t + (p - a.pos)) * hs;
+        vs.push_back(p < a.pos ? a.v_cache + (h * a.ctx + p) * hs
+                               : a.v_new + (h * a.t + (p - a.pos)) * hs);
+        double d = 0;
+        for (int64_t e = 0; e < hs; ++e) d += static_cast<double>(q[e]) * k[e];
+        s.push_back(a.scale * d);
+      }
+      double mx = -1e300, sum = 0;
+      for (double x : s) mx = std::max(mx, x);
+      for (double& x : s) sum += (x = std::exp(x - mx));
+      double* o = out.data() + (i * a.heads + qh) * hs;
+      for (size_t j = 0; j < s.size(); ++j) {
+        for (int64_t e = 0; e < hs; ++e) o[e] += s[j] / sum * vs[j][e];
+      }
+    }
+  }
+  return out;
+}
+
+void RunAll(const AttentionKernel& kernel, const AttentionArgs& a) {
+  std::vector<float> scores(AttentionScratchFloats(a));
+  for (int64_t h = 0; h < a.kv_heads; ++h) {
+    for (int64_t i = 0; i < a.t; ++i) kernel.group(a, h, i, scores.data());
+  }
+}
+
+TEST(AttentionTest, EveryKernelMatchesTheDefinition) {
+  const Case cases[] = {
+      {1, 1, 1, 1, 0, 0},    {1, 1, 1, 7, 3, 0},     {1, 4, 2, 16, 5, 0},    {3, 6, 6, 48, 0, 0},
+      {3, 9, 3, 64, 40, 0},  {17, 4, 1, 64, 9, 0},   {1, 8, 2, 100, 77, 0},  {5, 2, 1, 128, 31, 0},
+      {4, 4, 2, 64, 20, 1},  {6, 4, 2, 32, 20, 4},   {9, 2, 2, 48, 3, 5},    {1, 8, 4, 64, 100, 30},
+      {33, 4, 4, 24, 0, 16}, {2, 12, 4, 80, 257, 0}, {1, 14, 2, 64, 300, 0},
+  };
+  std::mt19937 rng(7);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  for (const Case& c : cases) {
+    const int64_t ctx = c.pos + 5;  // capacity beyond pos: never read (NaN)
+    std::vector<float> q(c.t * c.heads * c.head_dim), kn(c.kv_heads * c.t * c.head_dim),
+        vn(kn.size());
+    std::vector<float> kc(c.kv_heads * ctx * c.head_dim, std::numeric_limits<float>::quiet_NaN());
+    std::vector<float> vc(kc);
+    for (float& x : q) x = g(rng);
+    for (float& x : kn) x = g(rng);
+    for (float& x : vn) x = g(rng);
+    for (int64_t h = 0; h < c.kv_heads; ++h) {
+      for (int64_t p = 0; p < c.pos * c.head_dim; ++p) {
+        kc[h * ctx * c.head_dim + p] = g(rng);
+        vc[h * ctx * c.head_dim + p] = g(rng);
+      }
+    }
+    AttentionArgs a;
+    a.q = q.data();
+    a.k_cache = kc.data();
+    a.v_cache = vc.data();
+    a.k_new = kn.data();
+    a.v_new = vn.data();
+    a.t = c.t;
+    a.heads = c.heads;
+    a.kv_heads = c.kv_heads;
+    a.head_dim = c.head_dim;
+    a.ctx = ctx;
+    a.pos = c.pos;
+    a.window = c.window;
+    a.scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim)) * 2.0f;  // sharper than usual
+    const std::vector<double> want = Reference(a);
+    for (const AttentionKernel* k : AllAttentionKernels()) {
+      if (!IsaSupported(k->isa)) continue;
+      SCOPED_TRACE(::testing::Message()
+                   << k->name << " t=" << c.t << " heads=" << c.heads << "/" << c.kv_heads
+                   << " hs=" << c.head_dim << " pos=" << c.pos << " window=" << c.window);
+      std::vector<float> out(q.size(), -1.0f);
+      a.out = out.data();
+      RunAll(*k, a);
+      for (size_t i = 0; i < out.size(); ++i) {
+        ASSERT_NEAR(out[i], want[i], 2e-6 + 2e-6 * std::abs(want[i])) << "element " << i;
+      }
+    }
+  }
+}
+
+TEST(AttentionTest, SelectHonoursTheCapAndTheCpu) {
+  EXPECT_STREQ(SelectAttentionKernel(Isa::kGeneric).name, "attention_generic");
+  const AttentionKernel& best = SelectAttentionKernel();
+  EXPECT_TRUE(IsaSupported(best.isa));
+#if defined(__x86_64__)
+  if (IsaSupported(Isa::kAvx512Vnni)) {
+    EXPECT_STREQ(best.name, "attention_avx512");
+  } else if (IsaSupported(Isa::kAvx2)) {
+    EXPECT_STREQ(best.name, "attention_avx2");
+  }
+  if (IsaSupported(Isa::kAvx2)) {
+    EXPECT_STREQ(SelectAttentionKernel(Isa::kAvxVnni).name, "attention_avx2");
+  }
+  EXPECT_EQ(AllAttentionKernels().size(), 3u);
+#elif defined(__aarch64__)
+  EXPECT_STREQ(best.name, "attention_neon");
+  EXPECT_EQ(AllAttentionKernels().size(), 2u);
+#endif
+}
+
+}  // namespace
+}  // namespace kernels
+}  // namespace edgeq

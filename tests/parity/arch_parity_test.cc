@@ -1,0 +1,413 @@
+// llama.cpp parity for the architectures beyond llama (issue 16): qwen2, qwen3, gemma3, phi3.
+// Each case regenerates in memory the random-weight GGUF llama.cpp was run on (llm::RandomModel
+// with a preset of the real shape, the overrides below and a made-up SentencePiece vocabulary;
+// make_random_gguf --shape=S ... --synthetic_vocab writes the same bytes), checks its XXH3-64,
+// loads it and compares the logits at the recorded positions and the 32 greedy tokens with
+// llama.cpp's (tests/parity/README.md, "Architectures").
+//
+// "tiny_*": the architecture's structure at small width (runs under qemu too); "rand_*": the real
+// width of the model at reduced depth (host only, 0.2-1.3 GB).
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "checkpoint/gguf.h"
+#include "checkpoint/quantize_rules.h"
+#include "checkpoint/tensor_dict.h"
+#include "gtest/gtest.h"
+#include "llm/model.h"
+#include "llm/random_model.h"
+#include "tests/parity/parity_util.h"
+#include "tests/parity/random_parity.h"
+#include "xxhash.h"
+
+namespace edgeq {
+namespace parity {
+namespace {
+
+// f32 logits: max |edgeq - llama.cpp| / max |llama.cpp| (issue 16: 1e-4), except gemma3 (3e-4):
+// ggml computes its GeGLU through an fp16 table (llm::GeluTanh), where 1e-7 differences of
+// summation order flip single activations by an fp16 step; llama.cpp's own batch and
+// token-by-token logits differ by 6.0e-5 (tiny_gemma3) and 1.5e-4 (rand_gemma3_l6) for this
+// reason (sidecars); edgeq's differ from them by 6.4e-5 / 1.8e-4 (host) and 1.9e-5 (tiny,
+// qemu-aarch64), and by up to 1.5e-4 with the masked-matmul attention edgeq had before.
+constexpr double kMaxRelativeLogitDifference = 1e-4;
+constexpr double kMaxRelativeLogitDifferenceGemma3 = 3e-4;
+
+struct ArchCase {
+  const char* name;   // testdata folder
+  const char* shape;  // make_random_gguf --shape
+  // Overrides (0: the shape's; head_dim and window -1: the shape's).
+  int layers, dim, heads, kv_heads, head_dim, ffn, window;
+  int vocab;       // --vocab_size with --synthetic_vocab
+  uint64_t xxh3;   // of the file llama.cpp read
+  bool host_only;  // too big for qemu
+  // llama-perplexity -c 128 (f32 KV cache) on the file: running perplexity after each chunk of
+  // testdata/ppl_text.txt (token ids in testdata/<ppl_ids>); empty: not recorded.
+  const char* ppl_ids = nullptr;
+  std::vector<double> ppl = {};
+  double max_logit_difference = kMaxRelativeLogitDifference;
+  const char* stem = "logits_f32";  // the reference files in testdata/<name>/
+  int context_length = 128;         // edgeq's KV cache (>= refdump's n_ctx)
+};
+
+// Quantized files: perplexity within 1% of llama.cpp's (issue 16), and the logits within 1%,
+// except gemma3's (3%): ggml's fp16 GELU table turns the f32 path's 1e-7 rounding differences
+// into 1e-3 steps of single activations (3e-5 on the f32 logits), and on quantized weights those
+// move the 8-bit rounding of whole activation blocks.
+constexpr double kQuantizedLogits = 1e-2;
+constexpr double kQuantizedLogitsGemma3 = 3e-2;
+constexpr double kMaxRelativeQuantizedPerplexityDifference = 1e-2;
+
+// The case's f32 model as RandomModel makes it.
+absl::StatusOr<checkpoint::TensorDict> MakeModel(const ArchCase& c,
+                                                 llm::RandomModelSpec* spec_out) {
+  absl::StatusOr<llm::RandomModelSpec> spec = llm::RandomModelPreset(c.shape);
+  if (!spec.ok()) return spec.status();
+  auto over = [](int v, int* field) {
+    if (v > 0) *field = v;
+  };
+  over(c.layers, &spec->layers);
+  over(c.dim, &spec->dim);
+  over(c.heads, &spec->heads);
+  over(c.kv_heads, &spec->kv_heads);
+  over(c.ffn, &spec->ffn);
+  over(c.vocab, &spec->vocab);
+  if (c.head_dim >= 0) spec->head_dim = c.head_dim;
+  if (c.window >= 0) spec->sliding_window = c.window;
+  absl::StatusOr<checkpoint::TensorDict> vocab = llm::SyntheticSpmVocabulary(spec->vocab);
+  if (!vocab.ok()) return vocab.status();
+  *spec_out = *spec;
+  return llm::RandomModel(*spec, &*vocab);
+}
+
+void CheckArch(const ArchCase& c) {
+#if defined(__aarch64__)
+  if (c.host_only) GTEST_SKIP() << c.name << " is too big for qemu-aarch64; host only";
+#endif
+  absl::StatusOr<Reference> ref =
+      ReadReference(absl::StrCat("tests/parity/testdata/", c.name, "/", c.stem));
+  ASSERT_TRUE(ref.ok()) << ref.status();
+  auto t0 = std::chrono::steady_clock::now();
+  llm::RandomModelSpec spec;
+  std::shared_ptr<std::string> bytes;
+  {
+    absl::StatusOr<checkpoint::TensorDict> dict = MakeModel(c, &spec);
+    ASSERT_TRUE(dict.ok()) << dict.status();
+    absl::StatusOr<std::string> s = checkpoint::WriteGgufToString(*dict);
+    ASSERT_TRUE(s.ok()) << s.status();
+    bytes = std::make_shared<std::string>(*std::move(s));
+  }
+  const uint64_t hash = XXH3_64bits(bytes->data(), bytes->size());
+  EXPECT_EQ(hash, c.xxh3) << absl::StrFormat(
+      "%s: the generator no longer writes the file llama.cpp was run on (XXH3-64 %016x, "
+      "expected %016x): the reference data must be remade (tests/parity/README.md)",
+      c.name, hash, c.xxh3);
+  const double t_generate =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  t0 = std::chrono::steady_clock::now();
+  std::unique_ptr<llm::Model> model;
+  {
+    absl::StatusOr<checkpoint::TensorDict> dict = checkpoint::ReadGgufFromBuffer(
+        absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()), bytes);
+    ASSERT_TRUE(dict.ok()) << dict.status();
+    bytes.reset();
+    llm::ModelOptions options;
+    options.num_threads = 1;
+    options.context_length = c.context_length;
+    absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(*dict, options);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    model = *std::move(loaded);
+  }
+  ASSERT_EQ(model->config().architecture, spec.architecture);
+  absl::StatusOr<Result> r = RunReference(*model, *ref, 32);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const double t_run = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LE(r->max_relative_difference, c.max_logit_difference);
+  EXPECT_EQ(r->greedy, ref->greedy);
+  size_t chunks = 0;
+  const double ppl_rel =
+      c.ppl.empty()
+          ? -1
+          : CheckPerplexity(*model, absl::StrCat("tests/parity/testdata/", c.ppl_ids),
+                            /*add_bos=*/true, c.ppl, kMaxRelativePerplexityDifference, &chunks);
+  std::printf(
+      "%s (%s): max |edgeq - llama.cpp| / max |llama.cpp| = %.3g over %zu positions; perplexity "
+      "rel. diff %.3g over %zu chunks; generate %.2f s, load + %zu prompt tokens + 32 greedy "
+      "%.2f s\n",
+      c.name, model->config().ToString().c_str(), r->max_relative_difference, ref->positions.size(),
+      ppl_rel, chunks, t_generate, ref->tokens.size(), t_run);
+  ::testing::Test::RecordProperty("max_relative_logit_difference",
+                                  absl::StrFormat("%.3g", r->max_relative_difference));
+}
+
+constexpr char kIds[] = "ppl_ids_synthetic512.txt";
+const ArchCase kTinyQwen2 = {
+    "tiny_qwen2",
+    "qwen2.5-0.5b",
+    2,
+    64,
+    4,
+    2,
+    -1,
+    96,
+    -1,
+    512,
+    0xcf4093bc3953d67bull,
+    false,
+    kIds,
+    {563.0817, 579.9697, 601.8695, 595.3657, 598.2409, 594.4243, 590.4775, 595.8749, 597.5715,
+     600.4994, 595.9872, 589.8310, 588.3467, 587.6689, 583.9031, 586.0170, 585.2669, 582.4511}};
+const ArchCase kTinyQwen3 = {
+    "tiny_qwen3",
+    "qwen3-0.6b",
+    2,
+    64,
+    4,
+    2,
+    32,
+    96,
+    -1,
+    512,
+    0xcb68743600318e95ull,
+    false,
+    kIds,
+    {636.0661, 597.6232, 560.8788, 579.3191, 589.0507, 593.4392, 582.4986, 583.1611, 584.4384,
+     588.7127, 589.5202, 585.9673, 590.3330, 589.5344, 583.7514, 578.9527, 579.8116, 579.9605}};
+const ArchCase kTinyGemma3 = {
+    "tiny_gemma3",
+    "gemma3-270m",
+    7,
+    64,
+    4,
+    1,
+    32,
+    128,
+    6,
+    512,
+    0x52291f755de19c35ull,
+    false,
+    kIds,
+    {589.3072, 602.0386, 612.7874, 607.3179, 597.9703, 599.4263, 597.8181, 608.1670, 604.0499,
+     606.8823, 601.8230, 597.3597, 598.1179, 596.0845, 597.0899, 595.9772, 596.7823, 595.0176},
+    kMaxRelativeLogitDifferenceGemma3};
+const ArchCase kTinyPhi3 = {
+    "tiny_phi3",
+    "phi3.5-mini",
+    2,
+    96,
+    4,
+    4,
+    -1,
+    128,
+    -1,
+    512,
+    0xe5d8be1ce387a0deull,
+    false,
+    kIds,
+    {519.6250, 556.0426, 545.0665, 597.2041, 589.8325, 593.1308, 602.1924, 616.3853, 610.0199,
+     607.9964, 595.9137, 595.7811, 590.1032, 595.1393, 598.8931, 603.0728, 603.8524, 608.1553}};
+
+// make_random_gguf --shape=qwen2.5-0.5b --layers=2 --dim=64 --heads=4 --kv_heads=2 --ffn=96
+//   --vocab_size=512 --synthetic_vocab
+TEST(ArchParity, TinyQwen2) { CheckArch(kTinyQwen2); }
+
+// --shape=qwen3-0.6b --layers=2 --dim=64 --heads=4 --kv_heads=2 --head_dim=32 --ffn=96
+//   --vocab_size=512 --synthetic_vocab
+TEST(ArchParity, TinyQwen3) { CheckArch(kTinyQwen3); }
+
+// --shape=gemma3-270m --layers=7 --dim=64 --heads=4 --kv_heads=1 --head_dim=32 --ffn=128
+//   --sliding_window=6 --vocab_size=512 --synthetic_vocab (layers 0-4 and 6 slide over 6
+// positions, layer 5 is global).
+TEST(ArchParity, TinyGemma3) { CheckArch(kTinyGemma3); }
+
+// --shape=phi3.5-mini --layers=2 --dim=96 --heads=4 --kv_heads=4 --ffn=128 --vocab_size=512
+//   --synthetic_vocab
+TEST(ArchParity, TinyPhi3) { CheckArch(kTinyPhi3); }
+
+// Phi-3 with a context beyond its original 4096 positions: the long RoPE factors, in llama.cpp
+// (refdump with n_ctx 8192: n_ctx_seq > n_ctx_orig_yarn) and in edgeq (a KV cache of 8192).
+TEST(ArchParity, TinyPhi3LongRopeFactors) {
+  ArchCase c = kTinyPhi3;
+  c.ppl = {};
+  c.stem = "logits_f32_ctx8192";
+  c.context_length = 8192;
+  CheckArch(c);
+}
+
+// The real widths at reduced depth, the real vocabulary sizes (made-up pieces): host only.
+// make_random_gguf --shape=qwen2.5-0.5b --layers=2 --synthetic_vocab (663.8 MB)
+TEST(ArchParity, Qwen25_05bFirst2Layers) {
+  CheckArch(
+      {"rand_qwen2_l2", "qwen2.5-0.5b", 2, 0, 0, 0, -1, 0, -1, 0, 0x8a3ec2ac2c785191ull, true});
+}
+
+// --shape=qwen3-0.6b --layers=2 --synthetic_vocab (748.2 MB)
+TEST(ArchParity, Qwen3_06bFirst2Layers) {
+  CheckArch({"rand_qwen3_l2", "qwen3-0.6b", 2, 0, 0, 0, -1, 0, -1, 0, 0xef7cf509fe940ed1ull, true});
+}
+
+// --shape=gemma3-270m --layers=6 --synthetic_vocab (804.9 MB; 5 sliding-window layers of 512
+// and a global one)
+TEST(ArchParity, Gemma3_270mFirst6Layers) {
+  CheckArch({"rand_gemma3_l6",
+             "gemma3-270m",
+             6,
+             0,
+             0,
+             0,
+             -1,
+             0,
+             -1,
+             0,
+             0x42e61403c0289a3aull,
+             true,
+             nullptr,
+             {},
+             kMaxRelativeLogitDifferenceGemma3});
+}
+
+// --shape=phi3.5-mini --layers=1 --synthetic_vocab (1241.0 MB)
+TEST(ArchParity, Phi35MiniFirstLayer) {
+  CheckArch({"rand_phi3_l1", "phi3.5-mini", 1, 0, 0, 0, -1, 0, -1, 0, 0xb035ef022eef6d92ull, true});
+}
+
+// The tiny models quantized: `llama-quantize tiny_X.gguf OUT TYPE` (Q8_0: every matrix q8_0; Q4_0:
+// q4_0 and the embedding or output q8_0, llama-quantize's fallback from q6_K for rows of 64/96
+// columns). edgeq's quantizer with those per-tensor types writes the same tensor bytes; the
+// logits of edgeq and llama.cpp (refdump, no repacking) on them agree within 1%.
+struct QuantizedArchCase {
+  const char* type;  // llama-quantize's type argument: "Q8_0", "Q4_0"
+  ArchCase model;
+  const char* rules;
+  uint64_t tensor_xxh3;         // TensorDataXxh3 of llama-quantize's output
+  double max_logit_difference;  // bound of max |edgeq - llama.cpp| / max |llama.cpp|
+  std::vector<double> ppl;      // llama-perplexity -c 128 -nr (f32 KV cache) on that file
+};
+
+constexpr char kQ8[] = "* -> q8_0";
+constexpr char kQ4Tied[] = "token_embd.weight -> q8_0\n* -> q4_0";
+constexpr char kQ4Untied[] = "output.weight -> q8_0\n* -> q4_0";
+
+class QuantizedArchParity : public ::testing::TestWithParam<QuantizedArchCase> {};
+
+TEST_P(QuantizedArchParity, SameTensorsAndLogitsWithinOnePercent) {
+  const QuantizedArchCase& q = GetParam();
+  absl::StatusOr<Reference> ref =
+      ReadReference(absl::StrCat("tests/parity/testdata/", q.model.name, "/logits_", q.type));
+  ASSERT_TRUE(ref.ok()) << ref.status();
+  llm::RandomModelSpec spec;
+  absl::StatusOr<checkpoint::TensorDict> f32 = MakeModel(q.model, &spec);
+  ASSERT_TRUE(f32.ok()) << f32.status();
+  absl::StatusOr<std::vector<checkpoint::QuantizeRule>> rules =
+      checkpoint::ParseQuantizeRules(q.rules, q.type);
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  absl::StatusOr<checkpoint::TensorDict> dict = checkpoint::QuantizeDict(*f32, *rules);
+  ASSERT_TRUE(dict.ok()) << dict.status();
+  const uint64_t hash = TensorDataXxh3(*dict);
+  EXPECT_EQ(hash, q.tensor_xxh3) << absl::StrFormat(
+      "%s %s: edgeq's tensors (XXH3-64 %016x) differ from llama-quantize's (%016x)", q.model.name,
+      q.type, hash, q.tensor_xxh3);
+  llm::ModelOptions options;
+  options.num_threads = 1;
+  options.context_length = 128;
+  absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(*dict, options);
+  ASSERT_TRUE(model.ok()) << model.status();
+  absl::StatusOr<Result> r = RunReference(**model, *ref, 32);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_LE(r->max_relative_difference, q.max_logit_difference);
+  size_t chunks = 0;
+  const double ppl_rel =
+      CheckPerplexity(**model, absl::StrCat("tests/parity/testdata/", kIds), /*add_bos=*/true,
+                      q.ppl, kMaxRelativeQuantizedPerplexityDifference, &chunks);
+  int same = 0;
+  for (size_t i = 0; i < r->greedy.size() && i < ref->greedy.size(); ++i) {
+    if (r->greedy[i] != ref->greedy[i]) break;
+    ++same;
+  }
+  std::printf(
+      "%s %s: max relative logit difference %.3g; first %d of 32 greedy tokens equal; perplexity "
+      "rel. diff %.3g over %zu chunks\n",
+      q.model.name, q.type, r->max_relative_difference, same, ppl_rel, chunks);
+  ::testing::Test::RecordProperty("max_relative_logit_difference",
+                                  absl::StrFormat("%.3g", r->max_relative_difference));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    LlamaQuantize, QuantizedArchParity,
+    ::testing::Values(
+        QuantizedArchCase{"Q8_0",
+                          kTinyQwen2,
+                          kQ8,
+                          0x111bf1bf712b9989ull,
+                          kQuantizedLogits,
+                          {564.1938, 580.9833, 602.7848, 596.0655, 598.7352, 594.8740, 591.0203,
+                           596.3854, 598.0816, 601.0527, 596.5360, 590.3722, 588.7965, 588.1458,
+                           584.3201, 586.4846, 585.7691, 582.9608}},
+        QuantizedArchCase{"Q4_0",
+                          kTinyQwen2,
+                          kQ4Tied,
+                          0x289c79c9b3f6d3e3ull,
+                          kQuantizedLogits,
+                          {562.6934, 576.9521, 601.0460, 590.4139, 592.9803, 589.7869, 586.7211,
+                           591.6841, 594.0834, 597.0410, 592.8680, 587.1124, 584.5734, 583.9018,
+                           579.4714, 581.4119, 580.3624, 577.4588}},
+        QuantizedArchCase{"Q8_0",
+                          kTinyQwen3,
+                          kQ8,
+                          0xfe73379a18ea7d0full,
+                          kQuantizedLogits,
+                          {635.6859, 597.8391, 560.9306, 579.5309, 589.1700, 593.7879, 583.0852,
+                           583.7020, 584.8842, 589.0621, 589.8080, 586.1855, 590.4711, 589.5421,
+                           583.7684, 578.8868, 579.7696, 579.9375}},
+        QuantizedArchCase{"Q4_0",
+                          kTinyQwen3,
+                          kQ4Tied,
+                          0x4c20b82036d13814ull,
+                          kQuantizedLogits,
+                          {624.6667, 591.9077, 555.1691, 570.3013, 582.7633, 585.7511, 575.5113,
+                           577.6966, 578.2417, 581.7521, 583.6787, 579.9183, 585.3211, 586.5858,
+                           580.5093, 574.4677, 575.9204, 575.9861}},
+        QuantizedArchCase{"Q8_0",
+                          kTinyGemma3,
+                          kQ8,
+                          0x149b2082b8cd41b6ull,
+                          kQuantizedLogitsGemma3,
+                          {586.8389, 601.1325, 612.1068, 607.3108, 598.1187, 599.6955, 597.9120,
+                           608.5606, 604.2131, 606.9972, 601.8866, 597.5595, 598.3155, 596.3702,
+                           597.3296, 595.9618, 596.7864, 595.1416}},
+        QuantizedArchCase{"Q4_0",
+                          kTinyGemma3,
+                          kQ4Tied,
+                          0x881d2a013fb0cb53ull,
+                          kQuantizedLogitsGemma3,
+                          {573.7061, 587.5178, 599.3092, 592.5142, 589.1638, 589.4695, 592.0786,
+                           601.8293, 601.7919, 606.7282, 600.4629, 597.1392, 596.3238, 594.1413,
+                           593.8503, 591.5833, 591.2190, 589.9419}},
+        QuantizedArchCase{"Q8_0",
+                          kTinyPhi3,
+                          kQ8,
+                          0x2de6a77b145678f8ull,
+                          kQuantizedLogits,
+                          {519.9284, 556.4582, 545.5030, 597.5438, 590.1525, 593.0246, 601.9701,
+                           616.2343, 609.9140, 607.8955, 595.8454, 595.6476, 589.8230, 594.8328,
+                           598.5947, 602.8568, 603.6721, 607.9154}},
+        QuantizedArchCase{"Q4_0",
+                          kTinyPhi3,
+                          kQ4Untied,
+                          0x4f178c1afc9ff60bull,
+                          kQuantizedLogits,
+                          {521.8461, 560.9246, 547.7488, 604.3659, 593.0821, 601.6081, 611.5363,
+                           626.9021, 621.3274, 617.6751, 603.7169, 604.2165, 601.7792, 605.5561,
+                           607.9940, 611.9934, 612.6041, 617.5273}}),
+    [](const ::testing::TestParamInfo<QuantizedArchCase>& info) {
+      return absl::StrCat(info.param.model.name, "_", info.param.type);
+    });
+
+}  // namespace
+}  // namespace parity
+}  // namespace edgeq

@@ -1,0 +1,345 @@
+// `edgeq chat MODEL [--system TEXT] [--template NAME|FILE] [...]`: a conversation on stdin and
+// stdout, in the model's chat template (llm/chat_template.h).
+//
+// Each user line is added to the conversation, the whole conversation is rendered with
+// add_generation_prompt, and only the text beyond what the KV cache already holds (the earlier
+// rendering plus the reply as generated) is tokenized and prefilled. If the template rewrites
+// an earlier turn (e.g. trims a reply, or Qwen3 drops a <think> block), the rendering no
+// longer starts with the cached text: the whole conversation is tokenized, the cache keeps the
+// tokens it shares with it from the start (Session::Rewind), and the rest is prefilled.
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "checkpoint/formats.h"
+#include "core/status_macros.h"
+#include "llm/chat_template.h"
+#include "llm/model.h"
+#include "llm/sampler.h"
+#include "llm/session.h"
+#include "runtime/kernels/cpu_features.h"
+#include "tools/command.h"
+#include "tools/llm_cli.h"
+
+namespace edgeq {
+namespace tools {
+namespace {
+
+constexpr char kChatUsage[] =
+    "MODEL [--system TEXT] [--template NAME|FILE] [-n N] [--temp T] [--top-k K] [--top-p P] "
+    "[--min-p P] [--repeat-penalty R] [--repeat-last-n N] [--presence-penalty P] "
+    "[--frequency-penalty F] [-s SEED] [-t THREADS] [-c CTX] [--ignore-eos] [--verbose-prompt]\n"
+    "Reads one user message per line from stdin and streams each reply to stdout; the prompt\n"
+    "marker '> ' and notes go to stderr.\n"
+    "  --system TEXT            a system message first in the conversation\n"
+    "  --template NAME|FILE     the chat template: a name (chatml, qwen2.5, qwen3, smollm2,\n"
+    "                           llama3, llama3.1, gemma, phi3, phi3-mini, llama2), or a file\n"
+    "                           holding a Jinja template\n"
+    "                           or a tokenizer_config.json (default: the model's\n"
+    "                           tokenizer.chat_template, recognized as one of those)\n"
+    "  -n, --n-predict N        tokens per reply at most (default -1: until an end-of-turn token)\n"
+    "  -c, --ctx-size N         KV cache positions (default: the model's context, at most 4096)\n"
+    "  --ignore-eos             do not stop at end-of-turn tokens\n"
+    "  --verbose-prompt         print each turn's prompt tokens (id -> piece) to stderr\n"
+    "  sampling options, -s, -t as in `edgeq run` (default temperature 0.8)\n"
+    "Lines: /reset forgets the conversation (keeps --system); /exit or the end of input ends.\n"
+    "Ctrl-C stops the current reply (the conversation keeps what was said); at the prompt it\n"
+    "exits. Only the new turn is prefilled: the KV cache holds the conversation so far.";
+
+volatile std::sig_atomic_t g_generating = 0;
+volatile std::sig_atomic_t g_interrupted = 0;
+
+void OnSigint(int) {
+  if (g_generating) {
+    g_interrupted = 1;
+    return;
+  }
+  const char nl = '\n';
+  (void)!write(STDERR_FILENO, &nl, 1);
+  _exit(130);
+}
+
+// A piece for --verbose-prompt: control characters escaped so that each token is one line.
+std::string Printable(const std::string& piece) {
+  std::string out;
+  for (char c : piece) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\'') {
+      out += "\\'";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<llm::ChatTemplate> OpenTemplate(const checkpoint::TensorDict& dict,
+                                               const std::string& model_path,
+                                               const std::string& flag, const std::string& bos,
+                                               const std::string& eos) {
+  if (flag.empty()) {
+    absl::StatusOr<std::string> text = llm::ChatTemplate::TextFromGguf(dict);
+    if (absl::IsNotFound(text.status())) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "'%s' carries no tokenizer.chat_template; pass --template NAME (one of %s) or FILE",
+          model_path, absl::StrJoin(llm::ChatTemplate::Names(), ", ")));
+    }
+    EDGEQ_RETURN_IF_ERROR(text.status());
+    absl::StatusOr<llm::ChatTemplate> t = llm::ChatTemplate::Detect(*text, bos, eos);
+    if (!t.ok()) {
+      return absl::Status(t.status().code(),
+                          absl::StrCat("'", model_path, "': ", t.status().message()));
+    }
+    return t;
+  }
+  for (const std::string& name : llm::ChatTemplate::Names()) {
+    if (flag == name) return llm::ChatTemplate::FromName(flag, bos, eos);
+  }
+  std::ifstream in(flag, std::ios::binary);
+  if (!in) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--template %s: neither a template name (%s) nor a readable file", flag,
+                        absl::StrJoin(llm::ChatTemplate::Names(), ", ")));
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  if (absl::EndsWith(flag, ".json")) {
+    EDGEQ_ASSIGN_OR_RETURN(text, llm::ChatTemplate::TextFromTokenizerConfig(flag));
+  }
+  absl::StatusOr<llm::ChatTemplate> t = llm::ChatTemplate::Detect(text, bos, eos);
+  if (!t.ok()) {
+    return absl::Status(t.status().code(),
+                        absl::StrCat("--template ", flag, ": ", t.status().message()));
+  }
+  return t;
+}
+
+absl::Status Chat(const Args& raw_args) {
+  std::vector<OptionSpec> specs = {
+      {{"--system"}},
+      {{"--template"}},
+      {{"-n", "--n-predict"}},
+      {{"-t", "--threads"}},
+      {{"-c", "--ctx-size"}},
+      {{"--ignore-eos"}, false},
+      {{"--verbose-prompt"}, false},
+  };
+  for (const OptionSpec& s : SamplerOptionSpecs()) specs.push_back(s);
+  EDGEQ_ASSIGN_OR_RETURN(LlmArgs args, ParseLlmArgs(raw_args.raw, specs));
+  if (args.positional.size() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("expected one MODEL argument, got %d (usage: edgeq chat MODEL [--system "
+                        "TEXT] [--template NAME] ...)",
+                        args.positional.size()));
+  }
+  const std::string path = args.positional[0];
+  EDGEQ_ASSIGN_OR_RETURN(int64_t n_predict, args.GetInt("n-predict", -1, -1));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t threads, args.GetInt("threads", 0, 0, 1024));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t ctx, args.GetInt("ctx-size", 0, 0, 1 << 20));
+  EDGEQ_ASSIGN_OR_RETURN(const llm::SamplerOptions so, ParseSamplerOptions(args));
+  const bool verbose = args.Has("verbose-prompt");
+
+  EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
+  absl::StatusOr<llm::ModelConfig> config = llm::ModelConfig::FromMetadata(file.dict);
+  if (!config.ok()) {
+    return absl::Status(config.status().code(),
+                        absl::StrCat(path, ": ", config.status().message()));
+  }
+  if (!file.dict.HasMetadata("tokenizer.ggml.model")) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "'%s' carries no vocabulary (tokenizer.ggml.*); chat needs the model's own", path));
+  }
+  EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<TextTokenizer> tok,
+                         OpenTokenizer(file.dict, path, "", config->vocab_size));
+  const std::string bos_text = tok->bos() >= 0 ? tok->PieceText(tok->bos()) : "";
+  const std::string eos_text = tok->eos() >= 0 ? tok->PieceText(tok->eos()) : "";
+  EDGEQ_ASSIGN_OR_RETURN(const llm::ChatTemplate tmpl,
+                         OpenTemplate(file.dict, path, args.Get("template"), bos_text, eos_text));
+
+  llm::ModelOptions mo;
+  mo.num_threads = threads > 0 ? static_cast<int>(threads) : kernels::DefaultThreadCount();
+  mo.context_length = static_cast<int>(ctx);
+  mo.mapped_file = file.file_bytes;  // drop copied weights' pages
+  absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(file.dict, mo);
+  if (!loaded.ok()) {
+    return absl::Status(loaded.status().code(),
+                        absl::StrCat(path, ": ", loaded.status().message()));
+  }
+  llm::Model& model = **loaded;
+  EDGEQ_ASSIGN_OR_RETURN(llm::Sampler sampler, llm::Sampler::Create(model.config().vocab_size, so));
+  const int n_ctx = model.context_length();
+  absl::FPrintF(stderr,
+                "model: %s (%s)\nchat template: %s\nsampler: %s\ncontext %d, %d threads\n"
+                "/reset forgets the conversation, /exit ends; Ctrl-C stops a reply.\n",
+                path, model.config().ToString(), tmpl.name(), sampler.options().ToString(), n_ctx,
+                mo.num_threads);
+
+  llm::GenerateOptions go;
+  go.max_tokens = static_cast<int>(n_predict);
+  if (!args.Has("ignore-eos")) go.stop_tokens = tok->stop_tokens();
+  llm::Session session(model, sampler);
+  if (args.Has("system") && !tmpl.supports_system()) {
+    absl::FPrintF(stderr, "(the %s template has no system role: --system is dropped)\n",
+                  tmpl.name());
+  }
+
+  std::vector<llm::ChatMessage> base;
+  if (args.Has("system")) base.push_back({"system", args.Get("system")});
+  std::vector<llm::ChatMessage> messages = base;
+  std::string cached_text;  // the rendered text the session's tokens stand for
+  bool in_sync = true;      // ... when this is true
+  int turn = 0;
+
+  struct sigaction sa = {};
+  sa.sa_handler = OnSigint;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &sa, nullptr);
+
+  std::string line;
+  while (true) {
+    absl::FPrintF(stderr, "> ");
+    if (!std::getline(std::cin, line)) break;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line == "/exit") break;
+    if (line == "/reset") {
+      session.Reset();
+      messages = base;
+      cached_text.clear();
+      in_sync = true;
+      absl::FPrintF(stderr, "(conversation reset)\n");
+      continue;
+    }
+    if (line.empty()) continue;
+    messages.push_back({"user", line});
+    absl::StatusOr<std::string> full = tmpl.Render(messages, /*add_generation_prompt=*/true);
+    if (!full.ok()) {
+      messages.pop_back();
+      absl::FPrintF(stderr, "error: %s\n", full.status().message());
+      continue;
+    }
+    std::vector<int> ids;
+    if (in_sync && session.n_past() > 0 && absl::StartsWith(*full, cached_text)) {
+      // The usual case: the new turn's text follows what the cache holds.
+      EDGEQ_ASSIGN_OR_RETURN(ids, tok->Encode(full->substr(cached_text.size()), /*add_bos=*/false,
+                                              /*parse_special=*/true));
+    } else {
+      // A new conversation, or a template that rewrites earlier turns: the whole conversation's
+      // tokens, of which the cache keeps the common prefix.
+      const bool add_bos =
+          tok->add_bos() && !(!bos_text.empty() && absl::StartsWith(*full, bos_text));
+      EDGEQ_ASSIGN_OR_RETURN(ids, tok->Encode(*full, add_bos, /*parse_special=*/true));
+      const std::vector<int>& held = session.tokens();
+      size_t keep = 0;
+      while (keep < held.size() && keep < ids.size() && held[keep] == ids[keep]) ++keep;
+      if (keep == ids.size() && keep > 0) --keep;  // prefill at least one token
+      if (session.n_past() > 0) {
+        absl::FPrintF(stderr,
+                      "(the template rewrites an earlier turn: %d of %d cached tokens kept)\n",
+                      keep, session.n_past());
+      }
+      EDGEQ_RETURN_IF_ERROR(session.Rewind(static_cast<int>(keep)));
+      ids.erase(ids.begin(), ids.begin() + keep);
+      in_sync = false;  // until a reply completes the turn
+    }
+    ++turn;
+    if (verbose) {
+      absl::FPrintF(stderr, "prompt (turn %d): %d new tokens after %d cached\n", turn, ids.size(),
+                    session.n_past());
+      for (int id : ids) {
+        absl::FPrintF(stderr, "%6d -> '%s'\n", id, Printable(tok->PieceText(id)));
+      }
+    }
+    const int left = n_ctx - session.n_past();
+    if (ids.empty() || static_cast<int>(ids.size()) >= left) {
+      absl::FPrintF(stderr,
+                    "context full: this turn needs %d tokens and a reply, %d of %d positions are "
+                    "left; /reset starts a new conversation\n",
+                    ids.size(), left, n_ctx);
+      messages.pop_back();
+      continue;
+    }
+    std::string reply;
+    int prev = ids.back();
+    g_interrupted = 0;
+    g_generating = 1;
+    absl::StatusOr<llm::GenerateResult> r = session.Generate(ids, go, [&](int token) {
+      const std::string piece = tok->Decode(prev, token);
+      prev = token;
+      // The conversation keeps control tokens as their text, so that the next rendering
+      // tokenizes back to what the cache holds; stdout does not show them.
+      reply += tok->PieceText(token);
+      std::fwrite(piece.data(), 1, piece.size(), stdout);
+      std::fflush(stdout);
+      return g_interrupted == 0;
+    });
+    g_generating = 0;
+    if (!r.ok()) return r.status();
+    absl::FPrintF(stdout, "\n");
+    std::fflush(stdout);
+    cached_text = absl::StrCat(*full, reply);
+    // At the end of the context the last token was not fed: the cache is short of the text.
+    in_sync = r->reason != llm::StopReason::kContextFull;
+    messages.push_back({"assistant", reply});
+    // Tokens of the reply that went into the cache (a stop token does not).
+    const int fed =
+        static_cast<int>(r->tokens.size()) -
+        (r->reason == llm::StopReason::kStopToken || r->reason == llm::StopReason::kContextFull
+             ? 1
+             : 0);
+    if (r->reason == llm::StopReason::kCallback) {
+      absl::FPrintF(stderr, "[interrupted]\n");
+    } else if (r->reason == llm::StopReason::kContextFull) {
+      absl::FPrintF(stderr, "[context full: %d positions used; /reset starts a new conversation]\n",
+                    n_ctx);
+    } else if (r->reason == llm::StopReason::kMaxTokens) {
+      absl::FPrintF(stderr, "[reply cut at -n %d tokens]\n", n_predict);
+    }
+    if (verbose) {
+      absl::FPrintF(stderr,
+                    "reply (turn %d): %d tokens (%d cached), stop: %s; prefill %.1f ms (%.2f "
+                    "tokens/s), decode %.2f tokens/s; context %d of %d\n",
+                    turn, r->tokens.size(), fed, llm::StopReasonName(r->reason),
+                    r->prefill_seconds * 1e3, ids.size() / std::max(r->prefill_seconds, 1e-9),
+                    r->tokens.size() / std::max(r->decode_seconds, 1e-9), session.n_past(), n_ctx);
+    }
+  }
+  absl::FPrintF(stderr, "\n");
+  return absl::OkStatus();
+}
+
+int ChatCommand(const Args& args) {
+  absl::Status s = Chat(args);
+  return s.ok() ? 0 : LlmFail(args.command, s);
+}
+
+}  // namespace
+
+EDGEQ_REGISTER_COMMAND(chat, "chat", kChatUsage,
+                       "Chat with an instruction-tuned model in its chat template (REPL on "
+                       "stdin/stdout, KV cache kept across turns)",
+                       ChatCommand);
+
+}  // namespace tools
+}  // namespace edgeq
