@@ -694,9 +694,6 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
   const int64_t ctx = m->context_, hs = c.head_dim, kvh = c.head_count_kv;
   SessionOptions so{.num_threads = options.num_threads, .isa_cap = options.isa_cap};
   if (!options.mapped_file.empty()) {
-    if (absl::StatusOr<const Tensor*> e = m->weights_.Get("token_embd.weight"); e.ok()) {
-      m->keep_resident_.push_back((*e)->raw_data());
-    }
     Model* model = m.get();
     const absl::Span<const uint8_t> mapping = options.mapped_file;
     so.on_constant_copied = [model, mapping](const void* data, size_t bytes) {
@@ -859,10 +856,9 @@ std::vector<edgeq::Model*> Model::Graphs() const {
 }
 
 void Model::ReleaseCopiedWeight(absl::Span<const uint8_t> mapping, const void* data, size_t bytes) {
-  // Tensors gathered at run time (the embedding; also the classifier when tied) stay.
-  for (const void* keep : keep_resident_) {
-    if (keep == data) return;
-  }
+  // A weight also read at run time (a tied embedding: the classifier's copy, and the gather reads
+  // rows of the original) is released too: the gather faults back only the pages of the rows it
+  // reads.
   if (!released_.insert(data).second) return;  // another graph's kernel shares the copy
   const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   const uintptr_t lo = reinterpret_cast<uintptr_t>(mapping.data()), hi = lo + mapping.size();

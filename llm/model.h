@@ -126,11 +126,11 @@ struct ModelOptions {
   // the model's context_length is allowed (RoPE extrapolates).
   int context_length = 0;
   // The memory-mapped checkpoint file the dict's tensors view (checkpoint::OpenedCheckpoint's
-  // file_bytes; Load(path) sets it itself). Weights inside it that no graph reads at run time,
-  // because their kernels keep repacked/packed copies, have their pages dropped from this
-  // process's resident memory right after being copied (madvise MADV_DONTNEED; the pages stay
-  // valid and come back from the file on access), so that resident memory stays near the file
-  // size instead of file + copies. Empty: nothing is dropped.
+  // file_bytes; Load(path) sets it itself). Weights inside it that a kernel has copied
+  // (repacked/packed) have their pages dropped from this process's resident memory right after
+  // the copy (madvise MADV_DONTNEED; the pages stay valid and come back from the file on access:
+  // a tied embedding's gather brings back only the pages of the rows it reads), so that resident
+  // memory stays near the file size instead of file + copies. Empty: nothing is dropped.
   absl::Span<const uint8_t> mapped_file = {};
 };
 
@@ -218,10 +218,9 @@ class Model {
   checkpoint::TensorDict weights_;
   uint64_t weight_bytes_ = 0;
   uint64_t released_weight_bytes_ = 0;
-  std::vector<const void*> keep_resident_;  // weights read at run time: never released
-  std::set<const void*> released_;          // weights whose pages were dropped
-  Tensor inv_freq_;      // [rope dims / 2]: the RoPE angle per position of each pair
-  Tensor inv_freq_swa_;  // the same for the sliding-window layers
+  std::set<const void*> released_;  // weights whose pages were dropped
+  Tensor inv_freq_;                 // [rope dims / 2]: the RoPE angle per position of each pair
+  Tensor inv_freq_swa_;             // the same for the sliding-window layers
   std::unique_ptr<InferenceSession> session_;
   Block decode_;
   std::unique_ptr<Block> prefill_;
