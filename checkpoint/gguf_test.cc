@@ -110,7 +110,9 @@ TEST(GgufTest, QuantizedRoundTripIsBitIdentical) {
     int64_t epb, bs;
   };
   const Case cases[] = {{"q4_0", 32, 18},   {"q8_0", 32, 34},   {"q4_k", 256, 144},
-                        {"q5_k", 256, 176}, {"q6_k", 256, 210}, {"bf16", 1, 2}};
+                        {"q5_k", 256, 176}, {"q6_k", 256, 210}, {"bf16", 1, 2},
+                        {"q4_1", 32, 20},   {"q5_0", 32, 22},   {"q5_1", 32, 24},
+                        {"iq4_nl", 32, 18}};
   for (const Case& c : cases) {
     const int64_t rows = 3, k = 512;
     std::vector<uint8_t> bytes(static_cast<size_t>(rows * k / c.epb * c.bs));
@@ -148,9 +150,9 @@ TEST(GgufTest, QuantizedRoundTripIsBitIdentical) {
 }
 
 TEST(GgufTest, UnsupportedTypesNameTypeAndTensor) {
-  absl::StatusOr<TensorDict> d = Parse(OneTensorGguf(/*Q4_1=*/3, 32, 1, 20));
+  absl::StatusOr<TensorDict> d = Parse(OneTensorGguf(/*Q8_1=*/9, 32, 1, 36));
   EXPECT_EQ(d.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_TRUE(absl::StrContains(d.status().message(), "tensor 't' has GGML type Q4_1 (3)"))
+  EXPECT_TRUE(absl::StrContains(d.status().message(), "tensor 't' has GGML type Q8_1 (9)"))
       << d.status();
   d = Parse(OneTensorGguf(99, 32, 1, 20));
   EXPECT_EQ(d.status().code(), absl::StatusCode::kUnimplemented);

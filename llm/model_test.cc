@@ -422,9 +422,9 @@ TEST(ModelTest, UnreadableBlockTypeIsNamed) {
   const size_t at = bytes->find(name);
   ASSERT_NE(at, std::string::npos);
   const size_t type_at = at + name.size() + 4 + 2 * 8;
-  const uint32_t q4_1 = 3;  // GGML_TYPE_Q4_1
-  std::memcpy(&(*bytes)[type_at], &q4_1, 4);
-  const std::string path = ::testing::TempDir() + "/q4_1.gguf";
+  const uint32_t q8_1 = 9;  // GGML_TYPE_Q8_1 (an activation format, never a weight type)
+  std::memcpy(&(*bytes)[type_at], &q8_1, 4);
+  const std::string path = ::testing::TempDir() + "/q8_1.gguf";
   {
     std::ofstream out(path, std::ios::binary);
     out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
@@ -432,7 +432,7 @@ TEST(ModelTest, UnreadableBlockTypeIsNamed) {
   absl::Status s = Model::Load(path).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
   EXPECT_TRUE(absl::StrContains(s.message(), "blk.0.attn_q.weight")) << s;
-  EXPECT_TRUE(absl::StrContains(s.message(), "Q4_1")) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "Q8_1")) << s;
 }
 
 }  // namespace

@@ -59,6 +59,48 @@ struct BlockQ6_K {
 };
 static_assert(sizeof(BlockQ6_K) == 210, "Q6_K block is 210 bytes");
 
+struct BlockQ4_1 {
+  uint16_t d;              // fp16 scale
+  uint16_t m;              // fp16 min
+  uint8_t qs[kQK4_0 / 2];  // like Q4_0; x = q * d + m, q in 0..15
+};
+static_assert(sizeof(BlockQ4_1) == 20, "Q4_1 block is 20 bytes");
+
+struct BlockQ5_0 {
+  uint16_t d;              // fp16 scale
+  uint8_t qh[4];           // bit j: 5th bit of element j (little-endian uint32)
+  uint8_t qs[kQK4_0 / 2];  // low 4 bits, like Q4_0; x = (q - 16) * d, q in 0..31
+};
+static_assert(sizeof(BlockQ5_0) == 22, "Q5_0 block is 22 bytes");
+
+struct BlockQ5_1 {
+  uint16_t d;  // fp16 scale
+  uint16_t m;  // fp16 min
+  uint8_t qh[4];
+  uint8_t qs[kQK4_0 / 2];  // x = q * d + m, q in 0..31
+};
+static_assert(sizeof(BlockQ5_1) == 24, "Q5_1 block is 24 bytes");
+
+// IQ4_NL: 4-bit indices into kIq4NlValues; x = d * kIq4NlValues[q].
+struct BlockIq4Nl {
+  uint16_t d;              // fp16 scale
+  uint8_t qs[kQK4_0 / 2];  // nibble layout of Q4_0
+};
+static_assert(sizeof(BlockIq4Nl) == 18, "IQ4_NL block is 18 bytes");
+
+// The 16 non-linear levels of IQ4_NL and IQ4_XS (GGML's kvalues_iq4nl).
+inline constexpr int8_t kIq4NlValues[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                            1,    13,   25,  38,  53,  69,  89,  113};
+
+// Activation format of Q4_1/Q5_1 dot products: Q8_0's quants plus s = d * sum(qs) (fp16), so
+// that the weights' min term is m * s.
+struct BlockQ8_1 {
+  uint16_t d;  // fp16 scale
+  uint16_t s;  // fp16 d * sum(qs)
+  int8_t qs[kQK8_0];
+};
+static_assert(sizeof(BlockQ8_1) == 36, "Q8_1 block is 36 bytes");
+
 // Activation format of K-quant dot products.
 struct BlockQ8_K {
   float d;
@@ -77,14 +119,27 @@ static_assert(sizeof(BlockQ8_K) == 292, "Q8_K block is 292 bytes");
 // Format) and the GGUF reader/writer (checkpoint/gguf.cc) index this table. Adding an encoding
 // adds a row here, its codec and its kernels.
 
-enum class Format : int { kQ4_0, kQ8_0, kQ4_K, kQ5_K, kQ6_K, kBf16 };
-inline constexpr int kNumFormats = 6;
+enum class Format : int {
+  kQ4_0,
+  kQ8_0,
+  kQ4_K,
+  kQ5_K,
+  kQ6_K,
+  kBf16,
+  kQ4_1,
+  kQ5_0,
+  kQ5_1,
+  kIq4Nl,
+  kF16,
+};
+inline constexpr int kNumFormats = 11;
 
 // What the kernels quantize the activations to for a dot product with these weights.
 enum class ActivationFormat : int {
   kF32,   // no quantization (bf16 weights)
-  kQ8_0,  // 32-value blocks (Q4_0, Q8_0)
+  kQ8_0,  // 32-value blocks (Q4_0, Q8_0, Q5_0, IQ4_NL)
   kQ8_K,  // 256-value super-blocks (the K-quants)
+  kQ8_1,  // 32-value blocks with d * sum (Q4_1, Q5_1)
 };
 
 struct BlockFormat {
@@ -104,6 +159,11 @@ inline constexpr BlockFormat kBlockFormats[kNumFormats] = {
     {Format::kQ5_K, "q5_k", "Q5_K", 13, kQK_K, sizeof(BlockQ5_K), ActivationFormat::kQ8_K},
     {Format::kQ6_K, "q6_k", "Q6_K", 14, kQK_K, sizeof(BlockQ6_K), ActivationFormat::kQ8_K},
     {Format::kBf16, "bf16", "BF16", 30, 1, sizeof(uint16_t), ActivationFormat::kF32},
+    {Format::kQ4_1, "q4_1", "Q4_1", 3, kQK4_0, sizeof(BlockQ4_1), ActivationFormat::kQ8_1},
+    {Format::kQ5_0, "q5_0", "Q5_0", 6, kQK4_0, sizeof(BlockQ5_0), ActivationFormat::kQ8_0},
+    {Format::kQ5_1, "q5_1", "Q5_1", 7, kQK4_0, sizeof(BlockQ5_1), ActivationFormat::kQ8_1},
+    {Format::kIq4Nl, "iq4_nl", "IQ4_NL", 20, kQK4_0, sizeof(BlockIq4Nl), ActivationFormat::kQ8_0},
+    {Format::kF16, "f16", "F16", 1, 1, sizeof(uint16_t), ActivationFormat::kF32},
 };
 
 constexpr bool BlockFormatsAreIndexedById() {

@@ -22,6 +22,11 @@ constexpr BlockCodec kCodecs[] = {
     Codec(Format::kQ5_K, QuantizeRowQ5_K, DequantizeRowQ5_K),
     Codec(Format::kQ6_K, QuantizeRowQ6_K, DequantizeRowQ6_K),
     Codec(Format::kBf16, QuantizeRowBF16, DequantizeRowBF16),
+    Codec(Format::kQ4_1, QuantizeRowQ4_1, DequantizeRowQ4_1),
+    Codec(Format::kQ5_0, QuantizeRowQ5_0, DequantizeRowQ5_0),
+    Codec(Format::kQ5_1, QuantizeRowQ5_1, DequantizeRowQ5_1),
+    Codec(Format::kIq4Nl, QuantizeRowIq4Nl, DequantizeRowIq4Nl),
+    Codec(Format::kF16, QuantizeRowF16, DequantizeRowF16),
 };
 constexpr bool CodecsFollowTheTable() {
   if (sizeof(kCodecs) / sizeof(kCodecs[0]) != blocks::kNumFormats) return false;

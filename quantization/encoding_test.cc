@@ -41,8 +41,12 @@ std::vector<float> FloatsOf(const Tensor& t) {
 }
 
 std::vector<const QuantizationEncoding*> AllBuiltins() {
-  return {&Q4_0Encoding(), &Q8_0Encoding(), &Q4_KEncoding(),
-          &Q5_KEncoding(), &Q6_KEncoding(), &BFloat16Encoding()};
+  std::vector<const QuantizationEncoding*> v = {&Q4_0Encoding(), &Q8_0Encoding(),
+                                                &Q4_KEncoding(), &Q5_KEncoding(),
+                                                &Q6_KEncoding(), &BFloat16Encoding()};
+  for (const char* name : {"q4_1", "q5_0", "q5_1", "iq4_nl", "f16"})
+    v.push_back(*FindEncoding(name));
+  return v;
 }
 
 TEST(BuiltinsTest, NamesAndBlockParameters) {
@@ -55,12 +59,17 @@ TEST(BuiltinsTest, NamesAndBlockParameters) {
   EXPECT_EQ(BFloat16Encoding().block_parameters(), (BlockParameters{1, 2}));
   EXPECT_EQ(Q6_KEncoding().name(), "q6_k");
   EXPECT_EQ(BFloat16Encoding().name(), "bf16");
+  EXPECT_EQ((*FindEncoding("q4_1"))->block_parameters(), (BlockParameters{32, 20}));
+  EXPECT_EQ((*FindEncoding("q5_0"))->block_parameters(), (BlockParameters{32, 22}));
+  EXPECT_EQ((*FindEncoding("q5_1"))->block_parameters(), (BlockParameters{32, 24}));
+  EXPECT_EQ((*FindEncoding("iq4_nl"))->block_parameters(), (BlockParameters{32, 18}));
+  EXPECT_EQ((*FindEncoding("f16"))->block_parameters(), (BlockParameters{1, 2}));
 }
 
 // The block-format table (block_layout.h) and the registry agree, and names are found in both
 // spellings.
 TEST(BuiltinsTest, BlockFormatTableDescribesTheBuiltins) {
-  ASSERT_EQ(blocks::kNumFormats, 6);
+  ASSERT_EQ(blocks::kNumFormats, 11);
   for (const blocks::BlockFormat& f : blocks::kBlockFormats) {
     SCOPED_TRACE(f.name);
     absl::StatusOr<const QuantizationEncoding*> e = FindEncoding(f.name);
@@ -75,7 +84,22 @@ TEST(BuiltinsTest, BlockFormatTableDescribesTheBuiltins) {
   // GGML's type ids and the activation formats the kernels pair the weights with.
   EXPECT_EQ(blocks::FindBlockFormatByGgmlType(12)->id, blocks::Format::kQ4_K);
   EXPECT_EQ(blocks::FindBlockFormatByGgmlType(30)->id, blocks::Format::kBf16);
-  EXPECT_EQ(blocks::FindBlockFormatByGgmlType(3), nullptr);  // Q4_1: not supported
+  EXPECT_EQ(blocks::FindBlockFormatByGgmlType(3)->id, blocks::Format::kQ4_1);
+  EXPECT_EQ(blocks::FindBlockFormatByGgmlType(6)->id, blocks::Format::kQ5_0);
+  EXPECT_EQ(blocks::FindBlockFormatByGgmlType(7)->id, blocks::Format::kQ5_1);
+  EXPECT_EQ(blocks::FindBlockFormatByGgmlType(20)->id, blocks::Format::kIq4Nl);
+  EXPECT_EQ(blocks::FindBlockFormatByGgmlType(1)->id, blocks::Format::kF16);
+  EXPECT_EQ(blocks::FindBlockFormatByGgmlType(9), nullptr);  // Q8_1: not a weight format
+  EXPECT_EQ(blocks::GetBlockFormat(blocks::Format::kQ4_1).activation,
+            blocks::ActivationFormat::kQ8_1);
+  EXPECT_EQ(blocks::GetBlockFormat(blocks::Format::kQ5_1).activation,
+            blocks::ActivationFormat::kQ8_1);
+  EXPECT_EQ(blocks::GetBlockFormat(blocks::Format::kQ5_0).activation,
+            blocks::ActivationFormat::kQ8_0);
+  EXPECT_EQ(blocks::GetBlockFormat(blocks::Format::kIq4Nl).activation,
+            blocks::ActivationFormat::kQ8_0);
+  EXPECT_EQ(blocks::GetBlockFormat(blocks::Format::kF16).activation,
+            blocks::ActivationFormat::kF32);
   EXPECT_EQ(blocks::GetBlockFormat(blocks::Format::kQ4_0).activation,
             blocks::ActivationFormat::kQ8_0);
   EXPECT_EQ(blocks::GetBlockFormat(blocks::Format::kQ6_K).activation,
@@ -172,6 +196,49 @@ TEST(QuantizeTest, KnownQ4_0Block) {
   EXPECT_EQ(b[0] | (b[1] << 8), 0x3c00);
   EXPECT_EQ(b[2], 0x00 | (11 << 4));  // element 0: q 0, element 16: q 11
   EXPECT_EQ(b[3], 15 | (8 << 4));     // element 1: 15.5 -> min(15, 15); element 17: 8
+}
+
+TEST(QuantizeTest, KnownQ4_1Block) {
+  std::vector<float> x(32, 0.0f);
+  x[0] = -1.0f;  // min: m = -1, d = (14 - -1) / 15 = 1
+  x[1] = 14.0f;  // 15 + 0.5 -> 15
+  absl::StatusOr<Tensor> q = (*FindEncoding("q4_1"))->Quantize(F32(Shape{1, 32}, x));
+  ASSERT_TRUE(q.ok());
+  const uint8_t* b = q->bytes().data();
+  EXPECT_EQ(b[0] | (b[1] << 8), 0x3c00);  // d = 1
+  EXPECT_EQ(b[2] | (b[3] << 8), 0xbc00);  // m = -1
+  EXPECT_EQ(b[4], 0x10);                  // element 0: q 0; element 16: (0 + 1) + 0.5 -> 1
+  EXPECT_EQ(b[5], 0x1f);                  // element 1: q 15; element 17: 1
+}
+
+TEST(QuantizeTest, KnownQ5_0Block) {
+  std::vector<float> x(32, 0.0f);
+  x[0] = -16.0f;  // the signed max: d = -16 / -16 = 1
+  x[1] = 15.0f;   // 15 + 16.5 -> 31
+  x[16] = 3.4f;   // 19.9 -> 19
+  absl::StatusOr<Tensor> q = (*FindEncoding("q5_0"))->Quantize(F32(Shape{1, 32}, x));
+  ASSERT_TRUE(q.ok());
+  const uint8_t* b = q->bytes().data();
+  EXPECT_EQ(b[0] | (b[1] << 8), 0x3c00);
+  // Every element but 0 has the 5th bit (zeros quantize to 16).
+  EXPECT_EQ(b[2] | (b[3] << 8) | (b[4] << 16) | (static_cast<uint32_t>(b[5]) << 24), 0xfffffffeu);
+  EXPECT_EQ(b[6], 0x30);  // element 0: 0; element 16: 19 & 15
+  EXPECT_EQ(b[7], 0x0f);  // element 1: 31 & 15; element 17: 16 & 15
+}
+
+TEST(QuantizeTest, KnownIq4NlBlock) {
+  std::vector<float> x(32, 0.0f);
+  x[0] = -127.0f;  // the signed max: d = -127 / -127 = 1, level 0 exactly
+  x[1] = 113.0f;   // level 15
+  x[2] = 7.0f;     // nearest of 1 and 13: tie -> the upper one (13, index 9)
+  absl::StatusOr<Tensor> q = (*FindEncoding("iq4_nl"))->Quantize(F32(Shape{1, 32}, x));
+  ASSERT_TRUE(q.ok());
+  const uint8_t* b = q->bytes().data();
+  // d = sum(w q x) / sum(w q^2) with w = x^2: 1 - 9e-6 (7 -> 13 pulls it below 1), fp16 1.
+  EXPECT_EQ(b[0] | (b[1] << 8), 0x3c00);
+  EXPECT_EQ(b[2], 0x80);  // element 0: index 0; element 16 (0): index 8 (level 1)
+  EXPECT_EQ(b[3], 0x8f);
+  EXPECT_EQ(b[4], 0x89);
 }
 
 TEST(QuantizeTest, RejectsNonF32) {
@@ -430,7 +497,8 @@ TEST(CheckQuantizedTensorTest, ZeroDimensionAndScalarAreRefused) {
 
 TEST(RegistryTest, BuiltinsAreRegistered) {
   const std::vector<std::string> names = EncodingRegistry::Global().Names();
-  for (const char* n : {"bf16", "q4_0", "q4_k", "q5_k", "q6_k", "q8_0"}) {
+  for (const char* n :
+       {"bf16", "f16", "iq4_nl", "q4_0", "q4_1", "q4_k", "q5_0", "q5_1", "q5_k", "q6_k", "q8_0"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
   }
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
@@ -467,7 +535,7 @@ TEST(RegistryTest, RegisterFindDuplicateUnknown) {
   absl::StatusOr<const QuantizationEncoding*> unknown = FindEncoding("q3_xyz");
   ASSERT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(std::string(unknown.status().message()), HasSubstr("q3_xyz"));
-  EXPECT_THAT(std::string(unknown.status().message()), HasSubstr("q4_0, q4_k"));
+  EXPECT_THAT(std::string(unknown.status().message()), HasSubstr("q4_0, q4_1, q4_k"));
   EXPECT_THAT(std::string(unknown.status().message()), HasSubstr("test_row"));
 
   // A user encoding gets whole rows, serial or parallel.

@@ -162,7 +162,8 @@ TEST_P(GoldenTest, MatchesGgmlBitForBit) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllEncodings, GoldenTest,
-                         ::testing::Values("q4_0", "q8_0", "q4_k", "q5_k", "q6_k", "bf16"),
+                         ::testing::Values("q4_0", "q8_0", "q4_k", "q5_k", "q6_k", "bf16", "q4_1",
+                                           "q5_0", "q5_1", "iq4_nl", "f16"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            return std::string(info.param);
                          });

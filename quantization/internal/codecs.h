@@ -32,10 +32,12 @@ struct BlockCodec {
   DequantizeRowFn dequantize_row;
 };
 
-// The built-in block formats, in a fixed order: q4_0, q8_0, q4_k, q5_k, q6_k, bf16.
+// The built-in block formats, in the table's order: q4_0, q8_0, q4_k, q5_k, q6_k, bf16, q4_1, q5_0,
+// q5_1, iq4_nl, f16.
 absl::Span<const BlockCodec> BuiltinCodecs();
 
-// One codec per file (q4_0.cc, q8_0.cc, q4_k.cc, q5_k.cc, q6_k.cc, bf16.cc).
+// One codec per file (q4_0.cc, q8_0.cc, q4_k.cc, q5_k.cc, q6_k.cc, bf16.cc, q4_1.cc, q5_0.cc,
+// q5_1.cc, iq4_nl.cc, f16.cc).
 void QuantizeRowQ4_0(const float* x, uint8_t* out, int64_t n);
 void DequantizeRowQ4_0(const uint8_t* in, float* y, int64_t n);
 void QuantizeRowQ8_0(const float* x, uint8_t* out, int64_t n);
@@ -48,6 +50,16 @@ void QuantizeRowQ6_K(const float* x, uint8_t* out, int64_t n);
 void DequantizeRowQ6_K(const uint8_t* in, float* y, int64_t n);
 void QuantizeRowBF16(const float* x, uint8_t* out, int64_t n);
 void DequantizeRowBF16(const uint8_t* in, float* y, int64_t n);
+void QuantizeRowQ4_1(const float* x, uint8_t* out, int64_t n);
+void DequantizeRowQ4_1(const uint8_t* in, float* y, int64_t n);
+void QuantizeRowQ5_0(const float* x, uint8_t* out, int64_t n);
+void DequantizeRowQ5_0(const uint8_t* in, float* y, int64_t n);
+void QuantizeRowQ5_1(const float* x, uint8_t* out, int64_t n);
+void DequantizeRowQ5_1(const uint8_t* in, float* y, int64_t n);
+void QuantizeRowIq4Nl(const float* x, uint8_t* out, int64_t n);
+void DequantizeRowIq4Nl(const uint8_t* in, float* y, int64_t n);
+void QuantizeRowF16(const float* x, uint8_t* out, int64_t n);
+void DequantizeRowF16(const uint8_t* in, float* y, int64_t n);
 
 // ---- helpers shared by the codecs ----
 
@@ -56,6 +68,17 @@ using blocks::NearestInt;
 
 // Below this largest |x| a K-quant group is treated as all zero (GGML's GROUP_MAX_EPS).
 inline constexpr float kGroupMaxEps = 1e-15f;
+
+// GGML's `(int8_t)f` / `(uint8_t)f` as gcc compiles it for x86-64 (cvttss2si, then the low byte),
+// defined for every float: truncation toward zero where the value fits an int32, and 0 (the low
+// byte of 0x80000000) for NaN, inf and out-of-range values, where C leaves the conversion
+// undefined.
+inline uint8_t TruncToByteLikeGcc(float f) {
+  if (f > -2147483648.0f && f < 2147483648.0f) {
+    return static_cast<uint8_t>(static_cast<uint32_t>(static_cast<int32_t>(f)) & 0xffu);
+  }
+  return 0;
+}
 
 // Little-endian 16-bit load/store at any alignment.
 inline uint16_t LoadU16(const uint8_t* p) {
