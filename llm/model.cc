@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -629,10 +630,19 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
   m->context_ = options.context_length > 0 ? options.context_length
                                            : std::min(c.context_length, kDefaultMaxContext);
   m->weight_bytes_ = dict.TotalBytes();
-  // f16 tensors become f32 (the matmul and norm ops take f32 or quantized blocks).
+  // f16 matrices run as "f16"-encoded weights (the same bytes, viewed as uint8 blocks of one
+  // value: qmatmul's f16 kernels, the gather's f16 decoder); other f16 tensors (norms, factors)
+  // become f32.
   for (const std::string& name : dict.Keys()) {
     const Tensor& t = **dict.Get(name);
-    if (!t.is_quantized() && t.dtype() == DType::kFloat16) {
+    if (!t.is_quantized() && t.dtype() == DType::kFloat16 && t.rank() == 2) {
+      auto keep = std::make_shared<Tensor>(t);
+      EDGEQ_ASSIGN_OR_RETURN(
+          Tensor f16, Tensor::View(DType::kUInt8, Shape({t.shape().dim(0), 2 * t.shape().dim(1)}),
+                                   t.raw_data(), t.size_bytes(), keep));
+      f16.SetQuantization("f16", t.shape());
+      EDGEQ_RETURN_IF_ERROR(m->weights_.Set(name, std::move(f16)));
+    } else if (!t.is_quantized() && t.dtype() == DType::kFloat16) {
       EDGEQ_ASSIGN_OR_RETURN(Tensor f32, ToF32(t));
       EDGEQ_RETURN_IF_ERROR(m->weights_.Set(name, std::move(f32)));
     } else {

@@ -34,6 +34,11 @@ const KernelEntry* const kAllKernels[] = {
     &internal::kQ5_KGenericGemv, &internal::kQ5_KGenericGemm,
     &internal::kQ6_KGenericGemv, &internal::kQ6_KGenericGemm,
     &internal::kBf16GenericGemv, &internal::kBf16GenericGemm,
+    &internal::kQ4_1GenericGemv, &internal::kQ4_1GenericGemm,
+    &internal::kQ5_0GenericGemv, &internal::kQ5_0GenericGemm,
+    &internal::kQ5_1GenericGemv, &internal::kQ5_1GenericGemm,
+    &internal::kIq4NlGenericGemv, &internal::kIq4NlGenericGemm,
+    &internal::kF16GenericGemv, &internal::kF16GenericGemm,
 #if defined(EDGEQ_KERNELS_X86)
     &internal::kQ4_0Avx2Gemv, &internal::kQ4_0Avx2Gemm,
     &internal::kQ8_0Avx2Gemv, &internal::kQ8_0Avx2Gemm,

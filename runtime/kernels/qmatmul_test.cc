@@ -1,5 +1,6 @@
 #include "runtime/kernels/qmatmul.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -53,17 +54,19 @@ Problem MakeProblem(Encoding enc, int64_t m, int64_t n, int64_t k, uint32_t seed
   return p;
 }
 
-// The activations as the kernels see them: quantized to Q8_0 / Q8_K blocks and dequantized
-// (exact f32 values), plus the half-step of each element's block (the quantization error bound).
+// The activations as the kernels see them: quantized to Q8_0 / Q8_1 / Q8_K blocks and
+// dequantized (exact f32 values), plus the half-step of each element's block (the quantization
+// error bound).
 void QuantizedActivations(Encoding enc, const float* x, int64_t k, std::vector<float>* xq,
                           std::vector<float>* half_step) {
   xq->assign(k, 0.0f);
   half_step->assign(k, 0.0f);
-  if (enc == Encoding::kBf16) {
+  const blocks::ActivationFormat act = blocks::GetBlockFormat(enc).activation;
+  if (act == blocks::ActivationFormat::kF32) {
     std::memcpy(xq->data(), x, k * sizeof(float));
     return;
   }
-  if (enc == Encoding::kQ4_0 || enc == Encoding::kQ8_0) {
+  if (act == blocks::ActivationFormat::kQ8_0 || act == blocks::ActivationFormat::kQ8_1) {
     std::vector<uint8_t> buf(internal::Q8_0RowBytes(k));
     internal::QuantizeRowQ8_0(x, k, buf.data());
     const auto* b = reinterpret_cast<const blocks::BlockQ8_0*>(buf.data());
@@ -83,6 +86,28 @@ void QuantizedActivations(Encoding enc, const float* x, int64_t k, std::vector<f
     (*xq)[l] = b[l / 256].d * b[l / 256].qs[l % 256];
     (*half_step)[l] = std::fabs(b[l / 256].d) * 0.5f * 1.001f;
   }
+}
+
+// Q4_1/Q5_1 kernels compute a block's min term m * sum(w-free part) as m * s with GGML's Q8_1
+// s = fp16(d_f32 * sum(qs)), not m * d_fp16 * sum(qs) as W_deq . x_q does: the difference, summed
+// over the row's blocks (0 for other encodings). Weight blocks start with fp16 d, fp16 m.
+double MinTermCorrection(const Problem& p, int64_t j, const float* x) {
+  if (blocks::GetBlockFormat(p.enc).activation != blocks::ActivationFormat::kQ8_1) return 0.0;
+  std::vector<uint8_t> buf(internal::Q8_1RowBytes(p.k));
+  internal::QuantizeRowQ8_1(x, p.k, buf.data());
+  const auto* a = reinterpret_cast<const blocks::BlockQ8_1*>(buf.data());
+  const int64_t bb = blocks::GetBlockFormat(p.enc).bytes_per_block;
+  const int64_t row_bytes = bb * (p.k / 32);
+  double c = 0;
+  for (int64_t b = 0; b < p.k / 32; ++b) {
+    const uint8_t* wb = p.w.data() + j * row_bytes + b * bb;
+    const double m = blocks::Fp16ToFloat(static_cast<uint16_t>(wb[2] | (wb[3] << 8)));
+    int32_t sum = 0;
+    for (int l = 0; l < 32; ++l) sum += a[b].qs[l];
+    c += m * (static_cast<double>(blocks::Fp16ToFloat(a[b].s)) -
+              static_cast<double>(blocks::Fp16ToFloat(a[b].d)) * sum);
+  }
+  return c;
 }
 
 // Runs `kernel` on p with `threads` threads; returns y (m x n, stride n + 1).
@@ -110,7 +135,8 @@ void ExpectMatchesReference(const Problem& p, const std::vector<float>& y,
   for (int64_t i = 0; i < p.m; ++i) {
     QuantizedActivations(p.enc, p.x.data() + i * p.x_stride, p.k, &xq, &half);
     for (int64_t j = 0; j < p.n; ++j) {
-      double ref = 0, abs_sum = 0, quant_err = 0, x_exact = 0;
+      const double corr = MinTermCorrection(p, j, p.x.data() + i * p.x_stride);
+      double ref = corr, abs_sum = 0, quant_err = std::fabs(corr), x_exact = 0;
       for (int64_t l = 0; l < p.k; ++l) {
         const double w = p.w_deq[j * p.k + l];
         ref += w * xq[l];
@@ -137,8 +163,10 @@ void ExpectMatchesReference(const Problem& p, const std::vector<float>& y,
   EXPECT_EQ(bad, 0) << what;
 }
 
-const Encoding kAllEncodings[] = {Encoding::kQ4_0, Encoding::kQ8_0, Encoding::kQ4_K,
-                                  Encoding::kQ5_K, Encoding::kQ6_K, Encoding::kBf16};
+const Encoding kAllEncodings[] = {Encoding::kQ4_0,  Encoding::kQ8_0, Encoding::kQ4_K,
+                                  Encoding::kQ5_K,  Encoding::kQ6_K, Encoding::kBf16,
+                                  Encoding::kQ4_1,  Encoding::kQ5_0, Encoding::kQ5_1,
+                                  Encoding::kIq4Nl, Encoding::kF16};
 
 TEST(QMatmulTest, GenericMatchesFloatReference) {
   for (Encoding enc : kAllEncodings) {
@@ -171,6 +199,37 @@ TEST(QMatmulTest, BestKernelMatchesFloatReference) {
     const Problem p1 = MakeProblem(enc, 1, 37, bk * 4, 7);  // same weights
     ExpectMatchesReference(p1, RunKernel(**kernel, p1, 1), (*kernel)->name().data());
   }
+}
+
+// GGML's quantize_row_q8_1_ref: Q8_0's d and qs, and s = fp16(d * sum(qs)) with the f32 d.
+TEST(QMatmulTest, Q8_1ActivationsAreGgmls) {
+  std::vector<float> x(64, 0.0f);
+  x[0] = 127.0f;                                                           // d = 1
+  x[1] = -2.5f;                                                            // roundf: -3
+  x[2] = 1.4f;                                                             // 1
+  for (int l = 32; l < 64; ++l) x[l] = 0.1f * static_cast<float>(l - 40);  // max |x| 2.3
+  std::vector<uint8_t> q(internal::Q8_1RowBytes(64));
+  ASSERT_EQ(q.size(), 2 * sizeof(blocks::BlockQ8_1));
+  internal::QuantizeRowQ8_1(x.data(), 64, q.data());
+  const auto* b = reinterpret_cast<const blocks::BlockQ8_1*>(q.data());
+  EXPECT_EQ(b[0].d, 0x3c00);
+  EXPECT_EQ(b[0].qs[0], 127);
+  EXPECT_EQ(b[0].qs[1], -3);
+  EXPECT_EQ(b[0].qs[2], 1);
+  EXPECT_EQ(b[0].s, blocks::FloatToFp16(125.0f));
+  std::vector<uint8_t> q8_0(internal::Q8_0RowBytes(64));
+  internal::QuantizeRowQ8_0(x.data(), 64, q8_0.data());
+  const auto* c = reinterpret_cast<const blocks::BlockQ8_0*>(q8_0.data());
+  int sum = 0;
+  for (int l = 0; l < 32; ++l) {
+    EXPECT_EQ(b[1].qs[l], c[1].qs[l]);
+    sum += b[1].qs[l];
+  }
+  EXPECT_EQ(b[1].d, c[1].d);
+  float amax = 0;
+  for (int l = 32; l < 64; ++l) amax = std::max(amax, std::fabs(x[l]));
+  // The f32 d = amax / 127, not the fp16 one.
+  EXPECT_EQ(b[1].s, blocks::FloatToFp16(static_cast<float>(sum) * (amax / 127)));
 }
 
 TEST(QMatmulTest, RejectsBadInput) {
@@ -250,29 +309,29 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
     bool gemm_only;  // i8mm: smmla needs two activation rows
     bool k_only;     // i8mm: only the K-quants (q4_0/q8_0 GEMMs on i8mm CPUs run the dotprod tile,
                      // which executes fewer instructions than their smmla tile did)
+    bool new32 = false;  // has q4_1, q5_0, q5_1, iq4_nl and f16 kernels (generic only so far)
   };
 #if defined(EDGEQ_KERNELS_X86)
-  const Level levels[] = {{Isa::kGeneric, true, false, false, false},
+  const Level levels[] = {{Isa::kGeneric, true, false, false, false, true},
                           {Isa::kAvx2, true, false, false, false},
                           {Isa::kAvxVnni, false, false, false, false},
                           {Isa::kAvx512Vnni, false, false, false, false}};
-  const size_t expected_count = 12 + 12 + 10 + 10;
+  const size_t expected_count = 22 + 12 + 10 + 10;
 #elif defined(EDGEQ_KERNELS_ARM)
-  const Level levels[] = {{Isa::kGeneric, true, false, false, false},
+  const Level levels[] = {{Isa::kGeneric, true, false, false, false, true},
                           {Isa::kNeon, false, false, false, false},
                           {Isa::kNeonDotprod, false, false, false, false},
                           {Isa::kNeonI8mm, false, false, true, true}};
-  const size_t expected_count = 12 + 10 + 10 + 3;
+  const size_t expected_count = 22 + 10 + 10 + 3;
 #else
-  const Level levels[] = {{Isa::kGeneric, true, false, false, false}};
-  const size_t expected_count = 12;
+  const Level levels[] = {{Isa::kGeneric, true, false, false, false, true}};
+  const size_t expected_count = 22;
 #endif
   std::set<std::string> want;
   for (const Level& l : levels) {
     for (const blocks::BlockFormat& f : blocks::kBlockFormats) {
       if (f.id == blocks::Format::kBf16 && !l.bf16) continue;
-      if (static_cast<int>(f.id) > static_cast<int>(blocks::Format::kBf16))
-        continue;  // no kernels yet
+      if (static_cast<int>(f.id) > static_cast<int>(blocks::Format::kBf16) && !l.new32) continue;
       const std::string fname = f.name;
       if (l.k_only && fname.substr(fname.size() - 2) != "_k") continue;
       if (!l.gemm_only) want.insert(absl::StrCat(f.name, "_", IsaName(l.isa), "_gemv"));
@@ -295,6 +354,8 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
       EXPECT_TRUE(e->act_row_bytes == &internal::Q8_0RowBytes ||
                   e->act_row_bytes == &internal::Q8_0SRowBytes)
           << name;
+    } else if (act == blocks::ActivationFormat::kQ8_1) {
+      EXPECT_EQ(e->act_row_bytes, &internal::Q8_1RowBytes) << name;
     } else {
       EXPECT_TRUE(e->act_row_bytes == &internal::Q8_KRowBytes ||
                   e->act_row_bytes == &internal::Q8_KXRowBytes)
@@ -524,6 +585,7 @@ TEST_P(KernelVsGenericTest, QuantizerMatchesPortable) {
   const std::pair<internal::RowBytesFn, internal::QuantizeFn> kPortable[] = {
       {internal::Q8_0RowBytes, internal::QuantizeRowQ8_0},
       {internal::Q8_0SRowBytes, internal::QuantizeRowQ8_0S},
+      {internal::Q8_1RowBytes, internal::QuantizeRowQ8_1},
       {internal::Q8_KRowBytes, internal::QuantizeRowQ8_K},
       {internal::Q8_KXRowBytes, internal::QuantizeRowQ8_KX}};
   internal::QuantizeFn portable = nullptr;

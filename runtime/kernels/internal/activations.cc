@@ -61,6 +61,27 @@ void ZeroPadBlocksQ8_0S(int64_t k, uint8_t* out) {
   }
 }
 
+size_t Q8_1RowBytes(int64_t k) {
+  return static_cast<size_t>(k / kQK8_0) * sizeof(blocks::BlockQ8_1);
+}
+
+void QuantizeRowQ8_1(const float* x, int64_t k, uint8_t* out) {
+  blocks::BlockQ8_1* y = reinterpret_cast<blocks::BlockQ8_1*>(out);
+  for (int64_t b = 0; b < k / kQK8_0; ++b) {
+    const float* xb = x + b * kQK8_0;
+    float amax = 0.0f;
+    for (int j = 0; j < kQK8_0; ++j) {
+      const float a = std::fabs(xb[j]);
+      amax = amax > a ? amax : a;
+    }
+    const float d = amax / ((1 << 7) - 1);
+    y[b].d = QuantizeBlockQ8_0(xb, y[b].qs);
+    int sum = 0;
+    for (int j = 0; j < kQK8_0; ++j) sum += y[b].qs[j];
+    y[b].s = blocks::FloatToFp16(static_cast<float>(sum) * d);
+  }
+}
+
 size_t Q8_KRowBytes(int64_t k) { return static_cast<size_t>(k / kQK_K) * sizeof(BlockQ8_K); }
 
 void QuantizeRowQ8_K(const float* x, int64_t k, uint8_t* out) {

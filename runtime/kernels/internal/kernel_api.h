@@ -84,6 +84,11 @@ inline const int32_t* Q8_0SSum(const uint8_t* row, int64_t nbp) {
 // quantizers (a plain function, compiled for the baseline).
 void ZeroPadBlocksQ8_0S(int64_t k, uint8_t* out);
 
+// GGML's quantize_row_q8_1 (Q4_1/Q5_1 activations): k/32 BlockQ8_1, the qs and d of Q8_0 plus
+// s = fp16(d * sum(qs)) with the f32 d.
+size_t Q8_1RowBytes(int64_t k);
+void QuantizeRowQ8_1(const float* x, int64_t k, uint8_t* out);
+
 // GGML's quantize_row_q8_K: k/256 BlockQ8_K.
 size_t Q8_KRowBytes(int64_t k);
 void QuantizeRowQ8_K(const float* x, int64_t k, uint8_t* out);
@@ -106,7 +111,7 @@ void QuantizeRowQ8_KX(const float* x, int64_t k, uint8_t* out);
 void SetZeroBlockQ8_KX(BlockQ8_KX* y);
 void FinishBlockQ8_KX(const int32_t bsum16[16], float d, BlockQ8_KX* y);
 
-// f32 activations (bf16 weights): no quantization.
+// f32 activations (bf16 and f16 weights): no quantization.
 size_t F32RowBytes(int64_t k);
 
 }  // namespace internal
