@@ -309,14 +309,14 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
     bool gemm_only;  // i8mm: smmla needs two activation rows
     bool k_only;     // i8mm: only the K-quants (q4_0/q8_0 GEMMs on i8mm CPUs run the dotprod tile,
                      // which executes fewer instructions than their smmla tile did)
-    bool new32 = false;  // has q4_1, q5_0, q5_1, iq4_nl and f16 kernels (generic only so far)
+    bool new32 = false;  // has q4_1, q5_0, q5_1 and iq4_nl kernels (generic only so far)
   };
 #if defined(EDGEQ_KERNELS_X86)
   const Level levels[] = {{Isa::kGeneric, true, false, false, false, true},
                           {Isa::kAvx2, true, false, false, false},
                           {Isa::kAvxVnni, false, false, false, false},
                           {Isa::kAvx512Vnni, false, false, false, false}};
-  const size_t expected_count = 22 + 12 + 10 + 10;
+  const size_t expected_count = 22 + 14 + 10 + 10;
 #elif defined(EDGEQ_KERNELS_ARM)
   const Level levels[] = {{Isa::kGeneric, true, false, false, false, true},
                           {Isa::kNeon, false, false, false, false},
@@ -331,7 +331,11 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
   for (const Level& l : levels) {
     for (const blocks::BlockFormat& f : blocks::kBlockFormats) {
       if (f.id == blocks::Format::kBf16 && !l.bf16) continue;
-      if (static_cast<int>(f.id) > static_cast<int>(blocks::Format::kBf16) && !l.new32) continue;
+      if (f.id == blocks::Format::kF16 && !l.bf16) continue;  // f16 kernels where bf16 ones are
+      if (static_cast<int>(f.id) > static_cast<int>(blocks::Format::kBf16) &&
+          f.id != blocks::Format::kF16 && !l.new32) {
+        continue;
+      }
       const std::string fname = f.name;
       if (l.k_only && fname.substr(fname.size() - 2) != "_k") continue;
       if (!l.gemm_only) want.insert(absl::StrCat(f.name, "_", IsaName(l.isa), "_gemv"));

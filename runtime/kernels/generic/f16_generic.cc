@@ -26,10 +26,10 @@ float DotF16(const uint8_t* w, const uint8_t* x, int64_t k) {
 
 const KernelEntry kF16GenericGemv = {
     Encoding::kF16, Isa::kGeneric, Shape::kGemv, "f16_generic_gemv",  nullptr,
-    F32RowBytes,     nullptr,       nullptr,      GenericGemv<DotF16>, 16};
+    F32RowBytes,    nullptr,       nullptr,      GenericGemv<DotF16>, 16};
 const KernelEntry kF16GenericGemm = {
     Encoding::kF16, Isa::kGeneric, Shape::kGemm, "f16_generic_gemm",  nullptr,
-    F32RowBytes,     nullptr,       nullptr,      GenericGemm<DotF16>, 16};
+    F32RowBytes,    nullptr,       nullptr,      GenericGemm<DotF16>, 16};
 
 }  // namespace internal
 }  // namespace kernels

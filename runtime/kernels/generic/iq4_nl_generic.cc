@@ -27,10 +27,10 @@ float DotIq4Nl(const uint8_t* w, const uint8_t* x, int64_t k) {
 }  // namespace
 
 const KernelEntry kIq4NlGenericGemv = {
-    Encoding::kIq4Nl, Isa::kGeneric, Shape::kGemv, "iq4_nl_generic_gemv",  QuantizeRowQ8_0,
+    Encoding::kIq4Nl, Isa::kGeneric, Shape::kGemv, "iq4_nl_generic_gemv", QuantizeRowQ8_0,
     Q8_0RowBytes,     nullptr,       nullptr,      GenericGemv<DotIq4Nl>, 16};
 const KernelEntry kIq4NlGenericGemm = {
-    Encoding::kIq4Nl, Isa::kGeneric, Shape::kGemm, "iq4_nl_generic_gemm",  QuantizeRowQ8_0,
+    Encoding::kIq4Nl, Isa::kGeneric, Shape::kGemm, "iq4_nl_generic_gemm", QuantizeRowQ8_0,
     Q8_0RowBytes,     nullptr,       nullptr,      GenericGemm<DotIq4Nl>, 16};
 
 }  // namespace internal

@@ -1,0 +1,52 @@
+// f16 weights x f32 activations with AVX2 + FMA + F16C: f16 -> f32 by vcvtph2ps (exact), 4 rows at
+// a time.
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "quantization/block_layout.h"
+#include "runtime/kernels/internal/kernel_list.h"
+#include "runtime/kernels/internal/row_driver.h"
+
+namespace edgeq {
+namespace kernels {
+namespace internal {
+namespace {
+
+struct F16Avx2 {
+  template <int R>
+  static void Rows(const uint8_t* w, size_t wrb, const uint8_t* xb, int64_t k, float* out) {
+    const float* x = reinterpret_cast<const float*>(xb);
+    __m256 acc[R];
+    for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
+    int64_t l = 0;
+    for (; l + 8 <= k; l += 8) {
+      const __m256 xv = _mm256_loadu_ps(x + l);
+      for (int r = 0; r < R; ++r) {
+        const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + r * wrb + 2 * l));
+        const __m256 wv = _mm256_cvtph_ps(h);
+        acc[r] = _mm256_fmadd_ps(wv, xv, acc[r]);
+      }
+    }
+    for (int r = 0; r < R; ++r) {
+      const __m128 h = _mm_add_ps(_mm256_castps256_ps128(acc[r]), _mm256_extractf128_ps(acc[r], 1));
+      const __m128 h2 = _mm_add_ps(h, _mm_movehl_ps(h, h));
+      float s = _mm_cvtss_f32(_mm_add_ss(h2, _mm_movehdup_ps(h2)));
+      for (int64_t t = l; t < k; ++t) {
+        uint16_t b;
+        std::memcpy(&b, w + r * wrb + 2 * t, 2);
+        s += blocks::Fp16ToFloat(b) * x[t];
+      }
+      out[r] = s;
+    }
+  }
+};
+
+}  // namespace
+
+EDGEQ_DEFINE_ROWS_KERNEL_PAIR(kF16Avx2, Encoding::kF16, Isa::kAvx2, "f16_avx2", nullptr,
+                              F32RowBytes, nullptr, nullptr, 16, F16Avx2);
+
+}  // namespace internal
+}  // namespace kernels
+}  // namespace edgeq
