@@ -47,6 +47,8 @@ const KernelEntry* const kAllKernels[] = {
     &internal::kQ6_KAvx2Gemv, &internal::kQ6_KAvx2Gemm,
     &internal::kBf16Avx2Gemv, &internal::kBf16Avx2Gemm,
     &internal::kF16Avx2Gemv, &internal::kF16Avx2Gemm,
+    &internal::kIq4NlAvx2Gemv, &internal::kIq4NlAvx2Gemm,
+    &internal::kIq4NlAvx512VnniGemv, &internal::kIq4NlAvx512VnniGemm,
     &internal::kQ4_0AvxVnniGemv, &internal::kQ4_0AvxVnniGemm,
     &internal::kQ8_0AvxVnniGemv, &internal::kQ8_0AvxVnniGemm,
     &internal::kQ4_KAvxVnniGemv, &internal::kQ4_KAvxVnniGemm,
