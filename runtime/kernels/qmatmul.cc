@@ -49,6 +49,8 @@ const KernelEntry* const kAllKernels[] = {
     &internal::kF16Avx2Gemv, &internal::kF16Avx2Gemm,
     &internal::kIq4NlAvx2Gemv, &internal::kIq4NlAvx2Gemm,
     &internal::kIq4NlAvx512VnniGemv, &internal::kIq4NlAvx512VnniGemm,
+    &internal::kQ5_0Avx2Gemv, &internal::kQ5_0Avx2Gemm,
+    &internal::kQ5_0Avx512VnniGemv, &internal::kQ5_0Avx512VnniGemm,
     &internal::kQ4_0AvxVnniGemv, &internal::kQ4_0AvxVnniGemm,
     &internal::kQ8_0AvxVnniGemv, &internal::kQ8_0AvxVnniGemm,
     &internal::kQ4_KAvxVnniGemv, &internal::kQ4_KAvxVnniGemm,

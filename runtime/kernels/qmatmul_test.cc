@@ -260,15 +260,15 @@ TEST(QMatmulTest, RejectsBadInput) {
 }
 
 // Repacked layouts stream no more bytes than GGML's blocks (decode is bandwidth-bound), stated
-// per encoding at a multiple of 16 rows: Q4_0/Q8_0/Q6_K are exactly GGML's size; Q4_K and Q5_K
-// are 2368/2304 and 2880/2816 of it (+2.8%, +2.3%: scales and mins as bytes, not 6 bits).
+// per encoding at a multiple of 16 rows: Q4_0/Q8_0/Q5_0/IQ4_NL/Q6_K are exactly GGML's size; Q4_K
+// and Q5_K are 2368/2304 and 2880/2816 of it (+2.8%, +2.3%: scales and mins as bytes, not 6 bits).
 TEST(QMatmulTest, RepackedLayoutBytesAgainstGgml) {
 #if !defined(__x86_64__)
   GTEST_SKIP() << "the X16 layouts are x86's; the ARM layouts' sizes are counted by "
                   "benchmarks/arm_sim";
 #endif
   const std::map<std::string, std::pair<int64_t, int64_t>> ratio = {
-      {"q4_0", {1, 1}}, {"iq4_nl", {1, 1}},     {"q8_0", {1, 1}},
+      {"q4_0", {1, 1}}, {"iq4_nl", {1, 1}},     {"q5_0", {1, 1}},      {"q8_0", {1, 1}},
       {"q6_k", {1, 1}}, {"q4_k", {2368, 2304}}, {"q5_k", {2880, 2816}}};
   int checked = 0;
   for (const KernelEntry* e : internal::AllKernels()) {
@@ -286,7 +286,8 @@ TEST(QMatmulTest, RepackedLayoutBytesAgainstGgml) {
         continue;
       }
       // Q4_0/Q8_0 tiles pair blocks: an odd count pads one block (k = 288: 9 -> 10 blocks).
-      const int64_t paired = (encoding == "q4_0" || encoding == "q8_0" || encoding == "iq4_nl") &&
+      const int64_t paired = (encoding == "q4_0" || encoding == "q8_0" || encoding == "iq4_nl" ||
+                              encoding == "q5_0") &&
                                      blocks_per_row % 2 == 1
                                  ? (blocks_per_row + 1) * f->bytes_per_block
                                  : ggml;
@@ -294,7 +295,7 @@ TEST(QMatmulTest, RepackedLayoutBytesAgainstGgml) {
     }
     ++checked;
   }
-  EXPECT_GE(checked, 17);  // every x86 kernel repacks
+  EXPECT_GE(checked, 19);  // every x86 kernel repacks
 }
 
 // The dispatch list (kAllKernels) holds exactly these kernels, stated outright per architecture:
@@ -309,14 +310,14 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
     bool k_only;     // i8mm: only the K-quants (q4_0/q8_0 GEMMs on i8mm CPUs run the dotprod tile,
                      // which executes fewer instructions than their smmla tile did)
     bool new32 = false;   // has q4_1, q5_0, q5_1 and iq4_nl kernels (generic only so far)
-    bool iq4_nl = false;  // has an iq4_nl kernel
+    bool x16_32 = false;  // has iq4_nl and q5_0 kernels
   };
 #if defined(EDGEQ_KERNELS_X86)
   const Level levels[] = {{Isa::kGeneric, true, false, false, false, true},
                           {Isa::kAvx2, true, false, false, false, false, true},
                           {Isa::kAvxVnni, false, false, false, false},
                           {Isa::kAvx512Vnni, false, false, false, false, false, true}};
-  const size_t expected_count = 22 + 16 + 10 + 12;
+  const size_t expected_count = 22 + 18 + 10 + 14;
 #elif defined(EDGEQ_KERNELS_ARM)
   const Level levels[] = {{Isa::kGeneric, true, false, false, false, true},
                           {Isa::kNeon, false, false, false, false},
@@ -332,9 +333,10 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
     for (const blocks::BlockFormat& f : blocks::kBlockFormats) {
       if (f.id == blocks::Format::kBf16 && !l.bf16) continue;
       if (f.id == blocks::Format::kF16 && !l.bf16) continue;  // f16 kernels where bf16 ones are
-      if (f.id == blocks::Format::kIq4Nl && !l.new32 && !l.iq4_nl) continue;
+      const bool x16_32 = f.id == blocks::Format::kIq4Nl || f.id == blocks::Format::kQ5_0;
+      if (x16_32 && !l.new32 && !l.x16_32) continue;
       if (static_cast<int>(f.id) > static_cast<int>(blocks::Format::kBf16) &&
-          f.id != blocks::Format::kF16 && f.id != blocks::Format::kIq4Nl && !l.new32) {
+          f.id != blocks::Format::kF16 && !x16_32 && !l.new32) {
         continue;
       }
       const std::string fname = f.name;

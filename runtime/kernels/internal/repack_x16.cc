@@ -33,6 +33,18 @@ void DecodeQ8_0(const uint8_t* p, int s, Decoded* out) {
   out->pair_d16[s] = b.d;
 }
 
+void DecodeQ5_0(const uint8_t* p, int s, Decoded* out) {
+  const auto& b = *reinterpret_cast<const blocks::BlockQ5_0*>(p);
+  const uint32_t qh = b.qh[0] | (static_cast<uint32_t>(b.qh[1]) << 8) |
+                      (static_cast<uint32_t>(b.qh[2]) << 16) |
+                      (static_cast<uint32_t>(b.qh[3]) << 24);
+  for (int e = 0; e < 32; ++e) {
+    const int lo = e < 16 ? (b.qs[e] & 0x0F) : (b.qs[e - 16] >> 4);
+    out->level[32 * s + e] = static_cast<uint8_t>(lo | (((qh >> e) & 1) << 4));
+  }
+  out->pair_d16[s] = b.d;
+}
+
 template <typename B>
 void DecodeKScales(const B& b, Decoded* out) {
   uint8_t sc[8], mn[8];
@@ -160,24 +172,35 @@ void PutQ4_K(const Decoded& dec, int r, uint8_t* tile) {
   PutKScales(dec, r, tile + x16::Q4_K::kScalesAt);
 }
 
+// The 5th bits of one 32-value sub-block of row r as one bit plane (Q5_K, Q5_0): vector i of part
+// p (chunk c = 2p + i / 2, plane i % 2: low quad c, high quad c + 4) at bit 4 p + i.
+void PutHighBits32(const uint8_t* level, int r, uint8_t* plane) {
+  for (int p = 0; p < 2; ++p) {
+    for (int i = 0; i < 4; ++i) {
+      const int quad = 2 * p + i / 2 + 4 * (i % 2);
+      for (int e = 0; e < 4; ++e) {
+        if (level[4 * quad + e] & 0x10)
+          plane[QuadByte(r, e)] |= static_cast<uint8_t>(1 << (4 * p + i));
+      }
+    }
+  }
+}
+
 void PutQ5_K(const Decoded& dec, int r, uint8_t* tile) {
   for (int s = 0; s < 8; ++s) {
     const uint8_t* level = dec.level + 32 * s;
     PutNibbles32(level, r, tile + x16::kNibbles32Bytes * s);
-    // Vector i of part p: chunk c = 2p + i / 2, plane i % 2 (low: quad c, high: quad c + 4).
-    for (int p = 0; p < 2; ++p) {
-      for (int i = 0; i < 4; ++i) {
-        const int quad = 2 * p + i / 2 + 4 * (i % 2);
-        for (int e = 0; e < 4; ++e) {
-          if (level[4 * quad + e] & 0x10) {
-            tile[x16::Q5_K::kHighBits + x16::Q5_K::kHighBitsPerSub * s + QuadByte(r, e)] |=
-                static_cast<uint8_t>(1 << (4 * p + i));
-          }
-        }
-      }
-    }
+    PutHighBits32(level, r, tile + x16::Q5_K::kHighBits + x16::Q5_K::kHighBitsPerSub * s);
   }
   PutKScales(dec, r, tile + x16::Q5_K::kScalesAt);
+}
+
+void PutQ5_0(const Decoded& dec, int r, uint8_t* tile) {
+  for (int s = 0; s < 2; ++s) {
+    PutNibbles32(dec.level + 32 * s, r, tile + x16::kNibbles32Bytes * s);
+    PutHighBits32(dec.level + 32 * s, r, tile + x16::Q5_0::kHighBits + x16::kQuadBytes * s);
+    std::memcpy(tile + x16::Q5_0::kD + x16::kHalfPerRowBytes * s + 2 * r, &dec.pair_d16[s], 2);
+  }
 }
 
 void PutQ6_K(const Decoded& dec, int r, uint8_t* tile) {
@@ -205,6 +228,9 @@ size_t Q4_0X16RowBytes(int64_t k) {
 size_t Q8_0X16RowBytes(int64_t k) {
   return static_cast<size_t>((k / 32 + 1) / 2) * kQ8_0X16TileBytes / 16;
 }
+size_t Q5_0X16RowBytes(int64_t k) {
+  return static_cast<size_t>((k / 32 + 1) / 2) * kQ5_0X16TileBytes / 16;
+}
 size_t Q4_KX16RowBytes(int64_t k) { return static_cast<size_t>(k / 256) * kQ4_KX16TileBytes / 16; }
 size_t Q5_KX16RowBytes(int64_t k) { return static_cast<size_t>(k / 256) * kQ5_KX16TileBytes / 16; }
 size_t Q6_KX16RowBytes(int64_t k) { return static_cast<size_t>(k / 256) * kQ6_KX16TileBytes / 16; }
@@ -214,6 +240,9 @@ void RepackQ4_0X16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
 }
 void RepackQ8_0X16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
   RepackX16(w, n, k, 32, sizeof(blocks::BlockQ8_0), 2, kQ8_0X16TileBytes, DecodeQ8_0, PutQ8_0, out);
+}
+void RepackQ5_0X16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
+  RepackX16(w, n, k, 32, sizeof(blocks::BlockQ5_0), 2, kQ5_0X16TileBytes, DecodeQ5_0, PutQ5_0, out);
 }
 void RepackQ4_KX16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
   RepackX16(w, n, k, 256, sizeof(blocks::BlockQ4_K), 1, kQ4_KX16TileBytes, DecodeWhole<DecodeQ4_K>,

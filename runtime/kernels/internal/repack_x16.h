@@ -60,6 +60,15 @@ struct Q8_0 {
   static constexpr size_t kD = 2 * kLevels32Bytes;                 // 1024
   static constexpr size_t kTileBytes = kD + 2 * kHalfPerRowBytes;  // 1088
 };
+// Q5_0X16, per pair of 32-value blocks (an odd last block is paired with a zero block): block s's
+// low nibbles at kNibbles32Bytes * s, its 5th bits at kHighBits + kQuadBytes * s (one bit plane
+// as Q5_K's: bit 4 part + i of byte p is bit 4 of byte p of the part's level vector i), then
+// block s's fp16 d[16] at kD + kHalfPerRowBytes * s. 22 bytes per block and row, as in GGML.
+struct Q5_0 {
+  static constexpr size_t kHighBits = 2 * kNibbles32Bytes;         // 512
+  static constexpr size_t kD = kHighBits + 2 * kQuadBytes;         // 640
+  static constexpr size_t kTileBytes = kD + 2 * kHalfPerRowBytes;  // 704
+};
 // The Q4_K/Q5_K scales block (the tail of their tiles): uint8 scale[8 sub-blocks][16 rows];
 // uint8 min[8][16]; fp16 d[row]; fp16 dmin[row], as stored. 320 bytes for 16 rows, against 256
 // in GGML's blocks (which pack scales and mins to 6 bits).
@@ -103,12 +112,14 @@ struct Q6_K {
 
 inline constexpr size_t kQ4_0X16TileBytes = x16::Q4_0::kTileBytes;
 inline constexpr size_t kQ8_0X16TileBytes = x16::Q8_0::kTileBytes;
+inline constexpr size_t kQ5_0X16TileBytes = x16::Q5_0::kTileBytes;
 inline constexpr size_t kQ4_KX16TileBytes = x16::Q4_K::kTileBytes;
 inline constexpr size_t kQ5_KX16TileBytes = x16::Q5_K::kTileBytes;
 inline constexpr size_t kQ6_KX16TileBytes = x16::Q6_K::kTileBytes;
 
 size_t Q4_0X16RowBytes(int64_t k);
 size_t Q8_0X16RowBytes(int64_t k);
+size_t Q5_0X16RowBytes(int64_t k);
 size_t Q4_KX16RowBytes(int64_t k);
 size_t Q5_KX16RowBytes(int64_t k);
 size_t Q6_KX16RowBytes(int64_t k);
@@ -116,6 +127,7 @@ size_t Q6_KX16RowBytes(int64_t k);
 // Repack n rows of GGML blocks (k values each) into round_up(n, 16) rows of the layout.
 void RepackQ4_0X16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
 void RepackQ8_0X16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
+void RepackQ5_0X16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
 void RepackQ4_KX16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
 void RepackQ5_KX16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
 void RepackQ6_KX16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
