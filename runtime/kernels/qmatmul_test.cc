@@ -268,7 +268,8 @@ TEST(QMatmulTest, RepackedLayoutBytesAgainstGgml) {
                   "benchmarks/arm_sim";
 #endif
   const std::map<std::string, std::pair<int64_t, int64_t>> ratio = {
-      {"q4_0", {1, 1}}, {"iq4_nl", {1, 1}},     {"q5_0", {1, 1}},      {"q8_0", {1, 1}},
+      {"q4_0", {1, 1}}, {"iq4_nl", {1, 1}},     {"q5_0", {1, 1}},
+      {"q4_1", {1, 1}}, {"q5_1", {1, 1}},       {"q8_0", {1, 1}},
       {"q6_k", {1, 1}}, {"q4_k", {2368, 2304}}, {"q5_k", {2880, 2816}}};
   int checked = 0;
   for (const KernelEntry* e : internal::AllKernels()) {
@@ -287,7 +288,7 @@ TEST(QMatmulTest, RepackedLayoutBytesAgainstGgml) {
       }
       // Q4_0/Q8_0 tiles pair blocks: an odd count pads one block (k = 288: 9 -> 10 blocks).
       const int64_t paired = (encoding == "q4_0" || encoding == "q8_0" || encoding == "iq4_nl" ||
-                              encoding == "q5_0") &&
+                              encoding == "q5_0" || encoding == "q4_1" || encoding == "q5_1") &&
                                      blocks_per_row % 2 == 1
                                  ? (blocks_per_row + 1) * f->bytes_per_block
                                  : ggml;
@@ -295,7 +296,7 @@ TEST(QMatmulTest, RepackedLayoutBytesAgainstGgml) {
     }
     ++checked;
   }
-  EXPECT_GE(checked, 19);  // every x86 kernel repacks
+  EXPECT_GE(checked, 23);  // every x86 kernel repacks
 }
 
 // The dispatch list (kAllKernels) holds exactly these kernels, stated outright per architecture:
@@ -310,14 +311,14 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
     bool k_only;     // i8mm: only the K-quants (q4_0/q8_0 GEMMs on i8mm CPUs run the dotprod tile,
                      // which executes fewer instructions than their smmla tile did)
     bool new32 = false;   // has q4_1, q5_0, q5_1 and iq4_nl kernels (generic only so far)
-    bool x16_32 = false;  // has iq4_nl and q5_0 kernels
+    bool x16_32 = false;  // has q4_1, q5_0, q5_1 and iq4_nl kernels
   };
 #if defined(EDGEQ_KERNELS_X86)
   const Level levels[] = {{Isa::kGeneric, true, false, false, false, true},
                           {Isa::kAvx2, true, false, false, false, false, true},
                           {Isa::kAvxVnni, false, false, false, false},
                           {Isa::kAvx512Vnni, false, false, false, false, false, true}};
-  const size_t expected_count = 22 + 18 + 10 + 14;
+  const size_t expected_count = 22 + 22 + 10 + 18;
 #elif defined(EDGEQ_KERNELS_ARM)
   const Level levels[] = {{Isa::kGeneric, true, false, false, false, true},
                           {Isa::kNeon, false, false, false, false},
@@ -333,7 +334,8 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
     for (const blocks::BlockFormat& f : blocks::kBlockFormats) {
       if (f.id == blocks::Format::kBf16 && !l.bf16) continue;
       if (f.id == blocks::Format::kF16 && !l.bf16) continue;  // f16 kernels where bf16 ones are
-      const bool x16_32 = f.id == blocks::Format::kIq4Nl || f.id == blocks::Format::kQ5_0;
+      const bool x16_32 = f.id == blocks::Format::kIq4Nl || f.id == blocks::Format::kQ5_0 ||
+                          f.id == blocks::Format::kQ4_1 || f.id == blocks::Format::kQ5_1;
       if (x16_32 && !l.new32 && !l.x16_32) continue;
       if (static_cast<int>(f.id) > static_cast<int>(blocks::Format::kBf16) &&
           f.id != blocks::Format::kF16 && !x16_32 && !l.new32) {
@@ -362,7 +364,9 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
                   e->act_row_bytes == &internal::Q8_0SRowBytes)
           << name;
     } else if (act == blocks::ActivationFormat::kQ8_1) {
-      EXPECT_EQ(e->act_row_bytes, &internal::Q8_1RowBytes) << name;
+      EXPECT_TRUE(e->act_row_bytes == &internal::Q8_1RowBytes ||
+                  e->act_row_bytes == &internal::Q8_1SRowBytes)
+          << name;
     } else {
       EXPECT_TRUE(e->act_row_bytes == &internal::Q8_KRowBytes ||
                   e->act_row_bytes == &internal::Q8_KXRowBytes)
@@ -593,6 +597,7 @@ TEST_P(KernelVsGenericTest, QuantizerMatchesPortable) {
       {internal::Q8_0RowBytes, internal::QuantizeRowQ8_0},
       {internal::Q8_0SRowBytes, internal::QuantizeRowQ8_0S},
       {internal::Q8_1RowBytes, internal::QuantizeRowQ8_1},
+      {internal::Q8_1SRowBytes, internal::QuantizeRowQ8_1S},
       {internal::Q8_KRowBytes, internal::QuantizeRowQ8_K},
       {internal::Q8_KXRowBytes, internal::QuantizeRowQ8_KX}};
   internal::QuantizeFn portable = nullptr;

@@ -82,6 +82,28 @@ void QuantizeRowQ8_1(const float* x, int64_t k, uint8_t* out) {
   }
 }
 
+size_t Q8_1SRowBytes(int64_t k) {
+  return static_cast<size_t>(4 * Q8_0SPaddedBlocks(k)) + Q8_0SRowBytes(k);
+}
+
+void QuantizeRowQ8_1S(const float* x, int64_t k, uint8_t* out) {
+  const int64_t nb = k / kQK8_0, nbp = Q8_0SPaddedBlocks(k);
+  uint8_t* q8_0s = out + 4 * nbp;
+  QuantizeRowQ8_0S(x, k, q8_0s);
+  const int32_t* sum = Q8_0SSum(q8_0s, nbp);
+  float* s = reinterpret_cast<float*>(out);
+  for (int64_t b = 0; b < nb; ++b) {
+    float amax = 0.0f;
+    for (int j = 0; j < kQK8_0; ++j) {
+      const float a = std::fabs(x[b * kQK8_0 + j]);
+      amax = amax > a ? amax : a;
+    }
+    const float d = amax / ((1 << 7) - 1);
+    s[b] = blocks::Fp16ToFloat(blocks::FloatToFp16(static_cast<float>(sum[b]) * d));
+  }
+  for (int64_t b = nb; b < nbp; ++b) s[b] = 0.0f;
+}
+
 size_t Q8_KRowBytes(int64_t k) { return static_cast<size_t>(k / kQK_K) * sizeof(BlockQ8_K); }
 
 void QuantizeRowQ8_K(const float* x, int64_t k, uint8_t* out) {

@@ -89,6 +89,15 @@ void ZeroPadBlocksQ8_0S(int64_t k, uint8_t* out);
 size_t Q8_1RowBytes(int64_t k);
 void QuantizeRowQ8_1(const float* x, int64_t k, uint8_t* out);
 
+// Split layout of Q8_1 for the SIMD Q4_1/Q5_1 kernels ("Q8_1S"): float s[nbp] (GGML's Q8_1 s =
+// fp16(d_f32 * sum(qs)), as float; pad blocks 0), then a Q8_0S row of the same values.
+size_t Q8_1SRowBytes(int64_t k);
+void QuantizeRowQ8_1S(const float* x, int64_t k, uint8_t* out);
+inline const float* Q8_1SS(const uint8_t* row) { return reinterpret_cast<const float*>(row); }
+inline const uint8_t* Q8_1SQ8_0S(const uint8_t* row, int64_t k) {
+  return row + 4 * Q8_0SPaddedBlocks(k);
+}
+
 // GGML's quantize_row_q8_K: k/256 BlockQ8_K.
 size_t Q8_KRowBytes(int64_t k);
 void QuantizeRowQ8_K(const float* x, int64_t k, uint8_t* out);

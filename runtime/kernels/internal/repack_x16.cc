@@ -16,6 +16,7 @@ struct Decoded {
   int min[8];
   float d, dmin;
   uint16_t pair_d16[2];  // Q4_0: the d of the two blocks of a tile, as stored
+  uint16_t pair_m16[2];  // Q4_1, Q5_1: their m
 };
 
 // The GGML block decoders (the levels as the generic kernels read them).
@@ -43,6 +44,28 @@ void DecodeQ5_0(const uint8_t* p, int s, Decoded* out) {
     out->level[32 * s + e] = static_cast<uint8_t>(lo | (((qh >> e) & 1) << 4));
   }
   out->pair_d16[s] = b.d;
+}
+
+void DecodeQ4_1(const uint8_t* p, int s, Decoded* out) {
+  const auto& b = *reinterpret_cast<const blocks::BlockQ4_1*>(p);
+  for (int e = 0; e < 32; ++e) {
+    out->level[32 * s + e] = e < 16 ? (b.qs[e] & 0x0F) : (b.qs[e - 16] >> 4);
+  }
+  out->pair_d16[s] = b.d;
+  out->pair_m16[s] = b.m;
+}
+
+void DecodeQ5_1(const uint8_t* p, int s, Decoded* out) {
+  const auto& b = *reinterpret_cast<const blocks::BlockQ5_1*>(p);
+  const uint32_t qh = b.qh[0] | (static_cast<uint32_t>(b.qh[1]) << 8) |
+                      (static_cast<uint32_t>(b.qh[2]) << 16) |
+                      (static_cast<uint32_t>(b.qh[3]) << 24);
+  for (int e = 0; e < 32; ++e) {
+    const int lo = e < 16 ? (b.qs[e] & 0x0F) : (b.qs[e - 16] >> 4);
+    out->level[32 * s + e] = static_cast<uint8_t>(lo | (((qh >> e) & 1) << 4));
+  }
+  out->pair_d16[s] = b.d;
+  out->pair_m16[s] = b.m;
 }
 
 template <typename B>
@@ -195,6 +218,23 @@ void PutQ5_K(const Decoded& dec, int r, uint8_t* tile) {
   PutKScales(dec, r, tile + x16::Q5_K::kScalesAt);
 }
 
+void PutQ4_1(const Decoded& dec, int r, uint8_t* tile) {
+  for (int s = 0; s < 2; ++s) {
+    PutNibbles32(dec.level + 32 * s, r, tile + x16::kNibbles32Bytes * s);
+    std::memcpy(tile + x16::Q4_1::kD + x16::kHalfPerRowBytes * s + 2 * r, &dec.pair_d16[s], 2);
+    std::memcpy(tile + x16::Q4_1::kM + x16::kHalfPerRowBytes * s + 2 * r, &dec.pair_m16[s], 2);
+  }
+}
+
+void PutQ5_1(const Decoded& dec, int r, uint8_t* tile) {
+  for (int s = 0; s < 2; ++s) {
+    PutNibbles32(dec.level + 32 * s, r, tile + x16::kNibbles32Bytes * s);
+    PutHighBits32(dec.level + 32 * s, r, tile + x16::Q5_1::kHighBits + x16::kQuadBytes * s);
+    std::memcpy(tile + x16::Q5_1::kD + x16::kHalfPerRowBytes * s + 2 * r, &dec.pair_d16[s], 2);
+    std::memcpy(tile + x16::Q5_1::kM + x16::kHalfPerRowBytes * s + 2 * r, &dec.pair_m16[s], 2);
+  }
+}
+
 void PutQ5_0(const Decoded& dec, int r, uint8_t* tile) {
   for (int s = 0; s < 2; ++s) {
     PutNibbles32(dec.level + 32 * s, r, tile + x16::kNibbles32Bytes * s);
@@ -228,6 +268,12 @@ size_t Q4_0X16RowBytes(int64_t k) {
 size_t Q8_0X16RowBytes(int64_t k) {
   return static_cast<size_t>((k / 32 + 1) / 2) * kQ8_0X16TileBytes / 16;
 }
+size_t Q4_1X16RowBytes(int64_t k) {
+  return static_cast<size_t>((k / 32 + 1) / 2) * kQ4_1X16TileBytes / 16;
+}
+size_t Q5_1X16RowBytes(int64_t k) {
+  return static_cast<size_t>((k / 32 + 1) / 2) * kQ5_1X16TileBytes / 16;
+}
 size_t Q5_0X16RowBytes(int64_t k) {
   return static_cast<size_t>((k / 32 + 1) / 2) * kQ5_0X16TileBytes / 16;
 }
@@ -240,6 +286,12 @@ void RepackQ4_0X16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
 }
 void RepackQ8_0X16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
   RepackX16(w, n, k, 32, sizeof(blocks::BlockQ8_0), 2, kQ8_0X16TileBytes, DecodeQ8_0, PutQ8_0, out);
+}
+void RepackQ4_1X16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
+  RepackX16(w, n, k, 32, sizeof(blocks::BlockQ4_1), 2, kQ4_1X16TileBytes, DecodeQ4_1, PutQ4_1, out);
+}
+void RepackQ5_1X16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
+  RepackX16(w, n, k, 32, sizeof(blocks::BlockQ5_1), 2, kQ5_1X16TileBytes, DecodeQ5_1, PutQ5_1, out);
 }
 void RepackQ5_0X16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
   RepackX16(w, n, k, 32, sizeof(blocks::BlockQ5_0), 2, kQ5_0X16TileBytes, DecodeQ5_0, PutQ5_0, out);

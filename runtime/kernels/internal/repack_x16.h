@@ -69,6 +69,19 @@ struct Q5_0 {
   static constexpr size_t kD = kHighBits + 2 * kQuadBytes;         // 640
   static constexpr size_t kTileBytes = kD + 2 * kHalfPerRowBytes;  // 704
 };
+// Q4_1X16 and Q5_1X16, per pair of 32-value blocks: as Q4_0X16 / Q5_0X16, with block s's fp16
+// m[16] after the d's, at kM + kHalfPerRowBytes * s. 20 / 24 bytes per block and row, as in GGML.
+struct Q4_1 {
+  static constexpr size_t kD = 2 * kNibbles32Bytes;                // 512
+  static constexpr size_t kM = kD + 2 * kHalfPerRowBytes;          // 576
+  static constexpr size_t kTileBytes = kM + 2 * kHalfPerRowBytes;  // 640
+};
+struct Q5_1 {
+  static constexpr size_t kHighBits = 2 * kNibbles32Bytes;         // 512
+  static constexpr size_t kD = kHighBits + 2 * kQuadBytes;         // 640
+  static constexpr size_t kM = kD + 2 * kHalfPerRowBytes;          // 704
+  static constexpr size_t kTileBytes = kM + 2 * kHalfPerRowBytes;  // 768
+};
 // The Q4_K/Q5_K scales block (the tail of their tiles): uint8 scale[8 sub-blocks][16 rows];
 // uint8 min[8][16]; fp16 d[row]; fp16 dmin[row], as stored. 320 bytes for 16 rows, against 256
 // in GGML's blocks (which pack scales and mins to 6 bits).
@@ -113,6 +126,8 @@ struct Q6_K {
 inline constexpr size_t kQ4_0X16TileBytes = x16::Q4_0::kTileBytes;
 inline constexpr size_t kQ8_0X16TileBytes = x16::Q8_0::kTileBytes;
 inline constexpr size_t kQ5_0X16TileBytes = x16::Q5_0::kTileBytes;
+inline constexpr size_t kQ4_1X16TileBytes = x16::Q4_1::kTileBytes;
+inline constexpr size_t kQ5_1X16TileBytes = x16::Q5_1::kTileBytes;
 inline constexpr size_t kQ4_KX16TileBytes = x16::Q4_K::kTileBytes;
 inline constexpr size_t kQ5_KX16TileBytes = x16::Q5_K::kTileBytes;
 inline constexpr size_t kQ6_KX16TileBytes = x16::Q6_K::kTileBytes;
@@ -120,6 +135,8 @@ inline constexpr size_t kQ6_KX16TileBytes = x16::Q6_K::kTileBytes;
 size_t Q4_0X16RowBytes(int64_t k);
 size_t Q8_0X16RowBytes(int64_t k);
 size_t Q5_0X16RowBytes(int64_t k);
+size_t Q4_1X16RowBytes(int64_t k);
+size_t Q5_1X16RowBytes(int64_t k);
 size_t Q4_KX16RowBytes(int64_t k);
 size_t Q5_KX16RowBytes(int64_t k);
 size_t Q6_KX16RowBytes(int64_t k);
@@ -128,6 +145,8 @@ size_t Q6_KX16RowBytes(int64_t k);
 void RepackQ4_0X16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
 void RepackQ8_0X16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
 void RepackQ5_0X16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
+void RepackQ4_1X16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
+void RepackQ5_1X16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
 void RepackQ4_KX16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
 void RepackQ5_KX16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
 void RepackQ6_KX16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);

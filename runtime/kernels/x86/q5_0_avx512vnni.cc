@@ -26,8 +26,8 @@ struct Q5_0X16 : x86::ActQ8_0SPairs {
       // Bit 4 part + i of byte p is the 5th bit of byte p of w[i]: moved to bit 4 and or'ed in
       // (vpternlogd 0xF8: a | (b & c)).
       const __m512i c16 = _mm512_set1_epi8(16);
-      const __m512i h = _mm512_loadu_si512(t + internal::x16::Q5_0::kHighBits +
-                                           internal::x16::kQuadBytes * s);
+      const __m512i h =
+          _mm512_loadu_si512(t + internal::x16::Q5_0::kHighBits + internal::x16::kQuadBytes * s);
       if (part == 0) {
         w[0] = _mm512_ternarylogic_epi32(w[0], _mm512_slli_epi16(h, 4), c16, 0xF8);
         w[1] = _mm512_ternarylogic_epi32(w[1], _mm512_slli_epi16(h, 3), c16, 0xF8);

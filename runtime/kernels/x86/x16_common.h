@@ -38,6 +38,19 @@ struct ActQ8_0SPairs {
   }
 };
 
+// Activations in Q8_1S (Q4_1, Q5_1): the Q8_0S view of the row's values, and s of each block.
+struct ActQ8_1SPairs {
+  static int64_t Blocks(int64_t k) { return (k + 63) / 64; }
+  static const int8_t* Qs(const uint8_t* x, int64_t k, int64_t b) {
+    return Q8_0SQs(Q8_1SQ8_0S(x, k)) + 64 * b;
+  }
+  static float ActScale(const uint8_t* x, int64_t k, int64_t b, int s) {
+    return Q8_0SD(Q8_1SQ8_0S(x, k), Q8_0SPaddedBlocks(k))[2 * b + s];
+  }
+  // s (d * sum of the values) of block 2 b + s.
+  static float MinScale(const uint8_t* x, int64_t b, int s) { return Q8_1SS(x)[2 * b + s]; }
+};
+
 // Activations in Q8_KX (the K-quants).
 struct ActQ8_KX {
   static const BlockQ8_KX& Blk(const uint8_t* x, int64_t b) {
