@@ -304,6 +304,9 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   } else {
     head_dim = dim / heads;
   }
+  if (heads > 65536 || head_dim > 65536) {
+    return c.Bad(heads > 65536 ? "num_attention_heads" : "head_dim", "at most 65536");
+  }
   if (heads % kv_heads != 0) {
     return c.Bad("num_key_value_heads", absl::StrCat("a divisor of num_attention_heads ", heads));
   }
@@ -311,7 +314,8 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
     return c.Bad(has_head_dim ? "head_dim" : "hidden_size", "an even head dimension (RoPE pairs)");
   }
   const int64_t q_dim = head_dim * heads, kv_dim = head_dim * kv_heads;
-  const bool tied = c.Bool("tie_word_embeddings", a == "gemma3" ? true : false);
+  // Without lm_head.weight the classifier is the embedding whatever tie_word_embeddings says.
+  bool tied = c.Bool("tie_word_embeddings", a == "gemma3" ? true : false);
 
   // The tensors: the index's weight map, or model.safetensors.
   std::map<std::string, std::string> where;  // HF name -> shard file
@@ -393,7 +397,8 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
 
   TensorDict d;
   if (a == "llama" && c.Has("rope_scaling") && raw["rope_scaling"].is_object() &&
-      raw["rope_scaling"].value("rope_type", "") == "llama3") {
+      raw["rope_scaling"].contains("rope_type") &&
+      raw["rope_scaling"]["rope_type"] == json("llama3")) {
     const json& rs = raw["rope_scaling"];
     RandomModelSpec spec;
     auto num = [&](const char* key, double fallback) {
@@ -422,6 +427,7 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
                            Tensor::FromValues<float>(Shape{static_cast<int64_t>(f.size())}, f));
     EDGEQ_RETURN_IF_ERROR(d.Set("rope_freqs.weight", std::move(t)));
   }
+  if (!hf.count("lm_head.weight")) tied = true;
   int64_t phi_original_context = 0;
   if (a == "phi3" && c.Has("rope_scaling") && raw["rope_scaling"].is_object()) {
     const json& rs = raw["rope_scaling"];
@@ -533,7 +539,7 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
     d.SetMetadata(a + ".rope.freq_base", f32(base));
   }
   d.SetMetadata(a + ".attention.layer_norm_rms_epsilon", f32(rms_eps));
-  if (has_head_dim) {
+  if (has_head_dim || a == "gemma3") {  // the converter always writes them for gemma3
     d.SetMetadata(a + ".attention.key_length", u32(head_dim));
     d.SetMetadata(a + ".attention.value_length", u32(head_dim));
   }
@@ -544,6 +550,10 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
     d.SetMetadata(a + ".attention.sliding_window", u32(window));
     d.SetMetadata(a + ".attention.sliding_window_pattern", u32(pattern));
     d.SetMetadata(a + ".rope.freq_base_swa", f32(base_swa));
+  }
+  if (a == "gemma3" && c.Has("final_logit_softcapping")) {
+    EDGEQ_ASSIGN_OR_RETURN(const double cap, c.PositiveFloat("final_logit_softcapping"));
+    d.SetMetadata(a + ".final_logit_softcapping", f32(cap));
   }
   if (a == "phi3") {
     d.SetMetadata(a + ".rope.scaling.original_context_length", u32(phi_original_context));

@@ -210,6 +210,37 @@ TEST(HfImportErrors, TruncatedShardFails) {
   }
 }
 
+// Every config.json key replaced by values of other types or out of range: an error or a
+// result, never a crash (the run under ASan is the fuzzers' job; this checks the paths).
+TEST(HfImportErrors, CraftedConfigValuesNeverCrash) {
+  const std::string dir = LlamaDir("hf_err_crafted");
+  const json original = json::parse(ReadFile(dir + "/config.json"));
+  const std::vector<json> values = {json("x"),
+                                    json(-1),
+                                    json(0),
+                                    json(1e300),
+                                    json(nullptr),
+                                    json::array(),
+                                    json::object(),
+                                    json(3),
+                                    json(int64_t{1} << 40),
+                                    json({{"rope_type", 5}})};
+  int errors = 0, total = 0;
+  for (auto it = original.begin(); it != original.end(); ++it) {
+    for (const json& v : values) {
+      json c = original;
+      c[it.key()] = v;
+      WriteText(dir + "/config.json", c.dump());
+      absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+      errors += !got.ok();
+      ++total;
+    }
+  }
+  WriteText(dir + "/config.json", "[1, 2");
+  EXPECT_EQ(ImportHfCheckpoint(dir).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_GT(errors, total / 2);
+}
+
 // The vocabulary of a real tokenizer.json, through the converter's GGUF keys, encodes the
 // golden strings as @lenml/tokenizers does.
 class HfImportTokenizerTest : public ::testing::TestWithParam<const char*> {};

@@ -8,6 +8,8 @@
 #include "checkpoint/formats.h"
 #include "checkpoint/max_format.h"
 #include "gtest/gtest.h"
+#include "llm/hf_testing.h"
+#include "llm/random_model.h"
 #include "tests/util/reference_data.h"
 
 namespace edgeq {
@@ -89,6 +91,49 @@ TEST(CheckpointReportTest, CutQuantizedTensorIsReported) {
         << r.status();
     EXPECT_TRUE(absl::StrContains(r.status().message(), "expected 5184000 bytes")) << r.status();
   }
+}
+
+// `edgeq convert DIR out.gguf|out.max [--rules=FILE]` on a Hugging Face directory.
+TEST(CheckpointReportTest, ConvertsHuggingFaceDirectory) {
+  llm::RandomModelSpec spec;
+  spec.name = "cli";
+  spec.dim = 64, spec.layers = 1, spec.heads = 4, spec.kv_heads = 2, spec.ffn = 64;
+  spec.vocab = 260, spec.context = 64;
+  absl::StatusOr<checkpoint::TensorDict> m = llm::RandomModel(spec);
+  ASSERT_TRUE(m.ok()) << m.status();
+  const std::string dir = TempDir() + "/hf_cli";
+  ASSERT_TRUE(llm::WriteHfCheckpointDir(spec, *m, dir, 2).ok());
+
+  const std::string gguf = TempDir() + "/hf_cli.gguf";
+  absl::StatusOr<std::string> c = ConvertCheckpoint(dir, gguf);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(absl::StrContains(*c, "(Hugging Face llama) -> ")) << *c;
+  EXPECT_TRUE(absl::StrContains(*c, ": 11 tensors, ")) << *c;
+  absl::StatusOr<checkpoint::OpenedCheckpoint> back = checkpoint::OpenCheckpoint(gguf);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->dict.size(), m->size());
+
+  const std::string rules = TempDir() + "/hf_rules.txt";
+  std::ofstream(rules) << "token_embd.weight -> q8_0\n*norm* -> f32\n* -> q4_0\n";
+  const std::string max = TempDir() + "/hf_cli.max";
+  c = ConvertCheckpoint(dir, max, rules);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(absl::StrContains(*c, "quantized by")) << *c;
+  back = checkpoint::OpenCheckpoint(max);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ((*back->dict.Get("token_embd.weight"))->encoding(), "q8_0");
+  EXPECT_EQ((*back->dict.Get("blk.0.attn_q.weight"))->encoding(), "q4_0");
+  EXPECT_EQ((*back->dict.Get("blk.0.attn_norm.weight"))->encoding(), "");
+  std::ifstream tmp(max + ".convert-tmp.gguf");
+  EXPECT_FALSE(tmp.good()) << "the temporary f32 GGUF is removed";
+
+  // Errors name the directory's problem.
+  c = ConvertCheckpoint(TempDir(), TempDir() + "/hf_cli2.gguf");  // no config.json
+  EXPECT_FALSE(c.ok());
+  std::ofstream(dir + "/config.json") << "{\"architectures\": [\"GPT2LMHeadModel\"]}";
+  c = ConvertCheckpoint(dir, TempDir() + "/hf_cli3.gguf");
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kUnimplemented) << c.status();
+  EXPECT_TRUE(absl::StrContains(c.status().message(), "GPT2LMHeadModel is not supported"));
 }
 
 }  // namespace
