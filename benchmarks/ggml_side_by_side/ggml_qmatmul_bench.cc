@@ -30,15 +30,22 @@ struct Enc {
   ggml_type type;
   bool repack;
 };
-const Enc kEncs[] = {{"q4_0", GGML_TYPE_Q4_0, true},
-                     {"q8_0", GGML_TYPE_Q8_0, false},
-                     {"q4_k", GGML_TYPE_Q4_K, true},
-                     {"q5_k", GGML_TYPE_Q5_K, false},
-                     {"q6_k", GGML_TYPE_Q6_K, false}};
+// x86 repacks at d99724f: q4_0, q4_K, iq4_nl (AVX2) and q2_K (AVX-512).
+const Enc kEncs[] = {{"q4_0", GGML_TYPE_Q4_0, true},     {"q8_0", GGML_TYPE_Q8_0, false},
+                     {"q4_k", GGML_TYPE_Q4_K, true},     {"q5_k", GGML_TYPE_Q5_K, false},
+                     {"q6_k", GGML_TYPE_Q6_K, false},    {"q4_1", GGML_TYPE_Q4_1, false},
+                     {"q5_0", GGML_TYPE_Q5_0, false},    {"q5_1", GGML_TYPE_Q5_1, false},
+                     {"iq4_nl", GGML_TYPE_IQ4_NL, true}, {"q2_k", GGML_TYPE_Q2_K, true},
+                     {"q3_k", GGML_TYPE_Q3_K, false},    {"iq4_xs", GGML_TYPE_IQ4_XS, false},
+                     {"f16", GGML_TYPE_F16, false}};
 struct MatShape {
   int64_t n, k;
 };
-const MatShape kShapes[] = {{4096, 4096}, {288, 288}, {768, 288}, {288, 768}};
+// The shapes of benchmarks/qmatmul_benchmark.cc (rows of 896 and 640: Qwen2.5-0.5B and
+// Gemma-3-270M, whose K-quant files fall back to the 32-value types there).
+const MatShape kShapes[] = {{4096, 4096}, {288, 288},     {768, 288},  {288, 768},  {32000, 288},
+                            {49152, 576}, {128256, 2048}, {896, 896},  {4864, 896}, {640, 640},
+                            {2048, 640},  {1536, 1536},   {2048, 2048}};
 const int64_t kMs[] = {1, 8, 64};
 const int kThreads[] = {1, 2};
 
@@ -107,14 +114,36 @@ double TimeMulMat(ggml_backend_t backend, ggml_backend_buffer_type_t wbuft, ggml
   return best;
 }
 
+// True if `list` (comma-separated, empty = all) holds `item`.
+bool Selected(const std::string& list, const std::string& item) {
+  if (list.empty()) return true;
+  return ("," + list + ",").find("," + item + ",") != std::string::npos;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   double min_seconds = 0.1;
   int reps = 3;
+  std::string encodings, shapes, ms;  // filters: --encodings=q4_0,q5_0 --shapes=896x896 --m=1,8
   for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--min_seconds=", 14) == 0) min_seconds = std::atof(argv[i] + 14);
-    if (std::strncmp(argv[i], "--reps=", 7) == 0) reps = std::atoi(argv[i] + 7);
+    if (std::strncmp(argv[i], "--min_seconds=", 14) == 0) {
+      min_seconds = std::atof(argv[i] + 14);
+    } else if (std::strncmp(argv[i], "--reps=", 7) == 0) {
+      reps = std::atoi(argv[i] + 7);
+    } else if (std::strncmp(argv[i], "--encodings=", 12) == 0) {
+      encodings = argv[i] + 12;
+    } else if (std::strncmp(argv[i], "--shapes=", 9) == 0) {
+      shapes = argv[i] + 9;
+    } else if (std::strncmp(argv[i], "--m=", 4) == 0) {
+      ms = argv[i] + 4;
+    } else {
+      std::fprintf(stderr,
+                   "unknown argument '%s' (expected --min_seconds=S --reps=N --encodings=a,b "
+                   "--shapes=NxK,... --m=1,8,64)\n",
+                   argv[i]);
+      return 2;
+    }
   }
   ggml_backend_t backend = ggml_backend_cpu_init();
   ggml_backend_buffer_type_t repack = RepackBufferType();
@@ -122,10 +151,13 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "ggml %s, repack buffer: %s\n", ggml_version(), repack ? "yes" : "no");
   std::map<std::string, double> out;
   for (const MatShape& s : kShapes) {
+    if (!Selected(shapes, std::to_string(s.n) + "x" + std::to_string(s.k))) continue;
     for (int64_t m : kMs) {
+      if (!Selected(ms, std::to_string(m))) continue;
       for (int t : kThreads) {
         ggml_backend_cpu_set_n_threads(backend, t);
         for (const Enc& e : kEncs) {
+          if (!Selected(encodings, e.name)) continue;
           if (s.k % ggml_blck_size(e.type) != 0) continue;
           bool ok = false;
           const double g_plain =
