@@ -33,8 +33,8 @@ struct Q4_1Y16 : x86::ActQ8_1SPairs {
                              _mm256_set1_ps(x86::ActQ8_1SPairs::MinScale(x, b, 1)), acc);
     }
     __m256 Halves(size_t at, int s, int h) const {
-      return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(
-          t + at + internal::x16::kHalfPerRowBytes * s + 16 * h)));
+      return _mm256_cvtph_ps(_mm_loadu_si128(
+          reinterpret_cast<const __m128i*>(t + at + internal::x16::kHalfPerRowBytes * s + 16 * h)));
     }
   };
   static constexpr int Quad(int part, int i) { return x86::NibbleQuad(part, i); }
