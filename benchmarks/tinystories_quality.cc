@@ -65,9 +65,14 @@ absl::Status Run(int argc, char** argv) {
                          ReadText(Runfile("examples/tinystories/mixed_rules.txt")));
   const std::vector<Row> rows = {
       {"f32", "* -> f32"},
+      {"f16", "* -> f16"},
       {"bf16", "* -> bf16"},
       {"q8_0", "* -> q8_0"},
       {"q6_k*", "* -> q6_k"},
+      {"q5_1", "* -> q5_1"},
+      {"q5_0", "* -> q5_0"},
+      {"q4_1", "* -> q4_1"},
+      {"iq4_nl", "* -> iq4_nl"},
       {"q4_k*", "* -> q4_k"},
       {"q4_0 (default rules)", "* -> q4_0"},
       {"mixed (mixed_rules.txt)", mixed},
