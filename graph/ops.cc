@@ -243,9 +243,16 @@ Value Attention(Value q, Value k_cache, Value v_cache, Value k_new, Value v_new,
   Value failed;
   GraphData* g = CommonGraph(op, in, &failed);
   if (g == nullptr) return failed;
+  // The caches are f32 or q8_0 rows (plain u8, both alike).
+  const bool q8_0 = k_cache.dtype() == DType::kUInt8 && !k_cache.is_quantized();
   for (int i = 0; i < 5; ++i) {
-    if (!IsPlainF32(in[i]) || in[i].shape().rank() != 3) {
-      return Fail(g, op, in, "q, k_cache, v_cache, k_new and v_new must be plain f32 of rank 3");
+    const bool cache = i == 1 || i == 2;
+    const bool ok =
+        q8_0 && cache ? in[i].dtype() == DType::kUInt8 && !in[i].is_quantized() : IsPlainF32(in[i]);
+    if (!ok || in[i].shape().rank() != 3) {
+      return Fail(g, op, in,
+                  "q, k_new and v_new must be plain f32 of rank 3, and k_cache and v_cache both "
+                  "plain f32 or both q8_0 rows (u8) of rank 3");
     }
   }
   if (positions.dtype() != DType::kInt32 || positions.is_quantized()) {
@@ -256,8 +263,17 @@ Value Attention(Value q, Value k_cache, Value v_cache, Value k_new, Value v_new,
   if (kvh <= 0 || heads % kvh != 0) {
     return Fail(g, op, in, "heads (q's dimension 1) must be a multiple of kv_heads (k_cache's 0)");
   }
-  if (k_cache.shape() != Shape({kvh, ctx, hs}) || v_cache.shape() != k_cache.shape()) {
-    return Fail(g, op, in, "k_cache and v_cache must both be [kv_heads, ctx, head_dim]");
+  if (q8_0 && hs % 32 != 0) {
+    return Fail(g, op, in,
+                absl::StrFormat("a q8_0 cache needs head_dim (q's dimension 2, %d) to be a "
+                                "multiple of 32",
+                                hs));
+  }
+  const int64_t row = q8_0 ? hs / 32 * 34 : hs;
+  if (k_cache.shape() != Shape({kvh, ctx, row}) || v_cache.shape() != k_cache.shape()) {
+    return Fail(g, op, in,
+                q8_0 ? "k_cache and v_cache must both be [kv_heads, ctx, head_dim / 32 * 34]"
+                     : "k_cache and v_cache must both be [kv_heads, ctx, head_dim]");
   }
   if (k_new.shape() != Shape({kvh, t, hs}) || v_new.shape() != k_new.shape()) {
     return Fail(g, op, in, "k_new and v_new must both be [kv_heads, t, head_dim]");
@@ -268,6 +284,7 @@ Value Attention(Value q, Value k_cache, Value v_cache, Value k_new, Value v_new,
   NodeAttributes attrs;
   attrs.f = scale;
   attrs.ints = {window};
+  if (q8_0) attrs.encoding = "q8_0";
   std::vector<int> ids;
   for (const Value& v : in) ids.push_back(v.id());
   return Single(g, op, std::move(ids), std::move(attrs),

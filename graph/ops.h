@@ -56,6 +56,8 @@ Value Rope(Value x, Value positions, float theta = 10000.0f);
 //   q        f32 [t, heads, head_dim]       (after RoPE)
 //   k_cache  f32 [kv_heads, ctx, head_dim]  rows 0..pos-1 hold positions 0..pos-1
 //   v_cache  f32 [kv_heads, ctx, head_dim]
+//            or both caches q8_0: u8 [kv_heads, ctx, head_dim / 32 * 34], each row head_dim / 32
+//            GGML block_q8_0 (head_dim a multiple of 32); rows are decoded as they are read
 //   k_new    f32 [kv_heads, t, head_dim]    the block's keys, positions pos..pos+t-1
 //   v_new    f32 [kv_heads, t, head_dim]
 //   positions i32 [t]: pos, pos + 1, ..., pos + t - 1 (read at Execute; consecutive, and

@@ -22,6 +22,7 @@
 #include "llm/ops.h"
 #include "quantization/block_layout.h"
 #include "quantization/encoding.h"
+#include "quantization/internal/codecs.h"
 #include "runtime/custom_op.h"
 
 namespace edgeq {
@@ -160,6 +161,9 @@ absl::StatusOr<Value> MaybeBias(Graph& g, const TensorDict& dict, const std::str
   return b == nullptr ? x : ops::Add(x, g.Constant(*b));
 }
 
+// Bytes of one head_dim-long KV cache row in q8_0 (GGML block_q8_0: 34 per 32 values).
+int64_t Q8_0RowBytes(int64_t head_dim) { return head_dim / 32 * 34; }
+
 absl::StatusOr<Value> Scalar(Graph& g, float v) {
   EDGEQ_ASSIGN_OR_RETURN(Tensor t, Tensor::Full({1}, v));
   return g.Constant(t);
@@ -172,8 +176,9 @@ absl::StatusOr<Value> Scalar(Graph& g, float v) {
 // rows [kv heads, t, head dim] per layer. `inv_freq` is the RoPE angle table of the global
 // layers, `inv_freq_swa` that of the sliding-window layers.
 absl::StatusOr<std::unique_ptr<Graph>> BuildBody(const TensorDict& dict, const ModelConfig& c,
-                                                 int64_t ctx, const Tensor& inv_freq,
-                                                 const Tensor& inv_freq_swa, int64_t t) {
+                                                 int64_t ctx, KvCacheType cache_type,
+                                                 const Tensor& inv_freq, const Tensor& inv_freq_swa,
+                                                 int64_t t) {
   const int64_t dim = c.embedding_length, hidden = c.feed_forward_length;
   const int64_t hs = c.head_dim, heads = c.head_count, kvh = c.head_count_kv;
   const int64_t q_dim = heads * hs, kv_dim = kvh * hs;
@@ -181,9 +186,14 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBody(const TensorDict& dict, const M
   const RopeMode rope_mode = c.rope_type == "neox" ? RopeMode::kNeox : RopeMode::kNorm;
   std::vector<TensorType> input_types = {TensorType(DType::kInt32, {t}),
                                          TensorType(DType::kInt32, {t})};
+  // The caches: f32 [kv heads, ctx, hs], or q8_0 rows u8 [kv heads, ctx, hs / 32 * 34].
+  const TensorType cache_type_of =
+      cache_type == KvCacheType::kQ8_0
+          ? TensorType(DType::kUInt8, Shape({kvh, ctx, Q8_0RowBytes(hs)}))
+          : TensorType(DType::kFloat32, Shape({kvh, ctx, hs}));
   for (int l = 0; l < c.block_count; ++l) {
-    input_types.emplace_back(DType::kFloat32, Shape({kvh, ctx, hs}));  // K cache
-    input_types.emplace_back(DType::kFloat32, Shape({kvh, ctx, hs}));  // V cache
+    input_types.push_back(cache_type_of);  // K cache
+    input_types.push_back(cache_type_of);  // V cache
   }
   auto graph = std::make_unique<Graph>(absl::StrCat(c.architecture, "_t", t), input_types);
   Graph& g = *graph;
@@ -589,8 +599,8 @@ std::string ModelConfig::ToString() const {
 absl::StatusOr<Model::Block> Model::LoadBlock(int64_t t) {
   Block b;
   b.t = t;
-  EDGEQ_ASSIGN_OR_RETURN(b.graph,
-                         BuildBody(weights_, config_, context_, inv_freq_, inv_freq_swa_, t));
+  EDGEQ_ASSIGN_OR_RETURN(
+      b.graph, BuildBody(weights_, config_, context_, kv_cache_type_, inv_freq_, inv_freq_swa_, t));
   EDGEQ_ASSIGN_OR_RETURN(edgeq::Model model, session_->Load(*b.graph));
   b.model = std::make_unique<edgeq::Model>(std::move(model));
   EDGEQ_ASSIGN_OR_RETURN(b.tokens, Tensor::Create(DType::kInt32, {t}));
@@ -625,8 +635,15 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
     return absl::InvalidArgumentError(
         absl::StrFormat("ModelOptions.num_threads must be >= 1, got %d", options.num_threads));
   }
+  if (options.kv_cache_type == KvCacheType::kQ8_0 && c.head_dim % 32 != 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "the q8_0 KV cache needs a head dimension that is a multiple of 32; this model's is %d "
+        "(use the f32 cache)",
+        c.head_dim));
+  }
   std::unique_ptr<Model> m(new Model());
   m->config_ = c;
+  m->kv_cache_type_ = options.kv_cache_type;
   m->context_ = options.context_length > 0 ? options.context_length
                                            : std::min(c.context_length, kDefaultMaxContext);
   m->weight_bytes_ = dict.TotalBytes();
@@ -726,12 +743,30 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
     m->input_names_.push_back(absl::StrCat("input", 3 + 2 * l));
     m->output_names_.push_back(absl::StrCat("output", 1 + 2 * l));
     m->output_names_.push_back(absl::StrCat("output", 2 + 2 * l));
-    EDGEQ_ASSIGN_OR_RETURN(Tensor kc, Tensor::Full({kvh, ctx, hs}, 0.0f));
-    EDGEQ_ASSIGN_OR_RETURN(Tensor vc, Tensor::Full({kvh, ctx, hs}, 0.0f));
+    Tensor kc, vc;
+    if (m->kv_cache_type_ == KvCacheType::kQ8_0) {
+      const Shape rows({kvh, ctx, Q8_0RowBytes(hs)});
+      EDGEQ_ASSIGN_OR_RETURN(kc, Tensor::Create(DType::kUInt8, rows));
+      EDGEQ_ASSIGN_OR_RETURN(vc, Tensor::Create(DType::kUInt8, rows));
+    } else {
+      EDGEQ_ASSIGN_OR_RETURN(kc, Tensor::Full({kvh, ctx, hs}, 0.0f));
+      EDGEQ_ASSIGN_OR_RETURN(vc, Tensor::Full({kvh, ctx, hs}, 0.0f));
+    }
     m->k_cache_.push_back(std::move(kc));
     m->v_cache_.push_back(std::move(vc));
   }
   return m;
+}
+
+const char* KvCacheTypeName(KvCacheType type) {
+  return type == KvCacheType::kQ8_0 ? "q8_0" : "f32";
+}
+
+uint64_t Model::kv_cache_bytes() const {
+  uint64_t bytes = 0;
+  for (const Tensor& t : k_cache_) bytes += t.size_bytes();
+  for (const Tensor& t : v_cache_) bytes += t.size_bytes();
+  return bytes;
 }
 
 absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, int pos) {
@@ -760,6 +795,16 @@ absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, i
       EDGEQ_ASSIGN_OR_RETURN(Tensor rows, out.Get(output_names_[2 * l + which]));
       EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> src, rows.Values<float>());
       Tensor& cache = which == 0 ? k_cache_[l] : v_cache_[l];
+      if (kv_cache_type_ == KvCacheType::kQ8_0) {
+        // n rows of hs values (hs a multiple of 32) quantize as n * hs consecutive values.
+        const int64_t row_bytes = Q8_0RowBytes(hs);
+        EDGEQ_ASSIGN_OR_RETURN(absl::Span<uint8_t> dst, cache.MutableValues<uint8_t>());
+        for (int64_t h = 0; h < config_.head_count_kv; ++h) {
+          quantization_internal::QuantizeRowQ8_0(src.data() + h * t * hs,
+                                                 dst.data() + (h * ctx + pos) * row_bytes, n * hs);
+        }
+        continue;
+      }
       EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> dst, cache.MutableValues<float>());
       for (int64_t h = 0; h < config_.head_count_kv; ++h) {
         std::memcpy(dst.data() + (h * ctx + pos) * hs, src.data() + h * t * hs,

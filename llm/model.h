@@ -115,6 +115,14 @@ struct ModelConfig {
   std::string ToString() const;
 };
 
+// The KV cache's element type. kQ8_0: every cached K and V row is stored as GGML q8_0 blocks
+// (34 bytes per 32 values, 3.76x less memory than f32; llama.cpp's `-ctk q8_0 -ctv q8_0`) and
+// decoded as attention reads it; needs a head dimension that is a multiple of 32.
+enum class KvCacheType { kF32, kQ8_0 };
+
+// "f32", "q8_0".
+const char* KvCacheTypeName(KvCacheType type);
+
 struct ModelOptions {
   int num_threads = 1;
   kernels::Isa isa_cap = kernels::Isa::kBest;
@@ -125,6 +133,7 @@ struct ModelOptions {
   // 2 x layers x context x kv dim floats; a step reads only the positions before it). Larger than
   // the model's context_length is allowed (RoPE extrapolates).
   int context_length = 0;
+  KvCacheType kv_cache_type = KvCacheType::kF32;
   // The memory-mapped checkpoint file the dict's tensors view (checkpoint::OpenedCheckpoint's
   // file_bytes; Load(path) sets it itself). Weights inside it that a kernel has copied
   // (repacked/packed) have their pages dropped from this process's resident memory right after
@@ -162,6 +171,9 @@ class Model {
   const ModelConfig& config() const { return config_; }
   // The KV cache's positions (ModelOptions::context_length or its default).
   int context_length() const { return context_; }
+  KvCacheType kv_cache_type() const { return kv_cache_type_; }
+  // Bytes the KV cache takes (all layers, K and V, context_length() positions).
+  uint64_t kv_cache_bytes() const;
   // The weights (as loaded; f16 matrices converted to f32).
   const checkpoint::TensorDict& weights() const { return weights_; }
   // Bytes of the weights as stored.
@@ -215,6 +227,7 @@ class Model {
 
   ModelConfig config_;
   int context_ = 0;
+  KvCacheType kv_cache_type_ = KvCacheType::kF32;
   checkpoint::TensorDict weights_;
   uint64_t weight_bytes_ = 0;
   uint64_t released_weight_bytes_ = 0;

@@ -14,6 +14,7 @@
 #include "graph/graph.h"
 #include "gtest/gtest.h"
 #include "quantization/encoding.h"
+#include "quantization/internal/codecs.h"
 #include "runtime/session.h"
 
 namespace edgeq {
@@ -273,6 +274,60 @@ TEST_P(OpsTest, AttentionOverCacheAndBlock) {
     EXPECT_EQ(out.status().code(), absl::StatusCode::kOutOfRange);
     EXPECT_THAT(std::string(out.status().message()), ::testing::HasSubstr(message));
   }
+}
+
+// A q8_0 KV cache (u8 [kv_heads, ctx, head_dim / 32 * 34]): the attention of its decoded rows.
+TEST_P(OpsTest, AttentionOverQ8_0Cache) {
+  const int64_t t = 3, heads = 4, kvh = 2, hs = 64, ctx = 6, pos = 2, row = hs / 32 * 34;
+  const Tensor q = RandomTensor({t, heads, hs}, 21), kn = RandomTensor({kvh, t, hs}, 24),
+               vn = RandomTensor({kvh, t, hs}, 25);
+  std::vector<float> kc = ToVector(RandomTensor({kvh, ctx, hs}, 22)),
+                     vc = ToVector(RandomTensor({kvh, ctx, hs}, 23));
+  std::vector<uint8_t> kq(kvh * ctx * row), vq(kq.size());
+  for (int64_t r = 0; r < kvh * ctx; ++r) {
+    for (auto [f, b] : {std::make_pair(&kc, &kq), std::make_pair(&vc, &vq)}) {
+      quantization_internal::QuantizeRowQ8_0(f->data() + r * hs, b->data() + r * row, hs);
+      quantization_internal::DequantizeRowQ8_0(b->data() + r * row, f->data() + r * hs, hs);
+    }
+  }
+  const Tensor kct = *Tensor::FromValues<uint8_t>({kvh, ctx, row}, kq),
+               vct = *Tensor::FromValues<uint8_t>({kvh, ctx, row}, vq);
+  const Tensor positions = *Tensor::FromValues<int32_t>({t}, {2, 3, 4});
+  const TensorType u8(DType::kUInt8, {kvh, ctx, row});
+  Graph g("attention_q8_0", {F32({t, heads, hs}), u8, u8, F32({kvh, t, hs}), F32({kvh, t, hs}),
+                             TensorType(DType::kInt32, {t})});
+  g.Output(ops::Attention(g.Input(0), g.Input(1), g.Input(2), g.Input(3), g.Input(4), g.Input(5),
+                          0.125f));
+  ASSERT_TRUE(g.status().ok()) << g.status();
+  EXPECT_THAT(g.ToString(), ::testing::HasSubstr("encoding=q8_0"));
+  ExpectNear(Run(g, {q, kct, vct, kn, vn, positions}),
+             AttentionReference(ToVector(q), kc, vc, ToVector(kn), ToVector(vn), t, heads, kvh, hs,
+                                ctx, pos, 0.125f, 0),
+             1e-5f);
+}
+
+TEST(OpsBuilderTest, AttentionQ8_0CacheChecksItsShapes) {
+  const TensorType u8(DType::kUInt8, {2, 6, 34});
+  // head_dim 8: not a multiple of 32.
+  Graph g("attention",
+          {F32({3, 4, 8}), u8, u8, F32({2, 3, 8}), F32({2, 3, 8}), TensorType(DType::kInt32, {3})});
+  ops::Attention(g.Input(0), g.Input(1), g.Input(2), g.Input(3), g.Input(4), g.Input(5), 1.0f);
+  EXPECT_THAT(std::string(g.status().message()),
+              ::testing::HasSubstr("a q8_0 cache needs head_dim (q's dimension 2, 8)"));
+  // A q8_0 K cache with an f32 V cache.
+  Graph g2("attention", {F32({3, 4, 32}), u8, F32({2, 6, 32}), F32({2, 3, 32}), F32({2, 3, 32}),
+                         TensorType(DType::kInt32, {3})});
+  ops::Attention(g2.Input(0), g2.Input(1), g2.Input(2), g2.Input(3), g2.Input(4), g2.Input(5),
+                 1.0f);
+  EXPECT_THAT(std::string(g2.status().message()),
+              ::testing::HasSubstr("both plain f32 or both q8_0 rows"));
+  // Rows of the wrong length (head_dim 64 needs 68 bytes).
+  Graph g3("attention", {F32({3, 4, 64}), u8, u8, F32({2, 3, 64}), F32({2, 3, 64}),
+                         TensorType(DType::kInt32, {3})});
+  ops::Attention(g3.Input(0), g3.Input(1), g3.Input(2), g3.Input(3), g3.Input(4), g3.Input(5),
+                 1.0f);
+  EXPECT_THAT(std::string(g3.status().message()),
+              ::testing::HasSubstr("[kv_heads, ctx, head_dim / 32 * 34]"));
 }
 
 TEST(OpsBuilderTest, AttentionChecksItsShapes) {

@@ -31,7 +31,7 @@ namespace {
 
 constexpr char kBenchUsage[] =
     "MODEL [-p 512] [-n 128] [-r 5] [-t 1,2] [-b 16] [-o md|csv|json] [--profile] "
-    "[--roofline]\n"
+    "[--roofline] [-ctk TYPE]\n"
     "  -p, --n-prompt N     prompt tokens of the prefill test ppN (0: none; default 512)\n"
     "  -n, --n-gen N        tokens of the decode test tgN (0: none; default 128)\n"
     "  -r, --repetitions N  timed runs per test after one warm-up run (default 5)\n"
@@ -41,7 +41,7 @@ constexpr char kBenchUsage[] =
     "  --profile            after each test, the time per op and kernel over its timed runs\n"
     "  --roofline           measure the memory read bandwidth (a STREAM-like sum over 1 GiB with\n"
     "                       the same threads) and give each decode row's weight bytes per second\n"
-    "                       as a share of it\n"
+    "                       as a share of it\n" EDGEQ_KV_CACHE_USAGE
     "tokens/s are mean +- standard deviation over the runs; peak RSS is the process's VmHWM after "
     "the test.";
 
@@ -183,10 +183,11 @@ double ReadBandwidth(int threads) {
 }
 
 absl::Status Bench(const Args& raw_args) {
-  const std::vector<OptionSpec> specs = {{{"-p", "--n-prompt"}},    {{"-n", "--n-gen"}},
-                                         {{"-r", "--repetitions"}}, {{"-t", "--threads"}},
-                                         {{"-b", "--batch"}},       {{"-o", "--output"}},
-                                         {{"--profile"}, false},    {{"--roofline"}, false}};
+  std::vector<OptionSpec> specs = {{{"-p", "--n-prompt"}},    {{"-n", "--n-gen"}},
+                                   {{"-r", "--repetitions"}}, {{"-t", "--threads"}},
+                                   {{"-b", "--batch"}},       {{"-o", "--output"}},
+                                   {{"--profile"}, false},    {{"--roofline"}, false}};
+  for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
   EDGEQ_ASSIGN_OR_RETURN(LlmArgs args, ParseLlmArgs(raw_args.raw, specs));
   if (args.positional.size() != 1) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -200,6 +201,7 @@ absl::Status Bench(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(std::vector<int> thread_list, args.GetIntList("threads", {1, 2}, 1, 1024));
   EDGEQ_ASSIGN_OR_RETURN(int64_t batch, args.GetInt("batch", 16, 1, 4096));
   const bool profile = args.Has("profile"), roofline = args.Has("roofline");
+  EDGEQ_ASSIGN_OR_RETURN(const llm::KvCacheType cache_type, ParseKvCacheType(args));
   const std::string format = args.Get("output", "md");
   if (format != "md" && format != "csv" && format != "json") {
     return absl::InvalidArgumentError(absl::StrFormat("-o %s: expected md, csv or json", format));
@@ -215,6 +217,7 @@ absl::Status Bench(const Args& raw_args) {
     mo.prefill_block = static_cast<int>(batch);
     mo.context_length = static_cast<int>(std::max<int64_t>(n_prompt + n_gen, 1));
     mo.mapped_file = file.file_bytes;  // drop copied weights' pages
+    mo.kv_cache_type = cache_type;
     absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(file.dict, mo);
     if (!loaded.ok()) {
       return absl::Status(loaded.status().code(),
@@ -240,6 +243,9 @@ absl::Status Bench(const Args& raw_args) {
       row.model =
           absl::StrCat(model.config().architecture, " ", ParamsLabel(ParameterCount(file.dict)));
       row.type = WeightTypeLabel(file.dict);
+      if (cache_type != llm::KvCacheType::kF32) {
+        absl::StrAppend(&row.type, " KV ", llm::KvCacheTypeName(cache_type));
+      }
       row.bytes = model.weight_bytes();
       row.params = ParameterCount(file.dict);
       row.threads = threads;

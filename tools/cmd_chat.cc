@@ -146,6 +146,7 @@ absl::Status Chat(const Args& raw_args) {
       {{"--verbose-prompt"}, false},
   };
   for (const OptionSpec& s : SamplerOptionSpecs()) specs.push_back(s);
+  for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
   EDGEQ_ASSIGN_OR_RETURN(LlmArgs args, ParseLlmArgs(raw_args.raw, specs));
   if (args.positional.size() != 1) {
     return absl::InvalidArgumentError(
@@ -158,6 +159,7 @@ absl::Status Chat(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(int64_t threads, args.GetInt("threads", 0, 0, 1024));
   EDGEQ_ASSIGN_OR_RETURN(int64_t ctx, args.GetInt("ctx-size", 0, 0, 1 << 20));
   EDGEQ_ASSIGN_OR_RETURN(const llm::SamplerOptions so, ParseSamplerOptions(args));
+  EDGEQ_ASSIGN_OR_RETURN(const llm::KvCacheType cache_type, ParseKvCacheType(args));
   const bool verbose = args.Has("verbose-prompt");
 
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
@@ -180,6 +182,7 @@ absl::Status Chat(const Args& raw_args) {
   llm::ModelOptions mo;
   mo.num_threads = threads > 0 ? static_cast<int>(threads) : kernels::DefaultThreadCount();
   mo.context_length = static_cast<int>(ctx);
+  mo.kv_cache_type = cache_type;
   mo.mapped_file = file.file_bytes;  // drop copied weights' pages
   absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(file.dict, mo);
   if (!loaded.ok()) {
@@ -189,11 +192,12 @@ absl::Status Chat(const Args& raw_args) {
   llm::Model& model = **loaded;
   EDGEQ_ASSIGN_OR_RETURN(llm::Sampler sampler, llm::Sampler::Create(model.config().vocab_size, so));
   const int n_ctx = model.context_length();
-  absl::FPrintF(stderr,
-                "model: %s (%s)\nchat template: %s\nsampler: %s\ncontext %d, %d threads\n"
-                "/reset forgets the conversation, /exit ends; Ctrl-C stops a reply.\n",
-                path, model.config().ToString(), tmpl.name(), sampler.options().ToString(), n_ctx,
-                mo.num_threads);
+  absl::FPrintF(
+      stderr,
+      "model: %s (%s)\nchat template: %s\nsampler: %s\ncontext %d (%s KV cache), %d threads\n"
+      "/reset forgets the conversation, /exit ends; Ctrl-C stops a reply.\n",
+      path, model.config().ToString(), tmpl.name(), sampler.options().ToString(), n_ctx,
+      llm::KvCacheTypeName(model.kv_cache_type()), mo.num_threads);
 
   llm::GenerateOptions go;
   go.max_tokens = static_cast<int>(n_predict);

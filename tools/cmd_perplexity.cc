@@ -24,19 +24,20 @@ namespace tools {
 namespace {
 
 constexpr char kPerplexityUsage[] =
-    "MODEL -f FILE [-c CTX] [-t THREADS] [--chunks N] [--tokenizer FILE]\n"
+    "MODEL -f FILE [-c CTX] [-t THREADS] [--chunks N] [-ctk TYPE] [--tokenizer FILE]\n"
     "  -f, --file FILE      text to score\n"
     "  -c, --ctx-size N     chunk length in tokens (default 512; the text must hold two chunks)\n"
     "  --chunks N           score at most N chunks (default: all)\n"
-    "  -t, --threads N      (default: the fastest cluster's cores)\n"
+    "  -t, --threads N      (default: the fastest cluster's cores)\n" EDGEQ_KV_CACHE_USAGE
     "Prints [chunk]running-perplexity per chunk and 'Final estimate: PPL = X +/- Y' (stdout).";
 
 absl::Status Perplexity(const Args& raw_args) {
-  const std::vector<OptionSpec> specs = {{{"-f", "--file"}},
-                                         {{"-c", "--ctx-size"}},
-                                         {{"-t", "--threads"}},
-                                         {{"--chunks"}},
-                                         {{"--tokenizer"}}};
+  std::vector<OptionSpec> specs = {{{"-f", "--file"}},
+                                   {{"-c", "--ctx-size"}},
+                                   {{"-t", "--threads"}},
+                                   {{"--chunks"}},
+                                   {{"--tokenizer"}}};
+  for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
   EDGEQ_ASSIGN_OR_RETURN(LlmArgs args, ParseLlmArgs(raw_args.raw, specs));
   if (args.positional.size() != 1) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -48,6 +49,7 @@ absl::Status Perplexity(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(int64_t n_ctx, args.GetInt("ctx-size", 512, 2, 1 << 20));
   EDGEQ_ASSIGN_OR_RETURN(int64_t threads, args.GetInt("threads", 0, 0, 1024));
   EDGEQ_ASSIGN_OR_RETURN(int64_t max_chunks, args.GetInt("chunks", -1, -1));
+  EDGEQ_ASSIGN_OR_RETURN(const llm::KvCacheType cache_type, ParseKvCacheType(args));
   std::ifstream in(args.Get("file"), std::ios::binary);
   if (!in) {
     return absl::NotFoundError(absl::StrFormat("cannot open text file '%s'", args.Get("file")));
@@ -60,6 +62,7 @@ absl::Status Perplexity(const Args& raw_args) {
   llm::ModelOptions mo;
   mo.num_threads = threads > 0 ? static_cast<int>(threads) : kernels::DefaultThreadCount();
   mo.context_length = static_cast<int>(n_ctx);
+  mo.kv_cache_type = cache_type;
   mo.mapped_file = file.file_bytes;  // drop copied weights' pages
   absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(file.dict, mo);
   if (!loaded.ok()) {
@@ -78,8 +81,10 @@ absl::Status Perplexity(const Args& raw_args) {
   }
   int64_t n_chunk = static_cast<int64_t>(tokens.size()) / n_ctx;
   if (max_chunks >= 0) n_chunk = std::min(n_chunk, max_chunks);
-  absl::FPrintF(stderr, "model: %s (%s)\nperplexity: %d tokens, %d chunks of %d, %d threads\n",
-                path, model.config().ToString(), tokens.size(), n_chunk, n_ctx, mo.num_threads);
+  absl::FPrintF(stderr,
+                "model: %s (%s)\nperplexity: %d tokens, %d chunks of %d, %d threads, %s KV cache\n",
+                path, model.config().ToString(), tokens.size(), n_chunk, n_ctx, mo.num_threads,
+                llm::KvCacheTypeName(model.kv_cache_type()));
   llm::PerplexityOptions po;
   po.n_ctx = static_cast<int>(n_ctx);
   po.max_chunks = static_cast<int>(n_chunk);

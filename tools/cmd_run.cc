@@ -22,7 +22,7 @@ namespace {
 constexpr char kRunUsage[] =
     "MODEL -p TEXT [-n N] [--temp T] [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] "
     "[--repeat-last-n N] [--presence-penalty P] [--frequency-penalty F] [-s SEED] [-t THREADS] "
-    "[-c CTX] [--tokenizer FILE] [--ignore-eos]\n"
+    "[-c CTX] [-ctk TYPE] [--tokenizer FILE] [--ignore-eos]\n"
     "  -p, --prompt TEXT        prompt (BOS added as the vocabulary says)\n"
     "  -n, --n-predict N        tokens to generate (default -1: until EOS or the context ends)\n"
     "  --temp T                 temperature (default 0.8; 0 = greedy)\n"
@@ -34,7 +34,8 @@ constexpr char kRunUsage[] =
     "  -t, --threads N          (default: the fastest cluster's cores)\n"
     "  -c, --ctx-size N         KV cache positions (default: prompt + N rounded up to 64, or\n"
     "                           without -n the model's context, at most 4096)\n"
-    "  --tokenizer FILE         a llama2.c tokenizer.bin for a model without a vocabulary\n"
+    "  --tokenizer FILE         a llama2.c tokenizer.bin for a model without a "
+    "vocabulary\n" EDGEQ_KV_CACHE_USAGE
     "Sampler order: penalties, top-k, top-p, min-p, temperature, draw (llama.cpp's).\n"
     "The text goes to stdout; the load and speed report to stderr.";
 
@@ -44,6 +45,7 @@ absl::Status Run(const Args& raw_args) {
       {{"-c", "--ctx-size"}}, {{"--tokenizer"}},       {{"--ignore-eos"}, false},
   };
   for (const OptionSpec& s : SamplerOptionSpecs()) specs.push_back(s);
+  for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
   EDGEQ_ASSIGN_OR_RETURN(LlmArgs args, ParseLlmArgs(raw_args.raw, specs));
   if (args.positional.size() != 1) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -56,6 +58,7 @@ absl::Status Run(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(int64_t threads, args.GetInt("threads", 0, 0, 1024));
   EDGEQ_ASSIGN_OR_RETURN(int64_t ctx, args.GetInt("ctx-size", 0, 0, 1 << 20));
   EDGEQ_ASSIGN_OR_RETURN(const llm::SamplerOptions so, ParseSamplerOptions(args));
+  EDGEQ_ASSIGN_OR_RETURN(const llm::KvCacheType cache_type, ParseKvCacheType(args));
 
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
   absl::StatusOr<llm::ModelConfig> config = llm::ModelConfig::FromMetadata(file.dict);
@@ -82,6 +85,7 @@ absl::Status Run(const Args& raw_args) {
   llm::ModelOptions mo;
   mo.num_threads = threads > 0 ? static_cast<int>(threads) : kernels::DefaultThreadCount();
   mo.context_length = static_cast<int>(ctx);
+  mo.kv_cache_type = cache_type;
   mo.mapped_file = file.file_bytes;  // drop copied weights' pages
   absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(file.dict, mo);
   if (!loaded.ok()) {
@@ -90,8 +94,11 @@ absl::Status Run(const Args& raw_args) {
   }
   llm::Model& model = **loaded;
   EDGEQ_ASSIGN_OR_RETURN(llm::Sampler sampler, llm::Sampler::Create(model.config().vocab_size, so));
-  absl::FPrintF(stderr, "model: %s (%s)\nsampler: %s\nprompt: %d tokens, context %d, %d threads\n",
+  absl::FPrintF(stderr,
+                "model: %s (%s)\nsampler: %s\nprompt: %d tokens, context %d (%s KV cache, "
+                "%.2f MiB), %d threads\n",
                 path, model.config().ToString(), so.ToString(), ids.size(), model.context_length(),
+                llm::KvCacheTypeName(model.kv_cache_type()), model.kv_cache_bytes() / 1048576.0,
                 mo.num_threads);
   if (static_cast<int>(ids.size()) > model.context_length()) {
     return absl::InvalidArgumentError(

@@ -208,6 +208,33 @@ std::vector<OptionSpec> SamplerOptionSpecs() {
           {{"-s", "--seed"}}};
 }
 
+std::vector<OptionSpec> KvCacheOptionSpecs() {
+  return {{{"-ctk", "--cache-type-k"}}, {{"-ctv", "--cache-type-v"}}};
+}
+
+absl::StatusOr<llm::KvCacheType> ParseKvCacheType(const LlmArgs& args) {
+  llm::KvCacheType types[2];
+  const char* names[2] = {"cache-type-k", "cache-type-v"};
+  for (int i = 0; i < 2; ++i) {
+    const std::string v = args.Get(names[i], "f32");
+    if (v == "f32") {
+      types[i] = llm::KvCacheType::kF32;
+    } else if (v == "q8_0") {
+      types[i] = llm::KvCacheType::kQ8_0;
+    } else {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--%s: unsupported KV cache type '%s'; expected f32 or q8_0", names[i], v));
+    }
+  }
+  if (args.Has("cache-type-k") && args.Has("cache-type-v") && types[0] != types[1]) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--cache-type-k is %s but --cache-type-v is %s; edgeq keeps K and V in one type",
+        args.Get("cache-type-k"), args.Get("cache-type-v")));
+  }
+  // One of them given: both take it.
+  return args.Has("cache-type-k") ? types[0] : types[1];
+}
+
 absl::StatusOr<llm::SamplerOptions> ParseSamplerOptions(const LlmArgs& args) {
   llm::SamplerOptions so;
   EDGEQ_ASSIGN_OR_RETURN(so.temperature, args.GetFloat("temp", so.temperature));

@@ -52,6 +52,18 @@ std::vector<OptionSpec> SamplerOptionSpecs();
 // number.
 absl::StatusOr<llm::SamplerOptions> ParseSamplerOptions(const LlmArgs& args);
 
+// The KV cache options of run, chat, perplexity and bench, as llama.cpp spells them:
+// -ctk/--cache-type-k and -ctv/--cache-type-v, each f32 (default) or q8_0.
+std::vector<OptionSpec> KvCacheOptionSpecs();
+// Usage lines for them.
+#define EDGEQ_KV_CACHE_USAGE                                                               \
+  "  -ctk, --cache-type-k TYPE  KV cache type: f32 (default) or q8_0 (3.76x less memory; " \
+  "-ctv,\n"                                                                                \
+  "                             --cache-type-v, must be the same)\n"
+// The cache type they ask for. InvalidArgument naming the option and its value for a type other
+// than f32 or q8_0 (f16 included: edgeq keeps f32 or q8_0), or for K and V of different types.
+absl::StatusOr<llm::KvCacheType> ParseKvCacheType(const LlmArgs& args);
+
 // A text tokenizer for a model: the vocabulary the model carries (tokenizer.ggml.*: SPM, BPE
 // or WordPiece through llm::Tokenizer, as llama.cpp tokenizes), or a llama2.c tokenizer file
 // (--tokenizer, encoded as llama2.c's run.c does).

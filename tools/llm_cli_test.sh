@@ -32,9 +32,9 @@ check "run reports the model" grep -q "llama: 2 layers, embedding 64, ffn 96, 4 
 check "run reports the sampler" grep -q "^sampler: temp 0.00, top_k 40, top_p 0.950, min_p 0.050" "$tmp/g1.err"
 # Without -c the cache holds prompt + n rounded up to 64 (14 + 60 -> 128), else the model's 256.
 edgeq run "$tmp/c256.gguf" -p "once upon a time" -n 60 --temp 0 -t 1 >/dev/null 2>"$tmp/k1.err"
-check "run sizes the cache to prompt + n" grep -q "^prompt: 14 tokens, context 128, 1 threads" "$tmp/k1.err"
+check "run sizes the cache to prompt + n" grep -q "^prompt: 14 tokens, context 128 (f32 KV cache, 0.06 MiB), 1 threads" "$tmp/k1.err"
 edgeq run "$tmp/c256.gguf" -p "once upon a time" -n 2 -c 200 --temp 0 -t 1 >/dev/null 2>"$tmp/k2.err"
-check "run takes -c" grep -q "^prompt: 14 tokens, context 200, 1 threads" "$tmp/k2.err"
+check "run takes -c" grep -q "^prompt: 14 tokens, context 200 (f32 KV cache" "$tmp/k2.err"
 # Sampled with a seed: the same seed gives the same text.
 edgeq run "$tmp/m.gguf" -p "the" -n 20 --seed 7 --temp 1.2 --top-k 0 --top-p 1 --min-p 0 -t 1 >"$tmp/s1.txt" 2>/dev/null
 edgeq run "$tmp/m.gguf" -p "the" -n 20 --seed 7 --temp 1.2 --top-k 0 --top-p 1 --min-p 0 -t 1 >"$tmp/s2.txt" 2>/dev/null
@@ -54,6 +54,26 @@ check "perplexity twice: same value" cmp -s "$tmp/p1.txt" "$tmp/p2.txt"
 echo "short" >"$tmp/short.txt"
 expect_error "perplexity text too short" 1 "error: .*short.txt' tokenizes to .* tokens; a context of 32 needs at least 64" \
   edgeq perplexity "$tmp/m.gguf" -f "$tmp/short.txt" -c 32 -t 1
+
+# The q8_0 KV cache (-ctk/-ctv q8_0, llama.cpp's spelling): head dim 32 (dim 128, 4 heads); its
+# perplexity within 1% of the f32 cache's; 34/128 of its bytes; bad types and head dims named.
+gen --shape=smollm2-135m --layers=2 --dim=128 --heads=4 --kv_heads=2 --ffn=96 --context=64 \
+  --vocab_size=300 --synthetic_vocab --out="$tmp/h32.gguf" 2>/dev/null
+edgeq perplexity "$tmp/h32.gguf" -f "$tmp/text.txt" -c 32 -t 1 >"$tmp/q0.txt" 2>/dev/null
+edgeq perplexity "$tmp/h32.gguf" -f "$tmp/text.txt" -c 32 -t 1 -ctk q8_0 -ctv q8_0 >"$tmp/q8.txt" 2>"$tmp/q8.err"
+check "perplexity q8_0 cache exit 0" test $? -eq 0
+check "perplexity reports the q8_0 cache" grep -q "1 threads, q8_0 KV cache" "$tmp/q8.err"
+ppl() { sed -n 's/^Final estimate: PPL = \([0-9.]*\) .*/\1/p' "$1"; }
+check "perplexity q8_0 cache within 1% of f32" awk -v a="$(ppl "$tmp/q0.txt")" -v b="$(ppl "$tmp/q8.txt")" \
+  'BEGIN { d = (a - b) / a; if (d < 0) d = -d; exit !(a > 0 && b > 0 && d < 0.01) }'
+edgeq run "$tmp/h32.gguf" -p "the" -n 4 --temp 0 -t 1 -c 64 --cache-type-k=q8_0 >/dev/null 2>"$tmp/q8r.err"
+check "run reports the q8_0 cache's bytes" grep -q "context 64 (q8_0 KV cache, 0.02 MiB)" "$tmp/q8r.err"
+expect_error "cache type f16" 1 "error: --cache-type-k: unsupported KV cache type 'f16'; expected f32 or q8_0" \
+  edgeq run "$tmp/h32.gguf" -p "the" -n 1 -ctk f16
+expect_error "cache types differ" 1 "error: --cache-type-k is q8_0 but --cache-type-v is f32; edgeq keeps K and V in one type" \
+  edgeq run "$tmp/h32.gguf" -p "the" -n 1 -ctk q8_0 -ctv f32
+expect_error "q8_0 cache, head dim 16" 1 "q8_0 KV cache needs a head dimension that is a multiple of 32; this model's is 16" \
+  edgeq run "$tmp/m.gguf" -p "the" -n 1 -ctv q8_0
 
 # bench: one row per thread count and test, in each format.
 edgeq bench "$tmp/m.gguf" -p 16 -n 8 -r 2 -t 1 >"$tmp/b.md" 2>/dev/null

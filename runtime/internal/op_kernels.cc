@@ -669,9 +669,9 @@ std::unique_ptr<OpKernel> CreateCopyKernel(int from, int to, size_t bytes) {
 // task with its own slice of the scratch buffer for its scores.
 class AttentionOpKernel : public OpKernel {
  public:
-  AttentionOpKernel(std::vector<int> in, int out, kernels::AttentionArgs shape, int64_t slots,
-                    const kernels::AttentionKernel* kernel)
-      : in_(std::move(in)), out_(out), shape_(shape), slots_(slots), kernel_(kernel) {}
+  AttentionOpKernel(std::vector<int> in, int out, kernels::AttentionArgs shape, bool q8_0,
+                    int64_t slots, const kernels::AttentionKernel* kernel)
+      : in_(std::move(in)), out_(out), shape_(shape), q8_0_(q8_0), slots_(slots), kernel_(kernel) {}
 
   absl::Status Run(const ExecContext& ctx) override {
     kernels::AttentionArgs a = shape_;
@@ -689,8 +689,13 @@ class AttentionOpKernel : public OpKernel {
       }
     }
     a.q = Data(ctx, in_[0]);
-    a.k_cache = Data(ctx, in_[1]);
-    a.v_cache = Data(ctx, in_[2]);
+    if (q8_0_) {
+      a.k_cache_q8_0 = Data<uint8_t>(ctx, in_[1]);
+      a.v_cache_q8_0 = Data<uint8_t>(ctx, in_[2]);
+    } else {
+      a.k_cache = Data(ctx, in_[1]);
+      a.v_cache = Data(ctx, in_[2]);
+    }
     a.k_new = Data(ctx, in_[3]);
     a.v_new = Data(ctx, in_[4]);
     a.out = Data(ctx, out_);
@@ -713,21 +718,26 @@ class AttentionOpKernel : public OpKernel {
     });
     return absl::OkStatus();
   }
-  std::string name() const override { return kernel_->name; }
+  std::string name() const override {
+    return q8_0_ ? absl::StrCat(kernel_->name, "_q8_0_cache") : std::string(kernel_->name);
+  }
   size_t ScratchBytes() const override {
     return static_cast<size_t>(slots_) * SlotFloats() * sizeof(float);
   }
 
  private:
-  // Scores of one group at the largest position: heads / kv_heads x (ctx + t), rounded to 64 bytes.
+  // Scores of one group at the largest position: heads / kv_heads x (ctx + t), plus one decoded
+  // row with a q8_0 cache, rounded to 64 bytes.
   size_t SlotFloats() const {
     const int64_t rep = shape_.heads / shape_.kv_heads;
-    return static_cast<size_t>((rep * (shape_.ctx + shape_.t) + 15) / 16 * 16);
+    const int64_t row = q8_0_ ? shape_.head_dim : 0;
+    return static_cast<size_t>((rep * (shape_.ctx + shape_.t) + row + 15) / 16 * 16);
   }
 
   std::vector<int> in_;
   int out_;
   kernels::AttentionArgs shape_;
+  bool q8_0_;
   int64_t slots_;
   const kernels::AttentionKernel* kernel_;
 };
@@ -809,7 +819,7 @@ absl::StatusOr<std::unique_ptr<OpKernel>> CreateOpKernel(const Graph& graph, con
         env.pool == nullptr ? 1 : static_cast<int64_t>(pthreadpool_get_threads_count(env.pool));
     // A few tasks per thread balance the causal rows' unequal lengths.
     const int64_t slots = std::max<int64_t>(1, std::min(a.kv_heads * a.t, 4 * threads));
-    return make(new AttentionOpKernel(node.inputs, out, a, slots,
+    return make(new AttentionOpKernel(node.inputs, out, a, node.attrs.encoding == "q8_0", slots,
                                       &kernels::SelectAttentionKernel(env.isa_cap)));
   }
   if (op == "reshape") return make(new CopyKernel("reshape", in0, out, ByteSize(out_type)));

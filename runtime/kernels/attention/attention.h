@@ -25,9 +25,14 @@ struct AttentionArgs {
   const float* q = nullptr;        // [t, heads, head_dim]
   const float* k_cache = nullptr;  // [kv_heads, ctx, head_dim]; rows 0..pos-1 are valid
   const float* v_cache = nullptr;  // [kv_heads, ctx, head_dim]
-  const float* k_new = nullptr;    // [kv_heads, t, head_dim]: the block's keys (pos..pos+t-1)
-  const float* v_new = nullptr;    // [kv_heads, t, head_dim]
-  float* out = nullptr;            // [t, heads, head_dim]
+  // A q8_0 cache instead (both set, k_cache/v_cache unused): [kv_heads, ctx, head_dim / 32]
+  // blocks of GGML's block_q8_0 (fp16 scale d, 32 int8; value = d * q), head_dim a multiple of
+  // 32. Each visible row is decoded once per call and used by all the query heads of its group.
+  const uint8_t* k_cache_q8_0 = nullptr;
+  const uint8_t* v_cache_q8_0 = nullptr;
+  const float* k_new = nullptr;  // [kv_heads, t, head_dim]: the block's keys (pos..pos+t-1)
+  const float* v_new = nullptr;  // [kv_heads, t, head_dim]
+  float* out = nullptr;          // [t, heads, head_dim]
   int64_t t = 0, heads = 0, kv_heads = 0, head_dim = 0, ctx = 0;
   int64_t pos = 0;     // position of query row 0; 0 <= pos <= ctx
   int64_t window = 0;  // > 0: query at position p sees positions > p - window only
@@ -35,7 +40,7 @@ struct AttentionArgs {
 };
 
 // Attends query rows `row` of all query heads that share kv head `kv_head`. `scores` holds at
-// least heads / kv_heads x (pos + t) floats, owned by the caller (one buffer per concurrent call).
+// least AttentionScratchFloats(args) floats, owned by the caller (one buffer per concurrent call).
 using AttentionGroupFn = void (*)(const AttentionArgs& args, int64_t kv_head, int64_t row,
                                   float* scores);
 
@@ -51,11 +56,14 @@ const AttentionKernel& SelectAttentionKernel(Isa cap = Isa::kBest);
 // Every kernel compiled into this binary (supported by this CPU or not), generic first.
 absl::Span<const AttentionKernel* const> AllAttentionKernels();
 
-// Scratch floats one AttendGroup call needs.
+// Scratch floats one AttendGroup call needs: the scores, and with a q8_0 cache one decoded row.
 inline size_t AttentionScratchFloats(const AttentionArgs& a) {
   const int64_t rep = a.kv_heads > 0 ? a.heads / a.kv_heads : 0;
-  return static_cast<size_t>(rep * (a.pos + a.t));
+  return static_cast<size_t>(rep * (a.pos + a.t) + (a.k_cache_q8_0 != nullptr ? a.head_dim : 0));
 }
+
+// Bytes of one head_dim-long cache row in q8_0 (34 per 32 values).
+inline int64_t AttentionQ8_0RowBytes(int64_t head_dim) { return head_dim / 32 * 34; }
 
 namespace internal {
 // The ISA files' entries (null where the file is not compiled for this architecture).

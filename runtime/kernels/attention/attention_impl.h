@@ -6,6 +6,7 @@
 //   static void Scale(float* y, float a, int64_t n);                  // y *= a
 //   static float Max(const float* x, int64_t n);
 //   static float ExpSum(float* x, int64_t n, float max);  // x = exp(x - max); returns the sum
+// The KV cache is f32 or q8_0 (AttentionArgs); q8_0 rows are decoded to f32 once per group.
 #ifndef EDGEQ_RUNTIME_KERNELS_ATTENTION_ATTENTION_IMPL_H_
 #define EDGEQ_RUNTIME_KERNELS_ATTENTION_ATTENTION_IMPL_H_
 
@@ -19,6 +20,44 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 
+// GGML's fp16 (IEEE half) to f32, exactly (subnormals included). A template on V so that each ISA
+// file gets its own copy (no inline symbol shared between files built with different flags).
+template <class V>
+float HalfToFloat(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu, man = h & 0x3ffu, bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (man << 13);
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112) << 23) | (man << 13);
+  } else if (man == 0) {
+    bits = sign;
+  } else {  // subnormal: normalize
+    exp = 113;
+    while ((man & 0x400u) == 0) {
+      man <<= 1;
+      --exp;
+    }
+    bits = sign | (exp << 23) | ((man & 0x3ffu) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
+// One q8_0 cache row (n values, n a multiple of 32) decoded to f32: d * q, d the block's fp16
+// scale as f32 (GGML's dequantize_row_q8_0).
+template <class V>
+void DecodeQ8_0Row(const uint8_t* row, int64_t n, float* out) {
+  for (int64_t b = 0; b < n / 32; ++b, row += 34, out += 32) {
+    uint16_t h;
+    std::memcpy(&h, row, sizeof(h));
+    const float d = HalfToFloat<V>(h);
+    const int8_t* q = reinterpret_cast<const int8_t*>(row + 2);
+    for (int i = 0; i < 32; ++i) out[i] = d * static_cast<float>(q[i]);
+  }
+}
+
 template <class V>
 void AttendGroup(const AttentionArgs& a, int64_t kv_head, int64_t row, float* scores) {
   const int64_t hs = a.head_dim, rep = a.heads / a.kv_heads;
@@ -29,18 +68,69 @@ void AttendGroup(const AttentionArgs& a, int64_t kv_head, int64_t row, float* sc
   const int64_t new_lo = std::max<int64_t>(lo - a.pos, 0);
   const int64_t n_cache = a.pos - cache_lo, n_new = row + 1 - new_lo;
   const int64_t n = n_cache + n_new;
-  const float* kc = a.k_cache + (kv_head * a.ctx + cache_lo) * hs;
-  const float* vc = a.v_cache + (kv_head * a.ctx + cache_lo) * hs;
   const float* kn = a.k_new + (kv_head * a.t + new_lo) * hs;
   const float* vn = a.v_new + (kv_head * a.t + new_lo) * hs;
+  const float* q0 = a.q + (row * a.heads + kv_head * rep) * hs;  // head r: q0 + r * hs
+  float* o0 = a.out + (row * a.heads + kv_head * rep) * hs;
+  if (a.k_cache_q8_0 != nullptr) {
+    // q8_0 cache: each visible row is decoded once into `buf` (after the scores) and used by the
+    // group's `rep` heads; the block's own rows are f32 as always.
+    const int64_t row_bytes = AttentionQ8_0RowBytes(hs);
+    const uint8_t* kc = a.k_cache_q8_0 + (kv_head * a.ctx + cache_lo) * row_bytes;
+    const uint8_t* vc = a.v_cache_q8_0 + (kv_head * a.ctx + cache_lo) * row_bytes;
+    float* buf = scores + rep * n;
+    for (int64_t j = 0; j < n_cache; ++j) {
+      DecodeQ8_0Row<V>(kc + j * row_bytes, hs, buf);
+      for (int64_t r = 0; r < rep; ++r) scores[r * n + j] = a.scale * V::Dot(q0 + r * hs, buf, hs);
+    }
+    for (int64_t r = 0; r < rep; ++r) {
+      float* s = scores + r * n;
+      for (int64_t j = 0; j < n_new; ++j) {
+        s[n_cache + j] = a.scale * V::Dot(q0 + r * hs, kn + j * hs, hs);
+      }
+    }
+    float sums[64];  // rep <= 64 (heads / kv_heads); larger groups take the per-head path
+    if (rep <= 64) {
+      for (int64_t r = 0; r < rep; ++r) {
+        float* s = scores + r * n;
+        sums[r] = V::ExpSum(s, n, V::Max(s, n));
+        std::memset(o0 + r * hs, 0, static_cast<size_t>(hs) * sizeof(float));
+      }
+      for (int64_t j = 0; j < n_cache; ++j) {
+        DecodeQ8_0Row<V>(vc + j * row_bytes, hs, buf);
+        for (int64_t r = 0; r < rep; ++r) V::Axpy(o0 + r * hs, scores[r * n + j], buf, hs);
+      }
+      for (int64_t r = 0; r < rep; ++r) {
+        float* s = scores + r * n;
+        float* o = o0 + r * hs;
+        for (int64_t j = 0; j < n_new; ++j) V::Axpy(o, s[n_cache + j], vn + j * hs, hs);
+        V::Scale(o, 1.0f / sums[r], hs);
+      }
+      return;
+    }
+    for (int64_t r = 0; r < rep; ++r) {
+      float* s = scores + r * n;
+      const float sum = V::ExpSum(s, n, V::Max(s, n));
+      float* o = o0 + r * hs;
+      std::memset(o, 0, static_cast<size_t>(hs) * sizeof(float));
+      for (int64_t j = 0; j < n_cache; ++j) {
+        DecodeQ8_0Row<V>(vc + j * row_bytes, hs, buf);
+        V::Axpy(o, s[j], buf, hs);
+      }
+      for (int64_t j = 0; j < n_new; ++j) V::Axpy(o, s[n_cache + j], vn + j * hs, hs);
+      V::Scale(o, 1.0f / sum, hs);
+    }
+    return;
+  }
+  const float* kc = a.k_cache + (kv_head * a.ctx + cache_lo) * hs;
+  const float* vc = a.v_cache + (kv_head * a.ctx + cache_lo) * hs;
   for (int64_t r = 0; r < rep; ++r) {
-    const int64_t qh = kv_head * rep + r;
-    const float* q = a.q + (row * a.heads + qh) * hs;
+    const float* q = q0 + r * hs;
     float* s = scores + r * n;
     for (int64_t j = 0; j < n_cache; ++j) s[j] = a.scale * V::Dot(q, kc + j * hs, hs);
     for (int64_t j = 0; j < n_new; ++j) s[n_cache + j] = a.scale * V::Dot(q, kn + j * hs, hs);
     const float sum = V::ExpSum(s, n, V::Max(s, n));
-    float* o = a.out + (row * a.heads + qh) * hs;
+    float* o = o0 + r * hs;
     std::memset(o, 0, static_cast<size_t>(hs) * sizeof(float));
     for (int64_t j = 0; j < n_cache; ++j) V::Axpy(o, s[j], vc + j * hs, hs);
     for (int64_t j = 0; j < n_new; ++j) V::Axpy(o, s[n_cache + j], vn + j * hs, hs);

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "gtest/gtest.h"
+#include "quantization/internal/codecs.h"
 
 namespace edgeq {
 namespace kernels {
@@ -57,13 +59,9 @@ void RunAll(const AttentionKernel& kernel, const AttentionArgs& a) {
   }
 }
 
-TEST(AttentionTest, EveryKernelMatchesTheDefinition) {
-  const Case cases[] = {
-      {1, 1, 1, 1, 0, 0},    {1, 1, 1, 7, 3, 0},     {1, 4, 2, 16, 5, 0},    {3, 6, 6, 48, 0, 0},
-      {3, 9, 3, 64, 40, 0},  {17, 4, 1, 64, 9, 0},   {1, 8, 2, 100, 77, 0},  {5, 2, 1, 128, 31, 0},
-      {4, 4, 2, 64, 20, 1},  {6, 4, 2, 32, 20, 4},   {9, 2, 2, 48, 3, 5},    {1, 8, 4, 64, 100, 30},
-      {33, 4, 4, 24, 0, 16}, {2, 12, 4, 80, 257, 0}, {1, 14, 2, 64, 300, 0},
-  };
+// Every kernel on `cases`; with `q8_0`, the cache rows are stored as q8_0 blocks (the reference
+// then uses their decoded values) and the rows beyond pos are 0xff bytes (NaN scales).
+void CheckEveryKernel(absl::Span<const Case> cases, bool q8_0) {
   std::mt19937 rng(7);
   std::normal_distribution<float> g(0.0f, 1.0f);
   for (const Case& c : cases) {
@@ -81,6 +79,21 @@ TEST(AttentionTest, EveryKernelMatchesTheDefinition) {
         vc[h * ctx * c.head_dim + p] = g(rng);
       }
     }
+    const int64_t row_bytes = AttentionQ8_0RowBytes(c.head_dim);
+    std::vector<uint8_t> kq(q8_0 ? c.kv_heads * ctx * row_bytes : 0, 0xff), vq(kq);
+    if (q8_0) {
+      for (int64_t h = 0; h < c.kv_heads; ++h) {
+        for (int64_t p = 0; p < c.pos; ++p) {
+          const int64_t r = h * ctx + p;
+          for (auto [f, b] : {std::make_pair(&kc, &kq), std::make_pair(&vc, &vq)}) {
+            quantization_internal::QuantizeRowQ8_0(f->data() + r * c.head_dim,
+                                                   b->data() + r * row_bytes, c.head_dim);
+            quantization_internal::DequantizeRowQ8_0(b->data() + r * row_bytes,
+                                                     f->data() + r * c.head_dim, c.head_dim);
+          }
+        }
+      }
+    }
     AttentionArgs a;
     a.q = q.data();
     a.k_cache = kc.data();
@@ -96,11 +109,17 @@ TEST(AttentionTest, EveryKernelMatchesTheDefinition) {
     a.window = c.window;
     a.scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim)) * 2.0f;  // sharper than usual
     const std::vector<double> want = Reference(a);
+    if (q8_0) {
+      a.k_cache = a.v_cache = nullptr;
+      a.k_cache_q8_0 = kq.data();
+      a.v_cache_q8_0 = vq.data();
+    }
     for (const AttentionKernel* k : AllAttentionKernels()) {
       if (!IsaSupported(k->isa)) continue;
       SCOPED_TRACE(::testing::Message()
-                   << k->name << " t=" << c.t << " heads=" << c.heads << "/" << c.kv_heads
-                   << " hs=" << c.head_dim << " pos=" << c.pos << " window=" << c.window);
+                   << k->name << (q8_0 ? " q8_0 cache" : " f32 cache") << " t=" << c.t
+                   << " heads=" << c.heads << "/" << c.kv_heads << " hs=" << c.head_dim
+                   << " pos=" << c.pos << " window=" << c.window);
       std::vector<float> out(q.size(), -1.0f);
       a.out = out.data();
       RunAll(*k, a);
@@ -109,6 +128,27 @@ TEST(AttentionTest, EveryKernelMatchesTheDefinition) {
       }
     }
   }
+}
+
+TEST(AttentionTest, EveryKernelMatchesTheDefinition) {
+  const Case cases[] = {
+      {1, 1, 1, 1, 0, 0},    {1, 1, 1, 7, 3, 0},     {1, 4, 2, 16, 5, 0},    {3, 6, 6, 48, 0, 0},
+      {3, 9, 3, 64, 40, 0},  {17, 4, 1, 64, 9, 0},   {1, 8, 2, 100, 77, 0},  {5, 2, 1, 128, 31, 0},
+      {4, 4, 2, 64, 20, 1},  {6, 4, 2, 32, 20, 4},   {9, 2, 2, 48, 3, 5},    {1, 8, 4, 64, 100, 30},
+      {33, 4, 4, 24, 0, 16}, {2, 12, 4, 80, 257, 0}, {1, 14, 2, 64, 300, 0},
+  };
+  CheckEveryKernel(cases, /*q8_0=*/false);
+}
+
+// A q8_0 cache (head_dim a multiple of 32): the same attention over the decoded rows, with
+// grouped heads (rep 1..7), windows, blocks and decode steps.
+TEST(AttentionTest, Q8_0CacheMatchesTheDefinitionOverItsDecodedRows) {
+  const Case cases[] = {
+      {1, 1, 1, 32, 1, 0},    {1, 4, 2, 64, 5, 0},   {3, 6, 6, 32, 0, 0},  {3, 9, 3, 64, 40, 0},
+      {17, 4, 1, 64, 9, 0},   {5, 2, 1, 128, 31, 0}, {6, 4, 2, 32, 20, 4}, {1, 8, 4, 64, 100, 30},
+      {1, 14, 2, 64, 300, 0}, {2, 7, 1, 96, 65, 0},
+  };
+  CheckEveryKernel(cases, /*q8_0=*/true);
 }
 
 TEST(AttentionTest, SelectHonoursTheCapAndTheCpu) {
