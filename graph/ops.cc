@@ -214,6 +214,18 @@ Value RmsNorm(Value x, Value weight, float epsilon) {
 
 Value Softmax(Value x) { return Unary("softmax", x); }
 Value Silu(Value x) { return Unary("silu", x); }
+
+Value SwiGlu(Value gate, Value up) {
+  const char* op = "swiglu";
+  Value failed;
+  GraphData* g = CommonGraph(op, {gate, up}, &failed);
+  if (g == nullptr) return failed;
+  if (!IsPlainF32(gate) || !IsPlainF32(up)) {
+    return Fail(g, op, {gate, up}, "gate and up must be plain f32");
+  }
+  if (gate.shape() != up.shape()) return Fail(g, op, {gate, up}, "gate and up must have one shape");
+  return Single(g, op, {gate.id(), up.id()}, {}, Plain(DType::kFloat32, gate.shape()));
+}
 Value Gelu(Value x) { return Unary("gelu", x); }
 
 Value Rope(Value x, Value positions, float theta) {
@@ -275,8 +287,8 @@ Value Attention(Value q, Value k_cache, Value v_cache, Value k_new, Value v_new,
                 q8_0 ? "k_cache and v_cache must both be [kv_heads, ctx, head_dim / 32 * 34]"
                      : "k_cache and v_cache must both be [kv_heads, ctx, head_dim]");
   }
-  if (k_new.shape() != Shape({kvh, t, hs}) || v_new.shape() != k_new.shape()) {
-    return Fail(g, op, in, "k_new and v_new must both be [kv_heads, t, head_dim]");
+  if (k_new.shape() != Shape({t, kvh, hs}) || v_new.shape() != k_new.shape()) {
+    return Fail(g, op, in, "k_new and v_new must both be [t, kv_heads, head_dim]");
   }
   if (positions.shape() != Shape({t})) return Fail(g, op, in, "positions must be [t]");
   if (!(scale > 0.0f) || !std::isfinite(scale)) return Fail(g, op, in, "scale must be > 0");

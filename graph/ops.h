@@ -43,6 +43,9 @@ Value RmsNorm(Value x, Value weight, float epsilon = 1e-5f);
 Value Softmax(Value x);
 // x * sigmoid(x).
 Value Silu(Value x);
+// silu(gate) * up, in one pass (the gated FFN of Llama, Qwen, ...: Mul(Silu(gate), up) without
+// the intermediate). gate and up: plain f32 of the same shape.
+Value SwiGlu(Value gate, Value up);
 // 0.5 x (1 + erf(x / sqrt(2))) (exact GELU).
 Value Gelu(Value x);
 
@@ -58,8 +61,8 @@ Value Rope(Value x, Value positions, float theta = 10000.0f);
 //   v_cache  f32 [kv_heads, ctx, head_dim]
 //            or both caches q8_0: u8 [kv_heads, ctx, head_dim / 32 * 34], each row head_dim / 32
 //            GGML block_q8_0 (head_dim a multiple of 32); rows are decoded as they are read
-//   k_new    f32 [kv_heads, t, head_dim]    the block's keys, positions pos..pos+t-1
-//   v_new    f32 [kv_heads, t, head_dim]
+//   k_new    f32 [t, kv_heads, head_dim]    the block's keys, positions pos..pos+t-1 (the
+//   v_new    f32 [t, kv_heads, head_dim]    projections' own layout: no transpose needed)
 //   positions i32 [t]: pos, pos + 1, ..., pos + t - 1 (read at Execute; consecutive, and
 //            0 <= pos <= ctx, else Execute fails with OutOfRange naming them)
 // -> f32 [t, heads * head_dim]: row i, head h is softmax(scale * q.k) . v over positions

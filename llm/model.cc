@@ -173,7 +173,7 @@ absl::StatusOr<Value> Scalar(Graph& g, float v) {
 // positions 0..pos-1 are in the caches. Inputs: tokens i32 [t], positions i32 [t] (pos..pos+t-1;
 // the attention reads the caches' first pos rows), then K and V caches [kv heads, ctx, head dim]
 // per layer. Outputs: the hidden states [t, dim] after the last block, then the block's K and V
-// rows [kv heads, t, head dim] per layer. `inv_freq` is the RoPE angle table of the global
+// rows [t, kv heads, head dim] per layer. `inv_freq` is the RoPE angle table of the global
 // layers, `inv_freq_swa` that of the sliding-window layers.
 absl::StatusOr<std::unique_ptr<Graph>> BuildBody(const TensorDict& dict, const ModelConfig& c,
                                                  int64_t ctx, KvCacheType cache_type,
@@ -212,8 +212,6 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBody(const TensorDict& dict, const M
   if (c.rope_attn_factor != 1.0f) {
     EDGEQ_ASSIGN_OR_RETURN(attn_factor, Scalar(g, c.rope_attn_factor));
   }
-  // [t, kv heads, hs] -> [kv heads, t, hs] (the cache's layout).
-  const std::vector<int64_t> swap01 = {1, 0, 2};
 
   std::vector<Value> outputs(1);  // hidden states first
   for (int l = 0; l < c.block_count; ++l) {
@@ -251,8 +249,8 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBody(const TensorDict& dict, const M
       q = ops::Mul(q, attn_factor);
       k = ops::Mul(k, attn_factor);
     }
-    const Value k_new = ops::Transpose(k, swap01);                              // [kvh, t, hs]
-    const Value v_new = ops::Transpose(ops::Reshape(v, {t, kvh, hs}), swap01);  // [kvh, t, hs]
+    const Value k_new = k;                              // [t, kvh, hs]
+    const Value v_new = ops::Reshape(v, {t, kvh, hs});  // [t, kvh, hs]
     // Fused attention over the cache's first `pos` rows and the block (causal; within the
     // window on sliding-window layers), reading only the visible rows: [t, heads * hs].
     const Value o_rows = ops::Attention(q, k_cache, v_cache, k_new, v_new, positions,
@@ -275,11 +273,11 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBody(const TensorDict& dict, const M
       EDGEQ_ASSIGN_OR_RETURN(gate, Linear(g, dict, p + "ffn_gate.weight", hidden, dim, h));
       EDGEQ_ASSIGN_OR_RETURN(up, Linear(g, dict, p + "ffn_up.weight", hidden, dim, h));
     }
-    const Value act = c.ffn_activation == "gelu_tanh"
-                          ? GeluTanh(gate, /*half_precision_table=*/true)
-                          : ops::Silu(gate);
-    EDGEQ_ASSIGN_OR_RETURN(Value down,
-                           Linear(g, dict, p + "ffn_down.weight", dim, hidden, ops::Mul(act, up)));
+    // SwiGLU in one pass; Gemma's GeGLU as tanh-GELU, then the product.
+    const Value gated = c.ffn_activation == "gelu_tanh"
+                            ? ops::Mul(GeluTanh(gate, /*half_precision_table=*/true), up)
+                            : ops::SwiGlu(gate, up);
+    EDGEQ_ASSIGN_OR_RETURN(Value down, Linear(g, dict, p + "ffn_down.weight", dim, hidden, gated));
     if (c.post_norms) {
       EDGEQ_ASSIGN_OR_RETURN(down, Norm(g, dict, p + "post_ffw_norm.weight", dim, eps, down));
     }
@@ -787,28 +785,31 @@ absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, i
     in.emplace_back(input_names_[2 * l + 1], v_cache_[l]);
   }
   EDGEQ_ASSIGN_OR_RETURN(TensorMap out, b.model->Execute(in));
-  // Store the block's real K and V rows ([kv heads, t, hs]; the first n) into the caches at
-  // pos..pos+n-1.
-  const int64_t hs = config_.head_dim, ctx = context_, t = b.t;
+  // Store the block's real K and V rows ([t, kv heads, hs]; the first n) into the caches
+  // ([kv heads, ctx, hs]) at pos..pos+n-1.
+  const int64_t hs = config_.head_dim, ctx = context_, kvh = config_.head_count_kv;
   for (int l = 0; l < config_.block_count; ++l) {
     for (int which = 0; which < 2; ++which) {
       EDGEQ_ASSIGN_OR_RETURN(Tensor rows, out.Get(output_names_[2 * l + which]));
       EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> src, rows.Values<float>());
       Tensor& cache = which == 0 ? k_cache_[l] : v_cache_[l];
       if (kv_cache_type_ == KvCacheType::kQ8_0) {
-        // n rows of hs values (hs a multiple of 32) quantize as n * hs consecutive values.
         const int64_t row_bytes = Q8_0RowBytes(hs);
         EDGEQ_ASSIGN_OR_RETURN(absl::Span<uint8_t> dst, cache.MutableValues<uint8_t>());
-        for (int64_t h = 0; h < config_.head_count_kv; ++h) {
-          quantization_internal::QuantizeRowQ8_0(src.data() + h * t * hs,
-                                                 dst.data() + (h * ctx + pos) * row_bytes, n * hs);
+        for (int64_t i = 0; i < n; ++i) {
+          for (int64_t h = 0; h < kvh; ++h) {
+            quantization_internal::QuantizeRowQ8_0(
+                src.data() + (i * kvh + h) * hs, dst.data() + (h * ctx + pos + i) * row_bytes, hs);
+          }
         }
         continue;
       }
       EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> dst, cache.MutableValues<float>());
-      for (int64_t h = 0; h < config_.head_count_kv; ++h) {
-        std::memcpy(dst.data() + (h * ctx + pos) * hs, src.data() + h * t * hs,
-                    n * hs * sizeof(float));
+      for (int64_t i = 0; i < n; ++i) {
+        for (int64_t h = 0; h < kvh; ++h) {
+          std::memcpy(dst.data() + (h * ctx + pos + i) * hs, src.data() + (i * kvh + h) * hs,
+                      hs * sizeof(float));
+        }
       }
     }
   }

@@ -149,6 +149,23 @@ TEST_P(OpsTest, Unary) {
   }
 }
 
+// SwiGlu = Silu(gate) * up in one op (large enough to be split across threads), and its checks.
+TEST_P(OpsTest, SwiGlu) {
+  const Tensor gate = RandomTensor({9, 1000}, 31), up = RandomTensor({9, 1000}, 32);
+  const std::vector<float> gv = ToVector(gate), uv = ToVector(up);
+  Graph g("swiglu", {F32({9, 1000}), F32({9, 1000})});
+  g.Output(ops::SwiGlu(g.Input(0), g.Input(1)));
+  ASSERT_TRUE(g.status().ok()) << g.status();
+  std::vector<float> want;
+  for (size_t i = 0; i < gv.size(); ++i) want.push_back(gv[i] / (1.0f + std::exp(-gv[i])) * uv[i]);
+  ExpectNear(Run(g, {gate, up}), want, 1e-6f);
+
+  Graph bad("swiglu", {F32({9, 1000}), F32({9, 999})});
+  bad.Output(ops::SwiGlu(bad.Input(0), bad.Input(1)));
+  EXPECT_THAT(std::string(bad.status().message()),
+              ::testing::HasSubstr("gate and up must have one shape"));
+}
+
 TEST_P(OpsTest, SoftmaxAndRmsNorm) {
   const Shape shape{5, 3, 37};
   Tensor x = RandomTensor(shape, 4);
@@ -212,8 +229,8 @@ std::vector<float> AttentionReference(const std::vector<float>& q, const std::ve
       std::vector<const float*> v;
       for (int64_t p = 0; p <= pos + i; ++p) {
         if (window > 0 && p <= pos + i - window) continue;
-        const float* k = p < pos ? &kc[(g * ctx + p) * hs] : &kn[(g * t + p - pos) * hs];
-        v.push_back(p < pos ? &vc[(g * ctx + p) * hs] : &vn[(g * t + p - pos) * hs]);
+        const float* k = p < pos ? &kc[(g * ctx + p) * hs] : &kn[((p - pos) * kvh + g) * hs];
+        v.push_back(p < pos ? &vc[(g * ctx + p) * hs] : &vn[((p - pos) * kvh + g) * hs]);
         double d = 0;
         for (int64_t e = 0; e < hs; ++e) d += double{q[(i * heads + h) * hs + e]} * k[e];
         s.push_back(scale * d);
@@ -234,13 +251,13 @@ std::vector<float> AttentionReference(const std::vector<float>& q, const std::ve
 TEST_P(OpsTest, AttentionOverCacheAndBlock) {
   const int64_t t = 3, heads = 4, kvh = 2, hs = 8, ctx = 6, pos = 2;
   const Tensor q = RandomTensor({t, heads, hs}, 11), kc = RandomTensor({kvh, ctx, hs}, 12),
-               vc = RandomTensor({kvh, ctx, hs}, 13), kn = RandomTensor({kvh, t, hs}, 14),
-               vn = RandomTensor({kvh, t, hs}, 15);
+               vc = RandomTensor({kvh, ctx, hs}, 13), kn = RandomTensor({t, kvh, hs}, 14),
+               vn = RandomTensor({t, kvh, hs}, 15);
   const Tensor positions = *Tensor::FromValues<int32_t>({t}, {2, 3, 4});
   for (int64_t window : {0, 2}) {
     SCOPED_TRACE(window);
     Graph g("attention", {F32({t, heads, hs}), F32({kvh, ctx, hs}), F32({kvh, ctx, hs}),
-                          F32({kvh, t, hs}), F32({kvh, t, hs}), TensorType(DType::kInt32, {t})});
+                          F32({t, kvh, hs}), F32({t, kvh, hs}), TensorType(DType::kInt32, {t})});
     const Value o = ops::Attention(g.Input(0), g.Input(1), g.Input(2), g.Input(3), g.Input(4),
                                    g.Input(5), 0.5f, window);
     g.Output(o);
@@ -253,7 +270,7 @@ TEST_P(OpsTest, AttentionOverCacheAndBlock) {
   }
   // Positions read at Execute: past the cache, or not consecutive, are errors naming them.
   Graph g("attention", {F32({t, heads, hs}), F32({kvh, ctx, hs}), F32({kvh, ctx, hs}),
-                        F32({kvh, t, hs}), F32({kvh, t, hs}), TensorType(DType::kInt32, {t})});
+                        F32({t, kvh, hs}), F32({t, kvh, hs}), TensorType(DType::kInt32, {t})});
   g.Output(
       ops::Attention(g.Input(0), g.Input(1), g.Input(2), g.Input(3), g.Input(4), g.Input(5), 0.5f));
   InferenceSession session({.num_threads = GetParam().threads});
@@ -279,8 +296,8 @@ TEST_P(OpsTest, AttentionOverCacheAndBlock) {
 // A q8_0 KV cache (u8 [kv_heads, ctx, head_dim / 32 * 34]): the attention of its decoded rows.
 TEST_P(OpsTest, AttentionOverQ8_0Cache) {
   const int64_t t = 3, heads = 4, kvh = 2, hs = 64, ctx = 6, pos = 2, row = hs / 32 * 34;
-  const Tensor q = RandomTensor({t, heads, hs}, 21), kn = RandomTensor({kvh, t, hs}, 24),
-               vn = RandomTensor({kvh, t, hs}, 25);
+  const Tensor q = RandomTensor({t, heads, hs}, 21), kn = RandomTensor({t, kvh, hs}, 24),
+               vn = RandomTensor({t, kvh, hs}, 25);
   std::vector<float> kc = ToVector(RandomTensor({kvh, ctx, hs}, 22)),
                      vc = ToVector(RandomTensor({kvh, ctx, hs}, 23));
   std::vector<uint8_t> kq(kvh * ctx * row), vq(kq.size());
@@ -294,7 +311,7 @@ TEST_P(OpsTest, AttentionOverQ8_0Cache) {
                vct = *Tensor::FromValues<uint8_t>({kvh, ctx, row}, vq);
   const Tensor positions = *Tensor::FromValues<int32_t>({t}, {2, 3, 4});
   const TensorType u8(DType::kUInt8, {kvh, ctx, row});
-  Graph g("attention_q8_0", {F32({t, heads, hs}), u8, u8, F32({kvh, t, hs}), F32({kvh, t, hs}),
+  Graph g("attention_q8_0", {F32({t, heads, hs}), u8, u8, F32({t, kvh, hs}), F32({t, kvh, hs}),
                              TensorType(DType::kInt32, {t})});
   g.Output(ops::Attention(g.Input(0), g.Input(1), g.Input(2), g.Input(3), g.Input(4), g.Input(5),
                           0.125f));
@@ -310,19 +327,19 @@ TEST(OpsBuilderTest, AttentionQ8_0CacheChecksItsShapes) {
   const TensorType u8(DType::kUInt8, {2, 6, 34});
   // head_dim 8: not a multiple of 32.
   Graph g("attention",
-          {F32({3, 4, 8}), u8, u8, F32({2, 3, 8}), F32({2, 3, 8}), TensorType(DType::kInt32, {3})});
+          {F32({3, 4, 8}), u8, u8, F32({3, 2, 8}), F32({3, 2, 8}), TensorType(DType::kInt32, {3})});
   ops::Attention(g.Input(0), g.Input(1), g.Input(2), g.Input(3), g.Input(4), g.Input(5), 1.0f);
   EXPECT_THAT(std::string(g.status().message()),
               ::testing::HasSubstr("a q8_0 cache needs head_dim (q's dimension 2, 8)"));
   // A q8_0 K cache with an f32 V cache.
-  Graph g2("attention", {F32({3, 4, 32}), u8, F32({2, 6, 32}), F32({2, 3, 32}), F32({2, 3, 32}),
+  Graph g2("attention", {F32({3, 4, 32}), u8, F32({2, 6, 32}), F32({3, 2, 32}), F32({3, 2, 32}),
                          TensorType(DType::kInt32, {3})});
   ops::Attention(g2.Input(0), g2.Input(1), g2.Input(2), g2.Input(3), g2.Input(4), g2.Input(5),
                  1.0f);
   EXPECT_THAT(std::string(g2.status().message()),
               ::testing::HasSubstr("both plain f32 or both q8_0 rows"));
   // Rows of the wrong length (head_dim 64 needs 68 bytes).
-  Graph g3("attention", {F32({3, 4, 64}), u8, u8, F32({2, 3, 64}), F32({2, 3, 64}),
+  Graph g3("attention", {F32({3, 4, 64}), u8, u8, F32({3, 2, 64}), F32({3, 2, 64}),
                          TensorType(DType::kInt32, {3})});
   ops::Attention(g3.Input(0), g3.Input(1), g3.Input(2), g3.Input(3), g3.Input(4), g3.Input(5),
                  1.0f);
@@ -331,13 +348,13 @@ TEST(OpsBuilderTest, AttentionQ8_0CacheChecksItsShapes) {
 }
 
 TEST(OpsBuilderTest, AttentionChecksItsShapes) {
-  Graph g("attention", {F32({3, 4, 8}), F32({3, 6, 8}), F32({2, 6, 8}), F32({2, 3, 8}),
-                        F32({2, 3, 8}), TensorType(DType::kInt32, {3})});
+  Graph g("attention", {F32({3, 4, 8}), F32({3, 6, 8}), F32({2, 6, 8}), F32({3, 2, 8}),
+                        F32({3, 2, 8}), TensorType(DType::kInt32, {3})});
   ops::Attention(g.Input(0), g.Input(1), g.Input(1), g.Input(3), g.Input(4), g.Input(5), 1.0f);
   EXPECT_THAT(std::string(g.status().message()),
               ::testing::HasSubstr("must be a multiple of kv_heads"));
-  Graph g2("attention", {F32({3, 4, 8}), F32({2, 6, 8}), F32({2, 6, 8}), F32({2, 3, 8}),
-                         F32({2, 3, 8}), TensorType(DType::kInt32, {3})});
+  Graph g2("attention", {F32({3, 4, 8}), F32({2, 6, 8}), F32({2, 6, 8}), F32({3, 2, 8}),
+                         F32({3, 2, 8}), TensorType(DType::kInt32, {3})});
   ops::Attention(g2.Input(0), g2.Input(1), g2.Input(2), g2.Input(3), g2.Input(4), g2.Input(5), 1.0f,
                  -1);
   EXPECT_THAT(std::string(g2.status().message()), ::testing::HasSubstr("window must be >= 0"));

@@ -19,6 +19,7 @@
 #include "quantization/encoding.h"
 #include "runtime/custom_op.h"
 #include "runtime/kernels/attention/attention.h"
+#include "runtime/kernels/vector/activation.h"
 #include "xnnpack.h"
 
 namespace edgeq {
@@ -153,16 +154,16 @@ class BinaryKernel : public OpKernel {
 
 class UnaryKernel : public OpKernel {
  public:
-  UnaryKernel(std::string op, int x, int out, int64_t n)
-      : op_(std::move(op)), silu_(op_ == "silu"), x_(x), out_(out), n_(n) {}
+  UnaryKernel(std::string op, int x, int out, int64_t n, const kernels::ActivationKernel* act)
+      : op_(std::move(op)), silu_(op_ == "silu"), x_(x), out_(out), n_(n), act_(act) {}
 
   absl::Status Run(const ExecContext& ctx) override {
     const float* x = Data(ctx, x_);
     float* y = Data(ctx, out_);
     if (silu_) {
-      ParallelFor(ctx.pool, n_, 4096, 4 * n_, [=](size_t s, size_t c) {
-        for (size_t i = s; i < s + c; ++i) y[i] = x[i] * (1.0f / (1.0f + std::exp(-x[i])));
-      });
+      const auto silu = act_->silu;
+      ParallelFor(ctx.pool, n_, 4096, 4 * n_,
+                  [=](size_t s, size_t c) { silu(x + s, y + s, static_cast<int64_t>(c)); });
     } else {
       ParallelFor(ctx.pool, n_, 4096, 4 * n_, [=](size_t s, size_t c) {
         for (size_t i = s; i < s + c; ++i) {
@@ -172,13 +173,49 @@ class UnaryKernel : public OpKernel {
     }
     return absl::OkStatus();
   }
-  std::string name() const override { return op_; }
+  std::string name() const override {
+    return silu_ ? absl::StrCat("silu_", SuffixOf(act_->name)) : op_;
+  }
+
+  // "activation_avx512" -> "avx512".
+  static std::string SuffixOf(const char* name) {
+    const std::string n = name;
+    const size_t u = n.find('_');
+    return u == std::string::npos ? n : n.substr(u + 1);
+  }
 
  private:
   std::string op_;
   bool silu_;
   int x_, out_;
   int64_t n_;
+  const kernels::ActivationKernel* act_;
+};
+
+// ops::SwiGlu: silu(gate) * up in one pass.
+class SwiGluKernel : public OpKernel {
+ public:
+  SwiGluKernel(int gate, int up, int out, int64_t n, const kernels::ActivationKernel* act)
+      : gate_(gate), up_(up), out_(out), n_(n), act_(act) {}
+
+  absl::Status Run(const ExecContext& ctx) override {
+    const float* gate = Data(ctx, gate_);
+    const float* up = Data(ctx, up_);
+    float* y = Data(ctx, out_);
+    const auto swiglu = act_->swiglu;
+    ParallelFor(ctx.pool, n_, 4096, 4 * n_, [=](size_t s, size_t c) {
+      swiglu(gate + s, up + s, y + s, static_cast<int64_t>(c));
+    });
+    return absl::OkStatus();
+  }
+  std::string name() const override {
+    return absl::StrCat("swiglu_", UnaryKernel::SuffixOf(act_->name));
+  }
+
+ private:
+  int gate_, up_, out_;
+  int64_t n_;
+  const kernels::ActivationKernel* act_;
 };
 
 class SoftmaxKernel : public OpKernel {
@@ -225,9 +262,18 @@ class RmsNormKernel : public OpKernel {
       for (size_t r = s; r < s + c; ++r) {
         const float* xr = x + r * d;
         float* yr = y + r * d;
-        float ss = 0.0f;
-        for (int64_t i = 0; i < d; ++i) ss += xr[i] * xr[i];
-        ss = ss / static_cast<float>(d) + eps;
+        // 16 partial sums (lanes the compiler keeps in vector registers), added pairwise: the
+        // sum does not wait on one add's latency per element.
+        float part[16] = {};
+        int64_t i = 0;
+        for (; i + 16 <= d; i += 16) {
+          for (int l = 0; l < 16; ++l) part[l] += xr[i + l] * xr[i + l];
+        }
+        for (; i < d; ++i) part[i % 16] += xr[i] * xr[i];
+        for (int w = 8; w >= 1; w /= 2) {
+          for (int l = 0; l < w; ++l) part[l] += part[l + w];
+        }
+        float ss = part[0] / static_cast<float>(d) + eps;
         ss = 1.0f / std::sqrt(ss);
         for (int64_t i = 0; i < d; ++i) yr[i] = w[i] * (ss * xr[i]);
       }
@@ -769,7 +815,12 @@ absl::StatusOr<std::unique_ptr<OpKernel>> CreateOpKernel(const Graph& graph, con
     return make(
         new BinaryKernel<DivOp>(op, in0, in1, out, in_shape(0), in_shape(1), out_type.type.shape));
   if (op == "silu" || op == "gelu") {
-    return make(new UnaryKernel(op, in0, out, out_type.type.shape.num_elements()));
+    return make(new UnaryKernel(op, in0, out, out_type.type.shape.num_elements(),
+                                &kernels::SelectActivationKernel(env.isa_cap)));
+  }
+  if (op == "swiglu") {
+    return make(new SwiGluKernel(in0, in1, out, out_type.type.shape.num_elements(),
+                                 &kernels::SelectActivationKernel(env.isa_cap)));
   }
   if (op == "softmax") {
     const int64_t d = in_shape(0).dim(-1);

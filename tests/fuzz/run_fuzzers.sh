@@ -63,10 +63,12 @@ build_model() {
                runtime/kernels/qmatmul.cc runtime/kernels/internal/activations.cc
                runtime/kernels/internal/repack.cc runtime/kernels/internal/repack_x16.cc
                runtime/kernels/generic/*.cc runtime/kernels/attention/attention.cc
-               "${common[@]}")
+               runtime/kernels/vector/activation.cc "${common[@]}")
   for src in tests/fuzz/model_fuzzer.cc "${plain[@]}" "${quant[@]}" runtime/kernels/x86/*.cc \
              runtime/kernels/attention/attention_avx2.cc \
-             runtime/kernels/attention/attention_avx512.cc; do
+             runtime/kernels/attention/attention_avx512.cc \
+             runtime/kernels/vector/activation_avx2.cc \
+             runtime/kernels/vector/activation_avx512.cc; do
     extra=()
     case "$src" in
       quantization/encoding.cc) ;;
@@ -78,6 +80,8 @@ build_model() {
         extra=("${avx2[@]}" -mavx512f -mavx512bw -mavx512vl -mavx512vnni) ;;
       runtime/kernels/attention/attention_avx2.cc) extra=(-mavx2 -mfma) ;;
       runtime/kernels/attention/attention_avx512.cc) extra=(-mavx2 -mfma -mavx512f) ;;
+      runtime/kernels/vector/activation_avx2.cc) extra=(-mavx2 -mfma) ;;
+      runtime/kernels/vector/activation_avx512.cc) extra=(-mavx2 -mfma -mavx512f) ;;
     esac
     f="$obj_dir/$(echo "$src" | tr / _).o"
     "$CXX" "${flags[@]}" "${extra[@]}" -c "$src" -o "$f"

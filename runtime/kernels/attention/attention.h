@@ -30,8 +30,8 @@ struct AttentionArgs {
   // 32. Each visible row is decoded once per call and used by all the query heads of its group.
   const uint8_t* k_cache_q8_0 = nullptr;
   const uint8_t* v_cache_q8_0 = nullptr;
-  const float* k_new = nullptr;  // [kv_heads, t, head_dim]: the block's keys (pos..pos+t-1)
-  const float* v_new = nullptr;  // [kv_heads, t, head_dim]
+  const float* k_new = nullptr;  // [t, kv_heads, head_dim]: the block's keys (pos..pos+t-1)
+  const float* v_new = nullptr;  // [t, kv_heads, head_dim]
   float* out = nullptr;          // [t, heads, head_dim]
   int64_t t = 0, heads = 0, kv_heads = 0, head_dim = 0, ctx = 0;
   int64_t pos = 0;     // position of query row 0; 0 <= pos <= ctx

@@ -6,6 +6,7 @@
 
 #include "runtime/kernels/attention/attention.h"
 #include "runtime/kernels/attention/attention_impl.h"
+#include "runtime/kernels/vector/exp_avx2.h"
 
 namespace edgeq {
 namespace kernels {
@@ -25,27 +26,6 @@ float HMax(__m256 v) {
   s = _mm_max_ps(s, _mm_movehl_ps(s, s));
   s = _mm_max_ss(s, _mm_movehdup_ps(s));
   return _mm_cvtss_f32(s);
-}
-
-// exp(x) for x <= 0 (softmax after the max is subtracted): x = n ln2 + r, |r| <= ln2 / 2, e^r by
-// its degree-6 Taylor polynomial (relative error < 2e-7), times 2^n. Below -87.3 the result is
-// the smallest normal, about 1e-38 (0 relative to the max's 1).
-__m256 Exp(__m256 x) {
-  x = _mm256_max_ps(x, _mm256_set1_ps(-87.33654f));
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)),
-                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693145752f), x);
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(1.42860677e-6f), r);
-  __m256 p = _mm256_set1_ps(1.0f / 720);
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-  const __m256i e =
-      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-  return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
 }
 
 struct Avx2Ops {
@@ -93,7 +73,7 @@ struct Avx2Ops {
     __m256 vs = _mm256_setzero_ps();
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
-      const __m256 e = Exp(_mm256_sub_ps(_mm256_loadu_ps(x + i), vmax));
+      const __m256 e = Avx2Exp(_mm256_sub_ps(_mm256_loadu_ps(x + i), vmax));
       _mm256_storeu_ps(x + i, e);
       vs = _mm256_add_ps(vs, e);
     }

@@ -5,6 +5,7 @@
 
 #include "runtime/kernels/attention/attention.h"
 #include "runtime/kernels/attention/attention_impl.h"
+#include "runtime/kernels/vector/exp_avx512.h"
 
 namespace edgeq {
 namespace kernels {
@@ -14,24 +15,6 @@ namespace {
 
 __mmask16 Avx512TailMask(int64_t left) {
   return static_cast<__mmask16>(left >= 16 ? 0xFFFF : (1u << left) - 1);
-}
-
-// exp(x) for x <= 0, as in attention_avx2.cc: x = n ln2 + r, degree-6 Taylor polynomial of e^r,
-// scaled by 2^n (vscalefps).
-__m512 Avx512Exp(__m512 x) {
-  x = _mm512_max_ps(x, _mm512_set1_ps(-87.33654f));
-  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504f)),
-                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145752f), x);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.42860677e-6f), r);
-  __m512 p = _mm512_set1_ps(1.0f / 720);
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-  return _mm512_scalef_ps(p, n);
 }
 
 struct Avx512Ops {

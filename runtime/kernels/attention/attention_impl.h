@@ -68,8 +68,10 @@ void AttendGroup(const AttentionArgs& a, int64_t kv_head, int64_t row, float* sc
   const int64_t new_lo = std::max<int64_t>(lo - a.pos, 0);
   const int64_t n_cache = a.pos - cache_lo, n_new = row + 1 - new_lo;
   const int64_t n = n_cache + n_new;
-  const float* kn = a.k_new + (kv_head * a.t + new_lo) * hs;
-  const float* vn = a.v_new + (kv_head * a.t + new_lo) * hs;
+  // The block's rows: [t, kv_heads, hs], one row of this head every kv_heads * hs floats.
+  const int64_t ns = a.kv_heads * hs;
+  const float* kn = a.k_new + new_lo * ns + kv_head * hs;
+  const float* vn = a.v_new + new_lo * ns + kv_head * hs;
   const float* q0 = a.q + (row * a.heads + kv_head * rep) * hs;  // head r: q0 + r * hs
   float* o0 = a.out + (row * a.heads + kv_head * rep) * hs;
   if (a.k_cache_q8_0 != nullptr) {
@@ -86,7 +88,7 @@ void AttendGroup(const AttentionArgs& a, int64_t kv_head, int64_t row, float* sc
     for (int64_t r = 0; r < rep; ++r) {
       float* s = scores + r * n;
       for (int64_t j = 0; j < n_new; ++j) {
-        s[n_cache + j] = a.scale * V::Dot(q0 + r * hs, kn + j * hs, hs);
+        s[n_cache + j] = a.scale * V::Dot(q0 + r * hs, kn + j * ns, hs);
       }
     }
     float sums[64];  // rep <= 64 (heads / kv_heads); larger groups take the per-head path
@@ -103,7 +105,7 @@ void AttendGroup(const AttentionArgs& a, int64_t kv_head, int64_t row, float* sc
       for (int64_t r = 0; r < rep; ++r) {
         float* s = scores + r * n;
         float* o = o0 + r * hs;
-        for (int64_t j = 0; j < n_new; ++j) V::Axpy(o, s[n_cache + j], vn + j * hs, hs);
+        for (int64_t j = 0; j < n_new; ++j) V::Axpy(o, s[n_cache + j], vn + j * ns, hs);
         V::Scale(o, 1.0f / sums[r], hs);
       }
       return;
@@ -117,7 +119,7 @@ void AttendGroup(const AttentionArgs& a, int64_t kv_head, int64_t row, float* sc
         DecodeQ8_0Row<V>(vc + j * row_bytes, hs, buf);
         V::Axpy(o, s[j], buf, hs);
       }
-      for (int64_t j = 0; j < n_new; ++j) V::Axpy(o, s[n_cache + j], vn + j * hs, hs);
+      for (int64_t j = 0; j < n_new; ++j) V::Axpy(o, s[n_cache + j], vn + j * ns, hs);
       V::Scale(o, 1.0f / sum, hs);
     }
     return;
@@ -128,12 +130,12 @@ void AttendGroup(const AttentionArgs& a, int64_t kv_head, int64_t row, float* sc
     const float* q = q0 + r * hs;
     float* s = scores + r * n;
     for (int64_t j = 0; j < n_cache; ++j) s[j] = a.scale * V::Dot(q, kc + j * hs, hs);
-    for (int64_t j = 0; j < n_new; ++j) s[n_cache + j] = a.scale * V::Dot(q, kn + j * hs, hs);
+    for (int64_t j = 0; j < n_new; ++j) s[n_cache + j] = a.scale * V::Dot(q, kn + j * ns, hs);
     const float sum = V::ExpSum(s, n, V::Max(s, n));
     float* o = o0 + r * hs;
     std::memset(o, 0, static_cast<size_t>(hs) * sizeof(float));
     for (int64_t j = 0; j < n_cache; ++j) V::Axpy(o, s[j], vc + j * hs, hs);
-    for (int64_t j = 0; j < n_new; ++j) V::Axpy(o, s[n_cache + j], vn + j * hs, hs);
+    for (int64_t j = 0; j < n_new; ++j) V::Axpy(o, s[n_cache + j], vn + j * ns, hs);
     V::Scale(o, 1.0f / sum, hs);
   }
 }

@@ -32,10 +32,10 @@ std::vector<double> Reference(const AttentionArgs& a) {
       std::vector<const float*> vs;
       for (int64_t p = 0; p <= qpos; ++p) {
         if (a.window > 0 && p <= qpos - a.window) continue;
-        const float* k =
-            p < a.pos ? a.k_cache + (h * a.ctx + p) * hs : a.k_new + (h * a.t + (p - a.pos)) * hs;
+        const float* k = p < a.pos ? a.k_cache + (h * a.ctx + p) * hs
+                                   : a.k_new + ((p - a.pos) * a.kv_heads + h) * hs;
         vs.push_back(p < a.pos ? a.v_cache + (h * a.ctx + p) * hs
-                               : a.v_new + (h * a.t + (p - a.pos)) * hs);
+                               : a.v_new + ((p - a.pos) * a.kv_heads + h) * hs);
         double d = 0;
         for (int64_t e = 0; e < hs; ++e) d += static_cast<double>(q[e]) * k[e];
         s.push_back(a.scale * d);
