@@ -698,9 +698,16 @@ TEST(ArchModelTest, SlidingWindowLimitsWhatALayerSees) {
     return *RandomModel(s);
   };
   const std::vector<int> tokens = {3, 8, 1, 22, 9, 14};
+  // (Equal up to the order of float sums: windowed layers attend row by row, the others in tiles
+  // of query rows.)
   const std::vector<float> none = LogitsAt(model(0), 16, tokens);
-  EXPECT_EQ(LogitsAt(model(6), 16, tokens), none);
-  EXPECT_NE(LogitsAt(model(2), 16, tokens), none);
+  auto max_diff = [&](const std::vector<float>& v) {
+    float d = 0;
+    for (size_t i = 0; i < v.size(); ++i) d = std::max(d, std::fabs(v[i] - none[i]));
+    return d;
+  };
+  EXPECT_LT(max_diff(LogitsAt(model(6), 16, tokens)), 1e-5f);
+  EXPECT_GT(max_diff(LogitsAt(model(2), 16, tokens)), 1e-3f);
 }
 
 // Every architecture from a file (Load(path): copied weights' pages released, biases, norms and

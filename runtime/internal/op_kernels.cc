@@ -745,7 +745,9 @@ class AttentionOpKernel : public OpKernel {
     a.k_new = Data(ctx, in_[3]);
     a.v_new = Data(ctx, in_[4]);
     a.out = Data(ctx, out_);
-    const int64_t groups = a.kv_heads * a.t;
+    // Groups: (kv head, tile of up to kAttentionTileRows consecutive query rows).
+    const int64_t tiles = (a.t + kernels::kAttentionTileRows - 1) / kernels::kAttentionTileRows;
+    const int64_t groups = a.kv_heads * tiles;
     if (groups == 0) return absl::OkStatus();
     const int64_t slots = std::min(slots_, groups);
     const int64_t per_slot = (groups + slots - 1) / slots;
@@ -758,7 +760,8 @@ class AttentionOpKernel : public OpKernel {
         float* scores = scratch + slot * slot_floats;
         const int64_t end = std::min(groups, static_cast<int64_t>(slot + 1) * per_slot);
         for (int64_t gi = static_cast<int64_t>(slot) * per_slot; gi < end; ++gi) {
-          group(a, gi / a.t, gi % a.t, scores);
+          const int64_t row0 = (gi % tiles) * kernels::kAttentionTileRows;
+          group(a, gi / tiles, row0, std::min(kernels::kAttentionTileRows, a.t - row0), scores);
         }
       }
     });
@@ -777,7 +780,8 @@ class AttentionOpKernel : public OpKernel {
   size_t SlotFloats() const {
     const int64_t rep = shape_.heads / shape_.kv_heads;
     const int64_t row = q8_0_ ? shape_.head_dim : 0;
-    return static_cast<size_t>((rep * (shape_.ctx + shape_.t) + row + 15) / 16 * 16);
+    return static_cast<size_t>(
+        (kernels::kAttentionTileRows * rep * (shape_.ctx + shape_.t) + row + 15) / 16 * 16);
   }
 
   std::vector<int> in_;

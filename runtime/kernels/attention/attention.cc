@@ -15,6 +15,22 @@ namespace {
 
 // Portable scalar operations: the reference order of every sum (left to right).
 struct GenericOps {
+  static void ScoresTile(const float* const* q, int64_t rows, const float* k, int64_t stride,
+                         int64_t n, int64_t hs, float scale, float* const* s) {
+    ScoresTileByRow<GenericOps>(q, rows, k, stride, n, hs, scale, s);
+  }
+  static void WeightedSumTile(float* const* s, int64_t rows, const float* v, int64_t stride,
+                              int64_t n, int64_t hs, bool accumulate, float* const* o) {
+    WeightedSumTileByRow<GenericOps>(s, rows, v, stride, n, hs, accumulate, o);
+  }
+  static void Scores(const float* q, const float* k, int64_t stride, int64_t n, int64_t hs,
+                     float scale, float* s) {
+    ScoresByDot<GenericOps>(q, k, stride, n, hs, scale, s);
+  }
+  static void WeightedSum(const float* s, const float* v, int64_t stride, int64_t n, int64_t hs,
+                          bool accumulate, float* o) {
+    WeightedSumByAxpy<GenericOps>(s, v, stride, n, hs, accumulate, o);
+  }
   static float Dot(const float* a, const float* b, int64_t n) {
     float s = 0.0f;
     for (int64_t i = 0; i < n; ++i) s += a[i] * b[i];
@@ -44,7 +60,7 @@ struct GenericOps {
 }  // namespace
 
 const AttentionKernel kAttentionGeneric = {"attention_generic", Isa::kGeneric,
-                                           &AttendGroup<GenericOps>};
+                                           &AttendRows<GenericOps>};
 
 // The other architecture's kernels are not compiled into this binary.
 #if defined(__aarch64__)

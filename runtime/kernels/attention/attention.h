@@ -39,10 +39,15 @@ struct AttentionArgs {
   float scale = 1.0f;  // scores are scale * q.k
 };
 
-// Attends query rows `row` of all query heads that share kv head `kv_head`. `scores` holds at
-// least AttentionScratchFloats(args) floats, owned by the caller (one buffer per concurrent call).
-using AttentionGroupFn = void (*)(const AttentionArgs& args, int64_t kv_head, int64_t row,
-                                  float* scores);
+// Query rows per call: a tile of up to this many consecutive rows shares every key and value row
+// it loads (prefill blocks); decode steps are tiles of one.
+inline constexpr int64_t kAttentionTileRows = 4;
+
+// Attends query rows row0..row0+rows-1 (rows <= kAttentionTileRows) of all query heads that share
+// kv head `kv_head`. `scores` holds at least AttentionScratchFloats(args) floats, owned by the
+// caller (one buffer per concurrent call).
+using AttentionGroupFn = void (*)(const AttentionArgs& args, int64_t kv_head, int64_t row0,
+                                  int64_t rows, float* scores);
 
 struct AttentionKernel {
   const char* name;  // "attention_avx512", ...
@@ -56,10 +61,12 @@ const AttentionKernel& SelectAttentionKernel(Isa cap = Isa::kBest);
 // Every kernel compiled into this binary (supported by this CPU or not), generic first.
 absl::Span<const AttentionKernel* const> AllAttentionKernels();
 
-// Scratch floats one AttendGroup call needs: the scores, and with a q8_0 cache one decoded row.
+// Scratch floats one call needs: the scores of a tile's rows for every head of the group, and with
+// a q8_0 cache one decoded row.
 inline size_t AttentionScratchFloats(const AttentionArgs& a) {
   const int64_t rep = a.kv_heads > 0 ? a.heads / a.kv_heads : 0;
-  return static_cast<size_t>(rep * (a.pos + a.t) + (a.k_cache_q8_0 != nullptr ? a.head_dim : 0));
+  return static_cast<size_t>(kAttentionTileRows * rep * (a.pos + a.t) +
+                             (a.k_cache_q8_0 != nullptr ? a.head_dim : 0));
 }
 
 // Bytes of one head_dim-long cache row in q8_0 (34 per 32 values).

@@ -6,6 +6,18 @@
 //   static void Scale(float* y, float a, int64_t n);                  // y *= a
 //   static float Max(const float* x, int64_t n);
 //   static float ExpSum(float* x, int64_t n, float max);  // x = exp(x - max); returns the sum
+//   // s[j] = scale * q.k_j for the n rows k_j = k + j * stride (hs values each):
+//   static void Scores(const float* q, const float* k, int64_t stride, int64_t n, int64_t hs,
+//                      float scale, float* s);
+//   // o (= 0 unless accumulate) += sum_j s[j] v_j, v_j = v + j * stride:
+//   static void WeightedSum(const float* s, const float* v, int64_t stride, int64_t n,
+//                           int64_t hs, bool accumulate, float* o);
+//   // The same for rows (<= kAttentionTileRows) query rows at once (q[i], s[i], o[i]):
+//   static void ScoresTile(const float* const* q, int64_t rows, const float* k, int64_t stride,
+//                          int64_t n, int64_t hs, float scale, float* const* s);
+//   static void WeightedSumTile(float* const* s, int64_t rows, const float* v, int64_t stride,
+//                               int64_t n, int64_t hs, bool accumulate, float* const* o);
+// (ScoresByDot / WeightedSumByAxpy / *TileByRow below build these from Dot and Axpy.)
 // The KV cache is f32 or q8_0 (AttentionArgs); q8_0 rows are decoded to f32 once per group.
 #ifndef EDGEQ_RUNTIME_KERNELS_ATTENTION_ATTENTION_IMPL_H_
 #define EDGEQ_RUNTIME_KERNELS_ATTENTION_ATTENTION_IMPL_H_
@@ -129,15 +141,88 @@ void AttendGroup(const AttentionArgs& a, int64_t kv_head, int64_t row, float* sc
   for (int64_t r = 0; r < rep; ++r) {
     const float* q = q0 + r * hs;
     float* s = scores + r * n;
-    for (int64_t j = 0; j < n_cache; ++j) s[j] = a.scale * V::Dot(q, kc + j * hs, hs);
-    for (int64_t j = 0; j < n_new; ++j) s[n_cache + j] = a.scale * V::Dot(q, kn + j * ns, hs);
+    V::Scores(q, kc, hs, n_cache, hs, a.scale, s);
+    V::Scores(q, kn, ns, n_new, hs, a.scale, s + n_cache);
     const float sum = V::ExpSum(s, n, V::Max(s, n));
     float* o = o0 + r * hs;
-    std::memset(o, 0, static_cast<size_t>(hs) * sizeof(float));
-    for (int64_t j = 0; j < n_cache; ++j) V::Axpy(o, s[j], vc + j * hs, hs);
-    for (int64_t j = 0; j < n_new; ++j) V::Axpy(o, s[n_cache + j], vn + j * ns, hs);
+    V::WeightedSum(s, vc, hs, n_cache, hs, /*accumulate=*/false, o);
+    V::WeightedSum(s + n_cache, vn, ns, n_new, hs, /*accumulate=*/true, o);
     V::Scale(o, 1.0f / sum, hs);
   }
+}
+
+// A tile of `rows` consecutive query rows (f32 cache, no window): every row sees the cache's
+// first pos rows and the block's rows 0..row0 (the shared keys, processed for all rows at once by
+// V::ScoresTile and V::WeightedSumTile, which load each key and value row once per tile), then
+// row i its own i further block rows. Other cases go row by row (AttendGroup).
+template <class V>
+void AttendRows(const AttentionArgs& a, int64_t kv_head, int64_t row0, int64_t rows,
+                float* scores) {
+  if (rows == 1 || a.k_cache_q8_0 != nullptr || a.window > 0) {
+    for (int64_t i = 0; i < rows; ++i) AttendGroup<V>(a, kv_head, row0 + i, scores);
+    return;
+  }
+  const int64_t hs = a.head_dim, rep = a.heads / a.kv_heads, ns = a.kv_heads * hs;
+  const int64_t shared_new = row0 + 1;        // block rows every row of the tile sees
+  const int64_t n_max = a.pos + row0 + rows;  // keys of the tile's last row
+  const float* kc = a.k_cache + kv_head * a.ctx * hs;
+  const float* vc = a.v_cache + kv_head * a.ctx * hs;
+  const float* kn = a.k_new + kv_head * hs;
+  const float* vn = a.v_new + kv_head * hs;
+  for (int64_t r = 0; r < rep; ++r) {
+    const float* q[kAttentionTileRows];
+    float* s[kAttentionTileRows];
+    float* s_new[kAttentionTileRows];
+    float* o[kAttentionTileRows];
+    for (int64_t i = 0; i < rows; ++i) {
+      const int64_t head_row = (row0 + i) * a.heads + kv_head * rep + r;
+      q[i] = a.q + head_row * hs;
+      o[i] = a.out + head_row * hs;
+      s[i] = scores + (r * kAttentionTileRows + i) * n_max;
+      s_new[i] = s[i] + a.pos;
+    }
+    V::ScoresTile(q, rows, kc, hs, a.pos, hs, a.scale, s);
+    V::ScoresTile(q, rows, kn, ns, shared_new, hs, a.scale, s_new);
+    float sums[kAttentionTileRows];
+    for (int64_t i = 0; i < rows; ++i) {
+      V::Scores(q[i], kn + shared_new * ns, ns, i, hs, a.scale, s_new[i] + shared_new);
+      const int64_t n = a.pos + shared_new + i;
+      sums[i] = V::ExpSum(s[i], n, V::Max(s[i], n));
+    }
+    V::WeightedSumTile(s, rows, vc, hs, a.pos, hs, /*accumulate=*/false, o);
+    V::WeightedSumTile(s_new, rows, vn, ns, shared_new, hs, /*accumulate=*/true, o);
+    for (int64_t i = 0; i < rows; ++i) {
+      V::WeightedSum(s_new[i] + shared_new, vn + shared_new * ns, ns, i, hs, /*accumulate=*/true,
+                     o[i]);
+      V::Scale(o[i], 1.0f / sums[i], hs);
+    }
+  }
+}
+
+// ScoresTile and WeightedSumTile row by row (ISAs without a tiled version use these).
+template <class V>
+void ScoresTileByRow(const float* const* q, int64_t rows, const float* k, int64_t stride, int64_t n,
+                     int64_t hs, float scale, float* const* s) {
+  for (int64_t i = 0; i < rows; ++i) V::Scores(q[i], k, stride, n, hs, scale, s[i]);
+}
+template <class V>
+void WeightedSumTileByRow(float* const* s, int64_t rows, const float* v, int64_t stride, int64_t n,
+                          int64_t hs, bool accumulate, float* const* o) {
+  for (int64_t i = 0; i < rows; ++i) V::WeightedSum(s[i], v, stride, n, hs, accumulate, o[i]);
+}
+
+// Scores and WeightedSum through Dot and Axpy, one row at a time (the generic order; ISAs without
+// a blocked version use these).
+template <class V>
+void ScoresByDot(const float* q, const float* k, int64_t stride, int64_t n, int64_t hs, float scale,
+                 float* s) {
+  for (int64_t j = 0; j < n; ++j) s[j] = scale * V::Dot(q, k + j * stride, hs);
+}
+template <class V>
+void WeightedSumByAxpy(const float* s, const float* v, int64_t stride, int64_t n, int64_t hs,
+                       bool accumulate, float* o) {
+  if (!accumulate) std::memset(o, 0, static_cast<size_t>(hs) * sizeof(float));
+  for (int64_t j = 0; j < n; ++j) V::Axpy(o, s[j], v + j * stride, hs);
 }
 
 }  // namespace internal

@@ -16,6 +16,22 @@ namespace {
 float NeonExpScalar(float x) { return vgetq_lane_f32(NeonExp(vdupq_n_f32(x)), 0); }
 
 struct NeonOps {
+  static void ScoresTile(const float* const* q, int64_t rows, const float* k, int64_t stride,
+                         int64_t n, int64_t hs, float scale, float* const* s) {
+    ScoresTileByRow<NeonOps>(q, rows, k, stride, n, hs, scale, s);
+  }
+  static void WeightedSumTile(float* const* s, int64_t rows, const float* v, int64_t stride,
+                              int64_t n, int64_t hs, bool accumulate, float* const* o) {
+    WeightedSumTileByRow<NeonOps>(s, rows, v, stride, n, hs, accumulate, o);
+  }
+  static void Scores(const float* q, const float* k, int64_t stride, int64_t n, int64_t hs,
+                     float scale, float* s) {
+    ScoresByDot<NeonOps>(q, k, stride, n, hs, scale, s);
+  }
+  static void WeightedSum(const float* s, const float* v, int64_t stride, int64_t n, int64_t hs,
+                          bool accumulate, float* o) {
+    WeightedSumByAxpy<NeonOps>(s, v, stride, n, hs, accumulate, o);
+  }
   static float Dot(const float* a, const float* b, int64_t n) {
     float32x4_t s0 = vdupq_n_f32(0.0f), s1 = vdupq_n_f32(0.0f);
     int64_t i = 0;
@@ -64,7 +80,7 @@ struct NeonOps {
   }
 };
 
-const AttentionKernel kKernel = {"attention_neon", Isa::kNeon, &AttendGroup<NeonOps>};
+const AttentionKernel kKernel = {"attention_neon", Isa::kNeon, &AttendRows<NeonOps>};
 
 }  // namespace
 }  // namespace arm

@@ -1,5 +1,6 @@
 #include "runtime/kernels/attention/attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -55,7 +56,10 @@ std::vector<double> Reference(const AttentionArgs& a) {
 void RunAll(const AttentionKernel& kernel, const AttentionArgs& a) {
   std::vector<float> scores(AttentionScratchFloats(a));
   for (int64_t h = 0; h < a.kv_heads; ++h) {
-    for (int64_t i = 0; i < a.t; ++i) kernel.group(a, h, i, scores.data());
+    // Tiles of kAttentionTileRows rows, the last one shorter (as the op runs them).
+    for (int64_t i = 0; i < a.t; i += kAttentionTileRows) {
+      kernel.group(a, h, i, std::min(kAttentionTileRows, a.t - i), scores.data());
+    }
   }
 }
 
@@ -132,10 +136,33 @@ void CheckEveryKernel(absl::Span<const Case> cases, bool q8_0) {
 
 TEST(AttentionTest, EveryKernelMatchesTheDefinition) {
   const Case cases[] = {
-      {1, 1, 1, 1, 0, 0},    {1, 1, 1, 7, 3, 0},     {1, 4, 2, 16, 5, 0},    {3, 6, 6, 48, 0, 0},
-      {3, 9, 3, 64, 40, 0},  {17, 4, 1, 64, 9, 0},   {1, 8, 2, 100, 77, 0},  {5, 2, 1, 128, 31, 0},
-      {4, 4, 2, 64, 20, 1},  {6, 4, 2, 32, 20, 4},   {9, 2, 2, 48, 3, 5},    {1, 8, 4, 64, 100, 30},
-      {33, 4, 4, 24, 0, 16}, {2, 12, 4, 80, 257, 0}, {1, 14, 2, 64, 300, 0},
+      {1, 1, 1, 1, 0, 0},
+      {1, 1, 1, 7, 3, 0},
+      {1, 4, 2, 16, 5, 0},
+      {3, 6, 6, 48, 0, 0},
+      {3, 9, 3, 64, 40, 0},
+      {17, 4, 1, 64, 9, 0},
+      {1, 8, 2, 100, 77, 0},
+      {5, 2, 1, 128, 31, 0},
+      {4, 4, 2, 64, 20, 1},
+      {6, 4, 2, 32, 20, 4},
+      {9, 2, 2, 48, 3, 5},
+      {1, 8, 4, 64, 100, 30},
+      {33, 4, 4, 24, 0, 16},
+      {2, 12, 4, 80, 257, 0},
+      {1, 14, 2, 64, 300, 0},
+      // Head dims past one register-resident chunk of the weighted sum (128 / 64 floats).
+      {2, 4, 2, 256, 37, 0},
+      {3, 2, 1, 136, 21, 0},
+      {5, 2, 2, 72, 9, 3},
+      // Prefill blocks in tiles of 4 rows (and a shorter last tile): head dims with and without
+      // whole vectors, from position 0 and after a cache.
+      {8, 4, 2, 48, 13, 0},
+      {7, 6, 3, 256, 5, 0},
+      {12, 2, 2, 72, 0, 0},
+      {9, 8, 2, 100, 3, 0},
+      {16, 2, 1, 64, 130, 0},
+      {6, 3, 3, 16, 1, 0},
   };
   CheckEveryKernel(cases, /*q8_0=*/false);
 }

@@ -19,8 +19,8 @@ double SiluRef(double x) { return x / (1.0 + std::exp(-x)); }
 TEST(ActivationTest, EveryKernelMatchesTheDefinition) {
   std::mt19937 rng(5);
   std::normal_distribution<float> g(0.0f, 4.0f);
-  const float fixed[] = {0.0f, -0.0f, 1e-30f, -1e-30f, 1.0f, -1.0f, 20.0f, -20.0f, 87.0f,
-                         -87.0f, 89.0f, -89.0f, 120.0f, -120.0f, 3.4e38f, -3.4e38f};
+  const float fixed[] = {0.0f,  -0.0f,  1e-30f, -1e-30f, 1.0f,   -1.0f,   20.0f,   -20.0f,
+                         87.0f, -87.0f, 89.0f,  -89.0f,  120.0f, -120.0f, 3.4e38f, -3.4e38f};
   for (const ActivationKernel* k : AllActivationKernels()) {
     if (!IsaSupported(k->isa)) continue;
     for (int64_t n = 1; n <= 70; ++n) {

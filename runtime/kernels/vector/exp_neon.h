@@ -9,8 +9,8 @@ namespace kernels {
 namespace internal {
 namespace arm {
 
-// x = n ln2 + r, degree-6 Taylor polynomial of e^r, times 2^n; x clamped to [-87.34, 89] (+inf from 88.38
-// on).
+// x = n ln2 + r, degree-6 Taylor polynomial of e^r, times 2^n; x clamped to [-87.34, 89] (+inf
+// from 88.38 on).
 inline float32x4_t NeonExp(float32x4_t x) {
   x = vminq_f32(vmaxq_f32(x, vdupq_n_f32(-87.33654f)), vdupq_n_f32(89.0f));
   const float32x4_t n = vrndnq_f32(vmulq_f32(x, vdupq_n_f32(1.44269504f)));
