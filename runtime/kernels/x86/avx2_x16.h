@@ -204,9 +204,21 @@ inline void Y16Tile(const uint8_t* wg, int h0, int rows, const uint8_t* x, size_
     EDGEQ_UNROLL
     for (int hh = 0; hh < H; ++hh) acc[a][hh] = _mm256_setzero_ps();
   }
+  // GEMV streams the weights once: each sub-block step prefetches its share of the tile two
+  // blocks ahead (as X16Tile does).
+  constexpr int kLinesPerSub =
+      static_cast<int>((P::kTileBytes + 63) / 64 + P::kSubs - 1) / P::kSubs;
   for (int64_t b = 0; b < nb; ++b) {
     const typename P::Block blk(wg + b * P::kTileBytes);
+    const uint8_t* ahead = wg + (b + 2) * P::kTileBytes;
     for (int s = 0; s < P::kSubs; ++s) {
+      if constexpr (M == 1) {
+        EDGEQ_UNROLL
+        for (int l = 0; l < kLinesPerSub; ++l) {
+          _mm_prefetch(reinterpret_cast<const char*>(ahead + 64 * (s * kLinesPerSub + l)),
+                       _MM_HINT_T0);
+        }
+      }
       __m256i isum[M][H];
       EDGEQ_UNROLL
       for (int a = 0; a < M; ++a) {
