@@ -606,6 +606,31 @@ absl::StatusOr<Model::Block> Model::LoadBlock(int64_t t) {
   return b;
 }
 
+namespace {
+
+// Drops the pages of `mapping` wholly inside [data, data + bytes_read) that `done` (the state of
+// the constant being copied) has not dropped yet: called with growing bytes_read while a kernel
+// repacks a weight, so that the copy and the mapped original are never both resident.
+struct DropState {
+  const void* data = nullptr;
+  uintptr_t done = 0;  // pages below this address are dropped
+};
+void DropMappedPages(absl::Span<const uint8_t> mapping, const void* data, size_t bytes_read,
+                     DropState* state) {
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(mapping.data()), hi = lo + mapping.size();
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(data), end = begin + bytes_read;
+  if (mapping.empty() || begin < lo || end > hi) return;
+  if (state->data != data) *state = {data, (begin + page - 1) / page * page};
+  // The last page may hold bytes still to be read: only whole pages below `end`.
+  const uintptr_t last = end / page * page;
+  if (last <= state->done) return;
+  madvise(reinterpret_cast<void*>(state->done), last - state->done, MADV_DONTNEED);
+  state->done = last;
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& path,
                                                    const ModelOptions& options) {
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint c, checkpoint::OpenCheckpoint(path));
@@ -723,6 +748,10 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
     const absl::Span<const uint8_t> mapping = options.mapped_file;
     so.on_constant_copied = [model, mapping](const void* data, size_t bytes) {
       model->ReleaseCopiedWeight(mapping, data, bytes);
+    };
+    auto state = std::make_shared<DropState>();
+    so.on_constant_bytes_read = [mapping, state](const void* data, size_t bytes_read) {
+      DropMappedPages(mapping, data, bytes_read, state.get());
     };
   }
   m->session_ = std::make_unique<InferenceSession>(std::move(so));

@@ -245,6 +245,7 @@ absl::StatusOr<Model> InferenceSession::Load(const Graph& graph) {
   internal::KernelEnv env;
   env.pool = static_cast<pthreadpool_t>(pool_.get());
   env.isa_cap = options_.isa_cap;
+  env.on_constant_bytes_read = options_.on_constant_bytes_read;
   env.use_xnnpack = xnnpack_enabled_;
   env.weight_cache = weight_cache_.get();
 

@@ -56,6 +56,11 @@ struct SessionOptions {
   // original. Other kernels (of this or other graphs) may still read it; the callee decides what
   // to do (llm::Model drops a mapped file's pages). May be empty.
   std::function<void(const void* data, size_t bytes)> on_constant_copied = nullptr;
+  // Called at Load while a kernel copies a constant, with the bytes of it read so far from its
+  // start (several calls per constant, growing; before on_constant_copied): the callee may drop
+  // them already, so that the copy and the original are never both resident (llm::Model drops a
+  // mapped file's pages as the repack goes). May be empty.
+  std::function<void(const void* data, size_t bytes_read)> on_constant_bytes_read = nullptr;
 };
 
 // One named input of Execute. Holds a pointer: the tensor must outlive the call.

@@ -931,10 +931,14 @@ absl::StatusOr<std::unique_ptr<OpKernel>> CreateOpKernel(const Graph& graph, con
     // again against its own (n, k).
     const absl::Span<const uint8_t> data = weights->bytes();
     absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> kernel;
+    kernels::QMatmulKernel::WeightsReadFn on_read = nullptr;
+    if (env.on_constant_bytes_read) {
+      on_read = [&env](const uint8_t* p, size_t bytes) { env.on_constant_bytes_read(p, bytes); };
+    }
     if (env.weight_cache != nullptr) {
-      kernel = env.weight_cache->GetOrCreate(w.encoding, n, k, data, env.isa_cap);
+      kernel = env.weight_cache->GetOrCreate(w.encoding, n, k, data, env.isa_cap, on_read);
     } else {
-      kernel = kernels::QMatmulKernel::Create(w.encoding, n, k, data, env.isa_cap);
+      kernel = kernels::QMatmulKernel::Create(w.encoding, n, k, data, env.isa_cap, on_read);
     }
     if (!kernel.ok()) {
       return absl::Status(kernel.status().code(),
@@ -948,7 +952,7 @@ absl::StatusOr<std::unique_ptr<OpKernel>> CreateOpKernel(const Graph& graph, con
 
 absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> PreparedWeightCache::GetOrCreate(
     const std::string& encoding, int64_t n, int64_t k, absl::Span<const uint8_t> weights,
-    kernels::Isa cap) {
+    kernels::Isa cap, const kernels::QMatmulKernel::WeightsReadFn& on_read) {
   std::lock_guard<std::mutex> lock(mu_);
   const Key key(encoding, n, k, weights.data(), weights.size(), cap);
   auto it = entries_.find(key);
@@ -959,7 +963,7 @@ absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> PreparedWeightCach
     }
   }
   absl::StatusOr<std::unique_ptr<kernels::QMatmulKernel>> created =
-      kernels::QMatmulKernel::Create(encoding, n, k, weights, cap);
+      kernels::QMatmulKernel::Create(encoding, n, k, weights, cap, on_read);
   if (!created.ok()) return created.status();
   std::shared_ptr<const kernels::QMatmulKernel> kernel = *std::move(created);
   // Drop expired entries so that the map does not grow with every Model ever loaded.

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -58,10 +59,10 @@ struct SharedXnnFullyConnected {
 class PreparedWeightCache {
  public:
   // The prepared kernel for (encoding, n, k, weights, cap): the cached one if a live Model holds
-  // it, else a new one from kernels::QMatmulKernel::Create.
+  // it, else a new one from kernels::QMatmulKernel::Create (with `on_read`).
   absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> GetOrCreate(
       const std::string& encoding, int64_t n, int64_t k, absl::Span<const uint8_t> weights,
-      kernels::Isa cap);
+      kernels::Isa cap, const kernels::QMatmulKernel::WeightsReadFn& on_read = nullptr);
   // The shared XNNPACK operator for f32 weights [n, k] (transposed) or [k, n]: one packed copy
   // per weight matrix and session, however many graphs use it.
   absl::StatusOr<std::shared_ptr<SharedXnnFullyConnected>> GetOrCreateXnn(const float* weights,
@@ -84,6 +85,8 @@ struct KernelEnv {
   kernels::Isa isa_cap = kernels::Isa::kBest;
   bool use_xnnpack = false;
   PreparedWeightCache* weight_cache = nullptr;  // may be null: nothing is shared
+  // SessionOptions::on_constant_bytes_read (may be empty).
+  std::function<void(const void* data, size_t bytes_read)> on_constant_bytes_read = nullptr;
 };
 
 // A kernel for `node` of `graph` (any op but "input" and "constant"). Constant inputs are read

@@ -153,14 +153,29 @@ class PackedBuffer {
 class QMatmulKernelImpl final : public QMatmulKernel {
  public:
   QMatmulKernelImpl(int64_t n, int64_t k, const uint8_t* weights, size_t row_bytes,
-                    const KernelEntry* gemv, const KernelEntry* gemm)
+                    const KernelEntry* gemv, const KernelEntry* gemm, const WeightsReadFn& on_read)
       : QMatmulKernel(n, k), gemv_(gemv), gemm_(gemm) {
-    Prepare(gemv_, weights, row_bytes, &packed_gemv_, &w_gemv_, &w_gemv_row_bytes_);
-    if (gemm_->repack == gemv_->repack) {
+    const bool shared = gemm_->repack == gemv_->repack;
+    Allocate(gemv_, weights, row_bytes, &packed_gemv_, &w_gemv_, &w_gemv_row_bytes_);
+    if (shared) {
       w_gemm_ = w_gemv_;
       w_gemm_row_bytes_ = w_gemv_row_bytes_;
     } else {
-      Prepare(gemm_, weights, row_bytes, &packed_gemm_, &w_gemm_, &w_gemm_row_bytes_);
+      Allocate(gemm_, weights, row_bytes, &packed_gemm_, &w_gemm_, &w_gemm_row_bytes_);
+    }
+    if (!ok() || (gemv_->repack == nullptr && gemm_->repack == nullptr)) return;
+    // Repacked in chunks of whole row groups (kRepackChunkRows, a multiple of every layout's
+    // group of 16 or 4 rows), both layouts per chunk, then `on_read` of the rows read so far.
+    for (int64_t j = 0; j < n; j += kRepackChunkRows) {
+      const int64_t rows = std::min<int64_t>(kRepackChunkRows, n - j);
+      const uint8_t* src = weights + j * row_bytes;
+      if (gemv_->repack != nullptr) {
+        gemv_->repack(src, rows, k, const_cast<uint8_t*>(w_gemv_) + j * w_gemv_row_bytes_);
+      }
+      if (!shared && gemm_->repack != nullptr) {
+        gemm_->repack(src, rows, k, const_cast<uint8_t*>(w_gemm_) + j * w_gemm_row_bytes_);
+      }
+      if (on_read) on_read(weights, static_cast<size_t>(j + rows) * row_bytes);
     }
   }
 
@@ -220,8 +235,14 @@ class QMatmulKernelImpl final : public QMatmulKernel {
   bool ok() const { return w_gemv_ != nullptr && w_gemm_ != nullptr; }
 
  private:
-  void Prepare(const KernelEntry* e, const uint8_t* weights, size_t row_bytes,
-               PackedBuffer* storage, const uint8_t** w, size_t* w_row_bytes) {
+  // Rows per repack call: every layout's row groups (16 or 4 rows) are whole inside a chunk, and
+  // a chunk of a 2048-wide q4_0 matrix is about 300 KB.
+  static constexpr int64_t kRepackChunkRows = 256;
+
+  // Where e's weights will be: the original, or a new buffer for its repacked copy (filled by the
+  // constructor).
+  void Allocate(const KernelEntry* e, const uint8_t* weights, size_t row_bytes,
+                PackedBuffer* storage, const uint8_t** w, size_t* w_row_bytes) {
     if (e->repack == nullptr) {
       *w = weights;
       *w_row_bytes = row_bytes;
@@ -229,13 +250,8 @@ class QMatmulKernelImpl final : public QMatmulKernel {
     }
     *w_row_bytes = e->repacked_row_bytes(k());
     // Rows rounded up to 16: the X16 layouts pad the last row group. Page-aligned.
-    uint8_t* data = storage->Allocate(*w_row_bytes * RoundUp(static_cast<size_t>(n()), 16));
-    if (data == nullptr) {  // out of memory: Create reports it (ok() is false)
-      *w = nullptr;
-      return;
-    }
-    e->repack(weights, n(), k(), data);
-    *w = data;
+    // Out of memory: null (Create reports it: ok() is false).
+    *w = storage->Allocate(*w_row_bytes * RoundUp(static_cast<size_t>(n()), 16));
   }
 
   const KernelEntry* gemv_;
@@ -285,7 +301,8 @@ absl::StatusOr<size_t> CheckWeights(const blocks::BlockFormat& desc, absl::strin
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<QMatmulKernel>> QMatmulKernel::Create(
-    absl::string_view encoding, int64_t n, int64_t k, absl::Span<const uint8_t> weights, Isa cap) {
+    absl::string_view encoding, int64_t n, int64_t k, absl::Span<const uint8_t> weights, Isa cap,
+    const WeightsReadFn& on_read) {
   const blocks::BlockFormat* desc = blocks::FindBlockFormat(encoding.data(), encoding.size());
   if (desc == nullptr) {
     std::string known;
@@ -303,8 +320,9 @@ absl::StatusOr<std::unique_ptr<QMatmulKernel>> QMatmulKernel::Create(
   if (gemv == nullptr || gemm == nullptr) {
     return absl::InternalError(absl::StrCat("qmatmul ", desc->name, ": no kernel registered"));
   }
-  return Finish(std::make_unique<QMatmulKernelImpl>(n, k, weights.data(), *row_bytes, gemv, gemm),
-                desc->name, n, k);
+  return Finish(
+      std::make_unique<QMatmulKernelImpl>(n, k, weights.data(), *row_bytes, gemv, gemm, on_read),
+      desc->name, n, k);
 }
 
 namespace internal {
@@ -321,8 +339,9 @@ absl::StatusOr<std::unique_ptr<QMatmulKernel>> CreateForEntry(const KernelEntry*
   const blocks::BlockFormat* desc = &blocks::GetBlockFormat(entry->encoding);
   const absl::StatusOr<size_t> row_bytes = CheckWeights(*desc, entry->name, n, k, weights);
   if (!row_bytes.ok()) return row_bytes.status();
-  return Finish(std::make_unique<QMatmulKernelImpl>(n, k, weights.data(), *row_bytes, entry, entry),
-                entry->name, n, k);
+  return Finish(
+      std::make_unique<QMatmulKernelImpl>(n, k, weights.data(), *row_bytes, entry, entry, nullptr),
+      entry->name, n, k);
 }
 
 }  // namespace internal

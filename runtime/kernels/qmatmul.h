@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -52,10 +53,14 @@ class QMatmulKernel {
   // kernel repacks (copies) it. InvalidArgument if k does not fit the encoding, the encoding has
   // no kernel, or weights.size() is not n x k/elements_per_block x block bytes (the message
   // names the expected and actual byte counts): no kernel ever reads past `weights`.
-  static absl::StatusOr<std::unique_ptr<QMatmulKernel>> Create(absl::string_view encoding,
-                                                               int64_t n, int64_t k,
-                                                               absl::Span<const uint8_t> weights,
-                                                               Isa cap = Isa::kBest);
+  // `on_read`, if given, is called while a repacking kernel copies the weights, with the bytes
+  // of `weights` read so far from the start (rows in order; the last call covers them all): a
+  // caller whose weights are a file mapping can drop those pages before the rest is copied, so
+  // that the copy and the original are never both resident.
+  using WeightsReadFn = std::function<void(const uint8_t* weights, size_t bytes_read)>;
+  static absl::StatusOr<std::unique_ptr<QMatmulKernel>> Create(
+      absl::string_view encoding, int64_t n, int64_t k, absl::Span<const uint8_t> weights,
+      Isa cap = Isa::kBest, const WeightsReadFn& on_read = nullptr);
 
   // The kernel Run(m = 1) uses, e.g. "q4_0_avx2_gemv".
   virtual absl::string_view name() const = 0;

@@ -201,6 +201,39 @@ TEST(QMatmulTest, BestKernelMatchesFloatReference) {
   }
 }
 
+// Create's on_read: a repacking kernel reports the bytes it has read in growing steps of whole
+// row chunks, ending at all of them; its results equal those of a kernel made without it (the
+// repack in chunks writes the same layout), for row counts around the chunk size.
+TEST(QMatmulTest, RepackReportsTheBytesItHasRead) {
+  for (Encoding enc : kAllEncodings) {
+    const int64_t bk = EncodingBlockElems(enc) == 1 ? 32 : EncodingBlockElems(enc);
+    for (int64_t n : {255, 256, 257, 600}) {
+      SCOPED_TRACE(::testing::Message() << EncodingName(enc) << " n=" << n);
+      const Problem p = MakeProblem(enc, 3, n, bk * 2, 11);
+      std::vector<size_t> reads;
+      auto kernel = QMatmulKernel::Create(EncodingName(enc), p.n, p.k, p.w, Isa::kBest,
+                                          [&](const uint8_t* w, size_t bytes) {
+                                            EXPECT_EQ(w, p.w.data());
+                                            reads.push_back(bytes);
+                                          });
+      ASSERT_TRUE(kernel.ok()) << kernel.status();
+      auto plain = QMatmulKernel::Create(EncodingName(enc), p.n, p.k, p.w);
+      ASSERT_TRUE(plain.ok()) << plain.status();
+      if (!(*kernel)->holds_weight_copy()) {
+        EXPECT_TRUE(reads.empty() || reads.back() == p.w.size());
+      } else {
+        ASSERT_FALSE(reads.empty());
+        EXPECT_EQ(reads.back(), p.w.size());
+        EXPECT_TRUE(std::is_sorted(reads.begin(), reads.end()));
+        EXPECT_EQ(reads.size(), static_cast<size_t>((n + 255) / 256));
+      }
+      EXPECT_EQ(RunKernel(**kernel, p, 2), RunKernel(**plain, p, 2));
+      const Problem p1 = MakeProblem(enc, 1, n, bk * 2, 11);
+      EXPECT_EQ(RunKernel(**kernel, p1, 1), RunKernel(**plain, p1, 1));
+    }
+  }
+}
+
 // GGML's quantize_row_q8_1_ref: Q8_0's d and qs, and s = fp16(d * sum(qs)) with the f32 d.
 TEST(QMatmulTest, Q8_1ActivationsAreGgmls) {
   std::vector<float> x(64, 0.0f);
