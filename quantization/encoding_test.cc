@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "pthreadpool.h"
 #include "quantization/block_layout.h"
+#include "quantization/internal/codecs.h"
 #include "tests/util/random_data.h"
 
 namespace edgeq {
@@ -230,15 +231,21 @@ TEST(QuantizeTest, KnownIq4NlBlock) {
   std::vector<float> x(32, 0.0f);
   x[0] = -127.0f;  // the signed max: d = -127 / -127 = 1, level 0 exactly
   x[1] = 113.0f;   // level 15
-  x[2] = 7.0f;     // nearest of 1 and 13: tie -> the upper one (13, index 9)
+  x[2] = 7.0f;     // halfway between levels 1 and 13 at d = 1
   absl::StatusOr<Tensor> q = (*FindEncoding("iq4_nl"))->Quantize(F32(Shape{1, 32}, x));
   ASSERT_TRUE(q.ok());
   const uint8_t* b = q->bytes().data();
-  // d = sum(w q x) / sum(w q^2) with w = x^2: 1 - 9e-6 (7 -> 13 pulls it below 1), fp16 1.
+  // The encoding quantizes as llama-quantize does (GGML's quantize_iq4_nl, scale search): the
+  // best scale is slightly above 1 (7 -> level 1 fits better than 13), fp16 1.
   EXPECT_EQ(b[0] | (b[1] << 8), 0x3c00);
   EXPECT_EQ(b[2], 0x80);  // element 0: index 0; element 16 (0): index 8 (level 1)
   EXPECT_EQ(b[3], 0x8f);
-  EXPECT_EQ(b[4], 0x89);
+  EXPECT_EQ(b[4], 0x88);  // element 2: index 8 (level 1)
+  // GGML's quantize_row_iq4_nl_ref (no search) keeps d = 1 - 9e-6 and the tie goes up: 7 -> 13.
+  uint8_t ref[18];
+  quantization_internal::QuantizeRowIq4NlRef(x.data(), ref, 32);
+  EXPECT_EQ(ref[0] | (ref[1] << 8), 0x3c00);
+  EXPECT_EQ(ref[4], 0x89);
 }
 
 TEST(QuantizeTest, RejectsNonF32) {

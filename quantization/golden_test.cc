@@ -4,7 +4,10 @@
 //   <enc>.quant.bin    GGML's quantized bytes
 //   <enc>.dequant.f32  GGML's dequantization of those bytes
 //   <enc>.cases.txt    "name first_block num_blocks" per case; "ub_blocks i j ..." lists the blocks
-//                      where GGML's C code is undefined (compared by dequantized value only).
+//                      where GGML's C code is undefined, "stale_blocks i j ..." those whose bytes
+//                      GGML leaves unwritten (both compared by dequantized value only).
+// iq4_nl_ref.*: GGML's quantize_row_iq4_nl_ref, which differs from the quantizer of the iq4_nl
+// encoding (GGML's quantize_iq4_nl, what llama-quantize runs).
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -19,6 +22,7 @@
 #include "gtest/gtest.h"
 #include "quantization/block_layout.h"
 #include "quantization/encoding.h"
+#include "quantization/internal/codecs.h"
 
 namespace edgeq {
 namespace {
@@ -62,7 +66,7 @@ Cases ReadCases(const std::string& path) {
     if (name == "assert_blocks")
       continue;  // K-quant blocks that trip GGML's asserts: still
                  // compared byte for byte (release-build bytes)
-    if (name == "ub_blocks") {
+    if (name == "ub_blocks" || name == "stale_blocks") {
       int64_t b;
       while (ls >> b) c.ub_blocks.insert(b);
       continue;
@@ -87,11 +91,11 @@ bool SameFloat(float a, float b) {
   return blocks::FloatBits(a) == blocks::FloatBits(b);
 }
 
-class GoldenTest : public ::testing::TestWithParam<const char*> {};
-
-TEST_P(GoldenTest, MatchesGgmlBitForBit) {
-  const std::string name = GetParam();
-  absl::StatusOr<const QuantizationEncoding*> enc = FindEncoding(name);
+// Checks golden set `name` against encoding `encoding_name`'s codec, or, if `quantize_row` is set,
+// against that row quantizer (and the encoding's dequantizer).
+void CheckGolden(const std::string& name, const std::string& encoding_name,
+                 void (*quantize_row)(const float*, uint8_t*, int64_t) = nullptr) {
+  absl::StatusOr<const QuantizationEncoding*> enc = FindEncoding(encoding_name);
   ASSERT_TRUE(enc.ok()) << enc.status();
   const BlockParameters bp = (*enc)->block_parameters();
 
@@ -109,7 +113,11 @@ TEST_P(GoldenTest, MatchesGgmlBitForBit) {
   // Quantize all blocks as one run (the row codec; the inputs include Inf/NaN for bf16, which
   // Quantize() refuses by design).
   std::vector<uint8_t> ours(quant.size());
-  (*enc)->QuantizeRow(input.data(), ours.data(), static_cast<int64_t>(input.size()));
+  if (quantize_row != nullptr) {
+    quantize_row(input.data(), ours.data(), static_cast<int64_t>(input.size()));
+  } else {
+    (*enc)->QuantizeRow(input.data(), ours.data(), static_cast<int64_t>(input.size()));
+  }
   std::vector<float> ours_decoded(input.size());
   (*enc)->DequantizeRow(ours.data(), ours_decoded.data(), static_cast<int64_t>(input.size()));
   std::vector<float> golden_decoded(input.size());
@@ -159,6 +167,15 @@ TEST_P(GoldenTest, MatchesGgmlBitForBit) {
   }
   EXPECT_EQ(failures, 0);
   EXPECT_EQ(ub_checked, static_cast<int>(cases.ub_blocks.size()));
+}
+
+class GoldenTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(GoldenTest, MatchesGgmlBitForBit) { CheckGolden(GetParam(), GetParam()); }
+
+// GGML's quantize_row_iq4_nl_ref (no scale search), decoded by the iq4_nl codec.
+TEST(GoldenTest, Iq4NlRefQuantizerMatchesGgmlBitForBit) {
+  CheckGolden("iq4_nl_ref", "iq4_nl", quantization_internal::QuantizeRowIq4NlRef);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllEncodings, GoldenTest,

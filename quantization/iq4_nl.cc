@@ -1,16 +1,15 @@
 // IQ4_NL: 32 values in 18 bytes (fp16 scale d, 16 bytes of 4-bit indices into the non-linear
 // levels blocks::kIq4NlValues); x = d * kIq4NlValues[q].
 //
-// Matches GGML's quantize_row_iq4_nl_ref (no importance matrix: weights x^2, no scale search)
-// and dequantize_row_iq4_nl bit for bit. One deviation: for a block whose largest |x| is below
-// 1e-15 GGML stores scale 0 and leaves the indices unwritten, so its bytes are the previous
-// block's indices (or uninitialized stack for the first block of a call); edgeq stores index 8
-// (level +1) everywhere. The scale is 0, so the block decodes to zeros either way.
-#include <cmath>
+// QuantizeRowIq4Nl (the encoding's quantizer) matches GGML's quantize_iq4_nl without an
+// importance matrix, which is what llama-quantize writes (a search over 15 candidate scales,
+// ntry = 7). QuantizeRowIq4NlRef matches GGML's quantize_row_iq4_nl_ref (no search, ntry = -1).
+// Both are bit for bit; see internal/iq4.h for the one place where GGML leaves bytes unwritten.
 #include <cstdint>
 
 #include "quantization/block_layout.h"
 #include "quantization/internal/codecs.h"
+#include "quantization/internal/iq4.h"
 
 namespace edgeq {
 namespace quantization_internal {
@@ -18,66 +17,22 @@ namespace {
 
 constexpr int kQK = blocks::kQK4_0;
 constexpr int kBlockBytes = sizeof(blocks::BlockIq4Nl);
-constexpr float kGroupMaxEpsIq4 = 1e-15f;  // GGML's GROUP_MAX_EPS
 
-// GGML's best_index_int8 over the 16 levels: the nearest level, the upper one on a tie.
-int BestIndex(float x) {
-  const int8_t* val = blocks::kIq4NlValues;
-  if (x <= val[0]) return 0;
-  if (x >= val[15]) return 15;
-  int ml = 0, mu = 15;
-  while (mu - ml > 1) {
-    const int mav = (ml + mu) / 2;
-    if (x < val[mav]) {
-      mu = mav;
-    } else {
-      ml = mav;
-    }
+void QuantizeRow(const float* x, uint8_t* out, int64_t n, int ntry) {
+  const int64_t nb = n / kQK;
+  for (int64_t i = 0; i < nb; ++i) {
+    uint8_t* b = out + i * kBlockBytes;
+    uint16_t d = 0, unused_h = 0;
+    QuantizeIq4SuperBlock(kQK, x + i * kQK, ntry, &d, b + 2, &unused_h, nullptr);
+    StoreU16(b, d);
   }
-  return x - val[mu - 1] < val[mu] - x ? mu - 1 : mu;
-}
-
-void QuantizeBlock(const float* x, uint8_t* out) {
-  float weight[kQK];
-  uint8_t L[kQK];
-  for (int j = 0; j < kQK; ++j) weight[j] = x[j] * x[j];
-  float amax = 0.0f, max = 0.0f;
-  for (int j = 0; j < kQK; ++j) {
-    const float ax = std::fabs(x[j]);
-    if (ax > amax) {
-      amax = ax;
-      max = x[j];
-    }
-  }
-  uint8_t* qs = out + 2;
-  if (amax < kGroupMaxEpsIq4) {
-    StoreU16(out, blocks::FloatToFp16(0.0f));
-    for (int j = 0; j < kQK / 2; ++j) qs[j] = 0x88;
-    return;
-  }
-  const float d0 = max / blocks::kIq4NlValues[0];
-  const float id = 1 / d0;
-  float sumqx = 0, sumq2 = 0;
-  for (int j = 0; j < kQK; ++j) {
-    const float al = id * x[j];
-    const int l = BestIndex(al);
-    L[j] = static_cast<uint8_t>(l);
-    const float q = blocks::kIq4NlValues[l];
-    const float w = weight[j];
-    sumqx += w * q * x[j];
-    sumq2 += w * q * q;
-  }
-  const float d = sumq2 > 0 ? sumqx / sumq2 : 0.f;
-  StoreU16(out, blocks::FloatToFp16(d));
-  for (int j = 0; j < kQK / 2; ++j) qs[j] = static_cast<uint8_t>(L[j] | (L[16 + j] << 4));
 }
 
 }  // namespace
 
-void QuantizeRowIq4Nl(const float* x, uint8_t* out, int64_t n) {
-  const int64_t nb = n / kQK;
-  for (int64_t i = 0; i < nb; ++i) QuantizeBlock(x + i * kQK, out + i * kBlockBytes);
-}
+void QuantizeRowIq4Nl(const float* x, uint8_t* out, int64_t n) { QuantizeRow(x, out, n, 7); }
+
+void QuantizeRowIq4NlRef(const float* x, uint8_t* out, int64_t n) { QuantizeRow(x, out, n, -1); }
 
 void DequantizeRowIq4Nl(const uint8_t* in, float* y, int64_t n) {
   const int64_t nb = n / kQK;

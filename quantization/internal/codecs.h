@@ -37,7 +37,7 @@ struct BlockCodec {
 absl::Span<const BlockCodec> BuiltinCodecs();
 
 // One codec per file (q4_0.cc, q8_0.cc, q4_k.cc, q5_k.cc, q6_k.cc, bf16.cc, q4_1.cc, q5_0.cc,
-// q5_1.cc, iq4_nl.cc, f16.cc).
+// q5_1.cc, iq4_nl.cc, f16.cc; iq4.cc holds the quantizer IQ4_NL shares with IQ4_XS).
 void QuantizeRowQ4_0(const float* x, uint8_t* out, int64_t n);
 void DequantizeRowQ4_0(const uint8_t* in, float* y, int64_t n);
 void QuantizeRowQ8_0(const float* x, uint8_t* out, int64_t n);
@@ -56,7 +56,10 @@ void QuantizeRowQ5_0(const float* x, uint8_t* out, int64_t n);
 void DequantizeRowQ5_0(const uint8_t* in, float* y, int64_t n);
 void QuantizeRowQ5_1(const float* x, uint8_t* out, int64_t n);
 void DequantizeRowQ5_1(const uint8_t* in, float* y, int64_t n);
+// IQ4_NL: the encoding's quantizer is the one llama-quantize runs (GGML's quantize_iq4_nl without
+// an importance matrix); Ref is GGML's quantize_row_iq4_nl_ref (no scale search).
 void QuantizeRowIq4Nl(const float* x, uint8_t* out, int64_t n);
+void QuantizeRowIq4NlRef(const float* x, uint8_t* out, int64_t n);
 void DequantizeRowIq4Nl(const uint8_t* in, float* y, int64_t n);
 void QuantizeRowF16(const float* x, uint8_t* out, int64_t n);
 void DequantizeRowF16(const uint8_t* in, float* y, int64_t n);
