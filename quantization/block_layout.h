@@ -101,6 +101,31 @@ struct BlockQ8_1 {
 };
 static_assert(sizeof(BlockQ8_1) == 36, "Q8_1 block is 36 bytes");
 
+struct BlockQ2_K {
+  uint8_t scales[kQK_K / 16];  // per 16 values: 4-bit scale (low nibble), 4-bit min (high)
+  uint8_t qs[kQK_K / 4];       // 2-bit quants: byte 32c+l holds values 128c' + l + 32s at bits 2s
+  uint16_t d;                  // fp16 super-block scale for the scales
+  uint16_t dmin;               // fp16 super-block scale for the mins; x = d*sc*q - dmin*m
+};
+static_assert(sizeof(BlockQ2_K) == 84, "Q2_K block is 84 bytes");
+
+struct BlockQ3_K {
+  uint8_t hmask[kQK_K / 8];  // 3rd bit of value 32b + l at bit b of byte l (set: q >= 4)
+  uint8_t qs[kQK_K / 4];     // low 2 bits, Q2_K's layout
+  uint8_t scales[12];        // 16 6-bit scales (x = d * (sc - 32) * (q - 4))
+  uint16_t d;                // fp16, last
+};
+static_assert(sizeof(BlockQ3_K) == 110, "Q3_K block is 110 bytes");
+
+// IQ4_XS: IQ4_NL's indices under 8 6-bit sub-block scales; x = d * (ls - 32) * kIq4NlValues[q].
+struct BlockIq4Xs {
+  uint16_t d;
+  uint16_t scales_h;             // bits 2ib..2ib+1: the high 2 bits of scale ib
+  uint8_t scales_l[kQK_K / 64];  // nibble ib % 2 of byte ib / 2: the low 4 bits of scale ib
+  uint8_t qs[kQK_K / 2];         // per 32 values, IQ4_NL's 16-byte nibble layout
+};
+static_assert(sizeof(BlockIq4Xs) == 136, "IQ4_XS block is 136 bytes");
+
 // Activation format of K-quant dot products.
 struct BlockQ8_K {
   float d;
@@ -131,14 +156,17 @@ enum class Format : int {
   kQ5_1,
   kIq4Nl,
   kF16,
+  kQ2_K,
+  kQ3_K,
+  kIq4Xs,
 };
-inline constexpr int kNumFormats = 11;
+inline constexpr int kNumFormats = 14;
 
 // What the kernels quantize the activations to for a dot product with these weights.
 enum class ActivationFormat : int {
   kF32,   // no quantization (bf16 weights)
   kQ8_0,  // 32-value blocks (Q4_0, Q8_0, Q5_0, IQ4_NL)
-  kQ8_K,  // 256-value super-blocks (the K-quants)
+  kQ8_K,  // 256-value super-blocks (the K-quants, IQ4_XS)
   kQ8_1,  // 32-value blocks with d * sum (Q4_1, Q5_1)
 };
 
@@ -164,6 +192,9 @@ inline constexpr BlockFormat kBlockFormats[kNumFormats] = {
     {Format::kQ5_1, "q5_1", "Q5_1", 7, kQK4_0, sizeof(BlockQ5_1), ActivationFormat::kQ8_1},
     {Format::kIq4Nl, "iq4_nl", "IQ4_NL", 20, kQK4_0, sizeof(BlockIq4Nl), ActivationFormat::kQ8_0},
     {Format::kF16, "f16", "F16", 1, 1, sizeof(uint16_t), ActivationFormat::kF32},
+    {Format::kQ2_K, "q2_k", "Q2_K", 10, kQK_K, sizeof(BlockQ2_K), ActivationFormat::kQ8_K},
+    {Format::kQ3_K, "q3_k", "Q3_K", 11, kQK_K, sizeof(BlockQ3_K), ActivationFormat::kQ8_K},
+    {Format::kIq4Xs, "iq4_xs", "IQ4_XS", 23, kQK_K, sizeof(BlockIq4Xs), ActivationFormat::kQ8_K},
 };
 
 constexpr bool BlockFormatsAreIndexedById() {

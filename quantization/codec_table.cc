@@ -27,6 +27,9 @@ constexpr BlockCodec kCodecs[] = {
     Codec(Format::kQ5_1, QuantizeRowQ5_1, DequantizeRowQ5_1),
     Codec(Format::kIq4Nl, QuantizeRowIq4Nl, DequantizeRowIq4Nl),
     Codec(Format::kF16, QuantizeRowF16, DequantizeRowF16),
+    Codec(Format::kQ2_K, QuantizeRowQ2_K, DequantizeRowQ2_K),
+    Codec(Format::kQ3_K, QuantizeRowQ3_K, DequantizeRowQ3_K),
+    Codec(Format::kIq4Xs, QuantizeRowIq4Xs, DequantizeRowIq4Xs),
 };
 constexpr bool CodecsFollowTheTable() {
   if (sizeof(kCodecs) / sizeof(kCodecs[0]) != blocks::kNumFormats) return false;

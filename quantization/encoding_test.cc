@@ -65,12 +65,15 @@ TEST(BuiltinsTest, NamesAndBlockParameters) {
   EXPECT_EQ((*FindEncoding("q5_1"))->block_parameters(), (BlockParameters{32, 24}));
   EXPECT_EQ((*FindEncoding("iq4_nl"))->block_parameters(), (BlockParameters{32, 18}));
   EXPECT_EQ((*FindEncoding("f16"))->block_parameters(), (BlockParameters{1, 2}));
+  EXPECT_EQ((*FindEncoding("q2_k"))->block_parameters(), (BlockParameters{256, 84}));
+  EXPECT_EQ((*FindEncoding("q3_k"))->block_parameters(), (BlockParameters{256, 110}));
+  EXPECT_EQ((*FindEncoding("iq4_xs"))->block_parameters(), (BlockParameters{256, 136}));
 }
 
 // The block-format table (block_layout.h) and the registry agree, and names are found in both
 // spellings.
 TEST(BuiltinsTest, BlockFormatTableDescribesTheBuiltins) {
-  ASSERT_EQ(blocks::kNumFormats, 11);
+  ASSERT_EQ(blocks::kNumFormats, 14);
   for (const blocks::BlockFormat& f : blocks::kBlockFormats) {
     SCOPED_TRACE(f.name);
     absl::StatusOr<const QuantizationEncoding*> e = FindEncoding(f.name);
@@ -90,7 +93,11 @@ TEST(BuiltinsTest, BlockFormatTableDescribesTheBuiltins) {
   EXPECT_EQ(blocks::FindBlockFormatByGgmlType(7)->id, blocks::Format::kQ5_1);
   EXPECT_EQ(blocks::FindBlockFormatByGgmlType(20)->id, blocks::Format::kIq4Nl);
   EXPECT_EQ(blocks::FindBlockFormatByGgmlType(1)->id, blocks::Format::kF16);
-  EXPECT_EQ(blocks::FindBlockFormatByGgmlType(9), nullptr);  // Q8_1: not a weight format
+  EXPECT_EQ(blocks::FindBlockFormatByGgmlType(10)->id, blocks::Format::kQ2_K);
+  EXPECT_EQ(blocks::FindBlockFormatByGgmlType(11)->id, blocks::Format::kQ3_K);
+  EXPECT_EQ(blocks::FindBlockFormatByGgmlType(23)->id, blocks::Format::kIq4Xs);
+  EXPECT_EQ(blocks::FindBlockFormatByGgmlType(16), nullptr);  // IQ2_XXS: not supported
+  EXPECT_EQ(blocks::FindBlockFormatByGgmlType(9), nullptr);   // Q8_1: not a weight format
   EXPECT_EQ(blocks::GetBlockFormat(blocks::Format::kQ4_1).activation,
             blocks::ActivationFormat::kQ8_1);
   EXPECT_EQ(blocks::GetBlockFormat(blocks::Format::kQ5_1).activation,
@@ -104,6 +111,8 @@ TEST(BuiltinsTest, BlockFormatTableDescribesTheBuiltins) {
   EXPECT_EQ(blocks::GetBlockFormat(blocks::Format::kQ4_0).activation,
             blocks::ActivationFormat::kQ8_0);
   EXPECT_EQ(blocks::GetBlockFormat(blocks::Format::kQ6_K).activation,
+            blocks::ActivationFormat::kQ8_K);
+  EXPECT_EQ(blocks::GetBlockFormat(blocks::Format::kIq4Xs).activation,
             blocks::ActivationFormat::kQ8_K);
   EXPECT_EQ(blocks::GetBlockFormat(blocks::Format::kBf16).activation,
             blocks::ActivationFormat::kF32);

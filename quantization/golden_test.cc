@@ -180,7 +180,8 @@ TEST(GoldenTest, Iq4NlRefQuantizerMatchesGgmlBitForBit) {
 
 INSTANTIATE_TEST_SUITE_P(AllEncodings, GoldenTest,
                          ::testing::Values("q4_0", "q8_0", "q4_k", "q5_k", "q6_k", "bf16", "q4_1",
-                                           "q5_0", "q5_1", "iq4_nl", "f16"),
+                                           "q5_0", "q5_1", "iq4_nl", "f16", "q2_k", "q3_k",
+                                           "iq4_xs"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            return std::string(info.param);
                          });

@@ -123,7 +123,8 @@ void QuantizeIq4SuperBlock(int super_block_size, const float* x, int ntry, uint1
     *dh = blocks::FloatToFp16(scales[0]);
     if (ntry > 0) {
       const float id = scales[0] != 0.0f ? 1 / scales[0] : 0;
-      for (int j = 0; j < super_block_size; ++j) L[j] = static_cast<uint8_t>(Iq4BestIndex(id * x[j]));
+      for (int j = 0; j < super_block_size; ++j)
+        L[j] = static_cast<uint8_t>(Iq4BestIndex(id * x[j]));
     }
   }
   for (int i = 0; i < super_block_size / 32; ++i) {

@@ -33,11 +33,12 @@ struct BlockCodec {
 };
 
 // The built-in block formats, in the table's order: q4_0, q8_0, q4_k, q5_k, q6_k, bf16, q4_1, q5_0,
-// q5_1, iq4_nl, f16.
+// q5_1, iq4_nl, f16, q2_k, q3_k, iq4_xs.
 absl::Span<const BlockCodec> BuiltinCodecs();
 
 // One codec per file (q4_0.cc, q8_0.cc, q4_k.cc, q5_k.cc, q6_k.cc, bf16.cc, q4_1.cc, q5_0.cc,
-// q5_1.cc, iq4_nl.cc, f16.cc; iq4.cc holds the quantizer IQ4_NL shares with IQ4_XS).
+// q5_1.cc, iq4_nl.cc, f16.cc, q2_k.cc, q3_k.cc, iq4_xs.cc; iq4.cc holds the quantizer IQ4_NL shares
+// with IQ4_XS).
 void QuantizeRowQ4_0(const float* x, uint8_t* out, int64_t n);
 void DequantizeRowQ4_0(const uint8_t* in, float* y, int64_t n);
 void QuantizeRowQ8_0(const float* x, uint8_t* out, int64_t n);
@@ -63,6 +64,13 @@ void QuantizeRowIq4NlRef(const float* x, uint8_t* out, int64_t n);
 void DequantizeRowIq4Nl(const uint8_t* in, float* y, int64_t n);
 void QuantizeRowF16(const float* x, uint8_t* out, int64_t n);
 void DequantizeRowF16(const uint8_t* in, float* y, int64_t n);
+void QuantizeRowQ2_K(const float* x, uint8_t* out, int64_t n);
+void DequantizeRowQ2_K(const uint8_t* in, float* y, int64_t n);
+void QuantizeRowQ3_K(const float* x, uint8_t* out, int64_t n);
+void DequantizeRowQ3_K(const uint8_t* in, float* y, int64_t n);
+// IQ4_XS: GGML's quantize_row_iq4_xs_ref (quantize_iq4_xs without an importance matrix).
+void QuantizeRowIq4Xs(const float* x, uint8_t* out, int64_t n);
+void DequantizeRowIq4Xs(const uint8_t* in, float* y, int64_t n);
 
 // ---- helpers shared by the codecs ----
 

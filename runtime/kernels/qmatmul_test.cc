@@ -345,6 +345,7 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
                      // which executes fewer instructions than their smmla tile did)
     bool new32 = false;   // has q4_1, q5_0, q5_1 and iq4_nl kernels (generic only so far)
     bool x16_32 = false;  // has q4_1, q5_0, q5_1 and iq4_nl kernels
+    bool k23 = false;     // has q2_k, q3_k and iq4_xs kernels
   };
 #if defined(EDGEQ_KERNELS_X86)
   const Level levels[] = {{Isa::kGeneric, true, false, false, false, true},
@@ -370,6 +371,9 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
       const bool x16_32 = f.id == blocks::Format::kIq4Nl || f.id == blocks::Format::kQ5_0 ||
                           f.id == blocks::Format::kQ4_1 || f.id == blocks::Format::kQ5_1;
       if (x16_32 && !l.new32 && !l.x16_32) continue;
+      const bool k23 = f.id == blocks::Format::kQ2_K || f.id == blocks::Format::kQ3_K ||
+                       f.id == blocks::Format::kIq4Xs;
+      if (k23 != l.k23 && k23) continue;
       if (static_cast<int>(f.id) > static_cast<int>(blocks::Format::kBf16) &&
           f.id != blocks::Format::kF16 && !x16_32 && !l.new32) {
         continue;
