@@ -39,6 +39,9 @@ const KernelEntry* const kAllKernels[] = {
     &internal::kQ5_1GenericGemv, &internal::kQ5_1GenericGemm,
     &internal::kIq4NlGenericGemv, &internal::kIq4NlGenericGemm,
     &internal::kF16GenericGemv, &internal::kF16GenericGemm,
+    &internal::kQ2_KGenericGemv, &internal::kQ2_KGenericGemm,
+    &internal::kQ3_KGenericGemv, &internal::kQ3_KGenericGemm,
+    &internal::kIq4XsGenericGemv, &internal::kIq4XsGenericGemm,
 #if defined(EDGEQ_KERNELS_X86)
     &internal::kQ4_0Avx2Gemv, &internal::kQ4_0Avx2Gemm,
     &internal::kQ8_0Avx2Gemv, &internal::kQ8_0Avx2Gemm,

@@ -163,10 +163,10 @@ void ExpectMatchesReference(const Problem& p, const std::vector<float>& y,
   EXPECT_EQ(bad, 0) << what;
 }
 
-const Encoding kAllEncodings[] = {Encoding::kQ4_0,  Encoding::kQ8_0, Encoding::kQ4_K,
-                                  Encoding::kQ5_K,  Encoding::kQ6_K, Encoding::kBf16,
-                                  Encoding::kQ4_1,  Encoding::kQ5_0, Encoding::kQ5_1,
-                                  Encoding::kIq4Nl, Encoding::kF16};
+const Encoding kAllEncodings[] = {
+    Encoding::kQ4_0, Encoding::kQ8_0, Encoding::kQ4_K, Encoding::kQ5_K, Encoding::kQ6_K,
+    Encoding::kBf16, Encoding::kQ4_1, Encoding::kQ5_0, Encoding::kQ5_1, Encoding::kIq4Nl,
+    Encoding::kF16,  Encoding::kQ2_K, Encoding::kQ3_K, Encoding::kIq4Xs};
 
 TEST(QMatmulTest, GenericMatchesFloatReference) {
   for (Encoding enc : kAllEncodings) {
@@ -267,9 +267,9 @@ TEST(QMatmulTest, Q8_1ActivationsAreGgmls) {
 
 TEST(QMatmulTest, RejectsBadInput) {
   const std::vector<uint8_t> w(1 << 16);
-  auto bad_enc = QMatmulKernel::Create("q3_k", 4, 256, w);
+  auto bad_enc = QMatmulKernel::Create("iq2_xxs", 4, 256, w);
   EXPECT_EQ(bad_enc.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(bad_enc.status().message().find("q3_k"), absl::string_view::npos);
+  EXPECT_NE(bad_enc.status().message().find("iq2_xxs"), absl::string_view::npos);
   auto bad_k = QMatmulKernel::Create("q4_k", 4, 300, w);
   EXPECT_EQ(bad_k.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(bad_k.status().message().find("multiple of 256"), absl::string_view::npos);
@@ -348,20 +348,20 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
     bool k23 = false;     // has q2_k, q3_k and iq4_xs kernels
   };
 #if defined(EDGEQ_KERNELS_X86)
-  const Level levels[] = {{Isa::kGeneric, true, false, false, false, true},
+  const Level levels[] = {{Isa::kGeneric, true, false, false, false, true, false, true},
                           {Isa::kAvx2, true, false, false, false, false, true},
                           {Isa::kAvxVnni, false, false, false, false},
                           {Isa::kAvx512Vnni, false, false, false, false, false, true}};
-  const size_t expected_count = 22 + 22 + 10 + 18;
+  const size_t expected_count = 28 + 22 + 10 + 18;
 #elif defined(EDGEQ_KERNELS_ARM)
-  const Level levels[] = {{Isa::kGeneric, true, false, false, false, true},
+  const Level levels[] = {{Isa::kGeneric, true, false, false, false, true, false, true},
                           {Isa::kNeon, false, false, false, false},
                           {Isa::kNeonDotprod, false, false, false, false},
                           {Isa::kNeonI8mm, false, false, true, true}};
-  const size_t expected_count = 22 + 10 + 10 + 3;
+  const size_t expected_count = 28 + 10 + 10 + 3;
 #else
-  const Level levels[] = {{Isa::kGeneric, true, false, false, false, true}};
-  const size_t expected_count = 22;
+  const Level levels[] = {{Isa::kGeneric, true, false, false, false, true, false, true}};
+  const size_t expected_count = 28;
 #endif
   std::set<std::string> want;
   for (const Level& l : levels) {
@@ -373,7 +373,7 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
       if (x16_32 && !l.new32 && !l.x16_32) continue;
       const bool k23 = f.id == blocks::Format::kQ2_K || f.id == blocks::Format::kQ3_K ||
                        f.id == blocks::Format::kIq4Xs;
-      if (k23 != l.k23 && k23) continue;
+      if (k23 && !l.k23) continue;
       if (static_cast<int>(f.id) > static_cast<int>(blocks::Format::kBf16) &&
           f.id != blocks::Format::kF16 && !x16_32 && !l.new32) {
         continue;
