@@ -293,17 +293,18 @@ TEST(QMatmulTest, RejectsBadInput) {
 }
 
 // Repacked layouts stream no more bytes than GGML's blocks (decode is bandwidth-bound), stated
-// per encoding at a multiple of 16 rows: Q4_0/Q8_0/Q5_0/IQ4_NL/Q6_K are exactly GGML's size; Q4_K
-// and Q5_K are 2368/2304 and 2880/2816 of it (+2.8%, +2.3%: scales and mins as bytes, not 6 bits).
+// per encoding at a multiple of 16 rows: Q4_0/Q8_0/Q5_0/IQ4_NL/Q6_K/Q2_K are exactly GGML's size;
+// Q4_K and Q5_K are 2368/2304 and 2880/2816 of it (+2.8%, +2.3%: scales and mins as bytes, not 6
+// bits), Q3_K and IQ4_XS 1824/1760 and 2208/2176 (+3.6%, +1.5%: scales as bytes).
 TEST(QMatmulTest, RepackedLayoutBytesAgainstGgml) {
 #if !defined(__x86_64__)
   GTEST_SKIP() << "the X16 layouts are x86's; the ARM layouts' sizes are counted by "
                   "benchmarks/arm_sim";
 #endif
   const std::map<std::string, std::pair<int64_t, int64_t>> ratio = {
-      {"q4_0", {1, 1}}, {"iq4_nl", {1, 1}},     {"q5_0", {1, 1}},
-      {"q4_1", {1, 1}}, {"q5_1", {1, 1}},       {"q8_0", {1, 1}},
-      {"q6_k", {1, 1}}, {"q4_k", {2368, 2304}}, {"q5_k", {2880, 2816}}};
+      {"q4_0", {1, 1}},       {"iq4_nl", {1, 1}}, {"q5_0", {1, 1}},       {"q4_1", {1, 1}},
+      {"q5_1", {1, 1}},       {"q8_0", {1, 1}},   {"q6_k", {1, 1}},       {"q4_k", {2368, 2304}},
+      {"q5_k", {2880, 2816}}, {"q2_k", {1, 1}},   {"q3_k", {1824, 1760}}, {"iq4_xs", {2208, 2176}}};
   int checked = 0;
   for (const KernelEntry* e : internal::AllKernels()) {
     if (e->repack == nullptr) continue;
@@ -349,10 +350,10 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
   };
 #if defined(EDGEQ_KERNELS_X86)
   const Level levels[] = {{Isa::kGeneric, true, false, false, false, true, false, true},
-                          {Isa::kAvx2, true, false, false, false, false, true},
+                          {Isa::kAvx2, true, false, false, false, false, true, true},
                           {Isa::kAvxVnni, false, false, false, false},
-                          {Isa::kAvx512Vnni, false, false, false, false, false, true}};
-  const size_t expected_count = 28 + 22 + 10 + 18;
+                          {Isa::kAvx512Vnni, false, false, false, false, false, true, true}};
+  const size_t expected_count = 28 + 28 + 10 + 24;
 #elif defined(EDGEQ_KERNELS_ARM)
   const Level levels[] = {{Isa::kGeneric, true, false, false, false, true, false, true},
                           {Isa::kNeon, false, false, false, false},
@@ -375,7 +376,7 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
                        f.id == blocks::Format::kIq4Xs;
       if (k23 && !l.k23) continue;
       if (static_cast<int>(f.id) > static_cast<int>(blocks::Format::kBf16) &&
-          f.id != blocks::Format::kF16 && !x16_32 && !l.new32) {
+          f.id != blocks::Format::kF16 && !x16_32 && !k23 && !l.new32) {
         continue;
       }
       const std::string fname = f.name;

@@ -115,6 +115,47 @@ void DecodeQ6_K(const uint8_t* p, Decoded* out) {
   out->pair_d16[0] = b.d;
 }
 
+// Q2_K: levels 0..3; scale[s] is the stored byte (scale | min << 4); d and dmin as stored.
+void DecodeQ2_K(const uint8_t* p, Decoded* out) {
+  const auto& b = *reinterpret_cast<const blocks::BlockQ2_K*>(p);
+  for (int v = 0; v < 256; ++v) {
+    const int n = v / 128, j = (v % 128) / 32, l = v % 32;
+    out->level[v] = static_cast<uint8_t>((b.qs[32 * n + l] >> (2 * j)) & 3);
+  }
+  for (int s = 0; s < 16; ++s) out->scale[s] = b.scales[s];
+  out->pair_d16[0] = b.d;
+  out->pair_d16[1] = b.dmin;
+}
+
+// Q3_K: levels 0..7 (value = level - 4, the hmask bit set for level >= 4); scale[s] = sc - 32.
+void DecodeQ3_K(const uint8_t* p, Decoded* out) {
+  const auto& b = *reinterpret_cast<const blocks::BlockQ3_K*>(p);
+  for (int v = 0; v < 256; ++v) {
+    const int n = v / 128, j = (v % 128) / 32, l = v % 32;
+    const int lo = (b.qs[32 * n + l] >> (2 * j)) & 3;
+    const int hi = (b.hmask[l] >> (4 * n + j)) & 1;
+    out->level[v] = static_cast<uint8_t>(lo | (hi << 2));
+  }
+  for (int s = 0; s < 16; ++s) {
+    const int low = s < 8 ? (b.scales[s] & 0xF) : (b.scales[s - 8] >> 4);
+    out->scale[s] = (low | (((b.scales[8 + s % 4] >> (2 * (s / 4))) & 3) << 4)) - 32;
+  }
+  out->pair_d16[0] = b.d;
+}
+
+// IQ4_XS: the 4-bit indices (IQ4_NL's nibble layout per 32 values); scale[s] = ls - 32.
+void DecodeIq4Xs(const uint8_t* p, Decoded* out) {
+  const auto& b = *reinterpret_cast<const blocks::BlockIq4Xs*>(p);
+  for (int s = 0; s < 8; ++s) {
+    for (int e = 0; e < 32; ++e) {
+      out->level[32 * s + e] = e < 16 ? (b.qs[16 * s + e] & 0x0F) : (b.qs[16 * s + e - 16] >> 4);
+    }
+    out->scale[s] =
+        (((b.scales_l[s / 2] >> (4 * (s % 2))) & 0xF) | (((b.scales_h >> (2 * s)) & 3) << 4)) - 32;
+  }
+  out->pair_d16[0] = b.d;
+}
+
 // Byte of row r, value e (0..3) of quad q in a 64-byte quad vector.
 inline int QuadByte(int r, int e) { return 4 * r + e; }
 
@@ -260,6 +301,47 @@ void PutQ6_K(const Decoded& dec, int r, uint8_t* tile) {
   std::memcpy(tile + x16::Q6_K::kD + 2 * r, &dec.pair_d16[0], 2);
 }
 
+void PutQ2_K(const Decoded& dec, int r, uint8_t* tile) {
+  for (int s = 0; s < 16; ++s) {
+    for (int q = 0; q < 4; ++q) {
+      for (int e = 0; e < 4; ++e) {
+        tile[x16::kQuadBytes * s + QuadByte(r, e)] |=
+            static_cast<uint8_t>((dec.level[16 * s + 4 * q + e] & 3) << (2 * q));
+      }
+    }
+    tile[x16::Q2_K::kScales + kX16Rows * s + r] = static_cast<uint8_t>(dec.scale[s]);
+  }
+  std::memcpy(tile + x16::Q2_K::kD + 2 * r, &dec.pair_d16[0], 2);
+  std::memcpy(tile + x16::Q2_K::kDmin + 2 * r, &dec.pair_d16[1], 2);
+}
+
+void PutQ3_K(const Decoded& dec, int r, uint8_t* tile) {
+  for (int s = 0; s < 16; ++s) {
+    for (int q = 0; q < 4; ++q) {
+      for (int e = 0; e < 4; ++e) {
+        const uint8_t level = dec.level[16 * s + 4 * q + e];
+        tile[x16::kQuadBytes * s + QuadByte(r, e)] |= static_cast<uint8_t>((level & 3) << (2 * q));
+        if (level & 4) {
+          tile[x16::Q3_K::kHighBits + x16::kQuadBytes * (s / 2) + QuadByte(r, e)] |=
+              static_cast<uint8_t>(1 << (4 * (s % 2) + q));
+        }
+      }
+    }
+    tile[x16::Q3_K::kScales + kX16Rows * s + r] =
+        static_cast<uint8_t>(static_cast<int8_t>(dec.scale[s]));
+  }
+  std::memcpy(tile + x16::Q3_K::kD + 2 * r, &dec.pair_d16[0], 2);
+}
+
+void PutIq4Xs(const Decoded& dec, int r, uint8_t* tile) {
+  for (int s = 0; s < 8; ++s) {
+    PutNibbles32(dec.level + 32 * s, r, tile + x16::kNibbles32Bytes * s);
+    tile[x16::Iq4Xs::kScales + kX16Rows * s + r] =
+        static_cast<uint8_t>(static_cast<int8_t>(dec.scale[s]));
+  }
+  std::memcpy(tile + x16::Iq4Xs::kD + 2 * r, &dec.pair_d16[0], 2);
+}
+
 }  // namespace
 
 size_t Q4_0X16RowBytes(int64_t k) {
@@ -280,6 +362,11 @@ size_t Q5_0X16RowBytes(int64_t k) {
 size_t Q4_KX16RowBytes(int64_t k) { return static_cast<size_t>(k / 256) * kQ4_KX16TileBytes / 16; }
 size_t Q5_KX16RowBytes(int64_t k) { return static_cast<size_t>(k / 256) * kQ5_KX16TileBytes / 16; }
 size_t Q6_KX16RowBytes(int64_t k) { return static_cast<size_t>(k / 256) * kQ6_KX16TileBytes / 16; }
+size_t Q2_KX16RowBytes(int64_t k) { return static_cast<size_t>(k / 256) * kQ2_KX16TileBytes / 16; }
+size_t Q3_KX16RowBytes(int64_t k) { return static_cast<size_t>(k / 256) * kQ3_KX16TileBytes / 16; }
+size_t Iq4XsX16RowBytes(int64_t k) {
+  return static_cast<size_t>(k / 256) * kIq4XsX16TileBytes / 16;
+}
 
 void RepackQ4_0X16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
   RepackX16(w, n, k, 32, sizeof(blocks::BlockQ4_0), 2, kQ4_0X16TileBytes, DecodeQ4_0, PutQ4_0, out);
@@ -307,6 +394,18 @@ void RepackQ5_KX16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
 void RepackQ6_KX16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
   RepackX16(w, n, k, 256, sizeof(blocks::BlockQ6_K), 1, kQ6_KX16TileBytes, DecodeWhole<DecodeQ6_K>,
             PutQ6_K, out);
+}
+void RepackQ2_KX16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
+  RepackX16(w, n, k, 256, sizeof(blocks::BlockQ2_K), 1, kQ2_KX16TileBytes, DecodeWhole<DecodeQ2_K>,
+            PutQ2_K, out);
+}
+void RepackQ3_KX16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
+  RepackX16(w, n, k, 256, sizeof(blocks::BlockQ3_K), 1, kQ3_KX16TileBytes, DecodeWhole<DecodeQ3_K>,
+            PutQ3_K, out);
+}
+void RepackIq4XsX16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
+  RepackX16(w, n, k, 256, sizeof(blocks::BlockIq4Xs), 1, kIq4XsX16TileBytes,
+            DecodeWhole<DecodeIq4Xs>, PutIq4Xs, out);
 }
 
 }  // namespace internal

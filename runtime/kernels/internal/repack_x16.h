@@ -121,6 +121,39 @@ struct Q6_K {
   static constexpr size_t kTileBytes = kD + kHalfPerRowBytes;     // 3360
 };
 
+// Q2_KX16, per super-block (16 sub-blocks of 16 values, levels 0..3), in GGML's own size
+// (16 x 84 bytes):
+//   [0, 1024)     sub-block s at kQuadBytes * s: its 2-bit levels, bits 2q..2q+1 of a byte for
+//                 quad q (Q6_KX16's high-bit plane);
+//   [1024, 1280)  uint8 scale byte[s][row] as stored (low nibble: scale, high nibble: min);
+//   [1280, 1312)  fp16 d[row];  [1312, 1344) fp16 dmin[row], as stored.
+struct Q2_K {
+  static constexpr size_t kScales = 16 * kQuadBytes;              // 1024
+  static constexpr size_t kD = kScales + 16 * kX16Rows;           // 1280
+  static constexpr size_t kDmin = kD + kHalfPerRowBytes;          // 1312
+  static constexpr size_t kTileBytes = kDmin + kHalfPerRowBytes;  // 1344
+};
+// Q3_KX16, per super-block (16 sub-blocks of 16 values, levels 0..7, value = level - 4):
+//   [0, 1024)     sub-block s at kQuadBytes * s: bits 0-1 of its levels, as Q2_KX16;
+//   [1024, 1536)  sub-blocks 2p and 2p + 1 at kHighBits + kQuadBytes * p: bit 2 of the level of
+//                 byte b of quad q of sub-block s at bit 4 (s % 2) + q of byte b;
+//   [1536, 1792)  int8 scale[s][row] (GGML's 6-bit scale - 32);  [1792, 1824) fp16 d[row].
+// 1824 bytes for 16 rows, against 1760 in GGML's blocks (which pack the scales to 6 bits).
+struct Q3_K {
+  static constexpr size_t kHighBits = 16 * kQuadBytes;           // 1024
+  static constexpr size_t kScales = kHighBits + 8 * kQuadBytes;  // 1536
+  static constexpr size_t kD = kScales + 16 * kX16Rows;          // 1792
+  static constexpr size_t kTileBytes = kD + kHalfPerRowBytes;    // 1824
+};
+// IQ4_XSX16, per super-block (8 sub-blocks of 32 4-bit indices into kIq4NlValues): sub-block s's
+// nibbles at kNibbles32Bytes * s, then int8 scale[s][row] (GGML's 6-bit scale - 32), then fp16
+// d[row]. 2208 bytes for 16 rows, against 2176 in GGML's blocks (6-bit scales).
+struct Iq4Xs {
+  static constexpr size_t kScales = 8 * kNibbles32Bytes;       // 2048
+  static constexpr size_t kD = kScales + 8 * kX16Rows;         // 2176
+  static constexpr size_t kTileBytes = kD + kHalfPerRowBytes;  // 2208
+};
+
 }  // namespace x16
 
 inline constexpr size_t kQ4_0X16TileBytes = x16::Q4_0::kTileBytes;
@@ -131,6 +164,9 @@ inline constexpr size_t kQ5_1X16TileBytes = x16::Q5_1::kTileBytes;
 inline constexpr size_t kQ4_KX16TileBytes = x16::Q4_K::kTileBytes;
 inline constexpr size_t kQ5_KX16TileBytes = x16::Q5_K::kTileBytes;
 inline constexpr size_t kQ6_KX16TileBytes = x16::Q6_K::kTileBytes;
+inline constexpr size_t kQ2_KX16TileBytes = x16::Q2_K::kTileBytes;
+inline constexpr size_t kQ3_KX16TileBytes = x16::Q3_K::kTileBytes;
+inline constexpr size_t kIq4XsX16TileBytes = x16::Iq4Xs::kTileBytes;
 
 size_t Q4_0X16RowBytes(int64_t k);
 size_t Q8_0X16RowBytes(int64_t k);
@@ -140,6 +176,9 @@ size_t Q5_1X16RowBytes(int64_t k);
 size_t Q4_KX16RowBytes(int64_t k);
 size_t Q5_KX16RowBytes(int64_t k);
 size_t Q6_KX16RowBytes(int64_t k);
+size_t Q2_KX16RowBytes(int64_t k);
+size_t Q3_KX16RowBytes(int64_t k);
+size_t Iq4XsX16RowBytes(int64_t k);
 
 // Repack n rows of GGML blocks (k values each) into round_up(n, 16) rows of the layout.
 void RepackQ4_0X16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
@@ -150,6 +189,9 @@ void RepackQ5_1X16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
 void RepackQ4_KX16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
 void RepackQ5_KX16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
 void RepackQ6_KX16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
+void RepackQ2_KX16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
+void RepackQ3_KX16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
+void RepackIq4XsX16(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
 
 }  // namespace internal
 }  // namespace kernels
