@@ -41,7 +41,7 @@ flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -I. -DXXH_STATIC_LINKING_ONLY
 common=(checkpoint/tensor_dict.cc checkpoint/internal/file_io.cc
         checkpoint/internal/metadata_codec.cc core/dtype.cc core/shape.cc core/tensor.cc)
 # The readers check quantized tensors against the encodings' table (CheckQuantizedTensor).
-quant=(quantization/encoding.cc quantization/{bf16,codec_table,f16,iq4_nl,k_quants,q4_0,q4_1,q4_k,q5_0,q5_1,q5_k,q6_k,q8_0}.cc)
+quant=(quantization/encoding.cc quantization/{bf16,codec_table,f16,iq4,iq4_nl,iq4_xs,k_quants,q2_k,q3_k,q4_0,q4_1,q4_k,q5_0,q5_1,q5_k,q6_k,q8_0}.cc)
 declare -A lib=([max]=checkpoint/max_format.cc [gguf]=checkpoint/gguf.cc
                 [llama2c]=checkpoint/llama2c.cc [safetensors]=checkpoint/safetensors.cc
                 [tokenizer]="checkpoint/gguf.cc llm/tokenizer.cc llm/tokenizer_hf.cc
