@@ -430,9 +430,6 @@ INSTANTIATE_TEST_SUITE_P(
 // q3_k, iq4_xs themselves). testdata/<model>/rules_<TYPE>.txt lists the type llama-quantize
 // gave each tensor (tests/parity/README.md, "Block types"); edgeq's quantizer with those rules
 // writes the same tensor bytes, and its logits and perplexity agree with llama.cpp's on the file.
-// (The rules of Q3_K_M, Q2_K, IQ4_XS and IQ4_NL are in testdata; their cases are not listed below
-// yet: edgeq has no q2_k/q3_k/iq4_xs codecs, and its iq4_nl quantizer is ggml's
-// quantize_row_iq4_nl_ref, not llama-quantize's 7-try search.)
 // make_random_gguf --shape=qwen2.5-0.5b --layers=2 --vocab_size=512 --synthetic_vocab (121.2 MB)
 const ArchCase k_qwen2_d896_l2 = {
     "qwen2_d896_l2",
@@ -569,7 +566,49 @@ INSTANTIATE_TEST_SUITE_P(
                                     0x51f4d0e0f87fd093ull,
                                     {752.7285, 659.4665, 651.9270, 681.4160, 688.0178, 699.2044,
                                      698.6615, 714.2325, 718.3977, 723.1785, 722.2901, 714.8295,
-                                     723.9557, 715.1878, 721.9403, 722.5937, 719.8246, 723.4811}}),
+                                     723.9557, 715.1878, 721.9403, 722.5937, 719.8246, 723.4811}},
+                      BlockTypeCase{"IQ4_XS",
+                                    k_llama_d512_l2,
+                                    0x519d0f832a96f632ull,
+                                    {685.1598, 641.8583, 617.5146, 590.8764, 577.5489, 573.9664,
+                                     577.0992, 572.9774, 574.6656, 575.2166, 580.9909, 577.4763,
+                                     578.3159, 574.8872, 577.1926, 583.4606, 584.1825, 582.7454}},
+                      BlockTypeCase{"Q2_K",
+                                    k_llama_d512_l2,
+                                    0x4af7c928c5e6e5c6ull,
+                                    {647.3608, 615.3708, 599.4032, 575.1238, 558.3754, 556.5289,
+                                     556.9379, 551.2586, 557.7725, 558.1741, 562.8275, 560.5079,
+                                     560.5960, 557.8645, 562.8744, 569.6683, 571.2561, 569.8199}},
+                      BlockTypeCase{"Q3_K_M",
+                                    k_llama_d512_l2,
+                                    0x41897e3a8fdd5ed4ull,
+                                    {667.4160, 639.3992, 608.6373, 581.0101, 565.3039, 560.6877,
+                                     564.6556, 561.6524, 561.4098, 562.7020, 568.2179, 563.8749,
+                                     565.3591, 563.4929, 567.0309, 573.6642, 574.7408, 572.7751}},
+                      BlockTypeCase{"IQ4_NL",
+                                    k_qwen2_d896_l2,
+                                    0x0392a0a782acbc99ull,
+                                    {738.4046, 650.2182, 645.3406, 672.3435, 679.6351, 691.3622,
+                                     692.3134, 708.0029, 711.2522, 715.3419, 714.8847, 708.2032,
+                                     717.2502, 709.7206, 716.1784, 716.9532, 714.6689, 718.3385}},
+                      BlockTypeCase{"IQ4_XS",
+                                    k_qwen2_d896_l2,
+                                    0xb5f7e3d72f3016edull,
+                                    {738.0063, 651.3617, 646.7487, 673.4887, 680.8835, 692.7571,
+                                     693.6474, 709.3587, 712.3692, 716.4717, 715.8894, 709.2369,
+                                     718.3040, 710.7595, 717.1678, 718.0265, 715.7598, 719.3925}},
+                      BlockTypeCase{"Q2_K",
+                                    k_qwen2_d896_l2,
+                                    0xf05ea3351fc8e5fcull,
+                                    {754.4814, 658.6835, 653.2025, 684.9963, 693.0230, 705.7750,
+                                     704.4965, 719.8167, 725.0071, 729.9312, 728.6577, 720.2831,
+                                     729.9797, 720.2790, 726.9015, 727.6184, 725.0078, 728.8918}},
+                      BlockTypeCase{"Q3_K_M",
+                                    k_qwen2_d896_l2,
+                                    0x0980d74ff9f96935ull,
+                                    {746.2237, 653.3876, 643.6778, 674.2851, 679.4924, 690.9811,
+                                     690.8046, 706.1736, 711.1141, 714.6604, 713.3419, 706.4068,
+                                     715.3988, 707.0021, 713.7592, 714.6054, 712.4951, 716.3133}}),
     [](const ::testing::TestParamInfo<BlockTypeCase>& info) {
       return absl::StrCat(info.param.model.name, "_", info.param.type);
     });
