@@ -74,6 +74,9 @@ absl::Status Run(int argc, char** argv) {
       {"q4_1", "* -> q4_1"},
       {"iq4_nl", "* -> iq4_nl"},
       {"q4_k*", "* -> q4_k"},
+      {"iq4_xs*", "* -> iq4_xs"},
+      {"q3_k*", "* -> q3_k"},
+      {"q2_k*", "* -> q2_k"},
       {"q4_0 (default rules)", "* -> q4_0"},
       {"mixed (mixed_rules.txt)", mixed},
   };
