@@ -18,7 +18,8 @@ import json
 import re
 import sys
 
-ENCODINGS = ("q4_0", "q8_0", "q4_k", "q5_k", "q6_k", "bf16")
+ENCODINGS = ("q4_0", "q8_0", "q4_k", "q5_k", "q6_k", "bf16", "q4_1", "q5_0", "q5_1", "iq4_nl",
+             "q2_k", "q3_k", "iq4_xs", "f16")
 NAME = re.compile(r"^(?P<kernel>[^/]+)/m:(?P<m>\d+)/n:(?P<n>\d+)/k:(?P<k>\d+)/threads:(?P<t>\d+)")
 
 

@@ -302,9 +302,9 @@ absl::Status Bench(const Args& raw_args) {
           absl::StatusOr<const Tensor*> embd = model.weights().Get("token_embd.weight");
           if (embd.ok()) step_bytes -= static_cast<double>((*embd)->size_bytes());
         }
-        row.roofline = absl::StrFormat("%.1f GB/s read; weights %.2f GB/s = %.0f%%", bw / 1e9,
-                                       step_bytes * row.mean / 1e9,
-                                       100.0 * step_bytes * row.mean / bw);
+        row.roofline =
+            absl::StrFormat("%.1f GB/s read; weights %.2f GB/s = %.0f%%", bw / 1e9,
+                            step_bytes * row.mean / 1e9, 100.0 * step_bytes * row.mean / bw);
       }
       if (profile) {
         model.EnableProfiling(false);

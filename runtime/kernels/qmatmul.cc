@@ -50,6 +50,7 @@ const KernelEntry* const kAllKernels[] = {
     &internal::kQ6_KAvx2Gemv, &internal::kQ6_KAvx2Gemm,
     &internal::kBf16Avx2Gemv, &internal::kBf16Avx2Gemm,
     &internal::kF16Avx2Gemv, &internal::kF16Avx2Gemm,
+    &internal::kF16Avx512VnniGemv, &internal::kF16Avx512VnniGemm,
     &internal::kIq4NlAvx2Gemv, &internal::kIq4NlAvx2Gemm,
     &internal::kIq4NlAvx512VnniGemv, &internal::kIq4NlAvx512VnniGemm,
     &internal::kQ5_0Avx2Gemv, &internal::kQ5_0Avx2Gemm,

@@ -347,13 +347,14 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
     bool new32 = false;   // has q4_1, q5_0, q5_1 and iq4_nl kernels (generic only so far)
     bool x16_32 = false;  // has q4_1, q5_0, q5_1 and iq4_nl kernels
     bool k23 = false;     // has q2_k, q3_k and iq4_xs kernels
+    bool f16 = false;     // has an f16 kernel (without a bf16 one)
   };
 #if defined(EDGEQ_KERNELS_X86)
   const Level levels[] = {{Isa::kGeneric, true, false, false, false, true, false, true},
                           {Isa::kAvx2, true, false, false, false, false, true, true},
                           {Isa::kAvxVnni, false, false, false, false},
-                          {Isa::kAvx512Vnni, false, false, false, false, false, true, true}};
-  const size_t expected_count = 28 + 28 + 10 + 24;
+                          {Isa::kAvx512Vnni, false, false, false, false, false, true, true, true}};
+  const size_t expected_count = 28 + 28 + 10 + 26;
 #elif defined(EDGEQ_KERNELS_ARM)
   const Level levels[] = {{Isa::kGeneric, true, false, false, false, true, false, true},
                           {Isa::kNeon, false, false, false, false},
@@ -368,7 +369,7 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
   for (const Level& l : levels) {
     for (const blocks::BlockFormat& f : blocks::kBlockFormats) {
       if (f.id == blocks::Format::kBf16 && !l.bf16) continue;
-      if (f.id == blocks::Format::kF16 && !l.bf16) continue;  // f16 kernels where bf16 ones are
+      if (f.id == blocks::Format::kF16 && !l.bf16 && !l.f16) continue;  // where bf16 ones are
       const bool x16_32 = f.id == blocks::Format::kIq4Nl || f.id == blocks::Format::kQ5_0 ||
                           f.id == blocks::Format::kQ4_1 || f.id == blocks::Format::kQ5_1;
       if (x16_32 && !l.new32 && !l.x16_32) continue;
