@@ -213,8 +213,11 @@ class QMatmulKernelImpl final : public QMatmulKernel {
     if (m <= 0 || n() == 0) return;
     // The one rule (core/parallel.h): about 2^20 multiply-adds; a 288x288 GEMV (83K, some 10 us
     // on one core) stays on the calling thread, the stories15M classifier (32000x288) does not.
-    if (!WorthParallel(pool, MatmulWork(m * n() * k()))) pool = nullptr;
+    // Kernels on float activations (f16, bf16 weights) do 16 multiply-adds per instruction where
+    // the integer ones do 64: their work counts four times.
     const KernelEntry* e = m == 1 ? gemv_ : gemm_;
+    const int64_t per_mac = e->quantize == nullptr ? 4 : 1;
+    if (!WorthParallel(pool, MatmulWork(per_mac * m * n() * k()))) pool = nullptr;
     RunContext ctx;
     ctx.entry = e;
     ctx.params.w = m == 1 ? w_gemv_ : w_gemm_;
