@@ -7,6 +7,7 @@
 
 #include "absl/types/span.h"
 #include "runtime/kernels/attention/attention_impl.h"
+#include "runtime/kernels/vector/kernel_set.h"
 
 namespace edgeq {
 namespace kernels {
@@ -73,26 +74,14 @@ const AttentionKernel* const kAttentionNeon = nullptr;
 }  // namespace internal
 
 absl::Span<const AttentionKernel* const> AllAttentionKernels() {
-  static const auto* const kAll = [] {
-    auto* v = new std::vector<const AttentionKernel*>{&internal::kAttentionGeneric};
-    for (const AttentionKernel* k :
-         {internal::kAttentionAvx2, internal::kAttentionAvx512, internal::kAttentionNeon}) {
-      if (k != nullptr) v->push_back(k);
-    }
-    return v;
-  }();
+  static const auto* const kAll = new std::vector<const AttentionKernel*>(internal::KernelSet(
+      &internal::kAttentionGeneric,
+      {internal::kAttentionAvx2, internal::kAttentionAvx512, internal::kAttentionNeon}));
   return *kAll;
 }
 
 const AttentionKernel& SelectAttentionKernel(Isa cap) {
-  const AttentionKernel* best = &internal::kAttentionGeneric;
-  for (const AttentionKernel* k : AllAttentionKernels()) {
-    if (static_cast<int>(k->isa) <= static_cast<int>(cap) && IsaSupported(k->isa) &&
-        static_cast<int>(k->isa) > static_cast<int>(best->isa)) {
-      best = k;
-    }
-  }
-  return *best;
+  return internal::SelectKernel(AllAttentionKernels(), cap);
 }
 
 }  // namespace kernels

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "runtime/kernels/vector/kernel_set.h"
+
 namespace edgeq {
 namespace kernels {
 namespace internal {
@@ -33,26 +35,14 @@ const ActivationKernel* const kActivationNeon = nullptr;
 }  // namespace internal
 
 absl::Span<const ActivationKernel* const> AllActivationKernels() {
-  static const auto* const kAll = [] {
-    auto* v = new std::vector<const ActivationKernel*>{&internal::kActivationGeneric};
-    for (const ActivationKernel* k :
-         {internal::kActivationAvx2, internal::kActivationAvx512, internal::kActivationNeon}) {
-      if (k != nullptr) v->push_back(k);
-    }
-    return v;
-  }();
+  static const auto* const kAll = new std::vector<const ActivationKernel*>(internal::KernelSet(
+      &internal::kActivationGeneric,
+      {internal::kActivationAvx2, internal::kActivationAvx512, internal::kActivationNeon}));
   return *kAll;
 }
 
 const ActivationKernel& SelectActivationKernel(Isa cap) {
-  const ActivationKernel* best = &internal::kActivationGeneric;
-  for (const ActivationKernel* k : AllActivationKernels()) {
-    if (static_cast<int>(k->isa) <= static_cast<int>(cap) && IsaSupported(k->isa) &&
-        static_cast<int>(k->isa) > static_cast<int>(best->isa)) {
-      best = k;
-    }
-  }
-  return *best;
+  return internal::SelectKernel(AllActivationKernels(), cap);
 }
 
 }  // namespace kernels

@@ -29,7 +29,7 @@ float Avx512F16HSum(__m512 a) {
 // y[a * ys + r] = dot(weight row r, activation row a) for r < R, a < M.
 template <int R, int M>
 void F16Avx512Tile(const uint8_t* w, size_t wrb, const uint8_t* xb, size_t xrb, int64_t k, float* y,
-             int64_t ys) {
+                   int64_t ys) {
   __m512 acc[M][R];
 #pragma GCC unroll 4
   for (int a = 0; a < M; ++a) {
@@ -50,8 +50,7 @@ void F16Avx512Tile(const uint8_t* w, size_t wrb, const uint8_t* xb, size_t xrb, 
     }
 #pragma GCC unroll 4
     for (int a = 0; a < M; ++a) {
-      const __m512 xv =
-          _mm512_maskz_loadu_ps(m, reinterpret_cast<const float*>(xb + a * xrb) + l);
+      const __m512 xv = _mm512_maskz_loadu_ps(m, reinterpret_cast<const float*>(xb + a * xrb) + l);
 #pragma GCC unroll 4
       for (int r = 0; r < R; ++r) acc[a][r] = _mm512_fmadd_ps(wv[r], xv, acc[a][r]);
     }
@@ -65,12 +64,20 @@ void F16Avx512Tile(const uint8_t* w, size_t wrb, const uint8_t* xb, size_t xrb, 
 
 template <int R>
 void F16Avx512Rows(int mm, const uint8_t* w, size_t wrb, const uint8_t* xb, size_t xrb, int64_t k,
-             float* y, int64_t ys) {
+                   float* y, int64_t ys) {
   switch (mm) {
-    case 1: F16Avx512Tile<R, 1>(w, wrb, xb, xrb, k, y, ys); break;
-    case 2: F16Avx512Tile<R, 2>(w, wrb, xb, xrb, k, y, ys); break;
-    case 3: F16Avx512Tile<R, 3>(w, wrb, xb, xrb, k, y, ys); break;
-    default: F16Avx512Tile<R, 4>(w, wrb, xb, xrb, k, y, ys); break;
+    case 1:
+      F16Avx512Tile<R, 1>(w, wrb, xb, xrb, k, y, ys);
+      break;
+    case 2:
+      F16Avx512Tile<R, 2>(w, wrb, xb, xrb, k, y, ys);
+      break;
+    case 3:
+      F16Avx512Tile<R, 3>(w, wrb, xb, xrb, k, y, ys);
+      break;
+    default:
+      F16Avx512Tile<R, 4>(w, wrb, xb, xrb, k, y, ys);
+      break;
   }
 }
 
@@ -85,10 +92,18 @@ void F16Avx512Matmul(const MatmulParams& p, int64_t j0, int64_t j1) {
       const uint8_t* xb = p.xq + i * p.xq_row_bytes;
       float* y = p.y + i * p.y_stride + j;
       switch (r) {
-        case 1: F16Avx512Rows<1>(mm, w, p.w_row_bytes, xb, p.xq_row_bytes, p.k, y, p.y_stride); break;
-        case 2: F16Avx512Rows<2>(mm, w, p.w_row_bytes, xb, p.xq_row_bytes, p.k, y, p.y_stride); break;
-        case 3: F16Avx512Rows<3>(mm, w, p.w_row_bytes, xb, p.xq_row_bytes, p.k, y, p.y_stride); break;
-        default: F16Avx512Rows<4>(mm, w, p.w_row_bytes, xb, p.xq_row_bytes, p.k, y, p.y_stride); break;
+        case 1:
+          F16Avx512Rows<1>(mm, w, p.w_row_bytes, xb, p.xq_row_bytes, p.k, y, p.y_stride);
+          break;
+        case 2:
+          F16Avx512Rows<2>(mm, w, p.w_row_bytes, xb, p.xq_row_bytes, p.k, y, p.y_stride);
+          break;
+        case 3:
+          F16Avx512Rows<3>(mm, w, p.w_row_bytes, xb, p.xq_row_bytes, p.k, y, p.y_stride);
+          break;
+        default:
+          F16Avx512Rows<4>(mm, w, p.w_row_bytes, xb, p.xq_row_bytes, p.k, y, p.y_stride);
+          break;
       }
     }
   }
