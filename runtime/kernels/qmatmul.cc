@@ -83,6 +83,8 @@ const KernelEntry* const kAllKernels[] = {
     &internal::kQ5_KNeonGemv, &internal::kQ5_KNeonGemm,
     &internal::kQ6_KNeonGemv, &internal::kQ6_KNeonGemm,
     &internal::kQ4_0DotprodGemv, &internal::kQ4_0DotprodGemm,
+    &internal::kIq4NlNeonGemv, &internal::kIq4NlNeonGemm,
+    &internal::kIq4NlDotprodGemv, &internal::kIq4NlDotprodGemm,
     &internal::kQ8_0DotprodGemv, &internal::kQ8_0DotprodGemm,
     &internal::kQ4_KDotprodGemv, &internal::kQ4_KDotprodGemm,
     &internal::kQ5_KDotprodGemv, &internal::kQ5_KDotprodGemm,

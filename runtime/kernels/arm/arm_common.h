@@ -41,6 +41,22 @@ struct Q4_0X4Loader {
   }
 };
 
+// IQ4_NL on the Q4_0X4 layout (BlockIQ4_NL is BlockQ4_0's bytes: fp16 d, 16 index bytes): the
+// nibbles index GGML's 16 IQ4_NL levels (one table lookup per 16 values), |level| <= 127.
+struct Iq4NlX4Loader {
+  static constexpr int kQsBytesPerBlock = 16;
+  static inline void Load(const uint8_t* wr, int64_t g, int8x16_t q[8]) {
+    const uint8_t* p = wr + 64 * g;
+    const int8x16_t levels = vld1q_s8(blocks::kIq4NlValues);
+    const uint8x16_t m4 = vdupq_n_u8(0x0F);
+    for (int t = 0; t < 4; ++t) {
+      const uint8x16_t v = vld1q_u8(p + 16 * t);
+      q[t] = vqtbl1q_s8(levels, vandq_u8(v, m4));
+      q[t + 4] = vqtbl1q_s8(levels, vshrq_n_u8(v, 4));
+    }
+  }
+};
+
 // Q8_0X4 (signed) group g: 4 blocks of 32 int8 in natural order.
 struct Q8_0X4Loader {
   static constexpr int kQsBytesPerBlock = 32;

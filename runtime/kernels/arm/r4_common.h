@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "quantization/block_layout.h"
 #include "runtime/kernels/arm/repack_r4.h"
 #include "runtime/kernels/internal/kernel_api.h"
 
@@ -35,6 +36,21 @@ struct Q4_0R4Block {
     *d = vmulq_n_f32(
         vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(reinterpret_cast<const uint16_t*>(blk)))),
         0.0625f);
+  }
+};
+
+// IQ4_NL on the R4 layout (indices as stored): each nibble indexes GGML's 16 levels.
+struct Iq4NlR4Block {
+  static constexpr int kBlockBytes = 72;
+  static inline void Load(const uint8_t* blk, int8x16_t w[8], float32x4_t* d) {
+    const uint8x16x4_t v = vld1q_u8_x4(blk + 8);
+    const int8x16_t levels = vld1q_s8(blocks::kIq4NlValues);
+    const uint8x16_t m4 = vdupq_n_u8(0x0F);
+    for (int c = 0; c < 4; ++c) {
+      w[c] = vqtbl1q_s8(levels, vandq_u8(v.val[c], m4));
+      w[c + 4] = vqtbl1q_s8(levels, vshrq_n_u8(v.val[c], 4));
+    }
+    *d = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(reinterpret_cast<const uint16_t*>(blk))));
   }
 };
 

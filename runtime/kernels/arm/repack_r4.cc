@@ -45,6 +45,11 @@ void RepackQ4_0R4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
       [](const uint8_t* qs, int i) { return static_cast<uint8_t>(qs[i] ^ 0x88); }, out);
 }
 
+void RepackIq4NlR4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
+  RepackR4(
+      w, n, k, sizeof(blocks::BlockIq4Nl), 16, [](const uint8_t* qs, int i) { return qs[i]; }, out);
+}
+
 size_t Q8_0R4RowBytes(int64_t k) { return static_cast<size_t>(k / 32) * sizeof(blocks::BlockQ8_0); }
 
 void RepackQ8_0R4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {

@@ -23,6 +23,10 @@ namespace internal {
 size_t Q4_0R4RowBytes(int64_t k);
 void RepackQ4_0R4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
 
+// "Iq4NlR4" block, 72 bytes: as Q4_0R4 but the bytes are GGML's IQ4_NL qs as stored (each nibble
+// an index into the 16 levels). Same row bytes as Q4_0R4 (BlockIQ4_NL is 18 bytes too).
+void RepackIq4NlR4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
+
 // "Q8_0R4" block, 136 bytes: fp16 d[4], then 128 bytes: byte 16 c + 4 r + t = qs[4 c + t] of row r.
 size_t Q8_0R4RowBytes(int64_t k);
 void RepackQ8_0R4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);

@@ -95,6 +95,8 @@ EDGEQ_DECLARE_KERNEL_PAIR(kQ8_0Dotprod);
 EDGEQ_DECLARE_KERNEL_PAIR(kQ4_KDotprod);
 EDGEQ_DECLARE_KERNEL_PAIR(kQ5_KDotprod);
 EDGEQ_DECLARE_KERNEL_PAIR(kQ6_KDotprod);
+EDGEQ_DECLARE_KERNEL_PAIR(kIq4NlNeon);
+EDGEQ_DECLARE_KERNEL_PAIR(kIq4NlDotprod);
 // GEMM only (m = 1 uses dotprod); K-quants only (q4_0/q8_0 use dotprod on i8mm CPUs).
 extern const KernelEntry kQ4_KI8mmGemm;
 extern const KernelEntry kQ5_KI8mmGemm;
