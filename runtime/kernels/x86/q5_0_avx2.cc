@@ -23,6 +23,7 @@ struct Q5_0Y16 : x86::PairY16<kQ5_0X16TileBytes, internal::x16::Q5_0::kD, 16> {
       const __m256i c16 = _mm256_set1_epi8(16);
       const __m256i hb =
           x86::LoadY(t + internal::x16::Q5_0::kHighBits + internal::x16::kQuadBytes * s + 32 * h);
+      EDGEQ_UNROLL
       for (int i = 0; i < 4; ++i) {
         const __m256i bit = part == 0 ? _mm256_slli_epi16(hb, 4 - i) : _mm256_srli_epi16(hb, i);
         w[i] = _mm256_or_si256(w[i], _mm256_and_si256(bit, c16));

@@ -21,6 +21,7 @@ struct Q8_0X16 : x86::ActQ8_0SPairs {
     const uint8_t* t;
     explicit Block(const uint8_t* tile) : t(tile) {}
     void Weights(int s, int part, __m512i* w) const {
+      EDGEQ_UNROLL
       for (int i = 0; i < 4; ++i)
         w[i] = _mm512_loadu_si512(t + internal::x16::Levels32Part(s, part) + 64 * i);
     }
