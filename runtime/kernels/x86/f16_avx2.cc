@@ -1,58 +1,26 @@
 // f16 weights x f32 activations with AVX2 + FMA + F16C: f16 -> f32 by vcvtph2ps (exact), 4 rows at
-// a time.
+// a time (half_rows_avx2.h).
 #include <immintrin.h>
-
-#include <cstring>
 
 #include "quantization/block_layout.h"
 #include "runtime/kernels/internal/kernel_list.h"
 #include "runtime/kernels/internal/row_driver.h"
+#include "runtime/kernels/x86/half_rows_avx2.h"
 
 namespace edgeq {
 namespace kernels {
 namespace internal {
 namespace {
 
-struct F16Avx2 {
-  template <int R>
-  static void Rows(const uint8_t* w, size_t wrb, const uint8_t* xb, int64_t k, float* out) {
-    const float* x = reinterpret_cast<const float*>(xb);
-    __m256 acc[R];
-#pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
-    int64_t l = 0;
-    for (; l + 8 <= k; l += 8) {
-      const __m256 xv = _mm256_loadu_ps(x + l);
-#pragma GCC unroll 4
-      for (int r = 0; r < R; ++r) {
-        // The same columns of the next group of 4 rows (read one group later; a GEMV streams).
-        if ((l & 31) == 0) {
-          _mm_prefetch(reinterpret_cast<const char*>(w + (r + 4) * wrb + 2 * l), _MM_HINT_T0);
-        }
-        const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + r * wrb + 2 * l));
-        const __m256 wv = _mm256_cvtph_ps(h);
-        acc[r] = _mm256_fmadd_ps(wv, xv, acc[r]);
-      }
-    }
-#pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) {
-      const __m128 h = _mm_add_ps(_mm256_castps256_ps128(acc[r]), _mm256_extractf128_ps(acc[r], 1));
-      const __m128 h2 = _mm_add_ps(h, _mm_movehl_ps(h, h));
-      float s = _mm_cvtss_f32(_mm_add_ss(h2, _mm_movehdup_ps(h2)));
-      for (int64_t t = l; t < k; ++t) {
-        uint16_t b;
-        std::memcpy(&b, w + r * wrb + 2 * t, 2);
-        s += blocks::Fp16ToFloat(b) * x[t];
-      }
-      out[r] = s;
-    }
-  }
+struct F16ConvertAvx2 {
+  static __m256 Convert(__m128i h) { return _mm256_cvtph_ps(h); }
+  static float ToFloat(uint16_t b) { return blocks::Fp16ToFloat(b); }
 };
 
 }  // namespace
 
 EDGEQ_DEFINE_ROWS_KERNEL_PAIR(kF16Avx2, Encoding::kF16, Isa::kAvx2, "f16_avx2", nullptr,
-                              F32RowBytes, nullptr, nullptr, 16, F16Avx2);
+                              F32RowBytes, nullptr, nullptr, 16, x86::HalfRowsAvx2<F16ConvertAvx2>);
 
 }  // namespace internal
 }  // namespace kernels
