@@ -53,8 +53,10 @@ run_stage() {
   # Bazel's per-test summary lines: "//pkg:name  [(cached)] PASSED in 0.1s", FAILED, TIMEOUT,
   # FLAKY, NO STATUS, FAILED TO BUILD.
   local pass fail
-  pass=$(grep -Ec '^//[^ ]+ +(\(cached\) )?PASSED' "$log")
-  fail=$(grep -Ec '^//[^ ]+ +(\(cached\) )?(FAILED|TIMEOUT|FLAKY|NO STATUS|INCOMPLETE)' "$log")
+  # "(cached) PASSED", and "(6/8 cached) PASSED" for a sharded test some of whose shards were
+  # cached.
+  pass=$(grep -Ec '^//[^ ]+ +(\(([0-9]+/[0-9]+ )?cached\) )?PASSED' "$log")
+  fail=$(grep -Ec '^//[^ ]+ +(\(([0-9]+/[0-9]+ )?cached\) )?(FAILED|TIMEOUT|FLAKY|NO STATUS|INCOMPLETE)' "$log")
   if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
     # The build broke before any test ran (or Bazel itself failed): count the stage as a failure.
     fail=1
