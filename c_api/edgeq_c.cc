@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
+#include "c_api/internal.h"
 #include "checkpoint/formats.h"
 #include "core/dtype.h"
 #include "core/tensor.h"
@@ -22,7 +23,8 @@
 #include "quantization/encoding.h"
 #include "runtime/kernels/qmatmul.h"
 
-namespace {
+namespace edgeq {
+namespace c_api {
 
 thread_local std::string g_last_error;
 
@@ -45,6 +47,7 @@ edgeq_status FromStatus(const absl::Status& status) {
       code = EDGEQ_ERROR_OUT_OF_RANGE;
       break;
     case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kAlreadyExists:
       code = EDGEQ_ERROR_FAILED_PRECONDITION;
       break;
     case absl::StatusCode::kUnavailable:
@@ -58,15 +61,19 @@ edgeq_status FromStatus(const absl::Status& status) {
   return Fail(code, std::string(status.message()));
 }
 
-#define EDGEQ_C_CHECK_ARG(cond, what)                                                           \
-  do {                                                                                          \
-    if (!(cond)) return Fail(EDGEQ_ERROR_INVALID_ARGUMENT, absl::StrCat(__func__, ": ", what)); \
-  } while (0)
-
-absl::StatusOr<const edgeq::QuantizationEncoding*> Encoding(const char* name) {
+absl::StatusOr<const QuantizationEncoding*> Encoding(const char* name) {
   if (name == nullptr) return absl::InvalidArgumentError("encoding name is NULL");
-  return edgeq::FindEncoding(name);
+  return FindEncoding(name);
 }
+
+}  // namespace c_api
+}  // namespace edgeq
+
+namespace {
+
+using edgeq::c_api::Encoding;
+using edgeq::c_api::Fail;
+using edgeq::c_api::FromStatus;
 
 // Checks rows/k against the encoding and returns the bytes of rows x k values.
 absl::StatusOr<size_t> QuantizedBytes(const edgeq::QuantizationEncoding& enc, int64_t rows,
@@ -122,7 +129,7 @@ extern "C" {
 
 const char* edgeq_version(void) { return EDGEQ_VERSION_STRING; }
 
-const char* edgeq_last_error(void) { return g_last_error.c_str(); }
+const char* edgeq_last_error(void) { return edgeq::c_api::g_last_error.c_str(); }
 
 const char* edgeq_status_name(edgeq_status status) {
   switch (status) {

@@ -49,6 +49,32 @@ int main(int argc, char** argv) {
       }
     }
   }
+  {
+    /* The seed's qmatmul graph: y = x . Q4_0(w)^T through a graph, a session and a model. */
+    edgeq_tensor_type in = {"f32", 2, {M, K}};
+    int64_t wshape[2] = {N, K};
+    edgeq_graph* g = NULL;
+    edgeq_session* session = NULL;
+    edgeq_model* model = NULL;
+    edgeq_value x0, qw, out;
+    float yg[M * N];
+    const void* inputs[1];
+    void* outputs[1];
+    inputs[0] = x;
+    outputs[0] = yg;
+    CHECK(edgeq_graph_create("qmatmul", &in, 1, &g));
+    CHECK(edgeq_graph_input(g, 0, &x0));
+    CHECK(edgeq_graph_quantize(g, "q8_0", w, 2, wshape, &qw));
+    CHECK(edgeq_graph_qmatmul(g, "q8_0", x0, qw, &out));
+    CHECK(edgeq_graph_output(g, out));
+    CHECK(edgeq_session_create(1, &session));
+    CHECK(edgeq_session_load(session, g, &model));
+    edgeq_graph_free(g);
+    edgeq_session_free(session);
+    CHECK(edgeq_model_execute(model, inputs, 1, outputs, 1));
+    edgeq_model_free(model);
+    if (memcmp(yg, y, sizeof(yg)) != 0) return 7; /* same kernel as edgeq_qmatmul */
+  }
   if (edgeq_quantize("nope", w, N, K, q, sizeof(q)) != EDGEQ_ERROR_NOT_FOUND) return 4;
   if (strstr(edgeq_last_error(), "nope") == NULL) return 5;
   if (argc > 1) {

@@ -22,4 +22,19 @@ check "pytest" env PYTHONPATH="$work/site" "$py" -m pytest -q -p no:cacheprovide
   "$work/src/tests"
 check "import edgeq from the installed copy" env PYTHONPATH="$work/site" "$py" -c \
   "import edgeq, numpy as np; q = edgeq.quantize(np.ones((2, 32), np.float32), 'q8_0'); assert edgeq.qmatmul(np.ones(32, np.float32), q).shape == (2,); assert edgeq.__file__.startswith('$work/site')"
+# The seeds' qmatmul example and a save/load round trip, as a user types them.
+check "python3 -c: the seeds' qmatmul example and edgeq.save/load" env PYTHONPATH="$work/site" \
+  "$py" -c "
+import edgeq, numpy as np
+graph = edgeq.Graph(edgeq.TensorType(edgeq.DType.float32, (32, 64)))
+qw = graph.quantize(edgeq.Q4_0Encoding, np.full((32, 64), 0.15, np.float32))
+graph.output(edgeq.ops.qmatmul(edgeq.Q4_0Encoding, graph[0], qw))
+y = edgeq.InferenceSession().load(graph).execute('input0', np.full((32, 64), 0.5, np.float32)).get('output0')
+assert y.shape == (32, 32) and abs(float(y[0, 0]) - 4.8005) < 1e-3, y[0, 0]
+w = np.arange(64, dtype=np.float32).reshape(2, 32)
+edgeq.save({'w': w, 'q': edgeq.quantize(w, 'q8_0')}, '$work/rt.gguf')
+back = edgeq.load('$work/rt.gguf')
+assert (back['w'] == w).all() and back['q'].encoding == 'q8_0'
+print('seed example output0[0, 0] =', y[0, 0])
+"
 finish

@@ -118,6 +118,104 @@ EDGEQ_API edgeq_status edgeq_checkpoint_tensor_at(const edgeq_checkpoint* checkp
 EDGEQ_API edgeq_status edgeq_checkpoint_tensor(const edgeq_checkpoint* checkpoint, const char* name,
                                                edgeq_tensor_info* info);
 
+/* ---- Writing checkpoints ------------------------------------------------------------------ */
+
+typedef struct edgeq_tensor_dict edgeq_tensor_dict;
+
+/* An empty, ordered set of named tensors to write. [any thread] */
+EDGEQ_API edgeq_status edgeq_tensor_dict_create(edgeq_tensor_dict** out);
+EDGEQ_API void edgeq_tensor_dict_free(edgeq_tensor_dict* dict);
+/* Adds (or replaces) tensor `name`, copying `data_bytes` bytes. A plain tensor: dtype "f32",
+ * "f16", "bf16", "i8", "u8", "i32" or "i64", encoding NULL or "", data_bytes == product of
+ * shape x dtype size. A quantized one: dtype "u8", `encoding` a registered name, `shape` its
+ * logical (decoded) shape, data_bytes == edgeq_quantized_size of it. rank 0 is a scalar.
+ * [one thread per handle] */
+EDGEQ_API edgeq_status edgeq_tensor_dict_set(edgeq_tensor_dict* dict, const char* name,
+                                             const char* dtype, const char* encoding, int32_t rank,
+                                             const int64_t* shape, const void* data,
+                                             size_t data_bytes);
+EDGEQ_API size_t edgeq_tensor_dict_size(const edgeq_tensor_dict* dict);
+
+#define EDGEQ_SAVE_OVERWRITE 1
+/* Writes the tensors in the format named by the extension (.max, .gguf, .safetensors),
+ * atomically (a temporary file renamed). An existing `path` is refused unless flags has
+ * EDGEQ_SAVE_OVERWRITE. [shared] */
+EDGEQ_API edgeq_status edgeq_save(const edgeq_tensor_dict* dict, const char* path, int flags);
+
+/* ---- Graphs and sessions (the C++ Graph / InferenceSession) ------------------------------- */
+
+typedef struct edgeq_graph edgeq_graph;
+typedef struct edgeq_session edgeq_session;
+typedef struct edgeq_model edgeq_model;
+/* A value of one graph (an input, a constant or an op's output): >= 0, in creation order. */
+typedef int32_t edgeq_value;
+
+typedef struct edgeq_tensor_type {
+  const char* dtype; /* "f32", "i32", ... (NULL: "f32") */
+  int32_t rank;
+  int64_t shape[EDGEQ_MAX_RANK];
+} edgeq_tensor_type;
+
+/* A graph with n_inputs inputs of the given types, named "input0", "input1", ... [any thread] */
+EDGEQ_API edgeq_status edgeq_graph_create(const char* name, const edgeq_tensor_type* inputs,
+                                          size_t n_inputs, edgeq_graph** out);
+EDGEQ_API void edgeq_graph_free(edgeq_graph* graph);
+/* Every graph call below is [one thread per handle]. A call that fails (bad shapes, unknown op)
+ * leaves the graph as it was before the call. */
+EDGEQ_API edgeq_status edgeq_graph_input(edgeq_graph* graph, size_t index, edgeq_value* out);
+/* A constant f32 tensor (the data is copied). */
+EDGEQ_API edgeq_status edgeq_graph_constant(edgeq_graph* graph, const float* data, int32_t rank,
+                                            const int64_t* shape, edgeq_value* out);
+/* graph.Quantize: quantizes f32 data of the given shape with `encoding` into a constant. */
+EDGEQ_API edgeq_status edgeq_graph_quantize(edgeq_graph* graph, const char* encoding,
+                                            const float* data, int32_t rank, const int64_t* shape,
+                                            edgeq_value* out);
+/* A constant of already-quantized rows (e.g. from edgeq_quantize or a checkpoint; copied):
+ * `shape` is the logical shape, data_bytes must equal the encoding's size of it. */
+EDGEQ_API edgeq_status edgeq_graph_quantized_constant(edgeq_graph* graph, const char* encoding,
+                                                      const uint8_t* data, size_t data_bytes,
+                                                      int32_t rank, const int64_t* shape,
+                                                      edgeq_value* out);
+/* ops::QMatmul(encoding, lhs, rhs): lhs f32 [..., k] . rhs^T, rhs a quantized [n, k] constant. */
+EDGEQ_API edgeq_status edgeq_graph_qmatmul(edgeq_graph* graph, const char* encoding,
+                                           edgeq_value lhs, edgeq_value rhs, edgeq_value* out);
+/* Other ops by name: "matmul" (a . b), "matmul_transposed" (a . b^T), "add", "sub", "mul",
+ * "div" (broadcasting), "softmax", "silu", "gelu" (one input); "rms_norm" (x, weight;
+ * epsilon 1e-5). */
+EDGEQ_API edgeq_status edgeq_graph_op(edgeq_graph* graph, const char* op, const edgeq_value* inputs,
+                                      size_t n_inputs, edgeq_value* out);
+/* Marks a value as the next output ("output0", "output1", ...). */
+EDGEQ_API edgeq_status edgeq_graph_output(edgeq_graph* graph, edgeq_value value);
+/* A value's type: storage dtype ("u8" for quantized), its encoding ("" if plain; both strings
+ * valid while the graph lives) and logical shape. */
+EDGEQ_API edgeq_status edgeq_graph_value_type(const edgeq_graph* graph, edgeq_value value,
+                                              edgeq_tensor_type* type, const char** encoding);
+/* The graph as text (Graph::ToString), NUL-terminated; *length excludes the NUL (needed size - 1
+ * on EDGEQ_ERROR_BUFFER_TOO_SMALL). */
+EDGEQ_API edgeq_status edgeq_graph_to_string(const edgeq_graph* graph, char* text, size_t capacity,
+                                             size_t* length);
+
+/* An InferenceSession: num_threads kernel threads (<= 0: 1). [any thread] */
+EDGEQ_API edgeq_status edgeq_session_create(int32_t num_threads, edgeq_session** out);
+EDGEQ_API void edgeq_session_free(edgeq_session* session);
+/* Compiles a graph (with at least one output) into a model. The model does not refer to the graph
+ * afterwards, and may outlive both the graph and the session. [one thread per session] */
+EDGEQ_API edgeq_status edgeq_session_load(edgeq_session* session, const edgeq_graph* graph,
+                                          edgeq_model** out);
+EDGEQ_API void edgeq_model_free(edgeq_model* model);
+/* [shared] */
+EDGEQ_API size_t edgeq_model_input_count(const edgeq_model* model);
+EDGEQ_API size_t edgeq_model_output_count(const edgeq_model* model);
+EDGEQ_API edgeq_status edgeq_model_input_type(const edgeq_model* model, size_t index,
+                                              edgeq_tensor_type* type);
+EDGEQ_API edgeq_status edgeq_model_output_type(const edgeq_model* model, size_t index,
+                                               edgeq_tensor_type* type);
+/* Runs the model: inputs[i] holds input i (its declared type, dense, last dim contiguous), and
+ * outputs[i] receives output i (the caller's buffer of its declared size). n_inputs and
+ * n_outputs must equal the counts. [one thread per handle] */
+EDGEQ_API edgeq_status edgeq_model_execute(edgeq_model* model, const void* const* inputs,
+                                           size_t n_inputs, void* const* outputs, size_t n_outputs);
+
 /* ---- LLM ---------------------------------------------------------------------------------- */
 
 typedef struct edgeq_llm edgeq_llm;

@@ -6,6 +6,14 @@
     y = edgeq.qmatmul(x, q)                # x [m, 256] . W^T -> [m, 64]
     tensors = edgeq.load("model.gguf")     # name -> read-only array views of the mapped file
     text = edgeq.llm.Model("stories260K.gguf").generate("Once upon a time", max_tokens=32)
+    edgeq.save({"w": w, "wq": q}, "weights.max")   # or .gguf / .safetensors
+
+    # The seeds' qmatmul example (graph, session, model):
+    graph = edgeq.Graph("qmatmul", [edgeq.TensorType(edgeq.DType.float32, (32, 64))])
+    qw = graph.quantize(edgeq.Q4_0Encoding, np.full((32, 64), 0.15, np.float32))
+    graph.output(edgeq.ops.qmatmul(edgeq.Q4_0Encoding, graph[0], qw))
+    model = edgeq.InferenceSession().load(graph)
+    y = model.execute("input0", np.full((32, 64), 0.5, np.float32)).get("output0")
 
 libedgeq.so is found through $EDGEQ_LIBRARY, next to this package, or the loader's path.
 """
@@ -15,7 +23,8 @@ import os
 import numpy as np
 
 __all__ = ["EdgeqError", "QuantizedArray", "encodings", "quantize", "dequantize", "qmatmul",
-           "load", "Checkpoint", "llm", "version", "best_isa"]
+           "load", "save", "Checkpoint", "llm", "version", "best_isa", "DType", "TensorType",
+           "QuantizationEncoding", "Graph", "Value", "ops", "InferenceSession", "Model"]
 
 
 def _load_library():
@@ -48,6 +57,10 @@ class _TensorInfo(_c.Structure):
 class _SamplingParams(_c.Structure):
     _fields_ = [("temperature", _f), ("top_k", _i32), ("top_p", _f), ("min_p", _f),
                 ("repeat_penalty", _f), ("penalty_last_n", _i32), ("seed", _c.c_uint32)]
+
+
+class _TensorType(_c.Structure):
+    _fields_ = [("dtype", _c.c_char_p), ("rank", _i32), ("shape", _i64 * 8)]
 
 
 _TOKEN_CALLBACK = _c.CFUNCTYPE(_c.c_int, _i32, _c.c_char_p, _c.c_void_p)
@@ -86,6 +99,33 @@ _sig("edgeq_llm_generate", _c.c_int, _c.c_void_p, _i32p, _sz, _i32,
      _c.POINTER(_SamplingParams), _TOKEN_CALLBACK, _c.c_void_p, _i32p, _sz, _c.POINTER(_sz))
 _sig("edgeq_llm_eval", _c.c_int, _c.c_void_p, _i32p, _sz, _fp, _sz)
 _sig("edgeq_llm_reset", None, _c.c_void_p)
+_vp, _i64p, _ttp = _c.c_void_p, _c.POINTER(_i64), _c.POINTER(_TensorType)
+_sig("edgeq_encoding_block", _c.c_int, _c.c_char_p, _i64p, _i64p)
+_sig("edgeq_tensor_dict_create", _c.c_int, _c.POINTER(_vp))
+_sig("edgeq_tensor_dict_free", None, _vp)
+_sig("edgeq_tensor_dict_set", _c.c_int, _vp, _c.c_char_p, _c.c_char_p, _c.c_char_p, _i32, _i64p,
+     _vp, _sz)
+_sig("edgeq_save", _c.c_int, _vp, _c.c_char_p, _c.c_int)
+_sig("edgeq_graph_create", _c.c_int, _c.c_char_p, _ttp, _sz, _c.POINTER(_vp))
+_sig("edgeq_graph_free", None, _vp)
+_sig("edgeq_graph_input", _c.c_int, _vp, _sz, _i32p)
+_sig("edgeq_graph_constant", _c.c_int, _vp, _fp, _i32, _i64p, _i32p)
+_sig("edgeq_graph_quantize", _c.c_int, _vp, _c.c_char_p, _fp, _i32, _i64p, _i32p)
+_sig("edgeq_graph_quantized_constant", _c.c_int, _vp, _c.c_char_p, _u8p, _sz, _i32, _i64p, _i32p)
+_sig("edgeq_graph_qmatmul", _c.c_int, _vp, _c.c_char_p, _i32, _i32, _i32p)
+_sig("edgeq_graph_op", _c.c_int, _vp, _c.c_char_p, _i32p, _sz, _i32p)
+_sig("edgeq_graph_output", _c.c_int, _vp, _i32)
+_sig("edgeq_graph_value_type", _c.c_int, _vp, _i32, _ttp, _c.POINTER(_c.c_char_p))
+_sig("edgeq_graph_to_string", _c.c_int, _vp, _c.c_char_p, _sz, _c.POINTER(_sz))
+_sig("edgeq_session_create", _c.c_int, _i32, _c.POINTER(_vp))
+_sig("edgeq_session_free", None, _vp)
+_sig("edgeq_session_load", _c.c_int, _vp, _vp, _c.POINTER(_vp))
+_sig("edgeq_model_free", None, _vp)
+_sig("edgeq_model_input_count", _sz, _vp)
+_sig("edgeq_model_output_count", _sz, _vp)
+_sig("edgeq_model_input_type", _c.c_int, _vp, _sz, _ttp)
+_sig("edgeq_model_output_type", _c.c_int, _vp, _sz, _ttp)
+_sig("edgeq_model_execute", _c.c_int, _vp, _c.POINTER(_vp), _sz, _c.POINTER(_vp), _sz)
 
 _BUFFER_TOO_SMALL = 5
 
@@ -305,3 +345,421 @@ class _Llm:
 
 
 llm = _Llm()
+
+
+# ---- Saving ------------------------------------------------------------------------------------
+
+_NP_TO_DTYPE = {np.dtype(np.float32): "f32", np.dtype(np.float16): "f16",
+                np.dtype(np.int8): "i8", np.dtype(np.uint8): "u8", np.dtype(np.int32): "i32",
+                np.dtype(np.int64): "i64"}
+
+
+def _shape_array(shape):
+    dims = (_i64 * 8)()
+    if len(shape) > 8:
+        raise ValueError("edgeq: rank %d is above 8" % len(shape))
+    for i, d in enumerate(shape):
+        dims[i] = int(d)
+    return dims
+
+
+def save(tensors, path, overwrite=False):
+    """Writes a mapping of names to arrays (float32, float16, int8, uint8, int32, int64, or
+    QuantizedArray) to `path`, in the format its extension names (.max, .gguf, .safetensors),
+    atomically. An existing file is kept (EdgeqError) unless overwrite=True."""
+    handle = _c.c_void_p()
+    _check(_lib.edgeq_tensor_dict_create(_c.byref(handle)))
+    try:
+        for name, array in tensors.items():
+            encoding = getattr(array, "encoding", None)
+            if encoding:
+                data = np.ascontiguousarray(array, dtype=np.uint8)
+                dtype, shape = "u8", array.logical_shape
+            else:
+                data = np.ascontiguousarray(array)
+                dtype = _NP_TO_DTYPE.get(data.dtype)
+                if dtype is None:
+                    raise TypeError("edgeq.save: tensor '%s' has dtype %s; expected one of %s" % (
+                        name, data.dtype, ", ".join(str(d) for d in _NP_TO_DTYPE)))
+                shape = data.shape
+            _check(_lib.edgeq_tensor_dict_set(
+                handle, str(name).encode(), dtype.encode(),
+                encoding.encode() if encoding else None, len(shape), _shape_array(shape),
+                data.ctypes.data_as(_c.c_void_p), data.nbytes))
+        _check(_lib.edgeq_save(handle, os.fsencode(path), 1 if overwrite else 0))
+    finally:
+        _lib.edgeq_tensor_dict_free(handle)
+
+
+# ---- Graphs, sessions and models (the seeds' Graph / ops / InferenceSession) ------------------
+
+class DType:
+    """Element types of graph inputs and values (their edgeq names)."""
+    float32 = "f32"
+    float16 = "f16"
+    bfloat16 = "bf16"
+    int8 = "i8"
+    uint8 = "u8"
+    int32 = "i32"
+    int64 = "i64"
+
+
+_DTYPE_TO_NP = {"f32": np.float32, "f16": np.float16, "i8": np.int8, "u8": np.uint8,
+                "i32": np.int32, "i64": np.int64, "bf16": np.uint16}
+
+
+class TensorType:
+    """A dtype and a shape: TensorType(DType.float32, (32, 64))."""
+
+    def __init__(self, dtype, shape):
+        self.dtype = dtype if isinstance(dtype, str) else _NP_TO_DTYPE[np.dtype(dtype)]
+        self.shape = tuple(int(d) for d in shape)
+
+    def _c(self):
+        t = _TensorType()
+        t.dtype = self.dtype.encode()
+        t.rank = len(self.shape)
+        t.shape = _shape_array(self.shape)
+        return t
+
+    def __eq__(self, other):
+        return (isinstance(other, TensorType) and self.dtype == other.dtype
+                and self.shape == other.shape)
+
+    def __repr__(self):
+        return "TensorType(%s, %s)" % (self.dtype, self.shape)
+
+
+def _from_c_type(t):
+    return TensorType(t.dtype.decode(), tuple(t.shape[i] for i in range(t.rank)))
+
+
+class Encoding:
+    """A registered quantization encoding: .name, .elements_per_block, .block_size."""
+
+    def __init__(self, name):
+        epb, size = _i64(), _i64()
+        _check(_lib.edgeq_encoding_block(name.encode(), _c.byref(epb), _c.byref(size)))
+        self.name = name
+        self.elements_per_block = epb.value
+        self.block_size = size.value
+
+    def __repr__(self):
+        return "Encoding(%s)" % self.name
+
+    def __str__(self):
+        return self.name
+
+    def __eq__(self, other):
+        return _encoding_name(other) == self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+
+def _encoding_name(encoding):
+    return (encoding.name if isinstance(encoding, Encoding) else str(encoding)).lower()
+
+
+class QuantizationEncoding:
+    """Every registered encoding by upper-case name: QuantizationEncoding.Q4_0, .Q4_K, ..."""
+
+
+for _name in encodings():
+    _enc = Encoding(_name)
+    setattr(QuantizationEncoding, _name.upper(), _enc)
+    # The seeds' spelling: Q4_0Encoding, Q4_KEncoding, BF16Encoding, ...
+    globals()[_name.upper() + "Encoding"] = _enc
+    __all__.append(_name.upper() + "Encoding")
+del _name, _enc
+
+
+class Value:
+    """A value of a Graph: an input, a constant or an op's output."""
+
+    def __init__(self, graph, vid):
+        self.graph = graph
+        self.id = vid
+
+    def _type(self):
+        t = _TensorType()
+        enc = _c.c_char_p()
+        _check(_lib.edgeq_graph_value_type(self.graph._h, self.id, _c.byref(t), _c.byref(enc)))
+        return _from_c_type(t), enc.value.decode()
+
+    @property
+    def dtype(self):
+        return self._type()[0].dtype
+
+    @property
+    def shape(self):
+        """The logical shape (for a quantized value, the decoded one)."""
+        return self._type()[0].shape
+
+    @property
+    def encoding(self):
+        """'' for a plain value, else the encoding's name."""
+        return self._type()[1]
+
+    def __repr__(self):
+        t, enc = self._type()
+        return "Value(%%%d: %s%s%s)" % (self.id, t.dtype, list(t.shape),
+                                       " " + enc if enc else "")
+
+    def __add__(self, other):
+        return ops.add(self, other)
+
+    def __radd__(self, other):
+        return ops.add(other, self)
+
+    def __sub__(self, other):
+        return ops.sub(self, other)
+
+    def __rsub__(self, other):
+        return ops.sub(other, self)
+
+    def __mul__(self, other):
+        return ops.mul(self, other)
+
+    def __rmul__(self, other):
+        return ops.mul(other, self)
+
+    def __truediv__(self, other):
+        return ops.div(self, other)
+
+    def __rtruediv__(self, other):
+        return ops.div(other, self)
+
+    def __matmul__(self, other):
+        return ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return ops.matmul(other, self)
+
+
+class Graph:
+    """A computation graph: Graph("name", [TensorType, ...]) or Graph(TensorType) (the seeds'
+    form). graph[i] (or graph.inputs[i]) is input i; constants are numpy arrays (copied).
+    A call that fails raises EdgeqError and leaves the graph as it was."""
+
+    def __init__(self, name="graph", input_types=None):
+        if isinstance(name, TensorType):
+            name, input_types = "graph", [name]
+        input_types = list(input_types or [])
+        arr = (_TensorType * max(1, len(input_types)))()
+        for i, t in enumerate(input_types):
+            arr[i] = t._c()
+        h = _c.c_void_p()
+        _check(_lib.edgeq_graph_create(str(name).encode(), arr, len(input_types), _c.byref(h)))
+        self._h = h
+        self.name = str(name)
+        self.input_types = input_types
+        self.inputs = []
+        for i in range(len(input_types)):
+            v = _i32()
+            _check(_lib.edgeq_graph_input(h, i, _c.byref(v)))
+            self.inputs.append(Value(self, v.value))
+        self.outputs = []
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            _lib.edgeq_graph_free(self._h)
+            self._h = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __getitem__(self, i):
+        return self.inputs[i]
+
+    def constant(self, array):
+        """A constant: a float32 array, or a QuantizedArray (kept quantized)."""
+        out = _i32()
+        encoding = getattr(array, "encoding", None)
+        if encoding:
+            b = np.ascontiguousarray(array, dtype=np.uint8)
+            shape = array.logical_shape
+            _check(_lib.edgeq_graph_quantized_constant(
+                self._h, encoding.encode(), b.ctypes.data_as(_u8p), b.nbytes, len(shape),
+                _shape_array(shape), _c.byref(out)))
+        else:
+            x = np.ascontiguousarray(array, dtype=np.float32)
+            _check(_lib.edgeq_graph_constant(self._h, x.ctypes.data_as(_fp), x.ndim,
+                                             _shape_array(x.shape), _c.byref(out)))
+        return Value(self, out.value)
+
+    def quantize(self, encoding, array):
+        """Quantizes a float32 array with `encoding` into a constant (Graph::Quantize)."""
+        if isinstance(encoding, np.ndarray) and not isinstance(array, np.ndarray):
+            encoding, array = array, encoding  # graph.quantize(array, encoding) also works
+        x = np.ascontiguousarray(array, dtype=np.float32)
+        out = _i32()
+        _check(_lib.edgeq_graph_quantize(self._h, _encoding_name(encoding).encode(),
+                                         x.ctypes.data_as(_fp), x.ndim, _shape_array(x.shape),
+                                         _c.byref(out)))
+        return Value(self, out.value)
+
+    def output(self, *values):
+        """Marks values as the next outputs ("output0", "output1", ...)."""
+        for v in values:
+            v = self._value(v)
+            _check(_lib.edgeq_graph_output(self._h, v.id))
+            self.outputs.append(v)
+
+    def _value(self, v):
+        if isinstance(v, Value):
+            if v.graph is not self:
+                raise ValueError("edgeq: value %r belongs to graph '%s', not '%s'" % (
+                    v, v.graph.name, self.name))
+            return v
+        return self.constant(np.asarray(v, dtype=np.float32))
+
+    def __str__(self):
+        n = _sz()
+        _lib.edgeq_graph_to_string(self._h, None, 0, _c.byref(n))
+        buf = _c.create_string_buffer(n.value + 1)
+        _check(_lib.edgeq_graph_to_string(self._h, buf, len(buf), _c.byref(n)))
+        return buf.value.decode()
+
+
+def _graph_of(*values):
+    for v in values:
+        if isinstance(v, Value):
+            return v.graph
+    raise ValueError("edgeq.ops: at least one argument must be a graph Value")
+
+
+class _Ops:
+    """Graph ops: ops.qmatmul(encoding, lhs, rhs) and the elementwise/matmul ops."""
+
+    @staticmethod
+    def _op(name, *args):
+        graph = _graph_of(*args)
+        ids = (_i32 * len(args))(*[graph._value(a).id for a in args])
+        out = _i32()
+        _check(_lib.edgeq_graph_op(graph._h, name.encode(), ids, len(args), _c.byref(out)))
+        return Value(graph, out.value)
+
+    @staticmethod
+    def qmatmul(encoding, lhs, rhs):
+        """lhs float32 [..., k] . rhs^T, rhs a quantized constant [n, k] -> [..., n]."""
+        graph = _graph_of(lhs, rhs)
+        if isinstance(rhs, np.ndarray) and getattr(rhs, "encoding", None):
+            rhs = graph.constant(rhs)
+        lhs = graph._value(lhs)
+        out = _i32()
+        _check(_lib.edgeq_graph_qmatmul(graph._h, _encoding_name(encoding).encode(), lhs.id,
+                                        graph._value(rhs).id, _c.byref(out)))
+        return Value(graph, out.value)
+
+    def matmul(self, a, b):
+        return self._op("matmul", a, b)
+
+    def matmul_transposed(self, a, b):
+        return self._op("matmul_transposed", a, b)
+
+    def add(self, a, b):
+        return self._op("add", a, b)
+
+    def sub(self, a, b):
+        return self._op("sub", a, b)
+
+    def mul(self, a, b):
+        return self._op("mul", a, b)
+
+    def div(self, a, b):
+        return self._op("div", a, b)
+
+    def softmax(self, x):
+        return self._op("softmax", x)
+
+    def silu(self, x):
+        return self._op("silu", x)
+
+    def gelu(self, x):
+        return self._op("gelu", x)
+
+    def rms_norm(self, x, weight):
+        return self._op("rms_norm", x, weight)
+
+
+ops = _Ops()
+
+
+class TensorMap(dict):
+    """The outputs of one execute, by name ("output0", ...): numpy arrays owned by the caller."""
+
+
+class Model:
+    """A loaded graph. execute(x0, x1, ...), execute(input0=x0, ...) or the seeds'
+    execute("input0", x0, ...) returns a TensorMap of fresh numpy arrays."""
+
+    def __init__(self, handle):
+        self._h = handle
+        self.input_types, self.output_types = [], []
+        t = _TensorType()
+        for i in range(_lib.edgeq_model_input_count(handle)):
+            _check(_lib.edgeq_model_input_type(handle, i, _c.byref(t)))
+            self.input_types.append(_from_c_type(t))
+        for i in range(_lib.edgeq_model_output_count(handle)):
+            _check(_lib.edgeq_model_output_type(handle, i, _c.byref(t)))
+            self.output_types.append(_from_c_type(t))
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            _lib.edgeq_model_free(self._h)
+            self._h = None
+
+    def execute(self, *args, **named):
+        if args and isinstance(args[0], str):
+            if len(args) % 2:
+                raise ValueError("edgeq: execute('input0', x0, 'input1', x1, ...) takes pairs")
+            named.update({args[i]: args[i + 1] for i in range(0, len(args), 2)})
+            args = ()
+        n = len(self.input_types)
+        given = list(args) + [None] * (n - len(args))
+        if len(args) > n:
+            raise ValueError("edgeq: the model takes %d inputs, got %d" % (n, len(args)))
+        for key, value in named.items():
+            if not key.startswith("input") or not key[5:].isdigit() or int(key[5:]) >= n:
+                raise ValueError("edgeq: no input named '%s' (inputs: %s)" % (
+                    key, ", ".join("input%d" % i for i in range(n))))
+            if given[int(key[5:])] is not None:
+                raise ValueError("edgeq: input '%s' given twice" % key)
+            given[int(key[5:])] = value
+        arrays = []
+        for i, (value, t) in enumerate(zip(given, self.input_types)):
+            if value is None:
+                raise ValueError("edgeq: input%d (%r) is missing" % (i, t))
+            a = np.ascontiguousarray(value, dtype=_DTYPE_TO_NP[t.dtype])
+            if a.shape != t.shape:
+                raise ValueError("edgeq: input%d has shape %s, the graph declared %s" % (
+                    i, a.shape, t.shape))
+            arrays.append(a)
+        outs = [np.empty(t.shape, dtype=_DTYPE_TO_NP[t.dtype]) for t in self.output_types]
+        in_ptrs = (_c.c_void_p * max(1, n))(*[a.ctypes.data for a in arrays])
+        out_ptrs = (_c.c_void_p * max(1, len(outs)))(*[o.ctypes.data for o in outs])
+        _check(_lib.edgeq_model_execute(self._h, in_ptrs, n, out_ptrs, len(outs)))
+        return TensorMap(("output%d" % i, o) for i, o in enumerate(outs))
+
+
+class InferenceSession:
+    """Loads graphs into models: InferenceSession(num_threads=2).load(graph)."""
+
+    def __init__(self, num_threads=1):
+        h = _c.c_void_p()
+        _check(_lib.edgeq_session_create(int(num_threads), _c.byref(h)))
+        self._h = h
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            _lib.edgeq_session_free(self._h)
+            self._h = None
+
+    def load(self, graph):
+        h = _c.c_void_p()
+        _check(_lib.edgeq_session_load(self._h, graph._h, _c.byref(h)))
+        return Model(h)
