@@ -36,10 +36,10 @@ using edgeq::c_api::FromStatus;
 struct Step {
   enum class Kind { kInput, kConstant, kOp, kQMatmul, kOutput };
   Kind kind = Kind::kConstant;
-  int index = 0;            // kInput: the input index
-  edgeq::Tensor tensor;     // kConstant (plain or quantized)
-  std::string name;         // kOp: op name; kQMatmul: encoding name
-  std::vector<int> args;    // C value ids (kOp, kQMatmul, kOutput)
+  int index = 0;          // kInput: the input index
+  edgeq::Tensor tensor;   // kConstant (plain or quantized)
+  std::string name;       // kOp: op name; kQMatmul: encoding name
+  std::vector<int> args;  // C value ids (kOp, kQMatmul, kOutput)
 };
 
 using OpFn = std::function<edgeq::Value(const std::vector<edgeq::Value>&)>;
@@ -201,8 +201,8 @@ edgeq_status AddValue(edgeq_graph* graph, Step step, edgeq_value* out) {
 
 extern "C" {
 
-edgeq_status edgeq_graph_create(const char* name, const edgeq_tensor_type* inputs,
-                                size_t n_inputs, edgeq_graph** out) {
+edgeq_status edgeq_graph_create(const char* name, const edgeq_tensor_type* inputs, size_t n_inputs,
+                                edgeq_graph** out) {
   EDGEQ_C_CHECK_ARG(out != nullptr, "out is NULL");
   *out = nullptr;
   EDGEQ_C_CHECK_ARG(name != nullptr, "name is NULL");
@@ -264,8 +264,8 @@ edgeq_status edgeq_graph_quantize(edgeq_graph* graph, const char* encoding, cons
   // quantized once, however often the graph is rebuilt.
   auto q = (*enc)->Quantize(*view);
   if (!q.ok()) {
-    return FromStatus(absl::Status(q.status().code(),
-                                   absl::StrCat("quantize: ", q.status().message())));
+    return FromStatus(
+        absl::Status(q.status().code(), absl::StrCat("quantize: ", q.status().message())));
   }
   Step step;
   step.tensor = std::move(*q);
@@ -321,13 +321,12 @@ edgeq_status edgeq_graph_op(edgeq_graph* graph, const char* op, const edgeq_valu
   EDGEQ_C_CHECK_ARG(n_inputs == 0 || inputs != nullptr, "inputs is NULL");
   const OpInfo* info = FindOp(op);
   if (info == nullptr) {
-    return Fail(EDGEQ_ERROR_NOT_FOUND, absl::StrCat("edgeq_graph_op: unknown op '", op,
-                                                    "' (known: ", OpNames(), ")"));
+    return Fail(EDGEQ_ERROR_NOT_FOUND,
+                absl::StrCat("edgeq_graph_op: unknown op '", op, "' (known: ", OpNames(), ")"));
   }
   if (n_inputs != info->arity) {
-    return Fail(EDGEQ_ERROR_INVALID_ARGUMENT,
-                absl::StrCat("edgeq_graph_op: op '", op, "' takes ", info->arity,
-                             " inputs, got ", n_inputs));
+    return Fail(EDGEQ_ERROR_INVALID_ARGUMENT, absl::StrCat("edgeq_graph_op: op '", op, "' takes ",
+                                                           info->arity, " inputs, got ", n_inputs));
   }
   Step step;
   step.kind = Step::Kind::kOp;
@@ -358,8 +357,8 @@ edgeq_status edgeq_graph_value_type(const edgeq_graph* graph, edgeq_value value,
   const edgeq::Value& v = graph->values[value];
   const edgeq::ValueType& vt = v.value_type();
   if (vt.logical_shape.rank() > EDGEQ_MAX_RANK) {
-    return Fail(EDGEQ_ERROR_OUT_OF_RANGE, absl::StrCat("value ", value, " has rank ",
-                                                       vt.logical_shape.rank()));
+    return Fail(EDGEQ_ERROR_OUT_OF_RANGE,
+                absl::StrCat("value ", value, " has rank ", vt.logical_shape.rank()));
   }
   if (type != nullptr) ToCType(vt.type.dtype, vt.logical_shape, type);
   if (encoding != nullptr) *encoding = vt.encoding.c_str();
@@ -420,8 +419,8 @@ edgeq_status edgeq_model_input_type(const edgeq_model* model, size_t index,
                                     edgeq_tensor_type* type) {
   EDGEQ_C_CHECK_ARG(model != nullptr && type != nullptr, "model or type is NULL");
   if (index >= model->inputs.size()) {
-    return Fail(EDGEQ_ERROR_OUT_OF_RANGE, absl::StrCat("input ", index, " not below ",
-                                                       model->inputs.size()));
+    return Fail(EDGEQ_ERROR_OUT_OF_RANGE,
+                absl::StrCat("input ", index, " not below ", model->inputs.size()));
   }
   ToCType(model->inputs[index].dtype, model->inputs[index].shape, type);
   return EDGEQ_OK;
@@ -431,8 +430,8 @@ edgeq_status edgeq_model_output_type(const edgeq_model* model, size_t index,
                                      edgeq_tensor_type* type) {
   EDGEQ_C_CHECK_ARG(model != nullptr && type != nullptr, "model or type is NULL");
   if (index >= model->outputs.size()) {
-    return Fail(EDGEQ_ERROR_OUT_OF_RANGE, absl::StrCat("output ", index, " not below ",
-                                                       model->outputs.size()));
+    return Fail(EDGEQ_ERROR_OUT_OF_RANGE,
+                absl::StrCat("output ", index, " not below ", model->outputs.size()));
   }
   ToCType(model->outputs[index].dtype, model->outputs[index].shape, type);
   return EDGEQ_OK;
@@ -442,10 +441,10 @@ edgeq_status edgeq_model_execute(edgeq_model* model, const void* const* inputs, 
                                  void* const* outputs, size_t n_outputs) {
   EDGEQ_C_CHECK_ARG(model != nullptr, "model is NULL");
   if (n_inputs != model->inputs.size() || n_outputs != model->outputs.size()) {
-    return Fail(EDGEQ_ERROR_INVALID_ARGUMENT,
-                absl::StrCat("edgeq_model_execute: the model has ", model->inputs.size(),
-                             " inputs and ", model->outputs.size(), " outputs, got ", n_inputs,
-                             " and ", n_outputs));
+    return Fail(
+        EDGEQ_ERROR_INVALID_ARGUMENT,
+        absl::StrCat("edgeq_model_execute: the model has ", model->inputs.size(), " inputs and ",
+                     model->outputs.size(), " outputs, got ", n_inputs, " and ", n_outputs));
   }
   EDGEQ_C_CHECK_ARG(n_inputs == 0 || inputs != nullptr, "inputs is NULL");
   EDGEQ_C_CHECK_ARG(n_outputs == 0 || outputs != nullptr, "outputs is NULL");

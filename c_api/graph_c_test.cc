@@ -322,8 +322,7 @@ TEST(CSave, RoundTripMaxAndGguf) {
       << edgeq_last_error();
   EXPECT_EQ(edgeq_tensor_dict_set(dict, "bad", "f32", "q4_0", 2, wshape, q.data(), q.size()),
             EDGEQ_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(edgeq_last_error()).find("stored as u8, got dtype f32"),
-            std::string::npos)
+  EXPECT_NE(std::string(edgeq_last_error()).find("stored as u8, got dtype f32"), std::string::npos)
       << edgeq_last_error();
   EXPECT_EQ(edgeq_tensor_dict_set(dict, "bad", "f64", nullptr, 2, wshape, w.data(), 2048),
             EDGEQ_ERROR_INVALID_ARGUMENT);

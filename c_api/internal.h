@@ -24,12 +24,12 @@ absl::StatusOr<const QuantizationEncoding*> Encoding(const char* name);
 }  // namespace edgeq
 
 // Returns EDGEQ_ERROR_INVALID_ARGUMENT naming the calling function when `cond` is false.
-#define EDGEQ_C_CHECK_ARG(cond, what)                                             \
-  do {                                                                            \
-    if (!(cond)) {                                                                \
-      return ::edgeq::c_api::Fail(EDGEQ_ERROR_INVALID_ARGUMENT,                   \
-                                  ::absl::StrCat(__func__, ": ", what));          \
-    }                                                                             \
+#define EDGEQ_C_CHECK_ARG(cond, what)                                    \
+  do {                                                                   \
+    if (!(cond)) {                                                       \
+      return ::edgeq::c_api::Fail(EDGEQ_ERROR_INVALID_ARGUMENT,          \
+                                  ::absl::StrCat(__func__, ": ", what)); \
+    }                                                                    \
   } while (0)
 
 #endif  // EDGEQ_C_API_INTERNAL_H_

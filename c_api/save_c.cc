@@ -85,8 +85,8 @@ edgeq_status edgeq_tensor_dict_set(edgeq_tensor_dict* dict, const char* name, co
   const size_t need = static_cast<size_t>(stored.num_elements()) * edgeq::DTypeSize(*dt);
   if (data_bytes != need) {
     return Fail(EDGEQ_ERROR_INVALID_ARGUMENT,
-                absl::StrCat(what, ": ", quantized ? std::string(enc->name()) + " of " : "",
-                             dtype, logical.ToString(), " is ", need, " bytes, got ", data_bytes));
+                absl::StrCat(what, ": ", quantized ? std::string(enc->name()) + " of " : "", dtype,
+                             logical.ToString(), " is ", need, " bytes, got ", data_bytes));
   }
   EDGEQ_C_CHECK_ARG(data != nullptr || need == 0, "data is NULL");
   auto t = edgeq::Tensor::Create(*dt, stored);
@@ -104,9 +104,10 @@ edgeq_status edgeq_save(const edgeq_tensor_dict* dict, const char* path, int fla
   EDGEQ_C_CHECK_ARG(dict != nullptr && path != nullptr, "dict or path is NULL");
   struct stat st;
   if ((flags & EDGEQ_SAVE_OVERWRITE) == 0 && ::stat(path, &st) == 0) {
-    return Fail(EDGEQ_ERROR_FAILED_PRECONDITION,
-                absl::StrCat("edgeq_save: '", path,
-                             "' exists; not overwritten (pass EDGEQ_SAVE_OVERWRITE to replace it)"));
+    return Fail(
+        EDGEQ_ERROR_FAILED_PRECONDITION,
+        absl::StrCat("edgeq_save: '", path,
+                     "' exists; not overwritten (pass EDGEQ_SAVE_OVERWRITE to replace it)"));
   }
   return FromStatus(edgeq::checkpoint::WriteCheckpoint(dict->dict, path));
 }

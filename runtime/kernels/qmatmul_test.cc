@@ -348,7 +348,6 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
     bool x16_32 = false;  // has q4_1, q5_0, q5_1 and iq4_nl kernels
     bool k23 = false;     // has q2_k, q3_k and iq4_xs kernels
     bool f16 = false;     // has an f16 kernel (without a bf16 one)
-    bool iq4nl = false;   // has an iq4_nl kernel (without the other three of x16_32)
   };
 #if defined(EDGEQ_KERNELS_X86)
   const Level levels[] = {{Isa::kGeneric, true, false, false, false, true, false, true},
@@ -357,12 +356,11 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
                           {Isa::kAvx512Vnni, false, false, false, false, false, true, true, true}};
   const size_t expected_count = 28 + 28 + 10 + 26;
 #elif defined(EDGEQ_KERNELS_ARM)
-  const Level levels[] = {
-      {Isa::kGeneric, true, false, false, false, true, false, true},
-      {Isa::kNeon, false, false, false, false, false, false, false, false, true},
-      {Isa::kNeonDotprod, false, false, false, false, false, false, false, false, true},
-      {Isa::kNeonI8mm, false, false, true, true}};
-  const size_t expected_count = 28 + 12 + 12 + 3;
+  const Level levels[] = {{Isa::kGeneric, true, false, false, false, true, false, true},
+                          {Isa::kNeon, false, false, false, false, false, true},
+                          {Isa::kNeonDotprod, false, false, false, false, false, true},
+                          {Isa::kNeonI8mm, false, false, true, true}};
+  const size_t expected_count = 28 + 18 + 18 + 3;
 #else
   const Level levels[] = {{Isa::kGeneric, true, false, false, false, true, false, true}};
   const size_t expected_count = 28;
@@ -374,9 +372,7 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
       if (f.id == blocks::Format::kF16 && !l.bf16 && !l.f16) continue;  // where bf16 ones are
       const bool x16_32 = f.id == blocks::Format::kIq4Nl || f.id == blocks::Format::kQ5_0 ||
                           f.id == blocks::Format::kQ4_1 || f.id == blocks::Format::kQ5_1;
-      if (x16_32 && !l.new32 && !l.x16_32 && !(l.iq4nl && f.id == blocks::Format::kIq4Nl)) {
-        continue;
-      }
+      if (x16_32 && !l.new32 && !l.x16_32) continue;
       const bool k23 = f.id == blocks::Format::kQ2_K || f.id == blocks::Format::kQ3_K ||
                        f.id == blocks::Format::kIq4Xs;
       if (k23 && !l.k23) continue;

@@ -1,7 +1,8 @@
-// The q4_0/q8_0 kernels over the R4 layouts (repack_r4.h: four weight rows interleaved per block)
-// x Q8_0S activations: a lane-indexed sdot tile (dotprod: GEMV and GEMM) and an smmla tile (i8mm
-// GEMM). Each tile decodes a block of four weight rows once for all its activation rows. Include
-// only from files compiled with +dotprod (R4Dotprod) or +i8mm (R4I8mm).
+// The 32-value block kernels over the R4 layouts (repack_r4.h: four weight rows interleaved per
+// block) x Q8_0S (Q8_1S for the types with a min) activations: a tile that decodes a block of four
+// weight rows once for all its activation rows, with the four rows' dots by lane-indexed sdot
+// (SdotLanes, dotprod: GEMV and GEMM) or by widening multiplies (NeonLanes, ARMv8-A baseline).
+// SdotLanes is instantiated only in files compiled with +dotprod.
 #ifndef EDGEQ_RUNTIME_KERNELS_ARM_R4_COMMON_H_
 #define EDGEQ_RUNTIME_KERNELS_ARM_R4_COMMON_H_
 
@@ -21,12 +22,16 @@ namespace arm {
 // these helpers, so the linker can never merge an AVX-512 (or i8mm) copy into another ISA's path.
 namespace {
 
-// W provides kBlockBytes and Load(block, w[8], d): w[c] = values 4 c .. 4 c + 3 of the four rows
-// (row r in bytes 4 r .. 4 r + 3) times a power of two, d = the four rows' f32 scales divided by
-// it.
+// W provides kBlockBytes, kHasMin, kLevelOffset, kMaxAbsLevel and Load(block, w[8], d, m): w[c] =
+// values 4 c .. 4 c + 3 of the four rows (row r in bytes 4 r .. 4 r + 3) times a power of two,
+// minus kLevelOffset; d = the four rows' f32 scales divided by that power; m = their f32 mins
+// (kHasMin only: y = d level + m). |w| <= kMaxAbsLevel.
 struct Q4_0R4Block {
   static constexpr int kBlockBytes = 72;
-  static inline void Load(const uint8_t* blk, int8x16_t w[8], float32x4_t* d) {
+  static constexpr bool kHasMin = false;
+  static constexpr int kLevelOffset = 0;
+  static constexpr int kMaxAbsLevel = 128;
+  static inline void Load(const uint8_t* blk, int8x16_t w[8], float32x4_t* d, float32x4_t*) {
     const int8x16x4_t v = vld1q_s8_x4(reinterpret_cast<const int8_t*>(blk + 8));
     const int8x16_t hi = vdupq_n_s8(static_cast<int8_t>(0xF0));
     for (int c = 0; c < 4; ++c) {
@@ -42,7 +47,10 @@ struct Q4_0R4Block {
 // IQ4_NL on the R4 layout (indices as stored): each nibble indexes GGML's 16 levels.
 struct Iq4NlR4Block {
   static constexpr int kBlockBytes = 72;
-  static inline void Load(const uint8_t* blk, int8x16_t w[8], float32x4_t* d) {
+  static constexpr bool kHasMin = false;
+  static constexpr int kLevelOffset = 0;
+  static constexpr int kMaxAbsLevel = 127;
+  static inline void Load(const uint8_t* blk, int8x16_t w[8], float32x4_t* d, float32x4_t*) {
     const uint8x16x4_t v = vld1q_u8_x4(blk + 8);
     const int8x16_t levels = vld1q_s8(blocks::kIq4NlValues);
     const uint8x16_t m4 = vdupq_n_u8(0x0F);
@@ -56,7 +64,10 @@ struct Iq4NlR4Block {
 
 struct Q8_0R4Block {
   static constexpr int kBlockBytes = 136;
-  static inline void Load(const uint8_t* blk, int8x16_t w[8], float32x4_t* d) {
+  static constexpr bool kHasMin = false;
+  static constexpr int kLevelOffset = 0;
+  static constexpr int kMaxAbsLevel = 128;
+  static inline void Load(const uint8_t* blk, int8x16_t w[8], float32x4_t* d, float32x4_t*) {
     const int8x16x4_t a = vld1q_s8_x4(reinterpret_cast<const int8_t*>(blk + 8));
     const int8x16x4_t b = vld1q_s8_x4(reinterpret_cast<const int8_t*>(blk + 72));
     for (int c = 0; c < 4; ++c) {
@@ -67,49 +78,159 @@ struct Q8_0R4Block {
   }
 };
 
-// Exactness: |16 (level - 8)| <= 128 and |x| <= 127 (or |q|, |x| <= 128, 127): 32 products per
-// lane stay far inside int32.
+inline float32x4_t LoadHalf4(const uint8_t* p) {
+  return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(reinterpret_cast<const uint16_t*>(p))));
+}
 
-// R4 tile with lane-indexed sdot: out[i] = the four rows' dots with activation row i (i < M).
-// Per block and activation row: one 32-byte load, eight sdot, one convert, two multiplies.
-template <typename W>
-struct R4Dotprod {
+// Five-bit levels of the Q5_0R4/Q5_1R4 blocks: the signed level - 16 of every value from its
+// nibble and its inverted high bit h (bit c of H for chunk c): sli(nibble, tst(H, bit), 4) is
+// nibble - 16 when the 5th bit is 0, nibble when it is 1.
+inline void FiveBitLevels(uint8x16_t h, const uint8x16x4_t& v, int8x16_t w[8]) {
+  for (int c = 0; c < 4; ++c) {
+    const uint8x16_t lo = vtstq_u8(h, vdupq_n_u8(static_cast<uint8_t>(1 << c)));
+    const uint8x16_t hi = vtstq_u8(h, vdupq_n_u8(static_cast<uint8_t>(16 << c)));
+    w[c] = vreinterpretq_s8_u8(vsliq_n_u8(v.val[c], lo, 4));
+    w[c + 4] = vreinterpretq_s8_u8(vsliq_n_u8(vshrq_n_u8(v.val[c], 4), hi, 4));
+  }
+}
+
+struct Q5_0R4Block {
+  static constexpr int kBlockBytes = 88;
+  static constexpr bool kHasMin = false;
+  static constexpr int kLevelOffset = 0;
+  static constexpr int kMaxAbsLevel = 16;
+  static inline void Load(const uint8_t* blk, int8x16_t w[8], float32x4_t* d, float32x4_t*) {
+    FiveBitLevels(vld1q_u8(blk + 8), vld1q_u8_x4(blk + 24), w);
+    *d = LoadHalf4(blk);
+  }
+};
+
+struct Q4_1R4Block {
+  static constexpr int kBlockBytes = 80;
+  static constexpr bool kHasMin = true;
+  static constexpr int kLevelOffset = 0;
+  static constexpr int kMaxAbsLevel = 15;
+  static inline void Load(const uint8_t* blk, int8x16_t w[8], float32x4_t* d, float32x4_t* m) {
+    const uint8x16x4_t v = vld1q_u8_x4(blk + 16);
+    const uint8x16_t m4 = vdupq_n_u8(0x0F);
+    for (int c = 0; c < 4; ++c) {
+      w[c] = vreinterpretq_s8_u8(vandq_u8(v.val[c], m4));
+      w[c + 4] = vreinterpretq_s8_u8(vshrq_n_u8(v.val[c], 4));
+    }
+    *d = LoadHalf4(blk);
+    *m = LoadHalf4(blk + 8);
+  }
+};
+
+// Q5_1's levels 0..31 decoded as level - 16 (as Q5_0's): the tile adds 16 x the activation
+// block's sum of qs back.
+struct Q5_1R4Block {
+  static constexpr int kBlockBytes = 96;
+  static constexpr bool kHasMin = true;
+  static constexpr int kLevelOffset = 16;
+  static constexpr int kMaxAbsLevel = 16;
+  static inline void Load(const uint8_t* blk, int8x16_t w[8], float32x4_t* d, float32x4_t* m) {
+    FiveBitLevels(vld1q_u8(blk + 16), vld1q_u8_x4(blk + 32), w);
+    *d = LoadHalf4(blk);
+    *m = LoadHalf4(blk + 8);
+  }
+};
+
+// The four rows' dots of one block: s[r] = sum over c, t of w[c][4 r + t] x[4 c + t] (x0: values
+// 0..15, x1: 16..31). Exact with sdot for |w| <= 128, |x| <= 127.
+struct SdotLanes {
+  static constexpr int kMaxAbsLevel = 128;
+  template <int kUnused = 0>
+  static inline int32x4_t Dot(const int8x16_t w[8], int8x16_t x0, int8x16_t x1) {
+    int32x4_t s = vdotq_laneq_s32(vdupq_n_s32(0), w[0], x0, 0);
+    s = vdotq_laneq_s32(s, w[1], x0, 1);
+    s = vdotq_laneq_s32(s, w[2], x0, 2);
+    s = vdotq_laneq_s32(s, w[3], x0, 3);
+    s = vdotq_laneq_s32(s, w[4], x1, 0);
+    s = vdotq_laneq_s32(s, w[5], x1, 1);
+    s = vdotq_laneq_s32(s, w[6], x1, 2);
+    return vdotq_laneq_s32(s, w[7], x1, 3);
+  }
+};
+
+// The same with ARMv8-A widening multiplies: each chunk's four x values broadcast to the four
+// rows, products accumulated in int16 (rows 0-1 and 2-3), then two pairwise adds. Each int16 lane
+// sums 8 products and the first pairwise add 16: exact for |w| <= 16, |x| <= 127 (16 x 16 x 127 =
+// 32512).
+struct NeonLanes {
+  static constexpr int kMaxAbsLevel = 16;
+  template <int kUnused = 0>
+  static inline int32x4_t Dot(const int8x16_t w[8], int8x16_t x0, int8x16_t x1) {
+    int16x8_t a = vdupq_n_s16(0), b = vdupq_n_s16(0);
+    for (int c = 0; c < 8; ++c) {
+      const int32x4_t xs = vreinterpretq_s32_s8(c < 4 ? x0 : x1);
+      int8x16_t xb;
+      switch (c & 3) {
+        case 0:
+          xb = vreinterpretq_s8_s32(vdupq_laneq_s32(xs, 0));
+          break;
+        case 1:
+          xb = vreinterpretq_s8_s32(vdupq_laneq_s32(xs, 1));
+          break;
+        case 2:
+          xb = vreinterpretq_s8_s32(vdupq_laneq_s32(xs, 2));
+          break;
+        default:
+          xb = vreinterpretq_s8_s32(vdupq_laneq_s32(xs, 3));
+          break;
+      }
+      a = vmlal_s8(a, vget_low_s8(w[c]), vget_low_s8(xb));
+      b = vmlal_high_s8(b, w[c], xb);
+    }
+    return vpaddlq_s16(vpaddq_s16(a, b));
+  }
+};
+
+// R4 tile: out[i] = the four rows' dots with activation row i (i < M). Per block and activation
+// row: one 32-byte load, the four rows' integer dots (Lanes), one convert, two multiplies (plus
+// one add for a level offset, one multiply-add for a min).
+template <typename W, typename Lanes>
+struct R4Tile {
+  static_assert(W::kMaxAbsLevel <= Lanes::kMaxAbsLevel, "the integer dots could overflow");
   static constexpr int kTileRows = 8;
   template <int M>
   static void Tile(const uint8_t* wg, const uint8_t* x, size_t xrb, int64_t k, float32x4_t out[M]) {
     const int64_t nb = k / 32, nbp = Q8_0SPaddedBlocks(k);
-    // One pointer per activation row to its values and scales, advanced block by block (so that
-    // the loads post-increment instead of computing addresses).
+    // One pointer per activation row to its values, scales (and sums, mins' products), advanced
+    // block by block (so that the loads post-increment instead of computing addresses).
     const int8_t* xq[M];
     const float* xd[M];
+    const float* xs[M];    // kHasMin: Q8_1S's s = d sum(qs)
+    const int32_t* xi[M];  // kLevelOffset: Q8_0S's sum(qs)
     for (int i = 0; i < M; ++i) {
-      xq[i] = Q8_0SQs(x + i * xrb);
-      xd[i] = Q8_0SD(x + i * xrb, nbp);
+      const uint8_t* row = x + i * xrb;
+      const uint8_t* q8 = W::kHasMin ? Q8_1SQ8_0S(row, k) : row;
+      xq[i] = Q8_0SQs(q8);
+      xd[i] = Q8_0SD(q8, nbp);
+      xs[i] = Q8_1SS(row);
+      xi[i] = Q8_0SSum(q8, nbp);
     }
     float32x4_t acc[M];
     for (int i = 0; i < M; ++i) acc[i] = vdupq_n_f32(0.0f);
     for (int64_t b = 0; b < nb; ++b) {
       int8x16_t w[8];
-      float32x4_t d;
-      W::Load(wg + b * W::kBlockBytes, w, &d);
+      float32x4_t d, m = vdupq_n_f32(0.0f);
+      W::Load(wg + b * W::kBlockBytes, w, &d, &m);
       for (int i = 0; i < M; ++i) {
         const int8x16x2_t xv = vld1q_s8_x2(xq[i]);
         xq[i] += 32;
-        const int8x16_t x0 = xv.val[0], x1 = xv.val[1];
-        int32x4_t s = vdotq_laneq_s32(vdupq_n_s32(0), w[0], x0, 0);
-        s = vdotq_laneq_s32(s, w[1], x0, 1);
-        s = vdotq_laneq_s32(s, w[2], x0, 2);
-        s = vdotq_laneq_s32(s, w[3], x0, 3);
-        s = vdotq_laneq_s32(s, w[4], x1, 0);
-        s = vdotq_laneq_s32(s, w[5], x1, 1);
-        s = vdotq_laneq_s32(s, w[6], x1, 2);
-        s = vdotq_laneq_s32(s, w[7], x1, 3);
+        int32x4_t s = Lanes::Dot(w, xv.val[0], xv.val[1]);
+        if (W::kLevelOffset != 0) s = vaddq_s32(s, vdupq_n_s32(W::kLevelOffset * *xi[i]++));
         acc[i] = vfmaq_f32(acc[i], vcvtq_f32_s32(s), vmulq_n_f32(d, *xd[i]++));
+        if (W::kHasMin) acc[i] = vfmaq_n_f32(acc[i], m, *xs[i]++);
       }
     }
     for (int i = 0; i < M; ++i) out[i] = acc[i];
   }
 };
+
+template <typename W>
+using R4Dotprod = R4Tile<W, SdotLanes>;
 
 // Stores the rows of group g that exist (j1 bounds the matrix's columns).
 inline void StoreR4(float32x4_t v, float* y, int64_t j, int64_t j1) {
@@ -122,7 +243,7 @@ inline void StoreR4(float32x4_t v, float* y, int64_t j, int64_t j1) {
   }
 }
 
-// T: R4Dotprod<W>. j0 is a multiple of 4 (tile_n is).
+// T: R4Tile<W, Lanes>. j0 is a multiple of 4 (tile_n is).
 template <typename T>
 void R4Gemv(const MatmulParams& p, int64_t j0, int64_t j1) {
   for (int64_t j = j0; j < j1; j += 4) {

@@ -31,6 +31,23 @@ void RepackIq4NlR4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
 size_t Q8_0R4RowBytes(int64_t k);
 void RepackQ8_0R4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
 
+// "Q5_0R4" block, 88 bytes (4 x 22): fp16 d[4]; 16 high-bit bytes H; 64 qs bytes as in Iq4NlR4
+// (GGML's nibbles as stored). Bit c of H[4 r + t] is the inverted 5th bit of the value whose
+// nibble is in byte 4 r + t of chunk c (c < 4: the low nibbles of qs bytes 16 c.., value
+// 4 c + t; c >= 4: the high nibbles of bytes 16 (c - 4).., value 16 + 4 (c - 4) + t), so that
+// sli(nibble, tst(H, 1 << c), 4) is the signed level - 16 of all 16 values at once.
+size_t Q5_0R4RowBytes(int64_t k);
+void RepackQ5_0R4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
+
+// "Q4_1R4" block, 80 bytes (4 x 20): fp16 d[4], fp16 m[4], 64 qs bytes as stored (levels 0..15).
+size_t Q4_1R4RowBytes(int64_t k);
+void RepackQ4_1R4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
+
+// "Q5_1R4" block, 96 bytes (4 x 24): fp16 d[4], fp16 m[4], then H and qs as in Q5_0R4 (the
+// decoded values are level - 16; the kernels add 16 x the activations' block sum back).
+size_t Q5_1R4RowBytes(int64_t k);
+void RepackQ5_1R4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
+
 }  // namespace internal
 }  // namespace kernels
 }  // namespace edgeq

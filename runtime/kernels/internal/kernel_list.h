@@ -97,6 +97,12 @@ EDGEQ_DECLARE_KERNEL_PAIR(kQ5_KDotprod);
 EDGEQ_DECLARE_KERNEL_PAIR(kQ6_KDotprod);
 EDGEQ_DECLARE_KERNEL_PAIR(kIq4NlNeon);
 EDGEQ_DECLARE_KERNEL_PAIR(kIq4NlDotprod);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ4_1Neon);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ4_1Dotprod);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ5_0Neon);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ5_0Dotprod);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ5_1Neon);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ5_1Dotprod);
 // GEMM only (m = 1 uses dotprod); K-quants only (q4_0/q8_0 use dotprod on i8mm CPUs).
 extern const KernelEntry kQ4_KI8mmGemm;
 extern const KernelEntry kQ5_KI8mmGemm;
