@@ -1,6 +1,7 @@
 // IQ4_NL x Q8_0 with ARMv8.2-A dotprod: the R4 layout with the indices as stored (repack_r4.h),
 // levels by table lookup, lane-indexed sdot; the GEMM decodes each block of four rows once per 8
 // activation rows.
+#include "runtime/kernels/arm/activations_neon.h"
 #include "runtime/kernels/arm/r4_common.h"
 #include "runtime/kernels/arm/repack_r4.h"
 #include "runtime/kernels/internal/kernel_list.h"
@@ -15,10 +16,10 @@ using Dot = arm::R4Dotprod<arm::Iq4NlR4Block>;
 }  // namespace
 
 EDGEQ_KERNEL_ENTRY(kIq4NlDotprodGemv, Shape::kGemv, "iq4_nl_dotprod_gemv", Encoding::kIq4Nl,
-                   Isa::kNeonDotprod, QuantizeRowQ8_0S, Q8_0SRowBytes, RepackIq4NlR4,
+                   Isa::kNeonDotprod, arm::QuantizeRowQ8_0SNeon, Q8_0SRowBytes, RepackIq4NlR4,
                    Q4_0R4RowBytes, 16, arm::R4Gemv<Dot>);
 EDGEQ_KERNEL_ENTRY(kIq4NlDotprodGemm, Shape::kGemm, "iq4_nl_dotprod_gemm", Encoding::kIq4Nl,
-                   Isa::kNeonDotprod, QuantizeRowQ8_0S, Q8_0SRowBytes, RepackIq4NlR4,
+                   Isa::kNeonDotprod, arm::QuantizeRowQ8_0SNeon, Q8_0SRowBytes, RepackIq4NlR4,
                    Q4_0R4RowBytes, 16, arm::R4Gemm<Dot, Dot>);
 
 }  // namespace internal

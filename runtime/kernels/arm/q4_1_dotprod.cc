@@ -1,5 +1,7 @@
-// Q4_1 x Q8_1 with ARMv8.2-A dotprod on the Q4_1R4 layout (repack_r4.h), levels 0..15 as stored and the mins times the activations' Q8_1 sums; lane-indexed sdot. The GEMM decodes each
-// block of four rows once per 8 activation rows.
+// Q4_1 x Q8_1 with ARMv8.2-A dotprod on the Q4_1R4 layout (repack_r4.h), levels 0..15 as stored and
+// the mins times the activations' Q8_1 sums; lane-indexed sdot. The GEMM decodes each block of four
+// rows once per 8 activation rows.
+#include "runtime/kernels/arm/activations_neon.h"
 #include "runtime/kernels/arm/r4_common.h"
 #include "runtime/kernels/arm/repack_r4.h"
 #include "runtime/kernels/internal/kernel_list.h"
@@ -13,10 +15,12 @@ using Tile = arm::R4Tile<arm::Q4_1R4Block, arm::SdotLanes>;
 
 }  // namespace
 
-EDGEQ_KERNEL_ENTRY(kQ4_1DotprodGemv, Shape::kGemv, "q4_1_dotprod_gemv", Encoding::kQ4_1, Isa::kNeonDotprod,
-                   QuantizeRowQ8_1S, Q8_1SRowBytes, RepackQ4_1R4, Q4_1R4RowBytes, 16, arm::R4Gemv<Tile>);
-EDGEQ_KERNEL_ENTRY(kQ4_1DotprodGemm, Shape::kGemm, "q4_1_dotprod_gemm", Encoding::kQ4_1, Isa::kNeonDotprod,
-                   QuantizeRowQ8_1S, Q8_1SRowBytes, RepackQ4_1R4, Q4_1R4RowBytes, 16, arm::R4Gemm<Tile, Tile>);
+EDGEQ_KERNEL_ENTRY(kQ4_1DotprodGemv, Shape::kGemv, "q4_1_dotprod_gemv", Encoding::kQ4_1,
+                   Isa::kNeonDotprod, arm::QuantizeRowQ8_1SNeon, Q8_1SRowBytes, RepackQ4_1R4,
+                   Q4_1R4RowBytes, 16, arm::R4Gemv<Tile>);
+EDGEQ_KERNEL_ENTRY(kQ4_1DotprodGemm, Shape::kGemm, "q4_1_dotprod_gemm", Encoding::kQ4_1,
+                   Isa::kNeonDotprod, arm::QuantizeRowQ8_1SNeon, Q8_1SRowBytes, RepackQ4_1R4,
+                   Q4_1R4RowBytes, 16, arm::R4Gemm<Tile, Tile>);
 
 }  // namespace internal
 }  // namespace kernels

@@ -1,5 +1,8 @@
-// Q5_1 x Q8_1 with ARMv8-A NEON on the Q5_1R4 layout (repack_r4.h), levels - 16 as Q5_0's with 16 x the activation block sums added back, and the mins times the activations' Q8_1 sums; the four rows' dots by widening multiplies
-// (NeonLanes). The GEMM decodes each block of four rows once per 8 activation rows.
+// Q5_1 x Q8_1 with ARMv8-A NEON on the Q5_1R4 layout (repack_r4.h), levels - 16 as Q5_0's with 16 x
+// the activation block sums added back, and the mins times the activations' Q8_1 sums; the four
+// rows' dots by widening multiplies (NeonLanes). The GEMM decodes each block of four rows once per
+// 8 activation rows.
+#include "runtime/kernels/arm/activations_neon.h"
 #include "runtime/kernels/arm/r4_common.h"
 #include "runtime/kernels/arm/repack_r4.h"
 #include "runtime/kernels/internal/kernel_list.h"
@@ -14,9 +17,11 @@ using Tile = arm::R4Tile<arm::Q5_1R4Block, arm::NeonLanes>;
 }  // namespace
 
 EDGEQ_KERNEL_ENTRY(kQ5_1NeonGemv, Shape::kGemv, "q5_1_neon_gemv", Encoding::kQ5_1, Isa::kNeon,
-                   QuantizeRowQ8_1S, Q8_1SRowBytes, RepackQ5_1R4, Q5_1R4RowBytes, 16, arm::R4Gemv<Tile>);
+                   arm::QuantizeRowQ8_1SNeon, Q8_1SRowBytes, RepackQ5_1R4, Q5_1R4RowBytes, 16,
+                   arm::R4Gemv<Tile>);
 EDGEQ_KERNEL_ENTRY(kQ5_1NeonGemm, Shape::kGemm, "q5_1_neon_gemm", Encoding::kQ5_1, Isa::kNeon,
-                   QuantizeRowQ8_1S, Q8_1SRowBytes, RepackQ5_1R4, Q5_1R4RowBytes, 16, arm::R4Gemm<Tile, Tile>);
+                   arm::QuantizeRowQ8_1SNeon, Q8_1SRowBytes, RepackQ5_1R4, Q5_1R4RowBytes, 16,
+                   arm::R4Gemm<Tile, Tile>);
 
 }  // namespace internal
 }  // namespace kernels

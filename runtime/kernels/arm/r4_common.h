@@ -136,6 +136,20 @@ struct Q5_1R4Block {
   }
 };
 
+// The same blocks decoded to the levels 0..31 themselves (one add per 16 values, once per block
+// rather than a correction per activation row): for sdot, which takes |w| up to 128.
+struct Q5_1R4UnsignedBlock {
+  static constexpr int kBlockBytes = 96;
+  static constexpr bool kHasMin = true;
+  static constexpr int kLevelOffset = 0;
+  static constexpr int kMaxAbsLevel = 31;
+  static inline void Load(const uint8_t* blk, int8x16_t w[8], float32x4_t* d, float32x4_t* m) {
+    Q5_1R4Block::Load(blk, w, d, m);
+    const int8x16_t sixteen = vdupq_n_s8(16);
+    for (int c = 0; c < 8; ++c) w[c] = vaddq_s8(w[c], sixteen);
+  }
+};
+
 // The four rows' dots of one block: s[r] = sum over c, t of w[c][4 r + t] x[4 c + t] (x0: values
 // 0..15, x1: 16..31). Exact with sdot for |w| <= 128, |x| <= 127.
 struct SdotLanes {
@@ -196,33 +210,54 @@ struct R4Tile {
   template <int M>
   static void Tile(const uint8_t* wg, const uint8_t* x, size_t xrb, int64_t k, float32x4_t out[M]) {
     const int64_t nb = k / 32, nbp = Q8_0SPaddedBlocks(k);
-    // One pointer per activation row to its values, scales (and sums, mins' products), advanced
-    // block by block (so that the loads post-increment instead of computing addresses).
-    const int8_t* xq[M];
-    const float* xd[M];
-    const float* xs[M];    // kHasMin: Q8_1S's s = d sum(qs)
-    const int32_t* xi[M];  // kLevelOffset: Q8_0S's sum(qs)
-    for (int i = 0; i < M; ++i) {
-      const uint8_t* row = x + i * xrb;
-      const uint8_t* q8 = W::kHasMin ? Q8_1SQ8_0S(row, k) : row;
-      xq[i] = Q8_0SQs(q8);
-      xd[i] = Q8_0SD(q8, nbp);
-      xs[i] = Q8_1SS(row);
-      xi[i] = Q8_0SSum(q8, nbp);
-    }
     float32x4_t acc[M];
     for (int i = 0; i < M; ++i) acc[i] = vdupq_n_f32(0.0f);
-    for (int64_t b = 0; b < nb; ++b) {
-      int8x16_t w[8];
-      float32x4_t d, m = vdupq_n_f32(0.0f);
-      W::Load(wg + b * W::kBlockBytes, w, &d, &m);
+    if constexpr (!W::kHasMin && W::kLevelOffset == 0) {
+      // One pointer per activation row to its values and scales, advanced block by block (so
+      // that the loads post-increment instead of computing addresses).
+      const int8_t* xq[M];
+      const float* xd[M];
       for (int i = 0; i < M; ++i) {
-        const int8x16x2_t xv = vld1q_s8_x2(xq[i]);
-        xq[i] += 32;
-        int32x4_t s = Lanes::Dot(w, xv.val[0], xv.val[1]);
-        if (W::kLevelOffset != 0) s = vaddq_s32(s, vdupq_n_s32(W::kLevelOffset * *xi[i]++));
-        acc[i] = vfmaq_f32(acc[i], vcvtq_f32_s32(s), vmulq_n_f32(d, *xd[i]++));
-        if (W::kHasMin) acc[i] = vfmaq_n_f32(acc[i], m, *xs[i]++);
+        xq[i] = Q8_0SQs(x + i * xrb);
+        xd[i] = Q8_0SD(x + i * xrb, nbp);
+      }
+      for (int64_t b = 0; b < nb; ++b) {
+        int8x16_t w[8];
+        float32x4_t d;
+        W::Load(wg + b * W::kBlockBytes, w, &d, nullptr);
+        for (int i = 0; i < M; ++i) {
+          const int8x16x2_t xv = vld1q_s8_x2(xq[i]);
+          xq[i] += 32;
+          const int32x4_t s = Lanes::Dot(w, xv.val[0], xv.val[1]);
+          acc[i] = vfmaq_f32(acc[i], vcvtq_f32_s32(s), vmulq_n_f32(d, *xd[i]++));
+        }
+      }
+    } else {
+      // Values, scales, sums (and Q8_1's s) of every row sit at the same offsets from the row's
+      // start: one base pointer per row and offsets shared by all rows (per-row pointers to four
+      // arrays would not fit the general registers for 8 rows).
+      const uint8_t* row[M];
+      for (int i = 0; i < M; ++i) row[i] = x + i * xrb;
+      const int64_t q8 = W::kHasMin ? 4 * nbp : 0;  // the Q8_0S part of a Q8_1S row
+      for (int64_t b = 0; b < nb; ++b) {
+        int8x16_t w[8];
+        float32x4_t d, m = vdupq_n_f32(0.0f);
+        W::Load(wg + b * W::kBlockBytes, w, &d, &m);
+        const int64_t qs_at = q8 + 32 * b, d_at = q8 + 32 * nbp + 4 * b;
+        const int64_t sum_at = q8 + 36 * nbp + 4 * b, s_at = 4 * b;
+        for (int i = 0; i < M; ++i) {
+          const int8x16x2_t xv = vld1q_s8_x2(reinterpret_cast<const int8_t*>(row[i] + qs_at));
+          int32x4_t s = Lanes::Dot(w, xv.val[0], xv.val[1]);
+          if (W::kLevelOffset != 0) {
+            const int32_t sum = *reinterpret_cast<const int32_t*>(row[i] + sum_at);
+            s = vaddq_s32(s, vdupq_n_s32(W::kLevelOffset * sum));
+          }
+          const float dx = *reinterpret_cast<const float*>(row[i] + d_at);
+          acc[i] = vfmaq_f32(acc[i], vcvtq_f32_s32(s), vmulq_n_f32(d, dx));
+          if (W::kHasMin) {
+            acc[i] = vfmaq_n_f32(acc[i], m, *reinterpret_cast<const float*>(row[i] + s_at));
+          }
+        }
       }
     }
     for (int i = 0; i < M; ++i) out[i] = acc[i];
