@@ -91,6 +91,8 @@ const KernelEntry* const kAllKernels[] = {
     &internal::kQ5_0DotprodGemv, &internal::kQ5_0DotprodGemm,
     &internal::kQ5_1NeonGemv, &internal::kQ5_1NeonGemm,
     &internal::kQ5_1DotprodGemv, &internal::kQ5_1DotprodGemm,
+    &internal::kF16NeonGemv, &internal::kF16NeonGemm,
+    &internal::kBf16NeonGemv, &internal::kBf16NeonGemm,
     &internal::kQ8_0DotprodGemv, &internal::kQ8_0DotprodGemm,
     &internal::kQ4_KDotprodGemv, &internal::kQ4_KDotprodGemm,
     &internal::kQ5_KDotprodGemv, &internal::kQ5_KDotprodGemm,

@@ -357,10 +357,10 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
   const size_t expected_count = 28 + 28 + 10 + 26;
 #elif defined(EDGEQ_KERNELS_ARM)
   const Level levels[] = {{Isa::kGeneric, true, false, false, false, true, false, true},
-                          {Isa::kNeon, false, false, false, false, false, true},
+                          {Isa::kNeon, true, false, false, false, false, true},
                           {Isa::kNeonDotprod, false, false, false, false, false, true},
                           {Isa::kNeonI8mm, false, false, true, true}};
-  const size_t expected_count = 28 + 18 + 18 + 3;
+  const size_t expected_count = 28 + 22 + 18 + 3;
 #else
   const Level levels[] = {{Isa::kGeneric, true, false, false, false, true, false, true}};
   const size_t expected_count = 28;
