@@ -93,6 +93,8 @@ const KernelEntry* const kAllKernels[] = {
     &internal::kQ5_1DotprodGemv, &internal::kQ5_1DotprodGemm,
     &internal::kF16NeonGemv, &internal::kF16NeonGemm,
     &internal::kBf16NeonGemv, &internal::kBf16NeonGemm,
+    &internal::kIq4XsNeonGemv, &internal::kIq4XsNeonGemm,
+    &internal::kIq4XsDotprodGemv, &internal::kIq4XsDotprodGemm,
     &internal::kQ8_0DotprodGemv, &internal::kQ8_0DotprodGemm,
     &internal::kQ4_KDotprodGemv, &internal::kQ4_KDotprodGemm,
     &internal::kQ5_KDotprodGemv, &internal::kQ5_KDotprodGemm,

@@ -407,6 +407,59 @@ struct Q6KTile {
   }
 };
 
+// IQ4_XS x Q8_K, GGML's math: per super-block sum_s (ls_s - 32) * (levels_s . x_s) times
+// d = fp16(w.d) * x.d, s over the eight 32-value sub-blocks, ls_s the 6-bit scale (low 4 bits in
+// scales_l, high 2 in scales_h), levels the IQ4_NL values the nibbles index (one table lookup per
+// 16). Levels and scales are decoded once per tile; per activation row and 64 values: one 64-byte
+// load, four 16-byte dots, a pairwise add and one multiply-add by the scales. Exact int32:
+// |levels . x| <= 32 * 127 * 128 per sub-block, times |ls - 32| <= 32, over 8 sub-blocks < 2^28.
+template <typename Dot>
+struct Iq4XsTile {
+  static constexpr int kTileRows = std::is_same<Dot, NeonDot16>::value ? 4 : 8;
+  template <int M>
+  static void Tile(const uint8_t* w, const uint8_t* x, size_t xrb, int64_t k, float* y,
+                   int64_t ys) {
+    const auto* bw = reinterpret_cast<const blocks::BlockIq4Xs*>(w);
+    const blocks::BlockQ8_K* bx[M];
+    for (int i = 0; i < M; ++i) bx[i] = reinterpret_cast<const blocks::BlockQ8_K*>(x + i * xrb);
+    const int8x16_t levels = vld1q_s8(blocks::kIq4NlValues);
+    const uint8x16_t m4 = vdupq_n_u8(0x0F);
+    float32x4_t acc[M];
+    for (int i = 0; i < M; ++i) acc[i] = vdupq_n_f32(0.0f);
+    for (int64_t b = 0; b < k / blocks::kQK_K; ++b) {
+      const blocks::BlockIq4Xs& wb = bw[b];
+      // Lanes {ls(2 j) - 32, ls(2 j) - 32, ls(2 j + 1) - 32, ls(2 j + 1) - 32}: the scales of
+      // vpaddq_s32(dot(2 j), dot(2 j + 1)).
+      int32_t sc[16];
+      for (int s = 0; s < 8; ++s) {
+        const int ls =
+            ((wb.scales_l[s / 2] >> (4 * (s % 2))) & 0xF) | (((wb.scales_h >> (2 * s)) & 3) << 4);
+        sc[2 * s] = sc[2 * s + 1] = ls - 32;
+      }
+      const float32x4_t d = vcvt_f32_f16(vreinterpret_f16_u16(vld1_dup_u16(&wb.d)));
+      int32x4_t isum[M];
+      for (int i = 0; i < M; ++i) isum[i] = vdupq_n_s32(0);
+      for (int j = 0; j < 4; ++j) {
+        const uint8x16x2_t v = vld1q_u8_x2(wb.qs + 32 * j);
+        const int8x16_t q[4] = {vqtbl1q_s8(levels, vandq_u8(v.val[0], m4)),
+                                vqtbl1q_s8(levels, vshrq_n_u8(v.val[0], 4)),
+                                vqtbl1q_s8(levels, vandq_u8(v.val[1], m4)),
+                                vqtbl1q_s8(levels, vshrq_n_u8(v.val[1], 4))};
+        const int32x4_t scl = vld1q_s32(sc + 4 * j);
+        for (int i = 0; i < M; ++i) {
+          const int8x16x4_t yv = vld1q_s8_x4(bx[i][b].qs + 64 * j);
+          const int32x4_t p0 = Dot::Acc(Dot::Acc(vdupq_n_s32(0), q[0], yv.val[0]), q[1], yv.val[1]);
+          const int32x4_t p1 = Dot::Acc(Dot::Acc(vdupq_n_s32(0), q[2], yv.val[2]), q[3], yv.val[3]);
+          isum[i] = vmlaq_s32(isum[i], vpaddq_s32(p0, p1), scl);
+        }
+      }
+      for (int i = 0; i < M; ++i)
+        acc[i] = vfmaq_f32(acc[i], vcvtq_f32_s32(isum[i]), vmulq_n_f32(d, bx[i][b].d));
+    }
+    for (int i = 0; i < M; ++i) y[i * ys] = vaddvq_f32(acc[i]);
+  }
+};
+
 }  // namespace
 }  // namespace arm
 }  // namespace internal

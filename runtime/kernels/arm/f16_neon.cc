@@ -9,7 +9,8 @@ namespace kernels {
 namespace internal {
 
 EDGEQ_DEFINE_ROWS_KERNEL_PAIR(kF16Neon, Encoding::kF16, Isa::kNeon, "f16_neon", nullptr,
-                              F32RowBytes, nullptr, nullptr, 16, arm::HalfRowsNeon<arm::F16ConvertNeon>);
+                              F32RowBytes, nullptr, nullptr, 16,
+                              arm::HalfRowsNeon<arm::F16ConvertNeon>);
 
 }  // namespace internal
 }  // namespace kernels
