@@ -7,6 +7,7 @@
 #include <arm_neon.h>
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "quantization/block_layout.h"
@@ -428,14 +429,20 @@ struct Iq4XsTile {
     for (int i = 0; i < M; ++i) acc[i] = vdupq_n_f32(0.0f);
     for (int64_t b = 0; b < k / blocks::kQK_K; ++b) {
       const blocks::BlockIq4Xs& wb = bw[b];
-      // Lanes {ls(2 j) - 32, ls(2 j) - 32, ls(2 j + 1) - 32, ls(2 j + 1) - 32}: the scales of
-      // vpaddq_s32(dot(2 j), dot(2 j + 1)).
-      int32_t sc[16];
-      for (int s = 0; s < 8; ++s) {
-        const int ls =
-            ((wb.scales_l[s / 2] >> (4 * (s % 2))) & 0xF) | (((wb.scales_h >> (2 * s)) & 3) << 4);
-        sc[2 * s] = sc[2 * s + 1] = ls - 32;
-      }
+      // The eight scales ls - 32 (low nibbles of scales_l: byte s / 2, nibble s % 2; high bits:
+      // bit pair s of scales_h), then lanes {ls(2 j), ls(2 j), ls(2 j + 1), ls(2 j + 1)}: the
+      // scales of vpaddq_s32(dot(2 j), dot(2 j + 1)).
+      uint32_t l4;
+      std::memcpy(&l4, wb.scales_l, 4);
+      const uint8x8_t sl = vreinterpret_u8_u32(vdup_n_u32(l4));
+      const uint8x8_t lo = vzip1_u8(vand_u8(sl, vdup_n_u8(0x0F)), vshr_n_u8(sl, 4));
+      const int16x8_t shifts = {0, -2, -4, -6, -8, -10, -12, -14};
+      const uint16x8_t hb = vandq_u16(vshlq_u16(vdupq_n_u16(wb.scales_h), shifts), vdupq_n_u16(3));
+      const uint8x8_t ls = vorr_u8(lo, vshl_n_u8(vmovn_u16(hb), 4));
+      const int16x8_t s16 = vsubq_s16(vreinterpretq_s16_u16(vmovl_u8(ls)), vdupq_n_s16(32));
+      const int16x8_t z0 = vzip1q_s16(s16, s16), z1 = vzip2q_s16(s16, s16);
+      const int32x4_t scl[4] = {vmovl_s16(vget_low_s16(z0)), vmovl_high_s16(z0),
+                                vmovl_s16(vget_low_s16(z1)), vmovl_high_s16(z1)};
       const float32x4_t d = vcvt_f32_f16(vreinterpret_f16_u16(vld1_dup_u16(&wb.d)));
       int32x4_t isum[M];
       for (int i = 0; i < M; ++i) isum[i] = vdupq_n_s32(0);
@@ -445,12 +452,11 @@ struct Iq4XsTile {
                                 vqtbl1q_s8(levels, vshrq_n_u8(v.val[0], 4)),
                                 vqtbl1q_s8(levels, vandq_u8(v.val[1], m4)),
                                 vqtbl1q_s8(levels, vshrq_n_u8(v.val[1], 4))};
-        const int32x4_t scl = vld1q_s32(sc + 4 * j);
         for (int i = 0; i < M; ++i) {
           const int8x16x4_t yv = vld1q_s8_x4(bx[i][b].qs + 64 * j);
           const int32x4_t p0 = Dot::Acc(Dot::Acc(vdupq_n_s32(0), q[0], yv.val[0]), q[1], yv.val[1]);
           const int32x4_t p1 = Dot::Acc(Dot::Acc(vdupq_n_s32(0), q[2], yv.val[2]), q[3], yv.val[3]);
-          isum[i] = vmlaq_s32(isum[i], vpaddq_s32(p0, p1), scl);
+          isum[i] = vmlaq_s32(isum[i], vpaddq_s32(p0, p1), scl[j]);
         }
       }
       for (int i = 0; i < M; ++i)

@@ -13,8 +13,9 @@ using Tile = arm::Iq4XsTile<arm::DotprodDot16>;
 
 }  // namespace
 
-EDGEQ_DEFINE_ARM_TILE_KERNEL_PAIR(kIq4XsDotprod, Encoding::kIq4Xs, Isa::kNeonDotprod, "iq4_xs_dotprod",
-                                  QuantizeRowQ8_K, Q8_KRowBytes, nullptr, nullptr, 16, Tile);
+EDGEQ_DEFINE_ARM_TILE_KERNEL_PAIR(kIq4XsDotprod, Encoding::kIq4Xs, Isa::kNeonDotprod,
+                                  "iq4_xs_dotprod", QuantizeRowQ8_K, Q8_KRowBytes, nullptr, nullptr,
+                                  16, Tile);
 
 }  // namespace internal
 }  // namespace kernels
