@@ -52,7 +52,8 @@ inline float QuantizeBlockQ8_0Neon(const float* x, int8_t* qs, int32_t* sum) {
   return d;
 }
 
-inline void QuantizeRowQ8_0SNeon(const float* x, int64_t k, uint8_t* out) {
+// A Q8_0S row (qs, fp16-rounded d, sums); s (may be null) gets Q8_1's s = fp16(d * sum) per block.
+inline void QuantizeRowQ8_0SNeonImpl(const float* x, int64_t k, uint8_t* out, float* s) {
   const int64_t nb = k / 32, nbp = Q8_0SPaddedBlocks(k);
   int8_t* qs = reinterpret_cast<int8_t*>(out);
   float* d = reinterpret_cast<float*>(out + nbp * 32);
@@ -60,24 +61,23 @@ inline void QuantizeRowQ8_0SNeon(const float* x, int64_t k, uint8_t* out) {
   for (int64_t b = 0; b < nb; ++b) {
     const float db = QuantizeBlockQ8_0Neon(x + 32 * b, qs + 32 * b, &sum[b]);
     d[b] = blocks::Fp16ToFloat(blocks::FloatToFp16(db));
+    if (s != nullptr) {
+      s[b] = blocks::Fp16ToFloat(blocks::FloatToFp16(static_cast<float>(sum[b]) * db));
+    }
+  }
+  if (s != nullptr) {
+    for (int64_t b = nb; b < nbp; ++b) s[b] = 0.0f;
   }
   ZeroPadBlocksQ8_0S(k, out);
 }
 
+inline void QuantizeRowQ8_0SNeon(const float* x, int64_t k, uint8_t* out) {
+  QuantizeRowQ8_0SNeonImpl(x, k, out, nullptr);
+}
+
+// Q8_1S: float s[nbp], then the Q8_0S row.
 inline void QuantizeRowQ8_1SNeon(const float* x, int64_t k, uint8_t* out) {
-  const int64_t nb = k / 32, nbp = Q8_0SPaddedBlocks(k);
-  float* s = reinterpret_cast<float*>(out);
-  uint8_t* row = out + 4 * nbp;  // the Q8_0S part
-  int8_t* qs = reinterpret_cast<int8_t*>(row);
-  float* d = reinterpret_cast<float*>(row + nbp * 32);
-  int32_t* sum = reinterpret_cast<int32_t*>(row + nbp * 36);
-  for (int64_t b = 0; b < nb; ++b) {
-    const float db = QuantizeBlockQ8_0Neon(x + 32 * b, qs + 32 * b, &sum[b]);
-    d[b] = blocks::Fp16ToFloat(blocks::FloatToFp16(db));
-    s[b] = blocks::Fp16ToFloat(blocks::FloatToFp16(static_cast<float>(sum[b]) * db));
-  }
-  for (int64_t b = nb; b < nbp; ++b) s[b] = 0.0f;
-  ZeroPadBlocksQ8_0S(k, row);
+  QuantizeRowQ8_0SNeonImpl(x, k, out + 4 * Q8_0SPaddedBlocks(k), reinterpret_cast<float*>(out));
 }
 
 }  // namespace

@@ -26,11 +26,16 @@ namespace {
 // values 4 c .. 4 c + 3 of the four rows (row r in bytes 4 r .. 4 r + 3) times a power of two,
 // minus kLevelOffset; d = the four rows' f32 scales divided by that power; m = their f32 mins
 // (kHasMin only: y = d level + m). |w| <= kMaxAbsLevel.
-struct Q4_0R4Block {
-  static constexpr int kBlockBytes = 72;
-  static constexpr bool kHasMin = false;
-  static constexpr int kLevelOffset = 0;
-  static constexpr int kMaxAbsLevel = 128;
+// The constants every R4 block type states (see the comment above).
+template <int kBytes, bool kMin, int kOffset, int kMaxAbs>
+struct R4BlockTraits {
+  static constexpr int kBlockBytes = kBytes;
+  static constexpr bool kHasMin = kMin;
+  static constexpr int kLevelOffset = kOffset;
+  static constexpr int kMaxAbsLevel = kMaxAbs;
+};
+
+struct Q4_0R4Block : R4BlockTraits<72, false, 0, 128> {
   static inline void Load(const uint8_t* blk, int8x16_t w[8], float32x4_t* d, float32x4_t*) {
     const int8x16x4_t v = vld1q_s8_x4(reinterpret_cast<const int8_t*>(blk + 8));
     const int8x16_t hi = vdupq_n_s8(static_cast<int8_t>(0xF0));
@@ -45,11 +50,7 @@ struct Q4_0R4Block {
 };
 
 // IQ4_NL on the R4 layout (indices as stored): each nibble indexes GGML's 16 levels.
-struct Iq4NlR4Block {
-  static constexpr int kBlockBytes = 72;
-  static constexpr bool kHasMin = false;
-  static constexpr int kLevelOffset = 0;
-  static constexpr int kMaxAbsLevel = 127;
+struct Iq4NlR4Block : R4BlockTraits<72, false, 0, 127> {
   static inline void Load(const uint8_t* blk, int8x16_t w[8], float32x4_t* d, float32x4_t*) {
     const uint8x16x4_t v = vld1q_u8_x4(blk + 8);
     const int8x16_t levels = vld1q_s8(blocks::kIq4NlValues);
@@ -62,11 +63,7 @@ struct Iq4NlR4Block {
   }
 };
 
-struct Q8_0R4Block {
-  static constexpr int kBlockBytes = 136;
-  static constexpr bool kHasMin = false;
-  static constexpr int kLevelOffset = 0;
-  static constexpr int kMaxAbsLevel = 128;
+struct Q8_0R4Block : R4BlockTraits<136, false, 0, 128> {
   static inline void Load(const uint8_t* blk, int8x16_t w[8], float32x4_t* d, float32x4_t*) {
     const int8x16x4_t a = vld1q_s8_x4(reinterpret_cast<const int8_t*>(blk + 8));
     const int8x16x4_t b = vld1q_s8_x4(reinterpret_cast<const int8_t*>(blk + 72));
@@ -94,22 +91,14 @@ inline void FiveBitLevels(uint8x16_t h, const uint8x16x4_t& v, int8x16_t w[8]) {
   }
 }
 
-struct Q5_0R4Block {
-  static constexpr int kBlockBytes = 88;
-  static constexpr bool kHasMin = false;
-  static constexpr int kLevelOffset = 0;
-  static constexpr int kMaxAbsLevel = 16;
+struct Q5_0R4Block : R4BlockTraits<88, false, 0, 16> {
   static inline void Load(const uint8_t* blk, int8x16_t w[8], float32x4_t* d, float32x4_t*) {
     FiveBitLevels(vld1q_u8(blk + 8), vld1q_u8_x4(blk + 24), w);
     *d = LoadHalf4(blk);
   }
 };
 
-struct Q4_1R4Block {
-  static constexpr int kBlockBytes = 80;
-  static constexpr bool kHasMin = true;
-  static constexpr int kLevelOffset = 0;
-  static constexpr int kMaxAbsLevel = 15;
+struct Q4_1R4Block : R4BlockTraits<80, true, 0, 15> {
   static inline void Load(const uint8_t* blk, int8x16_t w[8], float32x4_t* d, float32x4_t* m) {
     const uint8x16x4_t v = vld1q_u8_x4(blk + 16);
     const uint8x16_t m4 = vdupq_n_u8(0x0F);
@@ -124,11 +113,7 @@ struct Q4_1R4Block {
 
 // Q5_1's levels 0..31 decoded as level - 16 (as Q5_0's): the tile adds 16 x the activation
 // block's sum of qs back.
-struct Q5_1R4Block {
-  static constexpr int kBlockBytes = 96;
-  static constexpr bool kHasMin = true;
-  static constexpr int kLevelOffset = 16;
-  static constexpr int kMaxAbsLevel = 16;
+struct Q5_1R4Block : R4BlockTraits<96, true, 16, 16> {
   static inline void Load(const uint8_t* blk, int8x16_t w[8], float32x4_t* d, float32x4_t* m) {
     FiveBitLevels(vld1q_u8(blk + 16), vld1q_u8_x4(blk + 32), w);
     *d = LoadHalf4(blk);
@@ -138,11 +123,7 @@ struct Q5_1R4Block {
 
 // The same blocks decoded to the levels 0..31 themselves (one add per 16 values, once per block
 // rather than a correction per activation row): for sdot, which takes |w| up to 128.
-struct Q5_1R4UnsignedBlock {
-  static constexpr int kBlockBytes = 96;
-  static constexpr bool kHasMin = true;
-  static constexpr int kLevelOffset = 0;
-  static constexpr int kMaxAbsLevel = 31;
+struct Q5_1R4UnsignedBlock : R4BlockTraits<96, true, 0, 31> {
   static inline void Load(const uint8_t* blk, int8x16_t w[8], float32x4_t* d, float32x4_t* m) {
     Q5_1R4Block::Load(blk, w, d, m);
     const int8x16_t sixteen = vdupq_n_s8(16);
