@@ -1,5 +1,6 @@
-/* edgeq C API (C99). Quantize and dequantize rows, read checkpoints, run a qmatmul on your own
- * buffers, and load/tokenize/generate with edgeq's llm library, from any language with a C FFI.
+/* edgeq C API (C99). Quantize and dequantize rows, read and write checkpoints, run a qmatmul on
+ * your own buffers, build graphs and run them in sessions, and load/tokenize/generate with edgeq's
+ * llm library, from any language with a C FFI.
  *
  *   edgeq_llm* llm;
  *   if (edgeq_llm_load("stories260K.gguf", NULL, &llm) != EDGEQ_OK)
