@@ -95,6 +95,8 @@ const KernelEntry* const kAllKernels[] = {
     &internal::kBf16NeonGemv, &internal::kBf16NeonGemm,
     &internal::kIq4XsNeonGemv, &internal::kIq4XsNeonGemm,
     &internal::kIq4XsDotprodGemv, &internal::kIq4XsDotprodGemm,
+    &internal::kQ2_KNeonGemv, &internal::kQ2_KNeonGemm,
+    &internal::kQ2_KDotprodGemv, &internal::kQ2_KDotprodGemm,
     &internal::kQ8_0DotprodGemv, &internal::kQ8_0DotprodGemm,
     &internal::kQ4_KDotprodGemv, &internal::kQ4_KDotprodGemm,
     &internal::kQ5_KDotprodGemv, &internal::kQ5_KDotprodGemm,

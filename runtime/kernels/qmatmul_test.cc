@@ -348,7 +348,7 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
     bool x16_32 = false;  // has q4_1, q5_0, q5_1 and iq4_nl kernels
     bool k23 = false;     // has q2_k, q3_k and iq4_xs kernels
     bool f16 = false;     // has an f16 kernel (without a bf16 one)
-    bool iq4xs = false;   // has an iq4_xs kernel (without the other two of k23)
+    bool iq4xs = false;   // has iq4_xs and q2_k kernels (without q3_k)
   };
 #if defined(EDGEQ_KERNELS_X86)
   const Level levels[] = {{Isa::kGeneric, true, false, false, false, true, false, true},
@@ -362,7 +362,7 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
       {Isa::kNeon, true, false, false, false, false, true, false, false, true},
       {Isa::kNeonDotprod, false, false, false, false, false, true, false, false, true},
       {Isa::kNeonI8mm, false, false, true, true}};
-  const size_t expected_count = 28 + 24 + 20 + 3;
+  const size_t expected_count = 28 + 26 + 22 + 3;
 #else
   const Level levels[] = {{Isa::kGeneric, true, false, false, false, true, false, true}};
   const size_t expected_count = 28;
@@ -377,7 +377,10 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
       if (x16_32 && !l.new32 && !l.x16_32) continue;
       const bool k23 = f.id == blocks::Format::kQ2_K || f.id == blocks::Format::kQ3_K ||
                        f.id == blocks::Format::kIq4Xs;
-      if (k23 && !l.k23 && !(l.iq4xs && f.id == blocks::Format::kIq4Xs)) continue;
+      if (k23 && !l.k23 &&
+          !(l.iq4xs && (f.id == blocks::Format::kIq4Xs || f.id == blocks::Format::kQ2_K))) {
+        continue;
+      }
       if (static_cast<int>(f.id) > static_cast<int>(blocks::Format::kBf16) &&
           f.id != blocks::Format::kF16 && !x16_32 && !k23 && !l.new32) {
         continue;

@@ -466,6 +466,83 @@ struct Iq4XsTile {
   }
 };
 
+// Q2_K x Q8_K, GGML's math: per super-block sum_g sc[g] * (levels_g . x_g) times
+// d = fp16(w.d) * x.d, minus sum_g mn[g] * (sum of x_g) times dmin = fp16(w.dmin) * x.d, g over
+// the sixteen 16-value groups (4-bit scale and min per group; the sums of x_g are the activation's
+// bsums). Levels 0..3 are bit pairs of qs: value 128 n + 32 s + l is bits 2 s of qs[32 n + l].
+// Scales and mins are decoded once per tile; per activation row and 32 values: one 32-byte load,
+// two 16-byte dots, a pairwise add and one multiply-add by the scales. Exact int32: |levels . x|
+// <= 16 * 3 * 128 per group, times a scale <= 15, over 16 groups < 2^20.
+template <typename Dot>
+struct Q2KTile {
+  static constexpr int kTileRows = std::is_same<Dot, NeonDot16>::value ? 4 : 8;
+  template <int M>
+  static void Tile(const uint8_t* w, const uint8_t* x, size_t xrb, int64_t k, float* y,
+                   int64_t ys) {
+    const auto* bw = reinterpret_cast<const blocks::BlockQ2_K*>(w);
+    const blocks::BlockQ8_K* bx[M];
+    for (int i = 0; i < M; ++i) bx[i] = reinterpret_cast<const blocks::BlockQ8_K*>(x + i * xrb);
+    const uint8x16_t m3 = vdupq_n_u8(3);
+    float32x4_t acc[M];
+    for (int i = 0; i < M; ++i) acc[i] = vdupq_n_f32(0.0f);
+    for (int64_t b = 0; b < k / blocks::kQK_K; ++b) {
+      const blocks::BlockQ2_K& wb = bw[b];
+      const uint8x16_t s8 = vld1q_u8(wb.scales);
+      const uint8x16_t sc = vandq_u8(s8, vdupq_n_u8(0x0F));
+      const int16x8_t mn_lo = vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(vshrq_n_u8(s8, 4))));
+      const int16x8_t mn_hi = vreinterpretq_s16_u16(vmovl_high_u8(vshrq_n_u8(s8, 4)));
+      // scl[p] = {sc[2 p], sc[2 p], sc[2 p + 1], sc[2 p + 1]}: the scales of
+      // vpaddq_s32(dot(group 2 p), dot(group 2 p + 1)).
+      const uint16x8_t z0 = vmovl_u8(vget_low_u8(vzip1q_u8(sc, sc)));
+      const uint16x8_t z1 = vmovl_high_u8(vzip1q_u8(sc, sc));
+      const uint16x8_t z2 = vmovl_u8(vget_low_u8(vzip2q_u8(sc, sc)));
+      const uint16x8_t z3 = vmovl_high_u8(vzip2q_u8(sc, sc));
+      const int32x4_t scl[8] = {vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(z0))),
+                                vreinterpretq_s32_u32(vmovl_high_u16(z0)),
+                                vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(z1))),
+                                vreinterpretq_s32_u32(vmovl_high_u16(z1)),
+                                vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(z2))),
+                                vreinterpretq_s32_u32(vmovl_high_u16(z2)),
+                                vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(z3))),
+                                vreinterpretq_s32_u32(vmovl_high_u16(z3))};
+      // Lanes d, dmin, d, dmin (the block's last 4 bytes: no read past it).
+      uint32_t d_dmin;
+      std::memcpy(&d_dmin, &wb.d, 4);
+      const float32x4_t dd = vcvt_f32_f16(vreinterpret_f16_u32(vdup_n_u32(d_dmin)));
+      int32x4_t isum[M];
+      for (int i = 0; i < M; ++i) isum[i] = vdupq_n_s32(0);
+      for (int n = 0; n < 2; ++n) {
+        const uint8x16x2_t q = vld1q_u8_x2(wb.qs + 32 * n);
+        for (int s = 0; s < 4; ++s) {
+          // Groups 8 n + 2 s (values 128 n + 32 s + 0..15) and 8 n + 2 s + 1 (+ 16..31).
+          const int8x16_t l0 =
+              vreinterpretq_s8_u8(vandq_u8(vshlq_u8(q.val[0], vdupq_n_s8(-2 * s)), m3));
+          const int8x16_t l1 =
+              vreinterpretq_s8_u8(vandq_u8(vshlq_u8(q.val[1], vdupq_n_s8(-2 * s)), m3));
+          for (int i = 0; i < M; ++i) {
+            const int8x16x2_t yv = vld1q_s8_x2(bx[i][b].qs + 128 * n + 32 * s);
+            const int32x4_t p0 = Dot::Acc(vdupq_n_s32(0), l0, yv.val[0]);
+            const int32x4_t p1 = Dot::Acc(vdupq_n_s32(0), l1, yv.val[1]);
+            isum[i] = vmlaq_s32(isum[i], vpaddq_s32(p0, p1), scl[4 * n + s]);
+          }
+        }
+      }
+      for (int i = 0; i < M; ++i) {
+        const blocks::BlockQ8_K& xb = bx[i][b];
+        const int16x8_t bs0 = vld1q_s16(xb.bsums), bs1 = vld1q_s16(xb.bsums + 8);
+        int32x4_t mins = vmull_s16(vget_low_s16(mn_lo), vget_low_s16(bs0));
+        mins = vmlal_high_s16(mins, mn_lo, bs0);
+        mins = vmlal_s16(mins, vget_low_s16(mn_hi), vget_low_s16(bs1));
+        mins = vmlal_high_s16(mins, mn_hi, bs1);
+        const float32x4_t dx = vmulq_n_f32(dd, xb.d);
+        acc[i] = vfmaq_laneq_f32(acc[i], vcvtq_f32_s32(isum[i]), dx, 0);
+        acc[i] = vfmsq_laneq_f32(acc[i], vcvtq_f32_s32(mins), dx, 1);
+      }
+    }
+    for (int i = 0; i < M; ++i) y[i * ys] = vaddvq_f32(acc[i]);
+  }
+};
+
 }  // namespace
 }  // namespace arm
 }  // namespace internal

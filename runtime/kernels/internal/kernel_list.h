@@ -107,6 +107,8 @@ EDGEQ_DECLARE_KERNEL_PAIR(kF16Neon);
 EDGEQ_DECLARE_KERNEL_PAIR(kBf16Neon);
 EDGEQ_DECLARE_KERNEL_PAIR(kIq4XsNeon);
 EDGEQ_DECLARE_KERNEL_PAIR(kIq4XsDotprod);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ2_KNeon);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ2_KDotprod);
 // GEMM only (m = 1 uses dotprod); K-quants only (q4_0/q8_0 use dotprod on i8mm CPUs).
 extern const KernelEntry kQ4_KI8mmGemm;
 extern const KernelEntry kQ5_KI8mmGemm;
