@@ -102,6 +102,8 @@ const KernelEntry* const kAllKernels[] = {
     &internal::kQ5_KDotprodGemv, &internal::kQ5_KDotprodGemm,
     &internal::kQ6_KDotprodGemv, &internal::kQ6_KDotprodGemm,
     &internal::kQ4_KI8mmGemm, &internal::kQ5_KI8mmGemm, &internal::kQ6_KI8mmGemm,
+    &internal::kQ4_0I8mmGemm, &internal::kQ8_0I8mmGemm, &internal::kIq4NlI8mmGemm,
+    &internal::kQ5_0I8mmGemm, &internal::kQ4_1I8mmGemm, &internal::kQ5_1I8mmGemm,
 #endif
     // clang-format on
 };
@@ -143,6 +145,25 @@ void QuantizeRow(void* ctx, size_t i) {
   const QuantizeContext* c = static_cast<const QuantizeContext*>(ctx);
   c->entry->quantize(c->x + static_cast<int64_t>(i) * c->x_stride, c->k,
                      c->out + i * c->out_stride);
+}
+
+// Unit i of a pair kernel's activations: rows 2 i and 2 i + 1 (the second may not exist).
+struct QuantizePairContext {
+  QuantizeContext q;
+  int64_t m;
+};
+
+void QuantizePair(void* ctx, size_t i) {
+  const QuantizePairContext* c = static_cast<const QuantizePairContext*>(ctx);
+  const int64_t r = 2 * static_cast<int64_t>(i);
+  const float* x0 = c->q.x + r * c->q.x_stride;
+  const float* x1 = r + 1 < c->m ? x0 + c->q.x_stride : nullptr;
+  c->q.entry->quantize_pair(x0, x1, c->q.k, c->q.out + i * c->q.out_stride);
+}
+
+// Activation units a kernel quantizes for m rows (pairs of rows for the i8mm pair kernels).
+int64_t ActivationUnits(const KernelEntry& e, int64_t m) {
+  return e.quantize_pair != nullptr ? (m + 1) / 2 : m;
 }
 
 // Memory for repacked weights: anonymous pages mapped for it, with transparent huge pages asked
@@ -218,8 +239,8 @@ class QMatmulKernelImpl final : public QMatmulKernel {
   size_t ScratchBytes(int64_t m) const override {
     if (m <= 0) return 0;
     const KernelEntry* e = m == 1 ? gemv_ : gemm_;
-    if (e->quantize == nullptr) return 0;
-    return static_cast<size_t>(m) * RoundUp(e->act_row_bytes(k()), kAlign);
+    if (!internal::QuantizesActivations(*e)) return 0;
+    return static_cast<size_t>(ActivationUnits(*e, m)) * RoundUp(e->act_row_bytes(k()), kAlign);
   }
 
   void Run(int64_t m, const float* x, int64_t x_stride, float* y, int64_t y_stride, void* scratch,
@@ -230,7 +251,7 @@ class QMatmulKernelImpl final : public QMatmulKernel {
     // Kernels on float activations (f16, bf16 weights) do 16 multiply-adds per instruction where
     // the integer ones do 64: their work counts four times.
     const KernelEntry* e = m == 1 ? gemv_ : gemm_;
-    const int64_t per_mac = e->quantize == nullptr ? 4 : 1;
+    const int64_t per_mac = internal::QuantizesActivations(*e) ? 1 : 4;
     if (!WorthParallel(pool, MatmulWork(per_mac * m * n() * k()))) pool = nullptr;
     RunContext ctx;
     ctx.entry = e;
@@ -240,13 +261,17 @@ class QMatmulKernelImpl final : public QMatmulKernel {
     ctx.params.m = m;
     ctx.params.y = y;
     ctx.params.y_stride = y_stride;
-    if (e->quantize == nullptr) {
+    if (!internal::QuantizesActivations(*e)) {
       ctx.params.xq = reinterpret_cast<const uint8_t*>(x);
       ctx.params.xq_row_bytes = static_cast<size_t>(x_stride) * sizeof(float);
     } else {
       const size_t row = RoundUp(e->act_row_bytes(k()), kAlign);
       QuantizeContext q{e, x, x_stride, k(), static_cast<uint8_t*>(scratch), row};
-      if (m == 1) {
+      if (e->quantize_pair != nullptr) {
+        QuantizePairContext qp{q, m};
+        pthreadpool_parallelize_1d(pool, QuantizePair, &qp,
+                                   static_cast<size_t>(ActivationUnits(*e, m)), 0);
+      } else if (m == 1) {
         QuantizeRow(&q, 0);
       } else {
         pthreadpool_parallelize_1d(pool, QuantizeRow, &q, static_cast<size_t>(m), 0);

@@ -339,11 +339,10 @@ TEST(QMatmulTest, RepackedLayoutBytesAgainstGgml) {
 TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
   struct Level {
     Isa isa;
-    bool bf16;       // has a bf16 kernel
-    bool gemv_only;  // (none)
-    bool gemm_only;  // i8mm: smmla needs two activation rows
-    bool k_only;     // i8mm: only the K-quants (q4_0/q8_0 GEMMs on i8mm CPUs run the dotprod tile,
-                     // which executes fewer instructions than their smmla tile did)
+    bool bf16;            // has a bf16 kernel
+    bool gemv_only;       // (none)
+    bool gemm_only;       // i8mm: smmla needs two activation rows
+    bool k_only;          // (none)
     bool new32 = false;   // has q4_1, q5_0, q5_1 and iq4_nl kernels (generic only so far)
     bool x16_32 = false;  // has q4_1, q5_0, q5_1 and iq4_nl kernels
     bool k23 = false;     // has q2_k, q3_k and iq4_xs kernels
@@ -361,8 +360,8 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
       {Isa::kGeneric, true, false, false, false, true, false, true},
       {Isa::kNeon, true, false, false, false, false, true, false, false, true},
       {Isa::kNeonDotprod, false, false, false, false, false, true, false, false, true},
-      {Isa::kNeonI8mm, false, false, true, true}};
-  const size_t expected_count = 28 + 26 + 22 + 3;
+      {Isa::kNeonI8mm, false, false, true, false, false, true}};
+  const size_t expected_count = 28 + 26 + 22 + 9;
 #else
   const Level levels[] = {{Isa::kGeneric, true, false, false, false, true, false, true}};
   const size_t expected_count = 28;
@@ -405,11 +404,13 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
       EXPECT_EQ(e->act_row_bytes, &internal::F32RowBytes) << name;
     } else if (act == blocks::ActivationFormat::kQ8_0) {
       EXPECT_TRUE(e->act_row_bytes == &internal::Q8_0RowBytes ||
-                  e->act_row_bytes == &internal::Q8_0SRowBytes)
+                  e->act_row_bytes == &internal::Q8_0SRowBytes ||
+                  e->act_row_bytes == &internal::Q8_0PUnitBytes)
           << name;
     } else if (act == blocks::ActivationFormat::kQ8_1) {
       EXPECT_TRUE(e->act_row_bytes == &internal::Q8_1RowBytes ||
-                  e->act_row_bytes == &internal::Q8_1SRowBytes)
+                  e->act_row_bytes == &internal::Q8_1SRowBytes ||
+                  e->act_row_bytes == &internal::Q8_1PUnitBytes)
           << name;
     } else {
       EXPECT_TRUE(e->act_row_bytes == &internal::Q8_KRowBytes ||
@@ -648,6 +649,28 @@ TEST_P(KernelVsGenericTest, QuantizerMatchesPortable) {
   for (const auto& [row_bytes, quantize] : kPortable) {
     if (e->act_row_bytes == row_bytes) portable = quantize;
   }
+  if (e->quantize_pair != nullptr) {
+    ASSERT_EQ(e->quantize, nullptr) << e->name << ": a pair kernel has no row quantizer";
+    const internal::QuantizePairFn portable_pair =
+        e->act_row_bytes == &internal::Q8_0PUnitBytes   ? internal::QuantizePairQ8_0P
+        : e->act_row_bytes == &internal::Q8_1PUnitBytes ? internal::QuantizePairQ8_1P
+                                                        : nullptr;
+    ASSERT_NE(portable_pair, nullptr) << e->name << ": pair format without a portable quantizer";
+    const int64_t k = 768;
+    for (float scale : {1.0f, 1e-3f, 1e4f}) {
+      std::vector<float> x = Gaussian(2 * k, static_cast<uint32_t>(scale * 10));
+      for (float& v : x) v *= scale;
+      for (int64_t l = 0; l < 64; ++l) x[l] = l % 32 == 0 ? 127.0f : (l % 7) - 3.5f;
+      const float* const second_rows[] = {x.data() + k, nullptr};
+      for (const float* x1 : second_rows) {
+        std::vector<uint8_t> want(e->act_row_bytes(k), 0xAA), got(e->act_row_bytes(k), 0x55);
+        portable_pair(x.data(), x1, k, want.data());
+        e->quantize_pair(x.data(), x1, k, got.data());
+        EXPECT_EQ(got, want) << e->name << " scale " << scale << (x1 ? "" : " (one row)");
+      }
+    }
+    return;
+  }
   if (e->quantize == nullptr) {
     GTEST_SKIP() << e->name << " takes f32 activations: it has no quantizer";
   }
@@ -667,6 +690,51 @@ TEST_P(KernelVsGenericTest, QuantizerMatchesPortable) {
     portable(x.data(), k, want.data());
     e->quantize(x.data(), k, got.data());
     EXPECT_EQ(got, want) << e->name << " scale " << scale;
+  }
+}
+
+// The pair layouts hold the Q8_0S / Q8_1S rows' values and scales, interleaved as kernel_api.h
+// says; a missing second row is zeros.
+TEST(ActivationPairsTest, InterleaveTheRowFormats) {
+  const int64_t k = 96, nb = k / 32, nbp = internal::Q8_0SPaddedBlocks(k);
+  std::vector<float> x = Gaussian(2 * k, 7);
+  x[5] = 1e-40f;  // (a subnormal among normal values)
+  std::vector<uint8_t> rows[2], pair0(internal::Q8_0PUnitBytes(k)),
+      pair1(internal::Q8_1PUnitBytes(k)), one(internal::Q8_1PUnitBytes(k));
+  ASSERT_EQ(pair0.size(), 3u * 80);
+  ASSERT_EQ(pair1.size(), 3u * 96);
+  for (int r = 0; r < 2; ++r) {
+    rows[r].resize(internal::Q8_1SRowBytes(k));
+    internal::QuantizeRowQ8_1S(x.data() + r * k, k, rows[r].data());
+  }
+  internal::QuantizePairQ8_0P(x.data(), x.data() + k, k, pair0.data());
+  internal::QuantizePairQ8_1P(x.data(), x.data() + k, k, pair1.data());
+  internal::QuantizePairQ8_1P(x.data(), nullptr, k, one.data());
+  auto f32 = [](const uint8_t* p) {
+    float v;
+    std::memcpy(&v, p, 4);
+    return v;
+  };
+  for (int64_t b = 0; b < nb; ++b) {
+    for (int r = 0; r < 2; ++r) {
+      const uint8_t* q8_0s = internal::Q8_1SQ8_0S(rows[r].data(), k);
+      const float d = internal::Q8_0SD(q8_0s, nbp)[b], sv = internal::Q8_1SS(rows[r].data())[b];
+      for (int h = 0; h < 4; ++h) {
+        const int8_t* want = internal::Q8_0SQs(q8_0s) + 32 * b + 8 * h;
+        EXPECT_EQ(0, std::memcmp(pair0.data() + 80 * b + 16 * h + 8 * r, want, 8)) << b << h << r;
+        EXPECT_EQ(0, std::memcmp(pair1.data() + 96 * b + 16 * h + 8 * r, want, 8)) << b << h << r;
+        const int8_t* got_one = reinterpret_cast<const int8_t*>(one.data() + 96 * b + 16 * h);
+        for (int t = 0; t < 8; ++t) EXPECT_EQ(got_one[8 * r + t], r == 0 ? want[t] : 0);
+      }
+      for (int t = 0; t < 2; ++t) {
+        EXPECT_EQ(f32(pair0.data() + 80 * b + 64 + 8 * r + 4 * t), d);
+        EXPECT_EQ(f32(pair1.data() + 96 * b + 64 + 8 * r + 4 * t), d);
+        EXPECT_EQ(f32(pair1.data() + 96 * b + 80 + 8 * r + 4 * t), sv);
+        EXPECT_EQ(f32(one.data() + 96 * b + 64 + 8 * r + 4 * t), r == 0 ? d : 0.0f);
+        EXPECT_EQ(f32(one.data() + 96 * b + 80 + 8 * r + 4 * t), r == 0 ? sv : 0.0f);
+      }
+      EXPECT_NE(d, 0.0f);
+    }
   }
 }
 
@@ -743,9 +811,8 @@ TEST(QMatmulTest, CapSelectsKernels) {
       {Isa::kNeon, "q4_0_neon_gemv", "q4_0_neon_gemm", Isa::kNeon, Isa::kNeon},
       {Isa::kNeonDotprod, "q4_0_dotprod_gemv", "q4_0_dotprod_gemm", Isa::kNeonDotprod,
        Isa::kNeonDotprod},
-      {Isa::kNeonI8mm, "q4_0_dotprod_gemv", "q4_0_dotprod_gemm", Isa::kNeonDotprod,
-       Isa::kNeonDotprod},
-      {Isa::kBest, "q4_0_dotprod_gemv", "q4_0_dotprod_gemm", Isa::kNeonDotprod, Isa::kNeonDotprod},
+      {Isa::kNeonI8mm, "q4_0_dotprod_gemv", "q4_0_i8mm_gemm", Isa::kNeonI8mm, Isa::kNeonI8mm},
+      {Isa::kBest, "q4_0_dotprod_gemv", "q4_0_i8mm_gemm", Isa::kNeonI8mm, Isa::kNeonI8mm},
   };
 #else
   const Row rows[] = {
@@ -780,10 +847,12 @@ TEST(QMatmulTest, CapSelectsKernels) {
   if (IsaSupported(Isa::kNeonI8mm)) {
     auto k8 = QMatmulKernel::Create("q4_0", p.n, p.k, p.w);
     EXPECT_EQ((*k8)->name(), "q4_0_dotprod_gemv");
-    EXPECT_EQ((*k8)->kernel_name(2), "q4_0_dotprod_gemm");
-    // The K-quants too: dotprod for m = 1 (no second activation row to share an smmla), i8mm for
-    // m > 1; both run against the reference.
-    for (Encoding enc : {Encoding::kQ4_K, Encoding::kQ5_K, Encoding::kQ6_K}) {
+    EXPECT_EQ((*k8)->kernel_name(2), "q4_0_i8mm_gemm");
+    // Every type with an i8mm GEMM: dotprod for m = 1 (no second activation row to share an
+    // smmla), i8mm for m > 1, on one copy of the weights; both run against the reference.
+    for (Encoding enc :
+         {Encoding::kQ4_K, Encoding::kQ5_K, Encoding::kQ6_K, Encoding::kQ4_0, Encoding::kQ8_0,
+          Encoding::kIq4Nl, Encoding::kQ5_0, Encoding::kQ4_1, Encoding::kQ5_1}) {
       const std::string name = EncodingName(enc);
       const Problem pk = MakeProblem(enc, 3, 5, 512, 11);
       auto kk = QMatmulKernel::Create(name, pk.n, pk.k, pk.w);

@@ -20,6 +20,10 @@ namespace arm {
 // Internal linkage: each kernel file keeps its own copy (see arm_common.h).
 namespace {
 
+// x rounded to fp16 and back with the hardware conversion (FCVT, round to nearest even: the same
+// value as blocks::Fp16ToFloat(blocks::FloatToFp16(x)) for every non-NaN x, in 2 instructions).
+inline float RoundToFp16(float x) { return static_cast<float>(static_cast<__fp16>(x)); }
+
 // One block of 32: writes the values, returns the f32 (not fp16-rounded) scale and the sum.
 inline float QuantizeBlockQ8_0Neon(const float* x, int8_t* qs, int32_t* sum) {
   float32x4_t v[8];
@@ -60,10 +64,8 @@ inline void QuantizeRowQ8_0SNeonImpl(const float* x, int64_t k, uint8_t* out, fl
   int32_t* sum = reinterpret_cast<int32_t*>(out + nbp * 36);
   for (int64_t b = 0; b < nb; ++b) {
     const float db = QuantizeBlockQ8_0Neon(x + 32 * b, qs + 32 * b, &sum[b]);
-    d[b] = blocks::Fp16ToFloat(blocks::FloatToFp16(db));
-    if (s != nullptr) {
-      s[b] = blocks::Fp16ToFloat(blocks::FloatToFp16(static_cast<float>(sum[b]) * db));
-    }
+    d[b] = RoundToFp16(db);
+    if (s != nullptr) s[b] = RoundToFp16(static_cast<float>(sum[b]) * db);
   }
   if (s != nullptr) {
     for (int64_t b = nb; b < nbp; ++b) s[b] = 0.0f;
@@ -78,6 +80,49 @@ inline void QuantizeRowQ8_0SNeon(const float* x, int64_t k, uint8_t* out) {
 // Q8_1S: float s[nbp], then the Q8_0S row.
 inline void QuantizeRowQ8_1SNeon(const float* x, int64_t k, uint8_t* out) {
   QuantizeRowQ8_0SNeonImpl(x, k, out + 4 * Q8_0SPaddedBlocks(k), reinterpret_cast<float*>(out));
+}
+
+// Q8_0P / Q8_1P (kernel_api.h): two rows (x1 null: zeros) interleaved 8 values at a time, with
+// {d0, d0, d1, d1} (and {s0, s0, s1, s1}) after each record's 64 values.
+template <bool kWithS>
+inline void QuantizePairNeon(const float* x0, const float* x1, int64_t k, uint8_t* out) {
+  constexpr int64_t kRecord = kWithS ? kQ8_1PRecordBytes : kQ8_0PRecordBytes;
+  for (int64_t b = 0; b < k / 32; ++b) {
+    int8_t q[2][32] = {};
+    float d[2] = {0.0f, 0.0f}, s[2] = {0.0f, 0.0f};
+    for (int r = 0; r < 2; ++r) {
+      const float* x = r == 0 ? x0 : x1;
+      if (x == nullptr) continue;
+      int32_t sum;
+      const float db = QuantizeBlockQ8_0Neon(x + 32 * b, q[r], &sum);
+      d[r] = RoundToFp16(db);
+      if (kWithS) s[r] = RoundToFp16(static_cast<float>(sum) * db);
+    }
+    uint8_t* rec = out + b * kRecord;
+    for (int h = 0; h < 2; ++h) {  // values 16 h .. 16 h + 15 of both rows
+      const int64x2_t a = vreinterpretq_s64_s8(vld1q_s8(q[0] + 16 * h));
+      const int64x2_t c = vreinterpretq_s64_s8(vld1q_s8(q[1] + 16 * h));
+      vst1q_s8(reinterpret_cast<int8_t*>(rec + 32 * h), vreinterpretq_s8_s64(vzip1q_s64(a, c)));
+      vst1q_s8(reinterpret_cast<int8_t*>(rec + 32 * h + 16),
+               vreinterpretq_s8_s64(vzip2q_s64(a, c)));
+    }
+    const float32x2_t dv = vld1_f32(d);
+    vst1q_f32(reinterpret_cast<float*>(rec + 64),
+              vzip1q_f32(vcombine_f32(dv, dv), vcombine_f32(dv, dv)));
+    if (kWithS) {
+      const float32x2_t sv = vld1_f32(s);
+      vst1q_f32(reinterpret_cast<float*>(rec + 80),
+                vzip1q_f32(vcombine_f32(sv, sv), vcombine_f32(sv, sv)));
+    }
+  }
+}
+
+inline void QuantizePairQ8_0PNeon(const float* x0, const float* x1, int64_t k, uint8_t* out) {
+  QuantizePairNeon<false>(x0, x1, k, out);
+}
+
+inline void QuantizePairQ8_1PNeon(const float* x0, const float* x1, int64_t k, uint8_t* out) {
+  QuantizePairNeon<true>(x0, x1, k, out);
 }
 
 }  // namespace

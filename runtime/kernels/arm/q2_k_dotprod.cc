@@ -13,8 +13,8 @@ using Tile = arm::Q2KTile<arm::DotprodDot16>;
 
 }  // namespace
 
-EDGEQ_DEFINE_ARM_TILE_KERNEL_PAIR(kQ2_KDotprod, Encoding::kQ2_K, Isa::kNeonDotprod, "q2_k_dotprod", QuantizeRowQ8_K,
-                                  Q8_KRowBytes, nullptr, nullptr, 16, Tile);
+EDGEQ_DEFINE_ARM_TILE_KERNEL_PAIR(kQ2_KDotprod, Encoding::kQ2_K, Isa::kNeonDotprod, "q2_k_dotprod",
+                                  QuantizeRowQ8_K, Q8_KRowBytes, nullptr, nullptr, 16, Tile);
 
 }  // namespace internal
 }  // namespace kernels

@@ -13,8 +13,8 @@ using Tile = arm::Q2KTile<arm::NeonDot16>;
 
 }  // namespace
 
-EDGEQ_DEFINE_ARM_TILE_KERNEL_PAIR(kQ2_KNeon, Encoding::kQ2_K, Isa::kNeon, "q2_k_neon", QuantizeRowQ8_K,
-                                  Q8_KRowBytes, nullptr, nullptr, 16, Tile);
+EDGEQ_DEFINE_ARM_TILE_KERNEL_PAIR(kQ2_KNeon, Encoding::kQ2_K, Isa::kNeon, "q2_k_neon",
+                                  QuantizeRowQ8_K, Q8_KRowBytes, nullptr, nullptr, 16, Tile);
 
 }  // namespace internal
 }  // namespace kernels

@@ -22,10 +22,11 @@ namespace arm {
 // these helpers, so the linker can never merge an AVX-512 (or i8mm) copy into another ISA's path.
 namespace {
 
-// W provides kBlockBytes, kHasMin, kLevelOffset, kMaxAbsLevel and Load(block, w[8], d, m): w[c] =
-// values 4 c .. 4 c + 3 of the four rows (row r in bytes 4 r .. 4 r + 3) times a power of two,
-// minus kLevelOffset; d = the four rows' f32 scales divided by that power; m = their f32 mins
-// (kHasMin only: y = d level + m). |w| <= kMaxAbsLevel.
+// W provides kBlockBytes, kHasMin, kLevelOffset, kMaxAbsLevel, kOutScale and Load(block, w[8], d,
+// m): w[c] = values 4 c .. 4 c + 3 of the four rows (row r in bytes 4 r .. 4 r + 3) times a power
+// of two 1 / kOutScale, minus kLevelOffset; d = the four rows' f32 scales; m = their f32 mins
+// (kHasMin only: y = d level + m). |w| <= kMaxAbsLevel. The tiles multiply their sums by kOutScale
+// once at the end (exact: a power of two), not every block's scales.
 // The constants every R4 block type states (see the comment above).
 template <int kBytes, bool kMin, int kOffset, int kMaxAbs>
 struct R4BlockTraits {
@@ -33,9 +34,15 @@ struct R4BlockTraits {
   static constexpr bool kHasMin = kMin;
   static constexpr int kLevelOffset = kOffset;
   static constexpr int kMaxAbsLevel = kMaxAbs;
+  static constexpr float kOutScale = 1.0f;
 };
 
+inline float32x4_t LoadHalf4(const uint8_t* p) {
+  return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(reinterpret_cast<const uint16_t*>(p))));
+}
+
 struct Q4_0R4Block : R4BlockTraits<72, false, 0, 128> {
+  static constexpr float kOutScale = 0.0625f;
   static inline void Load(const uint8_t* blk, int8x16_t w[8], float32x4_t* d, float32x4_t*) {
     const int8x16x4_t v = vld1q_s8_x4(reinterpret_cast<const int8_t*>(blk + 8));
     const int8x16_t hi = vdupq_n_s8(static_cast<int8_t>(0xF0));
@@ -43,11 +50,35 @@ struct Q4_0R4Block : R4BlockTraits<72, false, 0, 128> {
       w[c] = vshlq_n_s8(v.val[c], 4);     // 16 x (low nibble level - 8)
       w[c + 4] = vandq_s8(v.val[c], hi);  // 16 x (high nibble level - 8)
     }
-    *d = vmulq_n_f32(
-        vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(reinterpret_cast<const uint16_t*>(blk)))),
-        0.0625f);
+    *d = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(reinterpret_cast<const uint16_t*>(blk))));
+  }
+  // The i8mm operands (r4_i8mm.h): chunks 2 h, 2 h + 1 zipped as stored, then split: the low
+  // nibbles are values 8 h .., the high ones 16 + 8 h ...
+  static inline void LoadZipped(const uint8_t* blk, int8x16_t z01[4], int8x16_t z23[4],
+                                float32x4_t* d, float32x4_t*) {
+    const int32x4x4_t v = vld1q_s32_x4(reinterpret_cast<const int32_t*>(blk + 8));
+    const int8x16_t hi = vdupq_n_s8(static_cast<int8_t>(0xF0));
+    for (int h = 0; h < 2; ++h) {
+      const int8x16_t a = vreinterpretq_s8_s32(vzip1q_s32(v.val[2 * h], v.val[2 * h + 1]));
+      const int8x16_t c = vreinterpretq_s8_s32(vzip2q_s32(v.val[2 * h], v.val[2 * h + 1]));
+      z01[h] = vshlq_n_s8(a, 4);
+      z01[h + 2] = vandq_s8(a, hi);
+      z23[h] = vshlq_n_s8(c, 4);
+      z23[h + 2] = vandq_s8(c, hi);
+    }
+    *d = LoadHalf4(blk);
   }
 };
+
+// acc x W::kOutScale (nothing to do for 1).
+template <typename W>
+inline float32x4_t OutScaled(float32x4_t acc) {
+  if constexpr (W::kOutScale == 1.0f) {
+    return acc;
+  } else {
+    return vmulq_n_f32(acc, W::kOutScale);
+  }
+}
 
 // IQ4_NL on the R4 layout (indices as stored): each nibble indexes GGML's 16 levels.
 struct Iq4NlR4Block : R4BlockTraits<72, false, 0, 127> {
@@ -59,7 +90,23 @@ struct Iq4NlR4Block : R4BlockTraits<72, false, 0, 127> {
       w[c] = vqtbl1q_s8(levels, vandq_u8(v.val[c], m4));
       w[c + 4] = vqtbl1q_s8(levels, vshrq_n_u8(v.val[c], 4));
     }
-    *d = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(reinterpret_cast<const uint16_t*>(blk))));
+    *d = LoadHalf4(blk);
+  }
+  // As Q4_0R4Block::LoadZipped, each nibble then looked up.
+  static inline void LoadZipped(const uint8_t* blk, int8x16_t z01[4], int8x16_t z23[4],
+                                float32x4_t* d, float32x4_t*) {
+    const uint32x4x4_t v = vld1q_u32_x4(reinterpret_cast<const uint32_t*>(blk + 8));
+    const int8x16_t levels = vld1q_s8(blocks::kIq4NlValues);
+    const uint8x16_t m4 = vdupq_n_u8(0x0F);
+    for (int h = 0; h < 2; ++h) {
+      const uint8x16_t a = vreinterpretq_u8_u32(vzip1q_u32(v.val[2 * h], v.val[2 * h + 1]));
+      const uint8x16_t c = vreinterpretq_u8_u32(vzip2q_u32(v.val[2 * h], v.val[2 * h + 1]));
+      z01[h] = vqtbl1q_s8(levels, vandq_u8(a, m4));
+      z01[h + 2] = vqtbl1q_s8(levels, vshrq_n_u8(a, 4));
+      z23[h] = vqtbl1q_s8(levels, vandq_u8(c, m4));
+      z23[h + 2] = vqtbl1q_s8(levels, vshrq_n_u8(c, 4));
+    }
+    *d = LoadHalf4(blk);
   }
 };
 
@@ -74,10 +121,6 @@ struct Q8_0R4Block : R4BlockTraits<136, false, 0, 128> {
     *d = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(reinterpret_cast<const uint16_t*>(blk))));
   }
 };
-
-inline float32x4_t LoadHalf4(const uint8_t* p) {
-  return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(reinterpret_cast<const uint16_t*>(p))));
-}
 
 // Five-bit levels of the Q5_0R4/Q5_1R4 blocks: the signed level - 16 of every value from its
 // nibble and its inverted high bit h (bit c of H for chunk c): sli(nibble, tst(H, bit), 4) is
@@ -241,7 +284,7 @@ struct R4Tile {
         }
       }
     }
-    for (int i = 0; i < M; ++i) out[i] = acc[i];
+    for (int i = 0; i < M; ++i) out[i] = OutScaled<W>(acc[i]);
   }
 };
 

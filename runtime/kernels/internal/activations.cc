@@ -19,6 +19,19 @@ using blocks::kQK_K;
 using blocks::NearestInt;
 using blocks::QuantizeBlockQ8_0;
 
+// GGML's Q8_1 s of a block (fp16 bits): its f32 scale amax / 127 (not fp16-rounded) times the
+// sum of its quantized values q.
+uint16_t Q8_1BlockS(const float* xb, const int8_t* q) {
+  float amax = 0.0f;
+  for (int j = 0; j < kQK8_0; ++j) {
+    const float a = std::fabs(xb[j]);
+    amax = amax > a ? amax : a;
+  }
+  int32_t sum = 0;
+  for (int j = 0; j < kQK8_0; ++j) sum += q[j];
+  return blocks::FloatToFp16(static_cast<float>(sum) * (amax / ((1 << 7) - 1)));
+}
+
 }  // namespace
 
 size_t Q8_0RowBytes(int64_t k) { return static_cast<size_t>(k / kQK8_0) * sizeof(BlockQ8_0); }
@@ -69,16 +82,8 @@ void QuantizeRowQ8_1(const float* x, int64_t k, uint8_t* out) {
   blocks::BlockQ8_1* y = reinterpret_cast<blocks::BlockQ8_1*>(out);
   for (int64_t b = 0; b < k / kQK8_0; ++b) {
     const float* xb = x + b * kQK8_0;
-    float amax = 0.0f;
-    for (int j = 0; j < kQK8_0; ++j) {
-      const float a = std::fabs(xb[j]);
-      amax = amax > a ? amax : a;
-    }
-    const float d = amax / ((1 << 7) - 1);
     y[b].d = QuantizeBlockQ8_0(xb, y[b].qs);
-    int sum = 0;
-    for (int j = 0; j < kQK8_0; ++j) sum += y[b].qs[j];
-    y[b].s = blocks::FloatToFp16(static_cast<float>(sum) * d);
+    y[b].s = Q8_1BlockS(xb, y[b].qs);
   }
 }
 
@@ -90,18 +95,52 @@ void QuantizeRowQ8_1S(const float* x, int64_t k, uint8_t* out) {
   const int64_t nb = k / kQK8_0, nbp = Q8_0SPaddedBlocks(k);
   uint8_t* q8_0s = out + 4 * nbp;
   QuantizeRowQ8_0S(x, k, q8_0s);
-  const int32_t* sum = Q8_0SSum(q8_0s, nbp);
   float* s = reinterpret_cast<float*>(out);
   for (int64_t b = 0; b < nb; ++b) {
-    float amax = 0.0f;
-    for (int j = 0; j < kQK8_0; ++j) {
-      const float a = std::fabs(x[b * kQK8_0 + j]);
-      amax = amax > a ? amax : a;
-    }
-    const float d = amax / ((1 << 7) - 1);
-    s[b] = blocks::Fp16ToFloat(blocks::FloatToFp16(static_cast<float>(sum[b]) * d));
+    s[b] = blocks::Fp16ToFloat(Q8_1BlockS(x + b * kQK8_0, Q8_0SQs(q8_0s) + b * kQK8_0));
   }
   for (int64_t b = nb; b < nbp; ++b) s[b] = 0.0f;
+}
+
+namespace {
+
+// Row r (0 or 1) of a pair unit, block by block: its values to bytes 16 h + 8 r of each record,
+// its scale to d[2 r], d[2 r + 1] and (with_s) Q8_1's s to s[2 r], s[2 r + 1]. x null: zeros.
+void QuantizePairRow(const float* x, int r, int64_t k, bool with_s, uint8_t* out) {
+  const int64_t record = with_s ? kQ8_1PRecordBytes : kQ8_0PRecordBytes;
+  for (int64_t b = 0; b < k / kQK8_0; ++b) {
+    uint8_t* rec = out + b * record;
+    int8_t q[kQK8_0] = {};
+    float d = 0.0f, s = 0.0f;
+    if (x != nullptr) {
+      const float* xb = x + b * kQK8_0;
+      d = blocks::Fp16ToFloat(QuantizeBlockQ8_0(xb, q));
+      if (with_s) s = blocks::Fp16ToFloat(Q8_1BlockS(xb, q));
+    }
+    for (int h = 0; h < 4; ++h) std::memcpy(rec + 16 * h + 8 * r, q + 8 * h, 8);
+    float ds[2] = {d, d};
+    std::memcpy(rec + 64 + 8 * r, ds, sizeof(ds));
+    if (with_s) {
+      const float ss[2] = {s, s};
+      std::memcpy(rec + 80 + 8 * r, ss, sizeof(ss));
+    }
+  }
+}
+
+}  // namespace
+
+size_t Q8_0PUnitBytes(int64_t k) { return static_cast<size_t>(k / kQK8_0 * kQ8_0PRecordBytes); }
+
+void QuantizePairQ8_0P(const float* x0, const float* x1, int64_t k, uint8_t* out) {
+  QuantizePairRow(x0, 0, k, false, out);
+  QuantizePairRow(x1, 1, k, false, out);
+}
+
+size_t Q8_1PUnitBytes(int64_t k) { return static_cast<size_t>(k / kQK8_0 * kQ8_1PRecordBytes); }
+
+void QuantizePairQ8_1P(const float* x0, const float* x1, int64_t k, uint8_t* out) {
+  QuantizePairRow(x0, 0, k, true, out);
+  QuantizePairRow(x1, 1, k, true, out);
 }
 
 size_t Q8_KRowBytes(int64_t k) { return static_cast<size_t>(k / kQK_K) * sizeof(BlockQ8_K); }

@@ -41,6 +41,10 @@ using MatmulFn = void (*)(const MatmulParams& p, int64_t j0, int64_t j1);
 // Quantizes one activation row of k floats into `out` (ActRowBytes(k) bytes).
 using QuantizeFn = void (*)(const float* x, int64_t k, uint8_t* out);
 using RowBytesFn = size_t (*)(int64_t k);
+// Quantizes two activation rows of k floats (x1 null: one row, the second written as zeros) into
+// one interleaved unit `out` (act_row_bytes(k) bytes): the i8mm GEMMs' operands (smmla takes two
+// rows of 8 bytes per register).
+using QuantizePairFn = void (*)(const float* x0, const float* x1, int64_t k, uint8_t* out);
 // Repacks n rows of GGML blocks into `out` (RepackedRowBytes(k) * n bytes).
 using RepackFn = void (*)(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
 
@@ -55,7 +59,15 @@ struct KernelEntry {
   RowBytesFn repacked_row_bytes;
   MatmulFn matmul;
   int64_t tile_n;  // columns per pthreadpool task (multiple of the kernel's row group)
+  // Set instead of `quantize` by a kernel whose activations come in pairs of rows (Q8_0P, Q8_1P):
+  // xq then holds ceil(m / 2) units of act_row_bytes(k) (rounded up), xq_row_bytes between units.
+  QuantizePairFn quantize_pair = nullptr;
 };
+
+// True if the kernel quantizes its activations (false: it reads them as f32).
+inline bool QuantizesActivations(const KernelEntry& e) {
+  return e.quantize != nullptr || e.quantize_pair != nullptr;
+}
 
 // ---- Activation formats shared by several kernels (bit-identical quantized values) ----
 
@@ -97,6 +109,19 @@ inline const float* Q8_1SS(const uint8_t* row) { return reinterpret_cast<const f
 inline const uint8_t* Q8_1SQ8_0S(const uint8_t* row, int64_t k) {
   return row + 4 * Q8_0SPaddedBlocks(k);
 }
+
+// Pair layouts for the i8mm GEMMs of the 32-value block types: activation rows 2 u and 2 u + 1 in
+// one unit of k/32 records, the values and scales of Q8_0S / Q8_1S (bit-identical):
+// "Q8_0P" record, 80 bytes: int8 qs[64] (for h = 0..3: row 2 u's values 8 h .. 8 h + 7, then row
+//   2 u + 1's), float d[4] = {d0, d0, d1, d1} (the fp16-rounded scales of the two rows).
+// "Q8_1P" record, 96 bytes: the same, then float s[4] = {s0, s0, s1, s1} (Q8_1's s).
+// A missing second row (odd m) is zeros.
+constexpr int64_t kQ8_0PRecordBytes = 80;
+constexpr int64_t kQ8_1PRecordBytes = 96;
+size_t Q8_0PUnitBytes(int64_t k);
+void QuantizePairQ8_0P(const float* x0, const float* x1, int64_t k, uint8_t* out);
+size_t Q8_1PUnitBytes(int64_t k);
+void QuantizePairQ8_1P(const float* x0, const float* x1, int64_t k, uint8_t* out);
 
 // GGML's quantize_row_q8_K: k/256 BlockQ8_K.
 size_t Q8_KRowBytes(int64_t k);

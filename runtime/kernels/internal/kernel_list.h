@@ -109,10 +109,16 @@ EDGEQ_DECLARE_KERNEL_PAIR(kIq4XsNeon);
 EDGEQ_DECLARE_KERNEL_PAIR(kIq4XsDotprod);
 EDGEQ_DECLARE_KERNEL_PAIR(kQ2_KNeon);
 EDGEQ_DECLARE_KERNEL_PAIR(kQ2_KDotprod);
-// GEMM only (m = 1 uses dotprod); K-quants only (q4_0/q8_0 use dotprod on i8mm CPUs).
+// GEMM only (m = 1 has no pair of activation rows: the dotprod GEMVs run it).
 extern const KernelEntry kQ4_KI8mmGemm;
 extern const KernelEntry kQ5_KI8mmGemm;
 extern const KernelEntry kQ6_KI8mmGemm;
+extern const KernelEntry kQ4_0I8mmGemm;
+extern const KernelEntry kQ8_0I8mmGemm;
+extern const KernelEntry kIq4NlI8mmGemm;
+extern const KernelEntry kQ5_0I8mmGemm;
+extern const KernelEntry kQ4_1I8mmGemm;
+extern const KernelEntry kQ5_1I8mmGemm;
 #endif
 
 #undef EDGEQ_DECLARE_KERNEL_PAIR  // (the EDGEQ_DEFINE_* macros stay: the kernel files use them)

@@ -1,0 +1,18 @@
+// Q5_0 x Q8_0 on the Q5_0R4 layout (levels - 16) with ARMv8.6-A i8mm: the R4 GEMM tile of r4_i8mm.h
+// over activation pairs (Q8_0P). The GEMV shape class keeps the dotprod kernel on the same layout
+// (m = 1 has no second row for an smmla).
+#include "runtime/kernels/arm/activations_neon.h"
+#include "runtime/kernels/arm/r4_i8mm.h"
+#include "runtime/kernels/arm/repack_r4.h"
+#include "runtime/kernels/internal/kernel_list.h"
+
+namespace edgeq {
+namespace kernels {
+namespace internal {
+
+EDGEQ_DEFINE_R4_I8MM_GEMM(kQ5_0I8mmGemm, Encoding::kQ5_0, "q5_0", arm::QuantizePairQ8_0PNeon,
+                          Q8_0PUnitBytes, RepackQ5_0R4, Q5_0R4RowBytes, arm::Q5_0R4Block);
+
+}  // namespace internal
+}  // namespace kernels
+}  // namespace edgeq
