@@ -54,7 +54,7 @@ case "$machine" in
     level "AVX-512" '%zmm|%k[1-7]' "$kernels.*(X16Tile|X16Matmul|Avx512)" 10
     ;;
   *AArch64*)
-    level "dotprod" '^[su]dot[[:space:]]' "$kernels.*(Dotprod|SdotLanes|I8mm)" 5
+    level "dotprod" '^[su]dot[[:space:]]' "$kernels.*(Dotprod|SdotLanes|SdotPairs|I8mm)" 5
     level "i8mm" '^(smmla|ummla|usmmla)[[:space:]]' "$kernels.*I8mm" 3
     ;;
 esac

@@ -10,8 +10,9 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 
-EDGEQ_DEFINE_R4_I8MM_GEMM(kIq4NlI8mmGemm, Encoding::kIq4Nl, "iq4_nl", arm::QuantizePairQ8_0PNeon,
-                          Q8_0PUnitBytes, RepackIq4NlR4, Q4_0R4RowBytes, arm::Iq4NlR4Block);
+EDGEQ_DEFINE_R4_PAIR_GEMM(kIq4NlI8mmGemm, Encoding::kIq4Nl, Isa::kNeonI8mm, "iq4_nl_i8mm",
+                          arm::QuantizePairQ8_0PNeon, Q8_0PUnitBytes, RepackIq4NlR4, Q4_0R4RowBytes,
+                          arm::R4I8mm<arm::Iq4NlR4Block>);
 
 }  // namespace internal
 }  // namespace kernels

@@ -1,5 +1,6 @@
-// Q4_0 x Q8_0 with ARMv8.2-A dotprod: the R4 layout (four weight rows per block, repack_r4.h),
-// lane-indexed sdot; the GEMM decodes each block of four rows once per 8 activation rows.
+// Q4_0 x Q8_0 with ARMv8.2-A dotprod on the R4 layout (four weight rows per block, repack_r4.h),
+// lane-indexed sdot. The GEMM (R4SdotPairs) decodes each block of four rows once per 8 activation
+// rows, which come in pairs (Q8_0P: one load per pair and block).
 #include "runtime/kernels/arm/activations_neon.h"
 #include "runtime/kernels/arm/r4_common.h"
 #include "runtime/kernels/arm/repack_r4.h"
@@ -17,9 +18,9 @@ using Dot = arm::R4Dotprod<arm::Q4_0R4Block>;
 EDGEQ_KERNEL_ENTRY(kQ4_0DotprodGemv, Shape::kGemv, "q4_0_dotprod_gemv", Encoding::kQ4_0,
                    Isa::kNeonDotprod, arm::QuantizeRowQ8_0SNeon, Q8_0SRowBytes, RepackQ4_0R4,
                    Q4_0R4RowBytes, 16, arm::R4Gemv<Dot>);
-EDGEQ_KERNEL_ENTRY(kQ4_0DotprodGemm, Shape::kGemm, "q4_0_dotprod_gemm", Encoding::kQ4_0,
-                   Isa::kNeonDotprod, arm::QuantizeRowQ8_0SNeon, Q8_0SRowBytes, RepackQ4_0R4,
-                   Q4_0R4RowBytes, 16, arm::R4Gemm<Dot, Dot>);
+EDGEQ_DEFINE_R4_PAIR_GEMM(kQ4_0DotprodGemm, Encoding::kQ4_0, Isa::kNeonDotprod, "q4_0_dotprod",
+                          arm::QuantizePairQ8_0PNeon, Q8_0PUnitBytes, RepackQ4_0R4, Q4_0R4RowBytes,
+                          arm::R4SdotPairs<arm::Q4_0R4Block>);
 
 }  // namespace internal
 }  // namespace kernels

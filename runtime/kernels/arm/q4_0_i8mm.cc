@@ -10,8 +10,9 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 
-EDGEQ_DEFINE_R4_I8MM_GEMM(kQ4_0I8mmGemm, Encoding::kQ4_0, "q4_0", arm::QuantizePairQ8_0PNeon,
-                          Q8_0PUnitBytes, RepackQ4_0R4, Q4_0R4RowBytes, arm::Q4_0R4Block);
+EDGEQ_DEFINE_R4_PAIR_GEMM(kQ4_0I8mmGemm, Encoding::kQ4_0, Isa::kNeonI8mm, "q4_0_i8mm",
+                          arm::QuantizePairQ8_0PNeon, Q8_0PUnitBytes, RepackQ4_0R4, Q4_0R4RowBytes,
+                          arm::R4I8mm<arm::Q4_0R4Block>);
 
 }  // namespace internal
 }  // namespace kernels

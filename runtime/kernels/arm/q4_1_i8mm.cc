@@ -10,8 +10,9 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 
-EDGEQ_DEFINE_R4_I8MM_GEMM(kQ4_1I8mmGemm, Encoding::kQ4_1, "q4_1", arm::QuantizePairQ8_1PNeon,
-                          Q8_1PUnitBytes, RepackQ4_1R4, Q4_1R4RowBytes, arm::Q4_1R4Block);
+EDGEQ_DEFINE_R4_PAIR_GEMM(kQ4_1I8mmGemm, Encoding::kQ4_1, Isa::kNeonI8mm, "q4_1_i8mm",
+                          arm::QuantizePairQ8_1PNeon, Q8_1PUnitBytes, RepackQ4_1R4, Q4_1R4RowBytes,
+                          arm::R4I8mm<arm::Q4_1R4Block>);
 
 }  // namespace internal
 }  // namespace kernels

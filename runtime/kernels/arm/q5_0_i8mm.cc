@@ -10,8 +10,9 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 
-EDGEQ_DEFINE_R4_I8MM_GEMM(kQ5_0I8mmGemm, Encoding::kQ5_0, "q5_0", arm::QuantizePairQ8_0PNeon,
-                          Q8_0PUnitBytes, RepackQ5_0R4, Q5_0R4RowBytes, arm::Q5_0R4Block);
+EDGEQ_DEFINE_R4_PAIR_GEMM(kQ5_0I8mmGemm, Encoding::kQ5_0, Isa::kNeonI8mm, "q5_0_i8mm",
+                          arm::QuantizePairQ8_0PNeon, Q8_0PUnitBytes, RepackQ5_0R4, Q5_0R4RowBytes,
+                          arm::R4I8mm<arm::Q5_0R4Block>);
 
 }  // namespace internal
 }  // namespace kernels

@@ -10,8 +10,9 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 
-EDGEQ_DEFINE_R4_I8MM_GEMM(kQ5_1I8mmGemm, Encoding::kQ5_1, "q5_1", arm::QuantizePairQ8_1PNeon,
-                          Q8_1PUnitBytes, RepackQ5_1R4, Q5_1R4RowBytes, arm::Q5_1R4UnsignedBlock);
+EDGEQ_DEFINE_R4_PAIR_GEMM(kQ5_1I8mmGemm, Encoding::kQ5_1, Isa::kNeonI8mm, "q5_1_i8mm",
+                          arm::QuantizePairQ8_1PNeon, Q8_1PUnitBytes, RepackQ5_1R4, Q5_1R4RowBytes,
+                          arm::R4I8mm<arm::Q5_1R4UnsignedBlock>);
 
 }  // namespace internal
 }  // namespace kernels

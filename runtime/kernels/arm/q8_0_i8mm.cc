@@ -10,8 +10,9 @@ namespace edgeq {
 namespace kernels {
 namespace internal {
 
-EDGEQ_DEFINE_R4_I8MM_GEMM(kQ8_0I8mmGemm, Encoding::kQ8_0, "q8_0", arm::QuantizePairQ8_0PNeon,
-                          Q8_0PUnitBytes, RepackQ8_0R4, Q8_0R4RowBytes, arm::Q8_0R4Block);
+EDGEQ_DEFINE_R4_PAIR_GEMM(kQ8_0I8mmGemm, Encoding::kQ8_0, Isa::kNeonI8mm, "q8_0_i8mm",
+                          arm::QuantizePairQ8_0PNeon, Q8_0PUnitBytes, RepackQ8_0R4, Q8_0R4RowBytes,
+                          arm::R4I8mm<arm::Q8_0R4Block>);
 
 }  // namespace internal
 }  // namespace kernels

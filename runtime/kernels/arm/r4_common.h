@@ -8,6 +8,7 @@
 
 #include <arm_neon.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "quantization/block_layout.h"
@@ -291,6 +292,53 @@ struct R4Tile {
 template <typename W>
 using R4Dotprod = R4Tile<W, SdotLanes>;
 
+// The sdot GEMM tile over activation pairs (Q8_0P / Q8_1P, kernel_api.h): per pair of rows and
+// block one 64-byte load (lane 2 r + t of its h-th 16 bytes: row r's chunk 2 h + t), one 16-byte
+// load of the scales, 16 lane-indexed sdot; no address arithmetic per row. Dotprod only.
+template <typename W>
+struct R4SdotPairs {
+  static_assert(W::kLevelOffset == 0 && W::kMaxAbsLevel <= SdotLanes::kMaxAbsLevel,
+                "the levels must fit sdot without an offset");
+  static constexpr int64_t kRecordBytes = W::kHasMin ? kQ8_1PRecordBytes : kQ8_0PRecordBytes;
+
+  // out[2 p + t] = the four rows' dots with activation row t of pair p (p < P).
+  template <int P>
+  static void Tile(const uint8_t* wg, const uint8_t* x, size_t unit_bytes, int64_t k,
+                   float32x4_t out[2 * P]) {
+    float32x4_t acc[2 * P];
+    const uint8_t* xp[P];
+    for (int p = 0; p < P; ++p) {
+      acc[2 * p] = acc[2 * p + 1] = vdupq_n_f32(0.0f);
+      xp[p] = x + p * unit_bytes;
+    }
+    for (int64_t b = 0; b < k / 32; ++b) {
+      int8x16_t w[8];
+      float32x4_t d, m = vdupq_n_f32(0.0f);
+      W::Load(wg + b * W::kBlockBytes, w, &d, &m);
+      for (int p = 0; p < P; ++p) {
+        const int8x16x4_t xv = vld1q_s8_x4(reinterpret_cast<const int8_t*>(xp[p]));
+        const float32x4_t dx = vld1q_f32(reinterpret_cast<const float*>(xp[p] + 64));
+        int32x4_t s0 = vdupq_n_s32(0), s1 = vdupq_n_s32(0);
+        for (int h = 0; h < 4; ++h) {
+          s0 = vdotq_laneq_s32(s0, w[2 * h], xv.val[h], 0);
+          s0 = vdotq_laneq_s32(s0, w[2 * h + 1], xv.val[h], 1);
+          s1 = vdotq_laneq_s32(s1, w[2 * h], xv.val[h], 2);
+          s1 = vdotq_laneq_s32(s1, w[2 * h + 1], xv.val[h], 3);
+        }
+        acc[2 * p] = vfmaq_f32(acc[2 * p], vcvtq_f32_s32(s0), vmulq_laneq_f32(d, dx, 0));
+        acc[2 * p + 1] = vfmaq_f32(acc[2 * p + 1], vcvtq_f32_s32(s1), vmulq_laneq_f32(d, dx, 2));
+        if (W::kHasMin) {
+          const float32x4_t sx = vld1q_f32(reinterpret_cast<const float*>(xp[p] + 80));
+          acc[2 * p] = vfmaq_laneq_f32(acc[2 * p], m, sx, 0);
+          acc[2 * p + 1] = vfmaq_laneq_f32(acc[2 * p + 1], m, sx, 2);
+        }
+        xp[p] += kRecordBytes;
+      }
+    }
+    for (int t = 0; t < 2 * P; ++t) out[t] = OutScaled<W>(acc[t]);
+  }
+};
+
 // Stores the rows of group g that exist (j1 bounds the matrix's columns).
 inline void StoreR4(float32x4_t v, float* y, int64_t j, int64_t j1) {
   if (j + 4 <= j1) {
@@ -338,6 +386,44 @@ void R4Gemm(const MatmulParams& p, int64_t j0, int64_t j1) {
     if (i < p.m) R4Rows<T1, 1>(p, wg, i, j, j1);
   }
 }
+
+template <typename T, int P>
+inline void R4PairRows(const MatmulParams& p, const uint8_t* wg, int64_t u, int64_t j, int64_t j1) {
+  float32x4_t out[2 * P];
+  T::template Tile<P>(wg, p.xq + u * p.xq_row_bytes, p.xq_row_bytes, p.k, out);
+  const int rows = static_cast<int>(std::min<int64_t>(2 * P, p.m - 2 * u));
+  float* y = p.y + 2 * u * p.y_stride + j;
+  if (rows == 2 * P && j + 4 <= j1) {  // (all but the last tiles)
+    for (int t = 0; t < 2 * P; ++t) vst1q_f32(y + t * p.y_stride, out[t]);
+    return;
+  }
+  for (int t = 0; t < rows; ++t) StoreR4(out[t], y + t * p.y_stride, j, j1);
+}
+
+// T: a pair tile (R4SdotPairs<W>, or R4I8mm<W> in r4_i8mm.h) over Q8_0P / Q8_1P activations (units
+// of two rows): tiles of 4 pairs, then 2 and 1; j0 is a multiple of 4.
+template <typename T>
+void R4PairGemm(const MatmulParams& p, int64_t j0, int64_t j1) {
+  const int64_t units = (p.m + 1) / 2;
+  for (int64_t j = j0; j < j1; j += 4) {
+    const uint8_t* wg = p.w + j * p.w_row_bytes;
+    int64_t u = 0;
+    for (; u + 4 <= units; u += 4) R4PairRows<T, 4>(p, wg, u, j, j1);
+    if (u + 2 <= units) {
+      R4PairRows<T, 2>(p, wg, u, j, j1);
+      u += 2;
+    }
+    if (u < units) R4PairRows<T, 1>(p, wg, u, j, j1);
+  }
+}
+
+// The GEMM entry `var` ("<name>_gemm") of an R4 pair tile T: activations quantized in pairs of
+// rows (quantize_pair, unit_bytes), 16 columns per task.
+#define EDGEQ_DEFINE_R4_PAIR_GEMM(var, encoding, isa, name, quantize_pair, unit_bytes, repack,    \
+                                  repacked_row_bytes, T)                                          \
+  const KernelEntry var = {encoding,     isa,    Shape::kGemm,       name "_gemm",       nullptr, \
+                           unit_bytes,   repack, repacked_row_bytes, arm::R4PairGemm<T>, 16,      \
+                           quantize_pair}
 
 }  // namespace
 }  // namespace arm

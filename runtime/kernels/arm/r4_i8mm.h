@@ -9,7 +9,6 @@
 
 #include <arm_neon.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -104,51 +103,6 @@ struct R4I8mm {
     }
   }
 };
-
-template <typename T, int P>
-inline void R4PairRows(const MatmulParams& p, const uint8_t* wg, int64_t u, int64_t j,
-                       int64_t j1) {
-  float32x4_t out[2 * P];
-  T::template Tile<P>(wg, p.xq + u * p.xq_row_bytes, p.xq_row_bytes, p.k, out);
-  const int rows = static_cast<int>(std::min<int64_t>(2 * P, p.m - 2 * u));
-  float* y = p.y + 2 * u * p.y_stride + j;
-  if (rows == 2 * P && j + 4 <= j1) {  // (all but the last tiles)
-    for (int t = 0; t < 2 * P; ++t) vst1q_f32(y + t * p.y_stride, out[t]);
-    return;
-  }
-  for (int t = 0; t < rows; ++t) StoreR4(out[t], y + t * p.y_stride, j, j1);
-}
-
-// T: R4I8mm<W>. Pairs of activation rows in tiles of 4 pairs, then 2 and 1; j0 is a multiple of 4.
-template <typename T>
-void R4I8mmGemm(const MatmulParams& p, int64_t j0, int64_t j1) {
-  const int64_t units = (p.m + 1) / 2;
-  for (int64_t j = j0; j < j1; j += 4) {
-    const uint8_t* wg = p.w + j * p.w_row_bytes;
-    int64_t u = 0;
-    for (; u + 4 <= units; u += 4) R4PairRows<T, 4>(p, wg, u, j, j1);
-    if (u + 2 <= units) {
-      R4PairRows<T, 2>(p, wg, u, j, j1);
-      u += 2;
-    }
-    if (u < units) R4PairRows<T, 1>(p, wg, u, j, j1);
-  }
-}
-
-// The GEMM entry of an R4 kernel on i8mm (its GEMV stays the dotprod one: m = 1 has no pair).
-#define EDGEQ_DEFINE_R4_I8MM_GEMM(var, encoding, name, quantize_pair, unit_bytes, repack, \
-                                  repacked_row_bytes, block)                              \
-  const KernelEntry var = {encoding,                                                      \
-                           Isa::kNeonI8mm,                                                \
-                           Shape::kGemm,                                                  \
-                           name "_i8mm_gemm",                                             \
-                           nullptr,                                                       \
-                           unit_bytes,                                                    \
-                           repack,                                                        \
-                           repacked_row_bytes,                                            \
-                           arm::R4I8mmGemm<arm::R4I8mm<block>>,                           \
-                           16,                                                            \
-                           quantize_pair}
 
 }  // namespace
 }  // namespace arm
