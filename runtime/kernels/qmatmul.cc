@@ -97,6 +97,8 @@ const KernelEntry* const kAllKernels[] = {
     &internal::kIq4XsDotprodGemv, &internal::kIq4XsDotprodGemm,
     &internal::kQ2_KNeonGemv, &internal::kQ2_KNeonGemm,
     &internal::kQ2_KDotprodGemv, &internal::kQ2_KDotprodGemm,
+    &internal::kQ3_KNeonGemv, &internal::kQ3_KNeonGemm,
+    &internal::kQ3_KDotprodGemv, &internal::kQ3_KDotprodGemm,
     &internal::kQ8_0DotprodGemv, &internal::kQ8_0DotprodGemm,
     &internal::kQ4_KDotprodGemv, &internal::kQ4_KDotprodGemm,
     &internal::kQ5_KDotprodGemv, &internal::kQ5_KDotprodGemm,

@@ -340,30 +340,26 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
   struct Level {
     Isa isa;
     bool bf16;            // has a bf16 kernel
-    bool gemv_only;       // (none)
     bool gemm_only;       // i8mm: smmla needs two activation rows
-    bool k_only;          // (none)
     bool new32 = false;   // has q4_1, q5_0, q5_1 and iq4_nl kernels (generic only so far)
     bool x16_32 = false;  // has q4_1, q5_0, q5_1 and iq4_nl kernels
     bool k23 = false;     // has q2_k, q3_k and iq4_xs kernels
     bool f16 = false;     // has an f16 kernel (without a bf16 one)
-    bool iq4xs = false;   // has iq4_xs and q2_k kernels (without q3_k)
   };
 #if defined(EDGEQ_KERNELS_X86)
-  const Level levels[] = {{Isa::kGeneric, true, false, false, false, true, false, true},
-                          {Isa::kAvx2, true, false, false, false, false, true, true},
-                          {Isa::kAvxVnni, false, false, false, false},
-                          {Isa::kAvx512Vnni, false, false, false, false, false, true, true, true}};
+  const Level levels[] = {{Isa::kGeneric, true, false, true, false, true},
+                          {Isa::kAvx2, true, false, false, true, true},
+                          {Isa::kAvxVnni, false, false},
+                          {Isa::kAvx512Vnni, false, false, false, true, true, true}};
   const size_t expected_count = 28 + 28 + 10 + 26;
 #elif defined(EDGEQ_KERNELS_ARM)
-  const Level levels[] = {
-      {Isa::kGeneric, true, false, false, false, true, false, true},
-      {Isa::kNeon, true, false, false, false, false, true, false, false, true},
-      {Isa::kNeonDotprod, false, false, false, false, false, true, false, false, true},
-      {Isa::kNeonI8mm, false, false, true, false, false, true}};
-  const size_t expected_count = 28 + 26 + 22 + 9;
+  const Level levels[] = {{Isa::kGeneric, true, false, true, false, true},
+                          {Isa::kNeon, true, false, false, true, true},
+                          {Isa::kNeonDotprod, false, false, false, true, true},
+                          {Isa::kNeonI8mm, false, true, false, true}};
+  const size_t expected_count = 28 + 28 + 24 + 9;
 #else
-  const Level levels[] = {{Isa::kGeneric, true, false, false, false, true, false, true}};
+  const Level levels[] = {{Isa::kGeneric, true, false, true, false, true}};
   const size_t expected_count = 28;
 #endif
   std::set<std::string> want;
@@ -376,18 +372,13 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
       if (x16_32 && !l.new32 && !l.x16_32) continue;
       const bool k23 = f.id == blocks::Format::kQ2_K || f.id == blocks::Format::kQ3_K ||
                        f.id == blocks::Format::kIq4Xs;
-      if (k23 && !l.k23 &&
-          !(l.iq4xs && (f.id == blocks::Format::kIq4Xs || f.id == blocks::Format::kQ2_K))) {
-        continue;
-      }
+      if (k23 && !l.k23) continue;
       if (static_cast<int>(f.id) > static_cast<int>(blocks::Format::kBf16) &&
           f.id != blocks::Format::kF16 && !x16_32 && !k23 && !l.new32) {
         continue;
       }
-      const std::string fname = f.name;
-      if (l.k_only && fname.substr(fname.size() - 2) != "_k") continue;
       if (!l.gemm_only) want.insert(absl::StrCat(f.name, "_", IsaName(l.isa), "_gemv"));
-      if (!l.gemv_only) want.insert(absl::StrCat(f.name, "_", IsaName(l.isa), "_gemm"));
+      want.insert(absl::StrCat(f.name, "_", IsaName(l.isa), "_gemm"));
     }
   }
   EXPECT_EQ(want.size(), expected_count);

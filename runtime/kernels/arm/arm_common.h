@@ -466,6 +466,17 @@ struct Iq4XsTile {
   }
 };
 
+// scl[p] = {sc[2 p], sc[2 p], sc[2 p + 1], sc[2 p + 1]} (p < 8) from the 16 scales of 16-value
+// groups (lo: 0..7, hi: 8..15): the multipliers of vpaddq_s32(dot(group 2 p), dot(group 2 p + 1)).
+inline void GroupPairScales(int16x8_t lo, int16x8_t hi, int32x4_t scl[8]) {
+  const int16x8_t z[4] = {vzip1q_s16(lo, lo), vzip2q_s16(lo, lo), vzip1q_s16(hi, hi),
+                          vzip2q_s16(hi, hi)};
+  for (int t = 0; t < 4; ++t) {
+    scl[2 * t] = vmovl_s16(vget_low_s16(z[t]));
+    scl[2 * t + 1] = vmovl_high_s16(z[t]);
+  }
+}
+
 // Q2_K x Q8_K, GGML's math: per super-block sum_g sc[g] * (levels_g . x_g) times
 // d = fp16(w.d) * x.d, minus sum_g mn[g] * (sum of x_g) times dmin = fp16(w.dmin) * x.d, g over
 // the sixteen 16-value groups (4-bit scale and min per group; the sums of x_g are the activation's
@@ -491,20 +502,9 @@ struct Q2KTile {
       const uint8x16_t sc = vandq_u8(s8, vdupq_n_u8(0x0F));
       const int16x8_t mn_lo = vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(vshrq_n_u8(s8, 4))));
       const int16x8_t mn_hi = vreinterpretq_s16_u16(vmovl_high_u8(vshrq_n_u8(s8, 4)));
-      // scl[p] = {sc[2 p], sc[2 p], sc[2 p + 1], sc[2 p + 1]}: the scales of
-      // vpaddq_s32(dot(group 2 p), dot(group 2 p + 1)).
-      const uint16x8_t z0 = vmovl_u8(vget_low_u8(vzip1q_u8(sc, sc)));
-      const uint16x8_t z1 = vmovl_high_u8(vzip1q_u8(sc, sc));
-      const uint16x8_t z2 = vmovl_u8(vget_low_u8(vzip2q_u8(sc, sc)));
-      const uint16x8_t z3 = vmovl_high_u8(vzip2q_u8(sc, sc));
-      const int32x4_t scl[8] = {vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(z0))),
-                                vreinterpretq_s32_u32(vmovl_high_u16(z0)),
-                                vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(z1))),
-                                vreinterpretq_s32_u32(vmovl_high_u16(z1)),
-                                vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(z2))),
-                                vreinterpretq_s32_u32(vmovl_high_u16(z2)),
-                                vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(z3))),
-                                vreinterpretq_s32_u32(vmovl_high_u16(z3))};
+      int32x4_t scl[8];
+      GroupPairScales(vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(sc))),
+                      vreinterpretq_s16_u16(vmovl_high_u8(sc)), scl);
       // Lanes d, dmin, d, dmin (the block's last 4 bytes: no read past it).
       uint32_t d_dmin;
       std::memcpy(&d_dmin, &wb.d, 4);
@@ -537,6 +537,72 @@ struct Q2KTile {
         const float32x4_t dx = vmulq_n_f32(dd, xb.d);
         acc[i] = vfmaq_laneq_f32(acc[i], vcvtq_f32_s32(isum[i]), dx, 0);
         acc[i] = vfmsq_laneq_f32(acc[i], vcvtq_f32_s32(mins), dx, 1);
+      }
+    }
+    for (int i = 0; i < M; ++i) y[i * ys] = vaddvq_f32(acc[i]);
+  }
+};
+
+// Q3_K x Q8_K, GGML's math: per super-block sum_g (sc[g] - 32) * (levels_g . x_g) times
+// fp16(w.d) * x.d over the 16 groups of 16 values, levels (bit pairs as Q2_K's, minus 4 where the
+// hmask bit is clear) -4..3. The 6-bit scales (4 low bits from 8 bytes' nibbles, 2 high bits from
+// 4 bytes' bit pairs) and the levels are decoded once per tile; per activation row and 32 values:
+// one 32-byte load, two 16-byte dots, a pairwise add and one multiply-add by the scales. Exact
+// int32: |levels . x| <= 16 * 4 * 128 per group, times |scale| <= 32, over 16 groups < 2^23.
+template <typename Dot>
+struct Q3KTile {
+  static constexpr int kTileRows = std::is_same<Dot, NeonDot16>::value ? 4 : 8;
+  template <int M>
+  static void Tile(const uint8_t* w, const uint8_t* x, size_t xrb, int64_t k, float* y,
+                   int64_t ys) {
+    const auto* bw = reinterpret_cast<const blocks::BlockQ3_K*>(w);
+    const blocks::BlockQ8_K* bx[M];
+    for (int i = 0; i < M; ++i) bx[i] = reinterpret_cast<const blocks::BlockQ8_K*>(x + i * xrb);
+    const uint8x16_t m3 = vdupq_n_u8(3), four = vdupq_n_u8(4);
+    // Lane j: the shift of scale j's high bit pair within byte 8 + j % 4.
+    static constexpr int8_t kHighShift[16] = {0,  0,  0,  0,  -2, -2, -2, -2,
+                                              -4, -4, -4, -4, -6, -6, -6, -6};
+    const int8x16_t high_shift = vld1q_s8(kHighShift);
+    float32x4_t acc[M];
+    for (int i = 0; i < M; ++i) acc[i] = vdupq_n_f32(0.0f);
+    for (int64_t b = 0; b < k / blocks::kQK_K; ++b) {
+      const blocks::BlockQ3_K& wb = bw[b];
+      const uint8x8_t s8 = vld1_u8(wb.scales);
+      uint32_t s4;
+      std::memcpy(&s4, wb.scales + 8, 4);
+      const uint8x16_t high =
+          vandq_u8(vshlq_u8(vreinterpretq_u8_u32(vdupq_n_u32(s4)), high_shift), m3);
+      const uint8x16_t sc6 = vorrq_u8(vcombine_u8(vand_u8(s8, vdup_n_u8(0x0F)), vshr_n_u8(s8, 4)),
+                                      vshlq_n_u8(high, 4));
+      const int8x16_t sc = vsubq_s8(vreinterpretq_s8_u8(sc6), vdupq_n_s8(32));
+      int32x4_t scl[8];
+      GroupPairScales(vmovl_s8(vget_low_s8(sc)), vmovl_high_s8(sc), scl);
+      const uint8x16x2_t hm = vld1q_u8_x2(wb.hmask);
+      const float dw = blocks::Fp16ToFloat(wb.d);
+      int32x4_t isum[M];
+      for (int i = 0; i < M; ++i) isum[i] = vdupq_n_s32(0);
+      for (int n = 0; n < 2; ++n) {
+        const uint8x16x2_t q = vld1q_u8_x2(wb.qs + 32 * n);
+        for (int s = 0; s < 4; ++s) {
+          // Groups 8 n + 2 s (values 128 n + 32 s + 0..15) and 8 n + 2 s + 1 (+ 16..31); their
+          // 3rd bits are bit 4 n + s of hmask.
+          const uint8x16_t bit = vdupq_n_u8(static_cast<uint8_t>(1 << (4 * n + s)));
+          const int8x16_t l0 =
+              vreinterpretq_s8_u8(vsubq_u8(vandq_u8(vshlq_u8(q.val[0], vdupq_n_s8(-2 * s)), m3),
+                                           vbicq_u8(four, vtstq_u8(hm.val[0], bit))));
+          const int8x16_t l1 =
+              vreinterpretq_s8_u8(vsubq_u8(vandq_u8(vshlq_u8(q.val[1], vdupq_n_s8(-2 * s)), m3),
+                                           vbicq_u8(four, vtstq_u8(hm.val[1], bit))));
+          for (int i = 0; i < M; ++i) {
+            const int8x16x2_t yv = vld1q_s8_x2(bx[i][b].qs + 128 * n + 32 * s);
+            const int32x4_t p0 = Dot::Acc(vdupq_n_s32(0), l0, yv.val[0]);
+            const int32x4_t p1 = Dot::Acc(vdupq_n_s32(0), l1, yv.val[1]);
+            isum[i] = vmlaq_s32(isum[i], vpaddq_s32(p0, p1), scl[4 * n + s]);
+          }
+        }
+      }
+      for (int i = 0; i < M; ++i) {
+        acc[i] = vfmaq_n_f32(acc[i], vcvtq_f32_s32(isum[i]), dw * bx[i][b].d);
       }
     }
     for (int i = 0; i < M; ++i) y[i * ys] = vaddvq_f32(acc[i]);

@@ -109,6 +109,8 @@ EDGEQ_DECLARE_KERNEL_PAIR(kIq4XsNeon);
 EDGEQ_DECLARE_KERNEL_PAIR(kIq4XsDotprod);
 EDGEQ_DECLARE_KERNEL_PAIR(kQ2_KNeon);
 EDGEQ_DECLARE_KERNEL_PAIR(kQ2_KDotprod);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ3_KNeon);
+EDGEQ_DECLARE_KERNEL_PAIR(kQ3_KDotprod);
 // GEMM only (m = 1 has no pair of activation rows: the dotprod GEMVs run it).
 extern const KernelEntry kQ4_KI8mmGemm;
 extern const KernelEntry kQ5_KI8mmGemm;
