@@ -405,6 +405,7 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
           << name;
     } else {
       EXPECT_TRUE(e->act_row_bytes == &internal::Q8_KRowBytes ||
+                  e->act_row_bytes == &internal::Q8_KTRowBytes ||
                   e->act_row_bytes == &internal::Q8_KXRowBytes)
           << name;
     }
@@ -635,6 +636,7 @@ TEST_P(KernelVsGenericTest, QuantizerMatchesPortable) {
       {internal::Q8_1RowBytes, internal::QuantizeRowQ8_1},
       {internal::Q8_1SRowBytes, internal::QuantizeRowQ8_1S},
       {internal::Q8_KRowBytes, internal::QuantizeRowQ8_K},
+      {internal::Q8_KTRowBytes, internal::QuantizeRowQ8_KT},
       {internal::Q8_KXRowBytes, internal::QuantizeRowQ8_KX}};
   internal::QuantizeFn portable = nullptr;
   for (const auto& [row_bytes, quantize] : kPortable) {
@@ -725,6 +727,28 @@ TEST(ActivationPairsTest, InterleaveTheRowFormats) {
         EXPECT_EQ(f32(one.data() + 96 * b + 80 + 8 * r + 4 * t), r == 0 ? sv : 0.0f);
       }
       EXPECT_NE(d, 0.0f);
+    }
+  }
+}
+
+// Q8_KT holds Q8_K's blocks with every 64-value chunk's values in transposed 4-byte words.
+TEST(ActivationPairsTest, Q8_KTTransposesQ8_KWords) {
+  const int64_t k = 512;
+  const std::vector<float> x = Gaussian(k, 9);
+  std::vector<uint8_t> plain(internal::Q8_KRowBytes(k)), t(internal::Q8_KTRowBytes(k));
+  ASSERT_EQ(plain.size(), t.size());
+  internal::QuantizeRowQ8_K(x.data(), k, plain.data());
+  internal::QuantizeRowQ8_KT(x.data(), k, t.data());
+  const auto* p = reinterpret_cast<const blocks::BlockQ8_K*>(plain.data());
+  const auto* q = reinterpret_cast<const blocks::BlockQ8_K*>(t.data());
+  for (int b = 0; b < 2; ++b) {
+    EXPECT_EQ(p[b].d, q[b].d);
+    EXPECT_EQ(0, std::memcmp(p[b].bsums, q[b].bsums, sizeof(p[b].bsums)));
+    for (int c = 0; c < 4; ++c) {
+      for (int v = 0; v < 64; ++v) {
+        const int g = v / 16, tt = v % 16 / 4, e = v % 4;
+        EXPECT_EQ(q[b].qs[64 * c + 16 * tt + 4 * g + e], p[b].qs[64 * c + v]) << b << " " << c;
+      }
     }
   }
 }

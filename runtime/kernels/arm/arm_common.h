@@ -261,14 +261,47 @@ void TileGemm(const MatmulParams& p, int64_t j0, int64_t j1) {
                      act_row_bytes, repack, repacked_row_bytes, tile_n,                         \
                      arm::TileGemm<__VA_ARGS__>)
 
+// The 4x4 transpose of 4-byte words: q[t] word g <- q[g] word t. On 64 decoded values (q[g] =
+// 16-value group g) it gives the order of Q8_KT activations (kernel_api.h), so that lane g of
+// sdot(q[0], x[0]) + ... + sdot(q[3], x[3]) is group g's whole dot.
+inline void TransposeWords4x4(int8x16_t q[4]) {
+  const int32x4_t q0 = vreinterpretq_s32_s8(q[0]), q1 = vreinterpretq_s32_s8(q[1]);
+  const int32x4_t q2 = vreinterpretq_s32_s8(q[2]), q3 = vreinterpretq_s32_s8(q[3]);
+  const int64x2_t a0 = vreinterpretq_s64_s32(vtrn1q_s32(q0, q1));  // words 0, 2 of q0, q1
+  const int64x2_t a1 = vreinterpretq_s64_s32(vtrn2q_s32(q0, q1));  // words 1, 3
+  const int64x2_t a2 = vreinterpretq_s64_s32(vtrn1q_s32(q2, q3));
+  const int64x2_t a3 = vreinterpretq_s64_s32(vtrn2q_s32(q2, q3));
+  q[0] = vreinterpretq_s8_s64(vtrn1q_s64(a0, a2));
+  q[1] = vreinterpretq_s8_s64(vtrn1q_s64(a1, a3));
+  q[2] = vreinterpretq_s8_s64(vtrn2q_s64(a0, a2));
+  q[3] = vreinterpretq_s8_s64(vtrn2q_s64(a1, a3));
+}
+
+// The four 16-value group dots of 64 values, lane g = group g: kTransposed (Q8_KT activations,
+// levels put through TransposeWords4x4): four chained dots; else (Q8_K): four dots and the
+// pairwise adds that gather each group's lanes.
+template <typename Dot, bool kTransposed>
+inline int32x4_t GroupDots64(int8x16_t q[4], const int8x16x4_t& y) {
+  if constexpr (kTransposed) {
+    int32x4_t p = Dot::Acc(vdupq_n_s32(0), q[0], y.val[0]);
+    for (int t = 1; t < 4; ++t) p = Dot::Acc(p, q[t], y.val[t]);
+    return p;
+  } else {
+    int32x4_t p[4];
+    for (int u = 0; u < 4; ++u) p[u] = Dot::Acc(vdupq_n_s32(0), q[u], y.val[u]);
+    return vpaddq_s32(vpaddq_s32(p[0], p[1]), vpaddq_s32(p[2], p[3]));
+  }
+}
+
 // Q4_K/Q5_K x Q8_K, GGML's math: per super-block, sum_s sc[s] * (levels_s . x_s) times
 // d = fp16(w.d) * x.d, minus sum_s mn[s] * (sum of x_s) times dmin = fp16(w.dmin) * x.d, s over the
 // eight 32-value sub-blocks (the sums of x_s from the activation's bsums, as in GGML). The levels,
 // the scales (vectorized unpacking) and d, dmin (hardware fp16) are decoded once per tile; per
 // activation row and 64 values: one 64-byte load, four 16-byte dots, a pairwise add and one
-// multiply-add by the scales. Exact int32: |levels . x| <= 32 * 31 * 128 per sub-block, times a
-// scale <= 63, over 8 sub-blocks is < 2^26.
-template <typename L, typename Dot>
+// multiply-add by the scales (kTransposed, over Q8_KT activations: no pairwise add, one zeroed
+// accumulator instead of two; the levels transposed once per tile). Exact int32: |levels . x| <= 32
+// * 31 * 128 per sub-block, times a scale <= 63, over 8 sub-blocks is < 2^26.
+template <typename L, typename Dot, bool kTransposed = false>
 struct K45Tile {
   // NEON's widening dots need more registers: fewer rows per tile (counted under qemu).
   static constexpr int kTileRows = std::is_same<Dot, NeonDot16>::value ? 4 : 8;
@@ -295,11 +328,18 @@ struct K45Tile {
       for (int j = 0; j < 4; ++j) {
         int8x16_t q[4];
         K45Levels64(wb, j, &levels, q);
+        if constexpr (kTransposed) TransposeWords4x4(q);
         for (int i = 0; i < M; ++i) {
           const int8x16x4_t yv = vld1q_s8_x4(bx[i][b].qs + 64 * j);
-          const int32x4_t p0 = Dot::Acc(Dot::Acc(vdupq_n_s32(0), q[0], yv.val[0]), q[1], yv.val[1]);
-          const int32x4_t p1 = Dot::Acc(Dot::Acc(vdupq_n_s32(0), q[2], yv.val[2]), q[3], yv.val[3]);
-          isum[i] = vmlaq_s32(isum[i], vpaddq_s32(p0, p1), scl[j]);
+          if constexpr (kTransposed) {  // lanes: groups 4 j .. 4 j + 3 (sub-blocks 2 j, 2 j + 1)
+            isum[i] = vmlaq_s32(isum[i], GroupDots64<Dot, true>(q, yv), scl[j]);
+          } else {  // two sub-blocks: two chained dots each, one pairwise add
+            const int32x4_t p0 =
+                Dot::Acc(Dot::Acc(vdupq_n_s32(0), q[0], yv.val[0]), q[1], yv.val[1]);
+            const int32x4_t p1 =
+                Dot::Acc(Dot::Acc(vdupq_n_s32(0), q[2], yv.val[2]), q[3], yv.val[3]);
+            isum[i] = vmlaq_s32(isum[i], vpaddq_s32(p0, p1), scl[j]);
+          }
         }
       }
       for (int i = 0; i < M; ++i) {
@@ -316,57 +356,45 @@ struct K45Tile {
   }
 };
 
-// The signed 6-bit values (level - 32, in -32..31) of a Q6_K super-block at 128 n + 32 t + 16 h
-// .. + 15 for t = 0..3 (16-value group 8 n + 2 t + h) into q[t]: the low 4 bits are nibbles of
-// ql[64 n + 16 h ..] (t = 0, 1: low nibbles of the first / second 32 bytes; t = 2, 3: high
-// nibbles), the high 2 bits are bit pair t of qh[32 n + 16 h ..].
-inline void Q6KValues64(const blocks::BlockQ6_K& b, int n, int h, int8x16_t q[4]) {
-  const uint8x16_t m4 = vdupq_n_u8(0x0F);
-  const uint8x16_t m3 = vdupq_n_u8(0x03);
-  const int8x16_t off = vdupq_n_s8(32);
-  const uint8_t* ql = b.ql + 64 * n;
-  const uint8x16_t a = vld1q_u8(ql + 16 * h), c = vld1q_u8(ql + 32 + 16 * h);
-  const uint8x16_t qh = vld1q_u8(b.qh + 32 * n + 16 * h);
-  const uint8x16_t v[4] = {
-      vorrq_u8(vandq_u8(a, m4), vshlq_n_u8(vandq_u8(qh, m3), 4)),
-      vorrq_u8(vandq_u8(c, m4), vshlq_n_u8(vandq_u8(vshrq_n_u8(qh, 2), m3), 4)),
-      vorrq_u8(vshrq_n_u8(a, 4), vshlq_n_u8(vandq_u8(vshrq_n_u8(qh, 4), m3), 4)),
-      vorrq_u8(vshrq_n_u8(c, 4), vshlq_n_u8(vshrq_n_u8(qh, 6), 4)),
-  };
-  for (int t = 0; t < 4; ++t) q[t] = vsubq_s8(vreinterpretq_s8_u8(v[t]), off);
-}
-
-// The signed 6-bit values (level - 32) 128 n + 64 hh + 16 u .. + 15 of a Q6_K super-block into
-// q[u] (u = 0..3: group 8 n + 4 hh + u): for hh = 0 the low nibbles of ql[64 n ..] with qh bit
-// pairs 0 (u = 0, 1) and 1 (u = 2, 3) of qh[32 n ..], for hh = 1 the high nibbles with bit pairs 2
-// and 3.
-inline void Q6KValues64Contiguous(const blocks::BlockQ6_K& b, int n, int hh, int8x16_t q[4]) {
+// 4 x (level - 32) (in -128..124) of the Q6_K values 128 n + 64 hh + 16 u .. + 15 into q[u]
+// (u = 0..3: group 8 n + 4 hh + u): the level's low 4 bits are the low (hh = 0) or high (hh = 1)
+// nibbles of ql[64 n + 16 u ..], its high 2 bits bit pair 2 hh + u / 2 of qh[32 n + 16 (u % 2) ..].
+// Per 16 values: the nibble moved to bits 4-7, the bit pair to bits 6-7, one sri (4 x level) and
+// one eor (- 128). The callers scale d by 1/4 (exact).
+inline void Q6KValues64Times4(const blocks::BlockQ6_K& b, int n, int hh, int8x16_t q[4]) {
   const uint8x16x4_t ql = vld1q_u8_x4(b.ql + 64 * n);
   const uint8x16x2_t qh = vld1q_u8_x2(b.qh + 32 * n);
-  const uint8x16_t m4 = vdupq_n_u8(0x0F), m3 = vdupq_n_u8(0x30);
-  const int8x16_t off = vdupq_n_s8(32);
-  uint8x16_t v[4];
-  if (hh == 0) {
-    for (int u = 0; u < 4; ++u) {
-      const uint8x16_t h = u < 2 ? vshlq_n_u8(qh.val[u], 4) : vshlq_n_u8(qh.val[u - 2], 2);
-      v[u] = vorrq_u8(vandq_u8(ql.val[u], m4), vandq_u8(h, m3));
+  for (int u = 0; u < 4; ++u) {
+    const uint8x16_t nib =
+        hh == 0 ? vshlq_n_u8(ql.val[u], 4) : vandq_u8(ql.val[u], vdupq_n_u8(0xF0));
+    const uint8x16_t h = qh.val[u % 2];
+    uint8x16_t top;  // bit pair 2 hh + u / 2 of h at bits 6-7
+    switch (2 * hh + u / 2) {
+      case 0:
+        top = vshlq_n_u8(h, 6);
+        break;
+      case 1:
+        top = vshlq_n_u8(h, 4);
+        break;
+      case 2:
+        top = vshlq_n_u8(h, 2);
+        break;
+      default:
+        top = h;
+        break;
     }
-  } else {
-    for (int u = 0; u < 4; ++u) {
-      const uint8x16_t h = u < 2 ? vandq_u8(qh.val[u], m3) : vshrq_n_u8(qh.val[u - 2], 2);
-      v[u] = vorrq_u8(vshrq_n_u8(ql.val[u], 4), u < 2 ? h : vandq_u8(h, m3));
-    }
+    q[u] = vreinterpretq_s8_u8(veorq_u8(vsriq_n_u8(top, nib, 2), vdupq_n_u8(0x80)));
   }
-  for (int u = 0; u < 4; ++u) q[u] = vsubq_s8(vreinterpretq_s8_u8(v[u]), off);
 }
 
 // Q6_K x Q8_K, GGML's math: per super-block sum_g sc[g] * (values_g . x_g) times
 // d = fp16(w.d) * x.d, g over the sixteen 16-value groups, sc[g] the group's int8 scale, values
-// signed (level - 32). Values, scales and d are decoded once per tile; per activation row and 64
-// values: one 64-byte load, four 16-byte dots, three pairwise adds and one multiply-add by the
-// scales. Exact int32: |values . x| <= 16 * 32 * 128 per group, times |sc| <= 128, over 16 groups
-// is <= 2^27.
-template <typename Dot>
+// 4 x (level - 32) and d / 4. Values, scales and d are decoded once per tile; per activation row
+// and 64 values: one 64-byte load, four 16-byte dots, three pairwise adds and one multiply-add by
+// the scales (kTransposed, over Q8_KT activations: four chained dots and the multiply-add; the
+// values transposed once per tile). Exact int32: |values . x| <= 16 * 128 * 128 per group, times
+// |sc| <= 128, over 16 groups is <= 2^29. (NEON's widening dots: products <= 128 * 128 fit int16.)
+template <typename Dot, bool kTransposed = false>
 struct Q6KTile {
   // NEON's widening dots need more registers: fewer rows per tile (counted under qemu).
   static constexpr int kTileRows = std::is_same<Dot, NeonDot16>::value ? 4 : 8;
@@ -384,20 +412,19 @@ struct Q6KTile {
       const int16x8_t s16l = vmovl_s8(vget_low_s8(s8)), s16h = vmovl_high_s8(s8);
       const int32x4_t scl[4] = {vmovl_s16(vget_low_s16(s16l)), vmovl_high_s16(s16l),
                                 vmovl_s16(vget_low_s16(s16h)), vmovl_high_s16(s16h)};
-      // d is the block's last field: load only its two bytes.
-      const float32x4_t d = vcvt_f32_f16(vreinterpret_f16_u16(vld1_dup_u16(&wb.d)));
+      // d is the block's last field: load only its two bytes. 1/4: the values are 4 x (level - 32).
+      const float32x4_t d =
+          vmulq_n_f32(vcvt_f32_f16(vreinterpret_f16_u16(vld1_dup_u16(&wb.d))), 0.25f);
       int32x4_t isum[M];
       for (int i = 0; i < M; ++i) isum[i] = vdupq_n_s32(0);
       for (int n = 0; n < 2; ++n) {
         for (int hh = 0; hh < 2; ++hh) {  // values 64 (2 n + hh) + 16 u: group 4 (2 n + hh) + u
           int8x16_t v[4];
-          Q6KValues64Contiguous(wb, n, hh, v);
+          Q6KValues64Times4(wb, n, hh, v);
+          if constexpr (kTransposed) TransposeWords4x4(v);
           for (int i = 0; i < M; ++i) {
             const int8x16x4_t yv = vld1q_s8_x4(bx[i][b].qs + 128 * n + 64 * hh);
-            int32x4_t p[4];
-            for (int u = 0; u < 4; ++u) p[u] = Dot::Acc(vdupq_n_s32(0), v[u], yv.val[u]);
-            const int32x4_t g = vpaddq_s32(vpaddq_s32(p[0], p[1]), vpaddq_s32(p[2], p[3]));
-            isum[i] = vmlaq_s32(isum[i], g, scl[2 * n + hh]);
+            isum[i] = vmlaq_s32(isum[i], GroupDots64<Dot, kTransposed>(v, yv), scl[2 * n + hh]);
           }
         }
       }

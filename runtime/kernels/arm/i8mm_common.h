@@ -217,8 +217,8 @@ struct I8mmQ6KWide {
           const int32x4_t scl[4] = {vmovl_s16(vget_low_s16(z0)), vmovl_high_s16(z0),
                                     vmovl_s16(vget_low_s16(z1)), vmovl_high_s16(z1)};
           int8x16_t qa[4], qb[4], a[8];
-          Q6KValues64Contiguous(wa, n, hh, qa);
-          Q6KValues64Contiguous(wb, n, hh, qb);
+          Q6KValues64Times4(wa, n, hh, qa);
+          Q6KValues64Times4(wb, n, hh, qb);
           for (int u = 0; u < 4; ++u) {
             const int64x2_t va = vreinterpretq_s64_s8(qa[u]), vb = vreinterpretq_s64_s8(qb[u]);
             a[2 * u] = vreinterpretq_s8_s64(vzip1q_s64(va, vb));
@@ -242,7 +242,8 @@ struct I8mmQ6KWide {
       }
       const float32x4_t da = vcvt_f32_f16(vreinterpret_f16_u16(vld1_dup_u16(&wa.d)));
       const float32x4_t db = vcvt_f32_f16(vreinterpret_f16_u16(vld1_dup_u16(&wb.d)));
-      const float32x4_t d2 = vcombine_f32(vget_low_f32(da), vget_low_f32(db));  // {da da db db}
+      // {da da db db} / 4 (the values are 4 x (level - 32)).
+      const float32x4_t d2 = vmulq_n_f32(vcombine_f32(vget_low_f32(da), vget_low_f32(db)), 0.25f);
       for (int p = 0; p < P; ++p) {
         const auto& xa = reinterpret_cast<const blocks::BlockQ8_K*>(x + 2 * p * xrb)[b];
         const auto& xb = reinterpret_cast<const blocks::BlockQ8_K*>(x + (2 * p + 1) * xrb)[b];

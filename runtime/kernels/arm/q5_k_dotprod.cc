@@ -11,12 +11,18 @@ namespace kernels {
 namespace internal {
 namespace {
 
+// GEMV: Q8_K rows as GGML's; GEMM: Q8_KT rows and the levels transposed once per tile.
 using Tile = arm::K45Tile<arm::Q5_KLevels, arm::DotprodDot16>;
+using TileT = arm::K45Tile<arm::Q5_KLevels, arm::DotprodDot16, true>;
 
 }  // namespace
 
-EDGEQ_DEFINE_ARM_TILE_KERNEL_PAIR(kQ5_KDotprod, Encoding::kQ5_K, Isa::kNeonDotprod, "q5_k_dotprod",
-                                  QuantizeRowQ8_K, Q8_KRowBytes, nullptr, nullptr, 16, Tile);
+EDGEQ_KERNEL_ENTRY(kQ5_KDotprodGemv, Shape::kGemv, "q5_k_dotprod_gemv", Encoding::kQ5_K,
+                   Isa::kNeonDotprod, QuantizeRowQ8_K, Q8_KRowBytes, nullptr, nullptr, 16,
+                   arm::TileGemv<Tile>);
+EDGEQ_KERNEL_ENTRY(kQ5_KDotprodGemm, Shape::kGemm, "q5_k_dotprod_gemm", Encoding::kQ5_K,
+                   Isa::kNeonDotprod, QuantizeRowQ8_KT, Q8_KTRowBytes, nullptr, nullptr, 16,
+                   arm::TileGemm<TileT>);
 
 }  // namespace internal
 }  // namespace kernels

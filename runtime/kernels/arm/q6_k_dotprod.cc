@@ -11,12 +11,18 @@ namespace kernels {
 namespace internal {
 namespace {
 
+// GEMV: Q8_K rows as GGML's; GEMM: Q8_KT rows and the levels transposed once per tile.
 using Tile = arm::Q6KTile<arm::DotprodDot16>;
+using TileT = arm::Q6KTile<arm::DotprodDot16, true>;
 
 }  // namespace
 
-EDGEQ_DEFINE_ARM_TILE_KERNEL_PAIR(kQ6_KDotprod, Encoding::kQ6_K, Isa::kNeonDotprod, "q6_k_dotprod",
-                                  QuantizeRowQ8_K, Q8_KRowBytes, nullptr, nullptr, 16, Tile);
+EDGEQ_KERNEL_ENTRY(kQ6_KDotprodGemv, Shape::kGemv, "q6_k_dotprod_gemv", Encoding::kQ6_K,
+                   Isa::kNeonDotprod, QuantizeRowQ8_K, Q8_KRowBytes, nullptr, nullptr, 16,
+                   arm::TileGemv<Tile>);
+EDGEQ_KERNEL_ENTRY(kQ6_KDotprodGemm, Shape::kGemm, "q6_k_dotprod_gemm", Encoding::kQ6_K,
+                   Isa::kNeonDotprod, QuantizeRowQ8_KT, Q8_KTRowBytes, nullptr, nullptr, 16,
+                   arm::TileGemm<TileT>);
 
 }  // namespace internal
 }  // namespace kernels

@@ -143,6 +143,23 @@ void QuantizePairQ8_1P(const float* x0, const float* x1, int64_t k, uint8_t* out
   QuantizePairRow(x1, 1, k, true, out);
 }
 
+size_t Q8_KTRowBytes(int64_t k) { return Q8_KRowBytes(k); }
+
+void QuantizeRowQ8_KT(const float* x, int64_t k, uint8_t* out) {
+  QuantizeRowQ8_K(x, k, out);
+  for (int64_t b = 0; b < k / kQK_K; ++b) {
+    int8_t* qs = reinterpret_cast<BlockQ8_K*>(out)[b].qs;
+    for (int c = 0; c < kQK_K / 64; ++c) {
+      int8_t chunk[64];
+      std::memcpy(chunk, qs + 64 * c, 64);
+      for (int t = 0; t < 4; ++t) {
+        for (int g = 0; g < 4; ++g)
+          std::memcpy(qs + 64 * c + 16 * t + 4 * g, chunk + 16 * g + 4 * t, 4);
+      }
+    }
+  }
+}
+
 size_t Q8_KRowBytes(int64_t k) { return static_cast<size_t>(k / kQK_K) * sizeof(BlockQ8_K); }
 
 void QuantizeRowQ8_K(const float* x, int64_t k, uint8_t* out) {

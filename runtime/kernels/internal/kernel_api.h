@@ -127,6 +127,14 @@ void QuantizePairQ8_1P(const float* x0, const float* x1, int64_t k, uint8_t* out
 size_t Q8_KRowBytes(int64_t k);
 void QuantizeRowQ8_K(const float* x, int64_t k, uint8_t* out);
 
+// "Q8_KT": GGML's quantize_row_q8_K blocks (same d and bsums) with each 64-value chunk's qs in
+// transposed 4-byte words: byte 64 c + 16 t + 4 g + e holds value 64 c + 16 g + 4 t + e (g, t, e
+// < 4), so that the t-th 16 bytes hold word t of each of the chunk's four 16-value groups. The ARM
+// K-quant GEMMs transpose their decoded levels the same way: lane g of four chained sdot is then
+// group g's whole dot (no zeroed accumulator and pairwise add per group pair).
+size_t Q8_KTRowBytes(int64_t k);
+void QuantizeRowQ8_KT(const float* x, int64_t k, uint8_t* out);
+
 // "Q8_KX": GGML's quantize_row_q8_K values (bit-identical qs and d) with the sums the 16-row
 // AVX-512 kernels want precomputed: k/256 BlockQ8_KX.
 struct BlockQ8_KX {
