@@ -684,6 +684,21 @@ TEST_P(KernelVsGenericTest, QuantizerMatchesPortable) {
     e->quantize(x.data(), k, got.data());
     EXPECT_EQ(got, want) << e->name << " scale " << scale;
   }
+  // Many Gaussian rows (the kernels' tests' activations): every byte equal.
+  const int64_t k2 = 1280;
+  const std::vector<float> xs = Gaussian(64 * (k2 + 3), 4242);
+  for (int r = 0; r < 64; ++r) {
+    std::vector<uint8_t> want(e->act_row_bytes(k2)), got(e->act_row_bytes(k2));
+    portable(xs.data() + r * (k2 + 3), k2, want.data());
+    e->quantize(xs.data() + r * (k2 + 3), k2, got.data());
+    for (size_t b = 0; b < want.size(); ++b) {
+      if (got[b] != want[b]) {
+        ADD_FAILURE() << e->name << " row " << r << " byte " << b << ": " << int(got[b])
+                      << ", portable " << int(want[b]);
+        break;
+      }
+    }
+  }
 }
 
 // The pair layouts hold the Q8_0S / Q8_1S rows' values and scales, interleaved as kernel_api.h

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "quantization/block_layout.h"
 #include "runtime/kernels/internal/kernel_api.h"
@@ -80,6 +81,76 @@ inline void QuantizeRowQ8_0SNeon(const float* x, int64_t k, uint8_t* out) {
 // Q8_1S: float s[nbp], then the Q8_0S row.
 inline void QuantizeRowQ8_1SNeon(const float* x, int64_t k, uint8_t* out) {
   QuantizeRowQ8_0SNeonImpl(x, k, out + 4 * Q8_0SPaddedBlocks(k), reinterpret_cast<float*>(out));
+}
+
+// The 4x4 transpose of 4-byte words: q[t] word g <- q[g] word t. On 64 decoded values (q[g] =
+// 16-value group g) it gives the order of Q8_KT activations (kernel_api.h), so that lane g of
+// sdot(q[0], x[0]) + ... + sdot(q[3], x[3]) is group g's whole dot.
+inline void TransposeWords4x4(int8x16_t q[4]) {
+  const int32x4_t q0 = vreinterpretq_s32_s8(q[0]), q1 = vreinterpretq_s32_s8(q[1]);
+  const int32x4_t q2 = vreinterpretq_s32_s8(q[2]), q3 = vreinterpretq_s32_s8(q[3]);
+  const int64x2_t a0 = vreinterpretq_s64_s32(vtrn1q_s32(q0, q1));  // words 0, 2 of q0, q1
+  const int64x2_t a1 = vreinterpretq_s64_s32(vtrn2q_s32(q0, q1));  // words 1, 3
+  const int64x2_t a2 = vreinterpretq_s64_s32(vtrn1q_s32(q2, q3));
+  const int64x2_t a3 = vreinterpretq_s64_s32(vtrn2q_s32(q2, q3));
+  q[0] = vreinterpretq_s8_s64(vtrn1q_s64(a0, a2));
+  q[1] = vreinterpretq_s8_s64(vtrn1q_s64(a1, a3));
+  q[2] = vreinterpretq_s8_s64(vtrn2q_s64(a0, a2));
+  q[3] = vreinterpretq_s8_s64(vtrn2q_s64(a1, a3));
+}
+
+// GGML's quantize_row_q8_K, bit-identical to the portable QuantizeRowQ8_K: per 256 values max =
+// the first value of the largest |x| (found with NEON compares), iscale = -127 / max, q =
+// min(127, round-half-even(iscale x)) (vcvtnq: GGML's nearest_int for |v| < 2^22), d = 1 / iscale,
+// bsums of 16. A block whose largest |x| is not finite goes to the portable code (NaN, Inf).
+// kTransposed: the qs in Q8_KT order (each 64 values' 4-byte words transposed).
+template <bool kTransposed>
+inline void QuantizeRowQ8_KNeonImpl(const float* x, int64_t k, uint8_t* out) {
+  auto* y = reinterpret_cast<blocks::BlockQ8_K*>(out);
+  for (int64_t i = 0; i < k / blocks::kQK_K; ++i, x += blocks::kQK_K) {
+    float32x4_t m = vdupq_n_f32(0.0f);
+    for (int j = 0; j < blocks::kQK_K; j += 4) m = vmaxq_f32(m, vabsq_f32(vld1q_f32(x + j)));
+    const float amax = vmaxvq_f32(m);
+    if (!std::isfinite(amax)) {
+      (kTransposed ? QuantizeRowQ8_KT : QuantizeRowQ8_K)(x, blocks::kQK_K,
+                                                         reinterpret_cast<uint8_t*>(&y[i]));
+      continue;
+    }
+    if (amax == 0.0f) {
+      std::memset(&y[i], 0, sizeof(y[i]));
+      continue;
+    }
+    const float32x4_t am = vdupq_n_f32(amax);
+    int j = 0;
+    while (vmaxvq_u32(vceqq_f32(vabsq_f32(vld1q_f32(x + j)), am)) == 0) j += 4;
+    while (std::fabs(x[j]) != amax) ++j;
+    const float iscale = -127.f / x[j];
+    int8x16_t q[16];
+    for (int g = 0; g < 16; ++g) {
+      int32x4_t v[4];
+      for (int t = 0; t < 4; ++t) {
+        v[t] = vminq_s32(vcvtnq_s32_f32(vmulq_n_f32(vld1q_f32(x + 16 * g + 4 * t), iscale)),
+                         vdupq_n_s32(127));
+      }
+      const int16x8_t h0 = vcombine_s16(vmovn_s32(v[0]), vmovn_s32(v[1]));
+      const int16x8_t h1 = vcombine_s16(vmovn_s32(v[2]), vmovn_s32(v[3]));
+      q[g] = vcombine_s8(vmovn_s16(h0), vmovn_s16(h1));
+      y[i].bsums[g] = vaddlvq_s8(q[g]);
+    }
+    if (kTransposed) {
+      for (int c = 0; c < 4; ++c) TransposeWords4x4(q + 4 * c);
+    }
+    for (int g = 0; g < 16; ++g) vst1q_s8(y[i].qs + 16 * g, q[g]);
+    y[i].d = 1 / iscale;
+  }
+}
+
+inline void QuantizeRowQ8_KNeon(const float* x, int64_t k, uint8_t* out) {
+  QuantizeRowQ8_KNeonImpl<false>(x, k, out);
+}
+
+inline void QuantizeRowQ8_KTNeon(const float* x, int64_t k, uint8_t* out) {
+  QuantizeRowQ8_KNeonImpl<true>(x, k, out);
 }
 
 // Q8_0P / Q8_1P (kernel_api.h): two rows (x1 null: zeros) interleaved 8 values at a time, with

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "quantization/block_layout.h"
+#include "runtime/kernels/arm/activations_neon.h"
 #include "runtime/kernels/internal/kernel_api.h"
 #include "runtime/kernels/internal/repack.h"
 
@@ -260,22 +261,6 @@ void TileGemm(const MatmulParams& p, int64_t j0, int64_t j1) {
   EDGEQ_KERNEL_ENTRY(prefix##Gemm, Shape::kGemm, name "_gemm", encoding, isa, quantize,         \
                      act_row_bytes, repack, repacked_row_bytes, tile_n,                         \
                      arm::TileGemm<__VA_ARGS__>)
-
-// The 4x4 transpose of 4-byte words: q[t] word g <- q[g] word t. On 64 decoded values (q[g] =
-// 16-value group g) it gives the order of Q8_KT activations (kernel_api.h), so that lane g of
-// sdot(q[0], x[0]) + ... + sdot(q[3], x[3]) is group g's whole dot.
-inline void TransposeWords4x4(int8x16_t q[4]) {
-  const int32x4_t q0 = vreinterpretq_s32_s8(q[0]), q1 = vreinterpretq_s32_s8(q[1]);
-  const int32x4_t q2 = vreinterpretq_s32_s8(q[2]), q3 = vreinterpretq_s32_s8(q[3]);
-  const int64x2_t a0 = vreinterpretq_s64_s32(vtrn1q_s32(q0, q1));  // words 0, 2 of q0, q1
-  const int64x2_t a1 = vreinterpretq_s64_s32(vtrn2q_s32(q0, q1));  // words 1, 3
-  const int64x2_t a2 = vreinterpretq_s64_s32(vtrn1q_s32(q2, q3));
-  const int64x2_t a3 = vreinterpretq_s64_s32(vtrn2q_s32(q2, q3));
-  q[0] = vreinterpretq_s8_s64(vtrn1q_s64(a0, a2));
-  q[1] = vreinterpretq_s8_s64(vtrn1q_s64(a1, a3));
-  q[2] = vreinterpretq_s8_s64(vtrn2q_s64(a0, a2));
-  q[3] = vreinterpretq_s8_s64(vtrn2q_s64(a1, a3));
-}
 
 // The four 16-value group dots of 64 values, lane g = group g: kTransposed (Q8_KT activations,
 // levels put through TransposeWords4x4): four chained dots; else (Q8_K): four dots and the

@@ -1,5 +1,6 @@
 // IQ4_XS x Q8_K with ARMv8-A NEON (arm::Iq4XsTile, widening multiplies): the GGML layout, levels by
 // table lookup, each super-block decoded once per tile of activation rows.
+#include "runtime/kernels/arm/activations_neon.h"
 #include "runtime/kernels/arm/arm_common.h"
 #include "runtime/kernels/internal/kernel_list.h"
 #include "runtime/kernels/internal/row_driver.h"
@@ -14,7 +15,8 @@ using Tile = arm::Iq4XsTile<arm::NeonDot16>;
 }  // namespace
 
 EDGEQ_DEFINE_ARM_TILE_KERNEL_PAIR(kIq4XsNeon, Encoding::kIq4Xs, Isa::kNeon, "iq4_xs_neon",
-                                  QuantizeRowQ8_K, Q8_KRowBytes, nullptr, nullptr, 16, Tile);
+                                  arm::QuantizeRowQ8_KNeon, Q8_KRowBytes, nullptr, nullptr, 16,
+                                  Tile);
 
 }  // namespace internal
 }  // namespace kernels

@@ -1,5 +1,6 @@
 // Q3_K x Q8_K with ARMv8-A NEON (arm::Q3KTile, widening multiplies): the GGML layout, each
 // super-block's scales, bit pairs and high bits decoded once per tile of activation rows.
+#include "runtime/kernels/arm/activations_neon.h"
 #include "runtime/kernels/arm/arm_common.h"
 #include "runtime/kernels/internal/kernel_list.h"
 #include "runtime/kernels/internal/row_driver.h"
@@ -14,7 +15,8 @@ using Tile = arm::Q3KTile<arm::NeonDot16>;
 }  // namespace
 
 EDGEQ_DEFINE_ARM_TILE_KERNEL_PAIR(kQ3_KNeon, Encoding::kQ3_K, Isa::kNeon, "q3_k_neon",
-                                  QuantizeRowQ8_K, Q8_KRowBytes, nullptr, nullptr, 16, Tile);
+                                  arm::QuantizeRowQ8_KNeon, Q8_KRowBytes, nullptr, nullptr, 16,
+                                  Tile);
 
 }  // namespace internal
 }  // namespace kernels

@@ -2,6 +2,7 @@
 // weight rows x 8 activation rows per tile (the weights decoded and zipped once per tile) over the
 // 4-bit levels (nibbles, 0..15), GGML layout (no repack). (m = 1 has no pair of activation rows to
 // share an smmla, so the GEMV shape class uses the dotprod kernel on i8mm CPUs.)
+#include "runtime/kernels/arm/activations_neon.h"
 #include "runtime/kernels/arm/arm_common.h"
 #include "runtime/kernels/arm/dotprod_common.h"
 #include "runtime/kernels/arm/i8mm_common.h"
@@ -16,7 +17,7 @@ const KernelEntry kQ4_KI8mmGemm = {
     Isa::kNeonI8mm,
     Shape::kGemm,
     "q4_k_i8mm_gemm",
-    QuantizeRowQ8_K,
+    arm::QuantizeRowQ8_KNeon,
     Q8_KRowBytes,
     nullptr,
     nullptr,

@@ -2,6 +2,7 @@
 #include <arm_neon.h>
 
 #include "quantization/block_layout.h"
+#include "runtime/kernels/arm/activations_neon.h"
 #include "runtime/kernels/arm/dotprod_common.h"
 #include "runtime/kernels/internal/kernel_list.h"
 #include "runtime/kernels/internal/row_driver.h"
@@ -18,11 +19,11 @@ using TileT = arm::K45Tile<arm::Q5_KLevels, arm::DotprodDot16, true>;
 }  // namespace
 
 EDGEQ_KERNEL_ENTRY(kQ5_KDotprodGemv, Shape::kGemv, "q5_k_dotprod_gemv", Encoding::kQ5_K,
-                   Isa::kNeonDotprod, QuantizeRowQ8_K, Q8_KRowBytes, nullptr, nullptr, 16,
+                   Isa::kNeonDotprod, arm::QuantizeRowQ8_KNeon, Q8_KRowBytes, nullptr, nullptr, 16,
                    arm::TileGemv<Tile>);
 EDGEQ_KERNEL_ENTRY(kQ5_KDotprodGemm, Shape::kGemm, "q5_k_dotprod_gemm", Encoding::kQ5_K,
-                   Isa::kNeonDotprod, QuantizeRowQ8_KT, Q8_KTRowBytes, nullptr, nullptr, 16,
-                   arm::TileGemm<TileT>);
+                   Isa::kNeonDotprod, arm::QuantizeRowQ8_KTNeon, Q8_KTRowBytes, nullptr, nullptr,
+                   16, arm::TileGemm<TileT>);
 
 }  // namespace internal
 }  // namespace kernels

@@ -2,6 +2,7 @@
 #include <arm_neon.h>
 
 #include "quantization/block_layout.h"
+#include "runtime/kernels/arm/activations_neon.h"
 #include "runtime/kernels/arm/arm_common.h"
 #include "runtime/kernels/internal/kernel_list.h"
 #include "runtime/kernels/internal/row_driver.h"
@@ -16,7 +17,8 @@ using Tile = arm::Q6KTile<arm::NeonDot16>;
 }  // namespace
 
 EDGEQ_DEFINE_ARM_TILE_KERNEL_PAIR(kQ6_KNeon, Encoding::kQ6_K, Isa::kNeon, "q6_k_neon",
-                                  QuantizeRowQ8_K, Q8_KRowBytes, nullptr, nullptr, 16, Tile);
+                                  arm::QuantizeRowQ8_KNeon, Q8_KRowBytes, nullptr, nullptr, 16,
+                                  Tile);
 
 }  // namespace internal
 }  // namespace kernels
