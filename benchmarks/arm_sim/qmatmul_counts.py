@@ -153,6 +153,44 @@ def compare_table(edgeq, ggml, cpu):
     return "\n".join(lines)
 
 
+ENCODING_ORDER = ["q4_0", "q8_0", "q4_k", "q5_k", "q6_k", "q4_1", "q5_0", "q5_1", "iq4_nl",
+                  "iq4_xs", "q2_k", "q3_k", "f16", "bf16"]
+
+
+def summary_table(edgeq, ggml, cpus):
+    """Markdown: per encoding and CPU model, the range over the shapes of ggml / edgeq
+    instructions at m = 1 and at m >= 8, then the rows below 1 (edgeq executes more)."""
+    theirs = {(r["cpu"], r["encoding"], r["n"], r["k"], r["m"]): r["insns"] for r in ggml
+              if r["rep"] == 0}
+    ratios, below = {}, []
+    for r in edgeq:
+        key = (r["cpu"], r["encoding"], r["n"], r["k"], r["m"])
+        if r["rep"] != 0 or key not in theirs:
+            continue
+        ratio = theirs[key] / r["insns"]
+        ratios.setdefault((r["encoding"], r["cpu"], r["m"] == 1), []).append(ratio)
+        if ratio < 1:
+            below.append((r["cpu"], r["encoding"], "%dx%d" % (r["n"], r["k"]), r["m"],
+                          short_kernel(r["kernel"], r["encoding"]), ratio))
+    encodings = sorted({e for e, _, _ in ratios},
+                       key=lambda e: ENCODING_ORDER.index(e) if e in ENCODING_ORDER else 99)
+    lines = ["| type | " + " | ".join("%s, m %s" % (c, m) for c in cpus for m in ("= 1", ">= 8"))
+             + " |", "|---|" + "---|" * (2 * len(cpus))]
+    for enc in encodings:
+        cells = []
+        for cpu in cpus:
+            for gemv in (True, False):
+                v = ratios.get((enc, cpu, gemv))
+                cells.append("%.2f-%.2f" % (min(v), max(v)) if v else "")
+        lines.append("| %s | %s |" % (enc, " | ".join(cells)))
+    total = sum(len(v) for v in ratios.values())
+    lines.append("")
+    lines.append("%d of %d rows below 1%s" % (len(below), total, ":" if below else "."))
+    for cpu, enc, shape, m, kernel, ratio in sorted(below):
+        lines.append("- %s %s %s m = %d (%s): %.3f" % (cpu, enc, shape, m, kernel, ratio))
+    return "\n".join(lines)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -167,9 +205,13 @@ def main():
     parser.add_argument("--jobs", type=int, default=1, help="qemu processes at a time")
     parser.add_argument("--json", help="write the raw results here")
     parser.add_argument("--table-only", metavar="JSON", help="print the table of a --json file")
-    parser.add_argument("--ggml", metavar="JSON",
+    parser.add_argument("--ggml", metavar="JSON", action="append",
                         help="with --table-only: also print, per CPU model, the table beside "
-                        "these results (made by a ggml driver with the same output format)")
+                        "these results (made by a ggml driver with the same output format); "
+                        "may be given several times (the files' rows are merged)")
+    parser.add_argument("--summary", action="store_true",
+                        help="with --table-only and --ggml: print only the summary (ratio ranges "
+                        "per encoding and CPU model, and every row below 1)")
     args = parser.parse_args()
     cpus = args.cpus.split(",")
 
@@ -177,10 +219,17 @@ def main():
         with open(args.table_only) as f:
             results = json.load(f)
         present = [c for c in cpus if any(r["cpu"] == c for r in results)]
+        ggml = []
+        for path in args.ggml or []:
+            with open(path) as f:
+                ggml += json.load(f)
+        if args.summary:
+            if not ggml:
+                parser.error("--summary needs --ggml")
+            print(summary_table(results, ggml, present))
+            return 0
         print(table(results, present))
-        if args.ggml:
-            with open(args.ggml) as f:
-                ggml = json.load(f)
+        if ggml:
             for cpu in present:
                 if any(r["cpu"] == cpu for r in ggml):
                     print("\n-cpu %s, edgeq beside ggml:\n" % cpu)
