@@ -53,7 +53,7 @@ struct KernelEntry {
   Isa isa;
   Shape shape;
   const char* name;
-  QuantizeFn quantize;  // null: activations are used as f32 (bf16 weights)
+  QuantizeFn quantize;  // null: f32 activations (bf16/f16 weights), or quantize_pair is set
   RowBytesFn act_row_bytes;
   RepackFn repack;  // null: GGML layout used in place
   RowBytesFn repacked_row_bytes;
