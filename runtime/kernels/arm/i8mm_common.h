@@ -1,8 +1,7 @@
-// The i8mm GEMM pieces (smmla: a 2x8 by 8x2 int8 product per instruction): a 2x2 driver and its
-// helpers (Mmla2x2, OuterScales, RowPairLanes) for kernels of 2 weight rows x 2 activation rows,
-// and the wide K-quant tiles (Q4_K, Q5_K, Q6_K in the GGML layout x Q8_K activations: 2 weight
-// rows decoded once per 8 activation rows) with their driver I8mmWideGemm. (q4_0/q8_0: R4I8mm,
-// r4_common.h.) Include it only from files compiled with +i8mm.
+// The i8mm K-quant GEMM tiles (smmla: a 2x8 by 8x2 int8 product per instruction; Q4_K, Q5_K,
+// Q6_K in the GGML layout x Q8_K activations: 2 weight rows decoded once per 8 activation rows)
+// with their driver I8mmWideGemm. (The R4 types: R4I8mm, r4_i8mm.h.) Include it only from files
+// compiled with +i8mm.
 #ifndef EDGEQ_RUNTIME_KERNELS_ARM_I8MM_COMMON_H_
 #define EDGEQ_RUNTIME_KERNELS_ARM_I8MM_COMMON_H_
 
@@ -22,60 +21,6 @@ namespace arm {
 // Internal linkage: every kernel file, compiled with its own -m flags, keeps its own copy of
 // these helpers, so the linker can never merge an AVX-512 (or i8mm) copy into another ISA's path.
 namespace {
-
-// acc + the 2x2 int32 dot products of 16 bytes of weight rows w0 (a0) and w1 (a1) with 16 bytes
-// of activation rows x0 (c0) and x1 (c1), in the lane order {w0.x0, w0.x1, w1.x0, w1.x1}. smmla
-// takes its operands as 2x8 matrices (row i = 64-bit half i) and adds A B^T to the 2x2 int32
-// accumulator (lane 2 i + j += <A row i, B row j>), so the low 8 bytes of both weight vectors form
-// one A (vzip1q_s64), the high 8 bytes another (vzip2q_s64), and the activations likewise B.
-inline int32x4_t Mmla2x2(int32x4_t acc, int8x16_t a0, int8x16_t a1, int8x16_t c0, int8x16_t c1) {
-  const int64x2_t w0 = vreinterpretq_s64_s8(a0), w1 = vreinterpretq_s64_s8(a1);
-  const int64x2_t x0 = vreinterpretq_s64_s8(c0), x1 = vreinterpretq_s64_s8(c1);
-  acc = vmmlaq_s32(acc, vreinterpretq_s8_s64(vzip1q_s64(w0, w1)),
-                   vreinterpretq_s8_s64(vzip1q_s64(x0, x1)));
-  return vmmlaq_s32(acc, vreinterpretq_s8_s64(vzip2q_s64(w0, w1)),
-                    vreinterpretq_s8_s64(vzip2q_s64(x0, x1)));
-}
-
-// {dw0 * dx0, dw0 * dx1, dw1 * dx0, dw1 * dx1}: per-row scales in Mmla2x2's lane order (each lane
-// the same single f32 product as the row kernels').
-inline float32x4_t OuterScales(float dw0, float dw1, float dx0, float dx1) {
-  const float w[4] = {dw0, dw0, dw1, dw1};
-  const float x[4] = {dx0, dx1, dx0, dx1};
-  return vmulq_f32(vld1q_f32(w), vld1q_f32(x));
-}
-
-// {v0, v0, v1, v1}: a weight row's integer sub-block scale in Mmla2x2's lane order.
-inline int32x4_t RowPairLanes(int32_t v0, int32_t v1) {
-  return vcombine_s32(vdup_n_s32(v0), vdup_n_s32(v1));
-}
-
-// ---- The driver ----
-
-// Tile provides: static void Run(const uint8_t* w0, const uint8_t* w1, const uint8_t* x0,
-// const uint8_t* x1, int64_t k, float out[4]) writing out = {w0.x0, w0.x1, w1.x0, w1.x1}. An odd
-// last weight (activation) row is paired with itself and the duplicate's outputs are not stored.
-template <typename Tile>
-void I8mmGemm(const MatmulParams& p, int64_t j0, int64_t j1) {
-  for (int64_t j = j0; j < j1; j += 2) {
-    const bool two_w = j + 1 < j1;
-    const uint8_t* w0 = p.w + j * p.w_row_bytes;
-    const uint8_t* w1 = two_w ? w0 + p.w_row_bytes : w0;
-    for (int64_t i = 0; i < p.m; i += 2) {
-      const bool two_x = i + 1 < p.m;
-      const uint8_t* x0 = p.xq + i * p.xq_row_bytes;
-      const uint8_t* x1 = two_x ? x0 + p.xq_row_bytes : x0;
-      float out[4];
-      Tile::Run(w0, w1, x0, x1, p.k, out);
-      p.y[i * p.y_stride + j] = out[0];
-      if (two_x) p.y[(i + 1) * p.y_stride + j] = out[1];
-      if (two_w) {
-        p.y[i * p.y_stride + j + 1] = out[2];
-        if (two_x) p.y[(i + 1) * p.y_stride + j + 1] = out[3];
-      }
-    }
-  }
-}
 
 // ---- K-quants: GGML-layout weights x Q8_K activations ----
 

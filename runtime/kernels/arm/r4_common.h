@@ -1,8 +1,10 @@
 // The 32-value block kernels over the R4 layouts (repack_r4.h: four weight rows interleaved per
-// block) x Q8_0S (Q8_1S for the types with a min) activations: a tile that decodes a block of four
-// weight rows once for all its activation rows, with the four rows' dots by lane-indexed sdot
-// (SdotLanes, dotprod: GEMV and GEMM) or by widening multiplies (NeonLanes, ARMv8-A baseline).
-// SdotLanes is instantiated only in files compiled with +dotprod.
+// block): R4Tile x Q8_0S (Q8_1S for the types with a min) activation rows, which decodes a block of
+// four weight rows once for all its activation rows, with the four rows' dots by lane-indexed sdot
+// (SdotLanes, dotprod GEMVs) or by widening multiplies (NeonLanes, ARMv8-A baseline: GEMV and
+// GEMM); R4SdotPairs x Q8_0P / Q8_1P pairs of activation rows (dotprod GEMMs) and its driver
+// R4PairGemm, shared with the i8mm tile of r4_i8mm.h. SdotLanes and R4SdotPairs are instantiated
+// only in files compiled with +dotprod.
 #ifndef EDGEQ_RUNTIME_KERNELS_ARM_R4_COMMON_H_
 #define EDGEQ_RUNTIME_KERNELS_ARM_R4_COMMON_H_
 

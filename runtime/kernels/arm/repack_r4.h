@@ -1,5 +1,6 @@
-// "R4" weight layouts of the ARM dotprod/i8mm q4_0 and q8_0 kernels: four weight rows interleaved
-// per 32-value block, exactly as many bytes as GGML's blocks (no padding; k = 288 included).
+// "R4" weight layouts of the ARM kernels of the 32-value types (q4_0, q8_0, iq4_nl: dotprod and
+// i8mm; q4_1, q5_0, q5_1: NEON, dotprod and i8mm): four weight rows interleaved per block, exactly
+// as many bytes as GGML's blocks (no padding; k = 288 included).
 #ifndef EDGEQ_RUNTIME_KERNELS_ARM_REPACK_R4_H_
 #define EDGEQ_RUNTIME_KERNELS_ARM_REPACK_R4_H_
 
