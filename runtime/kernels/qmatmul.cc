@@ -163,7 +163,7 @@ void QuantizePair(void* ctx, size_t i) {
   c->q.entry->quantize_pair(x0, x1, c->q.k, c->q.out + i * c->q.out_stride);
 }
 
-// Activation units a kernel quantizes for m rows (pairs of rows for the i8mm pair kernels).
+// Activation units a kernel quantizes for m rows (pairs of rows for the pair kernels).
 int64_t ActivationUnits(const KernelEntry& e, int64_t m) {
   return e.quantize_pair != nullptr ? (m + 1) / 2 : m;
 }

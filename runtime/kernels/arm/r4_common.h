@@ -53,7 +53,7 @@ struct Q4_0R4Block : R4BlockTraits<72, false, 0, 128> {
       w[c] = vshlq_n_s8(v.val[c], 4);     // 16 x (low nibble level - 8)
       w[c + 4] = vandq_s8(v.val[c], hi);  // 16 x (high nibble level - 8)
     }
-    *d = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(reinterpret_cast<const uint16_t*>(blk))));
+    *d = LoadHalf4(blk);
   }
   // The i8mm operands (r4_i8mm.h): chunks 2 h, 2 h + 1 zipped as stored, then split: the low
   // nibbles are values 8 h .., the high ones 16 + 8 h ...
@@ -121,7 +121,7 @@ struct Q8_0R4Block : R4BlockTraits<136, false, 0, 128> {
       w[c] = a.val[c];
       w[c + 4] = b.val[c];
     }
-    *d = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(reinterpret_cast<const uint16_t*>(blk))));
+    *d = LoadHalf4(blk);
   }
 };
 
