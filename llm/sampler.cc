@@ -67,7 +67,19 @@ void Sampler::Accept(int token) {
 int Sampler::Sample(absl::Span<const float> logits) {
   const SamplerOptions& o = options_;
   const size_t n = std::min(logits.size(), cur_.size());
-  for (size_t i = 0; i < n; ++i) cur_[i] = {static_cast<int>(i), logits[i], 0.0f};
+  // Non-finite logits, deterministically: NaN is never picked (-inf), +inf is the largest
+  // finite float (the highest wins; several tie as equal logits do).
+  constexpr float kMax = std::numeric_limits<float>::max();
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  for (size_t i = 0; i < n; ++i) {
+    float l = logits[i];
+    if (std::isnan(l)) {
+      l = kNegInf;
+    } else if (l > kMax) {
+      l = kMax;
+    }
+    cur_[i] = {static_cast<int>(i), l, 0.0f};
+  }
   size_t size = n;
   bool sorted = false;
   const size_t min_keep = static_cast<size_t>(o.min_keep);
@@ -95,12 +107,13 @@ int Sampler::Sample(absl::Span<const float> logits) {
     size = k;
     sorted = true;
   }
-  // 3. Top-p.
-  if (o.top_p < 1.0f && size > 0) {
-    float max_l = cur_[0].logit;
-    if (!sorted) {
-      for (size_t i = 1; i < size; ++i) max_l = std::max(max_l, cur_[i].logit);
-    }
+  // 3. Top-p (skipped when every candidate is -inf: there is no distribution to cut).
+  float top_p_max = size > 0 ? cur_[0].logit : kNegInf;
+  if (!sorted) {
+    for (size_t i = 1; i < size; ++i) top_p_max = std::max(top_p_max, cur_[i].logit);
+  }
+  if (o.top_p < 1.0f && size > 0 && top_p_max > kNegInf) {
+    const float max_l = top_p_max;
     float sum = 0.0f;
     for (size_t i = 0; i < size; ++i) {
       cur_[i].p = std::exp(cur_[i].logit - max_l);
@@ -153,19 +166,41 @@ int Sampler::Sample(absl::Span<const float> logits) {
       size = i;
     }
   }
-  // 5. Temperature (<= 0: only the highest logit stays finite).
+  // 5. Temperature (<= 0: only the highest logit stays finite). A degenerate temperature is
+  // greedy too: one so small (1e-45) that a logit / t overflows, which would make the softmax
+  // inf - inf = NaN; so is a candidate list that is all -inf.
   if (size > 0) {
-    if (o.temperature <= 0.0f) {
+    bool greedy = o.temperature <= 0.0f;
+    if (!greedy) {
+      float max_l = kNegInf;
+      for (size_t i = 0; i < size; ++i) {
+        max_l = std::max(max_l, cur_[i].logit);
+        if (std::isinf(cur_[i].logit / o.temperature) && !std::isinf(cur_[i].logit)) {
+          greedy = true;
+        }
+      }
+      greedy = greedy || max_l == kNegInf;
+    }
+    if (greedy) {
       size_t max_i = 0;
       float max_l = cur_[0].logit;
       for (size_t i = 1; i < size; ++i) {
         if (cur_[i].logit > max_l) {
-          cur_[max_i].logit = -std::numeric_limits<float>::infinity();
+          cur_[max_i].logit = kNegInf;
           max_i = i;
           max_l = cur_[i].logit;
         } else {
-          cur_[i].logit = -std::numeric_limits<float>::infinity();
+          cur_[i].logit = kNegInf;
         }
+      }
+      if (max_l == kNegInf) {
+        // All -inf: the lowest id (whatever order the filters left), with the draw a sampled
+        // step takes.
+        std::uniform_real_distribution<double> dist(0.0, 1.0);
+        (void)dist(rng_);
+        int lowest = cur_[0].id;
+        for (size_t i = 1; i < size; ++i) lowest = std::min(lowest, cur_[i].id);
+        return lowest;
       }
     } else {
       for (size_t i = 0; i < size; ++i) cur_[i].logit /= o.temperature;
@@ -188,7 +223,7 @@ int Sampler::Sample(absl::Span<const float> logits) {
   double run = 0.0;
   for (size_t i = 0; i < size; ++i) {
     run += cur_[i].p;
-    if (run >= target) return cur_[i].id;
+    if (run >= target && cur_[i].p > 0.0) return cur_[i].id;  // never a -inf candidate
   }
   return cur_[size - 1].id;
 }

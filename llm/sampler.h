@@ -8,9 +8,13 @@
 //   3. top-p       keep the smallest prefix of the sorted candidates whose probability sum
 //                  reaches p                                         (p >= 1: off)
 //   4. min-p       keep the tokens with probability >= min_p * the highest  (min_p <= 0: off)
-//   5. temperature logits / t; t <= 0 keeps only the highest (greedy)
+//   5. temperature logits / t; t <= 0 keeps only the highest (greedy), and so does a t so small
+//                  that a logit / t overflows (1e-45): the sampler never produces NaN
 //   6. dist        softmax, then one draw of std::mt19937(seed) with uniform_real_distribution
 //                  <double>(0, 1) over the cumulative probabilities
+//
+// Non-finite logits are handled deterministically: NaN is never picked, +inf counts as the
+// largest float, and a list left all -inf picks its lowest id.
 //
 // Defaults (llama.cpp's): temperature 0.8, top-k 40, top-p 0.95, min-p 0.05, repeat penalty 1
 // (off), frequency and presence penalties 0 (off), last 64 tokens, seed kRandomSeed (from the
