@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/bounded_input.h"
 #include "core/status_macros.h"
 #include "nlohmann/json.hpp"
 
@@ -210,11 +211,8 @@ absl::StatusOr<std::string> ChatTemplate::TextFromGguf(const checkpoint::TensorD
 }
 
 absl::StatusOr<std::string> ChatTemplate::TextFromTokenizerConfig(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  EDGEQ_ASSIGN_OR_RETURN(const std::string text,
+                         ReadFileBounded(path, kMaxJsonFileBytes, "tokenizer config"));
   using json = nlohmann::json;
   json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {

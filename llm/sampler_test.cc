@@ -160,6 +160,53 @@ TEST(SamplerTest, BadOptionsAreNamed) {
   EXPECT_FALSE(Sampler::Create(0, SamplerOptions()).ok());
 }
 
+// Issue 27 F12: --temp 1e-45 --top-k 0 --top-p 1 --min-p 0 made logits / t overflow to inf, the
+// softmax NaN, and the draw fall through to the last candidate. A degenerate temperature is
+// greedy: the highest logit, whatever the seed.
+TEST(SamplerTest, DegenerateTemperatureIsGreedy) {
+  const std::vector<float> logits = {1.0f, 3.0f, 2.9f, -1.0f, 0.5f};
+  for (float temp : {1e-45f, 1e-38f, 1e-30f}) {
+    for (uint32_t seed = 0; seed < 20; ++seed) {
+      SamplerOptions o = Plain(seed);
+      o.temperature = temp;
+      absl::StatusOr<Sampler> s = Sampler::Create(5, o);
+      ASSERT_TRUE(s.ok()) << s.status();
+      EXPECT_EQ(s->Sample(logits), 1) << "temp " << temp << " seed " << seed;
+    }
+  }
+  // Logits near the float range overflow even at an ordinary temperature.
+  SamplerOptions o = Plain(3);
+  o.temperature = 0.5f;
+  absl::StatusOr<Sampler> s = Sampler::Create(3, o);
+  ASSERT_TRUE(s.ok());
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(s->Sample({-3e38f, 3e38f, 2.5e38f}), 1);
+}
+
+// Non-finite logits: NaN is never picked, +inf wins, all -inf or all NaN picks the first
+// candidate (the lowest id); the same in every filter combination.
+TEST(SamplerTest, NonFiniteLogitsAreDeterministic) {
+  const float nan = std::nanf(""), inf = INFINITY;
+  for (int variant = 0; variant < 4; ++variant) {
+    SamplerOptions o = Plain(7);
+    if (variant == 1) {  // the defaults: top-k 40, top-p 0.95, min-p 0.05
+      o = SamplerOptions();
+      o.seed = 7;
+    }
+    if (variant == 2) o.top_p = 0.5f;
+    if (variant == 3) o.min_p = 0.1f;
+    absl::StatusOr<Sampler> s = Sampler::Create(4, o);
+    ASSERT_TRUE(s.ok());
+    for (int i = 0; i < 20; ++i) {
+      const int a = s->Sample({nan, 0.0f, nan, 0.0f});
+      EXPECT_TRUE(a == 1 || a == 3) << "variant " << variant << " picked " << a;
+      EXPECT_EQ(s->Sample({0.0f, inf, 1.0f, nan}), 1) << "variant " << variant;
+      EXPECT_EQ(s->Sample({nan, nan, nan, nan}), 0) << "variant " << variant;
+      EXPECT_EQ(s->Sample({-inf, -inf, -inf, -inf}), 0) << "variant " << variant;
+      EXPECT_EQ(s->Sample({-inf, -inf, 2.0f, -inf}), 2) << "variant " << variant;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace llm
 }  // namespace edgeq

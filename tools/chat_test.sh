@@ -45,6 +45,11 @@ check "chat --help usage" grep -q "^Usage: edgeq chat MODEL \[--system TEXT\] \[
 check "chat --help lists /reset" grep -q "/reset forgets the conversation" "$tmp/h.txt"
 expect_error "chat without a model" 1 "^edgeq chat: error: expected one MODEL argument, got 0" edgeq chat
 expect_error "chat unknown option" 1 "error: unknown option '--sytem'" edgeq chat x.gguf --sytem hi
+# Issue 27 F5/F11: flags range-checked before any model is opened.
+expect_error "chat -n beyond int" 1 "^edgeq chat: error: --n-predict '4294967297': expected an integer in \[-1, 2147483647\]$" \
+  edgeq chat x.gguf -n 4294967297
+expect_error "chat -t 1024" 1 "^edgeq chat: error: --threads '1024': expected an integer in \[0, " \
+  edgeq chat x.gguf -t 1024
 
 reference_data_dir vocab
 vocab=$REPLY
@@ -125,8 +130,15 @@ check "--template NAME" grep -q "^chat template: chatml$" "$tmp/t.err"
 
 expect_error "chat without a template" 1 "error: .*notmpl.gguf' carries no tokenizer.chat_template; pass --template NAME (one of chatml, qwen2.5, qwen3, smollm2, llama3, llama3.1, gemma, phi3, phi3-mini, llama2) or FILE" \
   edgeq chat "$tmp/notmpl.gguf"
-expect_error "chat unknown template name" 1 "error: --template vicuna: neither a template name" \
+expect_error "chat unknown template name" 1 "error: --template 'vicuna': neither a template name" \
   edgeq chat "$tmp/m.gguf" --template vicuna
+# Issue 27 F4: an endless template stream aborted (std::bad_alloc); read at most 1 MiB.
+expect_error "chat --template /dev/zero" 1 "^edgeq chat: error: --template '/dev/zero': longer than the limit of 1048576 bytes$" \
+  edgeq chat "$tmp/m.gguf" --template /dev/zero
+check "chat --template /dev/zero: one line" test "$(wc -l <"$TEST_TMPDIR/expect_error.err")" -eq 1
+head -c $((1048576 + 1)) /dev/zero | tr '\0' 'x' >"$tmp/big.jinja"
+expect_error "chat --template above 1 MiB" 1 "^edgeq chat: error: --template '.*big.jinja': 1048577 bytes, above the limit of 1048576 bytes$" \
+  edgeq chat "$tmp/m.gguf" --template "$tmp/big.jinja"
 printf '{%% for m in messages %%}### {{ m.content }}{%% endfor %%}' >"$tmp/odd.jinja"
 expect_error "chat unknown template text" 1 "error: --template .*odd.jinja: unknown chat template (it begins '{% for m in messages %}### " \
   edgeq chat "$tmp/m.gguf" --template "$tmp/odd.jinja"

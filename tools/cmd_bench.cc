@@ -20,10 +20,12 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "checkpoint/formats.h"
+#include "core/bounded_input.h"
 #include "core/status_macros.h"
 #include "llm/model.h"
 #include "tools/command.h"
 #include "tools/llm_cli.h"
+#include "tools/llm_commands.h"
 
 namespace edgeq {
 namespace tools {
@@ -35,7 +37,8 @@ constexpr char kBenchUsage[] =
     "  -p, --n-prompt N     prompt tokens of the prefill test ppN (0: none; default 512)\n"
     "  -n, --n-gen N        tokens of the decode test tgN (0: none; default 128)\n"
     "  -r, --repetitions N  timed runs per test after one warm-up run (default 5)\n"
-    "  -t, --threads LIST   thread counts, comma-separated (default 1,2)\n"
+    "  -t, --threads LIST   thread counts, comma-separated (default 1,2; each at most 4 x the\n"
+    "                       online CPUs, at most 256)\n"
     "  -b, --batch N        prompt tokens per prefill graph run (default 16; 1: one at a time)\n"
     "  -o, --output FORMAT  md (default), csv or json, to stdout\n"
     "  --profile            after each test, the time per op and kernel over its timed runs\n"
@@ -189,33 +192,52 @@ double ReadBandwidth(int threads) {
   return bw;
 }
 
-absl::Status Bench(const Args& raw_args) {
+}  // namespace
+
+absl::StatusOr<BenchFlags> ParseBenchFlags(const std::vector<std::string>& raw) {
   std::vector<OptionSpec> specs = {{{"-p", "--n-prompt"}},    {{"-n", "--n-gen"}},
                                    {{"-r", "--repetitions"}}, {{"-t", "--threads"}},
                                    {{"-b", "--batch"}},       {{"-o", "--output"}},
                                    {{"--profile"}, false},    {{"--roofline"}, false}};
   for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
-  EDGEQ_ASSIGN_OR_RETURN(LlmArgs args, ParseLlmArgs(raw_args.raw, specs));
+  BenchFlags f;
+  EDGEQ_ASSIGN_OR_RETURN(f.args, ParseLlmArgs(raw, specs));
+  const LlmArgs& args = f.args;
   if (args.positional.size() != 1) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "expected one MODEL argument, got %d (usage: edgeq bench MODEL [-p 512] [-n 128] ...)",
         args.positional.size()));
   }
-  const std::string path = args.positional[0];
-  EDGEQ_ASSIGN_OR_RETURN(int64_t n_prompt, args.GetInt("n-prompt", 512, 0, 1 << 20));
-  EDGEQ_ASSIGN_OR_RETURN(int64_t n_gen, args.GetInt("n-gen", 128, 0, 1 << 20));
-  EDGEQ_ASSIGN_OR_RETURN(int64_t reps, args.GetInt("repetitions", 5, 1, 1000));
-  EDGEQ_ASSIGN_OR_RETURN(std::vector<int> thread_list, args.GetIntList("threads", {1, 2}, 1, 1024));
-  EDGEQ_ASSIGN_OR_RETURN(int64_t batch, args.GetInt("batch", 16, 1, 4096));
-  const bool profile = args.Has("profile"), roofline = args.Has("roofline");
-  EDGEQ_ASSIGN_OR_RETURN(const llm::KvCacheType cache_type, ParseKvCacheType(args));
-  const std::string format = args.Get("output", "md");
-  if (format != "md" && format != "csv" && format != "json") {
-    return absl::InvalidArgumentError(absl::StrFormat("-o %s: expected md, csv or json", format));
+  f.model = args.positional[0];
+  EDGEQ_ASSIGN_OR_RETURN(f.n_prompt, args.GetInt("n-prompt", 512, 0, 1 << 20));
+  EDGEQ_ASSIGN_OR_RETURN(f.n_gen, args.GetInt("n-gen", 128, 0, 1 << 20));
+  EDGEQ_ASSIGN_OR_RETURN(f.reps, args.GetInt("repetitions", 5, 1, 1000));
+  EDGEQ_ASSIGN_OR_RETURN(f.threads, args.GetIntList("threads", {1, 2}, 1, MaxThreads()));
+  EDGEQ_ASSIGN_OR_RETURN(f.batch, args.GetInt("batch", 16, 1, 4096));
+  EDGEQ_ASSIGN_OR_RETURN(f.cache_type, ParseKvCacheType(args));
+  f.format = args.Get("output", "md");
+  if (f.format != "md" && f.format != "csv" && f.format != "json") {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("-o %s: expected md, csv or json", QuoteForError(f.format)));
   }
-  if (n_prompt == 0 && n_gen == 0) {
+  if (f.n_prompt == 0 && f.n_gen == 0) {
     return absl::InvalidArgumentError("nothing to measure: -p and -n are both 0");
   }
+  return f;
+}
+
+namespace {
+
+absl::Status Bench(const Args& raw_args) {
+  EDGEQ_ASSIGN_OR_RETURN(const BenchFlags flags, ParseBenchFlags(raw_args.raw));
+  const LlmArgs& args = flags.args;
+  const std::string& path = flags.model;
+  const int64_t n_prompt = flags.n_prompt, n_gen = flags.n_gen, reps = flags.reps;
+  const int64_t batch = flags.batch;
+  const std::vector<int>& thread_list = flags.threads;
+  const bool profile = args.Has("profile"), roofline = args.Has("roofline");
+  const llm::KvCacheType cache_type = flags.cache_type;
+  const std::string& format = flags.format;
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
   std::vector<Row> rows;
   for (int threads : thread_list) {

@@ -25,6 +25,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "checkpoint/formats.h"
+#include "core/bounded_input.h"
 #include "core/status_macros.h"
 #include "llm/chat_template.h"
 #include "llm/model.h"
@@ -33,6 +34,7 @@
 #include "runtime/kernels/cpu_features.h"
 #include "tools/command.h"
 #include "tools/llm_cli.h"
+#include "tools/llm_commands.h"
 
 namespace edgeq {
 namespace tools {
@@ -115,17 +117,18 @@ absl::StatusOr<llm::ChatTemplate> OpenTemplate(const checkpoint::TensorDict& dic
   for (const std::string& name : llm::ChatTemplate::Names()) {
     if (flag == name) return llm::ChatTemplate::FromName(flag, bos, eos);
   }
-  std::ifstream in(flag, std::ios::binary);
-  if (!in) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("--template %s: neither a template name (%s) nor a readable file", flag,
-                        absl::StrJoin(llm::ChatTemplate::Names(), ", ")));
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
+  std::string text;
   if (absl::EndsWith(flag, ".json")) {
     EDGEQ_ASSIGN_OR_RETURN(text, llm::ChatTemplate::TextFromTokenizerConfig(flag));
+  } else {
+    absl::StatusOr<std::string> read = ReadFileBounded(flag, kMaxTemplateBytes, "--template");
+    if (absl::IsNotFound(read.status())) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--template %s: neither a template name (%s) nor a readable file",
+          QuoteForError(flag, 256), absl::StrJoin(llm::ChatTemplate::Names(), ", ")));
+    }
+    EDGEQ_RETURN_IF_ERROR(read.status());
+    text = *std::move(read);
   }
   absl::StatusOr<llm::ChatTemplate> t = llm::ChatTemplate::Detect(text, bos, eos);
   if (!t.ok()) {
@@ -135,7 +138,9 @@ absl::StatusOr<llm::ChatTemplate> OpenTemplate(const checkpoint::TensorDict& dic
   return t;
 }
 
-absl::Status Chat(const Args& raw_args) {
+}  // namespace
+
+absl::StatusOr<ChatFlags> ParseChatFlags(const std::vector<std::string>& raw) {
   std::vector<OptionSpec> specs = {
       {{"--system"}},
       {{"--template"}},
@@ -147,19 +152,32 @@ absl::Status Chat(const Args& raw_args) {
   };
   for (const OptionSpec& s : SamplerOptionSpecs()) specs.push_back(s);
   for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
-  EDGEQ_ASSIGN_OR_RETURN(LlmArgs args, ParseLlmArgs(raw_args.raw, specs));
+  ChatFlags f;
+  EDGEQ_ASSIGN_OR_RETURN(f.args, ParseLlmArgs(raw, specs));
+  const LlmArgs& args = f.args;
   if (args.positional.size() != 1) {
     return absl::InvalidArgumentError(
         absl::StrFormat("expected one MODEL argument, got %d (usage: edgeq chat MODEL [--system "
                         "TEXT] [--template NAME] ...)",
                         args.positional.size()));
   }
-  const std::string path = args.positional[0];
-  EDGEQ_ASSIGN_OR_RETURN(int64_t n_predict, args.GetInt("n-predict", -1, -1));
-  EDGEQ_ASSIGN_OR_RETURN(int64_t threads, args.GetInt("threads", 0, 0, 1024));
-  EDGEQ_ASSIGN_OR_RETURN(int64_t ctx, args.GetInt("ctx-size", 0, 0, 1 << 20));
-  EDGEQ_ASSIGN_OR_RETURN(const llm::SamplerOptions so, ParseSamplerOptions(args));
-  EDGEQ_ASSIGN_OR_RETURN(const llm::KvCacheType cache_type, ParseKvCacheType(args));
+  f.model = args.positional[0];
+  EDGEQ_ASSIGN_OR_RETURN(f.n_predict, args.GetInt("n-predict", -1, -1));
+  EDGEQ_ASSIGN_OR_RETURN(f.threads, GetThreads(args));
+  EDGEQ_ASSIGN_OR_RETURN(f.ctx, args.GetInt("ctx-size", 0, 0, 1 << 20));
+  EDGEQ_ASSIGN_OR_RETURN(f.sampler, ParseSamplerOptions(args));
+  EDGEQ_ASSIGN_OR_RETURN(f.cache_type, ParseKvCacheType(args));
+  return f;
+}
+
+namespace {
+
+absl::Status Chat(const Args& raw_args) {
+  EDGEQ_ASSIGN_OR_RETURN(const ChatFlags flags, ParseChatFlags(raw_args.raw));
+  const LlmArgs& args = flags.args;
+  const std::string& path = flags.model;
+  const int64_t n_predict = flags.n_predict;
+  const llm::SamplerOptions& so = flags.sampler;
   const bool verbose = args.Has("verbose-prompt");
 
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
@@ -180,9 +198,9 @@ absl::Status Chat(const Args& raw_args) {
                          OpenTemplate(file.dict, path, args.Get("template"), bos_text, eos_text));
 
   llm::ModelOptions mo;
-  mo.num_threads = threads > 0 ? static_cast<int>(threads) : kernels::DefaultThreadCount();
-  mo.context_length = static_cast<int>(ctx);
-  mo.kv_cache_type = cache_type;
+  mo.num_threads = flags.threads;
+  mo.context_length = static_cast<int>(flags.ctx);
+  mo.kv_cache_type = flags.cache_type;
   mo.mapped_file = file.file_bytes;  // drop copied weights' pages
   absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(file.dict, mo);
   if (!loaded.ok()) {

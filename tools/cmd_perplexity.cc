@@ -4,20 +4,20 @@
 // position j + 1 from the logits at j, for j from CTX/2 to CTX - 2).
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_format.h"
 #include "checkpoint/formats.h"
+#include "core/bounded_input.h"
 #include "core/status_macros.h"
 #include "llm/model.h"
 #include "llm/perplexity.h"
 #include "runtime/kernels/cpu_features.h"
 #include "tools/command.h"
 #include "tools/llm_cli.h"
+#include "tools/llm_commands.h"
 
 namespace edgeq {
 namespace tools {
@@ -25,44 +25,56 @@ namespace {
 
 constexpr char kPerplexityUsage[] =
     "MODEL -f FILE [-c CTX] [-t THREADS] [--chunks N] [-ctk TYPE] [--tokenizer FILE]\n"
-    "  -f, --file FILE      text to score\n"
+    "  -f, --file FILE      text to score (at most 256 MiB)\n"
     "  -c, --ctx-size N     chunk length in tokens (default 512; the text must hold two chunks)\n"
     "  --chunks N           score at most N chunks (default: all)\n"
-    "  -t, --threads N      (default: the fastest cluster's cores)\n" EDGEQ_KV_CACHE_USAGE
+    "  -t, --threads N      (default: the fastest cluster's cores; at most 4 x the online CPUs,\n"
+    "                       at most 256)\n" EDGEQ_KV_CACHE_USAGE
     "Prints [chunk]running-perplexity per chunk and 'Final estimate: PPL = X +/- Y' (stdout).";
 
-absl::Status Perplexity(const Args& raw_args) {
+}  // namespace
+
+absl::StatusOr<PerplexityFlags> ParsePerplexityFlags(const std::vector<std::string>& raw) {
   std::vector<OptionSpec> specs = {{{"-f", "--file"}},
                                    {{"-c", "--ctx-size"}},
                                    {{"-t", "--threads"}},
                                    {{"--chunks"}},
                                    {{"--tokenizer"}}};
   for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
-  EDGEQ_ASSIGN_OR_RETURN(LlmArgs args, ParseLlmArgs(raw_args.raw, specs));
+  PerplexityFlags f;
+  EDGEQ_ASSIGN_OR_RETURN(f.args, ParseLlmArgs(raw, specs));
+  const LlmArgs& args = f.args;
   if (args.positional.size() != 1) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "expected one MODEL argument, got %d (usage: edgeq perplexity MODEL -f FILE [-c CTX])",
         args.positional.size()));
   }
   if (!args.Has("file")) return absl::InvalidArgumentError("no text file given (-f FILE)");
-  const std::string path = args.positional[0];
-  EDGEQ_ASSIGN_OR_RETURN(int64_t n_ctx, args.GetInt("ctx-size", 512, 2, 1 << 20));
-  EDGEQ_ASSIGN_OR_RETURN(int64_t threads, args.GetInt("threads", 0, 0, 1024));
-  EDGEQ_ASSIGN_OR_RETURN(int64_t max_chunks, args.GetInt("chunks", -1, -1));
-  EDGEQ_ASSIGN_OR_RETURN(const llm::KvCacheType cache_type, ParseKvCacheType(args));
-  std::ifstream in(args.Get("file"), std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(absl::StrFormat("cannot open text file '%s'", args.Get("file")));
-  }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  f.model = args.positional[0];
+  f.text_file = args.Get("file");
+  EDGEQ_ASSIGN_OR_RETURN(f.n_ctx, args.GetInt("ctx-size", 512, 2, 1 << 20));
+  EDGEQ_ASSIGN_OR_RETURN(f.threads, GetThreads(args));
+  EDGEQ_ASSIGN_OR_RETURN(f.max_chunks, args.GetInt("chunks", -1, -1));
+  EDGEQ_ASSIGN_OR_RETURN(f.cache_type, ParseKvCacheType(args));
+  return f;
+}
+
+namespace {
+
+absl::Status Perplexity(const Args& raw_args) {
+  EDGEQ_ASSIGN_OR_RETURN(const PerplexityFlags flags, ParsePerplexityFlags(raw_args.raw));
+  const LlmArgs& args = flags.args;
+  const std::string& path = flags.model;
+  const int64_t n_ctx = flags.n_ctx;
+  const int64_t max_chunks = flags.max_chunks;
+  EDGEQ_ASSIGN_OR_RETURN(const std::string text,
+                         ReadFileBounded(flags.text_file, kMaxTextFileBytes, "perplexity text"));
 
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
   llm::ModelOptions mo;
-  mo.num_threads = threads > 0 ? static_cast<int>(threads) : kernels::DefaultThreadCount();
+  mo.num_threads = flags.threads;
   mo.context_length = static_cast<int>(n_ctx);
-  mo.kv_cache_type = cache_type;
+  mo.kv_cache_type = flags.cache_type;
   mo.mapped_file = file.file_bytes;  // drop copied weights' pages
   absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(file.dict, mo);
   if (!loaded.ok()) {
@@ -76,8 +88,8 @@ absl::Status Perplexity(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(const std::vector<int> tokens, tok->Encode(text, tok->add_bos()));
   if (static_cast<int64_t>(tokens.size()) < 2 * n_ctx) {
     return absl::InvalidArgumentError(
-        absl::StrFormat("'%s' tokenizes to %d tokens; a context of %d needs at least %d (-c)",
-                        args.Get("file"), tokens.size(), n_ctx, 2 * n_ctx));
+        absl::StrFormat("%s tokenizes to %d tokens; a context of %d needs at least %d (-c)",
+                        QuoteForError(flags.text_file, 256), tokens.size(), n_ctx, 2 * n_ctx));
   }
   int64_t n_chunk = static_cast<int64_t>(tokens.size()) / n_ctx;
   if (max_chunks >= 0) n_chunk = std::min(n_chunk, max_chunks);

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_format.h"
 #include "checkpoint/formats.h"
+#include "core/bounded_input.h"
 #include "core/status_macros.h"
 #include "llm/model.h"
 #include "llm/sampler.h"
@@ -14,16 +15,18 @@
 #include "runtime/kernels/cpu_features.h"
 #include "tools/command.h"
 #include "tools/llm_cli.h"
+#include "tools/llm_commands.h"
 
 namespace edgeq {
 namespace tools {
 namespace {
 
 constexpr char kRunUsage[] =
-    "MODEL -p TEXT [-n N] [--temp T] [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] "
+    "MODEL -p TEXT|-f FILE [-n N] [--temp T] [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] "
     "[--repeat-last-n N] [--presence-penalty P] [--frequency-penalty F] [-s SEED] [-t THREADS] "
     "[-c CTX] [-ctk TYPE] [--tokenizer FILE] [--ignore-eos]\n"
     "  -p, --prompt TEXT        prompt (BOS added as the vocabulary says)\n"
+    "  -f, --file FILE          the prompt from a file (at most 256 MiB)\n"
     "  -n, --n-predict N        tokens to generate (default -1: until EOS or the context ends)\n"
     "  --temp T                 temperature (default 0.8; 0 = greedy)\n"
     "  --top-k K                (default 40; 0 = off)   --top-p P (default 0.95; 1 = off)\n"
@@ -31,7 +34,8 @@ constexpr char kRunUsage[] =
     "  --repeat-penalty R       (default 1 = off) over the last --repeat-last-n N tokens (64)\n"
     "  --presence-penalty P, --frequency-penalty F   (default 0 = off)\n"
     "  -s, --seed SEED          (default: from the clock)\n"
-    "  -t, --threads N          (default: the fastest cluster's cores)\n"
+    "  -t, --threads N          (default: the fastest cluster's cores; at most 4 x the online\n"
+    "                           CPUs, at most 256)\n"
     "  -c, --ctx-size N         KV cache positions (default: prompt + N rounded up to 64, or\n"
     "                           without -n the model's context, at most 4096)\n"
     "  --tokenizer FILE         a llama2.c tokenizer.bin for a model without a "
@@ -39,26 +43,52 @@ constexpr char kRunUsage[] =
     "Sampler order: penalties, top-k, top-p, min-p, temperature, draw (llama.cpp's).\n"
     "The text goes to stdout; the load and speed report to stderr.";
 
-absl::Status Run(const Args& raw_args) {
+}  // namespace
+
+absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& raw) {
   std::vector<OptionSpec> specs = {
-      {{"-p", "--prompt"}},   {{"-n", "--n-predict"}}, {{"-t", "--threads"}},
-      {{"-c", "--ctx-size"}}, {{"--tokenizer"}},       {{"--ignore-eos"}, false},
+      {{"-p", "--prompt"}},   {{"-f", "--file"}},    {{"-n", "--n-predict"}},
+      {{"-t", "--threads"}},  {{"-c", "--ctx-size"}}, {{"--tokenizer"}},
+      {{"--ignore-eos"}, false},
   };
   for (const OptionSpec& s : SamplerOptionSpecs()) specs.push_back(s);
   for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
-  EDGEQ_ASSIGN_OR_RETURN(LlmArgs args, ParseLlmArgs(raw_args.raw, specs));
+  RunFlags f;
+  EDGEQ_ASSIGN_OR_RETURN(f.args, ParseLlmArgs(raw, specs));
+  const LlmArgs& args = f.args;
   if (args.positional.size() != 1) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "expected one MODEL argument, got %d (usage: edgeq run MODEL -p TEXT [-n N] ...)",
         args.positional.size()));
   }
-  if (!args.Has("prompt")) return absl::InvalidArgumentError("no prompt given (-p TEXT)");
-  const std::string path = args.positional[0];
-  EDGEQ_ASSIGN_OR_RETURN(int64_t n_predict, args.GetInt("n-predict", -1, -1));
-  EDGEQ_ASSIGN_OR_RETURN(int64_t threads, args.GetInt("threads", 0, 0, 1024));
-  EDGEQ_ASSIGN_OR_RETURN(int64_t ctx, args.GetInt("ctx-size", 0, 0, 1 << 20));
-  EDGEQ_ASSIGN_OR_RETURN(const llm::SamplerOptions so, ParseSamplerOptions(args));
-  EDGEQ_ASSIGN_OR_RETURN(const llm::KvCacheType cache_type, ParseKvCacheType(args));
+  if (args.Has("prompt") == args.Has("file")) {
+    return absl::InvalidArgumentError(args.Has("prompt")
+                                          ? "-p TEXT and -f FILE both given; expected one"
+                                          : "no prompt given (-p TEXT or -f FILE)");
+  }
+  f.model = args.positional[0];
+  f.prompt = args.Get("prompt");
+  EDGEQ_ASSIGN_OR_RETURN(f.n_predict, args.GetInt("n-predict", -1, -1));
+  EDGEQ_ASSIGN_OR_RETURN(f.threads, GetThreads(args));
+  EDGEQ_ASSIGN_OR_RETURN(f.ctx, args.GetInt("ctx-size", 0, 0, 1 << 20));
+  EDGEQ_ASSIGN_OR_RETURN(f.sampler, ParseSamplerOptions(args));
+  EDGEQ_ASSIGN_OR_RETURN(f.cache_type, ParseKvCacheType(args));
+  return f;
+}
+
+namespace {
+
+absl::Status Run(const Args& raw_args) {
+  EDGEQ_ASSIGN_OR_RETURN(RunFlags flags, ParseRunFlags(raw_args.raw));
+  const LlmArgs& args = flags.args;
+  const std::string& path = flags.model;
+  int64_t n_predict = flags.n_predict;
+  int64_t ctx = flags.ctx;
+  const llm::SamplerOptions& so = flags.sampler;
+  if (args.Has("file")) {
+    EDGEQ_ASSIGN_OR_RETURN(flags.prompt,
+                           ReadFileBounded(args.Get("file"), kMaxTextFileBytes, "prompt file"));
+  }
 
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
   absl::StatusOr<llm::ModelConfig> config = llm::ModelConfig::FromMetadata(file.dict);
@@ -68,7 +98,7 @@ absl::Status Run(const Args& raw_args) {
   }
   EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<TextTokenizer> tok,
                          OpenTokenizer(file.dict, path, args.Get("tokenizer"), config->vocab_size));
-  const std::string prompt = args.Get("prompt");
+  const std::string& prompt = flags.prompt;
   EDGEQ_ASSIGN_OR_RETURN(const std::vector<int> ids,
                          tok->Encode(prompt, tok->add_bos(), /*parse_special=*/true));
   if (ids.empty()) return absl::InvalidArgumentError("the prompt encodes to no tokens");
@@ -83,9 +113,9 @@ absl::Status Run(const Args& raw_args) {
         "the prompt is %d tokens long, but the context holds %d (-c)", ids.size(), ctx));
   }
   llm::ModelOptions mo;
-  mo.num_threads = threads > 0 ? static_cast<int>(threads) : kernels::DefaultThreadCount();
+  mo.num_threads = flags.threads;
   mo.context_length = static_cast<int>(ctx);
-  mo.kv_cache_type = cache_type;
+  mo.kv_cache_type = flags.cache_type;
   mo.mapped_file = file.file_bytes;  // drop copied weights' pages
   absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(file.dict, mo);
   if (!loaded.ok()) {

@@ -14,6 +14,7 @@
 #include "llm/model.h"
 #include "tools/command.h"
 #include "tools/llm_cli.h"
+#include "tools/llm_commands.h"
 
 namespace edgeq {
 namespace tools {
@@ -27,17 +28,26 @@ constexpr char kTokenizeUsage[] =
     "  --tokenizer FILE  a llama2.c tokenizer file instead of the model's vocabulary\n"
     "MODEL may be a vocabulary-only GGUF. Prints one \"id -> 'piece'\" line per token (stdout).";
 
-absl::Status Tokenize(const Args& raw_args) {
+}  // namespace
+
+absl::StatusOr<LlmArgs> ParseTokenizeFlags(const std::vector<std::string>& raw) {
   const std::vector<OptionSpec> specs = {{{"--ids"}, /*takes_value=*/false},
                                          {{"--no-bos"}, false},
                                          {{"--parse-special"}, false},
                                          {{"--tokenizer"}}};
-  EDGEQ_ASSIGN_OR_RETURN(LlmArgs args, ParseLlmArgs(raw_args.raw, specs));
+  EDGEQ_ASSIGN_OR_RETURN(LlmArgs args, ParseLlmArgs(raw, specs));
   if (args.positional.size() != 2) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "expected MODEL and TEXT, got %d arguments (usage: edgeq tokenize MODEL TEXT [--ids])",
         args.positional.size()));
   }
+  return args;
+}
+
+namespace {
+
+absl::Status Tokenize(const Args& raw_args) {
+  EDGEQ_ASSIGN_OR_RETURN(const LlmArgs args, ParseTokenizeFlags(raw_args.raw));
   const std::string& path = args.positional[0];
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
   // A llama2.c tokenizer file must match the model's vocabulary size; a vocabulary the file

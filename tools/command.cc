@@ -1,11 +1,13 @@
 #include "tools/command.h"
 
 #include <cstdio>
+#include <optional>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/bounded_input.h"
 
 namespace edgeq {
 namespace tools {
@@ -36,15 +38,16 @@ std::string Args::Get(absl::string_view flag, absl::string_view default_value) c
   return it == flags.end() ? std::string(default_value) : it->second;
 }
 
-absl::StatusOr<int64_t> Args::GetInt(absl::string_view flag, int64_t default_value) const {
+absl::StatusOr<int64_t> Args::GetInt(absl::string_view flag, int64_t default_value, int64_t lo,
+                                     int64_t hi) const {
   auto it = flags.find(std::string(flag));
   if (it == flags.end()) return default_value;
-  int64_t v;
-  if (!absl::SimpleAtoi(it->second, &v)) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("--%s=%s is not an integer", flag, it->second));
+  const std::optional<int64_t> v = ParseDecimalInt64(it->second);
+  if (!v.has_value() || *v < lo || *v > hi) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--%s=%s: expected an integer in [%d, %d]", flag, QuoteForError(it->second), lo, hi));
   }
-  return v;
+  return *v;
 }
 
 Args ParseArgs(int argc, char** argv, int first) {

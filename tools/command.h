@@ -12,6 +12,7 @@
 #ifndef EDGEQ_TOOLS_COMMAND_H_
 #define EDGEQ_TOOLS_COMMAND_H_
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -35,8 +36,10 @@ struct Args {
   absl::Status CheckPositional(size_t n, absl::string_view usage) const;
   bool Has(absl::string_view flag) const { return flags.count(std::string(flag)) > 0; }
   std::string Get(absl::string_view flag, absl::string_view default_value = "") const;
-  // Parses an integer flag; InvalidArgument naming the flag if it is not one.
-  absl::StatusOr<int64_t> GetInt(absl::string_view flag, int64_t default_value) const;
+  // Parses an integer flag (strict decimal, 64-bit, see ParseDecimalInt64) in [lo, hi];
+  // InvalidArgument naming the flag, the value (quoted, cut) and the range otherwise.
+  absl::StatusOr<int64_t> GetInt(absl::string_view flag, int64_t default_value,
+                                 int64_t lo = INT64_MIN, int64_t hi = INT64_MAX) const;
 };
 
 // Splits argv[first..] into positional arguments and flags. "--" ends flag parsing.

@@ -37,10 +37,19 @@ TEST(ArgsTest, PositionalCountAndIntegers) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.message(), "expected 1 argument, got 2 (usage: edgeq inspect FILE)");
   a.flags["threads"] = "2x";
-  EXPECT_EQ(a.GetInt("threads", 1).status().message(), "--threads=2x is not an integer");
+  EXPECT_EQ(a.GetInt("threads", 1).status().message(),
+            "--threads='2x': expected an integer in [-9223372036854775808, 9223372036854775807]");
   a.flags["threads"] = "3";
   EXPECT_EQ(*a.GetInt("threads", 1), 3);
   EXPECT_EQ(*a.GetInt("other", 7), 7);
+  // Issue 27 F11: strict 64-bit decimal, range-checked ("+3" and "03" are not integers).
+  for (const char* v : {"+3", "03", " 3", "3 ", "99999999999999999999"}) {
+    a.flags["threads"] = v;
+    EXPECT_FALSE(a.GetInt("threads", 1).ok()) << v;
+  }
+  a.flags["threads"] = "4294967297";
+  EXPECT_EQ(a.GetInt("threads", 1, 1, 8).status().message(),
+            "--threads='4294967297': expected an integer in [1, 8]");
 }
 
 }  // namespace

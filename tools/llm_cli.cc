@@ -1,9 +1,12 @@
 #include "tools/llm_cli.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "absl/strings/match.h"
@@ -13,9 +16,11 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "core/bounded_input.h"
 #include "core/status_macros.h"
 #include "examples/tinystories/tokenizer.h"
 #include "llm/tokenizer.h"
+#include "runtime/kernels/cpu_features.h"
 
 namespace edgeq {
 namespace tools {
@@ -101,18 +106,12 @@ absl::StatusOr<int64_t> LlmArgs::GetInt(absl::string_view name, int64_t default_
                                         int64_t hi) const {
   auto it = values.find(std::string(name));
   if (it == values.end()) return default_value;
-  int64_t v;
-  if (!absl::SimpleAtoi(it->second, &v) || v < lo || v > hi) {
-    std::string range;
-    if (lo != INT64_MIN && hi != INT64_MAX) {
-      range = absl::StrFormat(" in [%d, %d]", lo, hi);
-    } else if (lo != INT64_MIN) {
-      range = absl::StrFormat(" >= %d", lo);
-    }
-    return absl::InvalidArgumentError(
-        absl::StrFormat("--%s %s: expected an integer%s", name, it->second, range));
+  const std::optional<int64_t> v = ParseDecimalInt64(it->second);
+  if (!v.has_value() || *v < lo || *v > hi) {
+    return absl::InvalidArgumentError(absl::StrFormat("--%s %s: expected an integer in [%d, %d]",
+                                                      name, QuoteForError(it->second), lo, hi));
   }
-  return v;
+  return *v;
 }
 
 absl::StatusOr<float> LlmArgs::GetFloat(absl::string_view name, float default_value) const {
@@ -120,8 +119,8 @@ absl::StatusOr<float> LlmArgs::GetFloat(absl::string_view name, float default_va
   if (it == values.end()) return default_value;
   float v;
   if (!absl::SimpleAtof(it->second, &v) || !std::isfinite(v)) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("--%s %s: expected a number", name, it->second));
+    return absl::InvalidArgumentError(absl::StrFormat("--%s %s: expected a finite number", name,
+                                                      QuoteForError(it->second)));
   }
   return v;
 }
@@ -133,15 +132,36 @@ absl::StatusOr<std::vector<int>> LlmArgs::GetIntList(absl::string_view name,
   if (it == values.end()) return default_value;
   std::vector<int> out;
   for (absl::string_view part : absl::StrSplit(it->second, ',')) {
-    int v;
-    if (!absl::SimpleAtoi(part, &v) || v < lo || v > hi) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("--%s %s: expected a comma-separated list of integers in [%d, %d]", name,
-                          it->second, lo, hi));
+    const std::optional<int64_t> v = ParseDecimalInt64(part);
+    if (!v.has_value() || *v < lo || *v > hi || out.size() >= 64) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--%s %s: expected a comma-separated list of at most 64 integers in [%d, %d]", name,
+          QuoteForError(it->second), lo, hi));
     }
-    out.push_back(v);
+    out.push_back(static_cast<int>(*v));
   }
   return out;
+}
+
+int MaxThreads() {
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  const int64_t cpus = online > 0 ? online : 1;
+  return static_cast<int>(std::min<int64_t>(4 * cpus, kMaxThreadsCeiling));
+}
+
+absl::StatusOr<int> GetThreads(const LlmArgs& args) {
+  const int max = MaxThreads();
+  auto it = args.values.find("threads");
+  if (it == args.values.end()) return kernels::DefaultThreadCount();
+  const std::optional<int64_t> v = ParseDecimalInt64(it->second);
+  if (!v.has_value() || *v < 0 || *v > max) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--threads %s: expected an integer in [0, %d] (0: the default; at most 4 x the %d "
+        "online CPUs, at most %d)",
+        QuoteForError(it->second), max, std::max<long>(sysconf(_SC_NPROCESSORS_ONLN), 1),
+        kMaxThreadsCeiling));
+  }
+  return *v == 0 ? kernels::DefaultThreadCount() : static_cast<int>(*v);
 }
 
 absl::StatusOr<LlmArgs> ParseLlmArgs(const std::vector<std::string>& raw,
@@ -238,6 +258,7 @@ absl::StatusOr<llm::KvCacheType> ParseKvCacheType(const LlmArgs& args) {
 absl::StatusOr<llm::SamplerOptions> ParseSamplerOptions(const LlmArgs& args) {
   llm::SamplerOptions so;
   EDGEQ_ASSIGN_OR_RETURN(so.temperature, args.GetFloat("temp", so.temperature));
+  // <= 0: off, as llama.cpp takes it.
   EDGEQ_ASSIGN_OR_RETURN(int64_t top_k, args.GetInt("top-k", so.top_k));
   so.top_k = static_cast<int>(std::max<int64_t>(top_k, 0));
   EDGEQ_ASSIGN_OR_RETURN(so.top_p, args.GetFloat("top-p", so.top_p));

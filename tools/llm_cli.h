@@ -30,11 +30,14 @@ struct LlmArgs {
 
   bool Has(absl::string_view name) const { return values.count(std::string(name)) > 0; }
   std::string Get(absl::string_view name, absl::string_view default_value = "") const;
-  // InvalidArgument naming the option and the value if it is not a number (or out of [lo, hi]).
+  // The value as a strict decimal integer (ParseDecimalInt64: 64-bit, no "+", no leading zeros)
+  // in [lo, hi]; the default range is int's, so that the value never narrows silently.
+  // InvalidArgument naming the option, the value (quoted, cut) and the range otherwise.
   absl::StatusOr<int64_t> GetInt(absl::string_view name, int64_t default_value,
-                                 int64_t lo = INT64_MIN, int64_t hi = INT64_MAX) const;
+                                 int64_t lo = INT32_MIN, int64_t hi = INT32_MAX) const;
+  // A finite float; InvalidArgument naming the option and the value otherwise.
   absl::StatusOr<float> GetFloat(absl::string_view name, float default_value) const;
-  // "1,2,4" -> {1, 2, 4} (each in [lo, hi]).
+  // "1,2,4" -> {1, 2, 4} (each in [lo, hi], strict decimal).
   absl::StatusOr<std::vector<int>> GetIntList(absl::string_view name,
                                               const std::vector<int>& default_value, int lo,
                                               int hi) const;
@@ -51,6 +54,15 @@ std::vector<OptionSpec> SamplerOptionSpecs();
 // Their values over llama.cpp's defaults; InvalidArgument naming an option whose value is not a
 // number.
 absl::StatusOr<llm::SamplerOptions> ParseSamplerOptions(const LlmArgs& args);
+
+// The most threads -t/--threads may ask for: 4 x the online CPUs, at most kMaxThreadsCeiling
+// (more only oversubscribe the cores, and each thread reserves a stack: -t 1024 once hung in
+// pthreadpool_create when the address space ran out).
+inline constexpr int kMaxThreadsCeiling = 256;
+int MaxThreads();
+// -t/--threads of run, chat and perplexity: 0 or absent = kernels::DefaultThreadCount(), else
+// in [1, MaxThreads()]; InvalidArgument naming the option, the value and the range otherwise.
+absl::StatusOr<int> GetThreads(const LlmArgs& args);
 
 // The KV cache options of run, chat, perplexity and bench, as llama.cpp spells them:
 // -ctk/--cache-type-k and -ctv/--cache-type-v, each f32 (default) or q8_0.

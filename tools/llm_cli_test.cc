@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "checkpoint/tensor_dict.h"
 #include "gtest/gtest.h"
 
@@ -46,10 +48,90 @@ TEST(LlmCliTest, BadOptionsAreNamed) {
             "option --ignore-eos takes no value");
   absl::StatusOr<LlmArgs> a = ParseLlmArgs({"-n", "ten", "-t", "0", "--temp", "x"}, kSpecs);
   ASSERT_TRUE(a.ok());
-  EXPECT_EQ(a->GetInt("n-predict", 0).status().message(), "--n-predict ten: expected an integer");
+  EXPECT_EQ(a->GetInt("n-predict", 0).status().message(),
+            "--n-predict 'ten': expected an integer in [-2147483648, 2147483647]");
   EXPECT_EQ(a->GetIntList("threads", {}, 1, 8).status().message(),
-            "--threads 0: expected a comma-separated list of integers in [1, 8]");
-  EXPECT_EQ(a->GetFloat("temp", 0).status().message(), "--temp x: expected a number");
+            "--threads '0': expected a comma-separated list of at most 64 integers in [1, 8]");
+  EXPECT_EQ(a->GetFloat("temp", 0).status().message(), "--temp 'x': expected a finite number");
+}
+
+// Issue 27 F11: values beyond int were truncated by static_cast<int> (-n 4294967297 ran as
+// -n 1, --top-k 4294967297 as 1, --repeat-last-n 4294967296 as 0). Every integer is parsed as
+// 64 bits and refused, naming the flag and the range, when it does not fit.
+TEST(LlmCliTest, IntegersOutOfRangeAreRefusedNotTruncated) {
+  const std::vector<OptionSpec> specs = [] {
+    std::vector<OptionSpec> s = kSpecs;
+    for (const OptionSpec& o : SamplerOptionSpecs()) s.push_back(o);
+    return s;
+  }();
+  struct Case {
+    std::vector<std::string> argv;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"--top-k", "4294967297"},
+       "--top-k '4294967297': expected an integer in [-2147483648, 2147483647]"},
+      {{"--repeat-last-n", "4294967296"},
+       "--repeat-last-n '4294967296': expected an integer in [-1, 2147483647]"},
+      {{"--repeat-last-n", "-2"}, "--repeat-last-n '-2': expected an integer in [-1, 2147483647]"},
+      {{"-s", "4294967296"}, "--seed '4294967296': expected an integer in [-1, 4294967295]"},
+      {{"--top-k", "99999999999999999999"},
+       "--top-k '99999999999999999999': expected an integer in [-2147483648, 2147483647]"},
+      {{"--top-k", "+5"}, "--top-k '+5': expected an integer in [-2147483648, 2147483647]"},
+      {{"--top-k", "05"}, "--top-k '05': expected an integer in [-2147483648, 2147483647]"},
+      {{"--temp", "1e39"}, "--temp '1e39': expected a finite number"},
+      {{"--temp", "nan"}, "--temp 'nan': expected a finite number"},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<LlmArgs> a = ParseLlmArgs(c.argv, specs);
+    ASSERT_TRUE(a.ok()) << a.status();
+    absl::Status s = ParseSamplerOptions(*a).status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << c.argv[0];
+    EXPECT_EQ(s.message(), c.message);
+  }
+  absl::StatusOr<LlmArgs> a = ParseLlmArgs({"-n", "4294967297"}, kSpecs);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->GetInt("n-predict", -1, -1).status().message(),
+            "--n-predict '4294967297': expected an integer in [-1, 2147483647]");
+  // The largest values that fit are taken as they are.
+  a = ParseLlmArgs({"--top-k", "2147483647", "--repeat-last-n", "2147483647", "-s", "4294967294"},
+                   specs);
+  ASSERT_TRUE(a.ok());
+  absl::StatusOr<llm::SamplerOptions> so = ParseSamplerOptions(*a);
+  ASSERT_TRUE(so.ok()) << so.status();
+  EXPECT_EQ(so->top_k, 2147483647);
+  EXPECT_EQ(so->penalty_last_n, 2147483647);
+  EXPECT_EQ(so->seed, 4294967294u);
+  // A 10 MB value is quoted cut, not repeated whole.
+  a = ParseLlmArgs({"--top-k", std::string(10 << 20, '9')}, specs);
+  ASSERT_TRUE(a.ok());
+  EXPECT_LT(ParseSamplerOptions(*a).status().message().size(), 200u);
+}
+
+// Issue 27 F5: -t 300 (or 1024) hung in pthreadpool_create when the threads' stacks did not
+// fit the address space. Thread counts above 4 x the online CPUs (at most 256) are refused.
+TEST(LlmCliTest, ThreadCountIsCapped) {
+  const int max = MaxThreads();
+  ASSERT_GE(max, 4);
+  ASSERT_LE(max, kMaxThreadsCeiling);
+  absl::StatusOr<LlmArgs> a = ParseLlmArgs({"-t", std::to_string(max)}, kSpecs);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(*GetThreads(*a), max);
+  for (const std::string& v : {std::to_string(max + 1), std::string("300"), std::string("1024"),
+                              std::string("-1"), std::string("4294967297")}) {
+    a = ParseLlmArgs({"-t", v}, kSpecs);
+    ASSERT_TRUE(a.ok());
+    absl::Status s = GetThreads(*a).status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << v;
+    EXPECT_TRUE(absl::StartsWith(
+        s.message(), absl::StrCat("--threads '", v, "': expected an integer in [0, ", max, "]")))
+        << s.message();
+    EXPECT_EQ(GetThreads(*ParseLlmArgs({"-t", "1,2"}, kSpecs)).status().code(),
+              absl::StatusCode::kInvalidArgument);
+  }
+  a = ParseLlmArgs({"-t", "0"}, kSpecs);
+  EXPECT_GE(*GetThreads(*a), 1);  // the default
+  EXPECT_GE(*GetThreads(*ParseLlmArgs({}, kSpecs)), 1);
 }
 
 TEST(LlmCliTest, Labels) {

@@ -140,13 +140,62 @@ expect_error "run prompt longer than the context" 1 "error: the prompt is [0-9]*
 expect_error "run without a vocabulary" 1 "error: .*novocab.gguf' carries no vocabulary" \
   edgeq run "$tmp/novocab.gguf" -p x -t 1
 expect_error "run unknown option" 1 "error: unknown option '--tmep'" edgeq run "$tmp/m.gguf" -p x --tmep 1
-expect_error "run bad number" 1 "error: --n-predict ten: expected an integer" edgeq run "$tmp/m.gguf" -p x -n ten
+expect_error "run bad number" 1 "error: --n-predict 'ten': expected an integer in \[-1, 2147483647\]" edgeq run "$tmp/m.gguf" -p x -n ten
 expect_error "run bad top-p" 1 "error: sampler option top_p is 2" edgeq run "$tmp/m.gguf" -p x --top-p 2 -t 1
 expect_error "run no prompt" 1 "error: no prompt given" edgeq run "$tmp/m.gguf"
-expect_error "perplexity missing file" 1 "error: cannot open text file '/nonexistent.txt'" \
+expect_error "perplexity missing file" 1 "error: perplexity text '/nonexistent.txt': cannot open" \
   edgeq perplexity "$tmp/m.gguf" -f /nonexistent.txt
-expect_error "bench bad format" 1 "error: -o xml: expected md, csv or json" edgeq bench "$tmp/m.gguf" -o xml
-expect_error "bench bad threads" 1 "error: --threads 0" edgeq bench "$tmp/m.gguf" -t 0
+expect_error "bench bad format" 1 "error: -o 'xml': expected md, csv or json" edgeq bench "$tmp/m.gguf" -o xml
+expect_error "bench bad threads" 1 "error: --threads '0'" edgeq bench "$tmp/m.gguf" -t 0
+
+# Hostile input (issue 27): each refused with exit 1 and one error line, never an abort, a hang
+# or a silently truncated value.
+expect_one_line_error() {
+  local name="$1" pattern="$2"; shift 2
+  expect_error "$name" 1 "$pattern" "$@"
+  check "$name: one line" test "$(wc -l <"$TEST_TMPDIR/expect_error.err")" -eq 1
+}
+# F4: endless streams and oversized files are read at most to their cap (256 MiB of text).
+expect_one_line_error "perplexity -f /dev/zero" \
+  "^edgeq perplexity: error: perplexity text '/dev/zero': longer than the limit of 268435456 bytes$" \
+  edgeq perplexity "$tmp/m.gguf" -f /dev/zero -t 1
+expect_one_line_error "run -f /dev/zero" \
+  "^edgeq run: error: prompt file '/dev/zero': longer than the limit of 268435456 bytes$" \
+  edgeq run "$tmp/m.gguf" -f /dev/zero -t 1
+expect_one_line_error "perplexity -f a directory" "error: perplexity text '.*': is a directory" \
+  edgeq perplexity "$tmp/m.gguf" -f "$tmp" -t 1
+# F11: integers beyond int are refused, not truncated (-n 4294967297 ran as -n 1).
+expect_one_line_error "run -n 4294967297" "^edgeq run: error: --n-predict '4294967297': expected an integer in \[-1, 2147483647\]$" \
+  edgeq run "$tmp/m.gguf" -p x -n 4294967297
+expect_one_line_error "run --top-k 4294967297" "error: --top-k '4294967297': expected an integer in \[-2147483648, 2147483647\]$" \
+  edgeq run "$tmp/m.gguf" -p x --top-k 4294967297
+expect_one_line_error "run --repeat-last-n 4294967296" "error: --repeat-last-n '4294967296': expected an integer in \[-1, 2147483647\]$" \
+  edgeq run "$tmp/m.gguf" -p x --repeat-last-n 4294967296
+expect_one_line_error "run -c 2^64" "error: --ctx-size '18446744073709551616': expected an integer in \[0, 1048576\]$" \
+  edgeq run "$tmp/m.gguf" -p x -c 18446744073709551616
+expect_one_line_error "run -s 2^32" "error: --seed '4294967296': expected an integer in \[-1, 4294967295\]$" \
+  edgeq run "$tmp/m.gguf" -p x -s 4294967296
+expect_one_line_error "run -n +1" "error: --n-predict '+1': expected an integer" edgeq run "$tmp/m.gguf" -p x -n +1
+expect_one_line_error "perplexity --chunks 2^32" "error: --chunks '4294967296': expected an integer in \[-1, 2147483647\]$" \
+  edgeq perplexity "$tmp/m.gguf" -f "$tmp/text.txt" --chunks 4294967296
+expect_one_line_error "bench -b 2^32" "error: --batch '4294967296': expected an integer in \[1, 4096\]$" \
+  edgeq bench "$tmp/m.gguf" -b 4294967296
+big_value=$(head -c 100000 /dev/zero | tr '\0' '9')
+expect_one_line_error "run --top-k of 100000 digits: the value is cut" "error: --top-k '9\{64\}'\.\.\. (100000 bytes)" \
+  edgeq run "$tmp/m.gguf" -p x --top-k "$big_value"
+check "run --top-k of 100000 digits: a short line" test "$(wc -c <"$TEST_TMPDIR/expect_error.err")" -lt 300
+# F5: thread counts above 4 x the online CPUs (at most 256) are refused; -t 300 under a 2 GiB
+# address-space limit hung in pthreadpool_create.
+expect_one_line_error "run -t 300 under ulimit -v 2 GiB" "^edgeq run: error: --threads '300': expected an integer in \[0, [0-9]*\] (0: the default; at most 4 x the [0-9]* online CPUs, at most 256)$" \
+  bash -c 'ulimit -v 2097152 && "$@"' _ ${EDGEQ_EXEC:+"$EDGEQ_EXEC"} "$ws/tools/edgeq" run "$tmp/m.gguf" -p x -t 300
+expect_one_line_error "bench -t 1,1024" "error: --threads '1,1024': expected a comma-separated list of at most 64 integers in \[1, " \
+  edgeq bench "$tmp/m.gguf" -t 1,1024
+# F12: a temperature so small that logits / t overflow is greedy (it made NaN probabilities and
+# picked the last candidate).
+edgeq run "$tmp/m.gguf" -p "once upon a time" -n 12 --temp 1e-45 --top-k 0 --top-p 1 --min-p 0 -s 5 -t 1 \
+  >"$tmp/tiny_temp.txt" 2>/dev/null
+check "run --temp 1e-45 exit 0" test $? -eq 0
+check "run --temp 1e-45 --top-k 0 --top-p 1 --min-p 0 is greedy" cmp -s "$tmp/tiny_temp.txt" "$tmp/g1.txt"
 
 # tokenize: the model's own vocabulary; --ids; errors.
 edgeq tokenize "$tmp/m.gguf" "once upon" >"$tmp/t1.txt" 2>"$tmp/t1.err"
