@@ -14,6 +14,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/status_macros.h"
+#include <pthread.h>
+
 #include "pthreadpool.h"
 #include "runtime/custom_op.h"
 #include "runtime/internal/op_kernels.h"
@@ -184,15 +186,66 @@ void Model::ResetProfile() {
 
 // ---- InferenceSession ----
 
+namespace {
+
+// OkStatus if this process can create `n` more threads (with default attributes, as
+// pthreadpool does) right now: they are created, wait until all exist, and are joined.
+// pthreadpool_create ignores a failed pthread_create and then waits forever for the missing
+// worker (Debian's pthreadpool 0.0~git20210507), so a thread count the address space or the
+// process limits cannot hold must be refused before it is called.
+absl::Status ProbeThreads(int n) {
+  struct Gate {
+    pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+    bool open = false;
+  } gate;
+  auto wait = [](void* arg) -> void* {
+    Gate* g = static_cast<Gate*>(arg);
+    pthread_mutex_lock(&g->mu);
+    while (!g->open) pthread_cond_wait(&g->cv, &g->mu);
+    pthread_mutex_unlock(&g->mu);
+    return nullptr;
+  };
+  std::vector<pthread_t> threads;
+  threads.reserve(static_cast<size_t>(n));
+  int err = 0;
+  for (int i = 0; i < n; ++i) {
+    pthread_t t;
+    err = pthread_create(&t, nullptr, wait, &gate);
+    if (err != 0) break;
+    threads.push_back(t);
+  }
+  pthread_mutex_lock(&gate.mu);
+  gate.open = true;
+  pthread_cond_broadcast(&gate.cv);
+  pthread_mutex_unlock(&gate.mu);
+  for (pthread_t t : threads) pthread_join(t, nullptr);
+  if (err != 0) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "SessionOptions.num_threads = %d: cannot create %d worker threads (pthread_create failed "
+        "after %d: %s); ask for fewer threads",
+        n + 1, n, threads.size(), std::strerror(err)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 InferenceSession::InferenceSession(SessionOptions options)
     : options_(options), weight_cache_(std::make_shared<internal::PreparedWeightCache>()) {
-  if (options_.num_threads > 1) {
-    pthreadpool_t pool = pthreadpool_create(static_cast<size_t>(options_.num_threads));
-    if (pool == nullptr) {
-      log_.push_back(
-          absl::StrFormat("pthreadpool_create(%d) failed: kernels run on the calling thread only",
-                          options_.num_threads));
-    } else {
+  if (options_.num_threads > kMaxSessionThreads) {
+    pool_status_ = absl::InvalidArgumentError(
+        absl::StrFormat("SessionOptions.num_threads must be in [1, %d], got %d",
+                        kMaxSessionThreads, options_.num_threads));
+  } else if (options_.num_threads > 1) {
+    pool_status_ = ProbeThreads(options_.num_threads - 1);
+    pthreadpool_t pool = pool_status_.ok()
+                             ? pthreadpool_create(static_cast<size_t>(options_.num_threads))
+                             : nullptr;
+    if (pool_status_.ok() && pool == nullptr) {
+      pool_status_ = absl::ResourceExhaustedError(absl::StrFormat(
+          "SessionOptions.num_threads = %d: pthreadpool_create failed", options_.num_threads));
+    } else if (pool != nullptr) {
       pool_ = std::shared_ptr<void>(
           pool, [](void* p) { pthreadpool_destroy(static_cast<pthreadpool_t>(p)); });
     }
@@ -219,6 +272,7 @@ absl::StatusOr<Model> InferenceSession::Load(const Graph& graph) {
     return absl::InvalidArgumentError(
         absl::StrFormat("SessionOptions.num_threads must be >= 1, got %d", options_.num_threads));
   }
+  EDGEQ_RETURN_IF_ERROR(pool_status_);
   if (graph.outputs().empty()) {
     return absl::InvalidArgumentError(
         absl::StrFormat("graph \"%s\" has no outputs (call Graph::Output)", graph.name()));

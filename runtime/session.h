@@ -43,8 +43,13 @@ namespace internal {
 class PreparedWeightCache;
 }  // namespace internal
 
+// The most threads a session runs kernels on (SessionOptions::num_threads).
+inline constexpr int kMaxSessionThreads = 1024;
+
 struct SessionOptions {
-  // Threads that run kernels (the calling thread included); must be >= 1.
+  // Threads that run kernels (the calling thread included); in [1, kMaxSessionThreads]. If the
+  // process cannot create them (address space, thread limits), Load returns ResourceExhausted
+  // naming the count instead of hanging in pthreadpool_create.
   int num_threads = 1;
   // Highest instruction-set level qmatmul kernels may use (never above what the CPU has).
   kernels::Isa isa_cap = kernels::Isa::kBest;
@@ -149,7 +154,8 @@ class InferenceSession {
   InferenceSession& operator=(const InferenceSession&) = delete;
 
   // Errors: the graph's own status (the first builder error) if not OK; a graph without
-  // outputs; num_threads < 1; a custom op that is not registered or whose shape function
+  // outputs; num_threads < 1 or above kMaxSessionThreads; worker threads the process could not
+  // create (ResourceExhausted); a custom op that is not registered or whose shape function
   // disagrees with the graph (both named); a qmatmul encoding without a kernel.
   absl::StatusOr<Model> Load(const Graph& graph);
 
@@ -167,6 +173,7 @@ class InferenceSession {
  private:
   SessionOptions options_;
   std::shared_ptr<void> pool_;  // pthreadpool_t, null with one thread
+  absl::Status pool_status_;    // why there is no pool for num_threads > 1 (Load returns it)
   std::shared_ptr<internal::PreparedWeightCache> weight_cache_;
   bool xnnpack_enabled_ = false;
   std::vector<std::string> log_;

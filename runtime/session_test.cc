@@ -1,5 +1,9 @@
 #include "runtime/session.h"
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -267,6 +271,61 @@ TEST(SessionTest, ArenaReusesBuffers) {
   absl::StatusOr<TensorMap> out = model->Execute({{"input0", x}});
   ASSERT_TRUE(out.ok());
   for (float f : Floats(*out, "output0")) EXPECT_EQ(f, 1024.0f);
+}
+
+// Issue 27 F5: asking for more threads than the address space holds hung forever in
+// pthreadpool_create (it ignores a failed pthread_create and waits for the missing worker).
+// In a child process limited to its current address space + 64 MiB, 512 threads (each with a
+// stack of at least 2 MiB) cannot be created: Load returns ResourceExhausted naming the count.
+// (The child's alarm only turns the old hang into a failure instead of the test's timeout.)
+TEST(SessionTest, ThreadsThatCannotBeCreatedAreAnErrorNotAHang) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "ASan and TSan map terabytes of shadow memory: RLIMIT_AS cannot bound threads";
+#endif
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    alarm(40);  // below the test timeout (small: 60 s)
+    FILE* f = std::fopen("/proc/self/status", "r");
+    long vm_kb = -1;
+    char line[256];
+    while (f != nullptr && std::fgets(line, sizeof(line), f) != nullptr) {
+      if (std::sscanf(line, "VmSize: %ld kB", &vm_kb) == 1) break;
+    }
+    if (f != nullptr) std::fclose(f);
+    if (vm_kb <= 0) _exit(10);
+    const rlim_t limit = static_cast<rlim_t>(vm_kb + 64 * 1024) * 1024;
+    struct rlimit rl = {limit, limit};
+    if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(11);
+    Graph graph("g", {F32({4})});
+    graph.Output(ops::Add(graph.Input(0), graph.Input(0)));
+    InferenceSession session({.num_threads = 512});
+    absl::StatusOr<Model> model = session.Load(graph);
+    if (model.ok()) _exit(12);
+    if (model.status().code() != absl::StatusCode::kResourceExhausted) _exit(13);
+    if (!absl::StrContains(model.status().message(),
+                           "SessionOptions.num_threads = 512: cannot create 511 worker threads")) {
+      _exit(14);
+    }
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child was killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "10: no VmSize, 11: setrlimit failed, 12: Load succeeded, "
+                                       "13: another status code, 14: another message";
+}
+
+TEST(SessionTest, ThreadCountAboveTheCeilingIsRefused) {
+  Graph graph("g", {F32({4})});
+  graph.Output(ops::Add(graph.Input(0), graph.Input(0)));
+  InferenceSession session({.num_threads = kMaxSessionThreads + 1});
+  absl::StatusOr<Model> model = session.Load(graph);
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Message(model.status()), "SessionOptions.num_threads must be in [1, 1024], got 1025");
+  InferenceSession two({.num_threads = 2});
+  EXPECT_TRUE(two.Load(graph).ok());
 }
 
 }  // namespace
