@@ -22,6 +22,7 @@
 #include "llm/tokenizer.h"
 #include "quantization/encoding.h"
 #include "runtime/kernels/qmatmul.h"
+#include "runtime/session.h"
 
 namespace edgeq {
 namespace c_api {
@@ -90,6 +91,26 @@ absl::StatusOr<size_t> QuantizedBytes(const edgeq::QuantizationEncoding& enc, in
   const int64_t row_bytes = k / p.elements_per_block * p.block_size;
   if (rows > INT64_MAX / row_bytes) return absl::InvalidArgumentError("rows x k overflows");
   return static_cast<size_t>(rows * row_bytes);
+}
+
+// The most KV cache positions edgeq_llm_options.context_length may ask for (the CLI's -c cap).
+constexpr int32_t kMaxContextLength = 1 << 20;
+
+// OkStatus if `n` ids fit the model's context and each is in [0, vocab); checked before the ids
+// are copied, so that a wild count is an error instead of a huge allocation or read.
+absl::Status CheckTokens(const char* fn, const char* what, const int32_t* ids, size_t n,
+                         int64_t context, int64_t vocab) {
+  if (n > static_cast<uint64_t>(context)) {
+    return absl::InvalidArgumentError(absl::StrCat(fn, ": ", n, " ", what,
+                                                   " tokens; the context holds ", context));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (ids[i] < 0 || ids[i] >= vocab) {
+      return absl::InvalidArgumentError(absl::StrCat(fn, ": ", what, "[", i, "] is ", ids[i],
+                                                     "; expected a token id in [0, ", vocab, ")"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 const std::vector<std::string>& EncodingNames() {
@@ -328,6 +349,16 @@ edgeq_status edgeq_llm_load(const char* path, const edgeq_llm_options* options, 
   *out = nullptr;
   edgeq::llm::ModelOptions mo;
   if (options != nullptr) {
+    if (options->num_threads > edgeq::kMaxSessionThreads) {
+      return Fail(EDGEQ_ERROR_INVALID_ARGUMENT,
+                  absl::StrCat("edgeq_llm_options.num_threads is ", options->num_threads,
+                               "; expected at most ", edgeq::kMaxSessionThreads, " (<= 0: 1)"));
+    }
+    if (options->context_length > kMaxContextLength) {
+      return Fail(EDGEQ_ERROR_INVALID_ARGUMENT,
+                  absl::StrCat("edgeq_llm_options.context_length is ", options->context_length,
+                               "; expected at most ", kMaxContextLength, " (<= 0: the model's)"));
+    }
     if (options->num_threads > 0) mo.num_threads = options->num_threads;
     if (options->context_length > 0) mo.context_length = options->context_length;
   }
@@ -389,6 +420,13 @@ edgeq_status edgeq_llm_detokenize(const edgeq_llm* llm, const int32_t* tokens, s
     return Fail(EDGEQ_ERROR_FAILED_PRECONDITION,
                 "edgeq_llm_detokenize: the model file holds no tokenizer.ggml.* vocabulary");
   }
+  for (size_t i = 0; i < n_tokens; ++i) {
+    if (tokens[i] < 0 || tokens[i] >= llm->tokenizer->n_tokens()) {
+      return Fail(EDGEQ_ERROR_INVALID_ARGUMENT,
+                  absl::StrCat("edgeq_llm_detokenize: tokens[", i, "] is ", tokens[i],
+                               "; expected a token id in [0, ", llm->tokenizer->n_tokens(), ")"));
+    }
+  }
   const std::string s = llm->tokenizer->Decode(absl::MakeConstSpan(tokens, n_tokens));
   *length = s.size();
   if (text == nullptr || capacity < s.size() + 1) {
@@ -406,6 +444,11 @@ edgeq_status edgeq_llm_generate(edgeq_llm* llm, const int32_t* prompt, size_t n_
                                 size_t capacity, size_t* n_generated) {
   EDGEQ_C_CHECK_ARG(llm != nullptr, "llm is NULL");
   EDGEQ_C_CHECK_ARG(prompt != nullptr || n_prompt == 0, "prompt is NULL");
+  const absl::Status prompt_ok =
+      CheckTokens("edgeq_llm_generate", "prompt", prompt, n_prompt,
+                  llm->model->context_length() - llm->session->n_past(),
+                  llm->model->config().vocab_size);
+  if (!prompt_ok.ok()) return FromStatus(prompt_ok);
   edgeq::llm::SamplerOptions so;
   if (params != nullptr) {
     so.temperature = params->temperature;
@@ -452,6 +495,10 @@ edgeq_status edgeq_llm_eval(edgeq_llm* llm, const int32_t* tokens, size_t n_toke
   EDGEQ_C_CHECK_ARG(llm != nullptr && tokens != nullptr && logits != nullptr,
                     "llm, tokens or logits is NULL");
   EDGEQ_C_CHECK_ARG(n_tokens > 0, "n_tokens is 0");
+  const absl::Status tokens_ok =
+      CheckTokens("edgeq_llm_eval", "tokens", tokens, n_tokens, llm->model->context_length(),
+                  llm->model->config().vocab_size);
+  if (!tokens_ok.ok()) return FromStatus(tokens_ok);
   const size_t vocab = static_cast<size_t>(llm->model->config().vocab_size);
   if (capacity < vocab) {
     return Fail(

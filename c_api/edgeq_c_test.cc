@@ -232,4 +232,57 @@ TEST(CApi, LlmGenerateEqualsCppPath) {
   edgeq_llm_free(llm);
 }
 
+// Issue 27 F11: arguments are range-checked at the C boundary: a wild count is an error before
+// anything is allocated or read, and an id outside the vocabulary is named.
+TEST(CApi, LlmArgumentsOutOfRangeAreRefused) {
+  EDGEQ_REFERENCE_DATA_OR_SKIP(path, "models/stories260K.gguf");
+  edgeq_llm* llm = nullptr;
+  edgeq_llm_options options = {5000, 0};
+  EXPECT_EQ(edgeq_llm_load(path.c_str(), &options, &llm), EDGEQ_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(edgeq_last_error(),
+               "edgeq_llm_options.num_threads is 5000; expected at most 1024 (<= 0: 1)");
+  options = {1, 1 << 30};
+  EXPECT_EQ(edgeq_llm_load(path.c_str(), &options, &llm), EDGEQ_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(edgeq_last_error(),
+               "edgeq_llm_options.context_length is 1073741824; expected at most 1048576 (<= 0: "
+               "the model's)");
+  EXPECT_EQ(llm, nullptr);
+  options = {1, 64};
+  ASSERT_EQ(edgeq_llm_load(path.c_str(), &options, &llm), EDGEQ_OK) << edgeq_last_error();
+  int32_t ids[4] = {1, 2, 3, 4};
+  // A count far beyond the buffer and the context: refused before the ids are read.
+  EXPECT_EQ(edgeq_llm_generate(llm, ids, SIZE_MAX, 1, nullptr, nullptr, nullptr, nullptr, 0,
+                               nullptr),
+            EDGEQ_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(edgeq_last_error(),
+               "edgeq_llm_generate: 18446744073709551615 prompt tokens; the context holds 64");
+  float logits[512];
+  EXPECT_EQ(edgeq_llm_eval(llm, ids, SIZE_MAX, logits, 512), EDGEQ_ERROR_INVALID_ARGUMENT);
+  int32_t bad[2] = {1, 512};
+  EXPECT_EQ(edgeq_llm_generate(llm, bad, 2, 1, nullptr, nullptr, nullptr, nullptr, 0, nullptr),
+            EDGEQ_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(edgeq_last_error(),
+               "edgeq_llm_generate: prompt[1] is 512; expected a token id in [0, 512)");
+  bad[1] = -1;
+  EXPECT_EQ(edgeq_llm_eval(llm, bad, 2, logits, 512), EDGEQ_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(edgeq_last_error(),
+               "edgeq_llm_eval: tokens[1] is -1; expected a token id in [0, 512)");
+  char text[16];
+  size_t length = 0;
+  EXPECT_EQ(edgeq_llm_detokenize(llm, bad, 2, text, sizeof(text), &length),
+            EDGEQ_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(edgeq_llm_n_past(llm), 0);
+  size_t generated = 0;
+  EXPECT_EQ(edgeq_llm_generate(llm, ids, 2, 1, nullptr, nullptr, nullptr, nullptr, 0, &generated),
+            EDGEQ_OK)
+      << edgeq_last_error();
+  EXPECT_EQ(generated, 1u);
+  edgeq_llm_free(llm);
+  edgeq_session* session = nullptr;
+  EXPECT_EQ(edgeq_session_create(5000, &session), EDGEQ_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(edgeq_last_error(),
+               "edgeq_session_create: num_threads is 5000; expected at most 1024 (<= 0: 1)");
+  EXPECT_EQ(session, nullptr);
+}
+
 }  // namespace

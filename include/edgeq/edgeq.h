@@ -196,7 +196,8 @@ EDGEQ_API edgeq_status edgeq_graph_value_type(const edgeq_graph* graph, edgeq_va
 EDGEQ_API edgeq_status edgeq_graph_to_string(const edgeq_graph* graph, char* text, size_t capacity,
                                              size_t* length);
 
-/* An InferenceSession: num_threads kernel threads (<= 0: 1). [any thread] */
+/* An InferenceSession: num_threads kernel threads (<= 0: 1; at most 1024; threads the process
+ * cannot create are an error from edgeq_session_load). [any thread] */
 EDGEQ_API edgeq_status edgeq_session_create(int32_t num_threads, edgeq_session** out);
 EDGEQ_API void edgeq_session_free(edgeq_session* session);
 /* Compiles a graph (with at least one output) into a model. The model does not refer to the graph
@@ -222,8 +223,8 @@ EDGEQ_API edgeq_status edgeq_model_execute(edgeq_model* model, const void* const
 typedef struct edgeq_llm edgeq_llm;
 
 typedef struct edgeq_llm_options {
-  int32_t num_threads;    /* <= 0: 1 */
-  int32_t context_length; /* <= 0: the model's */
+  int32_t num_threads;    /* <= 0: 1; at most 1024 */
+  int32_t context_length; /* <= 0: the model's; at most 1048576 */
 } edgeq_llm_options;
 
 typedef struct edgeq_sampling_params {
@@ -262,7 +263,9 @@ EDGEQ_API edgeq_status edgeq_llm_tokenize(const edgeq_llm* llm, const char* text
 EDGEQ_API edgeq_status edgeq_llm_detokenize(const edgeq_llm* llm, const int32_t* tokens,
                                             size_t n_tokens, char* text, size_t capacity,
                                             size_t* length);
-/* Appends the prompt (may be empty to continue) and samples up to max_tokens tokens (< 0:
+/* Appends the prompt (may be empty to continue; EDGEQ_ERROR_INVALID_ARGUMENT, before it is read
+ * further, if n_prompt exceeds what is left of the context or an id is outside the vocabulary,
+ * as for edgeq_llm_eval and edgeq_llm_detokenize) and samples up to max_tokens tokens (< 0:
  * until EOS/end of generation or the context ends), calling `callback` (may be NULL) with each.
  * params NULL: greedy. Generated ids (a final stop token included) go to `out_tokens` when it is
  * not NULL, at most `capacity`; *n_generated (may be NULL) gets the count generated.
