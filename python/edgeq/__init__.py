@@ -18,6 +18,7 @@
 libedgeq.so is found through $EDGEQ_LIBRARY, next to this package, or the loader's path.
 """
 import ctypes
+import operator
 import os
 
 import numpy as np
@@ -143,6 +144,44 @@ def _check(status):
         raise EdgeqError(status, _lib.edgeq_last_error().decode("utf-8", "replace"))
 
 
+def _cstr(value, what):
+    """`value` (str or bytes) as bytes for a C string. ValueError naming `what` if it holds a
+    NUL: C would end the string there, silently (two names "a\\0x" and "a\\0y" would collide)."""
+    b = value if isinstance(value, bytes) else str(value).encode()
+    if b"\0" in b:
+        raise ValueError("edgeq: %s holds a NUL byte (at %d); expected none" % (
+            what, b.index(b"\0")))
+    return b
+
+
+def _cpath(path):
+    return _cstr(os.fsencode(path), "path")
+
+
+_INT32 = (-2 ** 31, 2 ** 31 - 1)
+
+
+def _int_arg(value, name, lo=_INT32[0], hi=_INT32[1]):
+    """An integer argument in [lo, hi] (ctypes would truncate it silently: 2**32 + 1 -> 1).
+    TypeError if it is not an integer, ValueError naming the argument and the range if it is
+    outside."""
+    if isinstance(value, bool):
+        raise TypeError("edgeq: %s must be an integer, got a bool" % name)
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError("edgeq: %s must be an integer, got %s" % (
+            name, type(value).__name__)) from None
+    if not lo <= v <= hi:
+        raise ValueError("edgeq: %s = %d is outside [%d, %d]" % (name, v, lo, hi))
+    return v
+
+
+def _i32_array(ids, what):
+    ids = [_int_arg(t, "%s[%d]" % (what, i)) for i, t in enumerate(ids)]
+    return (_i32 * len(ids))(*ids)
+
+
 def version():
     return _lib.edgeq_version().decode()
 
@@ -187,7 +226,7 @@ def quantize(array, encoding):
     """float32 [..., k] -> QuantizedArray uint8 [..., k / block * block_bytes]."""
     x = np.ascontiguousarray(array, dtype=np.float32)
     rows, k = _rows_k(x.shape)
-    enc = encoding.lower().encode()
+    enc = _cstr(encoding.lower(), "encoding")
     size = _sz()
     _check(_lib.edgeq_quantized_size(enc, rows, k, _c.byref(size)))
     out = np.empty(size.value, dtype=np.uint8)
@@ -206,8 +245,8 @@ def dequantize(q, encoding=None, logical_shape=None):
     b = np.ascontiguousarray(q, dtype=np.uint8)
     rows, k = _rows_k(logical_shape)
     y = np.empty(logical_shape, dtype=np.float32)
-    _check(_lib.edgeq_dequantize(encoding.encode(), b.ctypes.data_as(_u8p), b.nbytes, rows, k,
-                                 y.ctypes.data_as(_fp)))
+    _check(_lib.edgeq_dequantize(_cstr(encoding, "encoding"), b.ctypes.data_as(_u8p), b.nbytes,
+                                 rows, k, y.ctypes.data_as(_fp)))
     return y
 
 
@@ -221,7 +260,7 @@ def qmatmul(x, w):
         raise ValueError("edgeq.qmatmul: x has %d columns, W has k = %d" % (x2.shape[1], k))
     b = np.ascontiguousarray(w, dtype=np.uint8)
     y = np.empty((x2.shape[0], n), dtype=np.float32)
-    _check(_lib.edgeq_qmatmul(w.encoding.encode(), b.ctypes.data_as(_u8p), b.nbytes, n, k,
+    _check(_lib.edgeq_qmatmul(_cstr(w.encoding, "encoding"), b.ctypes.data_as(_u8p), b.nbytes, n, k,
                               x2.ctypes.data_as(_fp), x2.shape[0], y.ctypes.data_as(_fp)))
     return y[0] if squeeze else y.reshape(x.shape[:-1] + (n,))
 
@@ -237,7 +276,7 @@ class Checkpoint(dict):
     def __init__(self, path):
         super().__init__()
         handle = _c.c_void_p()
-        _check(_lib.edgeq_checkpoint_open(os.fsencode(path), _c.byref(handle)))
+        _check(_lib.edgeq_checkpoint_open(_cpath(path), _c.byref(handle)))
         self._handle = handle
         self.format = _lib.edgeq_checkpoint_format(handle).decode()
         for i in range(_lib.edgeq_checkpoint_tensor_count(handle)):
@@ -278,7 +317,7 @@ class _Llm:
 
         def __init__(self, path):
             h = _c.c_void_p()
-            _check(_lib.edgeq_llm_load(os.fsencode(path), None, _c.byref(h)))
+            _check(_lib.edgeq_llm_load(_cpath(path), None, _c.byref(h)))
             self._h = h
             self.vocab_size = _lib.edgeq_llm_vocab_size(h)
 
@@ -288,14 +327,16 @@ class _Llm:
                 self._h = None
 
         def tokenize(self, text, add_special=True):
+            """ValueError if `text` holds a NUL (C would drop what follows it)."""
+            data = _cstr(text, "text")
             n = _sz()
-            buf = (_i32 * (len(text.encode()) + 8))()
-            _check(_lib.edgeq_llm_tokenize(self._h, text.encode(), int(add_special), buf,
+            buf = (_i32 * (len(data) + 8))()
+            _check(_lib.edgeq_llm_tokenize(self._h, data, int(add_special), buf,
                                            len(buf), _c.byref(n)))
             return list(buf[:n.value])
 
         def detokenize(self, ids):
-            arr = (_i32 * len(ids))(*ids)
+            arr = _i32_array(ids, "ids")
             length = _sz()
             status = _lib.edgeq_llm_detokenize(self._h, arr, len(ids), None, 0, _c.byref(length))
             if status != _BUFFER_TOO_SMALL:
@@ -306,7 +347,7 @@ class _Llm:
             return buf.raw[:length.value].decode("utf-8", "replace")
 
         def logits(self, ids):
-            arr = (_i32 * len(ids))(*ids)
+            arr = _i32_array(ids, "ids")
             out = np.empty(self.vocab_size, dtype=np.float32)
             _check(_lib.edgeq_llm_eval(self._h, arr, len(ids), out.ctypes.data_as(_fp),
                                        out.size))
@@ -318,7 +359,13 @@ class _Llm:
         def generate(self, prompt, max_tokens=32, temperature=0.0, top_k=40, top_p=0.95,
                      min_p=0.05, seed=None, on_token=None):
             """Generates after `prompt` (a fresh context); returns the generated text.
-            temperature 0 is greedy. on_token(id, piece) may return False to stop."""
+            temperature 0 is greedy. on_token(id, piece) may return False to stop; an exception
+            it raises stops generation and is raised here. max_tokens (< 0: until the end) and
+            top_k are 32-bit, seed in [0, 2**32 - 1]: ValueError naming the argument otherwise."""
+            max_tokens = _int_arg(max_tokens, "max_tokens")
+            top_k = _int_arg(top_k, "top_k")
+            if seed is not None:
+                seed = _int_arg(seed, "seed", 0, 2 ** 32 - 1)
             self.reset()
             ids = self.tokenize(prompt)
             arr = (_i32 * len(ids))(*ids)
@@ -328,19 +375,28 @@ class _Llm:
             if seed is not None:
                 params.seed = seed
             pieces = []
+            raised = []
 
             def cb(token, piece, _user):
-                p = piece.decode("utf-8", "replace")
-                pieces.append(p)
-                if on_token is not None and on_token(token, p) is False:
+                # ctypes would print and drop an exception raised here: keep it, stop, re-raise.
+                try:
+                    p = piece.decode("utf-8", "replace")
+                    pieces.append(p)
+                    if on_token is not None and on_token(token, p) is False:
+                        return 0
+                    return 1
+                except BaseException as e:  # KeyboardInterrupt too
+                    raised.append(e)
                     return 0
-                return 1
 
             callback = _TOKEN_CALLBACK(cb)
             n = _sz()
-            _check(_lib.edgeq_llm_generate(self._h, arr, len(ids), max_tokens,
-                                           _c.byref(params), callback, None, None, 0,
-                                           _c.byref(n)))
+            status = _lib.edgeq_llm_generate(self._h, arr, len(ids), max_tokens,
+                                             _c.byref(params), callback, None, None, 0,
+                                             _c.byref(n))
+            if raised:
+                raise raised[0]
+            _check(status)
             return "".join(pieces)
 
 
@@ -383,10 +439,11 @@ def save(tensors, path, overwrite=False):
                         name, data.dtype, ", ".join(str(d) for d in _NP_TO_DTYPE)))
                 shape = data.shape
             _check(_lib.edgeq_tensor_dict_set(
-                handle, str(name).encode(), dtype.encode(),
-                encoding.encode() if encoding else None, len(shape), _shape_array(shape),
+                handle, _cstr(name, "tensor name"), dtype.encode(),
+                _cstr(encoding, "encoding") if encoding else None, len(shape),
+                _shape_array(shape),
                 data.ctypes.data_as(_c.c_void_p), data.nbytes))
-        _check(_lib.edgeq_save(handle, os.fsencode(path), 1 if overwrite else 0))
+        _check(_lib.edgeq_save(handle, _cpath(path), 1 if overwrite else 0))
     finally:
         _lib.edgeq_tensor_dict_free(handle)
 
@@ -417,7 +474,7 @@ class TensorType:
 
     def _c(self):
         t = _TensorType()
-        t.dtype = self.dtype.encode()
+        t.dtype = _cstr(self.dtype, "dtype")
         t.rank = len(self.shape)
         t.shape = _shape_array(self.shape)
         return t
@@ -439,7 +496,8 @@ class Encoding:
 
     def __init__(self, name):
         epb, size = _i64(), _i64()
-        _check(_lib.edgeq_encoding_block(name.encode(), _c.byref(epb), _c.byref(size)))
+        _check(_lib.edgeq_encoding_block(_cstr(name, "encoding name"), _c.byref(epb),
+                                         _c.byref(size)))
         self.name = name
         self.elements_per_block = epb.value
         self.block_size = size.value
@@ -550,7 +608,8 @@ class Graph:
         for i, t in enumerate(input_types):
             arr[i] = t._c()
         h = _c.c_void_p()
-        _check(_lib.edgeq_graph_create(str(name).encode(), arr, len(input_types), _c.byref(h)))
+        _check(_lib.edgeq_graph_create(_cstr(name, "graph name"), arr, len(input_types),
+                                       _c.byref(h)))
         self._h = h
         self.name = str(name)
         self.input_types = input_types
@@ -583,7 +642,7 @@ class Graph:
             b = np.ascontiguousarray(array, dtype=np.uint8)
             shape = array.logical_shape
             _check(_lib.edgeq_graph_quantized_constant(
-                self._h, encoding.encode(), b.ctypes.data_as(_u8p), b.nbytes, len(shape),
+                self._h, _cstr(encoding, "encoding"), b.ctypes.data_as(_u8p), b.nbytes, len(shape),
                 _shape_array(shape), _c.byref(out)))
         else:
             x = np.ascontiguousarray(array, dtype=np.float32)
@@ -597,7 +656,7 @@ class Graph:
             encoding, array = array, encoding  # graph.quantize(array, encoding) also works
         x = np.ascontiguousarray(array, dtype=np.float32)
         out = _i32()
-        _check(_lib.edgeq_graph_quantize(self._h, _encoding_name(encoding).encode(),
+        _check(_lib.edgeq_graph_quantize(self._h, _cstr(_encoding_name(encoding), "encoding"),
                                          x.ctypes.data_as(_fp), x.ndim, _shape_array(x.shape),
                                          _c.byref(out)))
         return Value(self, out.value)
@@ -651,8 +710,8 @@ class _Ops:
             rhs = graph.constant(rhs)
         lhs = graph._value(lhs)
         out = _i32()
-        _check(_lib.edgeq_graph_qmatmul(graph._h, _encoding_name(encoding).encode(), lhs.id,
-                                        graph._value(rhs).id, _c.byref(out)))
+        _check(_lib.edgeq_graph_qmatmul(graph._h, _cstr(_encoding_name(encoding), "encoding"),
+                                        lhs.id, graph._value(rhs).id, _c.byref(out)))
         return Value(graph, out.value)
 
     def matmul(self, a, b):
@@ -751,7 +810,7 @@ class InferenceSession:
 
     def __init__(self, num_threads=1):
         h = _c.c_void_p()
-        _check(_lib.edgeq_session_create(int(num_threads), _c.byref(h)))
+        _check(_lib.edgeq_session_create(_int_arg(num_threads, "num_threads"), _c.byref(h)))
         self._h = h
 
     def __del__(self):

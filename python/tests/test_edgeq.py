@@ -65,3 +65,71 @@ def test_llm_generate_greedy_is_deterministic():
     assert a == b and len(a) > 10
     logits = m.logits(ids)
     assert logits.shape == (512,)
+
+
+# Issue 27 F15: C strings end at a NUL, so "a\0x" and "a\0y" were both saved as "a" (one tensor
+# dropped) and tokenize("a\0b") dropped "b". Names, paths and text with a NUL are refused.
+def test_nul_in_names_and_text_is_refused(tmp_path):
+    out = str(tmp_path / "nul.gguf")
+    w = np.zeros((2, 32), np.float32)
+    with pytest.raises(ValueError, match="tensor name holds a NUL byte"):
+        edgeq.save({"a\0x": w, "a\0y": w + 1}, out)
+    assert not os.path.exists(out)
+    with pytest.raises(ValueError, match="path holds a NUL byte"):
+        edgeq.save({"w": w}, out + "\0.max")
+    with pytest.raises(ValueError, match="path holds a NUL byte"):
+        edgeq.load(out + "\0x")
+    with pytest.raises(ValueError, match="encoding holds a NUL byte"):
+        edgeq.quantize(w, "q8_0\0x")
+    with pytest.raises(ValueError, match="graph name holds a NUL byte"):
+        edgeq.Graph("g\0h", [edgeq.TensorType(edgeq.DType.float32, (2, 32))])
+    m = edgeq.llm.Model(os.environ["EDGEQ_MODEL"])
+    with pytest.raises(ValueError, match=r"text holds a NUL byte \(at 1\)"):
+        m.tokenize("a\0b")
+    with pytest.raises(ValueError, match="text holds a NUL byte"):
+        m.generate("Once\0 upon", max_tokens=2)
+    edgeq.save({"a": w, "b": w + 1}, out)  # names without NUL still work
+    assert sorted(edgeq.load(out)) == ["a", "b"]
+
+
+# Issue 27 F11: ctypes' c_int32 truncated max_tokens = 2**32 + 1 to 1 (and top_k to 1).
+def test_out_of_range_integers_are_refused():
+    m = edgeq.llm.Model(os.environ["EDGEQ_MODEL"])
+    with pytest.raises(ValueError, match=r"max_tokens = 4294967297 is outside \[-2147483648, 2147483647\]"):
+        m.generate("Once", max_tokens=2 ** 32 + 1)
+    with pytest.raises(ValueError, match=r"top_k = 4294967297 is outside"):
+        m.generate("Once", max_tokens=2, top_k=2 ** 32 + 1)
+    with pytest.raises(ValueError, match=r"seed = 4294967296 is outside \[0, 4294967295\]"):
+        m.generate("Once", max_tokens=2, seed=2 ** 32)
+    with pytest.raises(TypeError, match="max_tokens must be an integer"):
+        m.generate("Once", max_tokens=2.5)
+    with pytest.raises(ValueError, match=r"ids\[1\] = 4294967297 is outside"):
+        m.detokenize([1, 2 ** 32 + 1])
+    with pytest.raises(ValueError, match=r"ids\[0\] = -4294967295 is outside"):
+        m.logits([-(2 ** 32) + 1])
+    with pytest.raises(edgeq.EdgeqError, match=r"tokens\[0\] is 512; expected a token id in \[0, 512\)"):
+        m.logits([512])
+    with pytest.raises(ValueError, match=r"num_threads = 4294967298 is outside"):
+        edgeq.InferenceSession(num_threads=2 ** 32 + 2)
+    with pytest.raises(edgeq.EdgeqError, match="num_threads is 5000; expected at most 1024"):
+        edgeq.InferenceSession(num_threads=5000)
+    assert len(m.generate("Once", max_tokens=np.int64(3))) > 0
+
+
+# Issue 27 F15: an exception raised in on_token was printed and swallowed by ctypes, and
+# generate returned normally. It stops generation and is raised to the caller.
+def test_on_token_exception_propagates():
+    m = edgeq.llm.Model(os.environ["EDGEQ_MODEL"])
+    seen = []
+
+    def boom(token, piece):
+        seen.append(token)
+        if len(seen) == 3:
+            raise KeyError("stop here")
+
+    with pytest.raises(KeyError, match="stop here"):
+        m.generate("Once upon a time", max_tokens=20, on_token=boom)
+    assert len(seen) == 3  # no call after the exception
+    # The model is usable afterwards, and returning False still stops quietly.
+    out = m.generate("Once upon a time", max_tokens=20, on_token=lambda t, p: False)
+    assert isinstance(out, str)
