@@ -25,7 +25,7 @@
 #include "llm/model.h"
 #include "tools/command.h"
 #include "tools/llm_cli.h"
-#include "tools/llm_commands.h"
+#include "tools/llm_flags.h"
 
 namespace edgeq {
 namespace tools {
@@ -192,41 +192,6 @@ double ReadBandwidth(int threads) {
   return bw;
 }
 
-}  // namespace
-
-absl::StatusOr<BenchFlags> ParseBenchFlags(const std::vector<std::string>& raw) {
-  std::vector<OptionSpec> specs = {{{"-p", "--n-prompt"}},    {{"-n", "--n-gen"}},
-                                   {{"-r", "--repetitions"}}, {{"-t", "--threads"}},
-                                   {{"-b", "--batch"}},       {{"-o", "--output"}},
-                                   {{"--profile"}, false},    {{"--roofline"}, false}};
-  for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
-  BenchFlags f;
-  EDGEQ_ASSIGN_OR_RETURN(f.args, ParseLlmArgs(raw, specs));
-  const LlmArgs& args = f.args;
-  if (args.positional.size() != 1) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "expected one MODEL argument, got %d (usage: edgeq bench MODEL [-p 512] [-n 128] ...)",
-        args.positional.size()));
-  }
-  f.model = args.positional[0];
-  EDGEQ_ASSIGN_OR_RETURN(f.n_prompt, args.GetInt("n-prompt", 512, 0, 1 << 20));
-  EDGEQ_ASSIGN_OR_RETURN(f.n_gen, args.GetInt("n-gen", 128, 0, 1 << 20));
-  EDGEQ_ASSIGN_OR_RETURN(f.reps, args.GetInt("repetitions", 5, 1, 1000));
-  EDGEQ_ASSIGN_OR_RETURN(f.threads, args.GetIntList("threads", {1, 2}, 1, MaxThreads()));
-  EDGEQ_ASSIGN_OR_RETURN(f.batch, args.GetInt("batch", 16, 1, 4096));
-  EDGEQ_ASSIGN_OR_RETURN(f.cache_type, ParseKvCacheType(args));
-  f.format = args.Get("output", "md");
-  if (f.format != "md" && f.format != "csv" && f.format != "json") {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("-o %s: expected md, csv or json", QuoteForError(f.format)));
-  }
-  if (f.n_prompt == 0 && f.n_gen == 0) {
-    return absl::InvalidArgumentError("nothing to measure: -p and -n are both 0");
-  }
-  return f;
-}
-
-namespace {
 
 absl::Status Bench(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(const BenchFlags flags, ParseBenchFlags(raw_args.raw));

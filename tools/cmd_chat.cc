@@ -34,7 +34,7 @@
 #include "runtime/kernels/cpu_features.h"
 #include "tools/command.h"
 #include "tools/llm_cli.h"
-#include "tools/llm_commands.h"
+#include "tools/llm_flags.h"
 
 namespace edgeq {
 namespace tools {
@@ -138,39 +138,6 @@ absl::StatusOr<llm::ChatTemplate> OpenTemplate(const checkpoint::TensorDict& dic
   return t;
 }
 
-}  // namespace
-
-absl::StatusOr<ChatFlags> ParseChatFlags(const std::vector<std::string>& raw) {
-  std::vector<OptionSpec> specs = {
-      {{"--system"}},
-      {{"--template"}},
-      {{"-n", "--n-predict"}},
-      {{"-t", "--threads"}},
-      {{"-c", "--ctx-size"}},
-      {{"--ignore-eos"}, false},
-      {{"--verbose-prompt"}, false},
-  };
-  for (const OptionSpec& s : SamplerOptionSpecs()) specs.push_back(s);
-  for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
-  ChatFlags f;
-  EDGEQ_ASSIGN_OR_RETURN(f.args, ParseLlmArgs(raw, specs));
-  const LlmArgs& args = f.args;
-  if (args.positional.size() != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("expected one MODEL argument, got %d (usage: edgeq chat MODEL [--system "
-                        "TEXT] [--template NAME] ...)",
-                        args.positional.size()));
-  }
-  f.model = args.positional[0];
-  EDGEQ_ASSIGN_OR_RETURN(f.n_predict, args.GetInt("n-predict", -1, -1));
-  EDGEQ_ASSIGN_OR_RETURN(f.threads, GetThreads(args));
-  EDGEQ_ASSIGN_OR_RETURN(f.ctx, args.GetInt("ctx-size", 0, 0, 1 << 20));
-  EDGEQ_ASSIGN_OR_RETURN(f.sampler, ParseSamplerOptions(args));
-  EDGEQ_ASSIGN_OR_RETURN(f.cache_type, ParseKvCacheType(args));
-  return f;
-}
-
-namespace {
 
 absl::Status Chat(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(const ChatFlags flags, ParseChatFlags(raw_args.raw));
@@ -198,7 +165,7 @@ absl::Status Chat(const Args& raw_args) {
                          OpenTemplate(file.dict, path, args.Get("template"), bos_text, eos_text));
 
   llm::ModelOptions mo;
-  mo.num_threads = flags.threads;
+  mo.num_threads = flags.threads > 0 ? flags.threads : kernels::DefaultThreadCount();
   mo.context_length = static_cast<int>(flags.ctx);
   mo.kv_cache_type = flags.cache_type;
   mo.mapped_file = file.file_bytes;  // drop copied weights' pages

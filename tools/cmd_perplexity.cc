@@ -17,7 +17,7 @@
 #include "runtime/kernels/cpu_features.h"
 #include "tools/command.h"
 #include "tools/llm_cli.h"
-#include "tools/llm_commands.h"
+#include "tools/llm_flags.h"
 
 namespace edgeq {
 namespace tools {
@@ -32,34 +32,6 @@ constexpr char kPerplexityUsage[] =
     "                       at most 256)\n" EDGEQ_KV_CACHE_USAGE
     "Prints [chunk]running-perplexity per chunk and 'Final estimate: PPL = X +/- Y' (stdout).";
 
-}  // namespace
-
-absl::StatusOr<PerplexityFlags> ParsePerplexityFlags(const std::vector<std::string>& raw) {
-  std::vector<OptionSpec> specs = {{{"-f", "--file"}},
-                                   {{"-c", "--ctx-size"}},
-                                   {{"-t", "--threads"}},
-                                   {{"--chunks"}},
-                                   {{"--tokenizer"}}};
-  for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
-  PerplexityFlags f;
-  EDGEQ_ASSIGN_OR_RETURN(f.args, ParseLlmArgs(raw, specs));
-  const LlmArgs& args = f.args;
-  if (args.positional.size() != 1) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "expected one MODEL argument, got %d (usage: edgeq perplexity MODEL -f FILE [-c CTX])",
-        args.positional.size()));
-  }
-  if (!args.Has("file")) return absl::InvalidArgumentError("no text file given (-f FILE)");
-  f.model = args.positional[0];
-  f.text_file = args.Get("file");
-  EDGEQ_ASSIGN_OR_RETURN(f.n_ctx, args.GetInt("ctx-size", 512, 2, 1 << 20));
-  EDGEQ_ASSIGN_OR_RETURN(f.threads, GetThreads(args));
-  EDGEQ_ASSIGN_OR_RETURN(f.max_chunks, args.GetInt("chunks", -1, -1));
-  EDGEQ_ASSIGN_OR_RETURN(f.cache_type, ParseKvCacheType(args));
-  return f;
-}
-
-namespace {
 
 absl::Status Perplexity(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(const PerplexityFlags flags, ParsePerplexityFlags(raw_args.raw));
@@ -72,7 +44,7 @@ absl::Status Perplexity(const Args& raw_args) {
 
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
   llm::ModelOptions mo;
-  mo.num_threads = flags.threads;
+  mo.num_threads = flags.threads > 0 ? flags.threads : kernels::DefaultThreadCount();
   mo.context_length = static_cast<int>(n_ctx);
   mo.kv_cache_type = flags.cache_type;
   mo.mapped_file = file.file_bytes;  // drop copied weights' pages

@@ -15,7 +15,7 @@
 #include "runtime/kernels/cpu_features.h"
 #include "tools/command.h"
 #include "tools/llm_cli.h"
-#include "tools/llm_commands.h"
+#include "tools/llm_flags.h"
 
 namespace edgeq {
 namespace tools {
@@ -43,40 +43,6 @@ constexpr char kRunUsage[] =
     "Sampler order: penalties, top-k, top-p, min-p, temperature, draw (llama.cpp's).\n"
     "The text goes to stdout; the load and speed report to stderr.";
 
-}  // namespace
-
-absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& raw) {
-  std::vector<OptionSpec> specs = {
-      {{"-p", "--prompt"}},   {{"-f", "--file"}},    {{"-n", "--n-predict"}},
-      {{"-t", "--threads"}},  {{"-c", "--ctx-size"}}, {{"--tokenizer"}},
-      {{"--ignore-eos"}, false},
-  };
-  for (const OptionSpec& s : SamplerOptionSpecs()) specs.push_back(s);
-  for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
-  RunFlags f;
-  EDGEQ_ASSIGN_OR_RETURN(f.args, ParseLlmArgs(raw, specs));
-  const LlmArgs& args = f.args;
-  if (args.positional.size() != 1) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "expected one MODEL argument, got %d (usage: edgeq run MODEL -p TEXT [-n N] ...)",
-        args.positional.size()));
-  }
-  if (args.Has("prompt") == args.Has("file")) {
-    return absl::InvalidArgumentError(args.Has("prompt")
-                                          ? "-p TEXT and -f FILE both given; expected one"
-                                          : "no prompt given (-p TEXT or -f FILE)");
-  }
-  f.model = args.positional[0];
-  f.prompt = args.Get("prompt");
-  EDGEQ_ASSIGN_OR_RETURN(f.n_predict, args.GetInt("n-predict", -1, -1));
-  EDGEQ_ASSIGN_OR_RETURN(f.threads, GetThreads(args));
-  EDGEQ_ASSIGN_OR_RETURN(f.ctx, args.GetInt("ctx-size", 0, 0, 1 << 20));
-  EDGEQ_ASSIGN_OR_RETURN(f.sampler, ParseSamplerOptions(args));
-  EDGEQ_ASSIGN_OR_RETURN(f.cache_type, ParseKvCacheType(args));
-  return f;
-}
-
-namespace {
 
 absl::Status Run(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(RunFlags flags, ParseRunFlags(raw_args.raw));
@@ -113,7 +79,7 @@ absl::Status Run(const Args& raw_args) {
         "the prompt is %d tokens long, but the context holds %d (-c)", ids.size(), ctx));
   }
   llm::ModelOptions mo;
-  mo.num_threads = flags.threads;
+  mo.num_threads = flags.threads > 0 ? flags.threads : kernels::DefaultThreadCount();
   mo.context_length = static_cast<int>(ctx);
   mo.kv_cache_type = flags.cache_type;
   mo.mapped_file = file.file_bytes;  // drop copied weights' pages

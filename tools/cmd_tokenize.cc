@@ -14,7 +14,7 @@
 #include "llm/model.h"
 #include "tools/command.h"
 #include "tools/llm_cli.h"
-#include "tools/llm_commands.h"
+#include "tools/llm_flags.h"
 
 namespace edgeq {
 namespace tools {
@@ -28,23 +28,6 @@ constexpr char kTokenizeUsage[] =
     "  --tokenizer FILE  a llama2.c tokenizer file instead of the model's vocabulary\n"
     "MODEL may be a vocabulary-only GGUF. Prints one \"id -> 'piece'\" line per token (stdout).";
 
-}  // namespace
-
-absl::StatusOr<LlmArgs> ParseTokenizeFlags(const std::vector<std::string>& raw) {
-  const std::vector<OptionSpec> specs = {{{"--ids"}, /*takes_value=*/false},
-                                         {{"--no-bos"}, false},
-                                         {{"--parse-special"}, false},
-                                         {{"--tokenizer"}}};
-  EDGEQ_ASSIGN_OR_RETURN(LlmArgs args, ParseLlmArgs(raw, specs));
-  if (args.positional.size() != 2) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "expected MODEL and TEXT, got %d arguments (usage: edgeq tokenize MODEL TEXT [--ids])",
-        args.positional.size()));
-  }
-  return args;
-}
-
-namespace {
 
 absl::Status Tokenize(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(const LlmArgs args, ParseTokenizeFlags(raw_args.raw));

@@ -1,4 +1,5 @@
 #include "tools/llm_cli.h"
+#include "tools/llm_flags.h"
 
 #include <string>
 #include <vector>
@@ -130,8 +131,8 @@ TEST(LlmCliTest, ThreadCountIsCapped) {
               absl::StatusCode::kInvalidArgument);
   }
   a = ParseLlmArgs({"-t", "0"}, kSpecs);
-  EXPECT_GE(*GetThreads(*a), 1);  // the default
-  EXPECT_GE(*GetThreads(*ParseLlmArgs({}, kSpecs)), 1);
+  EXPECT_EQ(*GetThreads(*a), 0);  // the default, which the command resolves
+  EXPECT_EQ(*GetThreads(*ParseLlmArgs({}, kSpecs)), 0);
 }
 
 TEST(LlmCliTest, Labels) {
@@ -155,6 +156,33 @@ TEST(LlmCliTest, UnsupportedVocabularyIsNamed) {
   EXPECT_NE(s.message().find("t5"), std::string::npos) << s;
   s = OpenTokenizer(checkpoint::TensorDict(), "m.bin", "", 10).status();
   EXPECT_NE(s.message().find("carries no vocabulary"), std::string::npos) << s;
+}
+
+// Each command's flags are checked without a model; what attackers control is quoted, cut.
+TEST(LlmCliTest, CommandFlagsAreCheckedWithoutAModel) {
+  absl::StatusOr<RunFlags> run =
+      ParseRunFlags({"m.gguf", "-p", "hi", "-n", "5", "-t", "1", "--temp", "0"});
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->model, "m.gguf");
+  EXPECT_EQ(run->prompt, "hi");
+  EXPECT_EQ(run->n_predict, 5);
+  EXPECT_EQ(run->threads, 1);
+  EXPECT_EQ(ParseRunFlags({"m", "-p", "x", "-f", "y"}).status().message(),
+            "-p TEXT and -f FILE both given; expected one");
+  EXPECT_EQ(ParseRunFlags({"m"}).status().message(), "no prompt given (-p TEXT or -f FILE)");
+  EXPECT_EQ(ParseChatFlags({"m", "-c", "1048577"}).status().message(),
+            "--ctx-size '1048577': expected an integer in [0, 1048576]");
+  EXPECT_EQ(ParsePerplexityFlags({"m", "-f", "t", "-c", "1"}).status().message(),
+            "--ctx-size '1': expected an integer in [2, 1048576]");
+  EXPECT_EQ(ParseBenchFlags({"m", "-p", "0", "-n", "0"}).status().message(),
+            "nothing to measure: -p and -n are both 0");
+  EXPECT_EQ(ParseTokenizeFlags({"m"}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseRunFlags({"m", "-p", "x", "-ctk", "f16"}).status().message(),
+            "--cache-type-k: unsupported KV cache type 'f16'; expected f32 or q8_0");
+  const std::string long_name = "--" + std::string(100000, 'x');
+  absl::Status s = ParseRunFlags({"m", long_name}).status();
+  EXPECT_TRUE(absl::StartsWith(s.message(), "unknown option '--xxxx")) << s.message().substr(0, 80);
+  EXPECT_LT(s.message().size(), 1000u);
 }
 
 }  // namespace
