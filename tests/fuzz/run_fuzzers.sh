@@ -5,10 +5,11 @@
 # or by default a new folder per run (printed first), so that two runs never collide.
 #
 #   tests/fuzz/run_fuzzers.sh [--seconds=N] [--runs=N] [--jobs=N] [--out=DIR] [TARGET...]
-#   TARGET: max gguf llama2c safetensors tokenizer model (default: all)
+#   TARGET: max gguf llama2c safetensors tokenizer model cli_args (default: all)
 #   model: a .max or GGUF, then qmatmul and Gather over every quantized tensor (graph, runtime
 #   and every x86 kernel, each file with its Bazel -m flags; XNNPACK, cpuinfo and pthreadpool
 #   from Debian's shared libraries).
+#   cli_args: the LLM commands' argument vectors (tools/llm_flags.h) and the sampler.
 #
 # Built outside Bazel (whose C++ toolchain here is gcc) straight from the sources; absl and
 # xxhash come from Debian's static archives, like in the Bazel build.
@@ -24,12 +25,12 @@ for arg in "$@"; do
     --seconds=*) seconds="${arg#*=}" ;;
     --runs=*) runs="${arg#*=}" ;;
     --out=*) out="${arg#*=}" ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    max|gguf|llama2c|safetensors|tokenizer|model) targets+=("$arg") ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    max|gguf|llama2c|safetensors|tokenizer|model|cli_args) targets+=("$arg") ;;
     *) echo "run_fuzzers.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
-[ ${#targets[@]} -eq 0 ] && targets=(max gguf llama2c safetensors tokenizer model)
+[ ${#targets[@]} -eq 0 ] && targets=(max gguf llama2c safetensors tokenizer model cli_args)
 
 CXX=${CXX:-clang++}
 if ! command -v "$CXX" >/dev/null; then
@@ -45,7 +46,9 @@ quant=(quantization/encoding.cc quantization/{bf16,codec_table,f16,iq4,iq4_nl,iq
 declare -A lib=([max]=checkpoint/max_format.cc [gguf]=checkpoint/gguf.cc
                 [llama2c]=checkpoint/llama2c.cc [safetensors]=checkpoint/safetensors.cc
                 [tokenizer]="checkpoint/gguf.cc llm/tokenizer.cc llm/tokenizer_hf.cc
-                             llm/tokenizer_regex.cc llm/unicode.cc")
+                             llm/tokenizer_regex.cc llm/unicode.cc"
+                [cli_args]="tools/llm_flags.cc tools/command.cc core/bounded_input.cc
+                            llm/sampler.cc")
 [ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/edgeq_fuzz.XXXXXX")
 mkdir -p "$out"
 echo "run_fuzzers.sh: building and fuzzing in $out"
