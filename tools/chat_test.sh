@@ -127,6 +127,11 @@ printf 'Hi\n' | edgeq chat "$tmp/m.gguf" --template "$tmp/tokenizer_config.json"
 check "--template tokenizer_config.json" grep -q "^chat template: gemma$" "$tmp/t.err"
 printf 'Hi\n' | edgeq chat "$tmp/notmpl.gguf" --template chatml --temp 0 -t 1 -n 1 >/dev/null 2>"$tmp/t.err"
 check "--template NAME" grep -q "^chat template: chatml$" "$tmp/t.err"
+# Issue 27 F4: an endless line on stdin (no newline) grew until the allocation failed.
+chat_from_dev_zero() { edgeq chat "$@" </dev/zero; }
+expect_error "chat reading /dev/zero" 1 "edgeq chat: error: a line on stdin is longer than the limit of 1048576 bytes$" \
+  chat_from_dev_zero "$tmp/notmpl.gguf" --template chatml --temp 0 -t 1 -n 1
+check "chat reading /dev/zero: one error line" test "$(grep -c "error" "$TEST_TMPDIR/expect_error.err")" -eq 1
 
 expect_error "chat without a template" 1 "error: .*notmpl.gguf' carries no tokenizer.chat_template; pass --template NAME (one of chatml, qwen2.5, qwen3, smollm2, llama3, llama3.1, gemma, phi3, phi3-mini, llama2) or FILE" \
   edgeq chat "$tmp/notmpl.gguf"

@@ -57,7 +57,8 @@ constexpr char kChatUsage[] =
     "  --ignore-eos             do not stop at end-of-turn tokens\n"
     "  --verbose-prompt         print each turn's prompt tokens (id -> piece) to stderr\n"
     "  sampling options, -s, -t as in `edgeq run` (default temperature 0.8)\n"
-    "Lines: /reset forgets the conversation (keeps --system); /exit or the end of input ends.\n"
+    "Lines (at most 1 MiB each): /reset forgets the conversation (keeps --system); /exit or the\n"
+    "end of input ends.\n"
     "Ctrl-C stops the current reply (the conversation keeps what was said); at the prompt it\n"
     "exits. Only the new turn is prefilled: the KV cache holds the conversation so far.";
 
@@ -93,6 +94,27 @@ std::string Printable(const std::string& piece) {
     }
   }
   return out;
+}
+
+// The longest user line chat reads from stdin (an endless stream such as /dev/zero is refused
+// after it instead of growing until the allocation fails).
+constexpr size_t kMaxChatLineBytes = size_t{1} << 20;
+
+// The next line of `in` without its '\n' into `line`: false at the end of input (no bytes
+// left), InvalidArgument once a line exceeds `max_bytes`.
+absl::StatusOr<bool> ReadLineBounded(std::istream& in, size_t max_bytes, std::string& line) {
+  line.clear();
+  bool any = false;
+  for (int c = in.get(); c != EOF; c = in.get()) {
+    any = true;
+    if (c == '\n') return true;
+    if (line.size() >= max_bytes) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "a line on stdin is longer than the limit of %d bytes", static_cast<int64_t>(max_bytes)));
+    }
+    line.push_back(static_cast<char>(c));
+  }
+  return any;
 }
 
 absl::StatusOr<llm::ChatTemplate> OpenTemplate(const checkpoint::TensorDict& dict,
@@ -209,7 +231,8 @@ absl::Status Chat(const Args& raw_args) {
   std::string line;
   while (true) {
     absl::FPrintF(stderr, "> ");
-    if (!std::getline(std::cin, line)) break;
+    EDGEQ_ASSIGN_OR_RETURN(const bool got_line, ReadLineBounded(std::cin, kMaxChatLineBytes, line));
+    if (!got_line) break;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line == "/exit") break;
     if (line == "/reset") {
