@@ -1,10 +1,12 @@
 #include "tools/command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/bounded_input.h"
@@ -18,7 +20,7 @@ absl::Status Args::CheckFlags(const std::vector<std::string>& allowed) const {
     for (const std::string& a : allowed) ok = ok || a == flag;
     if (!ok) {
       return absl::InvalidArgumentError(
-          absl::StrFormat("unknown flag --%s (expected %s)", flag,
+          absl::StrFormat("unknown flag %s (expected %s)", QuoteForError(absl::StrCat("--", flag)),
                           allowed.empty() ? std::string("no flags")
                                           : absl::StrCat("--", absl::StrJoin(allowed, ", --"))));
     }
@@ -88,7 +90,9 @@ bool RegisterCommand(const Command& command) {
 const std::map<std::string, Command>& Commands() { return Registry(); }
 
 int Fail(absl::string_view command, const absl::Status& status) {
-  absl::FPrintF(stderr, "edgeq %s: %s\n", command, status.message());
+  std::string message(status.message());
+  std::replace(message.begin(), message.end(), '\n', ' ');  // one line, whatever it quotes
+  absl::FPrintF(stderr, "edgeq %s: %s\n", command, message);
   return 1;
 }
 

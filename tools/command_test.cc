@@ -1,5 +1,6 @@
 #include "tools/command.h"
 
+#include "absl/strings/match.h"
 #include "gtest/gtest.h"
 
 namespace edgeq {
@@ -25,8 +26,17 @@ TEST(ArgsTest, UnknownFlagNamesItAndTheExpectedOnes) {
   a.flags["verfy"] = "true";
   absl::Status s = a.CheckFlags({"verify"});
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.message(), "unknown flag --verfy (expected --verify)");
+  EXPECT_EQ(s.message(), "unknown flag '--verfy' (expected --verify)");
   EXPECT_TRUE(a.CheckFlags({"verify", "verfy"}).ok());
+  // Found by tests/fuzz/cli_args_fuzzer: a flag name is quoted, so a newline in it does not make
+  // a second line (and a long one is cut).
+  Args b;
+  b.command = "inspect";
+  b.flags["a\nb" + std::string(1000, 'x')] = "true";
+  s = b.CheckFlags({"verify"});
+  EXPECT_TRUE(absl::StartsWith(s.message(), "unknown flag '--a\\x0abxxx")) << s.message();
+  EXPECT_EQ(std::string(s.message()).find('\n'), std::string::npos);
+  EXPECT_LT(s.message().size(), 200u);
 }
 
 TEST(ArgsTest, PositionalCountAndIntegers) {

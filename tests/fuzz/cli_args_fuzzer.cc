@@ -128,7 +128,11 @@ void RunLlm(int which, const std::vector<std::string>& args) {
       std::vector<char*> argv;
       for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
       Args parsed = ParseArgs(static_cast<int>(argv.size()), argv.data(), 0);
-      for (const auto& [flag, value] : parsed.flags) {
+      parsed.command = "inspect";
+      const std::vector<std::string> known = {"threads", "n", "x", "verify"};
+      CheckError(parsed.CheckFlags(known));
+      CheckError(parsed.CheckPositional(1, "FILE"));
+      for (const std::string& flag : known) {
         absl::StatusOr<int64_t> v = parsed.GetInt(flag, 0, -1000, 1000);
         if (!v.ok()) {
           CheckError(v.status());
