@@ -184,6 +184,17 @@ big_value=$(head -c 100000 /dev/zero | tr '\0' '9')
 expect_one_line_error "run --top-k of 100000 digits: the value is cut" "error: --top-k '9\{64\}'\.\.\. (100000 bytes)" \
   edgeq run "$tmp/m.gguf" -p x --top-k "$big_value"
 check "run --top-k of 100000 digits: a short line" test "$(wc -c <"$TEST_TMPDIR/expect_error.err")" -lt 300
+# A model whose last 64 KiB of f32 weights are +Inf: its logits are NaN, and perplexity printed
+# "PPL = -nan" with exit code 0; it is refused.
+printf '\x00\x00\x80\x7f' >"$tmp/inf.bin"
+for i in $(seq 14); do cat "$tmp/inf.bin" "$tmp/inf.bin" >"$tmp/inf2.bin"; mv "$tmp/inf2.bin" "$tmp/inf.bin"; done
+head -c $(($(wc -c <"$tmp/m.gguf") - 65536)) "$tmp/m.gguf" >"$tmp/inf.gguf"
+cat "$tmp/inf.bin" >>"$tmp/inf.gguf"
+expect_error "perplexity of a model with Inf weights" 1 \
+  "^edgeq perplexity: error: the running perplexity after chunk 1 is -*nan, not a finite number: the model's logits hold NaN or Inf" \
+  edgeq perplexity "$tmp/inf.gguf" -f "$tmp/text.txt" -c 32 -t 1 --chunks 2
+check "perplexity of a model with Inf weights: one error line" \
+  test "$(grep -c "error" "$TEST_TMPDIR/expect_error.err")" -eq 1
 # F5: thread counts above 4 x the online CPUs (at most 256) are refused; -t 300 under a 2 GiB
 # address-space limit hung in pthreadpool_create.
 expect_one_line_error "run -t 300 under ulimit -v 2 GiB" "^edgeq run: error: --threads '300': expected an integer in \[0, [0-9]*\] (0: the default; at most 4 x the [0-9]* online CPUs, at most 256)$" \
