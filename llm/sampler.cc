@@ -98,6 +98,13 @@ int Sampler::Sample(absl::Span<const float> logits) {
       l = l <= 0 ? l * o.repeat_penalty : l / o.repeat_penalty;
       l -= static_cast<float>(count) * o.frequency_penalty +
            static_cast<float>(count > 0) * o.presence_penalty;
+      // A penalty may overflow (FLT_MAX / 0.1): +inf stays the largest finite float, so that
+      // the softmax below never computes inf - inf.
+      if (std::isnan(l)) {
+        l = kNegInf;
+      } else if (l > kMax) {
+        l = kMax;
+      }
     }
   }
   // 2. Top-k.
@@ -179,7 +186,7 @@ int Sampler::Sample(absl::Span<const float> logits) {
           greedy = true;
         }
       }
-      greedy = greedy || max_l == kNegInf;
+      greedy = greedy || !std::isfinite(max_l);
     }
     if (greedy) {
       size_t max_i = 0;

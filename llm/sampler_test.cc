@@ -207,6 +207,25 @@ TEST(SamplerTest, NonFiniteLogitsAreDeterministic) {
   }
 }
 
+// Found by tests/fuzz/cli_args_fuzzer: a repeat penalty below 1 divides a logit near FLT_MAX
+// into +inf (FLT_MAX / 0.1), and the softmax computed inf - inf = NaN; the draw fell through to
+// the last candidate. Penalized logits stay finite.
+TEST(SamplerTest, PenaltyOverflowIsNotNaN) {
+  SamplerOptions o = Plain(42);
+  o.repeat_penalty = 0.1f;
+  o.presence_penalty = 0.5f;
+  absl::StatusOr<Sampler> s = Sampler::Create(3, o);
+  ASSERT_TRUE(s.ok());
+  s->Accept(0);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(s->Sample({3e38f, 1.0f, 2.0f}), 0);
+  o.frequency_penalty = -3e38f;  // subtracting it overflows too
+  o.repeat_penalty = 1.0f;
+  s = Sampler::Create(3, o);
+  ASSERT_TRUE(s.ok());
+  s->Accept(1);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(s->Sample({1.0f, 3e38f, 2.0f}), 1);
+}
+
 }  // namespace
 }  // namespace llm
 }  // namespace edgeq
