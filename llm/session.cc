@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 
 #include "absl/strings/str_format.h"
 #include "core/status_macros.h"
@@ -50,7 +51,7 @@ absl::StatusOr<GenerateResult> Session::Generate(absl::Span<const int> prompt,
                                                  const TokenCallback& on_token) {
   const int ctx = model_.context_length();
   const int left = ctx - n_past();
-  if (static_cast<int>(prompt.size()) > left) {
+  if (static_cast<int64_t>(prompt.size()) > left) {  // no int narrowing of the size
     return absl::InvalidArgumentError(
         absl::StrFormat("the prompt is %d tokens long, but the context holds %d (%d already used)",
                         prompt.size(), ctx, n_past()));

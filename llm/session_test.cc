@@ -151,6 +151,22 @@ TEST(SessionTest, StopTokenCallbackAndContext) {
   EXPECT_EQ(session.Generate({50}).status().code(), absl::StatusCode::kOutOfRange);
 }
 
+// Issue 27 F11: the prompt length was narrowed to int before the context check, so a span of
+// 2^32 + 5 tokens passed as 5 and was read. It is refused before any token is read (the span's
+// memory is not there: one read would crash).
+TEST(SessionTest, PromptLengthIsNotNarrowed) {
+  std::unique_ptr<Model> m = SmallModel(/*context=*/12);
+  absl::StatusOr<Sampler> sampler = Sampler::Create(50, Greedy());
+  ASSERT_TRUE(sampler.ok());
+  Session session(*m, *sampler);
+  const int one = 1;
+  const absl::Span<const int> huge(&one, (size_t{1} << 32) + 5);
+  absl::Status s = session.Generate(huge).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            "the prompt is 4294967301 tokens long, but the context holds 12 (0 already used)");
+}
+
 }  // namespace
 }  // namespace llm
 }  // namespace edgeq
