@@ -101,8 +101,8 @@ constexpr int32_t kMaxContextLength = 1 << 20;
 absl::Status CheckTokens(const char* fn, const char* what, const int32_t* ids, size_t n,
                          int64_t context, int64_t vocab) {
   if (n > static_cast<uint64_t>(context)) {
-    return absl::InvalidArgumentError(absl::StrCat(fn, ": ", n, " ", what,
-                                                   " tokens; the context holds ", context));
+    return absl::InvalidArgumentError(
+        absl::StrCat(fn, ": ", n, " ", what, " tokens; the context holds ", context));
   }
   for (size_t i = 0; i < n; ++i) {
     if (ids[i] < 0 || ids[i] >= vocab) {
@@ -444,10 +444,9 @@ edgeq_status edgeq_llm_generate(edgeq_llm* llm, const int32_t* prompt, size_t n_
                                 size_t capacity, size_t* n_generated) {
   EDGEQ_C_CHECK_ARG(llm != nullptr, "llm is NULL");
   EDGEQ_C_CHECK_ARG(prompt != nullptr || n_prompt == 0, "prompt is NULL");
-  const absl::Status prompt_ok =
-      CheckTokens("edgeq_llm_generate", "prompt", prompt, n_prompt,
-                  llm->model->context_length() - llm->session->n_past(),
-                  llm->model->config().vocab_size);
+  const absl::Status prompt_ok = CheckTokens("edgeq_llm_generate", "prompt", prompt, n_prompt,
+                                             llm->model->context_length() - llm->session->n_past(),
+                                             llm->model->config().vocab_size);
   if (!prompt_ok.ok()) return FromStatus(prompt_ok);
   edgeq::llm::SamplerOptions so;
   if (params != nullptr) {

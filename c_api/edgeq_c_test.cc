@@ -251,9 +251,9 @@ TEST(CApi, LlmArgumentsOutOfRangeAreRefused) {
   ASSERT_EQ(edgeq_llm_load(path.c_str(), &options, &llm), EDGEQ_OK) << edgeq_last_error();
   int32_t ids[4] = {1, 2, 3, 4};
   // A count far beyond the buffer and the context: refused before the ids are read.
-  EXPECT_EQ(edgeq_llm_generate(llm, ids, SIZE_MAX, 1, nullptr, nullptr, nullptr, nullptr, 0,
-                               nullptr),
-            EDGEQ_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      edgeq_llm_generate(llm, ids, SIZE_MAX, 1, nullptr, nullptr, nullptr, nullptr, 0, nullptr),
+      EDGEQ_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(edgeq_last_error(),
                "edgeq_llm_generate: 18446744073709551615 prompt tokens; the context holds 64");
   float logits[512];

@@ -381,8 +381,8 @@ edgeq_status edgeq_graph_to_string(const edgeq_graph* graph, char* text, size_t 
 edgeq_status edgeq_session_create(int32_t num_threads, edgeq_session** out) {
   EDGEQ_C_CHECK_ARG(out != nullptr, "out is NULL");
   EDGEQ_C_CHECK_ARG(num_threads <= edgeq::kMaxSessionThreads,
-                    absl::StrCat("num_threads is ", num_threads,
-                                 "; expected at most ", edgeq::kMaxSessionThreads, " (<= 0: 1)"));
+                    absl::StrCat("num_threads is ", num_threads, "; expected at most ",
+                                 edgeq::kMaxSessionThreads, " (<= 0: 1)"));
   edgeq::SessionOptions options;
   options.num_threads = num_threads <= 0 ? 1 : num_threads;
   auto s = std::make_unique<edgeq_session>();

@@ -1,5 +1,7 @@
 #include "runtime/session.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <chrono>
 #include <climits>
@@ -14,8 +16,6 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/status_macros.h"
-#include <pthread.h>
-
 #include "pthreadpool.h"
 #include "runtime/custom_op.h"
 #include "runtime/internal/op_kernels.h"
@@ -235,13 +235,12 @@ InferenceSession::InferenceSession(SessionOptions options)
     : options_(options), weight_cache_(std::make_shared<internal::PreparedWeightCache>()) {
   if (options_.num_threads > kMaxSessionThreads) {
     pool_status_ = absl::InvalidArgumentError(
-        absl::StrFormat("SessionOptions.num_threads must be in [1, %d], got %d",
-                        kMaxSessionThreads, options_.num_threads));
+        absl::StrFormat("SessionOptions.num_threads must be in [1, %d], got %d", kMaxSessionThreads,
+                        options_.num_threads));
   } else if (options_.num_threads > 1) {
     pool_status_ = ProbeThreads(options_.num_threads - 1);
-    pthreadpool_t pool = pool_status_.ok()
-                             ? pthreadpool_create(static_cast<size_t>(options_.num_threads))
-                             : nullptr;
+    pthreadpool_t pool =
+        pool_status_.ok() ? pthreadpool_create(static_cast<size_t>(options_.num_threads)) : nullptr;
     if (pool_status_.ok() && pool == nullptr) {
       pool_status_ = absl::ResourceExhaustedError(absl::StrFormat(
           "SessionOptions.num_threads = %d: pthreadpool_create failed", options_.num_threads));

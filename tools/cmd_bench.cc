@@ -192,7 +192,6 @@ double ReadBandwidth(int threads) {
   return bw;
 }
 
-
 absl::Status Bench(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(const BenchFlags flags, ParseBenchFlags(raw_args.raw));
   const LlmArgs& args = flags.args;

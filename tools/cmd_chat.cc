@@ -160,7 +160,6 @@ absl::StatusOr<llm::ChatTemplate> OpenTemplate(const checkpoint::TensorDict& dic
   return t;
 }
 
-
 absl::Status Chat(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(const ChatFlags flags, ParseChatFlags(raw_args.raw));
   const LlmArgs& args = flags.args;

@@ -32,7 +32,6 @@ constexpr char kPerplexityUsage[] =
     "                       at most 256)\n" EDGEQ_KV_CACHE_USAGE
     "Prints [chunk]running-perplexity per chunk and 'Final estimate: PPL = X +/- Y' (stdout).";
 
-
 absl::Status Perplexity(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(const PerplexityFlags flags, ParsePerplexityFlags(raw_args.raw));
   const LlmArgs& args = flags.args;

@@ -22,9 +22,9 @@ namespace tools {
 namespace {
 
 constexpr char kRunUsage[] =
-    "MODEL -p TEXT|-f FILE [-n N] [--temp T] [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] "
-    "[--repeat-last-n N] [--presence-penalty P] [--frequency-penalty F] [-s SEED] [-t THREADS] "
-    "[-c CTX] [-ctk TYPE] [--tokenizer FILE] [--ignore-eos]\n"
+    "MODEL -p TEXT|-f FILE [-n N] [--temp T] [--top-k K] [--top-p P] [--min-p P] "
+    "[--repeat-penalty R] [--repeat-last-n N] [--presence-penalty P] [--frequency-penalty F] "
+    "[-s SEED] [-t THREADS] [-c CTX] [-ctk TYPE] [--tokenizer FILE] [--ignore-eos]\n"
     "  -p, --prompt TEXT        prompt (BOS added as the vocabulary says)\n"
     "  -f, --file FILE          the prompt from a file (at most 256 MiB)\n"
     "  -n, --n-predict N        tokens to generate (default -1: until EOS or the context ends)\n"
@@ -42,7 +42,6 @@ constexpr char kRunUsage[] =
     "vocabulary\n" EDGEQ_KV_CACHE_USAGE
     "Sampler order: penalties, top-k, top-p, min-p, temperature, draw (llama.cpp's).\n"
     "The text goes to stdout; the load and speed report to stderr.";
-
 
 absl::Status Run(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(RunFlags flags, ParseRunFlags(raw_args.raw));

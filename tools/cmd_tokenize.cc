@@ -28,7 +28,6 @@ constexpr char kTokenizeUsage[] =
     "  --tokenizer FILE  a llama2.c tokenizer file instead of the model's vocabulary\n"
     "MODEL may be a vocabulary-only GGUF. Prints one \"id -> 'piece'\" line per token (stdout).";
 
-
 absl::Status Tokenize(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(const LlmArgs args, ParseTokenizeFlags(raw_args.raw));
   const std::string& path = args.positional[0];

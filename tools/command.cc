@@ -46,8 +46,8 @@ absl::StatusOr<int64_t> Args::GetInt(absl::string_view flag, int64_t default_val
   if (it == flags.end()) return default_value;
   const std::optional<int64_t> v = ParseDecimalInt64(it->second);
   if (!v.has_value() || *v < lo || *v > hi) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "--%s=%s: expected an integer in [%d, %d]", flag, QuoteForError(it->second), lo, hi));
+    return absl::InvalidArgumentError(absl::StrFormat("--%s=%s: expected an integer in [%d, %d]",
+                                                      flag, QuoteForError(it->second), lo, hi));
   }
   return *v;
 }

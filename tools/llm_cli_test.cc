@@ -1,5 +1,4 @@
 #include "tools/llm_cli.h"
-#include "tools/llm_flags.h"
 
 #include <string>
 #include <vector>
@@ -8,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "checkpoint/tensor_dict.h"
 #include "gtest/gtest.h"
+#include "tools/llm_flags.h"
 
 namespace edgeq {
 namespace tools {
@@ -119,7 +119,7 @@ TEST(LlmCliTest, ThreadCountIsCapped) {
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(*GetThreads(*a), max);
   for (const std::string& v : {std::to_string(max + 1), std::string("300"), std::string("1024"),
-                              std::string("-1"), std::string("4294967297")}) {
+                               std::string("-1"), std::string("4294967297")}) {
     a = ParseLlmArgs({"-t", v}, kSpecs);
     ASSERT_TRUE(a.ok());
     absl::Status s = GetThreads(*a).status();

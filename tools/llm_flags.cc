@@ -49,8 +49,8 @@ absl::StatusOr<float> LlmArgs::GetFloat(absl::string_view name, float default_va
   if (it == values.end()) return default_value;
   float v;
   if (!absl::SimpleAtof(it->second, &v) || !std::isfinite(v)) {
-    return absl::InvalidArgumentError(absl::StrFormat("--%s %s: expected a finite number", name,
-                                                      QuoteForError(it->second)));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--%s %s: expected a finite number", name, QuoteForError(it->second)));
   }
   return v;
 }
@@ -207,9 +207,8 @@ absl::StatusOr<llm::SamplerOptions> ParseSamplerOptions(const LlmArgs& args) {
 
 absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& raw) {
   std::vector<OptionSpec> specs = {
-      {{"-p", "--prompt"}},   {{"-f", "--file"}},    {{"-n", "--n-predict"}},
-      {{"-t", "--threads"}},  {{"-c", "--ctx-size"}}, {{"--tokenizer"}},
-      {{"--ignore-eos"}, false},
+      {{"-p", "--prompt"}},   {{"-f", "--file"}}, {{"-n", "--n-predict"}},   {{"-t", "--threads"}},
+      {{"-c", "--ctx-size"}}, {{"--tokenizer"}},  {{"--ignore-eos"}, false},
   };
   for (const OptionSpec& s : SamplerOptionSpecs()) specs.push_back(s);
   for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
@@ -235,7 +234,6 @@ absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& raw) {
   EDGEQ_ASSIGN_OR_RETURN(f.cache_type, ParseKvCacheType(args));
   return f;
 }
-
 
 absl::StatusOr<ChatFlags> ParseChatFlags(const std::vector<std::string>& raw) {
   std::vector<OptionSpec> specs = {
@@ -267,7 +265,6 @@ absl::StatusOr<ChatFlags> ParseChatFlags(const std::vector<std::string>& raw) {
   return f;
 }
 
-
 absl::StatusOr<PerplexityFlags> ParsePerplexityFlags(const std::vector<std::string>& raw) {
   std::vector<OptionSpec> specs = {{{"-f", "--file"}},
                                    {{"-c", "--ctx-size"}},
@@ -292,7 +289,6 @@ absl::StatusOr<PerplexityFlags> ParsePerplexityFlags(const std::vector<std::stri
   EDGEQ_ASSIGN_OR_RETURN(f.cache_type, ParseKvCacheType(args));
   return f;
 }
-
 
 absl::StatusOr<BenchFlags> ParseBenchFlags(const std::vector<std::string>& raw) {
   std::vector<OptionSpec> specs = {{{"-p", "--n-prompt"}},    {{"-n", "--n-gen"}},
@@ -325,7 +321,6 @@ absl::StatusOr<BenchFlags> ParseBenchFlags(const std::vector<std::string>& raw) 
   }
   return f;
 }
-
 
 absl::StatusOr<LlmArgs> ParseTokenizeFlags(const std::vector<std::string>& raw) {
   const std::vector<OptionSpec> specs = {{{"--ids"}, /*takes_value=*/false},

@@ -104,7 +104,7 @@ struct PerplexityFlags {
   LlmArgs args;
   std::string model, text_file;
   int64_t n_ctx = 512;      // in [2, 2^20]
-  int threads = 0;  // as RunFlags::threads
+  int threads = 0;          // as RunFlags::threads
   int64_t max_chunks = -1;  // in [-1, INT32_MAX]
   llm::KvCacheType cache_type = llm::KvCacheType::kF32;
 };
