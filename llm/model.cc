@@ -65,9 +65,9 @@ absl::StatusOr<int64_t> RequiredInt(const TensorDict& d, const std::string& key,
   if (!v.ok()) return absl::InvalidArgumentError(v.status().message());
   const MetadataValue& m = **d.GetMetadata(key);
   if (m.width() == MetadataValue::Width::kU64 && *v < 0) {  // above INT64_MAX
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "metadata key '%s' is %s; expected a positive count of at most %d", key, m.DebugString(),
-        max));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("metadata key '%s' is %s; expected a positive count of at most %d", key,
+                        m.DebugString(), max));
   }
   if (*v <= 0 || *v > max) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -120,9 +120,8 @@ absl::Status CheckLayersPresent(const TensorDict& d, const std::string& key, int
   }
   for (int64_t l = 0; l < layers; ++l) {
     if (!present[static_cast<size_t>(l)]) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("metadata key '%s' is %d but layer %d has no tensor (blk.%d.*)", key,
-                          layers, l, l));
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "metadata key '%s' is %d but layer %d has no tensor (blk.%d.*)", key, layers, l, l));
     }
   }
   return absl::OkStatus();
@@ -655,8 +654,8 @@ absl::StatusOr<ModelConfig> ModelConfig::FromMetadata(const TensorDict& d) {
   }
   if (emb->dim(0) > kMaxVocab) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "tensor 'token_embd.weight' has %d rows; expected a vocabulary of at most %d",
-        emb->dim(0), kMaxVocab));
+        "tensor 'token_embd.weight' has %d rows; expected a vocabulary of at most %d", emb->dim(0),
+        kMaxVocab));
   }
   c.vocab_size = static_cast<int>(emb->dim(0));
   // The head count and dimensions against layer 0's tensors (Load checks every layer's; these
@@ -672,9 +671,9 @@ absl::StatusOr<ModelConfig> ModelConfig::FromMetadata(const TensorDict& d) {
     EDGEQ_RETURN_IF_ERROR(ExpectShape(d, "blk.0.attn_q.weight", q_dim, dim, heads_why));
     EDGEQ_RETURN_IF_ERROR(ExpectShape(d, "blk.0.attn_k.weight", kv_dim, dim, heads_why));
   }
-  EDGEQ_RETURN_IF_ERROR(ExpectShape(
-      d, "blk.0.ffn_down.weight", dim, ffn,
-      absl::StrCat(Key(a, "embedding_length"), ", ", Key(a, "feed_forward_length"))));
+  EDGEQ_RETURN_IF_ERROR(
+      ExpectShape(d, "blk.0.ffn_down.weight", dim, ffn,
+                  absl::StrCat(Key(a, "embedding_length"), ", ", Key(a, "feed_forward_length"))));
   c.tied_output = !d.Contains("output.weight");
   if (c.tied_output && d.HasMetadata("llama2c.shared_classifier")) {
     absl::StatusOr<bool> shared = d.GetBool("llama2c.shared_classifier");

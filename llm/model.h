@@ -231,10 +231,10 @@ class Model {
   checkpoint::TensorDict weights_;
   uint64_t weight_bytes_ = 0;
   uint64_t released_weight_bytes_ = 0;
-  std::set<const void*> released_;  // weights whose pages were dropped
+  std::set<const void*> released_;      // weights whose pages were dropped
   std::set<std::string> used_tensors_;  // the weights the graphs read (all of them, after Load)
-  Tensor inv_freq_;                 // [rope dims / 2]: the RoPE angle per position of each pair
-  Tensor inv_freq_swa_;             // the same for the sliding-window layers
+  Tensor inv_freq_;                     // [rope dims / 2]: the RoPE angle per position of each pair
+  Tensor inv_freq_swa_;                 // the same for the sliding-window layers
   std::unique_ptr<InferenceSession> session_;
   Block decode_;
   std::unique_ptr<Block> prefill_;

@@ -1,13 +1,14 @@
 #include "llm/model.h"
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <fstream>
 #include <map>
 #include <string>
@@ -851,23 +852,22 @@ void ExpectRefusedWithin64MiB(const TensorDict& d, const std::string& name,
 TEST(HostileModelTest, HugeBlockCountIsRefusedBeforeAllocating) {
   const TensorDict good = SmallModel();
   for (int64_t layers : {int64_t{1} << 30, int64_t{1} << 20}) {
-    absl::Status s = ModelConfig::FromMetadata(
-                         With(good, "llama.block_count", MetadataValue::Int(layers)))
-                         .status();
+    absl::Status s =
+        ModelConfig::FromMetadata(With(good, "llama.block_count", MetadataValue::Int(layers)))
+            .status();
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
     EXPECT_EQ(s.message(), absl::StrCat("metadata key 'llama.block_count' is ", layers,
                                         "; expected a positive count of at most 4096"));
   }
   // Under the ceiling but above the tensors present.
-  absl::Status s = ModelConfig::FromMetadata(
-                       With(good, "llama.block_count", MetadataValue::Int(4000)))
-                       .status();
+  absl::Status s =
+      ModelConfig::FromMetadata(With(good, "llama.block_count", MetadataValue::Int(4000))).status();
   EXPECT_EQ(s.message(),
             "metadata key 'llama.block_count' is 4000 but the file has only 21 tensors (a layer "
             "needs several)");
   // A u64 above INT64_MAX.
-  s = ModelConfig::FromMetadata(With(good, "llama.block_count",
-                                     MetadataValue::Int(-1, MetadataValue::Width::kU64)))
+  s = ModelConfig::FromMetadata(
+          With(good, "llama.block_count", MetadataValue::Int(-1, MetadataValue::Width::kU64)))
           .status();
   EXPECT_TRUE(absl::StrContains(s.message(), "'llama.block_count' is 18446744073709551615")) << s;
   for (int64_t layers : {int64_t{1} << 30, int64_t{1} << 20, int64_t{4000}}) {
@@ -930,15 +930,16 @@ TEST(HostileModelTest, EveryDeclaredLayerExistsAndEveryTensorIsUsed) {
   EXPECT_TRUE(LoadAsGguf(With(five, "llama.block_count", MetadataValue::Int(3)), "three").ok());
 
   s = ModelConfig::FromMetadata(With(good, "llama.block_count", MetadataValue::Int(3))).status();
-  EXPECT_EQ(s.message(), "metadata key 'llama.block_count' is 3 but layer 2 has no tensor (blk.2.*)");
+  EXPECT_EQ(s.message(),
+            "metadata key 'llama.block_count' is 3 but layer 2 has no tensor (blk.2.*)");
 
   for (const char* name : {"blk.00.attn_norm.weight", "blk.+1.attn_norm.weight", "blk.x"}) {
     TensorDict stray = good;
     ASSERT_TRUE(stray.Set(name, **good.Get("blk.0.attn_norm.weight")).ok());
     s = ModelConfig::FromMetadata(stray).status();
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << name;
-    EXPECT_TRUE(absl::StrContains(s.message(), absl::StrCat("tensor '", name,
-                                                            "': expected blk.N.* with N a layer")))
+    EXPECT_TRUE(absl::StrContains(
+        s.message(), absl::StrCat("tensor '", name, "': expected blk.N.* with N a layer")))
         << s;
   }
   TensorDict unused = good;
@@ -966,8 +967,8 @@ TEST(HostileModelTest, EveryDeclaredLayerExistsAndEveryTensorIsUsed) {
   EXPECT_TRUE(absl::StrContains(
       s.message(), "metadata 'llama.attention.head_count' is string, expected a scalar integer"))
       << s;
-  s = ModelConfig::FromMetadata(With(good, "llama.attention.head_count_kv",
-                                     MetadataValue::Bool(true)))
+  s = ModelConfig::FromMetadata(
+          With(good, "llama.attention.head_count_kv", MetadataValue::Bool(true)))
           .status();
   EXPECT_TRUE(absl::StrContains(s.message(), "'llama.attention.head_count_kv' is bool")) << s;
   s = ModelConfig::FromMetadata(With(good, "llama2c.shared_classifier", MetadataValue::Int(0)))

@@ -294,7 +294,8 @@ absl::StatusOr<Tokenizer> Tokenizer::FromGguf(const checkpoint::TensorDict& dict
                      " (tokenizer.ggml.model); supported: llama (SentencePiece), gpt2 (BPE), bert "
                      "(WordPiece)"));
   }
-  EDGEQ_RETURN_IF_ERROR(OptionalBool(dict, "tokenizer.ggml.add_space_prefix", &t.add_space_prefix_));
+  EDGEQ_RETURN_IF_ERROR(
+      OptionalBool(dict, "tokenizer.ggml.add_space_prefix", &t.add_space_prefix_));
 
   EDGEQ_ASSIGN_OR_RETURN(const checkpoint::MetadataValue* tokens,
                          GetArray(dict, "tokenizer.ggml.tokens", Kind::kString, "strings"));
@@ -331,9 +332,9 @@ absl::StatusOr<Tokenizer> Tokenizer::FromGguf(const checkpoint::TensorDict& dict
       const std::string& m = merges->strings()[i];
       const size_t pos = m.size() > 1 ? m.find(' ', 1) : std::string::npos;
       if (pos == std::string::npos) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("GGUF key 'tokenizer.ggml.merges' entry ", i, " ", QuoteForError(m),
-                         " is not two tokens separated by a space"));
+        return absl::InvalidArgumentError(absl::StrCat("GGUF key 'tokenizer.ggml.merges' entry ", i,
+                                                       " ", QuoteForError(m),
+                                                       " is not two tokens separated by a space"));
       }
       t.AddMerge(absl::string_view(m).substr(0, pos), absl::string_view(m).substr(pos + 1));
     }

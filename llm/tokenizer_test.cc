@@ -341,8 +341,8 @@ TEST(TokenizerTest, BooleanKeysOfAnotherTypeAreRefused) {
     absl::StatusOr<Tokenizer> tok = Tokenizer::FromGguf(d);
     ASSERT_FALSE(tok.ok()) << c.key;
     EXPECT_EQ(tok.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_EQ(tok.status().message(), absl::StrCat("GGUF metadata '", c.key, "' is ", c.type,
-                                                   ", expected a scalar bool"));
+    EXPECT_EQ(tok.status().message(),
+              absl::StrCat("GGUF metadata '", c.key, "' is ", c.type, ", expected a scalar bool"));
   }
   // Real bools are still read.
   TensorDict d = SpmVocab();
