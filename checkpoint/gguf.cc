@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "checkpoint/internal/file_io.h"
 #include "checkpoint/internal/metadata_codec.h"
+#include "core/bounded_input.h"
 #include "core/status_macros.h"
 #include "quantization/block_layout.h"
 #include "quantization/encoding.h"
@@ -26,6 +27,8 @@ using internal::ByteReader;
 constexpr uint32_t kDefaultAlignment = 32;
 constexpr uint32_t kMaxAlignment = 1 << 16;
 constexpr uint32_t kMaxDims = 4;  // GGML_MAX_DIMS
+// Tensor names: llama.cpp allows 63 bytes; ours stay far below this.
+constexpr size_t kMaxTensorNameBytes = 1024;
 
 // One GGML tensor type edgeq reads and writes.
 struct GgmlType {
@@ -203,7 +206,7 @@ absl::StatusOr<TensorDict> ReadGgufFromBuffer(absl::Span<const uint8_t> data,
     EDGEQ_ASSIGN_OR_RETURN(std::string key,
                            internal::DecodeString(&r, absl::StrFormat("metadata key #%d", i)));
     if (dict.HasMetadata(key)) {
-      return r.Error(absl::StrFormat("duplicate metadata key '%s'", key));
+      return r.Error(absl::StrFormat("duplicate metadata key %s", QuoteForError(key, 128)));
     }
     EDGEQ_ASSIGN_OR_RETURN(MetadataValue value, internal::DecodeValue(&r, key));
     dict.SetMetadata(key, std::move(value));
@@ -224,8 +227,12 @@ absl::StatusOr<TensorDict> ReadGgufFromBuffer(absl::Span<const uint8_t> data,
     Info info;
     EDGEQ_ASSIGN_OR_RETURN(info.name,
                            internal::DecodeString(&r, absl::StrFormat("tensor #%d name", i)));
-    const std::string tw = absl::StrCat("tensor '", info.name, "'");
+    const std::string tw = absl::StrCat("tensor ", QuoteForError(info.name, 128));
     if (info.name.empty()) return r.Error(absl::StrFormat("tensor #%d has an empty name", i));
+    if (info.name.size() > kMaxTensorNameBytes) {  // llama.cpp's limit is 63
+      return r.Error(absl::StrFormat("%s: a name of %d bytes; expected at most %d", tw,
+                                     info.name.size(), kMaxTensorNameBytes));
+    }
     EDGEQ_ASSIGN_OR_RETURN(uint32_t n_dims, r.U32(tw + " n_dims"));
     if (n_dims > kMaxDims) {
       return r.Error(
@@ -284,13 +291,13 @@ absl::StatusOr<TensorDict> ReadGgufFromBuffer(absl::Span<const uint8_t> data,
   for (const Info& info : infos) {
     if (info.offset > data_size || info.bytes > data_size - info.offset) {
       return r.Error(absl::StrFormat(
-          "tensor '%s' (%s%s, %d bytes at data offset %d) runs past the end of the file "
+          "tensor %s (%s%s, %d bytes at data offset %d) runs past the end of the file "
           "(%d bytes of data): truncated?",
-          info.name, info.type->ggml_name, info.logical.ToString(), info.bytes, info.offset,
-          data_size));
+          QuoteForError(info.name, 128), info.type->ggml_name, info.logical.ToString(), info.bytes,
+          info.offset, data_size));
     }
     if (dict.Contains(info.name)) {
-      return r.Error(absl::StrFormat("duplicate tensor name '%s'", info.name));
+      return r.Error(absl::StrFormat("duplicate tensor name %s", QuoteForError(info.name, 128)));
     }
     EDGEQ_ASSIGN_OR_RETURN(Tensor t, Tensor::View(info.type->dtype, info.physical,
                                                   data.data() + data_start + info.offset,
@@ -308,8 +315,9 @@ absl::StatusOr<TensorDict> ReadGgufFromBuffer(absl::Span<const uint8_t> data,
             [](const Info* a, const Info* b) { return a->offset < b->offset; });
   for (size_t i = 1; i < by_offset.size(); ++i) {
     if (by_offset[i]->offset < by_offset[i - 1]->offset + by_offset[i - 1]->bytes) {
-      return r.Error(absl::StrFormat("tensors '%s' and '%s' overlap", by_offset[i - 1]->name,
-                                     by_offset[i]->name));
+      return r.Error(absl::StrFormat("tensors %s and %s overlap",
+                                     QuoteForError(by_offset[i - 1]->name, 128),
+                                     QuoteForError(by_offset[i]->name, 128)));
     }
   }
   return dict;

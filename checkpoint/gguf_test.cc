@@ -219,6 +219,34 @@ TEST(GgufTest, BadFilesAreClearErrors) {
 // the padding up to the alignment; ggml reads them, and so do we.
 // The writer checks the quantized-tensor invariant as the readers do (CheckQuantizedTensor): a
 // tensor whose bytes do not match its encoding and logical shape is not written.
+// Issue 27: names from the file are quoted short in errors, and tensor names have a ceiling.
+TEST(GgufTest, HugeNamesAreRefusedOrQuotedShort) {
+  const std::string huge(1 << 20, 'n');
+  TensorDict d;
+  ASSERT_TRUE(d.Set(huge, *Tensor::Full({2}, 1.0f)).ok());
+  absl::StatusOr<std::string> bytes = WriteGgufToString(d);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  absl::StatusOr<TensorDict> r = Parse(*bytes);
+  ASSERT_FALSE(r.ok());
+  EXPECT_LT(r.status().message().size(), 400u) << r.status().message().substr(0, 400);
+  EXPECT_TRUE(absl::StrContains(r.status().message(),
+                                "... (1048576 bytes): a name of 1048576 bytes; expected at most "
+                                "1024"))
+      << r.status();
+  // A metadata key of 1 MB whose value type is invalid: the key is quoted short.
+  TensorDict m;
+  m.SetMetadata(huge, MetadataValue::Int(1));
+  bytes = WriteGgufToString(m);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  std::string bad = *bytes;
+  const size_t type_at = 4 + 4 + 8 + 8 + 8 + huge.size();  // magic, version, counts, key
+  bad[type_at] = 99;
+  r = Parse(bad);
+  ASSERT_FALSE(r.ok());
+  EXPECT_LT(r.status().message().size(), 400u) << r.status().message().substr(0, 400);
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "(1048576 bytes)")) << r.status();
+}
+
 TEST(GgufTest, WriterRefusesQuantizedTensorsWhoseBytesDoNotMatch) {
   struct Case {
     const char* what;

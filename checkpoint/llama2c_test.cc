@@ -35,7 +35,7 @@ TEST(Llama2cTest, ImportsStories260K) {
   EXPECT_EQ(*d->GetInt("llama.vocab_size"), 512);
   EXPECT_EQ(*d->GetInt("llama.context_length"), 512);
   EXPECT_EQ(*d->GetInt("llama.rope.dimension_count"), 8);
-  EXPECT_EQ(*d->GetInt("llama2c.shared_classifier"), 1);
+  EXPECT_EQ(*d->GetBool("llama2c.shared_classifier"), true);
   EXPECT_EQ((**d->Get("blk.3.attn_k.weight")).shape(), (Shape{32, 64}));
   EXPECT_EQ((**d->Get("blk.3.ffn_down.weight")).shape(), (Shape{64, 172}));
   // The first weight is the f32 right after the 28-byte header.
@@ -121,7 +121,7 @@ TEST(Llama2cTest, UnsharedClassifier) {
   }
   absl::StatusOr<TensorDict> d = Parse(file);
   ASSERT_TRUE(d.ok()) << d.status();
-  EXPECT_EQ(*d->GetInt("llama2c.shared_classifier"), 0);
+  EXPECT_EQ(*d->GetBool("llama2c.shared_classifier"), false);
   const Tensor& out = **d->Get("output.weight");
   EXPECT_EQ(out.shape(), (Shape{3, 4}));
   EXPECT_EQ((*out.Values<float>())[0], static_cast<float>(floats - 12));

@@ -251,11 +251,16 @@ absl::StatusOr<int64_t> TensorDict::GetInt(absl::string_view key) const {
   absl::StatusOr<const MetadataValue*> v = GetMetadata(key);
   if (!v.ok()) return v.status();
   const MetadataValue& m = **v;
-  if (m.is_array() ||
-      (m.kind() != MetadataValue::Kind::kInt && m.kind() != MetadataValue::Kind::kBool)) {
-    return WrongKind(key, "integer", m);
-  }
+  if (m.is_array() || m.kind() != MetadataValue::Kind::kInt) return WrongKind(key, "integer", m);
   return m.int_value();
+}
+
+absl::StatusOr<bool> TensorDict::GetBool(absl::string_view key) const {
+  absl::StatusOr<const MetadataValue*> v = GetMetadata(key);
+  if (!v.ok()) return v.status();
+  const MetadataValue& m = **v;
+  if (m.is_array() || m.kind() != MetadataValue::Kind::kBool) return WrongKind(key, "bool", m);
+  return m.bool_value();
 }
 
 absl::StatusOr<double> TensorDict::GetFloat(absl::string_view key) const {

@@ -127,8 +127,10 @@ class TensorDict {
   bool HasMetadata(absl::string_view key) const;
   absl::StatusOr<const MetadataValue*> GetMetadata(absl::string_view key) const;
   // Checked scalar access: NotFound naming the key, FailedPrecondition naming the key, the
-  // expected kind and the stored type.
+  // expected kind and the stored type. Strict: GetInt takes integers only (not a bool), GetBool
+  // a bool only (not an integer or a string such as "false").
   absl::StatusOr<int64_t> GetInt(absl::string_view key) const;
+  absl::StatusOr<bool> GetBool(absl::string_view key) const;
   absl::StatusOr<double> GetFloat(absl::string_view key) const;  // ints convert
   absl::StatusOr<std::string> GetString(absl::string_view key) const;
   const std::vector<std::string>& MetadataKeys() const { return metadata_keys_; }

@@ -65,6 +65,26 @@ TEST(TensorDictTest, Metadata) {
   EXPECT_EQ(MetadataValue().int_value(), 0);
 }
 
+// Issue 27 F6/F14: a bool is not an integer, and an integer or a string ("true") is not a bool.
+TEST(TensorDictTest, IntAndBoolAccessAreStrict) {
+  TensorDict d;
+  d.SetMetadata("flag", MetadataValue::Bool(true));
+  d.SetMetadata("n", MetadataValue::Int(1, MetadataValue::Width::kU32));
+  d.SetMetadata("text", MetadataValue::String("true"));
+  d.SetMetadata("flags", MetadataValue::BoolArray({true}));
+  EXPECT_EQ(*d.GetBool("flag"), true);
+  absl::StatusOr<int64_t> as_int = d.GetInt("flag");
+  ASSERT_EQ(as_int.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(as_int.status().message(), "metadata 'flag' is bool, expected a scalar integer");
+  absl::StatusOr<bool> from_int = d.GetBool("n");
+  ASSERT_EQ(from_int.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(from_int.status().message(), "metadata 'n' is u32, expected a scalar bool");
+  EXPECT_EQ(d.GetBool("text").status().message(),
+            "metadata 'text' is string, expected a scalar bool");
+  EXPECT_EQ(d.GetBool("flags").status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(d.GetBool("missing").status().code(), absl::StatusCode::kNotFound);
+}
+
 }  // namespace
 }  // namespace checkpoint
 }  // namespace edgeq

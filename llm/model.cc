@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -17,6 +18,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "checkpoint/formats.h"
+#include "core/bounded_input.h"
 #include "core/status_macros.h"
 #include "graph/ops.h"
 #include "llm/ops.h"
@@ -34,28 +36,112 @@ using checkpoint::TensorDict;
 
 constexpr int kDefaultMaxContext = 4096;
 
+// ---- ceilings ----
+// Every hyperparameter is checked against these (above every released model) and against the
+// tensors actually present before anything proportional to it is allocated, so that a file
+// declaring 2^30 layers or a 2^30-wide head is refused at once with little memory.
+constexpr int64_t kMaxLayers = 4096;
+constexpr int64_t kMaxEmbedding = int64_t{1} << 20;
+constexpr int64_t kMaxFeedForward = int64_t{1} << 22;
+constexpr int64_t kMaxHeads = int64_t{1} << 14;
+constexpr int64_t kMaxHeadDim = int64_t{1} << 14;
+constexpr int64_t kMaxVocab = int64_t{1} << 24;
+constexpr int64_t kMaxContext = int64_t{1} << 30;
+
 // ---- metadata ----
 
 std::string Key(const std::string& arch, absl::string_view name) {
   return absl::StrCat(arch, ".", name);
 }
 
-absl::StatusOr<int64_t> RequiredInt(const TensorDict& d, const std::string& key) {
+// A positive integer at most `max` (an integer type: a bool or a string is refused, naming the
+// key and the stored type).
+absl::StatusOr<int64_t> RequiredInt(const TensorDict& d, const std::string& key,
+                                    int64_t max = kMaxContext) {
   if (!d.HasMetadata(key)) {
     return absl::InvalidArgumentError(absl::StrFormat("missing metadata key '%s'", key));
   }
   absl::StatusOr<int64_t> v = d.GetInt(key);
   if (!v.ok()) return absl::InvalidArgumentError(v.status().message());
-  if (*v <= 0 || *v > (int64_t{1} << 30)) {
+  const MetadataValue& m = **d.GetMetadata(key);
+  if (m.width() == MetadataValue::Width::kU64 && *v < 0) {  // above INT64_MAX
     return absl::InvalidArgumentError(
-        absl::StrFormat("metadata key '%s' is %d; expected a positive count", key, *v));
+        absl::StrFormat("metadata key '%s' is %s; expected a positive count of at most %d", key,
+                        m.DebugString(), max));
+  }
+  if (*v <= 0 || *v > max) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "metadata key '%s' is %d; expected a positive count of at most %d", key, *v, max));
   }
   return *v;
 }
 
-absl::StatusOr<int64_t> OptionalInt(const TensorDict& d, const std::string& key, int64_t dflt) {
+absl::StatusOr<int64_t> OptionalInt(const TensorDict& d, const std::string& key, int64_t dflt,
+                                    int64_t max = kMaxContext) {
   if (!d.HasMetadata(key)) return dflt;
-  return RequiredInt(d, key);
+  return RequiredInt(d, key, max);
+}
+
+// The layer of a "blk.N.*" tensor name (N strictly decimal), or -1 for another name, or -2 for
+// a "blk." name without a valid layer number.
+int64_t LayerOf(absl::string_view name) {
+  if (!absl::StartsWith(name, "blk.")) return -1;
+  name.remove_prefix(4);
+  const size_t dot = name.find('.');
+  if (dot == absl::string_view::npos) return -2;
+  std::optional<int64_t> n = ParseDecimalInt64(name.substr(0, dot));
+  return n.has_value() && *n >= 0 ? *n : -2;
+}
+
+// `layers` (the value of `key`) against the tensors present: every blk.N tensor must have
+// N < layers, and every layer 0..layers-1 must have a tensor. Runs in the number of tensors,
+// whatever `layers` says.
+absl::Status CheckLayersPresent(const TensorDict& d, const std::string& key, int64_t layers) {
+  if (layers > static_cast<int64_t>(d.size())) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "metadata key '%s' is %d but the file has only %d tensors (a layer needs several)", key,
+        layers, d.size()));
+  }
+  std::vector<bool> present(static_cast<size_t>(layers), false);
+  for (const std::string& name : d.Keys()) {
+    const int64_t l = LayerOf(name);
+    if (l == -1) continue;
+    if (l == -2) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "tensor %s: expected blk.N.* with N a layer number (decimal, below %s = %d)",
+          QuoteForError(name), key, layers));
+    }
+    if (l >= layers) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "tensor %s is of layer %d, beyond %s = %d: the file has more layers than it declares",
+          QuoteForError(name), l, key, layers));
+    }
+    present[static_cast<size_t>(l)] = true;
+  }
+  for (int64_t l = 0; l < layers; ++l) {
+    if (!present[static_cast<size_t>(l)]) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "metadata key '%s' is %d but layer %d has no tensor (blk.%d.*)", key, layers, l, l));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The logical shape of `name` must be [rows, cols]; `why` names the keys the expectation comes
+// from. InvalidArgument naming the tensor, both shapes and the keys otherwise.
+absl::Status ExpectShape(const TensorDict& d, const std::string& name, int64_t rows, int64_t cols,
+                         absl::string_view why) {
+  absl::StatusOr<const Tensor*> t = d.Get(name);
+  if (!t.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("tensor '%s' is missing (expected [%d, %d]: %s)", name, rows, cols, why));
+  }
+  const Shape& s = (*t)->logical_shape();
+  if (s != Shape({rows, cols})) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "tensor '%s' has shape %s; expected [%d, %d] (%s)", name, s.ToString(), rows, cols, why));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<double> OptionalFloat(const TensorDict& d, const std::string& key, double dflt,
@@ -78,6 +164,24 @@ const Shape* ShapeOf(const TensorDict& d, const std::string& name) {
 
 // ---- graph building ----
 
+// The weights the graphs are built from. Records every tensor a builder reads, so that Load can
+// refuse a file with tensors it would silently ignore (a sixth layer behind block_count = 5, a
+// misspelt name).
+class WeightReader {
+ public:
+  WeightReader(const TensorDict& dict, std::set<std::string>* used) : dict_(dict), used_(used) {}
+  absl::StatusOr<const Tensor*> Get(const std::string& name) const {
+    absl::StatusOr<const Tensor*> t = dict_.Get(name);
+    if (t.ok()) used_->insert(name);
+    return t;
+  }
+  bool Contains(const std::string& name) const { return dict_.Contains(name); }
+
+ private:
+  const TensorDict& dict_;
+  std::set<std::string>* used_;
+};
+
 absl::StatusOr<Tensor> ToF32(const Tensor& t) {
   EDGEQ_ASSIGN_OR_RETURN(Tensor out, Tensor::Create(DType::kFloat32, t.shape()));
   EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> dst, out.MutableValues<float>());
@@ -91,7 +195,7 @@ absl::StatusOr<Tensor> ToF32(const Tensor& t) {
 }
 
 // The matrix `name`, whose (logical, if quantized) shape must be [rows, cols].
-absl::StatusOr<const Tensor*> GetMatrix(const TensorDict& dict, const std::string& name,
+absl::StatusOr<const Tensor*> GetMatrix(const WeightReader& dict, const std::string& name,
                                         int64_t rows, int64_t cols) {
   absl::StatusOr<const Tensor*> w = dict.Get(name);
   if (!w.ok()) {
@@ -108,7 +212,7 @@ absl::StatusOr<const Tensor*> GetMatrix(const TensorDict& dict, const std::strin
 
 // Adds the weight `name` as a constant and returns x · W^T: QMatmul for a quantized weight,
 // MatmulTransposed for f32. `rows` x `cols` is the expected logical shape [out, in].
-absl::StatusOr<Value> Linear(Graph& g, const TensorDict& dict, const std::string& name,
+absl::StatusOr<Value> Linear(Graph& g, const WeightReader& dict, const std::string& name,
                              int64_t rows, int64_t cols, Value x) {
   EDGEQ_ASSIGN_OR_RETURN(const Tensor* w, GetMatrix(dict, name, rows, cols));
   if (w->is_quantized()) {
@@ -127,7 +231,7 @@ absl::StatusOr<Value> Linear(Graph& g, const TensorDict& dict, const std::string
   return ops::MatmulTransposed(x, g.Constant(*w));
 }
 
-absl::StatusOr<Value> Norm(Graph& g, const TensorDict& dict, const std::string& name, int64_t dim,
+absl::StatusOr<Value> Norm(Graph& g, const WeightReader& dict, const std::string& name, int64_t dim,
                            float eps, Value x) {
   absl::StatusOr<const Tensor*> w = dict.Get(name);
   if (!w.ok()) {
@@ -143,7 +247,7 @@ absl::StatusOr<Value> Norm(Graph& g, const TensorDict& dict, const std::string& 
 
 // The vector `name` (f32 [n]) if the dict has it, else nullptr; InvalidArgument if it has
 // another shape or type.
-absl::StatusOr<const Tensor*> OptionalVector(const TensorDict& dict, const std::string& name,
+absl::StatusOr<const Tensor*> OptionalVector(const WeightReader& dict, const std::string& name,
                                              int64_t n) {
   absl::StatusOr<const Tensor*> w = dict.Get(name);
   if (!w.ok()) return nullptr;
@@ -155,7 +259,7 @@ absl::StatusOr<const Tensor*> OptionalVector(const TensorDict& dict, const std::
 }
 
 // x + the bias `name` [n] if the dict has it.
-absl::StatusOr<Value> MaybeBias(Graph& g, const TensorDict& dict, const std::string& name,
+absl::StatusOr<Value> MaybeBias(Graph& g, const WeightReader& dict, const std::string& name,
                                 int64_t n, Value x) {
   EDGEQ_ASSIGN_OR_RETURN(const Tensor* b, OptionalVector(dict, name, n));
   return b == nullptr ? x : ops::Add(x, g.Constant(*b));
@@ -175,7 +279,7 @@ absl::StatusOr<Value> Scalar(Graph& g, float v) {
 // per layer. Outputs: the hidden states [t, dim] after the last block, then the block's K and V
 // rows [t, kv heads, head dim] per layer. `inv_freq` is the RoPE angle table of the global
 // layers, `inv_freq_swa` that of the sliding-window layers.
-absl::StatusOr<std::unique_ptr<Graph>> BuildBody(const TensorDict& dict, const ModelConfig& c,
+absl::StatusOr<std::unique_ptr<Graph>> BuildBody(const WeightReader& dict, const ModelConfig& c,
                                                  int64_t ctx, KvCacheType cache_type,
                                                  const Tensor& inv_freq, const Tensor& inv_freq_swa,
                                                  int64_t t) {
@@ -292,7 +396,7 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBody(const TensorDict& dict, const M
 }
 
 // Output norm and classifier: input [1, dim] -> logits [1, vocab].
-absl::StatusOr<std::unique_ptr<Graph>> BuildHead(const TensorDict& dict, const ModelConfig& c) {
+absl::StatusOr<std::unique_ptr<Graph>> BuildHead(const WeightReader& dict, const ModelConfig& c) {
   const int64_t dim = c.embedding_length;
   auto graph =
       std::make_unique<Graph>(absl::StrCat(c.architecture, "_head"),
@@ -329,16 +433,19 @@ absl::StatusOr<ModelConfig> ModelConfig::FromMetadata(const TensorDict& d) {
   const std::vector<std::string> supported = SupportedArchitectures();
   if (std::find(supported.begin(), supported.end(), *arch) == supported.end()) {
     return absl::UnimplementedError(
-        absl::StrFormat("architecture '%s' is not supported; supported: %s", *arch,
+        absl::StrFormat("architecture %s is not supported; supported: %s", QuoteForError(*arch),
                         absl::StrJoin(supported, ", ")));
   }
   const std::string& a = *arch;
   c.architecture = a;
-  EDGEQ_ASSIGN_OR_RETURN(int64_t ctx, RequiredInt(d, Key(a, "context_length")));
-  EDGEQ_ASSIGN_OR_RETURN(int64_t dim, RequiredInt(d, Key(a, "embedding_length")));
-  EDGEQ_ASSIGN_OR_RETURN(int64_t layers, RequiredInt(d, Key(a, "block_count")));
-  EDGEQ_ASSIGN_OR_RETURN(int64_t ffn, RequiredInt(d, Key(a, "feed_forward_length")));
-  EDGEQ_ASSIGN_OR_RETURN(int64_t heads, RequiredInt(d, Key(a, "attention.head_count")));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t ctx, RequiredInt(d, Key(a, "context_length"), kMaxContext));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t dim, RequiredInt(d, Key(a, "embedding_length"), kMaxEmbedding));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t layers, RequiredInt(d, Key(a, "block_count"), kMaxLayers));
+  // Before anything is built per layer: the declared layers are the ones present.
+  EDGEQ_RETURN_IF_ERROR(CheckLayersPresent(d, Key(a, "block_count"), layers));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t ffn,
+                         RequiredInt(d, Key(a, "feed_forward_length"), kMaxFeedForward));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t heads, RequiredInt(d, Key(a, "attention.head_count"), kMaxHeads));
   c.context_length = static_cast<int>(ctx);
   c.embedding_length = static_cast<int>(dim);
   c.block_count = static_cast<int>(layers);
@@ -362,7 +469,7 @@ absl::StatusOr<ModelConfig> ModelConfig::FromMetadata(const TensorDict& d) {
       }
     }
   }
-  if (kv <= 0 || kv > heads || heads % kv != 0) {
+  if (kv <= 0 || kv > heads || heads % kv != 0) {  // (a u64 above INT64_MAX is negative here)
     return absl::InvalidArgumentError(
         absl::StrFormat("metadata key '%s' is %d; expected a divisor of %s = %d", kv_key, kv,
                         Key(a, "attention.head_count"), heads));
@@ -376,8 +483,8 @@ absl::StatusOr<ModelConfig> ModelConfig::FromMetadata(const TensorDict& d) {
         "of the head count (and there is no '%s')",
         Key(a, "embedding_length"), dim, Key(a, "attention.head_count"), heads, key_len));
   }
-  EDGEQ_ASSIGN_OR_RETURN(int64_t head_dim, OptionalInt(d, key_len, dim / heads));
-  EDGEQ_ASSIGN_OR_RETURN(int64_t v_dim, OptionalInt(d, value_len, head_dim));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t head_dim, OptionalInt(d, key_len, dim / heads, kMaxHeadDim));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t v_dim, OptionalInt(d, value_len, head_dim, kMaxHeadDim));
   if (v_dim != head_dim) {
     return absl::UnimplementedError(absl::StrFormat(
         "metadata keys '%s' = %d and '%s' = %d differ; only equal key and value head dimensions "
@@ -449,8 +556,8 @@ absl::StatusOr<ModelConfig> ModelConfig::FromMetadata(const TensorDict& d) {
     c.rope_scaling_high_freq_factor = static_cast<float>(high);
   } else {
     return absl::UnimplementedError(
-        absl::StrFormat("metadata key '%s' is '%s'; supported: none, linear, llama3", type_key,
-                        c.rope_scaling_type));
+        absl::StrFormat("metadata key '%s' is %s; supported: none, linear, llama3", type_key,
+                        QuoteForError(c.rope_scaling_type)));
   }
   if (has_freqs) {
     const Tensor* f = *d.Get("rope_freqs.weight");
@@ -519,7 +626,7 @@ absl::StatusOr<ModelConfig> ModelConfig::FromMetadata(const TensorDict& d) {
   int64_t vocab = 0;
   std::string vocab_source;
   if (d.HasMetadata(vocab_key)) {
-    EDGEQ_ASSIGN_OR_RETURN(vocab, RequiredInt(d, vocab_key));
+    EDGEQ_ASSIGN_OR_RETURN(vocab, RequiredInt(d, vocab_key, kMaxVocab));
     vocab_source = absl::StrCat("metadata key '", vocab_key, "'");
   }
   if (d.HasMetadata("tokenizer.ggml.tokens")) {
@@ -545,11 +652,33 @@ absl::StatusOr<ModelConfig> ModelConfig::FromMetadata(const TensorDict& d) {
                         emb->ToString(), vocab != 0 ? absl::StrCat(vocab) : "vocab", dim,
                         vocab != 0 ? vocab_source : "any vocabulary", Key(a, "embedding_length")));
   }
+  if (emb->dim(0) > kMaxVocab) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "tensor 'token_embd.weight' has %d rows; expected a vocabulary of at most %d", emb->dim(0),
+        kMaxVocab));
+  }
   c.vocab_size = static_cast<int>(emb->dim(0));
+  // The head count and dimensions against layer 0's tensors (Load checks every layer's; these
+  // bound what Load allocates before it gets there: the RoPE tables, the caches).
+  const int64_t q_dim = heads * head_dim, kv_dim = kv * head_dim;
+  const std::string heads_why =
+      absl::StrFormat("%s = %d, %s = %d, head dimension %d", Key(a, "attention.head_count"), heads,
+                      kv_key, kv, head_dim);
+  if (d.Contains("blk.0.attn_qkv.weight")) {
+    EDGEQ_RETURN_IF_ERROR(
+        ExpectShape(d, "blk.0.attn_qkv.weight", q_dim + 2 * kv_dim, dim, heads_why));
+  } else {
+    EDGEQ_RETURN_IF_ERROR(ExpectShape(d, "blk.0.attn_q.weight", q_dim, dim, heads_why));
+    EDGEQ_RETURN_IF_ERROR(ExpectShape(d, "blk.0.attn_k.weight", kv_dim, dim, heads_why));
+  }
+  EDGEQ_RETURN_IF_ERROR(
+      ExpectShape(d, "blk.0.ffn_down.weight", dim, ffn,
+                  absl::StrCat(Key(a, "embedding_length"), ", ", Key(a, "feed_forward_length"))));
   c.tied_output = !d.Contains("output.weight");
   if (c.tied_output && d.HasMetadata("llama2c.shared_classifier")) {
-    absl::StatusOr<int64_t> shared = d.GetInt("llama2c.shared_classifier");
-    if (shared.ok() && *shared == 0) {
+    absl::StatusOr<bool> shared = d.GetBool("llama2c.shared_classifier");
+    if (!shared.ok()) return absl::InvalidArgumentError(shared.status().message());
+    if (!*shared) {
       return absl::InvalidArgumentError(
           "metadata key 'llama2c.shared_classifier' is false but tensor 'output.weight' is "
           "missing");
@@ -597,8 +726,9 @@ std::string ModelConfig::ToString() const {
 absl::StatusOr<Model::Block> Model::LoadBlock(int64_t t) {
   Block b;
   b.t = t;
+  const WeightReader weights(weights_, &used_tensors_);
   EDGEQ_ASSIGN_OR_RETURN(
-      b.graph, BuildBody(weights_, config_, context_, kv_cache_type_, inv_freq_, inv_freq_swa_, t));
+      b.graph, BuildBody(weights, config_, context_, kv_cache_type_, inv_freq_, inv_freq_swa_, t));
   EDGEQ_ASSIGN_OR_RETURN(edgeq::Model model, session_->Load(*b.graph));
   b.model = std::make_unique<edgeq::Model>(std::move(model));
   EDGEQ_ASSIGN_OR_RETURN(b.tokens, Tensor::Create(DType::kInt32, {t}));
@@ -742,6 +872,28 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
   }
 
   const int64_t ctx = m->context_, hs = c.head_dim, kvh = c.head_count_kv;
+  // The graphs built once without loading them: every tensor's presence and shape is checked
+  // before anything is allocated or repacked for them.
+  {
+    const WeightReader reader(m->weights_, &m->used_tensors_);
+    EDGEQ_RETURN_IF_ERROR(
+        BuildBody(reader, c, ctx, m->kv_cache_type_, m->inv_freq_, m->inv_freq_swa_, 1).status());
+    EDGEQ_RETURN_IF_ERROR(BuildHead(reader, c).status());
+  }
+  // Every tensor of the file must be used: one the graphs would ignore (a layer beyond the
+  // declared ones, an unknown or misspelt name) means the file is not what its metadata says.
+  for (const char* name :
+       {"rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight"}) {
+    if (dict.Contains(name)) m->used_tensors_.insert(name);
+  }
+  for (const std::string& name : dict.Keys()) {
+    if (m->used_tensors_.count(name) == 0) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "tensor %s is not used by the %s model (%s = %d); expected only the tensors of its "
+          "layers, embedding, output and RoPE factors",
+          QuoteForError(name), c.architecture, Key(c.architecture, "block_count"), c.block_count));
+    }
+  }
   SessionOptions so{.num_threads = options.num_threads, .isa_cap = options.isa_cap};
   if (!options.mapped_file.empty()) {
     Model* model = m.get();
@@ -761,7 +913,8 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
     EDGEQ_ASSIGN_OR_RETURN(Block prefill, m->LoadBlock(block));
     m->prefill_ = std::make_unique<Block>(std::move(prefill));
   }
-  EDGEQ_ASSIGN_OR_RETURN(m->head_graph_, BuildHead(m->weights_, c));
+  EDGEQ_ASSIGN_OR_RETURN(m->head_graph_,
+                         BuildHead(WeightReader(m->weights_, &m->used_tensors_), c));
   EDGEQ_ASSIGN_OR_RETURN(edgeq::Model head, m->session_->Load(*m->head_graph_));
   m->head_ = std::make_unique<edgeq::Model>(std::move(head));
   EDGEQ_ASSIGN_OR_RETURN(m->head_input_, Tensor::Create(DType::kFloat32, {1, c.embedding_length}));
@@ -776,8 +929,8 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
       EDGEQ_ASSIGN_OR_RETURN(kc, Tensor::Create(DType::kUInt8, rows));
       EDGEQ_ASSIGN_OR_RETURN(vc, Tensor::Create(DType::kUInt8, rows));
     } else {
-      EDGEQ_ASSIGN_OR_RETURN(kc, Tensor::Full({kvh, ctx, hs}, 0.0f));
-      EDGEQ_ASSIGN_OR_RETURN(vc, Tensor::Full({kvh, ctx, hs}, 0.0f));
+      EDGEQ_ASSIGN_OR_RETURN(kc, Tensor::Create(DType::kFloat32, {kvh, ctx, hs}));
+      EDGEQ_ASSIGN_OR_RETURN(vc, Tensor::Create(DType::kFloat32, {kvh, ctx, hs}));
     }
     m->k_cache_.push_back(std::move(kc));
     m->v_cache_.push_back(std::move(vc));

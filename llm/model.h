@@ -108,7 +108,11 @@ struct ModelConfig {
   // Reads the metadata (and the tensors' presence and shapes where the metadata leaves a value
   // open). InvalidArgument naming a missing or contradictory key; Unimplemented naming an
   // architecture (and listing the supported ones) or a feature (rope scaling type, partial RoPE)
-  // this library does not run.
+  // this library does not run. Hostile files: every count must be an integer (not a bool or a
+  // string) within a ceiling (4096 layers, embedding 2^20, ffn 2^22, 2^14 heads and head
+  // dimension, vocabulary 2^24, context 2^30); block_count must be the blk.N layers present
+  // (each N decimal, below it, each layer present), and the heads and dimensions must match
+  // layer 0's tensors; all checked in time and memory of the order of the tensor count.
   static absl::StatusOr<ModelConfig> FromMetadata(const checkpoint::TensorDict& dict);
   // "llama: 30 layers, embedding 576, ffn 1536, 9 heads (3 kv, dim 64), vocab 49152, ..."
   // (+ ", sliding window 512 on 15 of 18 layers (rope base 10000)", rope factors, soft-cap.)
@@ -150,7 +154,8 @@ class Model {
                                                      const ModelOptions& options = {});
   // Builds and loads the graphs from a dict with GGUF tensor names and metadata (what the
   // checkpoint readers give). Errors: ModelConfig::FromMetadata's; InvalidArgument naming a
-  // missing tensor or one of the wrong shape or dtype; the graph builder's and Load's.
+  // missing tensor or one of the wrong shape or dtype, or the first tensor the graphs do not use
+  // (checked before anything is allocated for the graphs); the graph builder's and Load's.
   static absl::StatusOr<std::unique_ptr<Model>> Load(const checkpoint::TensorDict& dict,
                                                      const ModelOptions& options = {});
 
@@ -231,9 +236,10 @@ class Model {
   checkpoint::TensorDict weights_;
   uint64_t weight_bytes_ = 0;
   uint64_t released_weight_bytes_ = 0;
-  std::set<const void*> released_;  // weights whose pages were dropped
-  Tensor inv_freq_;                 // [rope dims / 2]: the RoPE angle per position of each pair
-  Tensor inv_freq_swa_;             // the same for the sliding-window layers
+  std::set<const void*> released_;      // weights whose pages were dropped
+  std::set<std::string> used_tensors_;  // the weights the graphs read (all of them, after Load)
+  Tensor inv_freq_;                     // [rope dims / 2]: the RoPE angle per position of each pair
+  Tensor inv_freq_swa_;                 // the same for the sliding-window layers
   std::unique_ptr<InferenceSession> session_;
   Block decode_;
   std::unique_ptr<Block> prefill_;

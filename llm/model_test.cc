@@ -1,5 +1,9 @@
 #include "llm/model.h"
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -797,6 +801,196 @@ TEST(ArchModelTest, LoadFromFileEqualsLoadFromDict) {
       EXPECT_EQ(std::vector<float>(b->begin(), b->end()), want) << shape << " q8_0 " << quantize;
     }
   }
+}
+
+// ---- issue 27: hostile GGUF hyperparameters ----
+
+TensorDict With(TensorDict d, const std::string& key, MetadataValue v) {
+  d.SetMetadata(key, std::move(v));
+  return d;
+}
+
+// Loads `d` written as a GGUF file, as `edgeq run` does.
+absl::Status LoadAsGguf(const TensorDict& d, const std::string& name) {
+  const std::string path = ::testing::TempDir() + "/" + name + ".gguf";
+  absl::Status w = checkpoint::WriteGguf(d, path);
+  if (!w.ok()) return w;
+  absl::Status s = Model::Load(path, {.prefill_block = 1, .context_length = 8}).status();
+  std::remove(path.c_str());
+  return s;
+}
+
+// In a child process whose address space is capped at its current size + 64 MiB: Load of the
+// file must fail with `want` in its message (exit 0), not abort or run out of memory.
+void ExpectRefusedWithin64MiB(const TensorDict& d, const std::string& name,
+                              const std::string& want) {
+  const std::string path = ::testing::TempDir() + "/" + name + ".gguf";
+  ASSERT_TRUE(checkpoint::WriteGguf(d, path).ok());
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    long pages = 0;
+    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(f, "%ld", &pages) != 1) pages = 0;
+      std::fclose(f);
+    }
+    const rlim_t cap = static_cast<rlim_t>(pages) * sysconf(_SC_PAGESIZE) + (rlim_t{64} << 20);
+    const struct rlimit lim = {cap, cap};
+    if (pages == 0 || setrlimit(RLIMIT_AS, &lim) != 0) _exit(3);
+    absl::Status s = Model::Load(path, {.prefill_block = 1}).status();
+    _exit(!s.ok() && absl::StrContains(s.message(), want) ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  std::remove(path.c_str());
+  ASSERT_TRUE(WIFEXITED(status)) << name << ": the child died (signal " << WTERMSIG(status) << ")";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << name;
+}
+
+// F1: a block_count of 2^30 or 2^20 (or any count above the layers present) is refused before
+// anything per layer is built, within 64 MiB.
+TEST(HostileModelTest, HugeBlockCountIsRefusedBeforeAllocating) {
+  const TensorDict good = SmallModel();
+  for (int64_t layers : {int64_t{1} << 30, int64_t{1} << 20}) {
+    absl::Status s =
+        ModelConfig::FromMetadata(With(good, "llama.block_count", MetadataValue::Int(layers)))
+            .status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(s.message(), absl::StrCat("metadata key 'llama.block_count' is ", layers,
+                                        "; expected a positive count of at most 4096"));
+  }
+  // Under the ceiling but above the tensors present.
+  absl::Status s =
+      ModelConfig::FromMetadata(With(good, "llama.block_count", MetadataValue::Int(4000))).status();
+  EXPECT_EQ(s.message(),
+            "metadata key 'llama.block_count' is 4000 but the file has only 21 tensors (a layer "
+            "needs several)");
+  // A u64 above INT64_MAX.
+  s = ModelConfig::FromMetadata(
+          With(good, "llama.block_count", MetadataValue::Int(-1, MetadataValue::Width::kU64)))
+          .status();
+  EXPECT_TRUE(absl::StrContains(s.message(), "'llama.block_count' is 18446744073709551615")) << s;
+  for (int64_t layers : {int64_t{1} << 30, int64_t{1} << 20, int64_t{4000}}) {
+    ExpectRefusedWithin64MiB(
+        With(good, "llama.block_count", MetadataValue::Int(layers, MetadataValue::Width::kU32)),
+        absl::StrCat("layers_", layers), "llama.block_count");
+  }
+}
+
+// F1: head, dimension and vocabulary counts are bounded by a ceiling and by layer 0's tensors
+// before the RoPE tables and the caches are allocated.
+TEST(HostileModelTest, DimensionsAreBoundedByTheTensorsPresent) {
+  const TensorDict good = SmallModel();
+  absl::Status s = ModelConfig::FromMetadata(With(good, "llama.attention.key_length",
+                                                  MetadataValue::Int(int64_t{1} << 30)))
+                       .status();
+  EXPECT_EQ(s.message(),
+            "metadata key 'llama.attention.key_length' is 1073741824; expected a positive count "
+            "of at most 16384");
+  // Within the ceiling, but not what layer 0's q projection holds (4 heads x 12).
+  TensorDict wide = With(good, "llama.attention.key_length", MetadataValue::Int(8192));
+  wide.SetMetadata("llama.attention.value_length", MetadataValue::Int(8192));
+  s = ModelConfig::FromMetadata(wide).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(
+      s.message(), "tensor 'blk.0.attn_q.weight' has shape [48, 48]; expected [32768, 48]"))
+      << s;
+  ExpectRefusedWithin64MiB(wide, "wide_heads", "blk.0.attn_q.weight");
+  s = ModelConfig::FromMetadata(
+          With(good, "llama.feed_forward_length", MetadataValue::Int(1 << 21)))
+          .status();
+  EXPECT_TRUE(absl::StrContains(
+      s.message(), "tensor 'blk.0.ffn_down.weight' has shape [48, 40]; expected [48, 2097152]"))
+      << s;
+  s = ModelConfig::FromMetadata(
+          With(good, "llama.attention.head_count", MetadataValue::Int(1 << 20)))
+          .status();
+  EXPECT_TRUE(absl::StrContains(s.message(), "at most 16384")) << s;
+  s = ModelConfig::FromMetadata(With(good, "llama.vocab_size", MetadataValue::Int(1 << 30)))
+          .status();
+  EXPECT_TRUE(absl::StrContains(s.message(), "'llama.vocab_size' is 1073741824")) << s;
+}
+
+// F6: a file with more layers than block_count says, or fewer, or a layer tensor nothing reads,
+// is refused naming the tensor; so is an integer key stored as a bool or a string.
+TEST(HostileModelTest, EveryDeclaredLayerExistsAndEveryTensorIsUsed) {
+  const TensorDict good = SmallModel();
+  TensorDict five = good;  // a third layer behind block_count = 2
+  for (const std::string& k : good.Keys()) {
+    if (absl::StartsWith(k, "blk.1.")) {
+      ASSERT_TRUE(five.Set(absl::StrCat("blk.2.", k.substr(6)), **good.Get(k)).ok());
+    }
+  }
+  absl::Status s = LoadAsGguf(five, "extra_layer");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(s.message(),
+                                "tensor 'blk.2.attn_norm.weight' is of layer 2, beyond "
+                                "llama.block_count = 2: the file has more layers than it declares"))
+      << s;
+  EXPECT_TRUE(LoadAsGguf(With(five, "llama.block_count", MetadataValue::Int(3)), "three").ok());
+
+  s = ModelConfig::FromMetadata(With(good, "llama.block_count", MetadataValue::Int(3))).status();
+  EXPECT_EQ(s.message(),
+            "metadata key 'llama.block_count' is 3 but layer 2 has no tensor (blk.2.*)");
+
+  for (const char* name : {"blk.00.attn_norm.weight", "blk.+1.attn_norm.weight", "blk.x"}) {
+    TensorDict stray = good;
+    ASSERT_TRUE(stray.Set(name, **good.Get("blk.0.attn_norm.weight")).ok());
+    s = ModelConfig::FromMetadata(stray).status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << name;
+    EXPECT_TRUE(absl::StrContains(
+        s.message(), absl::StrCat("tensor '", name, "': expected blk.N.* with N a layer")))
+        << s;
+  }
+  TensorDict unused = good;
+  ASSERT_TRUE(unused.Set("blk.1.attn_norm_2.weight", **good.Get("blk.0.attn_norm.weight")).ok());
+  s = LoadAsGguf(unused, "unused");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(s.message(),
+                                "tensor 'blk.1.attn_norm_2.weight' is not used by the llama model "
+                                "(llama.block_count = 2)"))
+      << s;
+  TensorDict untied_extra = good;
+  ASSERT_TRUE(untied_extra.Set("output.bias_x", **good.Get("output_norm.weight")).ok());
+  EXPECT_TRUE(absl::StrContains(Model::Load(untied_extra).status().message(),
+                                "tensor 'output.bias_x' is not used"));
+
+  // Strict types: a bool or a string is not a count.
+  s = LoadAsGguf(With(good, "llama.block_count", MetadataValue::Bool(true)), "bool_layers");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(s.message(),
+                                "metadata 'llama.block_count' is bool, expected a scalar integer"))
+      << s;
+  s = ModelConfig::FromMetadata(
+          With(good, "llama.attention.head_count", MetadataValue::String("4")))
+          .status();
+  EXPECT_TRUE(absl::StrContains(
+      s.message(), "metadata 'llama.attention.head_count' is string, expected a scalar integer"))
+      << s;
+  s = ModelConfig::FromMetadata(
+          With(good, "llama.attention.head_count_kv", MetadataValue::Bool(true)))
+          .status();
+  EXPECT_TRUE(absl::StrContains(s.message(), "'llama.attention.head_count_kv' is bool")) << s;
+  s = ModelConfig::FromMetadata(With(good, "llama2c.shared_classifier", MetadataValue::Int(0)))
+          .status();
+  EXPECT_TRUE(absl::StrContains(
+      s.message(), "metadata 'llama2c.shared_classifier' is i64, expected a scalar bool"))
+      << s;
+}
+
+// A 10 MB architecture (or RoPE scaling type) is quoted short in the error.
+TEST(HostileModelTest, HugeStringsAreQuotedShort) {
+  const std::string huge(10 << 20, 'a');
+  absl::Status s =
+      LoadAsGguf(With(SmallModel(), "general.architecture", MetadataValue::String(huge)), "arch");
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_LT(s.message().size(), 400u) << s.message().substr(0, 400);
+  EXPECT_TRUE(absl::StrContains(s.message(), "aaaa'... (10485760 bytes) is not supported")) << s;
+  s = ModelConfig::FromMetadata(
+          With(SmallModel(), "llama.rope.scaling.type", MetadataValue::String(huge)))
+          .status();
+  EXPECT_LT(s.message().size(), 400u);
+  EXPECT_TRUE(absl::StrContains(s.message(), "(10485760 bytes); supported: none")) << s;
 }
 
 }  // namespace

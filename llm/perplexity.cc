@@ -35,6 +35,15 @@ absl::StatusOr<PerplexityResult> Perplexity(Model& model, absl::Span<const int> 
         chunk, 0,
         [&](int j, absl::Span<const float> logits) -> absl::Status {
           if (j + 1 >= n_ctx) return absl::OkStatus();
+          // NaN or Inf weights (or an overflow inside the model) must not turn into a number.
+          for (size_t i = 0; i < logits.size(); ++i) {
+            if (!std::isfinite(logits[i])) {
+              return absl::InvalidArgumentError(absl::StrFormat(
+                  "perplexity: logit %d (of %d) at position %d of chunk %d is %g; the model "
+                  "computes non-finite values (check its weights: edgeq inspect --verify --values)",
+                  i, logits.size(), j, c, logits[i]));
+            }
+          }
           float max_logit = logits[0];
           for (float v : logits) max_logit = std::max(max_logit, v);
           double sum = 0.0;
@@ -52,6 +61,11 @@ absl::StatusOr<PerplexityResult> Perplexity(Model& model, absl::Span<const int> 
   const double mean = nll / r.scored_tokens;
   const double var = nll2 / r.scored_tokens - mean * mean;
   r.ppl = std::exp(mean);
+  if (!std::isfinite(r.ppl)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "perplexity: the mean negative log-likelihood %g over %d tokens gives no finite perplexity",
+        mean, r.scored_tokens));
+  }
   r.error = var > 0 && r.scored_tokens > 1 ? std::sqrt(var / (r.scored_tokens - 1)) * r.ppl : 0.0;
   return r;
 }

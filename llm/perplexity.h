@@ -32,7 +32,9 @@ struct PerplexityResult {
 };
 
 // InvalidArgument naming the numbers if n_ctx is below 4 or above the model's context, or the
-// tokens do not hold one chunk; errors of the model as they are.
+// tokens do not hold one chunk, or a scored logit is NaN or infinite (naming the logit, the
+// position and the chunk: NaN/Inf weights never give a perplexity); errors of the model as they
+// are.
 absl::StatusOr<PerplexityResult> Perplexity(Model& model, absl::Span<const int> tokens,
                                             const PerplexityOptions& options);
 

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "llm/model.h"
 #include "llm/random_model.h"
@@ -19,6 +22,23 @@ std::unique_ptr<Model> SmallModel() {
   s.context = 32, s.seed = 5;
   absl::StatusOr<checkpoint::TensorDict> d = RandomModel(s);
   EXPECT_TRUE(d.ok()) << d.status();
+  absl::StatusOr<std::unique_ptr<Model>> m = Model::Load(*d);
+  EXPECT_TRUE(m.ok()) << m.status();
+  return *std::move(m);
+}
+
+// The small model with every value of `tensor` ("" = of every tensor) set to `value`.
+std::unique_ptr<Model> ModelWith(const std::string& tensor, float value) {
+  RandomModelSpec s = *RandomModelPreset("stories15m");
+  s.dim = 32, s.layers = 2, s.heads = 4, s.kv_heads = 2, s.ffn = 48, s.vocab = 50;
+  s.context = 32, s.seed = 5;
+  absl::StatusOr<checkpoint::TensorDict> d = RandomModel(s);
+  EXPECT_TRUE(d.ok()) << d.status();
+  for (const std::string& name : d->Keys()) {
+    if (!tensor.empty() && name != tensor) continue;
+    absl::StatusOr<Tensor> t = Tensor::Full((**d->Get(name)).shape(), value);
+    EXPECT_TRUE(t.ok() && d->Set(name, *std::move(t)).ok()) << name;
+  }
   absl::StatusOr<std::unique_ptr<Model>> m = Model::Load(*d);
   EXPECT_TRUE(m.ok()) << m.status();
   return *std::move(m);
@@ -94,6 +114,27 @@ TEST(PerplexityTest, MaxChunksAndErrors) {
   o.n_ctx = 16;
   s = Perplexity(*model, Tokens(10), o).status();
   EXPECT_NE(s.message().find("10 tokens do not hold one chunk of 16"), std::string::npos) << s;
+}
+
+// Issue 27: all-NaN weights gave a finite perplexity and Inf weights "PPL = -nan"; both are
+// refused, naming the first non-finite logit and its chunk.
+TEST(PerplexityTest, NonFiniteLogitsAreRefused) {
+  PerplexityOptions o;
+  o.n_ctx = 8;
+  const std::vector<int> tokens = Tokens(16);
+  for (const auto& [tensor, value] :
+       std::vector<std::pair<std::string, float>>{{"", std::nanf("")},
+                                                  {"output_norm.weight", INFINITY},
+                                                  {"token_embd.weight", -INFINITY}}) {
+    std::unique_ptr<Model> model = ModelWith(tensor, value);
+    ASSERT_NE(model, nullptr);
+    absl::StatusOr<PerplexityResult> r = Perplexity(*model, tokens, o);
+    ASSERT_FALSE(r.ok()) << tensor << ": ppl " << r->ppl;
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(absl::StrContains(r.status().message(),
+                                  "perplexity: logit 0 (of 50) at position 4 of chunk 0 is "))
+        << r.status();
+  }
 }
 
 }  // namespace

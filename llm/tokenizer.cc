@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "checkpoint/gguf.h"
+#include "core/bounded_input.h"
 #include "core/status_macros.h"
 #include "llm/unicode.h"
 
@@ -192,6 +193,17 @@ absl::StatusOr<const checkpoint::MetadataValue*> GetPerTokenArray(
   return v;
 }
 
+// Sets *out to the bool at `key` if the key is present. A value of another type (an integer, or
+// a string such as "false") is refused, naming the key and the stored type, rather than read as
+// false.
+absl::Status OptionalBool(const checkpoint::TensorDict& dict, absl::string_view key, bool* out) {
+  if (!dict.HasMetadata(key)) return absl::OkStatus();
+  absl::StatusOr<bool> v = dict.GetBool(key);
+  if (!v.ok()) return absl::InvalidArgumentError(absl::StrCat("GGUF ", v.status().message()));
+  *out = *v;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::vector<std::string> Tokenizer::SupportedModels() { return {"llama", "gpt2", "bert"}; }
@@ -208,8 +220,8 @@ absl::Status Tokenizer::SetPreTokenizer(absl::string_view pre) {
   const PreTokenizerSpec* spec = FindPreTokenizer(pre);
   if (spec == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "unknown pre-tokenizer '", pre,
-        "' (tokenizer.ggml.pre); supported: ", absl::StrJoin(SupportedPreTokenizers(), ", ")));
+        "unknown pre-tokenizer ", QuoteForError(pre),
+        " (tokenizer.ggml.pre); supported: ", absl::StrJoin(SupportedPreTokenizers(), ", ")));
   }
   pre_ = std::string(pre);
   regexes_.clear();
@@ -271,28 +283,19 @@ absl::StatusOr<Tokenizer> Tokenizer::FromGguf(const checkpoint::TensorDict& dict
       (std::strcmp(key, "tokenizer.ggml.cls_token_id") == 0 ? t.bos_id_ : t.sep_id_) =
           static_cast<int32_t>(id);
     }
-    if (dict.HasMetadata("tokenizer.ggml.normalizer.lowercase")) {
-      EDGEQ_ASSIGN_OR_RETURN(const checkpoint::MetadataValue* v,
-                             dict.GetMetadata("tokenizer.ggml.normalizer.lowercase"));
-      t.wpm_lowercase_ = v->bool_value();
-    }
+    EDGEQ_RETURN_IF_ERROR(
+        OptionalBool(dict, "tokenizer.ggml.normalizer.lowercase", &t.wpm_lowercase_));
     t.wpm_strip_accents_ = t.wpm_lowercase_;
-    if (dict.HasMetadata("tokenizer.ggml.normalizer.strip_accents")) {
-      EDGEQ_ASSIGN_OR_RETURN(const checkpoint::MetadataValue* v,
-                             dict.GetMetadata("tokenizer.ggml.normalizer.strip_accents"));
-      t.wpm_strip_accents_ = v->bool_value();
-    }
+    EDGEQ_RETURN_IF_ERROR(
+        OptionalBool(dict, "tokenizer.ggml.normalizer.strip_accents", &t.wpm_strip_accents_));
   } else {
     return absl::InvalidArgumentError(
-        absl::StrCat("unknown tokenizer model '", t.model_name_,
-                     "' (tokenizer.ggml.model); supported: llama (SentencePiece), gpt2 (BPE), bert "
+        absl::StrCat("unknown tokenizer model ", QuoteForError(t.model_name_),
+                     " (tokenizer.ggml.model); supported: llama (SentencePiece), gpt2 (BPE), bert "
                      "(WordPiece)"));
   }
-  if (dict.HasMetadata("tokenizer.ggml.add_space_prefix")) {
-    EDGEQ_ASSIGN_OR_RETURN(const checkpoint::MetadataValue* v,
-                           dict.GetMetadata("tokenizer.ggml.add_space_prefix"));
-    t.add_space_prefix_ = v->bool_value();
-  }
+  EDGEQ_RETURN_IF_ERROR(
+      OptionalBool(dict, "tokenizer.ggml.add_space_prefix", &t.add_space_prefix_));
 
   EDGEQ_ASSIGN_OR_RETURN(const checkpoint::MetadataValue* tokens,
                          GetArray(dict, "tokenizer.ggml.tokens", Kind::kString, "strings"));
@@ -329,9 +332,9 @@ absl::StatusOr<Tokenizer> Tokenizer::FromGguf(const checkpoint::TensorDict& dict
       const std::string& m = merges->strings()[i];
       const size_t pos = m.size() > 1 ? m.find(' ', 1) : std::string::npos;
       if (pos == std::string::npos) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("GGUF key 'tokenizer.ggml.merges' entry ", i, " \"", m,
-                         "\" is not two tokens separated by a space"));
+        return absl::InvalidArgumentError(absl::StrCat("GGUF key 'tokenizer.ggml.merges' entry ", i,
+                                                       " ", QuoteForError(m),
+                                                       " is not two tokens separated by a space"));
       }
       t.AddMerge(absl::string_view(m).substr(0, pos), absl::string_view(m).substr(pos + 1));
     }
@@ -363,12 +366,8 @@ absl::StatusOr<Tokenizer> Tokenizer::FromGguf(const checkpoint::TensorDict& dict
   if (t.add_sep_ && t.sep_id_ < 0) {
     return absl::InvalidArgumentError("a WordPiece vocabulary needs a separator token id");
   }
-  for (const char* key : {"tokenizer.ggml.add_bos_token", "tokenizer.ggml.add_eos_token"}) {
-    if (!dict.HasMetadata(key)) continue;
-    EDGEQ_ASSIGN_OR_RETURN(const checkpoint::MetadataValue* v, dict.GetMetadata(key));
-    (std::strcmp(key, "tokenizer.ggml.add_bos_token") == 0 ? t.add_bos_ : t.add_eos_) =
-        v->bool_value();
-  }
+  EDGEQ_RETURN_IF_ERROR(OptionalBool(dict, "tokenizer.ggml.add_bos_token", &t.add_bos_));
+  EDGEQ_RETURN_IF_ERROR(OptionalBool(dict, "tokenizer.ggml.add_eos_token", &t.add_eos_));
   if (t.pre_ == "gemma4") t.add_bos_ = true;
 
   // llama.cpp sets per-token strip attributes by model name for Phi-3.

@@ -315,6 +315,63 @@ TEST(TokenizerTest, UnknownModelOrPreTokenizerListsTheSupportedOnes) {
   EXPECT_TRUE(absl::StrContains(tok.status().message(), "qwen2")) << tok.status();
 }
 
+// Issue 27 F14: the tokenizer's booleans stored as strings or integers are refused, naming the
+// key and the stored type, instead of being read as false (which changed the tokenization).
+TEST(TokenizerTest, BooleanKeysOfAnotherTypeAreRefused) {
+  struct Case {
+    const char* model;
+    const char* key;
+    MetadataValue value;
+    const char* type;
+  };
+  const Case cases[] = {
+      {"llama", "tokenizer.ggml.add_space_prefix", MetadataValue::String("false"), "string"},
+      {"llama", "tokenizer.ggml.add_space_prefix", MetadataValue::Int(0), "i64"},
+      {"llama", "tokenizer.ggml.add_bos_token", MetadataValue::Int(1), "i64"},
+      {"llama", "tokenizer.ggml.add_eos_token", MetadataValue::String("true"), "string"},
+      {"bert", "tokenizer.ggml.normalizer.lowercase", MetadataValue::String("true"), "string"},
+      {"bert", "tokenizer.ggml.normalizer.strip_accents",
+       MetadataValue::Int(1, MetadataValue::Width::kU8), "u8"},
+  };
+  for (const Case& c : cases) {
+    TensorDict d = SpmVocab();
+    d.SetMetadata("tokenizer.ggml.model", MetadataValue::String(c.model));
+    ASSERT_TRUE(Tokenizer::FromGguf(d).ok()) << c.model;
+    d.SetMetadata(c.key, c.value);
+    absl::StatusOr<Tokenizer> tok = Tokenizer::FromGguf(d);
+    ASSERT_FALSE(tok.ok()) << c.key;
+    EXPECT_EQ(tok.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(tok.status().message(),
+              absl::StrCat("GGUF metadata '", c.key, "' is ", c.type, ", expected a scalar bool"));
+  }
+  // Real bools are still read.
+  TensorDict d = SpmVocab();
+  d.SetMetadata("tokenizer.ggml.add_bos_token", MetadataValue::Bool(false));
+  absl::StatusOr<Tokenizer> tok = Tokenizer::FromGguf(d);
+  ASSERT_TRUE(tok.ok()) << tok.status();
+  EXPECT_FALSE(tok->add_bos());
+}
+
+// Issue 27: a 10 MB tokenizer model name, pre-tokenizer name or merge is quoted, cut short.
+TEST(TokenizerTest, HugeNamesAreQuotedShortInErrors) {
+  const std::string huge(10 << 20, 'x');
+  TensorDict d = SpmVocab();
+  d.SetMetadata("tokenizer.ggml.model", MetadataValue::String(huge));
+  absl::StatusOr<Tokenizer> tok = Tokenizer::FromGguf(d);
+  ASSERT_FALSE(tok.ok());
+  EXPECT_LT(tok.status().message().size(), 400u) << tok.status().message().substr(0, 400);
+  EXPECT_TRUE(absl::StrContains(tok.status().message(), "(10485760 bytes)"));
+  tok = Tokenizer::FromGguf(BpeVocab(huge));
+  ASSERT_FALSE(tok.ok());
+  EXPECT_LT(tok.status().message().size(), 4000u);
+  d = BpeVocab("gpt-2");
+  d.SetMetadata("tokenizer.ggml.merges", MetadataValue::StringArray({huge}));
+  tok = Tokenizer::FromGguf(d);
+  ASSERT_FALSE(tok.ok());
+  EXPECT_LT(tok.status().message().size(), 400u);
+  EXPECT_TRUE(absl::StrContains(tok.status().message(), "tokenizer.ggml.merges")) << tok.status();
+}
+
 TEST(TokenizerTest, InconsistentMetadataIsAnErrorNamingTheKey) {
   TensorDict d = SpmVocab();
   d.SetMetadata("tokenizer.ggml.scores", MetadataValue::FloatArray({1.0, 2.0}));

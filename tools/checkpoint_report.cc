@@ -3,21 +3,119 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "checkpoint/formats.h"
 #include "checkpoint/gguf.h"
+#include "core/bounded_input.h"
 #include "core/status_macros.h"
 #include "llm/hf_import.h"
+#include "quantization/block_layout.h"
 #include "quantization/encoding.h"
 #include "tools/quantize_model.h"
 
 namespace edgeq {
 namespace tools {
 
-absl::StatusOr<std::string> InspectCheckpoint(const std::string& path, bool verify) {
+namespace {
+
+// NaN and Inf values of one tensor (decoded row by row if quantized).
+struct NonFinite {
+  int64_t nan = 0, inf = 0;
+  int64_t first = -1;  // flat index of the first one
+  void Add(float v, int64_t index) {
+    if (std::isfinite(v)) return;
+    (std::isnan(v) ? nan : inf) += 1;
+    if (first < 0) first = index;
+  }
+};
+
+// Decodes every value of `t` and counts the non-finite ones; false in `*decoded` for tensors
+// that hold no floats (integer dtypes).
+absl::StatusOr<NonFinite> CountNonFinite(const std::string& name, const Tensor& t, bool* decoded) {
+  NonFinite r;
+  *decoded = true;
+  const int64_t n = t.logical_shape().num_elements();
+  if (t.is_quantized()) {
+    absl::StatusOr<const QuantizationEncoding*> enc = FindEncoding(t.encoding());
+    if (!enc.ok()) {
+      return absl::UnimplementedError(absl::StrFormat("tensor %s: no decoder for encoding '%s'",
+                                                      QuoteForError(name), t.encoding()));
+    }
+    EDGEQ_RETURN_IF_ERROR(CheckQuantizedTensor(name, t));
+    const Shape& logical = t.logical_shape();
+    const int64_t k = logical.rank() == 0 ? 1 : logical.dim(logical.rank() - 1);
+    if (k <= 0 || n == 0) return r;
+    const int64_t rows = n / k;
+    const size_t row_bytes = t.size_bytes() / static_cast<size_t>(rows);
+    std::vector<float> row(static_cast<size_t>(k));
+    const uint8_t* p = static_cast<const uint8_t*>(t.raw_data());
+    for (int64_t i = 0; i < rows; ++i) {
+      (*enc)->DequantizeRow(p + static_cast<size_t>(i) * row_bytes, row.data(), k);
+      for (int64_t j = 0; j < k; ++j) r.Add(row[static_cast<size_t>(j)], i * k + j);
+    }
+    return r;
+  }
+  const uint8_t* p = static_cast<const uint8_t*>(t.raw_data());
+  switch (t.dtype()) {
+    case DType::kFloat32:
+      for (int64_t i = 0; i < n; ++i) {
+        float v;
+        std::memcpy(&v, p + 4 * i, 4);
+        r.Add(v, i);
+      }
+      break;
+    case DType::kFloat16:
+    case DType::kBFloat16:
+      for (int64_t i = 0; i < n; ++i) {
+        uint16_t h;
+        std::memcpy(&h, p + 2 * i, 2);
+        r.Add(t.dtype() == DType::kFloat16 ? blocks::Fp16ToFloat(h) : blocks::Bf16ToFloat(h), i);
+      }
+      break;
+    default:
+      *decoded = false;
+  }
+  return r;
+}
+
+// --values: every tensor decoded; InvalidArgument naming the first tensors with NaN or Inf
+// values (count and first index), else a line for the report.
+absl::StatusOr<std::string> CheckValues(const checkpoint::TensorDict& d) {
+  int64_t tensors = 0, values = 0, bad_tensors = 0;
+  std::string bad;
+  for (const std::string& k : d.Keys()) {
+    const Tensor& t = **d.Get(k);
+    bool decoded = false;
+    EDGEQ_ASSIGN_OR_RETURN(NonFinite nf, CountNonFinite(k, t, &decoded));
+    if (!decoded) continue;
+    ++tensors;
+    values += t.logical_shape().num_elements();
+    if (nf.first < 0) continue;
+    if (++bad_tensors <= 3) {
+      absl::StrAppendFormat(&bad, "%s%s (%d NaN, %d Inf, first at index %d)",
+                            bad.empty() ? "" : ", ", QuoteForError(k, 128), nf.nan, nf.inf,
+                            nf.first);
+    }
+  }
+  if (bad_tensors > 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("values: %d of %d tensors hold NaN or Inf: %s%s", bad_tensors, tensors, bad,
+                        bad_tensors > 3 ? ", ..." : ""));
+  }
+  return absl::StrFormat("values: OK (%d tensors, %d values decoded, all finite)\n", tensors,
+                         values);
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> InspectCheckpoint(const std::string& path, bool verify,
+                                              bool check_values) {
   checkpoint::LoadOptions options;
   options.verify_data = verify;
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint c, checkpoint::OpenCheckpoint(path, options));
@@ -71,6 +169,10 @@ absl::StatusOr<std::string> InspectCheckpoint(const std::string& path, bool veri
                             "files carry no checksums)\n",
                             quantized, checkpoint::FormatName(c.format));
     }
+  }
+  if (check_values) {
+    EDGEQ_ASSIGN_OR_RETURN(std::string line, CheckValues(d));
+    out += line;
   }
   return out;
 }

@@ -12,8 +12,12 @@ namespace tools {
 
 // A table of every tensor (name, dtype/encoding, logical shape, bytes, file offset), totals
 // and the metadata of the checkpoint at `path` (.max, .gguf, .bin, .safetensors). With
-// `verify`, .max data checksums are recomputed (DataLoss on a mismatch).
-absl::StatusOr<std::string> InspectCheckpoint(const std::string& path, bool verify);
+// `verify`, .max data checksums are recomputed (DataLoss on a mismatch). With `check_values`,
+// every tensor is decoded (quantized ones row by row) and NaN or Inf values are an
+// InvalidArgument naming the tensors (the first three), their NaN and Inf counts and the first
+// index; else the report ends with "values: OK (...)".
+absl::StatusOr<std::string> InspectCheckpoint(const std::string& path, bool verify,
+                                              bool check_values = false);
 
 // Reads `in` and writes it in the format of `out`'s extension. Refuses to overwrite `in`.
 // `in` may be a Hugging Face checkpoint directory (config.json + safetensors + tokenizer.json;

@@ -1,15 +1,18 @@
 #include "tools/checkpoint_report.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "absl/strings/match.h"
 #include "checkpoint/formats.h"
+#include "checkpoint/gguf.h"
 #include "checkpoint/max_format.h"
 #include "gtest/gtest.h"
 #include "llm/hf_testing.h"
 #include "llm/random_model.h"
+#include "quantization/encoding.h"
 #include "tests/util/reference_data.h"
 
 namespace edgeq {
@@ -134,6 +137,47 @@ TEST(CheckpointReportTest, ConvertsHuggingFaceDirectory) {
   c = ConvertCheckpoint(dir, TempDir() + "/hf_cli3.gguf");
   EXPECT_EQ(c.status().code(), absl::StatusCode::kUnimplemented) << c.status();
   EXPECT_TRUE(absl::StrContains(c.status().message(), "GPT2LMHeadModel is not supported"));
+}
+
+// Issue 27: `inspect --values` decodes every tensor (quantized ones too) and refuses NaN or Inf,
+// naming the tensors, their counts and the first index.
+TEST(CheckpointReportTest, ValuesFindsNaNAndInf) {
+  llm::RandomModelSpec s = *llm::RandomModelPreset("stories15m");
+  s.dim = 32, s.layers = 1, s.heads = 4, s.kv_heads = 4, s.ffn = 64, s.vocab = 40;
+  s.context = 16;
+  absl::StatusOr<checkpoint::TensorDict> d = llm::RandomModel(s);
+  ASSERT_TRUE(d.ok()) << d.status();
+  const std::string good = TempDir() + "/values_good.gguf";
+  ASSERT_TRUE(checkpoint::WriteGguf(*d, good).ok());
+  absl::StatusOr<std::string> r = InspectCheckpoint(good, true, true);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(absl::StrContains(*r, "values: OK (11 tensors, 11616")) << *r;
+  EXPECT_TRUE(absl::StrContains(*r, " values decoded, all finite)")) << *r;
+
+  // f32: a NaN at index 5 and an Inf at 7.
+  Tensor norm = *Tensor::Full({32}, 1.0f);
+  (*norm.MutableValues<float>())[5] = std::nanf("");
+  (*norm.MutableValues<float>())[7] = INFINITY;
+  ASSERT_TRUE(d->Set("blk.0.attn_norm.weight", norm).ok());
+  // q8_0: the second block's scale (f16 at bytes 34..35) set to +Inf.
+  absl::StatusOr<Tensor> q = Q8_0Encoding().Quantize(**d->Get("blk.0.ffn_down.weight"));
+  ASSERT_TRUE(q.ok()) << q.status();
+  uint8_t* bytes = q->MutableValues<uint8_t>()->data();
+  bytes[34] = 0x00, bytes[35] = 0x7c;
+  ASSERT_TRUE(d->Set("blk.0.ffn_down.weight", *q).ok());
+  const std::string bad = TempDir() + "/values_bad.gguf";
+  ASSERT_TRUE(checkpoint::WriteGguf(*d, bad).ok());
+  EXPECT_TRUE(InspectCheckpoint(bad, true, false).ok());  // structure alone is fine
+  r = InspectCheckpoint(bad, true, true);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  const std::string m(r.status().message());
+  EXPECT_TRUE(absl::StartsWith(m, "values: 2 of 11 tensors hold NaN or Inf: ")) << m;
+  EXPECT_TRUE(absl::StrContains(m, "'blk.0.attn_norm.weight' (1 NaN, 1 Inf, first at index 5)"))
+      << m;
+  EXPECT_TRUE(absl::StrContains(m, "'blk.0.ffn_down.weight' (")) << m;
+  EXPECT_TRUE(absl::StrContains(m, "Inf, first at index 32)")) << m;
+  EXPECT_EQ(m.find('\n'), std::string::npos);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// `edgeq inspect FILE [--verify]` and `edgeq convert IN OUT [--rules=FILE]`.
+// `edgeq inspect FILE [--verify] [--values]` and `edgeq convert IN OUT [--rules=FILE]`.
 #include "absl/strings/str_format.h"
 #include "tools/checkpoint_report.h"
 #include "tools/command.h"
@@ -8,11 +8,11 @@ namespace tools {
 namespace {
 
 int RunInspect(const Args& args) {
-  absl::Status s = args.CheckFlags({"verify"});
-  if (s.ok()) s = args.CheckPositional(1, "FILE [--verify]");
+  absl::Status s = args.CheckFlags({"verify", "values"});
+  if (s.ok()) s = args.CheckPositional(1, "FILE [--verify] [--values]");
   if (!s.ok()) return Fail(args.command, s);
-  absl::StatusOr<std::string> report =
-      InspectCheckpoint(args.positional[0], args.Get("verify") == "true");
+  absl::StatusOr<std::string> report = InspectCheckpoint(
+      args.positional[0], args.Get("verify") == "true", args.Get("values") == "true");
   if (!report.ok()) return Fail(args.command, report.status());
   absl::FPrintF(stdout, "%s", *report);
   return 0;
@@ -31,9 +31,10 @@ int RunConvert(const Args& args) {
 
 }  // namespace
 
-EDGEQ_REGISTER_COMMAND(inspect, "inspect", "FILE [--verify]",
+EDGEQ_REGISTER_COMMAND(inspect, "inspect", "FILE [--verify] [--values]",
                        "List the tensors and metadata of a checkpoint (.max, .gguf, .bin, "
-                       ".safetensors); --verify checks .max data checksums",
+                       ".safetensors); --verify checks .max data checksums; --values decodes "
+                       "every tensor and fails on NaN or Inf values",
                        RunInspect);
 EDGEQ_REGISTER_COMMAND(convert, "convert", "IN OUT [--rules=FILE]",
                        "Convert a checkpoint between .max, .gguf, .safetensors and llama2.c .bin "

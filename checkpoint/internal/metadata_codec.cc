@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/bounded_input.h"
 #include "core/status_macros.h"
 
 namespace edgeq {
@@ -97,7 +98,7 @@ absl::StatusOr<std::string> DecodeString(ByteReader* reader, absl::string_view w
 }
 
 absl::StatusOr<MetadataValue> DecodeValue(ByteReader* reader, absl::string_view key) {
-  const std::string what = absl::StrCat("metadata '", key, "'");
+  const std::string what = absl::StrCat("metadata ", QuoteForError(key, 128));
   EDGEQ_ASSIGN_OR_RETURN(uint32_t type, reader->U32(what));
   bool is_array = false;
   uint64_t count = 1;

@@ -5,10 +5,13 @@
 # or by default a new folder per run (printed first), so that two runs never collide.
 #
 #   tests/fuzz/run_fuzzers.sh [--seconds=N] [--runs=N] [--jobs=N] [--out=DIR] [TARGET...]
-#   TARGET: max gguf llama2c safetensors tokenizer model cli_args (default: all)
+#   TARGET: max gguf llama2c safetensors tokenizer model llm_model cli_args (default: all)
 #   model: a .max or GGUF, then qmatmul and Gather over every quantized tensor (graph, runtime
 #   and every x86 kernel, each file with its Bazel -m flags; XNNPACK, cpuinfo and pthreadpool
 #   from Debian's shared libraries).
+#   llm_model: a GGUF into llm::ModelConfig::FromMetadata, llm::Model::Load (context 8, one
+#   thread), one Forward and Prefill, and llm::Tokenizer::FromGguf (the model target's sources
+#   plus llm's).
 #   cli_args: the LLM commands' argument vectors (tools/llm_flags.h) and the sampler.
 #
 # Built outside Bazel (whose C++ toolchain here is gcc) straight from the sources; absl and
@@ -25,12 +28,12 @@ for arg in "$@"; do
     --seconds=*) seconds="${arg#*=}" ;;
     --runs=*) runs="${arg#*=}" ;;
     --out=*) out="${arg#*=}" ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    max|gguf|llama2c|safetensors|tokenizer|model|cli_args) targets+=("$arg") ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    max|gguf|llama2c|safetensors|tokenizer|model|llm_model|cli_args) targets+=("$arg") ;;
     *) echo "run_fuzzers.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
-[ ${#targets[@]} -eq 0 ] && targets=(max gguf llama2c safetensors tokenizer model cli_args)
+[ ${#targets[@]} -eq 0 ] && targets=(max gguf llama2c safetensors tokenizer model llm_model cli_args)
 
 CXX=${CXX:-clang++}
 if ! command -v "$CXX" >/dev/null; then
@@ -40,24 +43,27 @@ libdir=/usr/lib/$(gcc -print-multiarch)
 flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -I. -DXXH_STATIC_LINKING_ONLY
        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
 common=(checkpoint/tensor_dict.cc checkpoint/internal/file_io.cc
-        checkpoint/internal/metadata_codec.cc core/dtype.cc core/shape.cc core/tensor.cc)
+        checkpoint/internal/metadata_codec.cc core/bounded_input.cc core/dtype.cc core/shape.cc
+        core/tensor.cc)
 # The readers check quantized tensors against the encodings' table (CheckQuantizedTensor).
 quant=(quantization/encoding.cc quantization/{bf16,codec_table,f16,iq4,iq4_nl,iq4_xs,k_quants,q2_k,q3_k,q4_0,q4_1,q4_k,q5_0,q5_1,q5_k,q6_k,q8_0}.cc)
 declare -A lib=([max]=checkpoint/max_format.cc [gguf]=checkpoint/gguf.cc
                 [llama2c]=checkpoint/llama2c.cc [safetensors]=checkpoint/safetensors.cc
                 [tokenizer]="checkpoint/gguf.cc llm/tokenizer.cc llm/tokenizer_hf.cc
                              llm/tokenizer_regex.cc llm/unicode.cc"
-                [cli_args]="tools/llm_flags.cc tools/command.cc core/bounded_input.cc
-                            llm/sampler.cc")
+                [cli_args]="tools/llm_flags.cc tools/command.cc llm/sampler.cc")
 [ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/edgeq_fuzz.XXXXXX")
 mkdir -p "$out"
 echo "run_fuzzers.sh: building and fuzzing in $out"
 
 # The model target: everything from the readers to the kernels, one object per source so that
 # each kernel file gets its own ISA flags (as in runtime/kernels/BUILD).
+# build_model BIN [FUZZER_SOURCE EXTRA_SOURCE...] (default: the model target).
 build_model() {
   local bin=$1 objs=() src f extra
-  local obj_dir="$out/model_obj"
+  local fuzzer=${2:-tests/fuzz/model_fuzzer.cc}
+  local more=("${@:3}")
+  local obj_dir="$out/$(basename "$fuzzer" .cc)_obj"
   mkdir -p "$obj_dir"
   local avx2=(-mavx2 -mfma -mf16c)
   local plain=(checkpoint/max_format.cc checkpoint/gguf.cc graph/graph.cc graph/ops.cc
@@ -67,7 +73,7 @@ build_model() {
                runtime/kernels/internal/repack.cc runtime/kernels/internal/repack_x16.cc
                runtime/kernels/generic/*.cc runtime/kernels/attention/attention.cc
                runtime/kernels/vector/activation.cc "${common[@]}")
-  for src in tests/fuzz/model_fuzzer.cc "${plain[@]}" "${quant[@]}" runtime/kernels/x86/*.cc \
+  for src in "$fuzzer" "${more[@]}" "${plain[@]}" "${quant[@]}" runtime/kernels/x86/*.cc \
              runtime/kernels/attention/attention_avx2.cc \
              runtime/kernels/attention/attention_avx512.cc \
              runtime/kernels/vector/activation_avx2.cc \
@@ -91,7 +97,7 @@ build_model() {
     objs+=("$f")
   done
   "$CXX" "${flags[@]}" "${objs[@]}" -o "$bin" \
-    -Wl,--start-group "$libdir"/libabsl_*.a -Wl,--end-group -l:libxxhash.a \
+    -Wl,--start-group "$libdir"/libabsl_*.a -Wl,--end-group -l:libxxhash.a -l:libutf8proc.a \
     -lXNNPACK -lcpuinfo -lpthreadpool -pthread
 }
 
@@ -102,6 +108,11 @@ for t in "${targets[@]}"; do
   if [ "$t" = model ]; then
     if [ "$(uname -m)" != x86_64 ]; then echo "model: x86-64 only here, skipped"; continue; fi
     build_model "$bin"
+  elif [ "$t" = llm_model ]; then
+    if [ "$(uname -m)" != x86_64 ]; then echo "llm_model: x86-64 only here, skipped"; continue; fi
+    build_model "$bin" tests/fuzz/llm_model_fuzzer.cc llm/model.cc llm/ops.cc llm/tokenizer.cc \
+      llm/tokenizer_hf.cc llm/tokenizer_regex.cc llm/unicode.cc checkpoint/formats.cc \
+      checkpoint/llama2c.cc checkpoint/safetensors.cc
   else
     read -r -a srcs <<< "$(echo ${lib[$t]})"
     "$CXX" "${flags[@]}" "tests/fuzz/${t}_fuzzer.cc" "${srcs[@]}" "${common[@]}" "${quant[@]}" \
