@@ -6,7 +6,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <limits>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -34,29 +36,52 @@ absl::StatusOr<std::string> ReadFileBounded(const std::string& path, size_t max_
         "%s %s: %d bytes, above the limit of %d bytes", what, QuoteForError(path, 256),
         static_cast<int64_t>(st.st_size), static_cast<int64_t>(max_bytes)));
   }
-  std::string out;
-  char buf[1 << 16];
+  // Read in chunks of 1 MiB kept apart, joined at the end: refusing an endless stream then costs
+  // at most max_bytes of memory (a growing string would hold up to 1.5x that while it reallocates).
+  std::vector<std::string> chunks;
+  size_t total = 0;
+  constexpr size_t kChunk = size_t{1} << 20;
   while (true) {
-    const ssize_t n = ::read(fd, buf, sizeof(buf));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      return absl::DataLossError(absl::StrFormat("%s %s: read failed (%s)", what,
-                                                 QuoteForError(path, 256), std::strerror(err)));
+    // total <= max_bytes here, so want >= 1: a chunk that fills up to max_bytes + 1 proves the
+    // input too long.
+    const size_t want = std::min(kChunk, max_bytes + 1 - total);
+    std::string chunk(want, '\0');
+    size_t filled = 0;
+    bool eof = false;
+    while (filled < want) {
+      const ssize_t n = ::read(fd, chunk.data() + filled, want - filled);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        const int err = errno;
+        ::close(fd);
+        return absl::DataLossError(absl::StrFormat("%s %s: read failed (%s)", what,
+                                                   QuoteForError(path, 256), std::strerror(err)));
+      }
+      if (n == 0) {
+        eof = true;
+        break;
+      }
+      filled += static_cast<size_t>(n);
     }
-    if (n == 0) break;
-    if (out.size() + static_cast<size_t>(n) > max_bytes) {
+    total += filled;
+    if (total > max_bytes) {
       ::close(fd);
       return absl::InvalidArgumentError(
           absl::StrFormat("%s %s: longer than the limit of %d bytes", what,
                           QuoteForError(path, 256), static_cast<int64_t>(max_bytes)));
     }
-    out.append(buf, static_cast<size_t>(n));
+    chunk.resize(filled);
+    if (filled > 0) chunks.push_back(std::move(chunk));
+    if (eof) break;
   }
   ::close(fd);
+  if (chunks.size() == 1) return std::move(chunks[0]);
+  std::string out;
+  out.reserve(total);
+  for (const std::string& c : chunks) out += c;
   return out;
 }
+
 
 std::string QuoteForError(absl::string_view s, size_t max_chars) {
   std::string out = "'";

@@ -20,8 +20,10 @@
 namespace edgeq {
 
 // Caps used across the project (a named constant per kind of input, so that a test can name it).
-inline constexpr size_t kMaxTextFileBytes = size_t{256} << 20;  // prompts, perplexity texts
-inline constexpr size_t kMaxJsonFileBytes = size_t{64} << 20;   // config.json, tokenizer.json
+// Refusing a stream (/dev/zero) reads up to the cap, so each cap stays below the 64 MiB that
+// refusing any input may cost; regular files are measured first and cost nothing to refuse.
+inline constexpr size_t kMaxTextFileBytes = size_t{32} << 20;  // prompts, perplexity texts
+inline constexpr size_t kMaxJsonFileBytes = size_t{48} << 20;  // config.json, tokenizer.json
 inline constexpr size_t kMaxTemplateBytes = size_t{1} << 20;    // chat templates
 inline constexpr int kMaxJsonDepth = 128;                       // nesting of any JSON we read
 

@@ -26,7 +26,7 @@ constexpr char kRunUsage[] =
     "[--repeat-penalty R] [--repeat-last-n N] [--presence-penalty P] [--frequency-penalty F] "
     "[-s SEED] [-t THREADS] [-c CTX] [-ctk TYPE] [--tokenizer FILE] [--ignore-eos]\n"
     "  -p, --prompt TEXT        prompt (BOS added as the vocabulary says)\n"
-    "  -f, --file FILE          the prompt from a file (at most 256 MiB)\n"
+    "  -f, --file FILE          the prompt from a file (at most 32 MiB)\n"
     "  -n, --n-predict N        tokens to generate (default -1: until EOS or the context ends)\n"
     "  --temp T                 temperature (default 0.8; 0 = greedy)\n"
     "  --top-k K                (default 40; 0 = off)   --top-p P (default 0.95; 1 = off)\n"

@@ -155,12 +155,12 @@ expect_one_line_error() {
   expect_error "$name" 1 "$pattern" "$@"
   check "$name: one line" test "$(wc -l <"$TEST_TMPDIR/expect_error.err")" -eq 1
 }
-# F4: endless streams and oversized files are read at most to their cap (256 MiB of text).
+# F4: endless streams and oversized files are read at most to their cap (32 MiB of text).
 expect_one_line_error "perplexity -f /dev/zero" \
-  "^edgeq perplexity: error: perplexity text '/dev/zero': longer than the limit of 268435456 bytes$" \
+  "^edgeq perplexity: error: perplexity text '/dev/zero': longer than the limit of 33554432 bytes$" \
   edgeq perplexity "$tmp/m.gguf" -f /dev/zero -t 1
 expect_one_line_error "run -f /dev/zero" \
-  "^edgeq run: error: prompt file '/dev/zero': longer than the limit of 268435456 bytes$" \
+  "^edgeq run: error: prompt file '/dev/zero': longer than the limit of 33554432 bytes$" \
   edgeq run "$tmp/m.gguf" -f /dev/zero -t 1
 expect_one_line_error "perplexity -f a directory" "error: perplexity text '.*': is a directory" \
   edgeq perplexity "$tmp/m.gguf" -f "$tmp" -t 1
@@ -191,7 +191,7 @@ for i in $(seq 14); do cat "$tmp/inf.bin" "$tmp/inf.bin" >"$tmp/inf2.bin"; mv "$
 head -c $(($(wc -c <"$tmp/m.gguf") - 65536)) "$tmp/m.gguf" >"$tmp/inf.gguf"
 cat "$tmp/inf.bin" >>"$tmp/inf.gguf"
 expect_error "perplexity of a model with Inf weights" 1 \
-  "^edgeq perplexity: error: the running perplexity after chunk 1 is -*nan, not a finite number: the model's logits hold NaN or Inf" \
+  "^edgeq perplexity: error: perplexity: logit 0 (of 300) at position 0 of chunk 0 is -*nan; the model computes non-finite values" \
   edgeq perplexity "$tmp/inf.gguf" -f "$tmp/text.txt" -c 32 -t 1 --chunks 2
 check "perplexity of a model with Inf weights: one error line" \
   test "$(grep -c "error" "$TEST_TMPDIR/expect_error.err")" -eq 1
