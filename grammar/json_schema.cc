@@ -39,7 +39,9 @@ const std::vector<Primitive>& Primitives() {
       {"boolean", "(\"true\" | \"false\") space", {}},
       {"decimal-part", "[0-9]{1,16}", {}},
       {"integral-part", "[0] | [1-9] [0-9]{0,15}", {}},
-      {"number", "(\"-\"? integral-part) (\".\" decimal-part)? ([eE] [-+]? integral-part)? space",
+      // Exponents of at most two digits (llama.cpp allows 16): with 16-digit mantissas every
+      // number stays within a double's range, which strict JSON parsers require.
+      {"number", "(\"-\"? integral-part) (\".\" decimal-part)? ([eE] [-+]? [0-9]{1,2})? space",
        {"integral-part", "decimal-part"}},
       {"integer", "(\"-\"? integral-part) space", {"integral-part"}},
       {"value", "object | array | string | number | boolean | null",
@@ -53,7 +55,9 @@ const std::vector<Primitive>& Primitives() {
        "\"\\\"\" [0-9a-fA-F]{8} \"-\" [0-9a-fA-F]{4} \"-\" [0-9a-fA-F]{4} \"-\" [0-9a-fA-F]{4} "
        "\"-\" [0-9a-fA-F]{12} \"\\\"\" space",
        {}},
-      {"char", "[^\"\\\\\\x7F\\x00-\\x1F] | [\\\\] ([\"\\\\/bfnrt] | \"u\" [0-9a-fA-F]{4})", {}},
+      // No \uD800-\uDFFF: a lone surrogate escape is refused by strict JSON parsers
+      // (characters beyond U+FFFF are written as UTF-8 instead).
+      {"char", "[^\"\\\\\\x7F\\x00-\\x1F] | [\\\\] " EDGEQ_JSON_ESCAPE_TAIL, {}},
       {"string", "\"\\\"\" char* \"\\\"\" space", {"char"}},
       {"null", "\"null\" space", {}},
       {"date", "[0-9]{4} \"-\" (\"0\" [1-9] | \"1\" [0-2]) \"-\" (\"0\" [1-9] | [12] [0-9] | \"3\" "

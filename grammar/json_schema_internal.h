@@ -13,6 +13,11 @@
 #include "absl/strings/string_view.h"
 #include "grammar/gbnf.h"
 
+// What may follow a backslash in a JSON string, as GBNF: the one-letter escapes, or \u and four
+// hex digits outside the surrogates D800-DFFF.
+#define EDGEQ_JSON_ESCAPE_TAIL                                                              \
+  "([\"\\\\/bfnrt] | \"u\" ([0-9a-cA-CefEF] [0-9a-fA-F]{3} | [dD] [0-7] [0-9a-fA-F]{2}))"
+
 namespace edgeq {
 namespace grammar {
 

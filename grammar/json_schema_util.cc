@@ -108,7 +108,7 @@ absl::StatusOr<std::string> ExcludingExpr(
   }
   // Any other first character (or an escape sequence), then any characters.
   alts.push_back("(" + ClassForGbnf(CharSet(taken).Complement()) +
-                 " | [\\\\] ([\"\\\\/bfnrt] | \"u\" [0-9a-fA-F]{4})) char*");
+                 " | [\\\\] " EDGEQ_JSON_ESCAPE_TAIL ") char*");
   if (!node.end) alts.push_back("");
   std::string expr = "(" + absl::StrJoin(alts, " | ") + ")";
   if (level > 0 && level % 16 == 0) return add_rule(expr);
