@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "core/bounded_input.h"
 #include "core/status_macros.h"
+#include "grammar/gbnf.h"
 #include "grammar/json_schema_internal.h"
 #include "nlohmann/json.hpp"
 
@@ -655,7 +656,16 @@ absl::StatusOr<std::string> JsonSchemaToGbnf(absl::string_view schema_json,
   }
   Converter converter(schema, limits);
   EDGEQ_RETURN_IF_ERROR(converter.Run());
-  return converter.Format();
+  std::string gbnf = converter.Format();
+  // The output must be a grammar the parser takes; a schema that refers to itself before any
+  // character (such as {"$ref": "#"}) gives a left-recursive one, refused here.
+  auto parsed = ParseGbnf(gbnf);
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "JSON schema converts to a grammar that is refused (a schema that refers to itself "
+        "before matching any character?): ", parsed.status().message()));
+  }
+  return gbnf;
 }
 
 }  // namespace grammar

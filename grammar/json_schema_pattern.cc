@@ -70,7 +70,8 @@ class PatternParser {
           "pattern " + QuoteForError(p_) + " must start with '^' and end with '$'");
     }
     p_ = p_.substr(1, p_.size() - 2);
-    EDGEQ_ASSIGN_OR_RETURN(std::string out, Alternation(0));
+    bool nullable;
+    EDGEQ_ASSIGN_OR_RETURN(std::string out, Alternation(0, &nullable));
     if (i_ != p_.size()) return Error("unbalanced ')'");
     return out;
   }
@@ -85,25 +86,32 @@ class PatternParser {
   bool AtEnd() const { return i_ >= p_.size(); }
   char Peek() const { return AtEnd() ? '\0' : p_[i_]; }
 
-  absl::StatusOr<std::string> Alternation(int depth) {
+  // Each part also reports in *nullable whether it can match the empty string: repeating such a
+  // part without bound would be left recursion in the grammar, and is refused.
+  absl::StatusOr<std::string> Alternation(int depth, bool* nullable) {
     if (depth > 32) return Error("groups nested deeper than 32");
     std::vector<std::string> alts;
-    EDGEQ_ASSIGN_OR_RETURN(std::string first, Sequence(depth));
+    EDGEQ_ASSIGN_OR_RETURN(std::string first, Sequence(depth, nullable));
     alts.push_back(first);
     while (Peek() == '|') {
       ++i_;
-      EDGEQ_ASSIGN_OR_RETURN(std::string next, Sequence(depth));
+      bool next_nullable;
+      EDGEQ_ASSIGN_OR_RETURN(std::string next, Sequence(depth, &next_nullable));
       alts.push_back(next);
+      *nullable = *nullable || next_nullable;
     }
     return alts.size() == 1 ? alts[0] : "(" + absl::StrJoin(alts, " | ") + ")";
   }
 
-  absl::StatusOr<std::string> Sequence(int depth) {
+  absl::StatusOr<std::string> Sequence(int depth, bool* nullable) {
     std::vector<std::string> items;
+    *nullable = true;
     while (!AtEnd() && Peek() != '|' && Peek() != ')') {
-      EDGEQ_ASSIGN_OR_RETURN(std::string atom, Atom(depth));
-      EDGEQ_ASSIGN_OR_RETURN(std::string repeated, Quantified(atom));
+      bool atom_nullable = false;
+      EDGEQ_ASSIGN_OR_RETURN(std::string atom, Atom(depth, &atom_nullable));
+      EDGEQ_ASSIGN_OR_RETURN(std::string repeated, Quantified(atom, &atom_nullable));
       if (!repeated.empty()) items.push_back(repeated);
+      *nullable = *nullable && atom_nullable;
     }
     return items.empty() ? std::string("\"\"") : absl::StrJoin(items, " ");
   }
@@ -122,7 +130,7 @@ class PatternParser {
     return static_cast<int>(v);
   }
 
-  absl::StatusOr<std::string> Quantified(const std::string& atom) {
+  absl::StatusOr<std::string> Quantified(const std::string& atom, bool* nullable) {
     int min = 1, max = 1;
     const char c = Peek();
     if (c == '*') {
@@ -149,6 +157,10 @@ class PatternParser {
       return atom;
     }
     if (Peek() == '?' || Peek() == '+') return Error("lazy or possessive quantifiers");
+    if (*nullable && max < 0) {
+      return Error("an unbounded repetition of a part that can match nothing, such as (a*)+");
+    }
+    *nullable = *nullable || min == 0;
     return RepetitionForGbnf(atom, min, max, "");
   }
 
@@ -242,7 +254,7 @@ class PatternParser {
     return SetAsJsonContent(set);
   }
 
-  absl::StatusOr<std::string> Atom(int depth) {
+  absl::StatusOr<std::string> Atom(int depth, bool* nullable) {
     const char c = Peek();
     if (c == '(') {
       ++i_;
@@ -253,7 +265,7 @@ class PatternParser {
           return Error("lookaround and named groups");
         }
       }
-      EDGEQ_ASSIGN_OR_RETURN(std::string inner, Alternation(depth + 1));
+      EDGEQ_ASSIGN_OR_RETURN(std::string inner, Alternation(depth + 1, nullable));
       if (Peek() != ')') return Error("expected ')'");
       ++i_;
       return "(" + inner + ")";

@@ -196,6 +196,12 @@ TEST(JsonSchema, Errors) {
   EXPECT_THAT(err(R"({"type": "string", "pattern": "^(a)\\1$"})"),
               HasSubstr("escape \\1 (backreferences"));
   EXPECT_THAT(err(R"({"type": "string", "pattern": "^(?=a)$"})"), HasSubstr("lookaround"));
+  EXPECT_THAT(err(R"({"type": "string", "pattern": "^(abc|[d-f]*)+x$"})"),
+              HasSubstr("an unbounded repetition of a part that can match nothing"));
+  EXPECT_THAT(err(R"({"$ref": "#"})"), HasSubstr("is left-recursive"));
+  EXPECT_THAT(err(R"({"$defs": {"a": {"anyOf": [{"$ref": "#/$defs/a"}, {"type": "null"}]}},
+                      "$ref": "#/$defs/a"})"),
+              HasSubstr("converts to a grammar that is refused"));
   EXPECT_THAT(err(R"({"type": "array", "maxItems": 5000})"),
               HasSubstr("'maxItems' of 5000 is above the limit of 2000"));
   EXPECT_THAT(err(R"({"type": "number", "minimum": 0})"),
