@@ -23,10 +23,11 @@ void SortUnique(std::vector<uint32_t>* v) {
 // TokenTrie
 
 TokenTrie::TokenTrie(const std::vector<std::string>& pieces) : token_count_(pieces.size()) {
-  // Build with per-node maps, then lay the children out contiguously (sorted by byte).
+  // Build with per-node child lists, then lay the nodes out depth first (children by byte).
   std::vector<std::vector<std::pair<uint8_t, uint32_t>>> kids(1);
   std::vector<std::vector<uint32_t>> ends(1);
   for (uint32_t t = 0; t < pieces.size(); ++t) {
+    if (pieces[t].size() > kMaxPieceBytes) continue;  // never allowed
     uint32_t node = 0;
     for (char ch : pieces[t]) {
       const auto b = static_cast<uint8_t>(ch);
@@ -45,16 +46,34 @@ TokenTrie::TokenTrie(const std::vector<std::string>& pieces) : token_count_(piec
     }
     ends[node].push_back(t);
   }
-  nodes_.resize(kids.size());
-  for (uint32_t n = 0; n < kids.size(); ++n) {
-    std::sort(kids[n].begin(), kids[n].end());
-    nodes_[n].first_child = static_cast<uint32_t>(children_.size());
-    nodes_[n].child_count = static_cast<uint32_t>(kids[n].size());
-    for (const auto& [b, child] : kids[n]) children_.push_back({b, child});
-    nodes_[n].first_token = static_cast<uint32_t>(tokens_.size());
-    nodes_[n].token_count = static_cast<uint32_t>(ends[n].size());
-    tokens_.insert(tokens_.end(), ends[n].begin(), ends[n].end());
+  const size_t n = kids.size();
+  depth_byte_.reserve(n), end_.assign(n, 0), first_token_.reserve(n + 1);
+  struct Item {
+    uint32_t node;
+    uint8_t byte;
+    uint32_t depth;
+  };
+  std::vector<Item> todo = {{0, 0, 0}};
+  std::vector<uint32_t> open;  // preorder indices of the nodes on the current path
+  while (!todo.empty()) {
+    const Item item = todo.back();
+    todo.pop_back();
+    const auto index = static_cast<uint32_t>(depth_byte_.size());
+    while (!open.empty() && (depth_byte_[open.back()] >> 8) >= item.depth) {
+      end_[open.back()] = index;
+      open.pop_back();
+    }
+    open.push_back(index);
+    depth_byte_.push_back(item.depth << 8 | item.byte);
+    max_depth_ = std::max(max_depth_, item.depth);
+    first_token_.push_back(static_cast<uint32_t>(tokens_.size()));
+    tokens_.insert(tokens_.end(), ends[item.node].begin(), ends[item.node].end());
+    std::vector<std::pair<uint8_t, uint32_t>>& list = kids[item.node];
+    std::sort(list.rbegin(), list.rend());  // pushed in reverse: visited in byte order
+    for (const auto& [b, child] : list) todo.push_back({child, b, item.depth + 1});
   }
+  for (uint32_t i : open) end_[i] = static_cast<uint32_t>(depth_byte_.size());
+  first_token_.push_back(static_cast<uint32_t>(tokens_.size()));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -65,11 +84,19 @@ Matcher::Matcher(std::shared_ptr<const Grammar> grammar, const MatcherLimits& li
   init_status_ = Initialize();
 }
 
+void Matcher::ClearCaches() const {
+  step_cache_.clear();
+  step_store_.clear();
+  sets_.clear();
+  set_ids_.clear();
+  dfa_.clear();
+  dfa_ids_.clear();
+}
+
 absl::Status Matcher::Initialize() {
   nodes_.clear();
   intern_.clear();
-  step_cache_.clear();
-  step_store_.clear();
+  ClearCaches();
   stacks_.clear();
   partial_ = Utf8();
   const std::vector<Element>& elems = grammar_->elements();
@@ -322,54 +349,104 @@ absl::Status Matcher::FilterTokens(const std::vector<std::string>& pieces,
   return FilterTokens(TokenTrie(pieces), allowed);
 }
 
-// Depth-first over the trie; level[d] holds the stacks after the first d bytes of the current
-// path (a byte that leaves a code point incomplete reuses its parent's stacks via `owner`).
+absl::StatusOr<uint32_t> Matcher::DfaStateOf(const std::vector<uint32_t>& stacks,
+                                              const Utf8& partial) const {
+  auto set_it = set_ids_.find(stacks);
+  uint32_t set;
+  if (set_it != set_ids_.end()) {
+    set = set_it->second;
+  } else {
+    set = static_cast<uint32_t>(sets_.size());
+    sets_.push_back(stacks);
+    set_ids_.emplace(stacks, set);
+  }
+  const uint64_t key = (static_cast<uint64_t>(set) << 32) | (partial.value << 8) |
+                       (static_cast<uint64_t>(partial.remaining) << 4) |
+                       static_cast<uint64_t>(partial.length);
+  auto it = dfa_ids_.find(key);
+  if (it != dfa_ids_.end()) return it->second;
+  if (dfa_.size() >= limits_.max_dfa_states) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "grammar needs more than %d automaton states to mask this vocabulary (limit)",
+        limits_.max_dfa_states));
+  }
+  const auto id = static_cast<uint32_t>(dfa_.size());
+  dfa_.emplace_back();
+  dfa_.back().set = set;
+  dfa_.back().partial = partial;
+  std::fill(std::begin(dfa_.back().next), std::end(dfa_.back().next), kUnknown);
+  dfa_ids_.emplace(key, id);
+  return id;
+}
+
+absl::StatusOr<uint32_t> Matcher::DfaNext(uint32_t state, uint8_t byte) const {
+  const uint32_t cached = dfa_[state].next[byte];
+  if (cached != kUnknown) return cached;
+  Utf8 st = dfa_[state].partial;
+  const uint32_t set = dfa_[state].set;
+  char32_t c;
+  uint32_t next = kDead;
+  switch (FeedByte(&st, byte, &c)) {
+    case ByteResult::kInvalid:
+      break;
+    case ByteResult::kPending:
+      if (PartialCanMatch(sets_[set], st)) {
+        const std::vector<uint32_t> same = sets_[set];
+        EDGEQ_ASSIGN_OR_RETURN(next, DfaStateOf(same, st));
+      }
+      break;
+    case ByteResult::kCodePoint: {
+      std::vector<uint32_t> after;
+      EDGEQ_RETURN_IF_ERROR(Advance(sets_[set], c, &after));
+      if (!after.empty()) {
+        EDGEQ_ASSIGN_OR_RETURN(next, DfaStateOf(after, Utf8()));
+      }
+      break;
+    }
+  }
+  dfa_[state].next[byte] = next;
+  return next;
+}
+
+// One pass over the trie in depth-first order: at[d] is the automaton state after the first d
+// bytes of the current node's piece; a dead node skips its whole subtree.
+absl::Status Matcher::WalkTrie(const TokenTrie& trie, std::vector<bool>* allowed) const {
+  std::vector<uint32_t> at(trie.max_depth_ + 1);
+  EDGEQ_ASSIGN_OR_RETURN(at[0], DfaStateOf(stacks_, partial_));
+  const uint32_t n = static_cast<uint32_t>(trie.node_count());
+  const uint32_t* depth_byte = trie.depth_byte_.data();
+  const uint32_t* end = trie.end_.data();
+  const uint32_t* first = trie.first_token_.data();
+  std::vector<bool>& out = *allowed;
+  for (uint32_t i = 1; i < n;) {
+    const uint32_t d = depth_byte[i] >> 8;
+    const auto byte = static_cast<uint8_t>(depth_byte[i]);
+    uint32_t next = dfa_[at[d - 1]].next[byte];  // the cached transition, if known
+    if (next == kUnknown) {
+      EDGEQ_ASSIGN_OR_RETURN(next, DfaNext(at[d - 1], byte));
+    }
+    if (next == kDead) {
+      i = end[i];
+      continue;
+    }
+    at[d] = next;
+    for (uint32_t k = first[i]; k < first[i + 1]; ++k) out[trie.tokens_[k]] = true;
+    ++i;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Matcher::FilterTokens(const TokenTrie& trie, std::vector<bool>* allowed) const {
   allowed->assign(trie.token_count(), false);
   EDGEQ_RETURN_IF_ERROR(init_status_);
-  std::vector<std::vector<uint32_t>> level(1, stacks_);
-  std::vector<size_t> owner(1, 0);  // level whose stacks apply at depth d
-  std::vector<Utf8> utf8(1, partial_);
-  struct Item {
-    uint32_t node;
-    uint32_t depth;
-  };
-  std::vector<Item> todo;
-  const TokenTrie::Node& root = trie.nodes_[0];
-  for (uint32_t k = 0; k < root.child_count; ++k) {
-    todo.push_back({trie.children_[root.first_child + k].node, 1});
+  // The cached automaton persists across calls; when it has grown past half its limit it is
+  // dropped first, so that one call has room to build the states it needs.
+  if (dfa_.size() > limits_.max_dfa_states / 2) {
+    sets_.clear(), set_ids_.clear(), dfa_.clear(), dfa_ids_.clear();
   }
-  // The byte leading to each node: children_ holds it, found through the parent; store it in
-  // the stack entry instead by looking it up once here.
-  std::vector<uint8_t> byte_of(trie.nodes_.size(), 0);
-  for (const TokenTrie::Child& c : trie.children_) byte_of[c.node] = c.byte;
-  while (!todo.empty()) {
-    const Item item = todo.back();
-    todo.pop_back();
-    const uint32_t d = item.depth;
-    if (level.size() <= d) level.resize(d + 1), owner.resize(d + 1), utf8.resize(d + 1);
-    Utf8 st = utf8[d - 1];
-    char32_t c;
-    const ByteResult r = FeedByte(&st, byte_of[item.node], &c);
-    if (r == ByteResult::kInvalid) continue;
-    if (r == ByteResult::kPending) {
-      owner[d] = owner[d - 1];
-      if (!PartialCanMatch(level[owner[d]], st)) continue;
-    } else {
-      EDGEQ_RETURN_IF_ERROR(Advance(level[owner[d - 1]], c, &level[d]));
-      if (level[d].empty()) continue;
-      owner[d] = d;
-    }
-    utf8[d] = st;
-    const TokenTrie::Node& node = trie.nodes_[item.node];
-    for (uint32_t k = 0; k < node.token_count; ++k) {
-      (*allowed)[trie.tokens_[node.first_token + k]] = true;
-    }
-    for (uint32_t k = 0; k < node.child_count; ++k) {
-      todo.push_back({trie.children_[node.first_child + k].node, d + 1});
-    }
-  }
-  return absl::OkStatus();
+  absl::Status s = WalkTrie(trie, allowed);
+  if (!s.ok()) allowed->assign(trie.token_count(), false);
+  return s;
 }
 
 // Long generations create stack cells that no live stack uses; past half the limit, the live
@@ -379,8 +456,7 @@ void Matcher::CompactIfLarge() {
   std::vector<Node> old = std::move(nodes_);
   nodes_.clear();
   intern_.clear();
-  step_cache_.clear();
-  step_store_.clear();
+  ClearCaches();
   absl::flat_hash_map<uint32_t, uint32_t> moved;
   moved[kEmpty] = kEmpty;
   for (uint32_t& s : stacks_) {

@@ -14,7 +14,10 @@
 // Stacks are shared, hash-consed linked lists, so equal stacks are one id, and the expansion
 // that follows each stack top is computed once and cached; this is what makes masking a vocabulary
 // cheap: FilterTokens walks a prefix trie of the pieces, so a prefix shared by many pieces is
-// matched once, and a subtree is dropped as soon as no stack survives.
+// matched once, and a subtree is dropped as soon as no stack survives. The walk runs on a byte
+// automaton built lazily from the stacks: a state is a set of stacks plus a pending partial
+// UTF-8 sequence, with 256 cached transitions, so a step inside a JSON string (where most
+// pieces are allowed) is one table look-up, and the states carry over from one call to the next.
 //
 // Bytes are decoded as UTF-8 across calls: a piece may end inside a code point, and the next one
 // completes it. A piece that ends inside a code point is allowed when some completion of it could
@@ -40,34 +43,33 @@ namespace edgeq {
 namespace grammar {
 
 struct MatcherLimits {
-  size_t max_stacks = 4096;           // live stacks after one code point (ambiguity)
-  size_t max_nodes = size_t{1} << 22; // stack cells held at once (memory)
+  size_t max_stacks = 4096;            // live stacks after one code point (ambiguity)
+  size_t max_nodes = size_t{1} << 22;  // stack cells held at once (memory)
+  size_t max_dfa_states = 8192;        // cached byte-automaton states (1 KiB each)
 };
 
-// The pieces of a vocabulary (token id -> bytes) as a prefix trie, built once and reused for
-// every FilterTokens call.
+// The pieces of a vocabulary (token id -> bytes) as a prefix trie in depth-first order, built
+// once and reused for every FilterTokens call: node i's subtree is [i, end(i)), so a walk skips
+// a dead subtree in one step.
 class TokenTrie {
  public:
+  // Longer pieces are left out of the trie: FilterTokens never allows them.
+  static constexpr size_t kMaxPieceBytes = size_t{1} << 16;
+
   explicit TokenTrie(const std::vector<std::string>& pieces);
   size_t token_count() const { return token_count_; }
-  size_t node_count() const { return nodes_.size(); }
+  size_t node_count() const { return end_.size(); }
 
  private:
   friend class Matcher;
-  struct Node {
-    uint32_t first_child = 0;  // index in children_, count below
-    uint32_t child_count = 0;
-    uint32_t first_token = 0;  // index in tokens_ of the pieces ending here
-    uint32_t token_count = 0;
-  };
-  struct Child {
-    uint8_t byte;
-    uint32_t node;
-  };
-  std::vector<Node> nodes_;  // nodes_[0] is the root (the empty prefix)
-  std::vector<Child> children_;
+  // Per node, in depth-first order (node 0 is the empty prefix); node_count() + 1 entries in
+  // first_token_, so that node i's pieces are tokens_[first_token_[i], first_token_[i + 1]).
+  std::vector<uint32_t> depth_byte_;   // length in bytes << 8 | the byte leading to the node
+  std::vector<uint32_t> end_;          // one past the last node of its subtree
+  std::vector<uint32_t> first_token_;
   std::vector<uint32_t> tokens_;
   size_t token_count_ = 0;
+  uint32_t max_depth_ = 0;
 };
 
 class Matcher {
@@ -119,6 +121,19 @@ class Matcher {
                        std::vector<uint32_t>* out) const;
   static ByteResult FeedByte(Utf8* state, uint8_t byte, char32_t* code_point);
   bool PartialCanMatch(const std::vector<uint32_t>& stacks, const Utf8& state) const;
+  // Byte automaton (see the file comment); kDead for no state.
+  static constexpr uint32_t kDead = 0xFFFFFFFFu;
+  static constexpr uint32_t kUnknown = 0xFFFFFFFEu;
+  struct DfaState {
+    uint32_t set;  // index in sets_
+    Utf8 partial;
+    uint32_t next[256];
+  };
+  absl::StatusOr<uint32_t> DfaStateOf(const std::vector<uint32_t>& stacks,
+                                      const Utf8& partial) const;
+  absl::StatusOr<uint32_t> DfaNext(uint32_t state, uint8_t byte) const;
+  absl::Status WalkTrie(const TokenTrie& trie, std::vector<bool>* allowed) const;
+  void ClearCaches() const;
   absl::Status Initialize();
   void CompactIfLarge();
 
@@ -133,6 +148,10 @@ class Matcher {
   mutable absl::flat_hash_map<uint64_t, uint32_t> intern_;
   mutable absl::flat_hash_map<uint32_t, std::pair<uint32_t, uint32_t>> step_cache_;
   mutable std::vector<uint32_t> step_store_;
+  mutable std::vector<std::vector<uint32_t>> sets_;
+  mutable absl::flat_hash_map<std::vector<uint32_t>, uint32_t> set_ids_;
+  mutable std::vector<DfaState> dfa_;
+  mutable absl::flat_hash_map<uint64_t, uint32_t> dfa_ids_;
 };
 
 }  // namespace grammar
