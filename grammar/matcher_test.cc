@@ -146,6 +146,24 @@ TEST(Matcher, AmbiguityIsBounded) {
   EXPECT_FALSE(ok.CanAccept("a"));
 }
 
+TEST(Matcher, AutomatonStatesAreBounded) {
+  MatcherLimits limits;
+  limits.max_dfa_states = 2;
+  Matcher m(Parse("root ::= \"abc\" | \"abd\""), limits);
+  std::vector<bool> allowed;
+  const absl::Status s = m.FilterTokens(std::vector<std::string>{"abc", "x"}, &allowed);
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(s.message(), HasSubstr("more than 2 automaton states"));
+  EXPECT_EQ(allowed, (std::vector<bool>{false, false}));
+  // With room, the same call works, and repeated calls reuse the states.
+  Matcher big(Parse("root ::= \"abc\" | \"abd\""));
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(big.FilterTokens(std::vector<std::string>{"abc", "x", "ab", "abdd"}, &allowed)
+                    .ok());
+    EXPECT_EQ(allowed, (std::vector<bool>{true, false, true, false}));
+  }
+}
+
 TEST(Matcher, LongInputsCompactTheStackTable) {
   MatcherLimits limits;
   limits.max_nodes = 64;
