@@ -87,8 +87,8 @@ class Grammar {
   // True when the rule can match the empty string.
   bool nullable(uint32_t rule) const { return nullable_[rule] != 0; }
 
-  // The grammar in GBNF, one line per rule (generated rules named `name_N`); parsing it again
-  // gives an equivalent grammar.
+  // The grammar in GBNF-like text for diagnostics, one line per rule; rules generated for groups
+  // and repetitions are named `name_N` ('_' is not allowed in names, so it does not parse back).
   std::string ToString() const;
 
  private:

@@ -154,9 +154,9 @@ class Converter {
                                          const std::set<std::string>& required,
                                          const std::string& name, const Json* additional,
                                          const std::string& path, int depth);
-  absl::StatusOr<std::string> OptionalChain(const std::vector<std::string>& keys, size_t from,
-                                            bool first_is_optional, const std::string& name,
-                                            const std::map<std::string, std::string>& kv);
+  absl::StatusOr<std::vector<std::string>> OptionalStarts(
+      const std::vector<std::string>& keys, const std::string& name,
+      const std::map<std::string, std::string>& kv);
   absl::StatusOr<std::string> AllOfRule(const Json& s, const std::string& name,
                                         const std::string& path, int depth);
   absl::StatusOr<std::string> ArrayRule(const Json& s, const std::string& name,
@@ -479,11 +479,8 @@ absl::StatusOr<std::string> Converter::ObjectRule(
   for (const std::string& k : required_keys) required_rules.push_back(kv[k]);
   std::string rule = "\"{\" space " + absl::StrJoin(required_rules, " \",\" space ");
   if (!optional_keys.empty()) {
-    std::vector<std::string> starts;
-    for (size_t i = 0; i < optional_keys.size(); ++i) {
-      EDGEQ_ASSIGN_OR_RETURN(std::string chain, OptionalChain(optional_keys, i, false, name, kv));
-      starts.push_back(chain);
-    }
+    EDGEQ_ASSIGN_OR_RETURN(std::vector<std::string> starts,
+                           OptionalStarts(optional_keys, name, kv));
     rule += " (";
     if (!required_keys.empty()) rule += " \",\" space (";
     rule += " " + absl::StrJoin(starts, " | ");
@@ -498,30 +495,31 @@ absl::StatusOr<std::string> Converter::ObjectRule(
   return rule + " \"}\" space";
 }
 
-// Optional properties keep their order; any subset may appear. Starting at keys[from], the
-// rest of the keys follow as a chain of optional ", key: value" parts.
-absl::StatusOr<std::string> Converter::OptionalChain(const std::vector<std::string>& keys,
-                                                     size_t from, bool first_is_optional,
-                                                     const std::string& name,
-                                                     const std::map<std::string, std::string>& kv) {
-  const std::string& k = keys[from];
-  const std::string& kv_rule = kv.at(k);
-  const std::string comma = "( \",\" space " + kv_rule + " )";
-  std::string res;
-  if (first_is_optional) {
-    res = comma + (k == "*" ? "*" : "?");
-  } else {
-    res = kv_rule + (k == "*" ? " " + comma + "*" : "");
+// Optional properties keep their order; any subset may appear. The i-th alternative starts
+// with keys[i]; rule rest[j] is ", key: value" for each of keys[j..] optionally (the extra
+// properties "*" any number of times). Built from the end, so each rest rule is made once.
+absl::StatusOr<std::vector<std::string>> Converter::OptionalStarts(
+    const std::vector<std::string>& keys, const std::string& name,
+    const std::map<std::string, std::string>& kv) {
+  const size_t n = keys.size();
+  const auto comma = [&](const std::string& k) { return "( \",\" space " + kv.at(k) + " )"; };
+  std::vector<std::string> rest(n + 1);
+  for (size_t j = n; j-- > 1;) {
+    std::string body = comma(keys[j]) + (keys[j] == "*" ? "*" : "?");
+    if (j + 1 < n) body += " " + rest[j + 1];
+    const std::string& before = keys[j - 1];
+    EDGEQ_ASSIGN_OR_RETURN(rest[j], AddRule(absl::StrCat(name, name.empty() ? "" : "-",
+                                                         before == "*" ? "additional" : before,
+                                                         "-rest"),
+                                            body));
   }
-  if (from + 1 < keys.size()) {
-    EDGEQ_ASSIGN_OR_RETURN(std::string rest, OptionalChain(keys, from + 1, true, name, kv));
-    EDGEQ_ASSIGN_OR_RETURN(std::string rest_rule,
-                           AddRule(absl::StrCat(name, name.empty() ? "" : "-",
-                                                k == "*" ? "additional" : k, "-rest"),
-                                   rest));
-    res += " " + rest_rule;
+  std::vector<std::string> starts;
+  for (size_t i = 0; i < n; ++i) {
+    std::string res = kv.at(keys[i]) + (keys[i] == "*" ? " " + comma(keys[i]) + "*" : "");
+    if (i + 1 < n) res += " " + rest[i + 1];
+    starts.push_back(res);
   }
-  return res;
+  return starts;
 }
 
 absl::StatusOr<std::string> Converter::AllOfRule(const Json& s, const std::string& name,

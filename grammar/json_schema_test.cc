@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "grammar/gbnf.h"
 #include "grammar/matcher.h"
@@ -68,6 +69,20 @@ TEST(JsonSchema, ObjectRequiredAndOptional) {
       {R"({"name": "Ada", "age": 36, "other": 1})", false},  // additionalProperties: false
       {R"({"name": "Ada", "age": 36, "tags": [1]})", false},
   });
+}
+
+TEST(JsonSchema, ManyOptionalPropertiesStayLinear) {
+  std::string schema = R"({"type": "object", "properties": {)";
+  for (int i = 0; i < 300; ++i) absl::StrAppend(&schema, i ? ", " : "", "\"p", i, "\": {}");
+  schema += "}}";
+  auto gbnf = JsonSchemaToGbnf(schema);
+  ASSERT_TRUE(gbnf.ok()) << gbnf.status();
+  // One kv rule and one rest rule per property, plus the primitives.
+  EXPECT_LT(gbnf->size(), 120000u);
+  Check(schema, {{R"({})", true},
+                 {R"({"p0": 1, "p150": [true], "p299": "x"})", true},
+                 {R"({"p299": 1, "p0": 2})", false},
+                 {R"({"p7": 1, "p7": 2})", false}});
 }
 
 TEST(JsonSchema, AdditionalProperties) {
@@ -208,6 +223,10 @@ TEST(JsonSchema, Errors) {
               HasSubstr("'minimum' is supported on integers only"));
   EXPECT_THAT(err(R"({"type": "object", "properties": {"a": {}}, "required": ["b"]})"),
               HasSubstr("required property 'b' is not in 'properties'"));
+  EXPECT_THAT(err(absl::StrCat(R"({"type": "object", "additionalProperties": true,
+                                  "properties": {")",
+                               std::string(600, 'k'), R"(": {}}})")),
+              HasSubstr("longer than 512 bytes"));
   std::string deep;
   for (int i = 0; i < 100; ++i) deep += R"({"items": )";
   deep += "{}";

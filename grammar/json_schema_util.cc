@@ -86,6 +86,9 @@ std::string RepetitionForGbnf(const std::string& item, int min, int max,
 
 namespace {
 
+// Key names are matched character by character (one level of nesting each).
+constexpr size_t kMaxExcludedNameBytes = 512;
+
 struct TrieNode {
   bool end = false;
   std::map<char32_t, std::unique_ptr<TrieNode>> children;
@@ -123,6 +126,12 @@ absl::StatusOr<std::string> KeyExcludingNames(
     absl::string_view where) {
   TrieNode root;
   for (const std::string& name : names) {
+    if (name.size() > kMaxExcludedNameBytes) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "JSON schema at %s: property name %s is longer than %d bytes, the limit beside "
+          "additionalProperties",
+          where, QuoteForError(name), kMaxExcludedNameBytes));
+    }
     TrieNode* node = &root;
     absl::string_view rest = name;
     while (!rest.empty()) {

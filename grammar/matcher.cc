@@ -81,7 +81,7 @@ TokenTrie::TokenTrie(const std::vector<std::string>& pieces) : token_count_(piec
 
 Matcher::Matcher(std::shared_ptr<const Grammar> grammar, const MatcherLimits& limits)
     : grammar_(std::move(grammar)), limits_(limits) {
-  init_status_ = Initialize();
+  Reset();
 }
 
 void Matcher::ClearCaches() const {
@@ -117,7 +117,12 @@ absl::Status Matcher::Initialize() {
   return absl::OkStatus();
 }
 
-void Matcher::Reset() { init_status_ = Initialize(); }
+void Matcher::Reset() {
+  init_status_ = grammar_ == nullptr
+                     ? absl::InvalidArgumentError("grammar::Matcher has no grammar, expected "
+                                                  "one from ParseGbnf")
+                     : Initialize();
+}
 
 absl::StatusOr<uint32_t> Matcher::Intern(uint32_t pos, uint32_t parent) const {
   const uint64_t key = (static_cast<uint64_t>(pos) << 32) | parent;

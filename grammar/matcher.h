@@ -98,7 +98,7 @@ class Matcher {
 
   // Number of live stacks (for tests and diagnostics).
   size_t stack_count() const { return stacks_.size(); }
-  const Grammar& grammar() const { return *grammar_; }
+  const Grammar& grammar() const { return *grammar_; }  // requires a grammar
 
  private:
   static constexpr uint32_t kEmpty = 0xFFFFFFFFu;  // the empty stack: root fully matched

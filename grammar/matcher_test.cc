@@ -146,6 +146,17 @@ TEST(Matcher, AmbiguityIsBounded) {
   EXPECT_FALSE(ok.CanAccept("a"));
 }
 
+TEST(Matcher, WithoutGrammarEverythingIsRefused) {
+  Matcher m(nullptr);
+  EXPECT_THAT(m.Accept('a').message(), HasSubstr("grammar::Matcher has no grammar"));
+  EXPECT_FALSE(m.AcceptBytes("a").ok());
+  EXPECT_FALSE(m.CanAccept("a"));
+  EXPECT_FALSE(m.IsAccepting());
+  std::vector<bool> allowed;
+  EXPECT_FALSE(m.FilterTokens(std::vector<std::string>{"a"}, &allowed).ok());
+  EXPECT_EQ(allowed, std::vector<bool>{false});
+}
+
 TEST(Matcher, AutomatonStatesAreBounded) {
   MatcherLimits limits;
   limits.max_dfa_states = 2;
