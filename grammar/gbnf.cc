@@ -80,18 +80,16 @@ CharSet::CharSet(std::vector<std::pair<char32_t, char32_t>> ranges) {
 
 bool CharSet::Contains(char32_t c) const {
   // The first range whose end is >= c.
-  auto it = std::lower_bound(ranges_.begin(), ranges_.end(), c,
-                             [](const std::pair<char32_t, char32_t>& r, char32_t v) {
-                               return r.second < v;
-                             });
+  auto it = std::lower_bound(
+      ranges_.begin(), ranges_.end(), c,
+      [](const std::pair<char32_t, char32_t>& r, char32_t v) { return r.second < v; });
   return it != ranges_.end() && it->first <= c;
 }
 
 bool CharSet::Intersects(char32_t lo, char32_t hi) const {
-  auto it = std::lower_bound(ranges_.begin(), ranges_.end(), lo,
-                             [](const std::pair<char32_t, char32_t>& r, char32_t v) {
-                               return r.second < v;
-                             });
+  auto it = std::lower_bound(
+      ranges_.begin(), ranges_.end(), lo,
+      [](const std::pair<char32_t, char32_t>& r, char32_t v) { return r.second < v; });
   return it != ranges_.end() && it->first <= hi;
 }
 
@@ -119,11 +117,16 @@ bool IsNameChar(char c) {
 
 std::string CharForPrint(char32_t c, bool in_class) {
   switch (c) {
-    case '\t': return "\\t";
-    case '\n': return "\\n";
-    case '\r': return "\\r";
-    case '\\': return "\\\\";
-    default: break;
+    case '\t':
+      return "\\t";
+    case '\n':
+      return "\\n";
+    case '\r':
+      return "\\r";
+    case '\\':
+      return "\\\\";
+    default:
+      break;
   }
   if (in_class && (c == ']' || c == '[' || c == '-' || c == '^')) {
     return absl::StrFormat("\\x%02X", static_cast<uint32_t>(c));
@@ -191,8 +194,8 @@ class GrammarBuilder {
   struct Rule {
     std::vector<Sequence> alternatives;
     bool defined = false;
-    size_t defined_at = 0;   // offset of the definition (of the parent rule when generated)
-    size_t first_use = 0;    // offset of the first reference
+    size_t defined_at = 0;  // offset of the definition (of the parent rule when generated)
+    size_t first_use = 0;   // offset of the first reference
   };
 
   absl::Status ErrorAt(size_t at, absl::string_view what) const;
@@ -325,13 +328,26 @@ absl::StatusOr<char32_t> GrammarBuilder::ParseChar() {
   pos_ += 2;
   int hex_digits = 0;
   switch (e) {
-    case 'x': hex_digits = 2; break;
-    case 'u': hex_digits = 4; break;
-    case 'U': hex_digits = 8; break;
-    case 't': return U'\t';
-    case 'n': return U'\n';
-    case 'r': return U'\r';
-    case '\\': case '"': case '[': case ']': case '-':
+    case 'x':
+      hex_digits = 2;
+      break;
+    case 'u':
+      hex_digits = 4;
+      break;
+    case 'U':
+      hex_digits = 8;
+      break;
+    case 't':
+      return U'\t';
+    case 'n':
+      return U'\n';
+    case 'r':
+      return U'\r';
+    case '\\':
+    case '"':
+    case '[':
+    case ']':
+    case '-':
       return static_cast<char32_t>(e);
     default:
       pos_ = at;
@@ -349,8 +365,8 @@ absl::StatusOr<char32_t> GrammarBuilder::ParseChar() {
     } else if (h >= 'A' && h <= 'F') {
       d = h - 'A' + 10;
     } else {
-      return ErrorAt(pos_, absl::StrFormat("expected %d hex digits after \\%c, %s", hex_digits, e,
-                                           Found()));
+      return ErrorAt(
+          pos_, absl::StrFormat("expected %d hex digits after \\%c, %s", hex_digits, e, Found()));
     }
     value = value * 16 + static_cast<uint64_t>(d);
     ++pos_;
@@ -398,8 +414,8 @@ absl::StatusOr<int> GrammarBuilder::ParseCount() {
     value = value * 10 + (text_[pos_] - '0');
     ++pos_;
     if (value > limits_.max_repetition) {
-      return ErrorAt(start, absl::StrFormat("repetition count above %d (limit)",
-                                            limits_.max_repetition));
+      return ErrorAt(start,
+                     absl::StrFormat("repetition count above %d (limit)", limits_.max_repetition));
     }
   }
   if (pos_ == start) return ErrorAt(start, "expected a repetition count, " + Found());
@@ -425,8 +441,8 @@ absl::Status GrammarBuilder::ParseBraces(int* min, int* max) {
   if (Peek() != '}') return ErrorAt(pos_, "expected ',' or '}' in {m,n}, " + Found());
   ++pos_;
   if (*max >= 0 && *max < *min) {
-    return ErrorAt(at, absl::StrFormat("repetition {%d,%d} has its maximum below its minimum",
-                                       *min, *max));
+    return ErrorAt(
+        at, absl::StrFormat("repetition {%d,%d} has its maximum below its minimum", *min, *max));
   }
   return absl::OkStatus();
 }
@@ -486,8 +502,8 @@ absl::Status GrammarBuilder::ParseSequence(const std::string& name, bool nested,
       seq->push_back({ElementKind::kRule, id});
     } else if (c == '(') {
       if (depth >= limits_.max_nesting) {
-        return ErrorAt(at, absl::StrFormat("groups nested deeper than %d (limit)",
-                                           limits_.max_nesting));
+        return ErrorAt(
+            at, absl::StrFormat("groups nested deeper than %d (limit)", limits_.max_nesting));
       }
       ++pos_;
       SkipSpace(true);
@@ -517,8 +533,9 @@ absl::Status GrammarBuilder::ParseSequence(const std::string& name, bool nested,
       SkipSpace(nested);
       continue;  // a repetition of a repetition repeats the generated rule
     } else if (c == '<' || c == '!') {
-      return ErrorAt(at, "token references (<...>, !<...>) need a vocabulary and are not "
-                         "supported, expected characters or rules");
+      return ErrorAt(at,
+                     "token references (<...>, !<...>) need a vocabulary and are not "
+                     "supported, expected characters or rules");
     } else {
       break;
     }
@@ -528,8 +545,8 @@ absl::Status GrammarBuilder::ParseSequence(const std::string& name, bool nested,
   return absl::OkStatus();
 }
 
-absl::Status GrammarBuilder::ParseAlternates(uint32_t rule_id, const std::string& name,
-                                             bool nested, int depth) {
+absl::Status GrammarBuilder::ParseAlternates(uint32_t rule_id, const std::string& name, bool nested,
+                                             int depth) {
   std::vector<Sequence> alternatives(1);
   EDGEQ_RETURN_IF_ERROR(ParseSequence(name, nested, depth, &alternatives.back()));
   while (Peek() == '|') {
@@ -571,9 +588,9 @@ absl::Status GrammarBuilder::ParseRule() {
 
 absl::StatusOr<std::shared_ptr<const Grammar>> GrammarBuilder::Parse() {
   if (text_.size() > limits_.max_input_bytes) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "grammar text of %d bytes is above the limit of %d bytes", text_.size(),
-        limits_.max_input_bytes));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("grammar text of %d bytes is above the limit of %d bytes", text_.size(),
+                        limits_.max_input_bytes));
   }
   SkipSpace(true);
   while (!AtEnd()) EDGEQ_RETURN_IF_ERROR(ParseRule());

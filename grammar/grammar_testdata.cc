@@ -36,12 +36,13 @@ absl::StatusOr<std::string> ExampleGrammarPath(absl::string_view name) {
     }
     const std::string path = absl::StrCat(repo, "/grammars/", name);
     if (access(path.c_str(), R_OK) == 0) return path;
-    return absl::NotFoundError(absl::StrFormat("reference data 'grammars/%s' not found in %s",
-                                               name, repo));
+    return absl::NotFoundError(
+        absl::StrFormat("reference data 'grammars/%s' not found in %s", name, repo));
   }
   return absl::NotFoundError(absl::StrFormat(
       "reference data 'grammars/%s': no @edgeq_refdata runfiles (add @edgeq_refdata//:grammars "
-      "to the test's data)", name));
+      "to the test's data)",
+      name));
 }
 
 }  // namespace grammar

@@ -23,19 +23,18 @@ absl::StatusOr<std::string> ExampleGrammarPath(absl::string_view name);
 
 // Declares `std::string var`, the path of example grammar `name`; skips (or fails when
 // reference data is required) like EDGEQ_REFERENCE_DATA_OR_SKIP.
-#define EDGEQ_EXAMPLE_GRAMMAR_OR_SKIP(var, name)                                       \
-  std::string var;                                                                     \
-  do {                                                                                 \
-    absl::StatusOr<std::string> edgeq_grammar_path_ =                                  \
-        ::edgeq::grammar::ExampleGrammarPath(name);                                    \
-    if (!edgeq_grammar_path_.ok()) {                                                   \
-      if (::edgeq::testing::ReferenceDataRequired()) {                                 \
-        FAIL() << edgeq_grammar_path_.status().message()                               \
-               << " (EDGEQ_REQUIRE_REFERENCE_DATA=1: reference data must be present)"; \
-      }                                                                                \
-      GTEST_SKIP() << edgeq_grammar_path_.status().message();                          \
-    }                                                                                  \
-    var = *std::move(edgeq_grammar_path_);                                             \
+#define EDGEQ_EXAMPLE_GRAMMAR_OR_SKIP(var, name)                                                  \
+  std::string var;                                                                                \
+  do {                                                                                            \
+    absl::StatusOr<std::string> edgeq_grammar_path_ = ::edgeq::grammar::ExampleGrammarPath(name); \
+    if (!edgeq_grammar_path_.ok()) {                                                              \
+      if (::edgeq::testing::ReferenceDataRequired()) {                                            \
+        FAIL() << edgeq_grammar_path_.status().message()                                          \
+               << " (EDGEQ_REQUIRE_REFERENCE_DATA=1: reference data must be present)";            \
+      }                                                                                           \
+      GTEST_SKIP() << edgeq_grammar_path_.status().message();                                     \
+    }                                                                                             \
+    var = *std::move(edgeq_grammar_path_);                                                        \
   } while (0)
 
 #endif  // EDGEQ_GRAMMAR_GRAMMAR_TESTDATA_H_

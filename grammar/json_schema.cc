@@ -42,10 +42,12 @@ const std::vector<Primitive>& Primitives() {
       {"integral-part", "[0] | [1-9] [0-9]{0,15}", {}},
       // Exponents of at most two digits (llama.cpp allows 16): with 16-digit mantissas every
       // number stays within a double's range, which strict JSON parsers require.
-      {"number", "(\"-\"? integral-part) (\".\" decimal-part)? ([eE] [-+]? [0-9]{1,2})? space",
+      {"number",
+       "(\"-\"? integral-part) (\".\" decimal-part)? ([eE] [-+]? [0-9]{1,2})? space",
        {"integral-part", "decimal-part"}},
       {"integer", "(\"-\"? integral-part) space", {"integral-part"}},
-      {"value", "object | array | string | number | boolean | null",
+      {"value",
+       "object | array | string | number | boolean | null",
        {"object", "array", "string", "number", "boolean", "null"}},
       {"object",
        "\"{\" space ( string \":\" space value (\",\" space string \":\" space value)* )? \"}\" "
@@ -61,8 +63,9 @@ const std::vector<Primitive>& Primitives() {
       {"char", "[^\"\\\\\\x7F\\x00-\\x1F] | [\\\\] " EDGEQ_JSON_ESCAPE_TAIL, {}},
       {"string", "\"\\\"\" char* \"\\\"\" space", {"char"}},
       {"null", "\"null\" space", {}},
-      {"date", "[0-9]{4} \"-\" (\"0\" [1-9] | \"1\" [0-2]) \"-\" (\"0\" [1-9] | [12] [0-9] | \"3\" "
-               "[01])",
+      {"date",
+       "[0-9]{4} \"-\" (\"0\" [1-9] | \"1\" [0-2]) \"-\" (\"0\" [1-9] | [12] [0-9] | \"3\" "
+       "[01])",
        {}},
       {"time",
        "([01] [0-9] | \"2\" [0-3]) \":\" [0-5] [0-9] \":\" [0-5] [0-9] (\".\" [0-9]{3})? (\"Z\" | "
@@ -90,12 +93,40 @@ bool IsReservedName(const std::string& name) {
 // Keywords that only describe (ignored) and those this converter implements; anything else
 // is refused.
 const std::set<std::string>& KnownKeywords() {
-  static const auto* k = new std::set<std::string>{
-      "title", "description", "examples", "default", "$schema", "$id", "$comment", "deprecated",
-      "readOnly", "writeOnly", "$defs", "definitions", "type", "properties", "required",
-      "additionalProperties", "items", "prefixItems", "minItems", "maxItems", "enum", "const",
-      "minLength", "maxLength", "pattern", "format", "$ref", "anyOf", "oneOf", "allOf",
-      "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"};
+  static const auto* k = new std::set<std::string>{"title",
+                                                   "description",
+                                                   "examples",
+                                                   "default",
+                                                   "$schema",
+                                                   "$id",
+                                                   "$comment",
+                                                   "deprecated",
+                                                   "readOnly",
+                                                   "writeOnly",
+                                                   "$defs",
+                                                   "definitions",
+                                                   "type",
+                                                   "properties",
+                                                   "required",
+                                                   "additionalProperties",
+                                                   "items",
+                                                   "prefixItems",
+                                                   "minItems",
+                                                   "maxItems",
+                                                   "enum",
+                                                   "const",
+                                                   "minLength",
+                                                   "maxLength",
+                                                   "pattern",
+                                                   "format",
+                                                   "$ref",
+                                                   "anyOf",
+                                                   "oneOf",
+                                                   "allOf",
+                                                   "minimum",
+                                                   "maximum",
+                                                   "exclusiveMinimum",
+                                                   "exclusiveMaximum"};
   return *k;
 }
 
@@ -136,24 +167,23 @@ class Converter {
 
  private:
   absl::Status Error(const std::string& path, absl::string_view what) const {
-    return absl::InvalidArgumentError(
-        absl::StrCat("JSON schema at ", Pointer(path), ": ", what));
+    return absl::InvalidArgumentError(absl::StrCat("JSON schema at ", Pointer(path), ": ", what));
   }
 
   absl::StatusOr<std::string> AddRule(const std::string& name, const std::string& body);
   std::string AddPrimitive(const std::string& name);
-  absl::StatusOr<std::string> Visit(const Json& s, const std::string& name,
-                                    const std::string& path, int depth);
+  absl::StatusOr<std::string> Visit(const Json& s, const std::string& name, const std::string& path,
+                                    int depth);
   absl::StatusOr<std::string> VisitTyped(const Json& s, const std::string& name,
                                          const std::string& rule_name, const std::string& path,
                                          int depth);
   absl::StatusOr<std::string> ResolveRef(const std::string& ref, const std::string& path,
                                          int depth);
   absl::StatusOr<const Json*> LookUp(const std::string& ref, const std::string& path) const;
-  absl::StatusOr<std::string> ObjectRule(const std::vector<std::pair<std::string, const Json*>>& props,
-                                         const std::set<std::string>& required,
-                                         const std::string& name, const Json* additional,
-                                         const std::string& path, int depth);
+  absl::StatusOr<std::string> ObjectRule(
+      const std::vector<std::pair<std::string, const Json*>>& props,
+      const std::set<std::string>& required, const std::string& name, const Json* additional,
+      const std::string& path, int depth);
   absl::StatusOr<std::vector<std::string>> OptionalStarts(
       const std::vector<std::string>& keys, const std::string& name,
       const std::map<std::string, std::string>& kv);
@@ -170,7 +200,7 @@ class Converter {
   SchemaLimits limits_;
   std::map<std::string, std::string> rules_;
   std::map<std::string, std::string> ref_names_;  // $ref -> its rule (set before visiting)
-  std::set<std::string> pending_;                  // reserved for a $ref being visited
+  std::set<std::string> pending_;                 // reserved for a $ref being visited
   size_t output_bytes_ = 0;
 };
 
@@ -197,14 +227,14 @@ absl::StatusOr<std::string> Converter::AddRule(const std::string& name, const st
   }
   if (rules_.count(key) == 0) {
     if (rules_.size() >= limits_.max_rules) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "JSON schema converts to more than %d rules (limit)", limits_.max_rules));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("JSON schema converts to more than %d rules (limit)", limits_.max_rules));
     }
     output_bytes_ += key.size() + body.size() + 6;
     if (output_bytes_ > limits_.max_output_bytes) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "JSON schema converts to more than %d bytes of grammar (limit)",
-          limits_.max_output_bytes));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("JSON schema converts to more than %d bytes of grammar (limit)",
+                          limits_.max_output_bytes));
     }
   }
   rules_[key] = body;
@@ -227,9 +257,9 @@ absl::StatusOr<int> Converter::Count(const Json& s, const char* key, int fallbac
   if (!it->is_number_integer() && !it->is_number_unsigned()) {
     return Error(path, absl::StrCat("'", key, "' must be a non-negative integer"));
   }
-  const int64_t v = it->is_number_unsigned() ? static_cast<int64_t>(std::min<uint64_t>(
-                                                   it->get<uint64_t>(), INT64_MAX))
-                                             : it->get<int64_t>();
+  const int64_t v = it->is_number_unsigned()
+                        ? static_cast<int64_t>(std::min<uint64_t>(it->get<uint64_t>(), INT64_MAX))
+                        : it->get<int64_t>();
   if (v < 0) return Error(path, absl::StrCat("'", key, "' must be a non-negative integer"));
   if (v > limits_.max_repetition) {
     return Error(path, absl::StrFormat("'%s' of %d is above the limit of %d", key, v,
@@ -288,8 +318,7 @@ absl::StatusOr<std::string> Converter::Visit(const Json& s, const std::string& n
   if (depth > limits_.max_depth) {
     return Error(path, absl::StrFormat("schema nests deeper than %d (limit)", limits_.max_depth));
   }
-  const std::string rule_name =
-      IsReservedName(name) ? name + "-" : name.empty() ? "root" : name;
+  const std::string rule_name = IsReservedName(name) ? name + "-" : name.empty() ? "root" : name;
   if (s.is_boolean()) {
     if (!s.get<bool>()) return Error(path, "schema 'false' matches nothing");
     return AddRule(rule_name, AddPrimitive("value"));
@@ -304,8 +333,8 @@ absl::StatusOr<std::string> Converter::Visit(const Json& s, const std::string& n
   }
   if (s.contains("$ref")) {
     if (!s["$ref"].is_string()) return Error(path, "'$ref' must be a string");
-    EDGEQ_ASSIGN_OR_RETURN(std::string target, ResolveRef(s["$ref"].get<std::string>(), path,
-                                                          depth));
+    EDGEQ_ASSIGN_OR_RETURN(std::string target,
+                           ResolveRef(s["$ref"].get<std::string>(), path, depth));
     return AddRule(rule_name, target);
   }
   for (const char* key : {"oneOf", "anyOf"}) {
@@ -329,9 +358,9 @@ absl::StatusOr<std::string> Converter::Visit(const Json& s, const std::string& n
     for (size_t i = 0; i < s["type"].size(); ++i) {
       Json one = s;
       one["type"] = s["type"][i];
-      EDGEQ_ASSIGN_OR_RETURN(std::string alt,
-                             Visit(one, absl::StrCat(name, name.empty() ? "alternative-" : "-", i),
-                                   path, depth + 1));
+      EDGEQ_ASSIGN_OR_RETURN(
+          std::string alt,
+          Visit(one, absl::StrCat(name, name.empty() ? "alternative-" : "-", i), path, depth + 1));
       parts.push_back(alt);
     }
     if (parts.empty()) return Error(path, "'type' must not be an empty list");
@@ -367,7 +396,8 @@ absl::StatusOr<std::string> Converter::VisitTyped(const Json& s, const std::stri
     std::vector<std::pair<std::string, const Json*>> props;
     if (s.contains("properties")) {
       if (!s["properties"].is_object()) return Error(path, "'properties' must be an object");
-      for (const auto& item : s["properties"].items()) props.emplace_back(item.key(), &item.value());
+      for (const auto& item : s["properties"].items())
+        props.emplace_back(item.key(), &item.value());
     }
     std::set<std::string> required;
     if (s.contains("required")) {
@@ -377,8 +407,8 @@ absl::StatusOr<std::string> Converter::VisitTyped(const Json& s, const std::stri
         required.insert(r.get<std::string>());
       }
     }
-    const Json* additional = s.contains("additionalProperties") ? &s["additionalProperties"]
-                                                                : nullptr;
+    const Json* additional =
+        s.contains("additionalProperties") ? &s["additionalProperties"] : nullptr;
     EDGEQ_ASSIGN_OR_RETURN(std::string body,
                            ObjectRule(props, required, name, additional, path, depth));
     return AddRule(rule_name, body);
@@ -392,9 +422,8 @@ absl::StatusOr<std::string> Converter::VisitTyped(const Json& s, const std::stri
     EDGEQ_ASSIGN_OR_RETURN(std::string body, ArrayRule(s, name, path, depth));
     return AddRule(rule_name, body);
   }
-  if ((any || type == "string") &&
-      (s.contains("pattern") || s.contains("minLength") || s.contains("maxLength") ||
-       s.contains("format"))) {
+  if ((any || type == "string") && (s.contains("pattern") || s.contains("minLength") ||
+                                    s.contains("maxLength") || s.contains("format"))) {
     if (s.contains("format") && !s.contains("pattern") && !s.contains("minLength") &&
         !s.contains("maxLength")) {
       const std::string format = s["format"].is_string() ? s["format"].get<std::string>() : "";
@@ -438,17 +467,17 @@ absl::StatusOr<std::string> Converter::ObjectRule(
   for (const auto& [key, schema] : props) {
     EDGEQ_ASSIGN_OR_RETURN(
         std::string value_rule,
-        Visit(*schema, prefix + key,
-              absl::StrCat(path, "/properties/", EscapePointerToken(key)), depth + 1));
+        Visit(*schema, prefix + key, absl::StrCat(path, "/properties/", EscapePointerToken(key)),
+              depth + 1));
     EDGEQ_ASSIGN_OR_RETURN(
-        kv[key], AddRule(prefix + key + "-kv", LiteralForGbnf(DumpJson(Json(key))) +
-                                                   " space \":\" space " + value_rule));
+        kv[key], AddRule(prefix + key + "-kv",
+                         LiteralForGbnf(DumpJson(Json(key))) + " space \":\" space " + value_rule));
     (required.count(key) ? required_keys : optional_keys).push_back(key);
     names.push_back(key);
   }
   const bool allow_more =
-      additional != nullptr && (additional->is_object() ||
-                                (additional->is_boolean() && additional->get<bool>()));
+      additional != nullptr &&
+      (additional->is_object() || (additional->is_boolean() && additional->get<bool>()));
   if (additional != nullptr && !additional->is_object() && !additional->is_boolean()) {
     return Error(path, "'additionalProperties' must be a boolean or a schema");
   }
@@ -471,8 +500,8 @@ absl::StatusOr<std::string> Converter::ObjectRule(
                              KeyExcludingNames(names, add_helper, Pointer(path)));
       EDGEQ_ASSIGN_OR_RETURN(key_rule, AddRule(prefix + "additional-k", not_names));
     }
-    EDGEQ_ASSIGN_OR_RETURN(kv["*"], AddRule(prefix + "additional-kv",
-                                            key_rule + " \":\" space " + value_rule));
+    EDGEQ_ASSIGN_OR_RETURN(
+        kv["*"], AddRule(prefix + "additional-kv", key_rule + " \":\" space " + value_rule));
     optional_keys.push_back("*");
   }
   std::vector<std::string> required_rules;
@@ -508,10 +537,10 @@ absl::StatusOr<std::vector<std::string>> Converter::OptionalStarts(
     std::string body = comma(keys[j]) + (keys[j] == "*" ? "*" : "?");
     if (j + 1 < n) body += " " + rest[j + 1];
     const std::string& before = keys[j - 1];
-    EDGEQ_ASSIGN_OR_RETURN(rest[j], AddRule(absl::StrCat(name, name.empty() ? "" : "-",
-                                                         before == "*" ? "additional" : before,
-                                                         "-rest"),
-                                            body));
+    EDGEQ_ASSIGN_OR_RETURN(rest[j],
+                           AddRule(absl::StrCat(name, name.empty() ? "" : "-",
+                                                before == "*" ? "additional" : before, "-rest"),
+                                   body));
   }
   std::vector<std::string> starts;
   for (size_t i = 0; i < n; ++i) {
@@ -536,8 +565,7 @@ absl::StatusOr<std::string> Converter::AllOfRule(const Json& s, const std::strin
       }
       EDGEQ_ASSIGN_OR_RETURN(part, LookUp((*part)["$ref"].get<std::string>(), at));
     }
-    if (!part->is_object() || !part->contains("properties") ||
-        !(*part)["properties"].is_object()) {
+    if (!part->is_object() || !part->contains("properties") || !(*part)["properties"].is_object()) {
       return Error(at, "allOf is supported for object schemas with 'properties' only");
     }
     for (const auto& item : (*part)["properties"].items()) {
@@ -642,9 +670,9 @@ absl::StatusOr<std::string> Converter::IntegerRule(const Json& s, const std::str
 absl::StatusOr<std::string> JsonSchemaToGbnf(absl::string_view schema_json,
                                              const SchemaLimits& limits) {
   if (schema_json.size() > limits.max_schema_bytes) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "JSON schema of %d bytes is above the limit of %d bytes", schema_json.size(),
-        limits.max_schema_bytes));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("JSON schema of %d bytes is above the limit of %d bytes",
+                        schema_json.size(), limits.max_schema_bytes));
   }
   EDGEQ_RETURN_IF_ERROR(CheckJsonDepth(schema_json, limits.max_depth, "JSON schema"));
   const Json schema = Json::parse(schema_json.begin(), schema_json.end(), nullptr,
@@ -661,7 +689,8 @@ absl::StatusOr<std::string> JsonSchemaToGbnf(absl::string_view schema_json,
   if (!parsed.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "JSON schema converts to a grammar that is refused (a schema that refers to itself "
-        "before matching any character?): ", parsed.status().message()));
+        "before matching any character?): ",
+        parsed.status().message()));
   }
   return gbnf;
 }

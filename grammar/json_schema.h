@@ -38,10 +38,10 @@ namespace grammar {
 
 struct SchemaLimits {
   size_t max_schema_bytes = size_t{1} << 20;
-  int max_depth = 64;              // nesting of the schema's JSON and of $ref resolution
-  size_t max_rules = 10000;        // rules in the output
+  int max_depth = 64;        // nesting of the schema's JSON and of $ref resolution
+  size_t max_rules = 10000;  // rules in the output
   size_t max_output_bytes = size_t{4} << 20;
-  int max_repetition = 2000;       // minItems/maxItems/minLength/maxLength and pattern counts
+  int max_repetition = 2000;  // minItems/maxItems/minLength/maxLength and pattern counts
   size_t max_pattern_bytes = 4096;
 };
 

@@ -15,7 +15,7 @@
 
 // What may follow a backslash in a JSON string, as GBNF: the one-letter escapes, or \u and four
 // hex digits outside the surrogates D800-DFFF.
-#define EDGEQ_JSON_ESCAPE_TAIL                                                              \
+#define EDGEQ_JSON_ESCAPE_TAIL \
   "([\"\\\\/bfnrt] | \"u\" ([0-9a-cA-CefEF] [0-9a-fA-F]{3} | [dD] [0-7] [0-9a-fA-F]{2}))"
 
 namespace edgeq {

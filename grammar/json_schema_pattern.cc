@@ -44,9 +44,11 @@ absl::StatusOr<std::string> SetAsJsonContent(const CharSet& set) {
     }
   }
   if (!kept.empty()) alts.push_back(ClassForGbnf(CharSet(kept)));
-  const std::pair<char32_t, const char*> escaped[] = {
-      {'"', "\"\\\\\\\"\""}, {'\\', "\"\\\\\\\\\""}, {'\t', "\"\\\\t\""},
-      {'\n', "\"\\\\n\""}, {'\r', "\"\\\\r\""}};
+  const std::pair<char32_t, const char*> escaped[] = {{'"', "\"\\\\\\\"\""},
+                                                      {'\\', "\"\\\\\\\\\""},
+                                                      {'\t', "\"\\\\t\""},
+                                                      {'\n', "\"\\\\n\""},
+                                                      {'\r', "\"\\\\r\""}};
   for (const auto& [c, literal] : escaped) {
     if (set.Contains(c)) alts.push_back(literal);
   }
@@ -66,8 +68,8 @@ class PatternParser {
           "pattern of %d bytes is above the limit of %d", p_.size(), limits_.max_pattern_bytes));
     }
     if (p_.size() < 2 || p_.front() != '^' || p_.back() != '$') {
-      return absl::InvalidArgumentError(
-          "pattern " + QuoteForError(p_) + " must start with '^' and end with '$'");
+      return absl::InvalidArgumentError("pattern " + QuoteForError(p_) +
+                                        " must start with '^' and end with '$'");
     }
     p_ = p_.substr(1, p_.size() - 2);
     bool nullable;
@@ -170,17 +172,28 @@ class PatternParser {
     if (AtEnd()) return Error("pattern ends with '\\'");
     const char e = p_[i_++];
     switch (e) {
-      case 'd': return CharSet(Digits());
-      case 'D': return CharSet(Digits()).Complement();
-      case 'w': return CharSet(Word());
-      case 'W': return CharSet(Word()).Complement();
-      case 's': return CharSet(Space());
-      case 'S': return CharSet(Space()).Complement();
-      case 't': return CharSet({{'\t', '\t'}});
-      case 'n': return CharSet({{'\n', '\n'}});
-      case 'r': return CharSet({{'\r', '\r'}});
-      case 'f': return CharSet({{'\f', '\f'}});
-      case 'v': return CharSet({{'\v', '\v'}});
+      case 'd':
+        return CharSet(Digits());
+      case 'D':
+        return CharSet(Digits()).Complement();
+      case 'w':
+        return CharSet(Word());
+      case 'W':
+        return CharSet(Word()).Complement();
+      case 's':
+        return CharSet(Space());
+      case 'S':
+        return CharSet(Space()).Complement();
+      case 't':
+        return CharSet({{'\t', '\t'}});
+      case 'n':
+        return CharSet({{'\n', '\n'}});
+      case 'r':
+        return CharSet({{'\r', '\r'}});
+      case 'f':
+        return CharSet({{'\f', '\f'}});
+      case 'v':
+        return CharSet({{'\v', '\v'}});
       case 'u': {
         if (i_ + 4 > p_.size()) return Error("\\u needs 4 hex digits");
         uint32_t v = 0;
@@ -195,7 +208,8 @@ class PatternParser {
         }
         return CharSet({{v, v}});
       }
-      default: break;
+      default:
+        break;
     }
     if ((e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z') || (e >= '0' && e <= '9')) {
       --i_;
@@ -228,8 +242,8 @@ class PatternParser {
         EDGEQ_ASSIGN_OR_RETURN(char32_t c, Literal());
         item = CharSet({{c, c}});
       }
-      const bool single = item.ranges().size() == 1 &&
-                          item.ranges()[0].first == item.ranges()[0].second;
+      const bool single =
+          item.ranges().size() == 1 && item.ranges()[0].first == item.ranges()[0].second;
       if (single && Peek() == '-' && i_ + 1 < p_.size() && p_[i_ + 1] != ']') {
         ++i_;
         char32_t hi;
@@ -292,8 +306,7 @@ class PatternParser {
 
 }  // namespace
 
-absl::StatusOr<std::string> PatternToGbnf(absl::string_view pattern,
-                                          const SchemaLimits& limits) {
+absl::StatusOr<std::string> PatternToGbnf(absl::string_view pattern, const SchemaLimits& limits) {
   PatternParser parser(pattern, limits);
   return parser.Run();
 }

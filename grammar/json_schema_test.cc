@@ -30,17 +30,25 @@ void Check(const std::string& schema, const std::vector<Instance>& instances) {
     Matcher m(*g);
     const bool accepted = m.AcceptBytes(in.json).ok() && m.IsAccepting();
     EXPECT_EQ(accepted, in.valid) << "schema " << schema << "\ninstance " << in.json
-                                  << "\ngrammar:\n" << *gbnf;
+                                  << "\ngrammar:\n"
+                                  << *gbnf;
   }
 }
 
 TEST(JsonSchema, Primitives) {
-  Check(R"({"type": "string"})", {{R"("abc")", true}, {R"("a\"b\u00e9")", true},
-                                   {"\"a\nb\"", false}, {"42", false}, {R"("abc)", false}});
-  Check(R"({"type": "integer"})", {{"0", true}, {"-17", true}, {"1.5", false}, {"01", false},
-                                    {"\"1\"", false}});
-  Check(R"({"type": "number"})", {{"3.25", true}, {"-1e10", true}, {"2E-3", true},
-                                   {".5", false}, {"1.", false}, {"+1", false}});
+  Check(R"({"type": "string"})", {{R"("abc")", true},
+                                  {R"("a\"b\u00e9")", true},
+                                  {"\"a\nb\"", false},
+                                  {"42", false},
+                                  {R"("abc)", false}});
+  Check(R"({"type": "integer"})",
+        {{"0", true}, {"-17", true}, {"1.5", false}, {"01", false}, {"\"1\"", false}});
+  Check(R"({"type": "number"})", {{"3.25", true},
+                                  {"-1e10", true},
+                                  {"2E-3", true},
+                                  {".5", false},
+                                  {"1.", false},
+                                  {"+1", false}});
   Check(R"({"type": "boolean"})", {{"true", true}, {"false", true}, {"True", false}});
   Check(R"({"type": "null"})", {{"null", true}, {"nil", false}});
   Check(R"({})", {{R"({"a": [1, {"b": null}]})", true}, {"\"x\"", true}, {"[1,]", false}});
@@ -57,18 +65,19 @@ TEST(JsonSchema, ObjectRequiredAndOptional) {
     },
     "required": ["name", "age"]
   })";
-  Check(schema, {
-      {R"({"name": "Ada", "age": 36})", true},
-      {R"({"name":"Ada","age":36,"email":"a@b.c"})", true},
-      {R"({"name": "Ada", "age": 36, "tags": ["x", "y"]})", true},
-      {R"({"name": "Ada", "age": 36, "email": "e", "tags": []})", true},
-      {"{\n  \"name\": \"Ada\",\n  \"age\": 36\n}", true},
-      {R"({"age": 36, "name": "Ada"})", false},       // properties in schema order
-      {R"({"name": "Ada"})", false},                   // age is required
-      {R"({"name": "Ada", "age": "36"})", false},
-      {R"({"name": "Ada", "age": 36, "other": 1})", false},  // additionalProperties: false
-      {R"({"name": "Ada", "age": 36, "tags": [1]})", false},
-  });
+  Check(schema,
+        {
+            {R"({"name": "Ada", "age": 36})", true},
+            {R"({"name":"Ada","age":36,"email":"a@b.c"})", true},
+            {R"({"name": "Ada", "age": 36, "tags": ["x", "y"]})", true},
+            {R"({"name": "Ada", "age": 36, "email": "e", "tags": []})", true},
+            {"{\n  \"name\": \"Ada\",\n  \"age\": 36\n}", true},
+            {R"({"age": 36, "name": "Ada"})", false},  // properties in schema order
+            {R"({"name": "Ada"})", false},             // age is required
+            {R"({"name": "Ada", "age": "36"})", false},
+            {R"({"name": "Ada", "age": 36, "other": 1})", false},  // additionalProperties: false
+            {R"({"name": "Ada", "age": 36, "tags": [1]})", false},
+        });
 }
 
 TEST(JsonSchema, ManyOptionalPropertiesStayLinear) {
@@ -93,7 +102,7 @@ TEST(JsonSchema, AdditionalProperties) {
             {R"({"a": 1})", true},
             {R"({"a": 1, "b": true, "ab": false})", true},
             {R"({"x": true})", true},
-            {R"({"a": 1, "b": 2})", false},   // extra values are booleans
+            {R"({"a": 1, "b": 2})", false},     // extra values are booleans
             {R"({"a": 1, "a": true})", false},  // a declared key never repeats as an extra
             {R"({"a": true})", false},
         });
@@ -103,8 +112,12 @@ TEST(JsonSchema, AdditionalProperties) {
 
 TEST(JsonSchema, ArraysAndTuples) {
   Check(R"({"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 3})",
-        {{"[1, 2]", true}, {"[1,2,3]", true}, {"[1]", false}, {"[1,2,3,4]", false},
-         {"[1, \"2\"]", false}, {"[]", false}});
+        {{"[1, 2]", true},
+         {"[1,2,3]", true},
+         {"[1]", false},
+         {"[1,2,3,4]", false},
+         {"[1, \"2\"]", false},
+         {"[]", false}});
   Check(R"({"type": "array", "prefixItems": [{"type": "string"}, {"type": "boolean"}]})",
         {{R"(["a", true])", true}, {R"(["a"])", false}, {R"([true, "a"])", false}});
   Check(R"({"type": "array", "maxItems": 0})", {{"[]", true}, {"[1]", false}});
@@ -122,13 +135,16 @@ TEST(JsonSchema, EnumConstAndUnions) {
 }
 
 TEST(JsonSchema, StringLengthsAndFormats) {
-  Check(R"({"type": "string", "minLength": 2, "maxLength": 4})",
-        {{R"("ab")", true}, {R"("abcd")", true}, {R"("a")", false}, {R"("abcde")", false},
-         {R"("\u00e9\n")", true}});
+  Check(R"({"type": "string", "minLength": 2, "maxLength": 4})", {{R"("ab")", true},
+                                                                  {R"("abcd")", true},
+                                                                  {R"("a")", false},
+                                                                  {R"("abcde")", false},
+                                                                  {R"("\u00e9\n")", true}});
   Check(R"({"type": "string", "format": "date"})",
         {{R"("2026-11-26")", true}, {R"("2026-13-01")", false}, {R"("26-11-26")", false}});
   Check(R"({"type": "string", "format": "date-time"})",
-        {{R"("2026-11-26T10:50:00Z")", true}, {R"("2026-11-26T10:50:00.123+01:00")", true},
+        {{R"("2026-11-26T10:50:00Z")", true},
+         {R"("2026-11-26T10:50:00.123+01:00")", true},
          {R"("2026-11-26 10:50:00Z")", false}});
   Check(R"({"type": "string", "format": "uuid"})",
         {{R"("123e4567-e89b-12d3-a456-426614174000")", true},
@@ -136,9 +152,10 @@ TEST(JsonSchema, StringLengthsAndFormats) {
 }
 
 TEST(JsonSchema, Patterns) {
-  Check(R"({"type": "string", "pattern": "^[A-Z]{2}-\\d{3,4}$"})",
-        {{R"("AB-123")", true}, {R"("AB-1234")", true}, {R"("Ab-123")", false},
-         {R"("AB-12")", false}});
+  Check(R"({"type": "string", "pattern": "^[A-Z]{2}-\\d{3,4}$"})", {{R"("AB-123")", true},
+                                                                    {R"("AB-1234")", true},
+                                                                    {R"("Ab-123")", false},
+                                                                    {R"("AB-12")", false}});
   Check(R"({"type": "string", "pattern": "^(yes|no)(, (yes|no))*$"})",
         {{R"("yes")", true}, {R"("no, yes, no")", true}, {R"("maybe")", false}});
   // A quote in the pattern is matched in its JSON-escaped form.
@@ -149,14 +166,24 @@ TEST(JsonSchema, Patterns) {
 }
 
 TEST(JsonSchema, IntegerRanges) {
-  Check(R"({"type": "integer", "minimum": 0, "maximum": 150})",
-        {{"0", true}, {"9", true}, {"10", true}, {"99", true}, {"100", true}, {"150", true},
-         {"151", false}, {"-1", false}, {"1000", false}});
+  Check(R"({"type": "integer", "minimum": 0, "maximum": 150})", {{"0", true},
+                                                                 {"9", true},
+                                                                 {"10", true},
+                                                                 {"99", true},
+                                                                 {"100", true},
+                                                                 {"150", true},
+                                                                 {"151", false},
+                                                                 {"-1", false},
+                                                                 {"1000", false}});
   Check(R"({"type": "integer", "minimum": -25, "exclusiveMaximum": 7})",
         {{"-25", true}, {"-9", true}, {"6", true}, {"7", false}, {"-26", false}, {"0", true}});
-  Check(R"({"type": "integer", "minimum": 57})",
-        {{"57", true}, {"99", true}, {"100", true}, {"123456", true}, {"56", false},
-         {"-60", false}, {"5", false}});
+  Check(R"({"type": "integer", "minimum": 57})", {{"57", true},
+                                                  {"99", true},
+                                                  {"100", true},
+                                                  {"123456", true},
+                                                  {"56", false},
+                                                  {"-60", false},
+                                                  {"5", false}});
   Check(R"({"type": "integer", "exclusiveMinimum": -3.5, "maximum": -1})",
         {{"-3", true}, {"-1", true}, {"-4", false}, {"0", false}});
 }

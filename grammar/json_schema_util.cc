@@ -41,11 +41,21 @@ std::string LiteralForGbnf(absl::string_view utf8) {
   for (char ch : utf8) {
     const auto b = static_cast<uint8_t>(ch);
     switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (b < 0x20 || b == 0x7F) {
           out += absl::StrFormat("\\x%02X", b);
@@ -77,8 +87,8 @@ std::string RepetitionForGbnf(const std::string& item, int min, int max,
     return absl::StrFormat("%s{%d,%d}", item, min, max);
   }
   if (max == 0) return "";
-  std::string rest = RepetitionForGbnf("(" + separator + " " + item + ")",
-                                       min == 0 ? 0 : min - 1, max < 0 ? -1 : max - 1, "");
+  std::string rest = RepetitionForGbnf("(" + separator + " " + item + ")", min == 0 ? 0 : min - 1,
+                                       max < 0 ? -1 : max - 1, "");
   std::string result = rest.empty() ? item : item + " " + rest;
   if (min == 0) result = "(" + result + ")?";
   return result;
@@ -102,8 +112,8 @@ absl::StatusOr<std::string> ExcludingExpr(
     const TrieNode& node, int level,
     const std::function<absl::StatusOr<std::string>(const std::string&)>& add_rule) {
   std::vector<std::string> alts;
-  std::vector<std::pair<char32_t, char32_t>> taken = {{0, 0x1F}, {'"', '"'}, {'\\', '\\'},
-                                                      {0x7F, 0x7F}};
+  std::vector<std::pair<char32_t, char32_t>> taken = {
+      {0, 0x1F}, {'"', '"'}, {'\\', '\\'}, {0x7F, 0x7F}};
   for (const auto& [c, child] : node.children) {
     taken.emplace_back(c, c);
     EDGEQ_ASSIGN_OR_RETURN(std::string rest, ExcludingExpr(*child, level + 1, add_rule));
@@ -163,25 +173,25 @@ std::string SameLength(const std::string& lo, const std::string& hi) {
   const size_t rest = lo.size() - 1;
   const std::string lo_rest = lo.substr(1), hi_rest = hi.substr(1);
   const auto digits = [](size_t n) {
-    return n == 0 ? std::string() : n == 1 ? std::string(" [0-9]")
-                                           : absl::StrFormat(" [0-9]{%d}", n);
+    return n == 0   ? std::string()
+           : n == 1 ? std::string(" [0-9]")
+                    : absl::StrFormat(" [0-9]{%d}", n);
   };
   if (lo[0] == hi[0]) {
     return absl::StrCat("[", std::string(1, lo[0]), "] ", SameLength(lo_rest, hi_rest));
   }
   if (lo_rest == std::string(rest, '0') && hi_rest == std::string(rest, '9')) {
-    return absl::StrCat("[", std::string(1, lo[0]), "-", std::string(1, hi[0]), "]",
-                        digits(rest));
+    return absl::StrCat("[", std::string(1, lo[0]), "-", std::string(1, hi[0]), "]", digits(rest));
   }
   std::vector<std::string> alts;
-  alts.push_back(absl::StrCat("[", std::string(1, lo[0]), "] ",
-                              SameLength(lo_rest, std::string(rest, '9'))));
+  alts.push_back(
+      absl::StrCat("[", std::string(1, lo[0]), "] ", SameLength(lo_rest, std::string(rest, '9'))));
   if (hi[0] - lo[0] > 1) {
     alts.push_back(absl::StrCat("[", std::string(1, char(lo[0] + 1)), "-",
                                 std::string(1, char(hi[0] - 1)), "]", digits(rest)));
   }
-  alts.push_back(absl::StrCat("[", std::string(1, hi[0]), "] ",
-                              SameLength(std::string(rest, '0'), hi_rest)));
+  alts.push_back(
+      absl::StrCat("[", std::string(1, hi[0]), "] ", SameLength(std::string(rest, '0'), hi_rest)));
   return "(" + absl::StrJoin(alts, " | ") + ")";
 }
 

@@ -25,8 +25,8 @@ bool HasType(const Json& v, const std::string& t) {
   if (t == "null") return v.is_null();
   if (t == "number") return v.is_number();
   if (t == "integer") {
-    return v.is_number_integer() || (v.is_number_float() &&
-                                     std::floor(v.get<double>()) == v.get<double>());
+    return v.is_number_integer() ||
+           (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>());
   }
   return false;
 }
@@ -68,8 +68,8 @@ bool ValidateObject(const Json& root, const Json& s, const Json& v, std::string*
   }
   // JSON schema's meaning: other properties are allowed unless additionalProperties says not
   // (the converter's grammars leave them out by default, a subset).
-  const Json additional = s.contains("additionalProperties") ? s["additionalProperties"]
-                                                             : Json(true);
+  const Json additional =
+      s.contains("additionalProperties") ? s["additionalProperties"] : Json(true);
   for (const auto& item : v.items()) {
     if (declared.count(item.key()) != 0) continue;
     if (additional.is_boolean() && !additional.get<bool>()) {
@@ -83,9 +83,9 @@ bool ValidateObject(const Json& root, const Json& s, const Json& v, std::string*
 }
 
 bool ValidateArray(const Json& root, const Json& s, const Json& v, std::string* why) {
-  const Json* tuple = s.contains("prefixItems") ? &s["prefixItems"]
+  const Json* tuple = s.contains("prefixItems")                        ? &s["prefixItems"]
                       : (s.contains("items") && s["items"].is_array()) ? &s["items"]
-                                                                        : nullptr;
+                                                                       : nullptr;
   if (tuple != nullptr) {
     if (v.size() != tuple->size()) return Fail(why, "tuple length");
     for (size_t i = 0; i < v.size(); ++i) {
@@ -117,8 +117,9 @@ bool ValidateString(const Json& s, const std::string& str, std::string* why) {
     pattern = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
   }
   if (format == "date-time") {
-    pattern = "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d"
-              "(\\.\\d{3})?(Z|[+-]([01]\\d|2[0-3]):[0-5]\\d)$";
+    pattern =
+        "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d"
+        "(\\.\\d{3})?(Z|[+-]([01]\\d|2[0-3]):[0-5]\\d)$";
   }
   // std::regex works on bytes: the test patterns are ASCII, and '.' must then match one code
   // point, so non-ASCII characters are replaced by one ASCII stand-in first.

@@ -110,18 +110,18 @@ absl::Status Matcher::Initialize() {
   }
   SortUnique(&stacks_);
   if (stacks_.size() > limits_.max_stacks) {
-    return absl::ResourceExhaustedError(absl::StrFormat(
-        "grammar start expands to %d stacks, above the limit of %d", stacks_.size(),
-        limits_.max_stacks));
+    return absl::ResourceExhaustedError(
+        absl::StrFormat("grammar start expands to %d stacks, above the limit of %d", stacks_.size(),
+                        limits_.max_stacks));
   }
   return absl::OkStatus();
 }
 
 void Matcher::Reset() {
-  init_status_ = grammar_ == nullptr
-                     ? absl::InvalidArgumentError("grammar::Matcher has no grammar, expected "
-                                                  "one from ParseGbnf")
-                     : Initialize();
+  init_status_ = grammar_ == nullptr ? absl::InvalidArgumentError(
+                                           "grammar::Matcher has no grammar, expected "
+                                           "one from ParseGbnf")
+                                     : Initialize();
 }
 
 absl::StatusOr<uint32_t> Matcher::Intern(uint32_t pos, uint32_t parent) const {
@@ -129,8 +129,8 @@ absl::StatusOr<uint32_t> Matcher::Intern(uint32_t pos, uint32_t parent) const {
   auto it = intern_.find(key);
   if (it != intern_.end()) return it->second;
   if (nodes_.size() >= limits_.max_nodes) {
-    return absl::ResourceExhaustedError(absl::StrFormat(
-        "grammar matcher holds %d stack cells, the limit", limits_.max_nodes));
+    return absl::ResourceExhaustedError(
+        absl::StrFormat("grammar matcher holds %d stack cells, the limit", limits_.max_nodes));
   }
   const auto id = static_cast<uint32_t>(nodes_.size());
   nodes_.push_back({pos, parent});
@@ -215,9 +215,9 @@ absl::Status Matcher::Advance(const std::vector<uint32_t>& in, char32_t c,
   }
   SortUnique(out);
   if (out->size() > limits_.max_stacks) {
-    return absl::ResourceExhaustedError(absl::StrFormat(
-        "grammar is ambiguous here: %d live stacks, above the limit of %d", out->size(),
-        limits_.max_stacks));
+    return absl::ResourceExhaustedError(
+        absl::StrFormat("grammar is ambiguous here: %d live stacks, above the limit of %d",
+                        out->size(), limits_.max_stacks));
   }
   return absl::OkStatus();
 }
@@ -288,8 +288,8 @@ absl::Status Matcher::Accept(char32_t code_point) {
   std::vector<uint32_t> next;
   EDGEQ_RETURN_IF_ERROR(Advance(stacks_, code_point, &next));
   if (next.empty()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "grammar does not allow U+%04X here", static_cast<uint32_t>(code_point)));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("grammar does not allow U+%04X here", static_cast<uint32_t>(code_point)));
   }
   stacks_ = std::move(next);
   CompactIfLarge();
@@ -304,9 +304,9 @@ absl::Status Matcher::AcceptBytes(absl::string_view bytes) {
     char32_t c;
     switch (FeedByte(&st, static_cast<uint8_t>(bytes[i]), &c)) {
       case ByteResult::kInvalid:
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "grammar input: byte %d (0x%02X) is not valid UTF-8 here", i,
-            static_cast<uint8_t>(bytes[i])));
+        return absl::InvalidArgumentError(
+            absl::StrFormat("grammar input: byte %d (0x%02X) is not valid UTF-8 here", i,
+                            static_cast<uint8_t>(bytes[i])));
       case ByteResult::kPending:
         continue;
       case ByteResult::kCodePoint:
@@ -355,7 +355,7 @@ absl::Status Matcher::FilterTokens(const std::vector<std::string>& pieces,
 }
 
 absl::StatusOr<uint32_t> Matcher::DfaStateOf(const std::vector<uint32_t>& stacks,
-                                              const Utf8& partial) const {
+                                             const Utf8& partial) const {
   auto set_it = set_ids_.find(stacks);
   uint32_t set;
   if (set_it != set_ids_.end()) {

@@ -64,8 +64,8 @@ class TokenTrie {
   friend class Matcher;
   // Per node, in depth-first order (node 0 is the empty prefix); node_count() + 1 entries in
   // first_token_, so that node i's pieces are tokens_[first_token_[i], first_token_[i + 1]).
-  std::vector<uint32_t> depth_byte_;   // length in bytes << 8 | the byte leading to the node
-  std::vector<uint32_t> end_;          // one past the last node of its subtree
+  std::vector<uint32_t> depth_byte_;  // length in bytes << 8 | the byte leading to the node
+  std::vector<uint32_t> end_;         // one past the last node of its subtree
   std::vector<uint32_t> first_token_;
   std::vector<uint32_t> tokens_;
   size_t token_count_ = 0;

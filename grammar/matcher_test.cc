@@ -50,12 +50,18 @@ TEST(Matcher, PartialUtf8AcrossCalls) {
   EXPECT_TRUE(m.AcceptBytes("x\xE2").ok());
   EXPECT_FALSE(m.IsAccepting());
   EXPECT_TRUE(m.CanAccept("\x82"));
-  EXPECT_FALSE(m.CanAccept("\x83"));   // E2 83 .. cannot complete to €
-  EXPECT_FALSE(m.CanAccept("a"));      // not a continuation byte
+  EXPECT_FALSE(m.CanAccept("\x83"));  // E2 83 .. cannot complete to €
+  EXPECT_FALSE(m.CanAccept("a"));     // not a continuation byte
   EXPECT_TRUE(m.AcceptBytes("\x82").ok());
-  EXPECT_TRUE(m.CanAccept("\xAC" "y"));
-  EXPECT_FALSE(m.CanAccept("\xAD" "y"));
-  EXPECT_TRUE(m.AcceptBytes("\xAC" "y").ok());
+  EXPECT_TRUE(
+      m.CanAccept("\xAC"
+                  "y"));
+  EXPECT_FALSE(
+      m.CanAccept("\xAD"
+                  "y"));
+  EXPECT_TRUE(m.AcceptBytes("\xAC"
+                            "y")
+                  .ok());
   EXPECT_TRUE(m.IsAccepting());
   // A code point while bytes are pending is refused.
   Matcher p(Parse("root ::= [€]"));
@@ -65,12 +71,12 @@ TEST(Matcher, PartialUtf8AcrossCalls) {
 
 TEST(Matcher, PartialUtf8CheckedAgainstClasses) {
   Matcher m(Parse("root ::= [a-z] | [\\u4e00-\\u9fff]"));
-  EXPECT_TRUE(m.CanAccept("\xE4"));    // U+4000..U+4FFF overlaps U+4E00..
-  EXPECT_FALSE(m.CanAccept("\xE3"));   // U+3000..U+3FFF does not
-  EXPECT_FALSE(m.CanAccept("\xC3"));   // U+00C0..U+00FF does not
-  EXPECT_FALSE(m.CanAccept("\xC0"));   // never valid UTF-8
+  EXPECT_TRUE(m.CanAccept("\xE4"));       // U+4000..U+4FFF overlaps U+4E00..
+  EXPECT_FALSE(m.CanAccept("\xE3"));      // U+3000..U+3FFF does not
+  EXPECT_FALSE(m.CanAccept("\xC3"));      // U+00C0..U+00FF does not
+  EXPECT_FALSE(m.CanAccept("\xC0"));      // never valid UTF-8
   EXPECT_FALSE(m.CanAccept("\xED\xA0"));  // a surrogate
-  EXPECT_FALSE(m.CanAccept(""));       // empty pieces are refused, as in llama.cpp
+  EXPECT_FALSE(m.CanAccept(""));          // empty pieces are refused, as in llama.cpp
 }
 
 TEST(Matcher, CanAcceptDoesNotChangeState) {
@@ -86,12 +92,12 @@ TEST(Matcher, CanAcceptDoesNotChangeState) {
 }
 
 TEST(Matcher, FilterTokensEqualsCanAccept) {
-  Matcher m(Parse(
-      "root ::= \"{\" ws \"\\\"\" [a-z]+ \"\\\"\" ws \":\" ws [0-9]+ ws \"}\"\n"
-      "ws ::= [ \\t\\n]*\n"));
+  Matcher m(
+      Parse("root ::= \"{\" ws \"\\\"\" [a-z]+ \"\\\"\" ws \":\" ws [0-9]+ ws \"}\"\n"
+            "ws ::= [ \\t\\n]*\n"));
   const std::vector<std::string> pieces = {
-      "{", "{\"", "{ \"", "\"", "a", "ab", "abc\"", "\":", "\": 1", "1", "12}", "}", " ", "",
-      "x\xE2", "\xE2\x82\xAC", "{\"k", "{{", ":", "\n", "\xC3", "9"};
+      "{", "{\"", "{ \"",  "\"",           "a",    "ab", "abc\"", "\":", "\": 1", "1", "12}", "}",
+      " ", "",    "x\xE2", "\xE2\x82\xAC", "{\"k", "{{", ":",     "\n",  "\xC3",  "9"};
   ASSERT_TRUE(m.AcceptBytes("").ok());
   for (const std::string prefix : {"", "{", "{ \"ke", "{\"k\" : 4"}) {
     Matcher at = m;
@@ -108,9 +114,9 @@ TEST(Matcher, FilterTokensEqualsCanAccept) {
   ASSERT_TRUE(at.AcceptBytes("{").ok());
   std::vector<bool> allowed;
   ASSERT_TRUE(at.FilterTokens(pieces, &allowed).ok());
-  const std::vector<bool> expected = {false, false, false, true, false, false, false, false,
-                                      false, false, false, false, true, false, false, false,
-                                      false, false, false, true, false, false};
+  const std::vector<bool> expected = {false, false, false, true,  false, false, false, false,
+                                      false, false, false, false, true,  false, false, false,
+                                      false, false, false, true,  false, false};
   EXPECT_EQ(allowed, expected);
 }
 
@@ -169,8 +175,8 @@ TEST(Matcher, AutomatonStatesAreBounded) {
   // With room, the same call works, and repeated calls reuse the states.
   Matcher big(Parse("root ::= \"abc\" | \"abd\""));
   for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(big.FilterTokens(std::vector<std::string>{"abc", "x", "ab", "abdd"}, &allowed)
-                    .ok());
+    ASSERT_TRUE(
+        big.FilterTokens(std::vector<std::string>{"abc", "x", "ab", "abdd"}, &allowed).ok());
     EXPECT_EQ(allowed, (std::vector<bool>{true, false, true, false}));
   }
 }

@@ -76,8 +76,8 @@ bool Accepts(const std::shared_ptr<const Grammar>& g, const std::string& text) {
 // A lone \uD800-\uDFFF escape: JSON's grammar allows it, strict parsers (nlohmann) do not.
 bool HasSurrogateEscape(const std::string& s) {
   for (size_t i = 0; i + 2 < s.size(); ++i) {
-    if (s[i] == '\\' && s[i + 1] == 'u' && (s[i + 2] == 'd' || s[i + 2] == 'D') && i + 3 < s.size() &&
-        std::string("89abcdefABCDEF").find(s[i + 3]) != std::string::npos) {
+    if (s[i] == '\\' && s[i + 1] == 'u' && (s[i + 2] == 'd' || s[i + 2] == 'D') &&
+        i + 3 < s.size() && std::string("89abcdefABCDEF").find(s[i + 3]) != std::string::npos) {
       return true;
     }
   }
@@ -136,7 +136,8 @@ TEST(RandomWalk, ConvertedSchemasOnlyDescribeValidInstances) {
       ASSERT_FALSE(j.is_discarded()) << "not JSON: " << s << "\nschema " << schema_text;
       std::string why;
       EXPECT_TRUE(ValidateJson(schema, schema, j, &why))
-          << why << "\ninstance " << s << "\nschema " << schema_text << "\n" << *gbnf;
+          << why << "\ninstance " << s << "\nschema " << schema_text << "\n"
+          << *gbnf;
     }
   }
 }
@@ -146,12 +147,53 @@ TEST(RandomWalk, ConvertedSchemasOnlyDescribeValidInstances) {
 std::vector<std::string> Vocabulary() {
   std::vector<std::string> v;
   for (char c = 0x20; c < 0x7F; ++c) v.push_back(std::string(1, c));
-  for (const char* p : {"\n", "\t", "\":", "\": ", "{\"", "\"}", "true", "false", "null", ", ",
-                        "\",", "[\"", "\"]", "00", "12", "-1", ".5", "e+", "\\n", "\\\"",
-                        "\\u00", "ab", "abc", "the", " the", "\xC3\xA9", "\xC3", "\xA9",
-                        "\xE2\x82", "\xAC", "\xE6\x97\xA5\xE6\x9C\xAC", "\xF0\x9F", "\x98\x80",
-                        "\xFF", "},{", "]}", "kind", "circle", "square", "name", "value",
-                        "children", "2026-", "T12:", "Z\"", "say", " \\\"hi"}) {
+  for (const char* p : {"\n",
+                        "\t",
+                        "\":",
+                        "\": ",
+                        "{\"",
+                        "\"}",
+                        "true",
+                        "false",
+                        "null",
+                        ", ",
+                        "\",",
+                        "[\"",
+                        "\"]",
+                        "00",
+                        "12",
+                        "-1",
+                        ".5",
+                        "e+",
+                        "\\n",
+                        "\\\"",
+                        "\\u00",
+                        "ab",
+                        "abc",
+                        "the",
+                        " the",
+                        "\xC3\xA9",
+                        "\xC3",
+                        "\xA9",
+                        "\xE2\x82",
+                        "\xAC",
+                        "\xE6\x97\xA5\xE6\x9C\xAC",
+                        "\xF0\x9F",
+                        "\x98\x80",
+                        "\xFF",
+                        "},{",
+                        "]}",
+                        "kind",
+                        "circle",
+                        "square",
+                        "name",
+                        "value",
+                        "children",
+                        "2026-",
+                        "T12:",
+                        "Z\"",
+                        "say",
+                        " \\\"hi"}) {
     v.push_back(p);
   }
   return v;
@@ -172,8 +214,8 @@ bool Sample(const Matcher& start, const TokenTrie& trie, const std::vector<std::
     for (size_t t = 0; t < vocab.size(); ++t) {
       if (!allowed[t]) continue;
       choices.push_back(t);
-      if (vocab[t].size() == 1 && std::string("\"}]0123456789").find(vocab[t][0]) !=
-                                      std::string::npos) {
+      if (vocab[t].size() == 1 &&
+          std::string("\"}]0123456789").find(vocab[t][0]) != std::string::npos) {
         closers.push_back(t);
       }
     }
@@ -238,8 +280,8 @@ TEST(ConstrainedSampling, MaskKeepsEveryValidContinuation) {
         }
         if (best == vocab.size()) break;  // a character outside the small vocabulary
         ASSERT_TRUE(m.FilterTokens(trie, &allowed).ok());
-        ASSERT_TRUE(allowed[best]) << "piece '" << vocab[best] << "' hidden at " << pos
-                                   << " of " << text;
+        ASSERT_TRUE(allowed[best])
+            << "piece '" << vocab[best] << "' hidden at " << pos << " of " << text;
         ASSERT_TRUE(m.AcceptBytes(vocab[best]).ok());
         pos += vocab[best].size();
       }

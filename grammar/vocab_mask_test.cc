@@ -85,8 +85,8 @@ TEST(VocabMask, Qwen3PiecesMatchCanAccept) {
     for (size_t t = 0; t < pieces.size(); ++t) {
       count += allowed[t];
       if (allowed[t] != m.CanAccept(pieces[t]) && ++mismatches <= 5) {
-        ADD_FAILURE() << "after '" << p.prefix << "' piece " << t << " '" << pieces[t]
-                      << "': mask " << allowed[t];
+        ADD_FAILURE() << "after '" << p.prefix << "' piece " << t << " '" << pieces[t] << "': mask "
+                      << allowed[t];
       }
     }
     EXPECT_EQ(mismatches, 0u) << p.prefix;
