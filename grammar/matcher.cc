@@ -285,6 +285,12 @@ absl::Status Matcher::Accept(char32_t code_point) {
         "grammar: a code point arrived while a UTF-8 sequence is incomplete, expected its "
         "continuation bytes");
   }
+  if (code_point > kMaxCodePoint || (code_point >= 0xD800 && code_point <= 0xDFFF)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "grammar input: 0x%X is not a Unicode scalar value, expected U+0000..U+10FFFF outside "
+        "the surrogates",
+        static_cast<uint32_t>(code_point)));
+  }
   std::vector<uint32_t> next;
   EDGEQ_RETURN_IF_ERROR(Advance(stacks_, code_point, &next));
   if (next.empty()) {

@@ -28,6 +28,10 @@ TEST(Matcher, AcceptCodePointsAndAccepting) {
   EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(bad.message(), HasSubstr("grammar does not allow U+0078 here"));
   EXPECT_TRUE(m.Accept('7').ok());  // the failed Accept left the state as it was
+  Matcher any(Parse("root ::= .*"));
+  EXPECT_THAT(any.Accept(0xD800).message(), HasSubstr("0xD800 is not a Unicode scalar value"));
+  EXPECT_FALSE(any.Accept(0x110000).ok());
+  EXPECT_TRUE(any.Accept(0x10FFFF).ok());
   EXPECT_TRUE(m.IsAccepting());
   m.Reset();
   EXPECT_FALSE(m.IsAccepting());
