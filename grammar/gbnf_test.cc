@@ -84,6 +84,13 @@ TEST(Gbnf, CommentsNewlinesAndGroups) {
   EXPECT_FALSE(Matches(g, "x,"));
 }
 
+TEST(Gbnf, CrLfLineEndingsAndTabs) {
+  const std::string g = "root ::=\t\"a\" rest\r\nrest ::= [0-9] |\r\n  \"z\"\r\n";
+  EXPECT_TRUE(Matches(g, "a5"));
+  EXPECT_TRUE(Matches(g, "az"));
+  EXPECT_FALSE(Matches(g, "a"));
+}
+
 TEST(Gbnf, ReportsLineAndColumn) {
   EXPECT_THAT(ErrorOf("root ::= \"a\"\nfoo = \"b\"\n"),
               HasSubstr("grammar line 2, column 5: expected '::=' after rule name 'foo'"));
