@@ -249,7 +249,9 @@ Matcher::ByteResult Matcher::FeedByte(Utf8* st, uint8_t b, char32_t* code_point)
     const uint32_t lo = st->value << (6 * st->remaining);
     const uint32_t hi = lo | ((1u << (6 * st->remaining)) - 1);
     const uint32_t min = st->length == 3 ? 0x800 : 0x10000;
-    if (hi < min || lo > kMaxCodePoint) return ByteResult::kInvalid;
+    if (hi < min || lo > kMaxCodePoint || (lo >= 0xD800 && hi <= 0xDFFF)) {
+      return ByteResult::kInvalid;
+    }
     return ByteResult::kPending;
   }
   const uint32_t v = st->value;

@@ -80,7 +80,14 @@ TEST(Matcher, PartialUtf8CheckedAgainstClasses) {
   EXPECT_FALSE(m.CanAccept("\xC3"));      // U+00C0..U+00FF does not
   EXPECT_FALSE(m.CanAccept("\xC0"));      // never valid UTF-8
   EXPECT_FALSE(m.CanAccept("\xED\xA0"));  // a surrogate
-  EXPECT_FALSE(m.CanAccept(""));          // empty pieces are refused, as in llama.cpp
+  EXPECT_FALSE(m.CanAccept(""));
+  Matcher any(Parse("root ::= .+"));
+  EXPECT_TRUE(any.CanAccept("\xED\x9F"));      // U+D7C0..U+D7FF
+  EXPECT_FALSE(any.CanAccept("\xED\xA0"));     // only surrogates follow
+  EXPECT_FALSE(any.CanAccept("\xF4\x90"));     // above U+10FFFF
+  EXPECT_FALSE(any.CanAccept("\xE0\x80"));     // overlong
+  EXPECT_TRUE(any.CanAccept("\xF0\x9F\x98"));  // U+1F600's first three bytes          // empty
+                                               // pieces are refused, as in llama.cpp
 }
 
 TEST(Matcher, CanAcceptDoesNotChangeState) {
