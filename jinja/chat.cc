@@ -11,6 +11,20 @@
 namespace edgeq {
 namespace jinja {
 
+namespace {
+
+// Whether `j` nests deeper than `max_depth` (the walk stops there, so it is bounded too).
+bool TooDeep(const nlohmann::ordered_json& j, int max_depth) {
+  if (!j.is_structured()) return false;
+  if (max_depth <= 0) return true;
+  for (const auto& e : j) {
+    if (TooDeep(e, max_depth - 1)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> RenderChat(absl::string_view template_text,
                                        const nlohmann::ordered_json& messages,
                                        const nlohmann::ordered_json& tools, bool add_generation_prompt,
@@ -26,6 +40,13 @@ absl::StatusOr<std::string> RenderChat(absl::string_view template_text,
   }
   if (!extra.is_null() && !extra.is_object()) {
     return absl::InvalidArgumentError("extra chat template variables must be a JSON object");
+  }
+  for (const auto* j : {&messages, &tools, &extra}) {
+    if (TooDeep(*j, limits.max_depth)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "chat messages, tools or extra variables nest deeper than ", limits.max_depth,
+          " levels (Limits::max_depth)"));
+    }
   }
   EDGEQ_ASSIGN_OR_RETURN(Template t, Template::Parse(template_text, limits));
   Value context = Value::MakeObject();

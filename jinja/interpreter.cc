@@ -123,7 +123,37 @@ absl::Status Interpreter::ExecOne(const Node& node, const EnvPtr& env, std::stri
   }
 }
 
+absl::StatusOr<bool> Interpreter::Reaches(const Value& v, const void* target,
+                                          std::vector<const void*>* visited) {
+  const void* id = v.identity();
+  if (id == nullptr) return false;
+  if (id == target) return true;
+  for (const void* seen : *visited) {
+    if (seen == id) return false;
+  }
+  visited->push_back(id);
+  EDGEQ_RETURN_IF_ERROR(CountIterations(1));
+  if (v.IsArray()) {
+    for (const Value& e : v.array()) {
+      EDGEQ_ASSIGN_OR_RETURN(bool r, Reaches(e, target, visited));
+      if (r) return true;
+    }
+  } else {
+    for (const auto& kv : v.object().entries()) {
+      EDGEQ_ASSIGN_OR_RETURN(bool r, Reaches(kv.second, target, visited));
+      if (r) return true;
+    }
+  }
+  return false;
+}
+
 absl::Status Interpreter::Assign(const Node& target, const Value& value, const EnvPtr& env) {
+  // Lists nested without end (set x = [x] in a loop) would overflow the stack when freed.
+  if (value.depth() > limits_.max_depth) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("template line ", target.line, ": a value nested deeper than ",
+                     limits_.max_depth, " levels (Limits::max_depth)"));
+  }
   if (target.kind == K::kName) {
     env->Set(target.text, value);
     return absl::OkStatus();
@@ -150,6 +180,13 @@ absl::Status Interpreter::Assign(const Node& target, const Value& value, const E
                                         " (only of a namespace())"));
     }
     if (target.b->kind != K::kString) return Error(target, "expected an attribute name");
+    // A namespace that held itself would never be freed (and print without end): refuse it.
+    std::vector<const void*> visited;
+    EDGEQ_ASSIGN_OR_RETURN(bool cycle, Reaches(value, object.identity(), &visited));
+    if (cycle) {
+      return Error(target, absl::StrCat("cannot store namespace in itself (ns.", target.b->text,
+                                        " would contain ns)"));
+    }
     object.mutable_object().Set(target.b->text, value);
     return absl::OkStatus();
   }

@@ -61,6 +61,9 @@ class Interpreter {
   absl::Status ExecFor(const Node& node, const EnvPtr& env, std::string* out);
   absl::Status ExecSet(const Node& node, const EnvPtr& env);
   absl::Status Assign(const Node& target, const Value& value, const EnvPtr& env);
+  // Whether `v` holds (at any depth) the list or object `target`.
+  absl::StatusOr<bool> Reaches(const Value& v, const void* target,
+                               std::vector<const void*>* visited);
   absl::Status DefineMacro(const Node& node, const EnvPtr& env);
   absl::Status ExecCallBlock(const Node& node, const EnvPtr& env, std::string* out);
   absl::StatusOr<Value> EvalBinary(const Node& node, const EnvPtr& env);

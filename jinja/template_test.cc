@@ -239,6 +239,13 @@ TEST(Jinja, LimitsRefuseHostileTemplates) {
               absl::StatusCode::kResourceExhausted, "max_output_bytes", {}, tiny_out);
   ExpectError("{% for i in range(2000) %}xxxxxxxxxx{% endfor %}",
               absl::StatusCode::kResourceExhausted, "max_output_bytes", {}, tiny_out);
+  ExpectError("{% set ns = namespace() %}{% set ns.self = ns %}",
+              absl::StatusCode::kInvalidArgument, "cannot store namespace in itself");
+  ExpectError("{% set ns = namespace(l=[]) %}{% set ns.l = [1, [ns]] %}",
+              absl::StatusCode::kInvalidArgument, "cannot store namespace in itself");
+  ExpectError("{% set ns = namespace(l=[]) %}{% for i in range(1000) %}{% set ns.l = [ns.l] %}"
+              "{% endfor %}",
+              absl::StatusCode::kResourceExhausted, "nested deeper than 200");
   Limits tiny_src;
   tiny_src.max_template_bytes = 10;
   ExpectError("{{ 'longer than ten bytes' }}", absl::StatusCode::kResourceExhausted,

@@ -39,6 +39,7 @@ Value* Object::Find(absl::string_view key) {
 }
 
 void Object::Set(const std::string& key, Value value) {
+  max_child_depth_ = std::max(max_child_depth_, value.depth());
   if (Value* v = Find(key)) {
     *v = std::move(value);
     return;
@@ -84,6 +85,8 @@ Value Value::Array(std::vector<Value> items, bool tuple) {
   Value v;
   v.kind_ = Kind::kArray;
   v.tuple_ = tuple;
+  for (const Value& item : items) v.depth_ = std::max(v.depth_, item.depth());
+  ++v.depth_;
   v.a_ = std::make_shared<std::vector<Value>>(std::move(items));
   return v;
 }
@@ -144,6 +147,12 @@ Value Value::FromJson(const nlohmann::ordered_json& j) {
     default:
       return Value();
   }
+}
+
+int Value::depth() const {
+  if (kind_ == Kind::kArray) return depth_;
+  if (kind_ == Kind::kObject) return 1 + o_->max_child_depth();
+  return 0;
 }
 
 double Value::number() const {

@@ -49,10 +49,13 @@ class Object {
   Value* Find(absl::string_view key);
   void Set(const std::string& key, Value value);
   size_t size() const { return entries_.size(); }
+  // The deepest nesting of any value ever set here (see Value::depth()).
+  int max_child_depth() const { return max_child_depth_; }
   const std::vector<std::pair<std::string, Value>>& entries() const { return entries_; }
 
  private:
   std::vector<std::pair<std::string, Value>> entries_;
+  int max_child_depth_ = 0;
 };
 
 struct JsonOptions {
@@ -87,6 +90,7 @@ class Value {
   static Value Array(std::vector<Value> items = {}, bool tuple = false);
   static Value MakeObject(bool namespace_object = false);
   static Value MakeFunction(std::string name, Function fn);
+  // Recursive: check the JSON's depth first (RenderChat does).
   // null -> none, numbers -> int (when integral and in range) or float, arrays, objects (in
   // the json's key order).
   static Value FromJson(const nlohmann::ordered_json& j);
@@ -119,6 +123,16 @@ class Value {
   const Function& function() const { return fn_->fn; }
   const std::string& function_name() const { return fn_->name; }
 
+  // The shared list or object this value refers to (nullptr for other kinds): two values
+  // with the same identity are one list or object.
+  const void* identity() const {
+    return a_ ? static_cast<const void*>(a_.get()) : static_cast<const void*>(o_.get());
+  }
+
+  // Nesting: 0 for a scalar, 1 + the deepest item for a list or object (an upper bound for
+  // objects, whose items may have been replaced).
+  int depth() const;
+
   bool Truthy() const;
   // The text `{{ value }}` writes (see the top of this file). Functions print as "[function]".
   std::string ToString() const;
@@ -141,6 +155,7 @@ class Value {
   bool b_ = false;
   bool tuple_ = false;
   bool namespace_ = false;
+  int depth_ = 0;  // lists: 1 + the deepest item
   int64_t i_ = 0;
   double d_ = 0;
   std::shared_ptr<const std::string> s_;
