@@ -30,7 +30,7 @@ std::string ConcatText(const Value& v) {
     }
     return out;
   }
-  if (v.IsObject()) return "[object Object]";
+  if (v.IsObject()) return "[object Map]";  // as @huggingface/jinja (a JavaScript Map)
   return v.ToString();
 }
 
