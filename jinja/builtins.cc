@@ -123,7 +123,8 @@ Value Method(const char* name, Function fn) { return Value::MakeFunction(name, s
 
 bool IsStringOrNone(const Value& v) { return v.IsString() || v.IsNull() || v.IsUndefined(); }
 
-Value StringMember(const Value& object, const std::string& name) {
+// Length, casing, stripping, prefix tests and splitting methods of a string.
+Value StringCaseMember(const Value& object, const std::string& name) {
   const std::string s = object.str();
   if (name == "length") return Value::Int(CountCodePoints(s));
   if (name == "upper" || name == "lower" || name == "title" || name == "capitalize") {
@@ -189,6 +190,11 @@ Value StringMember(const Value& object, const std::string& name) {
       return Value::Array(std::move(lines));
     });
   }
+  return Value();
+}
+
+// Searching, joining, formatting and classifying methods of a string.
+Value StringSearchMember(const std::string& s, const std::string& name) {
   if (name == "replace") {
     return Method("replace", [s](Interpreter& in, const CallArgs& a) -> absl::StatusOr<Value> {
       if (a.positional.size() < 2 || !a.positional[0].IsString() || !a.positional[1].IsString()) {
@@ -255,6 +261,11 @@ Value StringMember(const Value& object, const std::string& name) {
     });
   }
   return Value();
+}
+
+Value StringMember(const Value& object, const std::string& name) {
+  Value v = StringCaseMember(object, name);
+  return v.IsUndefined() ? StringSearchMember(object.str(), name) : v;
 }
 
 Value DictMember(const Value& object, const std::string& name) {

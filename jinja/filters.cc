@@ -403,6 +403,10 @@ absl::StatusOr<Value> MinMaxSum(const std::string& name, const Value& v, const C
   return best;
 }
 
+// Filters on strings, numbers and dicts: the rest of ApplyFilter.
+absl::StatusOr<Value> ApplyScalarFilter(Interpreter& in, const std::string& name, const Value& v,
+                                        const CallArgs& a, const EnvPtr& env);
+
 }  // namespace
 
 absl::StatusOr<Value> ApplyFilter(Interpreter& in, const std::string& name, const Value& v,
@@ -460,6 +464,13 @@ absl::StatusOr<Value> ApplyFilter(Interpreter& in, const std::string& name, cons
     }
     return Value::Array(std::move(out));
   }
+  return ApplyScalarFilter(in, name, v, a, env);
+}
+
+namespace {
+
+absl::StatusOr<Value> ApplyScalarFilter(Interpreter& in, const std::string& name, const Value& v,
+                                        const CallArgs& a, const EnvPtr& env) {
   if (name == "string") return Value::String(v.ToString());
   if (name == "upper" || name == "lower" || name == "title" || name == "capitalize") {
     if (!v.IsString()) return FilterError(name, "expected a string");
@@ -529,6 +540,8 @@ absl::StatusOr<Value> ApplyFilter(Interpreter& in, const std::string& name, cons
   if (name == "min" || name == "max" || name == "sum") return MinMaxSum(name, v, a);
   return FilterError(name, "unknown filter");
 }
+
+}  // namespace
 
 }  // namespace jinja
 }  // namespace edgeq
