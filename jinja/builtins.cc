@@ -85,7 +85,8 @@ std::vector<Value> SplitString(const std::string& s, const Value& sep, int64_t m
 int64_t CountCodePoints(const std::string& s) { return static_cast<int64_t>(CodePoints(s).size()); }
 
 // Python's str.format for {} / {0} / {name} fields ({{ and }} are literal braces).
-absl::StatusOr<std::string> FormatString(const std::string& fmt, const CallArgs& args) {
+absl::StatusOr<std::string> FormatString(Interpreter& in, const std::string& fmt,
+                                         const CallArgs& args) {
   std::string out;
   size_t auto_index = 0;
   for (size_t i = 0; i < fmt.size(); ++i) {
@@ -110,7 +111,7 @@ absl::StatusOr<std::string> FormatString(const std::string& fmt, const CallArgs&
         v = args.Keyword(field);
       }
       if (v == nullptr) return ArgError("format", absl::StrCat("no argument for {", field, "}"));
-      out += ConcatText(*v);
+      out += in.Concat(*v);
       i = end;
     } else {
       out += c;
@@ -237,7 +238,7 @@ Value StringSearchMember(const std::string& s, const std::string& name) {
   }
   if (name == "format") {
     return Method("format", [s](Interpreter& in, const CallArgs& a) -> absl::StatusOr<Value> {
-      EDGEQ_ASSIGN_OR_RETURN(std::string out, FormatString(s, a));
+      EDGEQ_ASSIGN_OR_RETURN(std::string out, FormatString(in, s, a));
       EDGEQ_RETURN_IF_ERROR(in.CheckSize(out.size(), "a string"));
       return Value::String(std::move(out));
     });

@@ -110,7 +110,7 @@ absl::StatusOr<Value> Join(Interpreter& in, const Value& v, const CallArgs& a) {
   for (size_t i = 0; i < items.size(); ++i) {
     if (i > 0) out += sep.str();
     const Value item = attr.IsString() ? Attribute(items[i], attr.str()) : items[i];
-    out += ConcatText(item);
+    out += in.Concat(item);
     EDGEQ_RETURN_IF_ERROR(in.CheckSize(out.size(), "join output"));
   }
   return Value::String(std::move(out));
@@ -471,7 +471,7 @@ namespace {
 
 absl::StatusOr<Value> ApplyScalarFilter(Interpreter& in, const std::string& name, const Value& v,
                                         const CallArgs& a, const EnvPtr& env) {
-  if (name == "string") return Value::String(v.ToString());
+  if (name == "string") return Value::String(in.Text(v));
   if (name == "upper" || name == "lower" || name == "title" || name == "capitalize") {
     if (!v.IsString()) return FilterError(name, "expected a string");
     if (name == "upper") return Value::String(UpperText(v.str()));
@@ -524,7 +524,7 @@ absl::StatusOr<Value> ApplyScalarFilter(Interpreter& in, const std::string& name
   if (name == "map") return Map(in, v, a, env);
   if (name == "batch") return Batch(in, v, a);
   if (name == "escape" || name == "e" || name == "forceescape") {
-    return Value::String(Escape(v.ToString()));
+    return Value::String(Escape(in.Text(v)));
   }
   if (name == "wordcount") {
     if (!v.IsString()) return FilterError(name, "expected a string");

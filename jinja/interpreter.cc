@@ -80,7 +80,7 @@ absl::Status Interpreter::ExecOne(const Node& node, const EnvPtr& env, std::stri
       return absl::OkStatus();
     case K::kOutput: {
       EDGEQ_ASSIGN_OR_RETURN(Value v, Eval(*node.a, env));
-      out->append(v.ToString());
+      out->append(Text(v));
       return absl::OkStatus();
     }
     case K::kSet:
@@ -103,7 +103,7 @@ absl::Status Interpreter::ExecOne(const Node& node, const EnvPtr& env, std::stri
         EDGEQ_ASSIGN_OR_RETURN(args, EvalArgs(node.a->items, env));
       }
       EDGEQ_ASSIGN_OR_RETURN(Value v, ApplyFilter(*this, node.a->text, Value::String(text), args, env));
-      out->append(v.ToString());
+      out->append(Text(v));
       return absl::OkStatus();
     }
     case K::kBreak:
@@ -117,7 +117,7 @@ absl::Status Interpreter::ExecOne(const Node& node, const EnvPtr& env, std::stri
     default: {
       // An expression used as a statement prints its value.
       EDGEQ_ASSIGN_OR_RETURN(Value v, Eval(node, env));
-      out->append(v.ToString());
+      out->append(Text(v));
       return absl::OkStatus();
     }
   }
@@ -394,7 +394,7 @@ absl::Status Interpreter::ExecCallBlock(const Node& node, const EnvPtr& env, std
   EnvPtr with_caller = std::make_shared<Env>(env);
   with_caller->Set("caller", caller);
   EDGEQ_ASSIGN_OR_RETURN(Value v, Call(fn, args, with_caller));
-  out->append(v.ToString());
+  out->append(Text(v));
   return absl::OkStatus();
 }
 

@@ -18,6 +18,10 @@
 namespace edgeq {
 namespace jinja {
 
+// The text `~` and string `+` write as @huggingface/jinja does (floats in JavaScript's form:
+// 1.0 -> "1"; lists comma-joined).
+std::string ConcatText(const Value& v);
+
 // A scope: for-loop bodies and macro calls get their own, `if` does not.
 struct Env {
   explicit Env(std::shared_ptr<Env> p) : parent(std::move(p)) {}
@@ -41,6 +45,15 @@ class Interpreter {
   // Calls a function value with arguments (in the environment of the caller, as
   // @huggingface/jinja's macros see it).
   absl::StatusOr<Value> Call(const Value& fn, const CallArgs& args, const EnvPtr& env);
+
+  // The text `{{ v }}` writes (RenderOptions::python_printing picks Python's or
+  // @huggingface/jinja's form); Concat: the form `~` and join use.
+  std::string Text(const Value& v) const {
+    return options_.python_printing ? v.PyStr() : v.ToString();
+  }
+  std::string Concat(const Value& v) const {
+    return options_.python_printing ? v.PyStr() : ConcatText(v);
+  }
 
   // Budget checks; each returns ResourceExhausted naming the limit.
   absl::Status CountIterations(int64_t n);
@@ -100,8 +113,6 @@ bool LooseEquals(const Value& a, const Value& b);
 // Ordering for sort/dictsort: numbers (and booleans) with numbers, strings with strings;
 // InvalidArgument for other pairs.
 absl::StatusOr<int> CompareValues(const Value& a, const Value& b, bool case_sensitive);
-// The text `~` and string `+` write (floats in JavaScript's form: 1.0 -> "1").
-std::string ConcatText(const Value& v);
 
 }  // namespace jinja
 }  // namespace edgeq

@@ -181,7 +181,7 @@ absl::StatusOr<Value> Interpreter::EvalBinary(const Node& node, const EnvPtr& en
     return Error(node, absl::StrCat("cannot apply ", op, " to none"));
   }
   if (op == "~") {
-    std::string s = ConcatText(l) + ConcatText(r);
+    std::string s = Concat(l) + Concat(r);
     EDGEQ_RETURN_IF_ERROR(CheckSize(s.size(), "a string"));
     return Value::String(std::move(s));
   }
@@ -209,7 +209,7 @@ absl::StatusOr<Value> Interpreter::EvalBinary(const Node& node, const EnvPtr& en
     return Value::Bool(found == (op == "in"));
   }
   if ((l.IsString() || r.IsString()) && op == "+") {
-    std::string s = ConcatText(l) + ConcatText(r);
+    std::string s = Concat(l) + Concat(r);
     EDGEQ_RETURN_IF_ERROR(CheckSize(s.size(), "a string"));
     return Value::String(std::move(s));
   }

@@ -326,6 +326,7 @@ absl::StatusOr<NodePtr> Parser::Sequence(bool primary) {
   tuple->items.push_back(std::move(first));
   while (Is(TokenType::kComma)) {
     ++p_;
+    if (Is(TokenType::kCloseParen)) break;  // (x,) is a one-item tuple
     EDGEQ_ASSIGN_OR_RETURN(NodePtr next, primary ? Primary() : Expression());
     tuple->items.push_back(std::move(next));
   }

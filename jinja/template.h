@@ -49,6 +49,10 @@ struct RenderOptions {
   // The clock strftime_now() reads (seconds since the epoch, local time as UTC); by default
   // the system's. Tests set a fixed one.
   std::function<std::time_t()> clock;
+  // Print values as Python's Jinja2 does (None, True, 1e-05, [1, 'a']) instead of as
+  // @huggingface/jinja does (nothing, true, 0.00001, [1, "a"]): for `{{ }}`, `~`, the string
+  // and join filters and str.format.
+  bool python_printing = false;
 };
 
 class Template {

@@ -51,6 +51,25 @@ TEST(Jinja, TextAndOutput) {
   EXPECT_EQ(Ok("{{ \"\\u00e9\\n\\t\\x41\" }}"), "\xc3\xa9\n\tA");
 }
 
+TEST(Jinja, PythonPrinting) {
+  absl::StatusOr<Template> t = Template::Parse(
+      "{{ none }}|{{ true }}|{{ 1.0 }}|{{ 1 / 100000 }}|{{ 0.00001 }}|{{ [1, 'a', none, (2,)] }}|"
+      "{{ {'k': \"it's\"} }}|{{ 'x' ~ false ~ 2.5 }}|{{ [1.5, true] | join(',') }}|"
+      "{{ 100000000000000000000.0 }}|{{ '{}'.format(none) }}");
+  ASSERT_TRUE(t.ok()) << t.status();
+  RenderOptions python;
+  python.python_printing = true;
+  absl::StatusOr<std::string> r = t->Render(Value(), python);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(*r,
+            "None|True|1.0|1e-05|1e-05|[1, 'a', None, (2,)]|{'k': \"it's\"}|xFalse2.5|1.5,True|"
+            "1e+20|None");
+  r = t->Render(Value());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(*r, "|true|1.0|0.00001|0.00001|[1, \"a\", null, [2]]|{\"k\": \"it's\"}|xfalse2.5|"
+                "1.5,true|100000000000000000000.0|");
+}
+
 TEST(Jinja, WhitespaceControlMatchesHuggingFace) {
   // trim_blocks: the newline after a block tag goes; lstrip_blocks: the indentation before it.
   EXPECT_EQ(Ok("{% if true %}\n  yes\n{% endif %}\n"), "  yes\n");

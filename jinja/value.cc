@@ -323,6 +323,133 @@ std::string Value::ToString() const {
 
 namespace {
 
+std::string PyFloat(double d) {
+  if (std::isnan(d)) return "nan";
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  if (d == 0) return std::signbit(d) ? "-0.0" : "0.0";
+  // Shortest round-trip digits, placed as Python's float_repr_style 'short' does.
+  char buf[40];
+  int precision = 1;
+  for (; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*e", precision - 1, d);
+    if (std::strtod(buf, nullptr) == d) break;
+  }
+  const std::string e(buf);
+  const size_t epos = e.find('e');
+  const int exponent = std::atoi(e.c_str() + epos + 1);
+  if (exponent < -4 || exponent >= 16) {
+    std::string mantissa = e.substr(0, epos);
+    if (mantissa.find('.') != std::string::npos) {
+      while (mantissa.back() == '0') mantissa.pop_back();
+      if (mantissa.back() == '.') mantissa.pop_back();
+    }
+    char exp[16];
+    std::snprintf(exp, sizeof(exp), "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+    return mantissa + exp;
+  }
+  std::string js = FormatJsNumber(d);  // fixed notation in this range
+  if (js.find('.') == std::string::npos) js += ".0";
+  return js;
+}
+
+std::string PyQuote(const std::string& s) {
+  const bool dq = s.find('\'') != std::string::npos && s.find('"') == std::string::npos;
+  const char q = dq ? '"' : '\'';
+  std::string out(1, q);
+  for (unsigned char c : s) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == q) {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += q;
+  return out;
+}
+
+void AppendPyRepr(const Value& v, int depth, std::string* out) {
+  if (depth > 512 || out->size() > (64u << 20)) {
+    out->append("...");
+    return;
+  }
+  switch (v.kind()) {
+    case Value::Kind::kString:
+      out->append(PyQuote(v.str()));
+      return;
+    case Value::Kind::kArray: {
+      out->push_back(v.IsTuple() ? '(' : '[');
+      for (size_t i = 0; i < v.array().size(); ++i) {
+        if (i > 0) out->append(", ");
+        AppendPyRepr(v.array()[i], depth + 1, out);
+      }
+      if (v.IsTuple() && v.array().size() == 1) out->push_back(',');
+      out->push_back(v.IsTuple() ? ')' : ']');
+      return;
+    }
+    case Value::Kind::kObject: {
+      if (v.IsNamespace()) out->append("<Namespace ");
+      out->push_back('{');
+      bool first = true;
+      for (const auto& kv : v.object().entries()) {
+        if (!first) out->append(", ");
+        first = false;
+        out->append(PyQuote(kv.first));
+        out->append(": ");
+        AppendPyRepr(kv.second, depth + 1, out);
+      }
+      out->push_back('}');
+      if (v.IsNamespace()) out->push_back('>');
+      return;
+    }
+    default:
+      out->append(v.PyStr());
+  }
+}
+
+}  // namespace
+
+std::string Value::PyStr() const {
+  switch (kind_) {
+    case Kind::kUndefined:
+      return "";
+    case Kind::kNull:
+      return "None";
+    case Kind::kBool:
+      return b_ ? "True" : "False";
+    case Kind::kInt:
+      return absl::StrCat(i_);
+    case Kind::kFloat:
+      return PyFloat(d_);
+    case Kind::kString:
+      return *s_;
+    case Kind::kFunction:
+      return absl::StrCat("<function ", fn_->name, ">");
+    default:
+      return PyRepr();
+  }
+}
+
+std::string Value::PyRepr() const {
+  std::string out;
+  AppendPyRepr(*this, 0, &out);
+  return out;
+}
+
+namespace {
+
 absl::Status AppendJson(const Value& v, const JsonOptions& o, int depth, int max_depth,
                         std::string* out) {
   if (depth > max_depth) {

@@ -136,6 +136,9 @@ class Value {
   bool Truthy() const;
   // The text `{{ value }}` writes (see the top of this file). Functions print as "[function]".
   std::string ToString() const;
+  // Python's str() / repr(), as Jinja2 prints: None, True, 1.0, 1e-05, [1, 'a'], {'k': (1,)}.
+  std::string PyStr() const;
+  std::string PyRepr() const;
   // JSON text as the tojson filter writes it; InvalidArgument for a function, or past
   // `max_depth` nested containers.
   absl::StatusOr<std::string> ToJson(const JsonOptions& options = {}, int max_depth = 512) const;
