@@ -44,6 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   edgeq::jinja::RenderOptions options;
   options.clock = [] { return static_cast<std::time_t>(0); };
   (void)t->Render(edgeq::jinja::Value::FromJson(context), options);
+  options.python_printing = true;
+  (void)t->Render(edgeq::jinja::Value::FromJson(context), options);
   // The same through RenderChat (tools defined, generation prompt off).
   (void)edgeq::jinja::RenderChat(text, context["messages"], context["tools"], false,
                                  std::string("<s>"), std::nullopt, nullptr, limits, options);

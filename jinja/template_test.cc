@@ -296,6 +296,16 @@ TEST(Jinja, RenderChatSetsHuggingFaceVariables) {
             absl::StatusCode::kInvalidArgument);
 }
 
+TEST(Jinja, ContextFromEitherJsonType) {
+  absl::StatusOr<Template> t = Template::Parse("{{ d | tojson }}{{ n }}{{ f }}");
+  ASSERT_TRUE(t.ok()) << t.status();
+  const nlohmann::ordered_json ordered = {{"d", {{"b", 1}, {"a", 2}}}, {"n", 3.0}, {"f", 0.5}};
+  EXPECT_EQ(t->Render(Value::FromJson(ordered)).value_or("?"), "{\"b\": 1, \"a\": 2}30.5");
+  const nlohmann::json sorted = {{"d", {{"b", 1}, {"a", 2}}}, {"n", 3.0}, {"f", 0.5}};
+  EXPECT_EQ(t->Render(Value::FromJson(sorted)).value_or("?"), "{\"a\": 2, \"b\": 1}30.5");
+  EXPECT_EQ(t->Render(Value::Int(1)).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST(Jinja, TemplateFromTokenizerConfig) {
   nlohmann::ordered_json config = {{"chat_template", "{{ bos_token }}x"},
                            {"bos_token", {{"__type", "AddedToken"}, {"content", "<b>"}}},

@@ -106,41 +106,55 @@ Value Value::MakeFunction(std::string name, Function fn) {
   return v;
 }
 
-Value Value::FromJson(const nlohmann::ordered_json& j) {
+namespace {
+
+template <typename Json>
+Value ValueFromJson(const Json& j);
+
+}  // namespace
+
+Value Value::FromJson(const nlohmann::ordered_json& j) { return ValueFromJson(j); }
+Value Value::FromJson(const nlohmann::json& j) { return ValueFromJson(j); }
+
+namespace {
+
+template <typename Json>
+Value ValueFromJson(const Json& j) {
+  using Value = ::edgeq::jinja::Value;
   switch (j.type()) {
-    case nlohmann::ordered_json::value_t::null:
-      return Null();
-    case nlohmann::ordered_json::value_t::boolean:
-      return Bool(j.get<bool>());
-    case nlohmann::ordered_json::value_t::number_integer:
-      return Int(j.get<int64_t>());
-    case nlohmann::ordered_json::value_t::number_unsigned: {
-      const uint64_t u = j.get<uint64_t>();
+    case Json::value_t::null:
+      return Value::Null();
+    case Json::value_t::boolean:
+      return Value::Bool(j.template get<bool>());
+    case Json::value_t::number_integer:
+      return Value::Int(j.template get<int64_t>());
+    case Json::value_t::number_unsigned: {
+      const uint64_t u = j.template get<uint64_t>();
       if (u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-        return Int(static_cast<int64_t>(u));
+        return Value::Int(static_cast<int64_t>(u));
       }
-      return Float(static_cast<double>(u));
+      return Value::Float(static_cast<double>(u));
     }
-    case nlohmann::ordered_json::value_t::number_float: {
+    case Json::value_t::number_float: {
       // JavaScript has one number type: an integral double is an integer to @huggingface/jinja.
-      const double d = j.get<double>();
+      const double d = j.template get<double>();
       if (std::floor(d) == d && std::fabs(d) < 9007199254740992.0) {
-        return Int(static_cast<int64_t>(d));
+        return Value::Int(static_cast<int64_t>(d));
       }
-      return Float(d);
+      return Value::Float(d);
     }
-    case nlohmann::ordered_json::value_t::string:
-      return String(j.get<std::string>());
-    case nlohmann::ordered_json::value_t::array: {
+    case Json::value_t::string:
+      return Value::String(j.template get<std::string>());
+    case Json::value_t::array: {
       std::vector<Value> items;
       items.reserve(j.size());
-      for (const auto& e : j) items.push_back(FromJson(e));
-      return Array(std::move(items));
+      for (const auto& e : j) items.push_back(ValueFromJson(e));
+      return Value::Array(std::move(items));
     }
-    case nlohmann::ordered_json::value_t::object: {
-      Value o = MakeObject();
+    case Json::value_t::object: {
+      Value o = Value::MakeObject();
       for (auto it = j.begin(); it != j.end(); ++it) {
-        o.mutable_object().Set(it.key(), FromJson(it.value()));
+        o.mutable_object().Set(it.key(), ValueFromJson(it.value()));
       }
       return o;
     }
@@ -148,6 +162,8 @@ Value Value::FromJson(const nlohmann::ordered_json& j) {
       return Value();
   }
 }
+
+}  // namespace
 
 int Value::depth() const {
   if (kind_ == Kind::kArray) return depth_;

@@ -94,6 +94,8 @@ class Value {
   // null -> none, numbers -> int (when integral and in range) or float, arrays, objects (in
   // the json's key order).
   static Value FromJson(const nlohmann::ordered_json& j);
+  // The same for nlohmann::json, whose objects keep their keys sorted (so does the Value).
+  static Value FromJson(const nlohmann::json& j);
 
   Kind kind() const { return kind_; }
   bool IsUndefined() const { return kind_ == Kind::kUndefined; }
