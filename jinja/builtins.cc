@@ -313,6 +313,7 @@ Value BuiltinMember(const Value& object, const std::string& name) {
 
 absl::StatusOr<bool> ApplyTest(Interpreter& in, const std::string& name, const Value& v,
                                const std::vector<Value>& args) {
+  for (const Value& a : args) EDGEQ_RETURN_IF_ERROR(in.ChargeWalk(a));
   auto arg = [&](size_t i) { return i < args.size() ? args[i] : Value(); };
   if (name == "defined") return !v.IsUndefined();
   if (name == "undefined") return v.IsUndefined();
@@ -370,7 +371,6 @@ absl::StatusOr<bool> ApplyTest(Interpreter& in, const std::string& name, const V
     if (c.IsObject() && v.IsString()) return c.object().Find(v.str()) != nullptr;
     return false;
   }
-  (void)in;
   return absl::NotFoundError(absl::StrCat("unknown test '", name, "'"));
 }
 

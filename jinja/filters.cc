@@ -70,6 +70,7 @@ absl::StatusOr<std::vector<Value>> Items(absl::string_view name, const Value& v)
 }
 
 absl::StatusOr<Value> ToJsonFilter(Interpreter& in, const Value& v, const CallArgs& a) {
+  EDGEQ_RETURN_IF_ERROR(in.ChargeWalk(v));
   JsonOptions o;
   const Value indent = Arg(a, 0, "indent");
   if (indent.IsInt()) {
@@ -103,6 +104,7 @@ absl::StatusOr<Value> ToJsonFilter(Interpreter& in, const Value& v, const CallAr
 
 absl::StatusOr<Value> Join(Interpreter& in, const Value& v, const CallArgs& a) {
   EDGEQ_ASSIGN_OR_RETURN(std::vector<Value> items, Items("join", v));
+  EDGEQ_RETURN_IF_ERROR(in.ChargeWalk(v));
   const Value sep = Arg(a, 0, "d", Value::String(""));
   if (!sep.IsString()) return FilterError("join", "the separator must be a string");
   const Value attr = Arg(a, 1, "attribute");
@@ -457,7 +459,7 @@ absl::StatusOr<Value> ApplyFilter(Interpreter& in, const std::string& name, cons
     EDGEQ_ASSIGN_OR_RETURN(std::vector<Value> items, Items(name, v));
     std::vector<Value> out;
     for (const Value& item : items) {
-      EDGEQ_RETURN_IF_ERROR(in.CountIterations(static_cast<int64_t>(out.size()) + 1));
+      EDGEQ_RETURN_IF_ERROR(in.CountIterations(static_cast<int64_t>(out.size()) * item.size() + 1));
       bool seen = false;
       for (const Value& o : out) seen = seen || LooseEquals(o, item);
       if (!seen) out.push_back(item);
@@ -471,7 +473,10 @@ namespace {
 
 absl::StatusOr<Value> ApplyScalarFilter(Interpreter& in, const std::string& name, const Value& v,
                                         const CallArgs& a, const EnvPtr& env) {
-  if (name == "string") return Value::String(in.Text(v));
+  if (name == "string") {
+    EDGEQ_RETURN_IF_ERROR(in.ChargeWalk(v));
+    return Value::String(in.Text(v));
+  }
   if (name == "upper" || name == "lower" || name == "title" || name == "capitalize") {
     if (!v.IsString()) return FilterError(name, "expected a string");
     if (name == "upper") return Value::String(UpperText(v.str()));

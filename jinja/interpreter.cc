@@ -59,8 +59,13 @@ absl::Status Interpreter::CheckSize(size_t n, absl::string_view what) const {
 absl::Status Interpreter::Exec(const std::vector<NodePtr>& body, const EnvPtr& env,
                                std::string* out) {
   for (const NodePtr& n : body) {
+    const size_t before = out->size();
     EDGEQ_RETURN_IF_ERROR(ExecOne(*n, env, out));
     EDGEQ_RETURN_IF_ERROR(CheckSize(out->size(), "the output"));
+    // Text written costs work too (a 16 MiB string rebuilt in a loop must not take forever).
+    if (out->size() - before >= 256) {
+      EDGEQ_RETURN_IF_ERROR(CountIterations(static_cast<int64_t>((out->size() - before) >> 8)));
+    }
     if (flow_ != Flow::kNormal) break;
   }
   return absl::OkStatus();
@@ -80,6 +85,7 @@ absl::Status Interpreter::ExecOne(const Node& node, const EnvPtr& env, std::stri
       return absl::OkStatus();
     case K::kOutput: {
       EDGEQ_ASSIGN_OR_RETURN(Value v, Eval(*node.a, env));
+      EDGEQ_RETURN_IF_ERROR(ChargeWalk(v));
       out->append(Text(v));
       return absl::OkStatus();
     }
@@ -147,13 +153,24 @@ absl::StatusOr<bool> Interpreter::Reaches(const Value& v, const void* target,
   return false;
 }
 
-absl::Status Interpreter::Assign(const Node& target, const Value& value, const EnvPtr& env) {
-  // Lists nested without end (set x = [x] in a loop) would overflow the stack when freed.
-  if (value.depth() > limits_.max_depth) {
+absl::Status Interpreter::CheckValue(const Value& v, int line) const {
+  // Lists nested without end (set x = [x] in a loop) would overflow the stack when freed, and
+  // lists holding one list twice, again and again, would take forever to print.
+  if (v.depth() > limits_.max_depth) {
     return absl::ResourceExhaustedError(
-        absl::StrCat("template line ", target.line, ": a value nested deeper than ",
-                     limits_.max_depth, " levels (Limits::max_depth)"));
+        absl::StrCat("template line ", line, ": a value nested deeper than ", limits_.max_depth,
+                     " levels (Limits::max_depth)"));
   }
+  if (v.size() > limits_.max_loop_iterations) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "template line ", line, ": a value holding more than ", limits_.max_loop_iterations,
+        " values (Limits::max_loop_iterations)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Interpreter::Assign(const Node& target, const Value& value, const EnvPtr& env) {
+  EDGEQ_RETURN_IF_ERROR(CheckValue(value, target.line));
   if (target.kind == K::kName) {
     env->Set(target.text, value);
     return absl::OkStatus();
@@ -222,10 +239,11 @@ absl::Status Interpreter::ExecFor(const Node& node, const EnvPtr& env, std::stri
   } else {
     return Error(node, absl::StrCat("cannot loop over a ", iterable.TypeName()));
   }
+  // Every item looped over (or tested by the loop's `if`) counts, whether or not the body runs.
+  EDGEQ_RETURN_IF_ERROR(CountIterations(static_cast<int64_t>(all.size())));
   std::vector<Value> items;
   if (node.c) {
     for (const Value& v : all) {
-      EDGEQ_RETURN_IF_ERROR(CountIterations(1));
       EnvPtr test_scope = std::make_shared<Env>(scope);
       EDGEQ_RETURN_IF_ERROR(Assign(*node.a, v, test_scope));
       EDGEQ_ASSIGN_OR_RETURN(Value keep, Eval(*node.c, test_scope));
@@ -238,11 +256,6 @@ absl::Status Interpreter::ExecFor(const Node& node, const EnvPtr& env, std::stri
   const int64_t n = static_cast<int64_t>(items.size());
   ++loop_depth_;
   for (int64_t i = 0; i < n; ++i) {
-    absl::Status s = CountIterations(1);
-    if (!s.ok()) {
-      --loop_depth_;
-      return s;
-    }
     Value loop = Value::MakeObject();
     Object& o = loop.mutable_object();
     o.Set("index", Value::Int(i + 1));
@@ -255,7 +268,7 @@ absl::Status Interpreter::ExecFor(const Node& node, const EnvPtr& env, std::stri
     o.Set("previtem", i > 0 ? items[i - 1] : Value());
     o.Set("nextitem", i < n - 1 ? items[i + 1] : Value());
     scope->Set("loop", loop);
-    s = Assign(*node.a, items[i], scope);
+    absl::Status s = Assign(*node.a, items[i], scope);
     if (s.ok()) s = Exec(node.body, scope, out);
     if (!s.ok()) {
       --loop_depth_;
@@ -298,6 +311,8 @@ bool BodyUses(const std::vector<NodePtr>& body, absl::string_view name) {
 absl::Status BindParameters(Interpreter& in, const std::string& display,
                             const std::vector<NodePtr>& params, bool takes_kwargs,
                             bool takes_varargs, const CallArgs& args, const EnvPtr& scope) {
+  for (const Value& v : args.positional) EDGEQ_RETURN_IF_ERROR(in.CheckValue(v, 0));
+  for (const auto& kv : args.keyword) EDGEQ_RETURN_IF_ERROR(in.CheckValue(kv.second, 0));
   std::vector<std::pair<std::string, Value>> keyword = args.keyword;
   std::vector<const Node*> pending;
   for (size_t i = 0; i < params.size(); ++i) {
@@ -580,7 +595,9 @@ absl::StatusOr<Value> Interpreter::Eval(const Node& node, const EnvPtr& env) {
         EDGEQ_ASSIGN_OR_RETURN(Value v, Eval(*n, env));
         items.push_back(std::move(v));
       }
-      return Value::Array(std::move(items), node.kind == K::kTuple);
+      Value list = Value::Array(std::move(items), node.kind == K::kTuple);
+      EDGEQ_RETURN_IF_ERROR(CheckValue(list, node.line));
+      return list;
     }
     case K::kDict: {
       Value d = Value::MakeObject();
@@ -592,6 +609,7 @@ absl::StatusOr<Value> Interpreter::Eval(const Node& node, const EnvPtr& env) {
         EDGEQ_ASSIGN_OR_RETURN(Value v, Eval(*node.items[i + 1], env));
         d.mutable_object().Set(k.str(), std::move(v));
       }
+      EDGEQ_RETURN_IF_ERROR(CheckValue(d, node.line));
       return d;
     }
     case K::kName: {

@@ -56,6 +56,12 @@ class Interpreter {
   }
 
   // Budget checks; each returns ResourceExhausted naming the limit.
+  // A value kept (assigned, bound to a parameter, built as a literal) may hold at most
+  // max_loop_iterations values and nest max_depth deep; walking it costs its size.
+  absl::Status CheckValue(const Value& v, int line) const;
+  absl::Status ChargeWalk(const Value& v) {
+    return v.size() > 1 ? CountIterations(v.size()) : absl::OkStatus();
+  }
   absl::Status CountIterations(int64_t n);
   absl::Status CheckSize(size_t bytes_or_items, absl::string_view what) const;
 

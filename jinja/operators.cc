@@ -170,8 +170,10 @@ absl::StatusOr<Value> Interpreter::EvalBinary(const Node& node, const EnvPtr& en
   if (op == "or") return l.Truthy() ? l : Eval(*node.b, env);
   EDGEQ_ASSIGN_OR_RETURN(Value r, Eval(*node.b, env));
   current_node_ = &node;
-  if (op == "==") return Value::Bool(LooseEquals(l, r));
-  if (op == "!=") return Value::Bool(!LooseEquals(l, r));
+  if (op == "==" || op == "!=") {
+    EDGEQ_RETURN_IF_ERROR(ChargeWalk(l.size() < r.size() ? l : r));
+    return Value::Bool(LooseEquals(l, r) == (op == "=="));
+  }
   const bool membership = op == "in" || op == "not in";
   if (l.IsUndefined() || r.IsUndefined()) {
     if (r.IsUndefined() && membership) return Value::Bool(op == "not in");
@@ -180,9 +182,12 @@ absl::StatusOr<Value> Interpreter::EvalBinary(const Node& node, const EnvPtr& en
   if (l.IsNull() || r.IsNull()) {
     return Error(node, absl::StrCat("cannot apply ", op, " to none"));
   }
+  EDGEQ_RETURN_IF_ERROR(ChargeWalk(r));
+  EDGEQ_RETURN_IF_ERROR(ChargeWalk(l));
   if (op == "~") {
     std::string s = Concat(l) + Concat(r);
     EDGEQ_RETURN_IF_ERROR(CheckSize(s.size(), "a string"));
+    EDGEQ_RETURN_IF_ERROR(CountIterations(static_cast<int64_t>(s.size() >> 8)));
     return Value::String(std::move(s));
   }
   if (IsNumeric(l) && IsNumeric(r) && !(l.IsBool() && r.IsBool() && op != "**")) {
@@ -211,6 +216,7 @@ absl::StatusOr<Value> Interpreter::EvalBinary(const Node& node, const EnvPtr& en
   if ((l.IsString() || r.IsString()) && op == "+") {
     std::string s = Concat(l) + Concat(r);
     EDGEQ_RETURN_IF_ERROR(CheckSize(s.size(), "a string"));
+    EDGEQ_RETURN_IF_ERROR(CountIterations(static_cast<int64_t>(s.size() >> 8)));
     return Value::String(std::move(s));
   }
   if (l.IsString() && r.IsString()) {

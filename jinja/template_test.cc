@@ -265,6 +265,18 @@ TEST(Jinja, LimitsRefuseHostileTemplates) {
   ExpectError("{% set ns = namespace(l=[]) %}{% for i in range(1000) %}{% set ns.l = [ns.l] %}"
               "{% endfor %}",
               absl::StatusCode::kResourceExhausted, "nested deeper than 200");
+  // A list holding one list twice, doubled 40 times: refused before it can be printed.
+  ExpectError("{% set ns = namespace(l=[1]) %}{% for i in range(40) %}{% set ns.l = [ns.l, ns.l] %}"
+              "{% endfor %}{{ ns.l }}",
+              absl::StatusCode::kResourceExhausted, "more than 1000000 values");
+  ExpectError("{% macro m(x, n) %}{% if n > 0 %}{{ m([x, x], n - 1) }}{% else %}{{ x }}{% endif %}"
+              "{% endmacro %}{{ m([1], 35) }}",
+              absl::StatusCode::kResourceExhausted, "");
+  // Rebuilding a big string again and again costs its bytes.
+  ExpectError("{% set ns = namespace(s='0123456789abcdef') %}"
+              "{% for i in range(16) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}"
+              "{% for i in range(100000) %}{% set t = ns.s ~ 'y' %}{% endfor %}",
+              absl::StatusCode::kResourceExhausted, "loop iterations");
   Limits tiny_src;
   tiny_src.max_template_bytes = 10;
   ExpectError("{{ 'longer than ten bytes' }}", absl::StatusCode::kResourceExhausted,

@@ -40,6 +40,7 @@ Value* Object::Find(absl::string_view key) {
 
 void Object::Set(const std::string& key, Value value) {
   max_child_depth_ = std::max(max_child_depth_, value.depth());
+  total_child_size_ = std::min<int64_t>(total_child_size_ + value.size(), int64_t{1} << 60);
   if (Value* v = Find(key)) {
     *v = std::move(value);
     return;
@@ -85,7 +86,10 @@ Value Value::Array(std::vector<Value> items, bool tuple) {
   Value v;
   v.kind_ = Kind::kArray;
   v.tuple_ = tuple;
-  for (const Value& item : items) v.depth_ = std::max(v.depth_, item.depth());
+  for (const Value& item : items) {
+    v.depth_ = std::max(v.depth_, item.depth());
+    v.size_ = std::min<int64_t>(v.size_ + item.size(), int64_t{1} << 60);
+  }
   ++v.depth_;
   v.a_ = std::make_shared<std::vector<Value>>(std::move(items));
   return v;
@@ -164,6 +168,12 @@ Value ValueFromJson(const Json& j) {
 }
 
 }  // namespace
+
+int64_t Value::size() const {
+  if (kind_ == Kind::kArray) return size_;
+  if (kind_ == Kind::kObject) return 1 + o_->total_child_size();
+  return 1;
+}
 
 int Value::depth() const {
   if (kind_ == Kind::kArray) return depth_;

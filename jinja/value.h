@@ -51,11 +51,14 @@ class Object {
   size_t size() const { return entries_.size(); }
   // The deepest nesting of any value ever set here (see Value::depth()).
   int max_child_depth() const { return max_child_depth_; }
+  // The number of values ever set here, counted through nested lists and objects (saturating).
+  int64_t total_child_size() const { return total_child_size_; }
   const std::vector<std::pair<std::string, Value>>& entries() const { return entries_; }
 
  private:
   std::vector<std::pair<std::string, Value>> entries_;
   int max_child_depth_ = 0;
+  int64_t total_child_size_ = 0;
 };
 
 struct JsonOptions {
@@ -134,6 +137,9 @@ class Value {
   // Nesting: 0 for a scalar, 1 + the deepest item for a list or object (an upper bound for
   // objects, whose items may have been replaced).
   int depth() const;
+  // The values a walk of this one visits (a list shared twice counts twice): 1 for a scalar.
+  // Bounded walks (printing, comparing) cost this much.
+  int64_t size() const;
 
   bool Truthy() const;
   // The text `{{ value }}` writes (see the top of this file). Functions print as "[function]".
@@ -161,6 +167,7 @@ class Value {
   bool tuple_ = false;
   bool namespace_ = false;
   int depth_ = 0;  // lists: 1 + the deepest item
+  int64_t size_ = 1;  // lists: 1 + the items' sizes (saturating)
   int64_t i_ = 0;
   double d_ = 0;
   std::shared_ptr<const std::string> s_;
