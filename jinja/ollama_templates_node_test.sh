@@ -18,5 +18,5 @@ if ! command -v node >/dev/null; then
 fi
 check "edgeq renders what @huggingface/jinja renders for every ollama-utils template" \
   node "$ws/jinja/testdata/check_ollama_templates.js" "$npm" "$ws/jinja/testdata" \
-  "$ws/jinja/jinja_render" "$TEST_TMPDIR"
+  "$ws/jinja/jinja_render" "$TEST_TMPDIR" "$ws/llm/testdata/chat_template_goldens.json"
 finish

@@ -5,13 +5,18 @@
 // @huggingface/jinja throws (a feature it lacks, such as looping over a string or the reject
 // filter) edgeq may render: those cases are counted, not failed. Only reads installed packages.
 //
-//   node check_ollama_templates.js NODE_MODULES_DIR TESTDATA_DIR JINJA_RENDER TMPDIR
+// With LLM_GOLDENS (llm/testdata/chat_template_goldens.json), also checks that the ten
+// templates of those goldens are in the table with the same text (sha256), as
+// jinja/project_goldens_test.cc assumes.
+//
+//   node check_ollama_templates.js NODE_MODULES_DIR TESTDATA_DIR JINJA_RENDER TMPDIR [LLM_GOLDENS]
 "use strict";
+const crypto = require("crypto");
 const fs = require("fs");
 const path = require("path");
 const { spawnSync } = require("child_process");
 
-const [npm, testdata, render, tmp] = process.argv.slice(2);
+const [npm, testdata, render, tmp, llmGoldens] = process.argv.slice(2);
 if (!npm || !testdata || !render || !tmp) {
   console.error("usage: node check_ollama_templates.js NODE_MODULES_DIR TESTDATA_DIR JINJA_RENDER TMPDIR");
   process.exit(2);
@@ -27,6 +32,27 @@ const entries = mod.exports;
 if (!Array.isArray(entries) || entries.length < 90) {
   console.log(`FAIL: expected about 100 templates in @huggingface/ollama-utils, found ${entries && entries.length}`);
   process.exit(1);
+}
+
+let shaFailures = 0;
+if (llmGoldens) {
+  const models = {
+    llama3: "library/dolphin-llama3:8b", qwen3: "library/qwen3:0.6b", gemma3: "library/gemma3:270m",
+    qwen25: "library/qwen2.5-coder:1.5b", phi35: "library/phi3.5:3.8b", smollm2: "library/smollm2:135m",
+    phi3mini: "library/nuextract:3.8b", llama31: "library/llama3.1:8b", llama32: "library/llama3.2:3b",
+    llama2: "library/llama2:7b",
+  };
+  const g = JSON.parse(fs.readFileSync(llmGoldens, "utf8"));
+  for (const [key, model] of Object.entries(models)) {
+    const e = entries.find((x) => x.model === model);
+    const sha = e ? crypto.createHash("sha256").update(e.gguf).digest("hex") : "missing";
+    if (sha !== g.templates[key].sha256) {
+      console.log(`FAIL: ${model}'s template (${sha}) is not llm goldens' ${key} (${g.templates[key].sha256})`);
+      shaFailures++;
+    }
+  }
+  console.log(`${Object.keys(models).length} templates of llm/testdata/chat_template_goldens.json ` +
+    `found in the table, ${shaFailures} with a different text`);
 }
 
 const conversations = JSON.parse(fs.readFileSync(path.join(testdata, "conversations.json"), "utf8"));
@@ -83,4 +109,4 @@ for (let i = 0; i < cases.length; ++i) {
 }
 console.log(`${entries.length} templates, ${cases.length} renderings: ${same} equal, ${bothFail} ` +
   `refused by both, ${onlyReferenceFails} refused by @huggingface/jinja only, ${failed} different`);
-process.exit(failed === 0 && same > 1500 ? 0 : 1);
+process.exit(failed === 0 && shaFailures === 0 && same > 1500 ? 0 : 1);
