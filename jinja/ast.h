@@ -21,33 +21,33 @@ using NodePtr = std::unique_ptr<Node>;
 struct Node {
   enum class Kind {
     // Expressions.
-    kString,      // text
-    kInt,         // i
-    kFloat,       // d
-    kList,        // items
-    kTuple,       // items
-    kDict,        // items: key, value, key, value, ...
-    kName,        // text
-    kMember,      // a.b / a[b]: a = object, b = property; computed: [b]
-    kSlice,       // a, b, c: start, stop, step (each may be null)
-    kCall,        // a = callee, items = arguments (kKeyword / kSpread / kKeywordSpread or any)
-    kKeyword,     // text = name, a = value (in calls: name=value; in parameters: a default)
-    kSpread,      // *a
+    kString,         // text
+    kInt,            // i
+    kFloat,          // d
+    kList,           // items
+    kTuple,          // items
+    kDict,           // items: key, value, key, value, ...
+    kName,           // text
+    kMember,         // a.b / a[b]: a = object, b = property; computed: [b]
+    kSlice,          // a, b, c: start, stop, step (each may be null)
+    kCall,           // a = callee, items = arguments (kKeyword / kSpread / kKeywordSpread or any)
+    kKeyword,        // text = name, a = value (in calls: name=value; in parameters: a default)
+    kSpread,         // *a
     kKeywordSpread,  // **a
-    kUnary,       // text = "not" / "-" / "+", a
-    kBinary,      // text = operator, a, b
-    kFilter,      // a = operand, text = filter name, items = arguments, has_args
-    kTest,        // a = operand, text = test name, negate, items = arguments
-    kTernary,     // a = condition, b = if true, c = if false
-    kSelect,      // `a if b` without else: a, b
+    kUnary,          // text = "not" / "-" / "+", a
+    kBinary,         // text = operator, a, b
+    kFilter,         // a = operand, text = filter name, items = arguments, has_args
+    kTest,           // a = operand, text = test name, negate, items = arguments
+    kTernary,        // a = condition, b = if true, c = if false
+    kSelect,         // `a if b` without else: a, b
     // Statements.
-    kText,        // text (template text written as is)
-    kOutput,      // {{ a }}
-    kSet,         // a = target, b = value, or body when b is null
-    kIf,          // a = test, body, orelse
-    kFor,         // a = target, b = iterable, c = filter (for x in y if c), body, orelse
-    kMacro,       // text = name, items = parameters (kName or kKeyword), body
-    kCallBlock,   // a = the kCall, items = caller parameters, body
+    kText,         // text (template text written as is)
+    kOutput,       // {{ a }}
+    kSet,          // a = target, b = value, or body when b is null
+    kIf,           // a = test, body, orelse
+    kFor,          // a = target, b = iterable, c = filter (for x in y if c), body, orelse
+    kMacro,        // text = name, items = parameters (kName or kKeyword), body
+    kCallBlock,    // a = the kCall, items = caller parameters, body
     kFilterBlock,  // a = kFilter node whose operand is null, body
     kBreak,
     kContinue,

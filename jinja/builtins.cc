@@ -137,44 +137,51 @@ Value StringCaseMember(const Value& object, const std::string& name) {
     });
   }
   if (name == "strip" || name == "lstrip" || name == "rstrip") {
-    return Method(name.c_str(), [s, name](Interpreter&, const CallArgs& a) -> absl::StatusOr<Value> {
-      const bool chars = !a.positional.empty() && a.positional[0].IsString();
-      if (!a.positional.empty() && !IsStringOrNone(a.positional[0])) {
-        return ArgError(name, "the characters to strip must be a string");
-      }
-      return Value::String(TrimText(s, name != "rstrip", name != "lstrip",
-                                    chars ? a.positional[0].str() : "", chars));
-    });
+    return Method(name.c_str(),
+                  [s, name](Interpreter&, const CallArgs& a) -> absl::StatusOr<Value> {
+                    const bool chars = !a.positional.empty() && a.positional[0].IsString();
+                    if (!a.positional.empty() && !IsStringOrNone(a.positional[0])) {
+                      return ArgError(name, "the characters to strip must be a string");
+                    }
+                    return Value::String(TrimText(s, name != "rstrip", name != "lstrip",
+                                                  chars ? a.positional[0].str() : "", chars));
+                  });
   }
   if (name == "startswith" || name == "endswith") {
-    return Method(name.c_str(), [s, name](Interpreter&, const CallArgs& a) -> absl::StatusOr<Value> {
-      if (a.positional.empty()) return ArgError(name, "needs a string or a tuple of strings");
-      std::vector<Value> options =
-          a.positional[0].IsArray() ? a.positional[0].array() : std::vector<Value>{a.positional[0]};
-      for (const Value& o : options) {
-        if (!o.IsString()) return ArgError(name, "needs a string or a tuple of strings");
-        const std::string& p = o.str();
-        const bool hit = p.size() <= s.size() &&
-                         (name == "startswith" ? s.compare(0, p.size(), p) == 0
-                                               : s.compare(s.size() - p.size(), p.size(), p) == 0);
-        if (hit) return Value::Bool(true);
-      }
-      return Value::Bool(false);
-    });
+    return Method(name.c_str(),
+                  [s, name](Interpreter&, const CallArgs& a) -> absl::StatusOr<Value> {
+                    if (a.positional.empty())
+                      return ArgError(name, "needs a string or a tuple of strings");
+                    std::vector<Value> options = a.positional[0].IsArray()
+                                                     ? a.positional[0].array()
+                                                     : std::vector<Value>{a.positional[0]};
+                    for (const Value& o : options) {
+                      if (!o.IsString())
+                        return ArgError(name, "needs a string or a tuple of strings");
+                      const std::string& p = o.str();
+                      const bool hit =
+                          p.size() <= s.size() &&
+                          (name == "startswith" ? s.compare(0, p.size(), p) == 0
+                                                : s.compare(s.size() - p.size(), p.size(), p) == 0);
+                      if (hit) return Value::Bool(true);
+                    }
+                    return Value::Bool(false);
+                  });
   }
   if (name == "split" || name == "rsplit") {
-    return Method(name.c_str(), [s, name](Interpreter& in, const CallArgs& a) -> absl::StatusOr<Value> {
-      Value sep = !a.positional.empty() ? a.positional[0] : Value::Null();
-      if (const Value* k = a.Keyword("sep")) sep = *k;
-      Value max = a.positional.size() > 1 ? a.positional[1] : Value::Int(-1);
-      if (const Value* k = a.Keyword("maxsplit")) max = *k;
-      if (!IsStringOrNone(sep)) return ArgError(name, "the separator must be a string or none");
-      if (sep.IsString() && sep.str().empty()) return ArgError(name, "empty separator");
-      if (!max.IsInt()) return ArgError(name, "maxsplit must be an integer");
-      std::vector<Value> parts = SplitString(s, sep, max.int_value(), name == "rsplit");
-      EDGEQ_RETURN_IF_ERROR(in.CountIterations(static_cast<int64_t>(parts.size())));
-      return Value::Array(std::move(parts));
-    });
+    return Method(
+        name.c_str(), [s, name](Interpreter& in, const CallArgs& a) -> absl::StatusOr<Value> {
+          Value sep = !a.positional.empty() ? a.positional[0] : Value::Null();
+          if (const Value* k = a.Keyword("sep")) sep = *k;
+          Value max = a.positional.size() > 1 ? a.positional[1] : Value::Int(-1);
+          if (const Value* k = a.Keyword("maxsplit")) max = *k;
+          if (!IsStringOrNone(sep)) return ArgError(name, "the separator must be a string or none");
+          if (sep.IsString() && sep.str().empty()) return ArgError(name, "empty separator");
+          if (!max.IsInt()) return ArgError(name, "maxsplit must be an integer");
+          std::vector<Value> parts = SplitString(s, sep, max.int_value(), name == "rsplit");
+          EDGEQ_RETURN_IF_ERROR(in.CountIterations(static_cast<int64_t>(parts.size())));
+          return Value::Array(std::move(parts));
+        });
   }
   if (name == "splitlines") {
     return Method("splitlines", [s](Interpreter&, const CallArgs&) -> absl::StatusOr<Value> {
@@ -209,24 +216,26 @@ Value StringSearchMember(const std::string& s, const std::string& name) {
     });
   }
   if (name == "find" || name == "rfind" || name == "count" || name == "index") {
-    return Method(name.c_str(), [s, name](Interpreter&, const CallArgs& a) -> absl::StatusOr<Value> {
-      if (a.positional.empty() || !a.positional[0].IsString()) {
-        return ArgError(name, "needs a string to look for");
-      }
-      const std::string& sub = a.positional[0].str();
-      if (name == "count") {
-        if (sub.empty()) return Value::Int(CountCodePoints(s) + 1);
-        int64_t n = 0;
-        for (size_t p = s.find(sub); p != std::string::npos; p = s.find(sub, p + sub.size())) ++n;
-        return Value::Int(n);
-      }
-      const size_t p = name == "rfind" ? s.rfind(sub) : s.find(sub);
-      if (p == std::string::npos) {
-        if (name == "index") return ArgError("index", "substring not found");
-        return Value::Int(-1);
-      }
-      return Value::Int(CountCodePoints(s.substr(0, p)));
-    });
+    return Method(
+        name.c_str(), [s, name](Interpreter&, const CallArgs& a) -> absl::StatusOr<Value> {
+          if (a.positional.empty() || !a.positional[0].IsString()) {
+            return ArgError(name, "needs a string to look for");
+          }
+          const std::string& sub = a.positional[0].str();
+          if (name == "count") {
+            if (sub.empty()) return Value::Int(CountCodePoints(s) + 1);
+            int64_t n = 0;
+            for (size_t p = s.find(sub); p != std::string::npos; p = s.find(sub, p + sub.size()))
+              ++n;
+            return Value::Int(n);
+          }
+          const size_t p = name == "rfind" ? s.rfind(sub) : s.find(sub);
+          if (p == std::string::npos) {
+            if (name == "index") return ArgError("index", "substring not found");
+            return Value::Int(-1);
+          }
+          return Value::Int(CountCodePoints(s.substr(0, p)));
+        });
   }
   if (name == "join") {
     return Method("join", [s](Interpreter& in, const CallArgs& a) -> absl::StatusOr<Value> {
@@ -280,22 +289,24 @@ Value DictMember(const Value& object, const std::string& name) {
     });
   }
   if (name == "items" || name == "keys" || name == "values") {
-    return Method(name.c_str(), [object, name](Interpreter&, const CallArgs&) -> absl::StatusOr<Value> {
-      std::vector<Value> out;
-      for (const auto& kv : object.object().entries()) {
-        if (name == "items") {
-          out.push_back(Value::Array({Value::String(kv.first), kv.second}));
-        } else {
-          out.push_back(name == "keys" ? Value::String(kv.first) : kv.second);
-        }
-      }
-      return Value::Array(std::move(out));
-    });
+    return Method(name.c_str(),
+                  [object, name](Interpreter&, const CallArgs&) -> absl::StatusOr<Value> {
+                    std::vector<Value> out;
+                    for (const auto& kv : object.object().entries()) {
+                      if (name == "items") {
+                        out.push_back(Value::Array({Value::String(kv.first), kv.second}));
+                      } else {
+                        out.push_back(name == "keys" ? Value::String(kv.first) : kv.second);
+                      }
+                    }
+                    return Value::Array(std::move(out));
+                  });
   }
   if (name == "dictsort") {
-    return Method("dictsort", [object](Interpreter& in, const CallArgs& a) -> absl::StatusOr<Value> {
-      return ApplyFilter(in, "dictsort", object, a, nullptr);
-    });
+    return Method("dictsort",
+                  [object](Interpreter& in, const CallArgs& a) -> absl::StatusOr<Value> {
+                    return ApplyFilter(in, "dictsort", object, a, nullptr);
+                  });
   }
   return Value();
 }
@@ -333,8 +344,8 @@ absl::StatusOr<bool> ApplyTest(Interpreter& in, const std::string& name, const V
   if (name == "upper") return v.IsString() && UpperText(v.str()) == v.str();
   if (name == "odd" || name == "even") {
     if (!v.IsInt()) {
-      return absl::InvalidArgumentError(absl::StrCat("test '", name, "' needs an integer, got a ",
-                                                     v.TypeName()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("test '", name, "' needs an integer, got a ", v.TypeName()));
     }
     return (v.int_value() % 2 != 0) == (name == "odd");
   }
@@ -425,9 +436,9 @@ absl::StatusOr<Value> Namespace(Interpreter&, const CallArgs& a) {
 }
 
 std::string Strftime(const std::string& format, std::time_t t) {
-  static const char* kMonths[] = {"January", "February", "March",     "April",
-                                  "May",     "June",     "July",      "August",
-                                  "September", "October", "November", "December"};
+  static const char* kMonths[] = {"January",   "February", "March",    "April",
+                                  "May",       "June",     "July",     "August",
+                                  "September", "October",  "November", "December"};
   static const char* kDays[] = {"Sunday",   "Monday", "Tuesday", "Wednesday",
                                 "Thursday", "Friday", "Saturday"};
   std::tm tm{};
@@ -441,19 +452,45 @@ std::string Strftime(const std::string& format, std::time_t t) {
     }
     const char c = format[++i];
     switch (c) {
-      case 'Y': out += absl::StrCat(tm.tm_year + 1900); break;
-      case 'y': out += pad2((tm.tm_year + 1900) % 100); break;
-      case 'm': out += pad2(tm.tm_mon + 1); break;
-      case 'd': out += pad2(tm.tm_mday); break;
-      case 'b': out += std::string(kMonths[tm.tm_mon]).substr(0, 3); break;
-      case 'B': out += kMonths[tm.tm_mon]; break;
-      case 'a': out += std::string(kDays[tm.tm_wday]).substr(0, 3); break;
-      case 'A': out += kDays[tm.tm_wday]; break;
-      case 'H': out += pad2(tm.tm_hour); break;
-      case 'M': out += pad2(tm.tm_min); break;
-      case 'S': out += pad2(tm.tm_sec); break;
-      case '%': out += '%'; break;
-      default: out += '%'; out += c;
+      case 'Y':
+        out += absl::StrCat(tm.tm_year + 1900);
+        break;
+      case 'y':
+        out += pad2((tm.tm_year + 1900) % 100);
+        break;
+      case 'm':
+        out += pad2(tm.tm_mon + 1);
+        break;
+      case 'd':
+        out += pad2(tm.tm_mday);
+        break;
+      case 'b':
+        out += std::string(kMonths[tm.tm_mon]).substr(0, 3);
+        break;
+      case 'B':
+        out += kMonths[tm.tm_mon];
+        break;
+      case 'a':
+        out += std::string(kDays[tm.tm_wday]).substr(0, 3);
+        break;
+      case 'A':
+        out += kDays[tm.tm_wday];
+        break;
+      case 'H':
+        out += pad2(tm.tm_hour);
+        break;
+      case 'M':
+        out += pad2(tm.tm_min);
+        break;
+      case 'S':
+        out += pad2(tm.tm_sec);
+        break;
+      case '%':
+        out += '%';
+        break;
+      default:
+        out += '%';
+        out += c;
     }
   }
   return out;
@@ -470,33 +507,36 @@ void AddGlobals(Env* env) {
   env->Set("None", Value::Null());
   env->Set("range", Value::MakeFunction("range", Range));
   env->Set("namespace", Value::MakeFunction("namespace", Namespace));
-  env->Set("dict", Value::MakeFunction("dict", [](Interpreter&, const CallArgs& a)
-                                                   -> absl::StatusOr<Value> {
-    Value d = Value::MakeObject();
-    if (!a.positional.empty()) {
-      if (!a.positional[0].IsDict()) return ArgError("dict", "the argument must be a dict");
-      for (const auto& kv : a.positional[0].object().entries()) {
-        d.mutable_object().Set(kv.first, kv.second);
-      }
-    }
-    for (const auto& kv : a.keyword) d.mutable_object().Set(kv.first, kv.second);
-    return d;
-  }));
-  env->Set("raise_exception", Value::MakeFunction("raise_exception", [](Interpreter&,
-                                                                        const CallArgs& a)
-                                                                         -> absl::StatusOr<Value> {
-    const std::string msg = a.positional.empty() ? "" : a.positional[0].ToString();
-    return absl::FailedPreconditionError(msg);
-  }));
-  env->Set("strftime_now", Value::MakeFunction("strftime_now", [](Interpreter& in,
-                                                                  const CallArgs& a)
-                                                                   -> absl::StatusOr<Value> {
-    if (a.positional.empty() || !a.positional[0].IsString()) {
-      return ArgError("strftime_now", "needs a format string");
-    }
-    const std::time_t now = in.options().clock ? in.options().clock() : std::time(nullptr);
-    return Value::String(Strftime(a.positional[0].str(), now));
-  }));
+  env->Set("dict", Value::MakeFunction(
+                       "dict", [](Interpreter&, const CallArgs& a) -> absl::StatusOr<Value> {
+                         Value d = Value::MakeObject();
+                         if (!a.positional.empty()) {
+                           if (!a.positional[0].IsDict())
+                             return ArgError("dict", "the argument must be a dict");
+                           for (const auto& kv : a.positional[0].object().entries()) {
+                             d.mutable_object().Set(kv.first, kv.second);
+                           }
+                         }
+                         for (const auto& kv : a.keyword)
+                           d.mutable_object().Set(kv.first, kv.second);
+                         return d;
+                       }));
+  env->Set("raise_exception",
+           Value::MakeFunction(
+               "raise_exception", [](Interpreter&, const CallArgs& a) -> absl::StatusOr<Value> {
+                 const std::string msg = a.positional.empty() ? "" : a.positional[0].ToString();
+                 return absl::FailedPreconditionError(msg);
+               }));
+  env->Set("strftime_now",
+           Value::MakeFunction("strftime_now",
+                               [](Interpreter& in, const CallArgs& a) -> absl::StatusOr<Value> {
+                                 if (a.positional.empty() || !a.positional[0].IsString()) {
+                                   return ArgError("strftime_now", "needs a format string");
+                                 }
+                                 const std::time_t now =
+                                     in.options().clock ? in.options().clock() : std::time(nullptr);
+                                 return Value::String(Strftime(a.positional[0].str(), now));
+                               }));
 }
 
 }  // namespace jinja

@@ -25,13 +25,11 @@ bool TooDeep(const nlohmann::ordered_json& j, int max_depth) {
 
 }  // namespace
 
-absl::StatusOr<std::string> RenderChat(absl::string_view template_text,
-                                       const nlohmann::ordered_json& messages,
-                                       const nlohmann::ordered_json& tools, bool add_generation_prompt,
-                                       const std::optional<std::string>& bos,
-                                       const std::optional<std::string>& eos,
-                                       const nlohmann::ordered_json& extra, const Limits& limits,
-                                       const RenderOptions& options) {
+absl::StatusOr<std::string> RenderChat(
+    absl::string_view template_text, const nlohmann::ordered_json& messages,
+    const nlohmann::ordered_json& tools, bool add_generation_prompt,
+    const std::optional<std::string>& bos, const std::optional<std::string>& eos,
+    const nlohmann::ordered_json& extra, const Limits& limits, const RenderOptions& options) {
   if (!messages.is_array()) {
     return absl::InvalidArgumentError("chat messages must be a JSON array of message objects");
   }
@@ -43,9 +41,9 @@ absl::StatusOr<std::string> RenderChat(absl::string_view template_text,
   }
   for (const auto* j : {&messages, &tools, &extra}) {
     if (TooDeep(*j, limits.max_depth)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "chat messages, tools or extra variables nest deeper than ", limits.max_depth,
-          " levels (Limits::max_depth)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("chat messages, tools or extra variables nest deeper than ",
+                       limits.max_depth, " levels (Limits::max_depth)"));
     }
   }
   EDGEQ_ASSIGN_OR_RETURN(Template t, Template::Parse(template_text, limits));
@@ -81,8 +79,8 @@ absl::StatusOr<std::optional<std::string>> TokenText(const nlohmann::ordered_jso
 
 }  // namespace
 
-absl::StatusOr<ChatTemplateSource> ChatTemplateFromTokenizerConfig(const nlohmann::ordered_json& config,
-                                                                   bool with_tools) {
+absl::StatusOr<ChatTemplateSource> ChatTemplateFromTokenizerConfig(
+    const nlohmann::ordered_json& config, bool with_tools) {
   if (!config.is_object()) {
     return absl::InvalidArgumentError("tokenizer_config.json must hold a JSON object");
   }

@@ -27,14 +27,12 @@ namespace jinja {
 // variables too (null for none). bos/eos: nullopt leaves the variable undefined.
 // InvalidArgument for messages that are not an array or extra that is not an object, and
 // every error Template::Parse/Render gives (raise_exception -> FailedPrecondition).
-absl::StatusOr<std::string> RenderChat(absl::string_view template_text,
-                                       const nlohmann::ordered_json& messages,
-                                       const nlohmann::ordered_json& tools, bool add_generation_prompt,
-                                       const std::optional<std::string>& bos,
-                                       const std::optional<std::string>& eos,
-                                       const nlohmann::ordered_json& extra = nullptr,
-                                       const Limits& limits = {},
-                                       const RenderOptions& options = {});
+absl::StatusOr<std::string> RenderChat(
+    absl::string_view template_text, const nlohmann::ordered_json& messages,
+    const nlohmann::ordered_json& tools, bool add_generation_prompt,
+    const std::optional<std::string>& bos, const std::optional<std::string>& eos,
+    const nlohmann::ordered_json& extra = nullptr, const Limits& limits = {},
+    const RenderOptions& options = {});
 
 // The chat template of a Hugging Face tokenizer_config.json and its special-token texts.
 struct ChatTemplateSource {
@@ -47,8 +45,8 @@ struct ChatTemplateSource {
 // `with_tools` and there is one, else "default". bos_token/eos_token may be strings or
 // AddedToken objects ({"content": ...}); null leaves them unset. NotFound when the config has
 // no chat_template; InvalidArgument naming the field when it has the wrong type.
-absl::StatusOr<ChatTemplateSource> ChatTemplateFromTokenizerConfig(const nlohmann::ordered_json& config,
-                                                                   bool with_tools = false);
+absl::StatusOr<ChatTemplateSource> ChatTemplateFromTokenizerConfig(
+    const nlohmann::ordered_json& config, bool with_tools = false);
 
 }  // namespace jinja
 }  // namespace edgeq

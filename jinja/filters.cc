@@ -364,12 +364,23 @@ std::string Escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&#34;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&#34;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -487,8 +498,8 @@ absl::StatusOr<Value> ApplyScalarFilter(Interpreter& in, const std::string& name
   if (name == "trim") {
     if (!v.IsString()) return FilterError(name, "expected a string");
     const Value chars = Arg(a, 0, "chars");
-    return Value::String(TrimText(v.str(), true, true, chars.IsString() ? chars.str() : "",
-                                  chars.IsString()));
+    return Value::String(
+        TrimText(v.str(), true, true, chars.IsString() ? chars.str() : "", chars.IsString()));
   }
   if (name == "indent") return Indent(in, v, a);
   if (name == "replace") return Replace(in, v, a);
@@ -516,7 +527,8 @@ absl::StatusOr<Value> ApplyScalarFilter(Interpreter& in, const std::string& name
   }
   if (name == "round") return Round(v, a);
   if (name == "items") {
-    if (!v.IsObject()) return FilterError(name, absl::StrCat("expected a dict, got a ", v.TypeName()));
+    if (!v.IsObject())
+      return FilterError(name, absl::StrCat("expected a dict, got a ", v.TypeName()));
     std::vector<Value> out;
     for (const auto& kv : v.object().entries()) {
       out.push_back(Value::Array({Value::String(kv.first), kv.second}));

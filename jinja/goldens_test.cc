@@ -59,7 +59,8 @@ class GoldensTest : public ::testing::Test {
     goldens_ = ReadJson(absl::StrCat(kTestdata, "goldens.json"));
     conversations_ = ReadJson(absl::StrCat(kTestdata, "conversations.json"));
     ASSERT_TRUE(goldens_.is_object()) << "jinja/testdata/goldens.json is not valid JSON";
-    ASSERT_TRUE(conversations_.is_object()) << "jinja/testdata/conversations.json is not valid JSON";
+    ASSERT_TRUE(conversations_.is_object())
+        << "jinja/testdata/conversations.json is not valid JSON";
   }
 
   // Renders every golden of `key` with `text`; counts the matches.
@@ -159,7 +160,8 @@ TEST_F(GoldensTest, DeepSeekV3) {
 // @huggingface/ollama-utils's table, with the package's bos/eos.
 TEST_F(GoldensTest, Llama2) {
   EDGEQ_REFERENCE_DATA_OR_SKIP(config, NPM_CONFIG("llama2"));
-  EDGEQ_REFERENCE_DATA_OR_SKIP(automap, "npm/@huggingface/ollama-utils/src/chat-template-automap.ts");
+  EDGEQ_REFERENCE_DATA_OR_SKIP(automap,
+                               "npm/@huggingface/ollama-utils/src/chat-template-automap.ts");
   EXPECT_EQ(ChatTemplateFromTokenizerConfig(ReadJson(config)).status().code(),
             absl::StatusCode::kNotFound);
   std::optional<std::string> text = OllamaTemplate(automap, "library/llama2:7b");

@@ -39,10 +39,9 @@ absl::Status Interpreter::Error(const Node& node, absl::string_view what) const 
 absl::Status Interpreter::CountIterations(int64_t n) {
   iterations_ += n;
   if (iterations_ > limits_.max_loop_iterations) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("template line ", current_node_ ? current_node_->line : 0,
-                     ": more than ", limits_.max_loop_iterations,
-                     " loop iterations (Limits::max_loop_iterations)"));
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "template line ", current_node_ ? current_node_->line : 0, ": more than ",
+        limits_.max_loop_iterations, " loop iterations (Limits::max_loop_iterations)"));
   }
   return absl::OkStatus();
 }
@@ -108,7 +107,8 @@ absl::Status Interpreter::ExecOne(const Node& node, const EnvPtr& env, std::stri
       if (node.a->has_args) {
         EDGEQ_ASSIGN_OR_RETURN(args, EvalArgs(node.a->items, env));
       }
-      EDGEQ_ASSIGN_OR_RETURN(Value v, ApplyFilter(*this, node.a->text, Value::String(text), args, env));
+      EDGEQ_ASSIGN_OR_RETURN(Value v,
+                             ApplyFilter(*this, node.a->text, Value::String(text), args, env));
       out->append(Text(v));
       return absl::OkStatus();
     }
@@ -162,9 +162,9 @@ absl::Status Interpreter::CheckValue(const Value& v, int line) const {
                      " levels (Limits::max_depth)"));
   }
   if (v.size() > limits_.max_loop_iterations) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "template line ", line, ": a value holding more than ", limits_.max_loop_iterations,
-        " values (Limits::max_loop_iterations)"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("template line ", line, ": a value holding more than ",
+                     limits_.max_loop_iterations, " values (Limits::max_loop_iterations)"));
   }
   return absl::OkStatus();
 }
@@ -341,9 +341,8 @@ absl::Status BindParameters(Interpreter& in, const std::string& display,
     for (auto& kv : keyword) kw.mutable_object().Set(kv.first, kv.second);
     scope->Set("kwargs", kw);
   } else if (!keyword.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("macro ", display,
-                                                   " takes no keyword argument '",
-                                                   keyword[0].first, "'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("macro ", display, " takes no keyword argument '", keyword[0].first, "'"));
   }
   if (takes_varargs) {
     std::vector<Value> rest;
@@ -352,8 +351,8 @@ absl::Status BindParameters(Interpreter& in, const std::string& display,
     }
     scope->Set("varargs", Value::Array(std::move(rest)));
   } else if (args.positional.size() > params.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("macro ", display, " takes not more than ",
-                                                   params.size(), " argument(s)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("macro ", display, " takes not more than ", params.size(), " argument(s)"));
   }
   for (const Node* p : pending) {
     EDGEQ_ASSIGN_OR_RETURN(Value v, in.Eval(*p->a, scope));
@@ -368,17 +367,18 @@ absl::Status Interpreter::DefineMacro(const Node& node, const EnvPtr& env) {
   const Node* macro = &node;
   const bool kwargs = BodyUses(node.body, "kwargs");
   const bool varargs = BodyUses(node.body, "varargs");
-  env->Set(node.text,
-           Value::MakeFunction(node.text, [macro, kwargs, varargs](Interpreter& in,
-                                                                   const CallArgs& args)
-                                              -> absl::StatusOr<Value> {
-             EnvPtr scope = std::make_shared<Env>(in.call_env());
-             EDGEQ_RETURN_IF_ERROR(BindParameters(in, absl::StrCat("'", macro->text, "'"),
-                                                  macro->items, kwargs, varargs, args, scope));
-             std::string out;
-             EDGEQ_RETURN_IF_ERROR(in.Exec(macro->body, scope, &out));
-             return Value::String(std::move(out));
-           }));
+  env->Set(
+      node.text,
+      Value::MakeFunction(
+          node.text,
+          [macro, kwargs, varargs](Interpreter& in, const CallArgs& args) -> absl::StatusOr<Value> {
+            EnvPtr scope = std::make_shared<Env>(in.call_env());
+            EDGEQ_RETURN_IF_ERROR(BindParameters(in, absl::StrCat("'", macro->text, "'"),
+                                                 macro->items, kwargs, varargs, args, scope));
+            std::string out;
+            EDGEQ_RETURN_IF_ERROR(in.Exec(macro->body, scope, &out));
+            return Value::String(std::move(out));
+          }));
   return absl::OkStatus();
 }
 
@@ -388,13 +388,13 @@ absl::Status Interpreter::ExecCallBlock(const Node& node, const EnvPtr& env, std
   const bool kwargs = BodyUses(node.body, "kwargs");
   const bool varargs = BodyUses(node.body, "varargs");
   Value caller = Value::MakeFunction(
-      "caller", [block, weak_env, kwargs, varargs](Interpreter& in,
-                                                   const CallArgs& args) -> absl::StatusOr<Value> {
+      "caller",
+      [block, weak_env, kwargs, varargs](Interpreter& in,
+                                         const CallArgs& args) -> absl::StatusOr<Value> {
         EnvPtr parent = weak_env.lock();
         if (!parent) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("template line ", block->line,
-                           ": caller() called after its {% call %} block ended"));
+          return absl::InvalidArgumentError(absl::StrCat(
+              "template line ", block->line, ": caller() called after its {% call %} block ended"));
         }
         EnvPtr scope = std::make_shared<Env>(parent);
         EDGEQ_RETURN_IF_ERROR(
@@ -413,18 +413,17 @@ absl::Status Interpreter::ExecCallBlock(const Node& node, const EnvPtr& env, std
   return absl::OkStatus();
 }
 
-absl::StatusOr<Value> Interpreter::Call(const Value& fn, const CallArgs& args,
-                                        const EnvPtr& env) {
+absl::StatusOr<Value> Interpreter::Call(const Value& fn, const CallArgs& args, const EnvPtr& env) {
   if (!fn.IsFunction()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("template line ", current_node_ ? current_node_->line : 0,
-                     ": cannot call a ", fn.TypeName(), " (not a function or macro)"));
+        absl::StrCat("template line ", current_node_ ? current_node_->line : 0, ": cannot call a ",
+                     fn.TypeName(), " (not a function or macro)"));
   }
   DepthGuard guard(this);
   if (depth_ > limits_.max_depth) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "template line ", current_node_ ? current_node_->line : 0,
-        ": calls nest deeper than ", limits_.max_depth, " levels (Limits::max_depth)"));
+        "template line ", current_node_ ? current_node_->line : 0, ": calls nest deeper than ",
+        limits_.max_depth, " levels (Limits::max_depth)"));
   }
   EnvPtr saved = call_env_;
   const Node* saved_node = current_node_;
@@ -445,7 +444,8 @@ absl::StatusOr<CallArgs> Interpreter::EvalArgs(const std::vector<NodePtr>& items
     if (item->kind == K::kKeyword || item->kind == K::kKeywordSpread) continue;
     if (item->kind == K::kSpread) {
       EDGEQ_ASSIGN_OR_RETURN(Value v, Eval(*item->a, env));
-      if (!v.IsArray()) return Error(*item, absl::StrCat("cannot unpack a ", v.TypeName(), " with *"));
+      if (!v.IsArray())
+        return Error(*item, absl::StrCat("cannot unpack a ", v.TypeName(), " with *"));
       for (const Value& e : v.array()) args.positional.push_back(e);
       continue;
     }
@@ -465,7 +465,8 @@ absl::StatusOr<CallArgs> Interpreter::EvalArgs(const std::vector<NodePtr>& items
       EDGEQ_RETURN_IF_ERROR(add(item->text, std::move(v), *item));
     } else if (item->kind == K::kKeywordSpread) {
       EDGEQ_ASSIGN_OR_RETURN(Value v, Eval(*item->a, env));
-      if (!v.IsDict()) return Error(*item, absl::StrCat("cannot unpack a ", v.TypeName(), " with **"));
+      if (!v.IsDict())
+        return Error(*item, absl::StrCat("cannot unpack a ", v.TypeName(), " with **"));
       for (const auto& kv : v.object().entries()) {
         EDGEQ_RETURN_IF_ERROR(add(kv.first, kv.second, *item));
       }
@@ -510,19 +511,23 @@ absl::StatusOr<Value> Interpreter::EvalSlice(const Value& object, const Node& sl
   if (!is_string && !object.IsArray()) {
     return Error(slice, absl::StrCat("cannot slice a ", object.TypeName()));
   }
-  const int64_t len = is_string ? static_cast<int64_t>(cps.size())
-                                : static_cast<int64_t>(object.array().size());
+  const int64_t len =
+      is_string ? static_cast<int64_t>(cps.size()) : static_cast<int64_t>(object.array().size());
   int64_t start, stop;
   if (step > 0) {
-    start = !given[0] ? 0 : parts[0] < 0 ? std::max<int64_t>(len + parts[0], 0)
-                                         : std::min(parts[0], len);
-    stop = !given[1] ? len : parts[1] < 0 ? std::max<int64_t>(len + parts[1], 0)
-                                          : std::min(parts[1], len);
+    start = !given[0]      ? 0
+            : parts[0] < 0 ? std::max<int64_t>(len + parts[0], 0)
+                           : std::min(parts[0], len);
+    stop = !given[1]      ? len
+           : parts[1] < 0 ? std::max<int64_t>(len + parts[1], 0)
+                          : std::min(parts[1], len);
   } else {
-    start = !given[0] ? len - 1 : parts[0] < 0 ? std::max<int64_t>(len + parts[0], -1)
-                                               : std::min(parts[0], len - 1);
-    stop = !given[1] ? -1 : parts[1] < -1 ? std::max<int64_t>(len + parts[1], -1)
-                                          : std::min(parts[1], len - 1);
+    start = !given[0]      ? len - 1
+            : parts[0] < 0 ? std::max<int64_t>(len + parts[0], -1)
+                           : std::min(parts[0], len - 1);
+    stop = !given[1]       ? -1
+           : parts[1] < -1 ? std::max<int64_t>(len + parts[1], -1)
+                           : std::min(parts[1], len - 1);
   }
   std::vector<Value> items;
   std::vector<uint32_t> chars;
@@ -566,8 +571,8 @@ absl::StatusOr<Value> Interpreter::EvalMember(const Node& node, const EnvPtr& en
       return Value::String(FromCodePoints(cps, i, i + 1));
     }
     if (key.IsString()) return BuiltinMember(object, key.str());
-    return Error(node, absl::StrCat("cannot index a ", object.TypeName(), " with a ",
-                                    key.TypeName()));
+    return Error(node,
+                 absl::StrCat("cannot index a ", object.TypeName(), " with a ", key.TypeName()));
   }
   if (key.IsString()) return BuiltinMember(object, key.str());
   return Value();
@@ -577,9 +582,9 @@ absl::StatusOr<Value> Interpreter::Eval(const Node& node, const EnvPtr& env) {
   DepthGuard guard(this);
   current_node_ = &node;
   if (depth_ > limits_.max_depth) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "template line ", node.line, ": evaluation nests deeper than ", limits_.max_depth,
-        " levels (Limits::max_depth)"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("template line ", node.line, ": evaluation nests deeper than ",
+                     limits_.max_depth, " levels (Limits::max_depth)"));
   }
   switch (node.kind) {
     case K::kString:
@@ -630,8 +635,8 @@ absl::StatusOr<Value> Interpreter::Eval(const Node& node, const EnvPtr& env) {
         if (neg && i == std::numeric_limits<int64_t>::min()) return Value::Float(-v.number());
         return Value::Int(neg ? -i : i);
       }
-      return Error(node, absl::StrCat("unary ", node.text, " needs a number, got a ",
-                                      v.TypeName()));
+      return Error(node,
+                   absl::StrCat("unary ", node.text, " needs a number, got a ", v.TypeName()));
     }
     case K::kBinary:
       return EvalBinary(node, env);

@@ -1,7 +1,7 @@
 #include "jinja/lexer.h"
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -203,7 +203,8 @@ absl::StatusOr<std::string> Lexer::StringLiteral(char quote) {
     if (e == 'x' || e == 'u') {
       const size_t len = e == 'x' ? 2 : 4;
       const std::string hex = src_.substr(pos_, len);
-      if (hex.size() != len || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
+      if (hex.size() != len ||
+          hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
         return Error(absl::StrCat("invalid escape \\", std::string(1, e), hex));
       }
       AppendUtf8(static_cast<uint32_t>(std::strtoul(hex.c_str(), nullptr, 16)), &out);
@@ -211,13 +212,29 @@ absl::StatusOr<std::string> Lexer::StringLiteral(char quote) {
       continue;
     }
     switch (e) {
-      case 'n': out.push_back('\n'); break;
-      case 't': out.push_back('\t'); break;
-      case 'r': out.push_back('\r'); break;
-      case 'b': out.push_back('\b'); break;
-      case 'f': out.push_back('\f'); break;
-      case 'v': out.push_back('\v'); break;
-      case '\'': case '"': case '\\': out.push_back(e); break;
+      case 'n':
+        out.push_back('\n');
+        break;
+      case 't':
+        out.push_back('\t');
+        break;
+      case 'r':
+        out.push_back('\r');
+        break;
+      case 'b':
+        out.push_back('\b');
+        break;
+      case 'f':
+        out.push_back('\f');
+        break;
+      case 'v':
+        out.push_back('\v');
+        break;
+      case '\'':
+      case '"':
+      case '\\':
+        out.push_back(e);
+        break;
       default:
         return Error(absl::StrCat("unknown escape \\", std::string(1, e), " in a string literal"));
     }

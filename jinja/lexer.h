@@ -22,9 +22,9 @@ enum class TokenType {
   kEquals,
   kOpenParen,
   kCloseParen,
-  kOpenStatement,   // {%
-  kCloseStatement,  // %}
-  kOpenExpression,  // {{
+  kOpenStatement,    // {%
+  kCloseStatement,   // %}
+  kOpenExpression,   // {{
   kCloseExpression,  // }}
   kOpenBracket,
   kCloseBracket,

@@ -220,7 +220,8 @@ absl::StatusOr<Value> Interpreter::EvalBinary(const Node& node, const EnvPtr& en
     return Value::String(std::move(s));
   }
   if (l.IsString() && r.IsString()) {
-    if (membership) return Value::Bool((r.str().find(l.str()) != std::string::npos) == (op == "in"));
+    if (membership)
+      return Value::Bool((r.str().find(l.str()) != std::string::npos) == (op == "in"));
     if (op == "<") return Value::Bool(l.str() < r.str());
     if (op == ">") return Value::Bool(l.str() > r.str());
     if (op == "<=") return Value::Bool(l.str() <= r.str());

@@ -21,31 +21,56 @@ using K = Node::Kind;
 
 const char* TypeText(TokenType t) {
   switch (t) {
-    case TokenType::kText: return "text";
-    case TokenType::kNumber: return "a number";
-    case TokenType::kString: return "a string";
-    case TokenType::kIdentifier: return "a name";
-    case TokenType::kEquals: return "'='";
-    case TokenType::kOpenParen: return "'('";
-    case TokenType::kCloseParen: return "')'";
-    case TokenType::kOpenStatement: return "'{%'";
-    case TokenType::kCloseStatement: return "'%}'";
-    case TokenType::kOpenExpression: return "'{{'";
-    case TokenType::kCloseExpression: return "'}}'";
-    case TokenType::kOpenBracket: return "'['";
-    case TokenType::kCloseBracket: return "']'";
-    case TokenType::kOpenBrace: return "'{'";
-    case TokenType::kCloseBrace: return "'}'";
-    case TokenType::kComma: return "','";
-    case TokenType::kDot: return "'.'";
-    case TokenType::kColon: return "':'";
-    case TokenType::kPipe: return "'|'";
-    case TokenType::kAdditive: return "an operator";
-    case TokenType::kMultiplicative: return "an operator";
-    case TokenType::kPower: return "'**'";
-    case TokenType::kComparison: return "a comparison";
-    case TokenType::kUnary: return "a sign";
-    case TokenType::kComment: return "a comment";
+    case TokenType::kText:
+      return "text";
+    case TokenType::kNumber:
+      return "a number";
+    case TokenType::kString:
+      return "a string";
+    case TokenType::kIdentifier:
+      return "a name";
+    case TokenType::kEquals:
+      return "'='";
+    case TokenType::kOpenParen:
+      return "'('";
+    case TokenType::kCloseParen:
+      return "')'";
+    case TokenType::kOpenStatement:
+      return "'{%'";
+    case TokenType::kCloseStatement:
+      return "'%}'";
+    case TokenType::kOpenExpression:
+      return "'{{'";
+    case TokenType::kCloseExpression:
+      return "'}}'";
+    case TokenType::kOpenBracket:
+      return "'['";
+    case TokenType::kCloseBracket:
+      return "']'";
+    case TokenType::kOpenBrace:
+      return "'{'";
+    case TokenType::kCloseBrace:
+      return "'}'";
+    case TokenType::kComma:
+      return "','";
+    case TokenType::kDot:
+      return "'.'";
+    case TokenType::kColon:
+      return "':'";
+    case TokenType::kPipe:
+      return "'|'";
+    case TokenType::kAdditive:
+      return "an operator";
+    case TokenType::kMultiplicative:
+      return "an operator";
+    case TokenType::kPower:
+      return "'**'";
+    case TokenType::kComparison:
+      return "a comparison";
+    case TokenType::kUnary:
+      return "a sign";
+    case TokenType::kComment:
+      return "a comment";
   }
   return "?";
 }
@@ -140,8 +165,7 @@ class Parser {
   absl::StatusOr<NodePtr> Primary();
   absl::Status Arguments(std::vector<NodePtr>* out, bool parameters);
   absl::StatusOr<NodePtr> Subscript();
-  absl::StatusOr<NodePtr> BinaryLoop(absl::StatusOr<NodePtr> (Parser::*next)(),
-                                     TokenType type);
+  absl::StatusOr<NodePtr> BinaryLoop(absl::StatusOr<NodePtr> (Parser::*next)(), TokenType type);
 
   const std::vector<Token>& t_;
   size_t p_ = 0;
@@ -445,9 +469,8 @@ absl::StatusOr<NodePtr> Parser::Test() {
     if (Is(TokenType::kOpenParen)) {
       EDGEQ_RETURN_IF_ERROR(Arguments(&n->items, false));
     } else if (Is(TokenType::kNumber) || Is(TokenType::kString) ||
-               (Is(TokenType::kIdentifier) && !IsName("and") && !IsName("or") &&
-                !IsName("if") && !IsName("else") && !IsName("is") && !IsName("in") &&
-                !IsName("not"))) {
+               (Is(TokenType::kIdentifier) && !IsName("and") && !IsName("or") && !IsName("if") &&
+                !IsName("else") && !IsName("is") && !IsName("in") && !IsName("not"))) {
       // Jinja's one-argument form: `x is divisibleby 3`, `x is sameas y`.
       EDGEQ_ASSIGN_OR_RETURN(NodePtr arg, Postfix(nullptr));
       n->items.push_back(std::move(arg));
@@ -500,8 +523,8 @@ absl::StatusOr<NodePtr> Parser::Postfix(NodePtr n) {
       if (Is(TokenType::kIdentifier)) {
         m->b = Make(K::kString);
         m->b->text = t_[p_++].value;
-      } else if (Is(TokenType::kNumber) && t_[p_].value.find_first_not_of("0123456789") ==
-                                               std::string::npos) {
+      } else if (Is(TokenType::kNumber) &&
+                 t_[p_].value.find_first_not_of("0123456789") == std::string::npos) {
         m->b = Make(K::kInt);
         m->b->i = std::strtoll(t_[p_++].value.c_str(), nullptr, 10);
       } else {
@@ -565,8 +588,8 @@ absl::Status Parser::Arguments(std::vector<NodePtr>* out, bool parameters) {
   while (!Is(TokenType::kCloseParen)) {
     if (p_ >= t_.size()) return Expected("')'");
     NodePtr arg;
-    if (!parameters && (Is(TokenType::kPower) ||
-                        (Is(TokenType::kMultiplicative) && t_[p_].value == "*"))) {
+    if (!parameters &&
+        (Is(TokenType::kPower) || (Is(TokenType::kMultiplicative) && t_[p_].value == "*"))) {
       arg = Make(Is(TokenType::kPower) ? K::kKeywordSpread : K::kSpread);
       ++p_;
       EDGEQ_ASSIGN_OR_RETURN(arg->a, Expression());

@@ -63,13 +63,27 @@ std::optional<std::string> JsStringLiteral(const std::string& text, size_t pos) 
     if (++i >= text.size()) return std::nullopt;
     const char e = text[i];
     switch (e) {
-      case 'n': out.push_back('\n'); break;
-      case 't': out.push_back('\t'); break;
-      case 'r': out.push_back('\r'); break;
-      case 'b': out.push_back('\b'); break;
-      case 'f': out.push_back('\f'); break;
-      case 'v': out.push_back('\v'); break;
-      case '0': out.push_back('\0'); break;
+      case 'n':
+        out.push_back('\n');
+        break;
+      case 't':
+        out.push_back('\t');
+        break;
+      case 'r':
+        out.push_back('\r');
+        break;
+      case 'b':
+        out.push_back('\b');
+        break;
+      case 'f':
+        out.push_back('\f');
+        break;
+      case 'v':
+        out.push_back('\v');
+        break;
+      case '0':
+        out.push_back('\0');
+        break;
       case 'x':
       case 'u': {
         const size_t len = e == 'x' ? 2 : 4;
@@ -85,7 +99,8 @@ std::optional<std::string> JsStringLiteral(const std::string& text, size_t pos) 
         AppendUtf8(cp, &out);
         break;
       }
-      default: out.push_back(e);  // \\ \' \" and any other escaped character
+      default:
+        out.push_back(e);  // \\ \' \" and any other escaped character
     }
   }
   return std::nullopt;
@@ -101,7 +116,8 @@ std::optional<std::string> OllamaTemplate(const std::string& table, const std::s
 }
 
 TEST(ProjectGoldens, EveryRenderingOfLlmChatGoldens) {
-  EDGEQ_REFERENCE_DATA_OR_SKIP(automap, "npm/@huggingface/ollama-utils/src/chat-template-automap.ts");
+  EDGEQ_REFERENCE_DATA_OR_SKIP(automap,
+                               "npm/@huggingface/ollama-utils/src/chat-template-automap.ts");
   const std::string table = ReadFile(automap);
   const json g = json::parse(ReadFile("llm/testdata/chat_template_goldens.json"), nullptr, false);
   ASSERT_TRUE(g.is_object()) << "llm/testdata/chat_template_goldens.json is not valid JSON";

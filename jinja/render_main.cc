@@ -53,9 +53,9 @@ absl::StatusOr<std::string> RunBatch(const std::string& path) {
     const json& tools = item.contains("tools") ? item["tools"] : none;
     const json& vars = item.contains("vars") ? item["vars"] : none;
     const bool agp = item.value("add_generation_prompt", true);
-    absl::StatusOr<std::string> r = edgeq::jinja::RenderChat(
-        item["template"].get<std::string>(), item["messages"], tools, agp, std::nullopt,
-        std::nullopt, vars);
+    absl::StatusOr<std::string> r =
+        edgeq::jinja::RenderChat(item["template"].get<std::string>(), item["messages"], tools, agp,
+                                 std::nullopt, std::nullopt, vars);
     if (r.ok()) {
       out.push_back({{"text", *r}});
     } else {
@@ -87,9 +87,10 @@ absl::StatusOr<std::string> Run(int argc, char** argv) {
     } else if (!arg.empty() && arg[0] != '-' && template_path.empty()) {
       template_path = arg;
     } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unknown argument '", arg, "'; usage: jinja_render TEMPLATE --messages FILE.json "
-          "[--tools FILE.json] [--no-generation-prompt] [--vars FILE.json]"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown argument '", arg,
+                       "'; usage: jinja_render TEMPLATE --messages FILE.json "
+                       "[--tools FILE.json] [--no-generation-prompt] [--vars FILE.json]"));
     }
   }
   if (template_path.empty() || messages_path.empty()) {
@@ -112,8 +113,9 @@ absl::StatusOr<std::string> Run(int argc, char** argv) {
   if (edgeq::CheckJsonDepth(text, 128, "template").ok()) {
     const json config = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (config.is_object()) {
-      EDGEQ_ASSIGN_OR_RETURN(edgeq::jinja::ChatTemplateSource src,
-                             edgeq::jinja::ChatTemplateFromTokenizerConfig(config, !tools.is_null()));
+      EDGEQ_ASSIGN_OR_RETURN(
+          edgeq::jinja::ChatTemplateSource src,
+          edgeq::jinja::ChatTemplateFromTokenizerConfig(config, !tools.is_null()));
       text = src.text;
       bos = src.bos;
       eos = src.eos;

@@ -58,8 +58,8 @@ absl::StatusOr<std::string> Template::Render(const Value& context,
     // Errors raised by builtins carry no position: add the line being evaluated.
     if (s.code() == absl::StatusCode::kInvalidArgument &&
         !absl::StartsWith(s.message(), "template line") && interpreter.current_node() != nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "template line ", interpreter.current_node()->line, ": ", s.message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("template line ", interpreter.current_node()->line, ": ", s.message()));
     }
     return s;
   }

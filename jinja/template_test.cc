@@ -43,9 +43,11 @@ TEST(Jinja, TextAndOutput) {
   EXPECT_EQ(Ok("Hello {{ name }}!", {{"name", "world"}}), "Hello world!");
   EXPECT_EQ(Ok("{{ 1 + 2 * 3 }}|{{ 7 // 2 }}|{{ -7 // 2 }}|{{ 7 % 3 }}|{{ 2 ** 10 }}"),
             "7|3|-4|1|1024");
-  EXPECT_EQ(Ok("{{ 7 / 2 }}|{{ 4 / 2 }}|{{ 1.5 + 1 }}|{{ 0.1 + 0.2 }}"), "3.5|2.0|2.5|0.30000000000000004");
+  EXPECT_EQ(Ok("{{ 7 / 2 }}|{{ 4 / 2 }}|{{ 1.5 + 1 }}|{{ 0.1 + 0.2 }}"),
+            "3.5|2.0|2.5|0.30000000000000004");
   EXPECT_EQ(Ok("{{ none }}|{{ undefined_name }}|{{ true }}|{{ false }}"), "||true|false");
-  EXPECT_EQ(Ok("{{ [1, 'a', none, true] }}|{{ {'k': [1, 2]} }}"), "[1, \"a\", null, true]|{\"k\": [1, 2]}");
+  EXPECT_EQ(Ok("{{ [1, 'a', none, true] }}|{{ {'k': [1, 2]} }}"),
+            "[1, \"a\", null, true]|{\"k\": [1, 2]}");
   EXPECT_EQ(Ok("{{ 'a' ~ 1 ~ 2.0 }}|{{ 'x' + 1 }}"), "a12|x1");
   EXPECT_EQ(Ok("{{ 'ab' 'cd' }}"), "abcd");
   EXPECT_EQ(Ok("{{ \"\\u00e9\\n\\t\\x41\" }}"), "\xc3\xa9\n\tA");
@@ -66,8 +68,9 @@ TEST(Jinja, PythonPrinting) {
             "1e+20|None");
   r = t->Render(Value());
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(*r, "|true|1.0|0.00001|0.00001|[1, \"a\", null, [2]]|{\"k\": \"it's\"}|xfalse2.5|"
-                "1.5,true|100000000000000000000.0|");
+  EXPECT_EQ(*r,
+            "|true|1.0|0.00001|0.00001|[1, \"a\", null, [2]]|{\"k\": \"it's\"}|xfalse2.5|"
+            "1.5,true|100000000000000000000.0|");
 }
 
 TEST(Jinja, WhitespaceControlMatchesHuggingFace) {
@@ -87,7 +90,8 @@ TEST(Jinja, Conditionals) {
   EXPECT_EQ(Ok(t, {{"x", 2}}), "two");
   EXPECT_EQ(Ok(t, {{"x", 1}}), "small");
   EXPECT_EQ(Ok("{{ 'y' if a and not b else 'n' }}", {{"a", 1}, {"b", 0}}), "y");
-  EXPECT_EQ(Ok("{{ a or 'dflt' }}|{{ [] or 'empty' }}|{{ {} and 1 }}", {{"a", ""}}), "dflt|empty|{}");
+  EXPECT_EQ(Ok("{{ a or 'dflt' }}|{{ [] or 'empty' }}|{{ {} and 1 }}", {{"a", ""}}),
+            "dflt|empty|{}");
   EXPECT_EQ(Ok("{{ 'a' in 'cat' }}{{ 2 in [1, 2] }}{{ 'k' in {'k': 1} }}{{ 3 not in [3] }}"),
             "truetruetruefalse");
   EXPECT_EQ(Ok("{{ x in undefined_list }}", {{"x", 1}}), "false");
@@ -101,18 +105,20 @@ TEST(Jinja, ForLoops) {
   EXPECT_EQ(Ok("{% for x in [1,2,3] %}{{ loop.index0 }}{{ loop.revindex }}{{ loop.revindex0 }}"
                "{{ loop.first }}|{% endfor %}"),
             "032true|121false|210false|");
-  EXPECT_EQ(Ok("{% for x in [1,2,3] %}{{ loop.previtem }}<{{ x }}>{{ loop.nextitem }} {% endfor %}"),
-            "<1>2 1<2>3 2<3> ");
-  EXPECT_EQ(Ok("{% for k, v in d.items() %}{{ k }}={{ v }};{% endfor %}",
-               {{"d", {{"a", 1}, {"b", 2}}}}),
-            "a=1;b=2;");
+  EXPECT_EQ(
+      Ok("{% for x in [1,2,3] %}{{ loop.previtem }}<{{ x }}>{{ loop.nextitem }} {% endfor %}"),
+      "<1>2 1<2>3 2<3> ");
+  EXPECT_EQ(
+      Ok("{% for k, v in d.items() %}{{ k }}={{ v }};{% endfor %}", {{"d", {{"a", 1}, {"b", 2}}}}),
+      "a=1;b=2;");
   EXPECT_EQ(Ok("{% for k in {'z': 1, 'a': 2} %}{{ k }}{% endfor %}"), "za");
   EXPECT_EQ(Ok("{% for x in [] %}x{% else %}empty{% endfor %}"), "empty");
   EXPECT_EQ(Ok("{% for x in range(10) if x is odd %}{{ x }}{% endfor %}"), "13579");
   EXPECT_EQ(Ok("{% for x in range(10) %}{% if x == 2 %}{% continue %}{% endif %}"
                "{% if x == 5 %}{% break %}{% endif %}{{ x }}{% endfor %}"),
             "0134");
-  EXPECT_EQ(Ok("{% for m in messages[::-1] %}{{ m }}{% endfor %}", {{"messages", {1, 2, 3}}}), "321");
+  EXPECT_EQ(Ok("{% for m in messages[::-1] %}{{ m }}{% endfor %}", {{"messages", {1, 2, 3}}}),
+            "321");
 }
 
 TEST(Jinja, SetNamespaceMacroCall) {
@@ -137,7 +143,8 @@ TEST(Jinja, SetNamespaceMacroCall) {
 }
 
 TEST(Jinja, SubscriptsAndSlices) {
-  const nlohmann::ordered_json ctx = {{"xs", {0, 1, 2, 3, 4}}, {"s", "h\xc3\xa9llo"}, {"d", {{"k", "v"}}}};
+  const nlohmann::ordered_json ctx = {
+      {"xs", {0, 1, 2, 3, 4}}, {"s", "h\xc3\xa9llo"}, {"d", {{"k", "v"}}}};
   EXPECT_EQ(Ok("{{ xs[1] }}{{ xs[-1] }}{{ xs[1:3] }}{{ xs[::2] }}{{ xs[::-1] }}{{ xs[-2:] }}", ctx),
             "14[1, 2][0, 2, 4][4, 3, 2, 1, 0][3, 4]");
   EXPECT_EQ(Ok("{{ s[1] }}{{ s[1:3] }}{{ s[::-1] }}{{ d.k }}{{ d['k'] }}{{ d.missing }}", ctx),
@@ -169,15 +176,17 @@ TEST(Jinja, Filters) {
   EXPECT_EQ(Ok("{{ x | default('d') }}{{ '' | default('e', true) }}{{ 0 | d(5) }}"), "de0");
   EXPECT_EQ(Ok("{{ ms | selectattr('role', 'equalto', 'user') | map(attribute='c') | list }}"
                "{{ ms | rejectattr('role', 'equalto', 'user') | map(attribute='c') | join }}",
-               {{"ms", {{{"role", "user"}, {"c", "a"}}, {{"role", "bot"}, {"c", "b"}},
-                        {{"role", "user"}, {"c", "c"}}}}}),
+               {{"ms",
+                 {{{"role", "user"}, {"c", "a"}},
+                  {{"role", "bot"}, {"c", "b"}},
+                  {{"role", "user"}, {"c", "c"}}}}}),
             "[\"a\", \"c\"]b");
   EXPECT_EQ(Ok("{{ [1,2,3,4] | select('odd') | list }}{{ [1,2,3,4] | reject('odd') | list }}"
                "{{ ['a','b'] | map('upper') | join }}"),
             "[1, 3][2, 4]AB");
-  EXPECT_EQ(Ok("{{ d | items | list }}{{ d | dictsort }}{{ d | length }}",
-               {{"d", {{"b", 1}, {"a", 2}}}}),
-            "[[\"b\", 1], [\"a\", 2]][[\"a\", 2], [\"b\", 1]]2");
+  EXPECT_EQ(
+      Ok("{{ d | items | list }}{{ d | dictsort }}{{ d | length }}", {{"d", {{"b", 1}, {"a", 2}}}}),
+      "[[\"b\", 1], [\"a\", 2]][[\"a\", 2], [\"b\", 1]]2");
   EXPECT_EQ(Ok("{{ '3' | int + 1 }}|{{ '2.5' | float }}|{{ 2.7 | int }}|{{ -3 | abs }}|"
                "{{ 2.567 | round(2) }}|{{ 2 | string }}|{{ 'x' | int }}"),
             "4|2.5|2|3|2.57|2|0");
@@ -191,10 +200,13 @@ TEST(Jinja, Filters) {
 }
 
 TEST(Jinja, ToJsonMatchesPythonSpacing) {
-  const nlohmann::ordered_json ctx = {{"t", {{"name", "f"}, {"p", {1, 2.5, nullptr, "\xc3\xa9\"\n"}}}}};
-  EXPECT_EQ(Ok("{{ t | tojson }}", ctx), "{\"name\": \"f\", \"p\": [1, 2.5, null, \"\xc3\xa9\\\"\\n\"]}");
+  const nlohmann::ordered_json ctx = {
+      {"t", {{"name", "f"}, {"p", {1, 2.5, nullptr, "\xc3\xa9\"\n"}}}}};
+  EXPECT_EQ(Ok("{{ t | tojson }}", ctx),
+            "{\"name\": \"f\", \"p\": [1, 2.5, null, \"\xc3\xa9\\\"\\n\"]}");
   EXPECT_EQ(Ok("{{ t | tojson(indent=2) }}", ctx),
-            "{\n  \"name\": \"f\",\n  \"p\": [\n    1,\n    2.5,\n    null,\n    \"\xc3\xa9\\\"\\n\"\n  ]\n}");
+            "{\n  \"name\": \"f\",\n  \"p\": [\n    1,\n    2.5,\n    null,\n    "
+            "\"\xc3\xa9\\\"\\n\"\n  ]\n}");
   EXPECT_EQ(Ok("{{ t | tojson(ensure_ascii=true) }}", ctx),
             "{\"name\": \"f\", \"p\": [1, 2.5, null, \"\\u00e9\\\"\\n\"]}");
   EXPECT_EQ(Ok("{{ {'b': 1, 'a': [] } | tojson(sort_keys=true, separators=(',', ':')) }}"),
@@ -203,10 +215,11 @@ TEST(Jinja, ToJsonMatchesPythonSpacing) {
 }
 
 TEST(Jinja, StringAndDictMethods) {
-  EXPECT_EQ(Ok("{{ '\\nab\\n'.strip('\\n') }}|{{ 'xay'.lstrip('x') }}|{{ ' a '.rstrip() }}|"
-               "{{ 'a,b,,c'.split(',') }}|{{ ' a  b '.split() }}|{{ 'a,b,c'.split(',', 1) }}|"
-               "{{ 'a,b,c'.rsplit(',', 1) }}"),
-            "ab|ay| a|[\"a\", \"b\", \"\", \"c\"]|[\"a\", \"b\"]|[\"a\", \"b,c\"]|[\"a,b\", \"c\"]");
+  EXPECT_EQ(
+      Ok("{{ '\\nab\\n'.strip('\\n') }}|{{ 'xay'.lstrip('x') }}|{{ ' a '.rstrip() }}|"
+         "{{ 'a,b,,c'.split(',') }}|{{ ' a  b '.split() }}|{{ 'a,b,c'.split(',', 1) }}|"
+         "{{ 'a,b,c'.rsplit(',', 1) }}"),
+      "ab|ay| a|[\"a\", \"b\", \"\", \"c\"]|[\"a\", \"b\"]|[\"a\", \"b,c\"]|[\"a,b\", \"c\"]");
   EXPECT_EQ(Ok("{{ 'abc'.startswith('ab') }}{{ 'abc'.endswith(('x', 'c')) }}{{ 'abcb'.find('b') }}"
                "{{ 'abcb'.count('b') }}{{ '-'.join(['a', 'b']) }}{{ '{} and {x}'.format(1, x=2) }}"
                "{{ 'aXa'.replace('a', 'b') }}{{ 'ab'.upper() }}"),
@@ -227,10 +240,12 @@ TEST(Jinja, Globals) {
 }
 
 TEST(Jinja, SyntaxErrorsNameTheLine) {
-  ExpectError("a\n{% if x %}", absl::StatusCode::kInvalidArgument, "ended before {% elif or else or endif %}");
+  ExpectError("a\n{% if x %}", absl::StatusCode::kInvalidArgument,
+              "ended before {% elif or else or endif %}");
   ExpectError("{{ 'abc }}", absl::StatusCode::kInvalidArgument, "unterminated string");
   ExpectError("line1\n{{ x + }}", absl::StatusCode::kInvalidArgument, "template line 2");
-  ExpectError("{% frobnicate %}", absl::StatusCode::kInvalidArgument, "unknown statement 'frobnicate'");
+  ExpectError("{% frobnicate %}", absl::StatusCode::kInvalidArgument,
+              "unknown statement 'frobnicate'");
   ExpectError("{# never closed", absl::StatusCode::kInvalidArgument, "comment");
   ExpectError("{{ x | nosuchfilter }}", absl::StatusCode::kInvalidArgument,
               "filter 'nosuchfilter': unknown filter");
@@ -253,30 +268,35 @@ TEST(Jinja, LimitsRefuseHostileTemplates) {
               absl::StatusCode::kResourceExhausted, "max_depth");
   Limits tiny_out;
   tiny_out.max_output_bytes = 1000;
-  ExpectError("{% set ns = namespace(s='ab') %}{% for i in range(30) %}"
-              "{% set ns.s = ns.s + ns.s %}{% endfor %}",
-              absl::StatusCode::kResourceExhausted, "max_output_bytes", {}, tiny_out);
+  ExpectError(
+      "{% set ns = namespace(s='ab') %}{% for i in range(30) %}"
+      "{% set ns.s = ns.s + ns.s %}{% endfor %}",
+      absl::StatusCode::kResourceExhausted, "max_output_bytes", {}, tiny_out);
   ExpectError("{% for i in range(2000) %}xxxxxxxxxx{% endfor %}",
               absl::StatusCode::kResourceExhausted, "max_output_bytes", {}, tiny_out);
   ExpectError("{% set ns = namespace() %}{% set ns.self = ns %}",
               absl::StatusCode::kInvalidArgument, "cannot store namespace in itself");
   ExpectError("{% set ns = namespace(l=[]) %}{% set ns.l = [1, [ns]] %}",
               absl::StatusCode::kInvalidArgument, "cannot store namespace in itself");
-  ExpectError("{% set ns = namespace(l=[]) %}{% for i in range(1000) %}{% set ns.l = [ns.l] %}"
-              "{% endfor %}",
-              absl::StatusCode::kResourceExhausted, "nested deeper than 200");
+  ExpectError(
+      "{% set ns = namespace(l=[]) %}{% for i in range(1000) %}{% set ns.l = [ns.l] %}"
+      "{% endfor %}",
+      absl::StatusCode::kResourceExhausted, "nested deeper than 200");
   // A list holding one list twice, doubled 40 times: refused before it can be printed.
-  ExpectError("{% set ns = namespace(l=[1]) %}{% for i in range(40) %}{% set ns.l = [ns.l, ns.l] %}"
-              "{% endfor %}{{ ns.l }}",
-              absl::StatusCode::kResourceExhausted, "more than 1000000 values");
-  ExpectError("{% macro m(x, n) %}{% if n > 0 %}{{ m([x, x], n - 1) }}{% else %}{{ x }}{% endif %}"
-              "{% endmacro %}{{ m([1], 35) }}",
-              absl::StatusCode::kResourceExhausted, "");
+  ExpectError(
+      "{% set ns = namespace(l=[1]) %}{% for i in range(40) %}{% set ns.l = [ns.l, ns.l] %}"
+      "{% endfor %}{{ ns.l }}",
+      absl::StatusCode::kResourceExhausted, "more than 1000000 values");
+  ExpectError(
+      "{% macro m(x, n) %}{% if n > 0 %}{{ m([x, x], n - 1) }}{% else %}{{ x }}{% endif %}"
+      "{% endmacro %}{{ m([1], 35) }}",
+      absl::StatusCode::kResourceExhausted, "");
   // Rebuilding a big string again and again costs its bytes.
-  ExpectError("{% set ns = namespace(s='0123456789abcdef') %}"
-              "{% for i in range(16) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}"
-              "{% for i in range(100000) %}{% set t = ns.s ~ 'y' %}{% endfor %}",
-              absl::StatusCode::kResourceExhausted, "loop iterations");
+  ExpectError(
+      "{% set ns = namespace(s='0123456789abcdef') %}"
+      "{% for i in range(16) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}"
+      "{% for i in range(100000) %}{% set t = ns.s ~ 'y' %}{% endfor %}",
+      absl::StatusCode::kResourceExhausted, "loop iterations");
   Limits tiny_src;
   tiny_src.max_template_bytes = 10;
   ExpectError("{{ 'longer than ten bytes' }}", absl::StatusCode::kResourceExhausted,
@@ -293,19 +313,17 @@ TEST(Jinja, RenderChatSetsHuggingFaceVariables) {
       "{% if tools is defined %}T{{ tools | length }}{% endif %}"
       "{% if add_generation_prompt %}<assistant>{% endif %}{{ eos_token }}{{ extra_var }}";
   const nlohmann::ordered_json messages = {{{"role", "user"}, {"content", "hi"}}};
-  absl::StatusOr<std::string> r =
-      RenderChat(t, messages, nullptr, true, std::string("<s>"), std::string("</s>"),
-                 {{"extra_var", "!"}});
+  absl::StatusOr<std::string> r = RenderChat(t, messages, nullptr, true, std::string("<s>"),
+                                             std::string("</s>"), {{"extra_var", "!"}});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(*r, "<s><user>hi<assistant></s>!");
   r = RenderChat(t, messages, nlohmann::ordered_json::array({{{"type", "function"}}}), false,
                  std::nullopt, std::nullopt);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(*r, "<user>hiT1");
-  EXPECT_EQ(RenderChat(t, {{"role", "user"}}, nullptr, true, std::nullopt, std::nullopt)
-                .status()
-                .code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      RenderChat(t, {{"role", "user"}}, nullptr, true, std::nullopt, std::nullopt).status().code(),
+      absl::StatusCode::kInvalidArgument);
 }
 
 TEST(Jinja, ContextFromEitherJsonType) {
@@ -320,8 +338,8 @@ TEST(Jinja, ContextFromEitherJsonType) {
 
 TEST(Jinja, TemplateFromTokenizerConfig) {
   nlohmann::ordered_json config = {{"chat_template", "{{ bos_token }}x"},
-                           {"bos_token", {{"__type", "AddedToken"}, {"content", "<b>"}}},
-                           {"eos_token", "</e>"}};
+                                   {"bos_token", {{"__type", "AddedToken"}, {"content", "<b>"}}},
+                                   {"eos_token", "</e>"}};
   absl::StatusOr<ChatTemplateSource> src = ChatTemplateFromTokenizerConfig(config);
   ASSERT_TRUE(src.ok()) << src.status();
   EXPECT_EQ(src->text, "{{ bos_token }}x");

@@ -109,9 +109,8 @@ std::string MapCase(absl::string_view s, bool upper) {
                                             : (cp >= 'A' && cp <= 'Z' ? cp + 32 : cp)));
       continue;
     }
-    const utf8proc_int32_t mapped =
-        upper ? utf8proc_toupper(static_cast<utf8proc_int32_t>(cp))
-              : utf8proc_tolower(static_cast<utf8proc_int32_t>(cp));
+    const utf8proc_int32_t mapped = upper ? utf8proc_toupper(static_cast<utf8proc_int32_t>(cp))
+                                          : utf8proc_tolower(static_cast<utf8proc_int32_t>(cp));
     AppendUtf8(static_cast<uint32_t>(mapped), &out);
   }
   return out;

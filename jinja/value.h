@@ -79,7 +79,7 @@ class Value {
     kInt,
     kFloat,
     kString,
-    kArray,  // a list, or a tuple (IsTuple())
+    kArray,   // a list, or a tuple (IsTuple())
     kObject,  // a dict; a namespace (IsNamespace()) has no dict methods
     kFunction
   };
@@ -166,7 +166,7 @@ class Value {
   bool b_ = false;
   bool tuple_ = false;
   bool namespace_ = false;
-  int depth_ = 0;  // lists: 1 + the deepest item
+  int depth_ = 0;     // lists: 1 + the deepest item
   int64_t size_ = 1;  // lists: 1 + the items' sizes (saturating)
   int64_t i_ = 0;
   double d_ = 0;
