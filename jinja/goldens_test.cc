@@ -94,7 +94,7 @@ class GoldensTest : public ::testing::Test {
         ++raised;
       }
     }
-    EXPECT_EQ(checked, 22) << key << ": 11 conversations x add_generation_prompt on/off";
+    EXPECT_EQ(checked, 24) << key << ": 12 conversations x add_generation_prompt on/off";
     counts_[key] = raised;
   }
 

@@ -22,11 +22,13 @@ namespace jinja {
 std::string ConcatText(const Value& v) {
   if (v.IsFloat()) return FormatJsNumber(v.float_value());
   if (v.IsArray()) {
-    // JavaScript's Array#toString: items joined by ",", none/undefined as "".
+    // JavaScript's Array#toString over @huggingface/jinja's values: items joined by ",", each
+    // as the value prints itself (lists and dicts as JSON), none as "null".
     std::string out;
     for (size_t i = 0; i < v.array().size(); ++i) {
       if (i > 0) out += ",";
-      out += ConcatText(v.array()[i]);
+      const Value& item = v.array()[i];
+      out += item.IsNull() ? "null" : item.IsUndefined() ? "undefined" : item.ToString();
     }
     return out;
   }
