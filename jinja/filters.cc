@@ -511,7 +511,9 @@ absl::StatusOr<Value> ApplyScalarFilter(Interpreter& in, const std::string& name
     if (v.IsFloat()) {
       if (name == "float") return v;
       const double f = std::floor(v.float_value());
-      if (!(std::fabs(f) < 9.2e18)) return fallback;
+      if (!(std::fabs(f) < 9.2e18)) {
+        return std::isfinite(f) ? Value::Float(f) : fallback;  // beyond int64: as JavaScript
+      }
       return Value::Int(static_cast<int64_t>(f));
     }
     return FilterError(name, absl::StrCat("cannot convert a ", v.TypeName()));
