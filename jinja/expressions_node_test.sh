@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Random expressions rendered by edgeq and by @huggingface/jinja must agree wherever the
-# reference renders (jinja/testdata/check_random_expressions.js, three fixed seeds).
+# Random expressions and random templates (statements and white space) rendered by edgeq and by
+# @huggingface/jinja must agree wherever the reference renders
+# (jinja/testdata/check_random_expressions.js and check_random_templates.js, fixed seeds).
 set -uo pipefail
 ws="$TEST_SRCDIR/$TEST_WORKSPACE"
 source "$ws/tests/shell/check.sh"
@@ -18,4 +19,7 @@ fi
 check "random expressions: edgeq == @huggingface/jinja" \
   node "$ws/jinja/testdata/check_random_expressions.js" "$npm" "$ws/jinja/jinja_render" \
   "$TEST_TMPDIR" 1 2 3
+check "random templates: edgeq == @huggingface/jinja" \
+  node "$ws/jinja/testdata/check_random_templates.js" "$npm" "$ws/jinja/jinja_render" \
+  "$TEST_TMPDIR" 7 8 9
 finish
