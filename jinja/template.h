@@ -15,7 +15,8 @@
 // Where @huggingface/jinja ignores an argument that Python's Jinja2 honours (strip("\n")
 // strips only newlines), this engine does as Jinja2 does.
 //
-// Rendering is bounded by Limits: every error is a Status, never a crash or a hang.
+// Rendering is bounded by Limits: every error is a Status, never a crash or a hang. A parsed
+// Template is immutable: copies share it, and Render may run on several threads at once.
 #ifndef EDGEQ_JINJA_TEMPLATE_H_
 #define EDGEQ_JINJA_TEMPLATE_H_
 
