@@ -106,6 +106,14 @@ absl::StatusOr<json> ReadTokenizerJson(const std::string& path, BigParts* big) {
   return ReadJson(path, cb);
 }
 
+// A name from the file for an error message, in double quotes, capped (QuoteForError's rules).
+std::string DoubleQuoted(absl::string_view s) {
+  std::string q = QuoteForError(s);  // 'body'... : the body holds no raw single quote
+  q[0] = '"';
+  q[q.find('\'', 1)] = '"';
+  return q;
+}
+
 const json* Member(const json& j, const char* key) {
   if (!j.is_object()) return nullptr;
   auto it = j.find(key);
@@ -160,7 +168,7 @@ absl::StatusOr<Tokenizer> Tokenizer::FromHfTokenizerJson(const std::string& path
   if (model == nullptr || !model->is_object()) return bad("missing \"model\"");
   const std::string type = StringMember(*model, "type");
   if (type != "BPE") {
-    return bad(absl::StrCat("model type ", QuoteForError(type), " is not supported (supported: BPE)"));
+    return bad(absl::StrCat("model type ", DoubleQuoted(type), " is not supported (supported: BPE)"));
   }
   if (Member(*model, "vocab") == nullptr || big.vocab_bad) {
     return bad("model.vocab must be an object of token -> integer id");
@@ -263,7 +271,7 @@ absl::StatusOr<Tokenizer> Tokenizer::FromHfTokenizerJson(const std::string& path
       spm_style = true;
     } else {
       return bad(
-          absl::StrCat("normalizer ", QuoteForError(nt),
+          absl::StrCat("normalizer ", DoubleQuoted(nt),
                        " is not supported (supported: NFC, Replace \" \" -> \"\xe2\x96\x81\")"));
     }
   }
@@ -301,7 +309,7 @@ absl::StatusOr<Tokenizer> Tokenizer::FromHfTokenizerJson(const std::string& path
                spm_style) {
       // no-op after the "▁" normalizer
     } else {
-      return bad(absl::StrCat("pre-tokenizer ", QuoteForError(pt),
+      return bad(absl::StrCat("pre-tokenizer ", DoubleQuoted(pt),
                               " is not supported (supported: ByteLevel, Split with a Regex, "
                               "and Split on \" \" after the \"\xe2\x96\x81\" normalizer)"));
     }
