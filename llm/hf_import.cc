@@ -45,6 +45,12 @@ absl::StatusOr<json> ReadJsonObject(const std::string& path) {
 
 // A name taken from the input (tensor, shard, architecture) for an error message.
 std::string Q(absl::string_view s) { return QuoteForError(s, 128); }
+// The same without quotes when it is a short, printable name (an architecture class name).
+std::string PlainOrQuoted(absl::string_view s) {
+  bool plain = !s.empty() && s.size() <= 128;
+  for (char c : s) plain = plain && c > 0x20 && c < 0x7f && c != '\'' && c != '\\';
+  return plain ? std::string(s) : Q(s);
+}
 
 // Ceilings on config.json sizes, far above any released model, checked before anything is
 // sized from them; the tensors present bound them further (shapes must match, every declared
@@ -302,7 +308,7 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   if (it == ArchitectureMap().end()) {
     return absl::UnimplementedError(
         absl::StrFormat("%s: architecture %s is not supported (supported: %s)", config_path,
-                        Q(hf_arch), absl::StrJoin(SupportedHfArchitectures(), ", ")));
+                        PlainOrQuoted(hf_arch), absl::StrJoin(SupportedHfArchitectures(), ", ")));
   }
   const std::string a = it->second;
 

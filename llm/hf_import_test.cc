@@ -187,7 +187,7 @@ TEST(HfImportErrors, UnsupportedArchitectureIsNamed) {
   absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
   EXPECT_EQ(got.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_TRUE(absl::StrContains(got.status().message(),
-                                "architecture 'MambaForCausalLM' is not supported (supported: "
+                                "architecture MambaForCausalLM is not supported (supported: "
                                 "Gemma3ForCausalLM, LlamaForCausalLM"))
       << got.status();
 }
