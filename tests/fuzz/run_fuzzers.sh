@@ -5,10 +5,14 @@
 # or by default a new folder per run (printed first), so that two runs never collide.
 #
 #   tests/fuzz/run_fuzzers.sh [--seconds=N] [--runs=N] [--jobs=N] [--out=DIR] [TARGET...]
-#   TARGET: max gguf llama2c safetensors tokenizer model (default: all)
+#   TARGET: max gguf llama2c safetensors tokenizer model hf_import hf_tokenizer chat_template
+#   (default: all)
 #   model: a .max or GGUF, then qmatmul and Gather over every quantized tensor (graph, runtime
 #   and every x86 kernel, each file with its Bazel -m flags; XNNPACK, cpuinfo and pthreadpool
 #   from Debian's shared libraries).
+#   hf_import, hf_tokenizer, chat_template: past the parsers (issue 27): a Hugging Face directory
+#   through ImportHfCheckpoint, a tokenizer.json loaded and used, chat templates detected and
+#   rendered (inputs: files joined by tests/fuzz/fuzz_files.h's separator).
 #
 # Built outside Bazel (whose C++ toolchain here is gcc) straight from the sources; absl and
 # xxhash come from Debian's static archives, like in the Bazel build.
@@ -24,12 +28,15 @@ for arg in "$@"; do
     --seconds=*) seconds="${arg#*=}" ;;
     --runs=*) runs="${arg#*=}" ;;
     --out=*) out="${arg#*=}" ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     max|gguf|llama2c|safetensors|tokenizer|model) targets+=("$arg") ;;
+    hf_import|hf_tokenizer|chat_template) targets+=("$arg") ;;
     *) echo "run_fuzzers.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
-[ ${#targets[@]} -eq 0 ] && targets=(max gguf llama2c safetensors tokenizer model)
+all_targets=(max gguf llama2c safetensors tokenizer model)
+all_targets+=(hf_import hf_tokenizer chat_template)
+[ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
 
 CXX=${CXX:-clang++}
 if ! command -v "$CXX" >/dev/null; then
@@ -40,12 +47,18 @@ flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -I. -DXXH_STATIC_LINKING_ONLY
        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
 common=(checkpoint/tensor_dict.cc checkpoint/internal/file_io.cc
         checkpoint/internal/metadata_codec.cc core/dtype.cc core/shape.cc core/tensor.cc)
+# The bounded JSON reader (safetensors headers, tokenizer.json) and its input helpers.
+common+=(checkpoint/internal/json_input.cc core/bounded_input.cc)
 # The readers check quantized tensors against the encodings' table (CheckQuantizedTensor).
 quant=(quantization/encoding.cc quantization/{bf16,codec_table,f16,iq4,iq4_nl,iq4_xs,k_quants,q2_k,q3_k,q4_0,q4_1,q4_k,q5_0,q5_1,q5_k,q6_k,q8_0}.cc)
 declare -A lib=([max]=checkpoint/max_format.cc [gguf]=checkpoint/gguf.cc
                 [llama2c]=checkpoint/llama2c.cc [safetensors]=checkpoint/safetensors.cc
                 [tokenizer]="checkpoint/gguf.cc llm/tokenizer.cc llm/tokenizer_hf.cc
                              llm/tokenizer_regex.cc llm/unicode.cc")
+lib[hf_tokenizer]="${lib[tokenizer]}"
+lib[chat_template]="llm/chat_template.cc"
+lib[hf_import]="${lib[tokenizer]} llm/hf_import.cc llm/chat_template.cc llm/random_model.cc
+                checkpoint/safetensors.cc"
 [ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/edgeq_fuzz.XXXXXX")
 mkdir -p "$out"
 echo "run_fuzzers.sh: building and fuzzing in $out"
