@@ -144,6 +144,9 @@ struct BoolReader {
   }
 };
 
+// Real split patterns are below 200 bytes; the compiler's errors repeat the pattern.
+constexpr size_t kMaxSplitRegexBytes = 4096;
+
 // The original (Hugging Face) spellings of the byte-level split patterns we know GGUF names for.
 constexpr char kHfLlama3[] =
     "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+"
@@ -301,6 +304,10 @@ absl::StatusOr<Tokenizer> Tokenizer::FromHfTokenizerJson(const std::string& path
       }
       if (BoolMember(*p, "use_regex", true)) patterns.push_back(kHfGpt2);
     } else if (pt == "Split" && pattern != nullptr && !StringMember(*pattern, "Regex").empty()) {
+      if (StringMember(*pattern, "Regex").size() > kMaxSplitRegexBytes) {
+        return bad(absl::StrCat("Split regex of ", StringMember(*pattern, "Regex").size(),
+                                " bytes, above the limit of ", kMaxSplitRegexBytes));
+      }
       if (StringMember(*p, "behavior") != "Isolated" || BoolMember(*p, "invert", false)) {
         return bad("Split pre-tokenizers other than behavior Isolated are not supported");
       }

@@ -223,6 +223,16 @@ TEST(HfTokenizerHostile, HugeNamesAreCappedAndStreamsRefused) {
   absl::StatusOr<Tokenizer> tok = Tokenizer::FromHfTokenizerJson(WriteTemp("big.json", text), "");
   EXPECT_EQ(tok.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_LT(tok.status().message().size(), 1000u);
+  // The regex compiler's errors repeat the pattern: a Split regex is capped before compiling.
+  text = SmallTokenizerJson();
+  text.replace(text.find(R"({"type": "ByteLevel", "use_regex": true})"), 40,
+               R"({"type": "Split", "pattern": {"Regex": ")" + std::string(5000, '(') +
+                   R"("}, "behavior": "Isolated"})");
+  tok = Tokenizer::FromHfTokenizerJson(WriteTemp("big_regex.json", text), "");
+  EXPECT_EQ(tok.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(tok.status().message(),
+                                "Split regex of 5000 bytes, above the limit of 4096"))
+      << tok.status();
   if (::access("/dev/zero", R_OK) != 0) GTEST_SKIP() << "no /dev/zero";
   tok = Tokenizer::FromHfTokenizerJson("/dev/zero", "");
   EXPECT_EQ(tok.status().code(), absl::StatusCode::kInvalidArgument);
