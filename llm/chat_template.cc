@@ -222,7 +222,8 @@ absl::StatusOr<std::string> ChatTemplate::TextFromGguf(const checkpoint::TensorD
 absl::StatusOr<std::string> ChatTemplate::TextFromTokenizerConfig(const std::string& path) {
   // Size-capped, depth-checked, duplicate keys refused.
   using json = nlohmann::json;
-  EDGEQ_ASSIGN_OR_RETURN(json j, checkpoint::internal::ReadJsonObjectFile(path));
+  EDGEQ_ASSIGN_OR_RETURN(json j, checkpoint::internal::ReadJsonObjectFile(
+                                   path, nullptr, checkpoint::internal::kMaxTokenizerConfigBytes));
   auto it = j.find("chat_template");
   if (it == j.end() || it->is_null()) {
     return absl::NotFoundError(absl::StrCat(path, ": no chat_template"));

@@ -297,6 +297,12 @@ TEST(ChatTemplateHostile, TokenizerConfigIsReadWithinBounds) {
   EXPECT_NE(t.status().message().find("chat_template is 1048577 bytes, above the limit"),
             std::string::npos)
       << t.status();
+  // tokenizer_config.json itself is capped at 8 MiB (Gemma 3's, the largest we know, is 1.2 MB).
+  t = ChatTemplate::TextFromTokenizerConfig(WriteTempFile(
+      "huge_tc.json", json({{"x", std::string(8 << 20, 'x')}}).dump()));
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(t.status().message().find("above the limit of 8388608 bytes"), std::string::npos)
+      << t.status();
   absl::StatusOr<ChatTemplate> d =
       ChatTemplate::Detect(std::string((1 << 20) + 1, 'x'), "<s>", "</s>");
   EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);

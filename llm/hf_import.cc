@@ -39,8 +39,19 @@ bool IsFile(const std::string& path) {
 }
 
 // Size, depth and duplicate keys checked (checkpoint/internal/json_input.h).
-absl::StatusOr<json> ReadJsonObject(const std::string& path) {
-  return checkpoint::internal::ReadJsonObjectFile(path);
+absl::StatusOr<json> ReadJsonObject(const std::string& path, size_t max_bytes,
+                                    const json::parser_callback_t& callback = nullptr) {
+  return checkpoint::internal::ReadJsonObjectFile(path, callback, max_bytes);
+}
+
+// model.safetensors.index.json keeps only "weight_map" and its string values: the rest (and any
+// array or object inside weight_map, an error below) is checked but not built, so memory follows
+// the weight map, not the file.
+bool KeepIndexParts(int depth, json::parse_event_t event, json& parsed) {
+  using E = json::parse_event_t;
+  if (event == E::key && depth == 1) return parsed == "weight_map";
+  if ((event == E::object_start || event == E::array_start) && depth >= 2) return false;
+  return true;
 }
 
 // A name taken from the input (tensor, shard, architecture) for an error message.
@@ -296,7 +307,8 @@ std::vector<std::string> SupportedHfArchitectures() {
 
 absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   const std::string config_path = dir + "/config.json";
-  EDGEQ_ASSIGN_OR_RETURN(json cj, ReadJsonObject(config_path));
+  EDGEQ_ASSIGN_OR_RETURN(json cj,
+                         ReadJsonObject(config_path, checkpoint::internal::kMaxHfConfigBytes));
   Config c(config_path, std::move(cj));
   const json& raw = c.raw();
   if (!c.Has("architectures") || !raw["architectures"].is_array() || raw["architectures"].empty() ||
@@ -350,7 +362,8 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   const std::string index_path = dir + "/model.safetensors.index.json";
   std::vector<std::string> shards;
   if (IsFile(index_path)) {
-    EDGEQ_ASSIGN_OR_RETURN(json index, ReadJsonObject(index_path));
+    EDGEQ_ASSIGN_OR_RETURN(json index,
+                           ReadJsonObject(index_path, kMaxJsonFileBytes, KeepIndexParts));
     if (!index.contains("weight_map") || !index["weight_map"].is_object()) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s: missing key \"weight_map\" (expected an object tensor name -> shard file)",

@@ -303,6 +303,22 @@ TEST(HfImportHostile, TensorsBeyondTheDeclaredLayersAreRefused) {
       << got.status();
 }
 
+// The index is read for its weight_map only: 16 MB of other JSON (8M numbers, 128 MB as parsed
+// values) is checked but not built.
+TEST(HfImportHostile, TheIndexOutsideWeightMapIsNotBuilt) {
+  const std::string dir = LlamaDir("hf_hostile_index_size");
+  const std::string index = ReadFile(dir + "/model.safetensors.index.json");
+  std::string filler = "[0";
+  for (int i = 0; i < (8 << 20) - 1; ++i) filler += ",0";
+  filler += "]";
+  WriteText(dir + "/model.safetensors.index.json", "{\"filler\": " + filler + ", " + index.substr(1));
+  filler = {};
+  const int64_t before = PeakRssBytes();
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  EXPECT_TRUE(got.ok()) << got.status();
+  EXPECT_LT(PeakRssBytes() - before, int64_t{64} << 20);
+}
+
 // F3: 200 KB of nesting in config.json or the index overflowed the stack in dump() (exit 139).
 TEST(HfImportHostile, DeeplyNestedJsonIsRefused) {
   const std::string dir = LlamaDir("hf_hostile_deep");
@@ -383,11 +399,17 @@ TEST(HfImportHostile, BooleansWrittenAsStringsAreRefused) {
 
 TEST(HfImportHostile, HugeStringsAreCappedInErrors) {
   const std::string dir = LlamaDir("hf_hostile_long");
-  const std::string arch(10 << 20, 'A');
+  const std::string arch(512 << 10, 'A');
   EditConfig(dir, [&](json* c) { (*c)["architectures"] = {arch}; });
   absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
   EXPECT_EQ(got.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_LT(got.status().message().size(), 1000u);
+  // A config.json above 1 MiB (real ones are a few KB) is refused before parsing.
+  EditConfig(dir, [&](json* c) { (*c)["architectures"] = {arch + arch + arch}; });
+  got = ImportHfCheckpoint(dir);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(got.status().message(), "above the limit of 1048576 bytes"))
+      << got.status();
   EditConfig(dir, [&](json* c) {
     (*c)["architectures"] = {"LlamaForCausalLM"};
     (*c)["hidden_size"] = arch;

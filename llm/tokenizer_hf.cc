@@ -377,7 +377,9 @@ absl::StatusOr<Tokenizer> Tokenizer::FromHfTokenizerJson(const std::string& path
   }
 
   if (!config_path.empty()) {
-    EDGEQ_ASSIGN_OR_RETURN(json cfg, ReadJson(config_path));
+    EDGEQ_ASSIGN_OR_RETURN(json cfg, checkpoint::internal::ReadJsonObjectFile(
+                                         config_path, nullptr,
+                                         checkpoint::internal::kMaxTokenizerConfigBytes));
     auto token_id = [&](const char* key) -> int32_t {
       const json* v = Member(cfg, key);
       if (v == nullptr) return -1;

@@ -50,8 +50,9 @@ absl::StatusOr<json> ParseJsonBounded(absl::string_view text, absl::string_view 
 }
 
 absl::StatusOr<json> ReadJsonObjectFile(const std::string& path,
-                                        const json::parser_callback_t& callback) {
-  absl::StatusOr<std::string> text = ReadFileBounded(path, kMaxJsonFileBytes, "JSON file");
+                                        const json::parser_callback_t& callback,
+                                        size_t max_bytes) {
+  absl::StatusOr<std::string> text = ReadFileBounded(path, max_bytes, "JSON file");
   if (!text.ok()) return text.status();
   absl::StatusOr<json> j = ParseJsonBounded(*text, path, kMaxJsonDepth, callback);
   if (!j.ok()) return j.status();

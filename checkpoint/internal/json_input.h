@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "core/bounded_input.h"
 #include "nlohmann/json.hpp"
 
 namespace edgeq {
@@ -27,10 +28,17 @@ absl::StatusOr<nlohmann::json> ParseJsonBounded(
     absl::string_view text, absl::string_view what, int max_depth,
     const nlohmann::json::parser_callback_t& callback = nullptr);
 
-// ReadFileBounded(path, kMaxJsonFileBytes) then ParseJsonBounded(kMaxJsonDepth); the value must
-// be an object. NotFound if the file cannot be opened.
+// ReadFileBounded(path, max_bytes) then ParseJsonBounded(kMaxJsonDepth); the value must be an
+// object. NotFound if the file cannot be opened. `max_bytes`: kMaxJsonFileBytes, or less for a
+// file known to be small (a parsed JSON value takes several times its text in memory).
 absl::StatusOr<nlohmann::json> ReadJsonObjectFile(
-    const std::string& path, const nlohmann::json::parser_callback_t& callback = nullptr);
+    const std::string& path, const nlohmann::json::parser_callback_t& callback = nullptr,
+    size_t max_bytes = kMaxJsonFileBytes);
+
+// Caps for the Hugging Face files that are small in every released model (config.json: a few
+// KB; tokenizer_config.json: Gemma 3's 1.2 MB of added tokens is the largest we know).
+inline constexpr size_t kMaxHfConfigBytes = size_t{1} << 20;
+inline constexpr size_t kMaxTokenizerConfigBytes = size_t{8} << 20;
 
 // A parsed value for an error message: numbers, booleans and null as JSON writes them, strings
 // through QuoteForError(max_chars), arrays and objects by their size ("an array of 3 elements").
