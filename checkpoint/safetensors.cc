@@ -103,9 +103,38 @@ absl::StatusOr<TensorDict> ReadSafetensorsFromBuffer(absl::Span<const uint8_t> d
   }
   EDGEQ_ASSIGN_OR_RETURN(absl::string_view text, r.Bytes(n, "JSON header"));
   // Depth-checked before parsing; a key given twice (a tensor, or a field of one) is refused
-  // instead of the last one winning.
-  absl::StatusOr<json> parsed = internal::ParseJsonBounded(text, "JSON header", kMaxHeaderDepth);
+  // instead of the last one winning. The arrays of an entry ("shape", "data_offsets") are not
+  // built past kMaxRank elements, so a header of one endless array costs no memory.
+  // Per nesting level (at most kMaxHeaderDepth): is the open container an array, and how many
+  // elements it has had.
+  bool is_array[kMaxHeaderDepth + 1] = {};
+  size_t elements[kMaxHeaderDepth + 1] = {};
+  bool long_array = false;
+  using E = json::parse_event_t;
+  auto bound_arrays = [&](int depth, E event, json&) {
+    if (depth < 0 || depth > kMaxHeaderDepth) return true;  // CheckJsonDepth has refused these
+    if (event == E::array_start || event == E::object_start) {
+      is_array[depth] = event == E::array_start;
+      elements[depth] = 0;
+    }
+    // A value, or a container starting, inside the array of the level above.
+    const bool element = event == E::value || event == E::array_start || event == E::object_start;
+    const int parent = depth - 1;
+    if (element && parent >= 0 && is_array[parent] &&
+        ++elements[parent] > static_cast<size_t>(Shape::kMaxRank)) {
+      long_array = true;
+      return false;
+    }
+    return true;
+  };
+  absl::StatusOr<json> parsed =
+      internal::ParseJsonBounded(text, "JSON header", kMaxHeaderDepth, bound_arrays);
   if (!parsed.ok()) return Bad(parsed.status().message());
+  if (long_array) {
+    return Bad(absl::StrFormat("an array in the JSON header has more than %d elements (a shape "
+                               "has at most %d dimensions, data_offsets 2)",
+                               Shape::kMaxRank, Shape::kMaxRank));
+  }
   const json header = *std::move(parsed);
   if (!header.is_object()) return Bad("the header is not a JSON object");
   const uint8_t* base = data.data() + r.pos();

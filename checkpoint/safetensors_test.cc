@@ -132,6 +132,16 @@ TEST(SafetensorsTest, DeepHeadersAndHugeNamesGiveShortErrors) {
   EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StrContains(d.status().message(), "JSON nested deeper than 3 levels"))
       << d.status();
+  // One long array in an entry is refused without being built (issue 27: memory follows the
+  // tensors, not the header).
+  std::string zeros = "[0";
+  for (int i = 0; i < 100000; ++i) zeros += ",0";
+  d = Parse(File(R"({"x":{"dtype":"F32","shape":)" + zeros + R"(],"data_offsets":[0,0]}})", ""));
+  EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(d.status().message(), "has more than")) << d.status();
+  d = Parse(File(R"({"x":)" + zeros + "]}", ""));
+  EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(d.status().message(), "has more than")) << d.status();
   const std::string name(1 << 20, 'n');
   d = Parse(File(R"({")" + name + R"(":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}})",
                  std::string(8, '\0')));
