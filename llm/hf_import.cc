@@ -346,7 +346,11 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   } else {
     head_dim = dim / heads;
   }
-  if (head_dim > kMaxHeads) return c.Bad("num_attention_heads", "at most hidden_size / 2");
+  if (head_dim > kMaxHeads) {
+    return c.Bad("num_attention_heads",
+                 absl::StrCat("at least ", (dim + kMaxHeads - 1) / kMaxHeads,
+                              " (a head dimension of at most ", kMaxHeads, ")"));
+  }
   if (heads % kv_heads != 0) {
     return c.Bad("num_key_value_heads", absl::StrCat("a divisor of num_attention_heads ", heads));
   }

@@ -291,6 +291,21 @@ TEST(HfImportHostile, EverySizeAt2Pow31IsRefusedNamingTheKey) {
   }
 }
 
+TEST(HfImportHostile, AHeadDimensionAbove65536IsRefused) {
+  const std::string dir = LlamaDir("hf_hostile_head_dim");
+  EditConfig(dir, [](json* c) {
+    (*c)["hidden_size"] = 1 << 18;
+    (*c)["num_attention_heads"] = 2;
+    (*c)["num_key_value_heads"] = 2;
+  });
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(got.status().message(),
+                                "key \"num_attention_heads\" is 2, expected at least 4 (a head "
+                                "dimension of at most 65536)"))
+      << got.status();
+}
+
 // F6 for HF: a config declaring fewer layers than the tensors hold used to be caught only for
 // the GGUF names; it names the HF tensor that would be dropped.
 TEST(HfImportHostile, TensorsBeyondTheDeclaredLayersAreRefused) {
