@@ -8,6 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "checkpoint/internal/file_io.h"
+#include "checkpoint/internal/json_input.h"
+#include "core/bounded_input.h"
 #include "core/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "quantization/encoding.h"
@@ -20,6 +22,8 @@ namespace {
 using json = nlohmann::json;
 
 constexpr uint64_t kMaxHeader = uint64_t{100} << 20;  // as the reference implementation
+// {"name": {"shape": [..]}}: nothing in a header nests deeper.
+constexpr int kMaxHeaderDepth = 3;
 
 struct StDType {
   const char* name;
@@ -98,8 +102,40 @@ absl::StatusOr<TensorDict> ReadSafetensorsFromBuffer(absl::Span<const uint8_t> d
     return r.Error(absl::StrFormat("header length %d is above the limit %d", n, kMaxHeader));
   }
   EDGEQ_ASSIGN_OR_RETURN(absl::string_view text, r.Bytes(n, "JSON header"));
-  const json header = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (header.is_discarded()) return Bad("the header is not valid JSON");
+  // Depth-checked before parsing; a key given twice (a tensor, or a field of one) is refused
+  // instead of the last one winning. The arrays of an entry ("shape", "data_offsets") are not
+  // built past kMaxRank elements, so a header of one endless array costs no memory.
+  // Per nesting level (at most kMaxHeaderDepth): is the open container an array, and how many
+  // elements it has had.
+  bool is_array[kMaxHeaderDepth + 1] = {};
+  size_t elements[kMaxHeaderDepth + 1] = {};
+  bool long_array = false;
+  using E = json::parse_event_t;
+  auto bound_arrays = [&](int depth, E event, json&) {
+    if (depth < 0 || depth > kMaxHeaderDepth) return true;  // CheckJsonDepth has refused these
+    if (event == E::array_start || event == E::object_start) {
+      is_array[depth] = event == E::array_start;
+      elements[depth] = 0;
+    }
+    // A value, or a container starting, inside the array of the level above.
+    const bool element = event == E::value || event == E::array_start || event == E::object_start;
+    const int parent = depth - 1;
+    if (element && parent >= 0 && is_array[parent] &&
+        ++elements[parent] > static_cast<size_t>(Shape::kMaxRank)) {
+      long_array = true;
+      return false;
+    }
+    return true;
+  };
+  absl::StatusOr<json> parsed =
+      internal::ParseJsonBounded(text, "JSON header", kMaxHeaderDepth, bound_arrays);
+  if (!parsed.ok()) return Bad(parsed.status().message());
+  if (long_array) {
+    return Bad(absl::StrFormat("an array in the JSON header has more than %d elements (a shape "
+                               "has at most %d dimensions, data_offsets 2)",
+                               Shape::kMaxRank, Shape::kMaxRank));
+  }
+  const json header = *std::move(parsed);
   if (!header.is_object()) return Bad("the header is not a JSON object");
   const uint8_t* base = data.data() + r.pos();
   const uint64_t data_size = r.remaining();
@@ -117,13 +153,14 @@ absl::StatusOr<TensorDict> ReadSafetensorsFromBuffer(absl::Span<const uint8_t> d
       if (!e.is_object()) return Bad("__metadata__ is not an object");
       for (auto m = e.begin(); m != e.end(); ++m) {
         if (!m.value().is_string()) {
-          return Bad(absl::StrFormat("__metadata__ '%s' is not a string", m.key()));
+          return Bad(
+              absl::StrFormat("__metadata__ %s is not a string", QuoteForError(m.key(), 128)));
         }
         dict.SetMetadata(m.key(), MetadataValue::String(m.value().get<std::string>()));
       }
       continue;
     }
-    const std::string tw = absl::StrCat("tensor '", name, "'");
+    const std::string tw = absl::StrCat("tensor ", QuoteForError(name, 128));
     if (name.empty()) return Bad("a tensor has an empty name");
     if (!e.is_object()) return Bad(tw + " is not an object");
     auto dt = e.find("dtype");
@@ -145,7 +182,7 @@ absl::StatusOr<TensorDict> ReadSafetensorsFromBuffer(absl::Span<const uint8_t> d
       return absl::UnimplementedError(absl::StrFormat(
           "safetensors: %s has dtype %s, which edgeq does not read (supported: F32, F16, BF16, "
           "I8, U8, I32, I64)",
-          tw, dtype_name));
+          tw, QuoteForError(dtype_name)));
     }
     if (sh->size() > static_cast<size_t>(Shape::kMaxRank)) {
       return Bad(absl::StrFormat("%s has rank %d, above %d", tw, sh->size(), Shape::kMaxRank));
@@ -154,9 +191,8 @@ absl::StatusOr<TensorDict> ReadSafetensorsFromBuffer(absl::Span<const uint8_t> d
     for (const json& d : *sh) {
       if (!d.is_number_unsigned() || d.get<uint64_t>() > uint64_t{Shape::kMaxElements}) {
         return Bad(
-            absl::StrFormat("%s: shape %s has a dimension that is not an integer in "
-                            "0..2^48",
-                            tw, sh->dump()));
+            absl::StrFormat("%s: shape dimension %s is not an integer in 0..2^48", tw,
+                            internal::JsonForError(d)));
       }
       dims.push_back(static_cast<int64_t>(d.get<uint64_t>()));
     }
@@ -200,8 +236,8 @@ absl::StatusOr<TensorDict> ReadSafetensorsFromBuffer(absl::Span<const uint8_t> d
             [](const Range& a, const Range& b) { return a.begin < b.begin; });
   for (size_t i = 1; i < ranges.size(); ++i) {
     if (ranges[i].begin < ranges[i - 1].end) {
-      return Bad(
-          absl::StrFormat("tensors '%s' and '%s' overlap", ranges[i - 1].name, ranges[i].name));
+      return Bad(absl::StrFormat("tensors %s and %s overlap", QuoteForError(ranges[i - 1].name, 128),
+                                 QuoteForError(ranges[i].name, 128)));
     }
   }
   return dict;

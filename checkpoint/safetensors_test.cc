@@ -78,7 +78,7 @@ TEST(SafetensorsTest, BadFilesAreClearErrors) {
   absl::StatusOr<TensorDict> f64 =
       Parse(File(R"({"x":{"dtype":"F64","shape":[2],"data_offsets":[0,16]}})", data));
   EXPECT_EQ(f64.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_TRUE(absl::StrContains(f64.status().message(), "tensor 'x' has dtype F64"));
+  EXPECT_TRUE(absl::StrContains(f64.status().message(), "tensor 'x' has dtype 'F64'"));
   EXPECT_TRUE(absl::StrContains(msg(File("{not json", data)), "not valid JSON"));
   EXPECT_TRUE(absl::StrContains(msg(File("[1,2]", data)), "not a JSON object"));
   EXPECT_TRUE(absl::StrContains(
@@ -101,6 +101,56 @@ TEST(SafetensorsTest, BadFilesAreClearErrors) {
   t.SetQuantization("q4_0", Shape{32});
   ASSERT_TRUE(q.Set("w", t).ok());
   EXPECT_EQ(WriteSafetensorsToString(q).status().code(), absl::StatusCode::kUnimplemented);
+}
+
+// F13: a key given twice in the header used to let the last one win silently.
+TEST(SafetensorsTest, DuplicateKeysAreRefusedNamingTheKey) {
+  const std::string data(16, '\0');
+  absl::StatusOr<TensorDict> twice =
+      Parse(File(R"({"x":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                 R"("x":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})",
+                 data));
+  EXPECT_EQ(twice.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(twice.status().message(), "key 'x' appears twice"))
+      << twice.status();
+  absl::StatusOr<TensorDict> field =
+      Parse(File(R"({"x":{"dtype":"F32","shape":[2],"shape":[4],"data_offsets":[0,16]}})", data));
+  EXPECT_EQ(field.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(field.status().message(), "key 'shape' appears twice"))
+      << field.status();
+  absl::StatusOr<TensorDict> meta =
+      Parse(File(R"({"__metadata__":{"a":"1","a":"2"}})", data));
+  EXPECT_TRUE(absl::StrContains(meta.status().message(), "key 'a' appears twice"))
+      << meta.status();
+}
+
+// F3: a deeply nested header used to overflow the stack in dump() while building the error.
+TEST(SafetensorsTest, DeepHeadersAndHugeNamesGiveShortErrors) {
+  const std::string deep = R"({"x":{"dtype":"F32","shape":)" + std::string(100000, '[') +
+                           std::string(100000, ']') + R"(,"data_offsets":[0,0]}})";
+  absl::StatusOr<TensorDict> d = Parse(File(deep, ""));
+  EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(d.status().message(), "JSON nested deeper than 3 levels"))
+      << d.status();
+  // One long array in an entry is refused without being built (issue 27: memory follows the
+  // tensors, not the header).
+  std::string zeros = "[0";
+  for (int i = 0; i < 100000; ++i) zeros += ",0";
+  d = Parse(File(R"({"x":{"dtype":"F32","shape":)" + zeros + R"(],"data_offsets":[0,0]}})", ""));
+  EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(d.status().message(), "has more than")) << d.status();
+  d = Parse(File(R"({"x":)" + zeros + "]}", ""));
+  EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(d.status().message(), "has more than")) << d.status();
+  const std::string name(1 << 20, 'n');
+  d = Parse(File(R"({")" + name + R"(":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}})",
+                 std::string(8, '\0')));
+  EXPECT_EQ(d.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_LT(d.status().message().size(), 400u);
+  d = Parse(File(R"({"x":{"dtype":"F32","shape":[")" + name + R"("],"data_offsets":[0,4]}})",
+                 std::string(4, '\0')));
+  EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_LT(d.status().message().size(), 400u);
 }
 
 }  // namespace

@@ -1,14 +1,13 @@
 #include "llm/chat_template.h"
 
 #include <ctime>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "checkpoint/internal/json_input.h"
 #include "core/bounded_input.h"
 #include "core/status_macros.h"
 #include "nlohmann/json.hpp"
@@ -141,13 +140,19 @@ absl::StatusOr<ChatTemplate> ChatTemplate::FromName(absl::string_view name, std:
     }
   }
   return absl::InvalidArgumentError(absl::StrFormat(
-      "unknown chat template '%s' (expected one of %s)", name, absl::StrJoin(Names(), ", ")));
+      "unknown chat template %s (expected one of %s)", QuoteForError(name),
+      absl::StrJoin(Names(), ", ")));
 }
 
 absl::StatusOr<ChatTemplate> ChatTemplate::Detect(absl::string_view text, std::string bos_text,
                                                   std::string eos_text) {
   for (const FamilyName& f : kFamilies) {
     if (text == f.name) return FromName(text, std::move(bos_text), std::move(eos_text));
+  }
+  if (text.size() > kMaxTemplateBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("chat template of %d bytes: above the limit of %d bytes", text.size(),
+                        kMaxTemplateBytes));
   }
   auto has = [&](absl::string_view s) { return absl::StrContains(text, s); };
   auto make = [&](Family f) { return ChatTemplate(f, std::move(bos_text), std::move(eos_text)); };
@@ -191,7 +196,11 @@ absl::StatusOr<ChatTemplate> ChatTemplate::Detect(absl::string_view text, std::s
   }
   std::string start(text.substr(0, 80));
   for (char& c : start) {
-    if (c == '\n') c = ' ';
+    if (c == '\n') {
+      c = ' ';
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      c = '?';  // no terminal control bytes from the file in the message
+    }
   }
   return absl::InvalidArgumentError(absl::StrFormat(
       "unknown chat template (it begins '%s%s'): edgeq recognizes %s; pass --template NAME", start,
@@ -211,18 +220,24 @@ absl::StatusOr<std::string> ChatTemplate::TextFromGguf(const checkpoint::TensorD
 }
 
 absl::StatusOr<std::string> ChatTemplate::TextFromTokenizerConfig(const std::string& path) {
-  EDGEQ_ASSIGN_OR_RETURN(const std::string text,
-                         ReadFileBounded(path, kMaxJsonFileBytes, "tokenizer config"));
+  // Size-capped, depth-checked, duplicate keys refused.
   using json = nlohmann::json;
-  json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not a JSON object"));
-  }
+  EDGEQ_ASSIGN_OR_RETURN(json j, checkpoint::internal::ReadJsonObjectFile(
+                                   path, nullptr, checkpoint::internal::kMaxTokenizerConfigBytes));
   auto it = j.find("chat_template");
   if (it == j.end() || it->is_null()) {
     return absl::NotFoundError(absl::StrCat(path, ": no chat_template"));
   }
-  if (it->is_string()) return it->get<std::string>();
+  auto capped = [&](const json& t) -> absl::StatusOr<std::string> {
+    const std::string& s = t.get_ref<const std::string&>();
+    if (s.size() > kMaxTemplateBytes) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: chat_template is %d bytes, above the limit of %d bytes", path,
+                          s.size(), kMaxTemplateBytes));
+    }
+    return s;
+  };
+  if (it->is_string()) return capped(*it);
   if (it->is_array()) {
     for (const json& e : *it) {
       if (!e.is_object()) continue;
@@ -230,7 +245,7 @@ absl::StatusOr<std::string> ChatTemplate::TextFromTokenizerConfig(const std::str
       auto t = e.find("template");
       if (n != e.end() && n->is_string() && n->get<std::string>() == "default" && t != e.end() &&
           t->is_string()) {
-        return t->get<std::string>();
+        return capped(*t);
       }
     }
     return absl::InvalidArgumentError(

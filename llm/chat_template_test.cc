@@ -264,10 +264,53 @@ TEST(ChatTemplateTest, ReadsTheTemplateFromGgufAndTokenizerConfig) {
   std::ofstream(bad) << "{not json";
   s = ChatTemplate::TextFromTokenizerConfig(bad);
   EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(s.status().message().find("bad_config.json: not a JSON object"),
+  EXPECT_NE(s.status().message().find("bad_config.json: not valid JSON"),
             absl::string_view::npos);
   EXPECT_EQ(ChatTemplate::TextFromTokenizerConfig(dir + "/missing.json").status().code(),
             absl::StatusCode::kNotFound);
+}
+
+std::string WriteTempFile(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return path;
+}
+
+// F3/F4 for chat templates: tokenizer_config.json goes through the bounded JSON reader (depth,
+// size, duplicate keys), and a template above kMaxTemplateBytes is refused.
+TEST(ChatTemplateHostile, TokenizerConfigIsReadWithinBounds) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  absl::StatusOr<std::string> t = ChatTemplate::TextFromTokenizerConfig(
+      WriteTempFile("deep_tc.json", "{\"x\": " + deep + ", \"chat_template\": \"chatml\"}"));
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(t.status().message().find("JSON nested deeper than 128"), std::string::npos)
+      << t.status();
+  t = ChatTemplate::TextFromTokenizerConfig(WriteTempFile(
+      "dup_tc.json", R"({"chat_template": "<|im_start|>", "chat_template": "[INST]"})"));
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(t.status().message().find("key 'chat_template' appears twice"), std::string::npos)
+      << t.status();
+  t = ChatTemplate::TextFromTokenizerConfig(WriteTempFile(
+      "big_tc.json", json({{"chat_template", std::string((1 << 20) + 1, 'x')}}).dump()));
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(t.status().message().find("chat_template is 1048577 bytes, above the limit"),
+            std::string::npos)
+      << t.status();
+  // tokenizer_config.json itself is capped at 8 MiB (Gemma 3's, the largest we know, is 1.2 MB).
+  t = ChatTemplate::TextFromTokenizerConfig(WriteTempFile(
+      "huge_tc.json", json({{"x", std::string(8 << 20, 'x')}}).dump()));
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(t.status().message().find("above the limit of 8388608 bytes"), std::string::npos)
+      << t.status();
+  absl::StatusOr<ChatTemplate> d =
+      ChatTemplate::Detect(std::string((1 << 20) + 1, 'x'), "<s>", "</s>");
+  EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(d.status().message().find("above the limit"), std::string::npos) << d.status();
+  // Terminal control bytes of an unknown template are not echoed.
+  d = ChatTemplate::Detect("\x1b]0;owned\x07 {{ x }}", "<s>", "</s>");
+  EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(d.status().message().find('\x1b'), std::string::npos) << d.status();
 }
 
 }  // namespace

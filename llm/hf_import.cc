@@ -2,21 +2,22 @@
 
 #include <sys/stat.h>
 
+#include <cfloat>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <map>
+#include <optional>
 #include <set>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "checkpoint/internal/json_input.h"
 #include "checkpoint/safetensors.h"
+#include "core/bounded_input.h"
 #include "core/status_macros.h"
 #include "llm/chat_template.h"
 #include "llm/random_model.h"
@@ -37,18 +38,40 @@ bool IsFile(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-absl::StatusOr<json> ReadJsonObject(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
-  json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": expected a JSON object"));
-  }
-  return j;
+// Size, depth and duplicate keys checked (checkpoint/internal/json_input.h).
+absl::StatusOr<json> ReadJsonObject(const std::string& path, size_t max_bytes,
+                                    const json::parser_callback_t& callback = nullptr) {
+  return checkpoint::internal::ReadJsonObjectFile(path, callback, max_bytes);
 }
+
+// model.safetensors.index.json keeps only "weight_map" and its string values: the rest (and any
+// array or object inside weight_map, an error below) is checked but not built, so memory follows
+// the weight map, not the file.
+bool KeepIndexParts(int depth, json::parse_event_t event, json& parsed) {
+  using E = json::parse_event_t;
+  if (event == E::key && depth == 1) return parsed == "weight_map";
+  if ((event == E::object_start || event == E::array_start) && depth >= 2) return false;
+  return true;
+}
+
+// A name taken from the input (tensor, shard, architecture) for an error message.
+std::string Q(absl::string_view s) { return QuoteForError(s, 128); }
+// The same without quotes when it is a short, printable name (an architecture class name).
+std::string PlainOrQuoted(absl::string_view s) {
+  bool plain = !s.empty() && s.size() <= 128;
+  for (char c : s) plain = plain && c > 0x20 && c < 0x7f && c != '\'' && c != '\\';
+  return plain ? std::string(s) : Q(s);
+}
+
+// Ceilings on config.json sizes, far above any released model, checked before anything is
+// sized from them; the tensors present bound them further (shapes must match, every declared
+// layer must exist).
+constexpr int64_t kMaxLayers = 4096;
+constexpr int64_t kMaxWidth = int64_t{1} << 20;    // hidden_size, intermediate_size
+constexpr int64_t kMaxHeads = 65536;               // num_attention_heads, head_dim
+constexpr int64_t kMaxVocab = int64_t{1} << 21;    // vocab_size (Gemma 3: 262144)
+constexpr int64_t kMaxContext = int64_t{1} << 24;  // max_position_embeddings
+constexpr int64_t kMaxU32 = (int64_t{1} << 31) - 1;  // other sizes: below 2^31
 
 const std::map<std::string, std::string>& ArchitectureMap() {
   static const auto* m = new std::map<std::string, std::string>{{"LlamaForCausalLM", "llama"},
@@ -66,23 +89,27 @@ class Config {
 
   bool Has(const char* key) const { return j_.contains(key) && !j_[key].is_null(); }
 
-  absl::StatusOr<int64_t> PositiveInt(const char* key) const {
+  // A positive integer at most `max` (a JSON integer: 64.0, true and "64" are refused).
+  absl::StatusOr<int64_t> PositiveInt(const char* key, int64_t max = kMaxU32) const {
     if (!Has(key)) return Missing(key, "a positive integer");
     const json& v = j_[key];
-    if (!v.is_number_integer() || v.get<int64_t>() <= 0 || v.get<int64_t>() > (int64_t{1} << 31)) {
-      return Bad(key, "a positive integer below 2^31");
+    const bool fits = v.is_number_unsigned() ? v.get<uint64_t>() <= static_cast<uint64_t>(max)
+                                             : v.is_number_integer() && v.get<int64_t>() <= max;
+    if (!fits || v.get<int64_t>() <= 0) {
+      return Bad(key, absl::StrCat("a positive integer at most ", max));
     }
     return v.get<int64_t>();
   }
-  absl::StatusOr<int64_t> PositiveInt(const char* key, int64_t fallback) const {
+  absl::StatusOr<int64_t> OptionalPositiveInt(const char* key, int64_t fallback,
+                                              int64_t max = kMaxU32) const {
     if (!Has(key)) return fallback;
-    return PositiveInt(key);
+    return PositiveInt(key, max);
   }
   absl::StatusOr<double> PositiveFloat(const char* key) const {
     if (!Has(key)) return Missing(key, "a positive number");
     const json& v = j_[key];
-    if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>())) {
-      return Bad(key, "a positive number");
+    if (!v.is_number() || !(v.get<double>() > 0) || !(v.get<double>() <= FLT_MAX)) {
+      return Bad(key, "a positive number (a finite float)");
     }
     return v.get<double>();
   }
@@ -90,8 +117,11 @@ class Config {
     if (!Has(key)) return fallback;
     return PositiveFloat(key);
   }
-  bool Bool(const char* key, bool fallback) const {
-    return Has(key) && j_[key].is_boolean() ? j_[key].get<bool>() : fallback;
+  // true or false; a string such as "false" is refused rather than read as the fallback.
+  absl::StatusOr<bool> Bool(const char* key, bool fallback) const {
+    if (!Has(key)) return fallback;
+    if (!j_[key].is_boolean()) return Bad(key, "true or false");
+    return j_[key].get<bool>();
   }
   const json& raw() const { return j_; }
   const std::string& path() const { return path_; }
@@ -101,8 +131,8 @@ class Config {
         absl::StrFormat("%s: missing key \"%s\" (expected %s)", path_, key, expected));
   }
   absl::Status Bad(const std::string& key, const std::string& expected) const {
-    std::string shown = j_.contains(key) ? j_[key].dump() : "absent";
-    if (shown.size() > 80) shown = shown.substr(0, 80) + "...";
+    const std::string shown =
+        j_.contains(key) ? checkpoint::internal::JsonForError(j_[key]) : "absent";
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: key \"%s\" is %s, expected %s", path_, key, shown, expected));
   }
@@ -125,8 +155,17 @@ absl::StatusOr<std::string> GgufName(const std::string& arch, const std::string&
   if (absl::StartsWith(hf, prefix)) {
     const std::string rest = hf.substr(prefix.size());
     const size_t dot = rest.find('.');
-    int layer = 0;
-    if (dot != std::string::npos && absl::SimpleAtoi(rest.substr(0, dot), &layer) && layer >= 0) {
+    // Strictly decimal: "00" or "+0" would name layer 0 a second time.
+    const std::optional<int64_t> index =
+        dot == std::string::npos ? std::nullopt : ParseDecimalInt64(rest.substr(0, dot));
+    if (dot != std::string::npos && (!index.has_value() || *index < 0 || *index >= kMaxLayers)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "tensor %s: layer index %s is not a decimal number in 0..%d (as written by "
+          "transformers: no sign, no leading zeros)",
+          Q(hf), Q(rest.substr(0, dot)), kMaxLayers - 1));
+    }
+    if (index.has_value()) {
+      const int64_t layer = *index;
       const std::string tail = rest.substr(dot + 1);
       const bool gemma = arch == "gemma3";
       const bool phi = arch == "phi3";
@@ -170,9 +209,9 @@ absl::StatusOr<std::string> GgufName(const std::string& arch, const std::string&
     }
   }
   return absl::InvalidArgumentError(absl::StrFormat(
-      "tensor '%s' has no GGUF name for architecture %s (as in llama.cpp's converter: \"Can not "
+      "tensor %s has no GGUF name for architecture %s (as in llama.cpp's converter: \"Can not "
       "map tensor\")",
-      hf, arch));
+      Q(hf), arch));
 }
 
 float HalfToFloat(uint16_t h) {
@@ -212,7 +251,7 @@ absl::StatusOr<Tensor> VectorToF32(const std::string& name, const Tensor& t, flo
     }
   } else {
     return absl::UnimplementedError(
-        absl::StrFormat("tensor '%s' is %s; expected f32, f16 or bf16", name, t.DebugString()));
+        absl::StrFormat("tensor %s is %s; expected f32, f16 or bf16", Q(name), t.DebugString()));
   }
   if (add != 0.0f) {
     for (float& x : v) x += add;
@@ -226,7 +265,7 @@ absl::StatusOr<Tensor> PermuteRope(const std::string& name, const Tensor& t, int
   const int64_t rows = shape.rank() == 2 ? shape.dim(0) : 0;
   if (rows <= 0 || heads <= 0 || rows % (2 * heads) != 0 || t.bytes().size() % rows != 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "tensor '%s' (%s): expected a matrix whose rows split into %d heads of an even size", name,
+        "tensor %s (%s): expected a matrix whose rows split into %d heads of an even size", Q(name),
         t.DebugString(), heads));
   }
   const size_t row_bytes = t.bytes().size() / rows;
@@ -249,7 +288,7 @@ absl::StatusOr<Tensor> PermuteRope(const std::string& name, const Tensor& t, int
 absl::Status CheckShape(const std::string& hf, const Tensor& t, std::vector<int64_t> expected) {
   if (t.logical_shape().dims() == expected) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrFormat(
-      "tensor '%s' has shape [%s], expected [%s] (from config.json)", hf,
+      "tensor %s has shape [%s], expected [%s] (from config.json)", Q(hf),
       absl::StrJoin(t.logical_shape().dims(), ", "), absl::StrJoin(expected, ", ")));
 }
 
@@ -268,7 +307,8 @@ std::vector<std::string> SupportedHfArchitectures() {
 
 absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   const std::string config_path = dir + "/config.json";
-  EDGEQ_ASSIGN_OR_RETURN(json cj, ReadJsonObject(config_path));
+  EDGEQ_ASSIGN_OR_RETURN(json cj,
+                         ReadJsonObject(config_path, checkpoint::internal::kMaxHfConfigBytes));
   Config c(config_path, std::move(cj));
   const json& raw = c.raw();
   if (!c.Has("architectures") || !raw["architectures"].is_array() || raw["architectures"].empty() ||
@@ -280,32 +320,36 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   if (it == ArchitectureMap().end()) {
     return absl::UnimplementedError(
         absl::StrFormat("%s: architecture %s is not supported (supported: %s)", config_path,
-                        hf_arch, absl::StrJoin(SupportedHfArchitectures(), ", ")));
+                        PlainOrQuoted(hf_arch), absl::StrJoin(SupportedHfArchitectures(), ", ")));
   }
   const std::string a = it->second;
 
-  EDGEQ_ASSIGN_OR_RETURN(const int64_t layers, c.PositiveInt("num_hidden_layers"));
-  EDGEQ_ASSIGN_OR_RETURN(const int64_t dim, c.PositiveInt("hidden_size"));
-  EDGEQ_ASSIGN_OR_RETURN(const int64_t ffn, c.PositiveInt("intermediate_size"));
-  EDGEQ_ASSIGN_OR_RETURN(const int64_t heads, c.PositiveInt("num_attention_heads"));
-  EDGEQ_ASSIGN_OR_RETURN(const int64_t kv_heads, c.PositiveInt("num_key_value_heads", heads));
-  EDGEQ_ASSIGN_OR_RETURN(const int64_t context, c.PositiveInt("max_position_embeddings"));
-  EDGEQ_ASSIGN_OR_RETURN(const int64_t vocab, c.PositiveInt("vocab_size"));
+  EDGEQ_ASSIGN_OR_RETURN(const int64_t layers, c.PositiveInt("num_hidden_layers", kMaxLayers));
+  EDGEQ_ASSIGN_OR_RETURN(const int64_t dim, c.PositiveInt("hidden_size", kMaxWidth));
+  EDGEQ_ASSIGN_OR_RETURN(const int64_t ffn, c.PositiveInt("intermediate_size", kMaxWidth));
+  EDGEQ_ASSIGN_OR_RETURN(const int64_t heads, c.PositiveInt("num_attention_heads", kMaxHeads));
+  EDGEQ_ASSIGN_OR_RETURN(const int64_t kv_heads,
+                         c.OptionalPositiveInt("num_key_value_heads", heads, kMaxHeads));
+  EDGEQ_ASSIGN_OR_RETURN(const int64_t context,
+                         c.PositiveInt("max_position_embeddings", kMaxContext));
+  EDGEQ_ASSIGN_OR_RETURN(const int64_t vocab, c.PositiveInt("vocab_size", kMaxVocab));
   EDGEQ_ASSIGN_OR_RETURN(const double rms_eps,
                          c.PositiveFloat("rms_norm_eps", a == "gemma3" ? 1e-6 : -1));
   if (!(rms_eps > 0)) return c.Missing("rms_norm_eps", "a positive number");
   const bool has_head_dim = c.Has("head_dim");
   int64_t head_dim = 0;
   if (has_head_dim) {
-    EDGEQ_ASSIGN_OR_RETURN(head_dim, c.PositiveInt("head_dim"));
+    EDGEQ_ASSIGN_OR_RETURN(head_dim, c.PositiveInt("head_dim", kMaxHeads));
   } else if (dim % heads != 0) {
     return c.Bad("num_attention_heads",
                  absl::StrCat("a divisor of hidden_size ", dim, " (or give head_dim)"));
   } else {
     head_dim = dim / heads;
   }
-  if (heads > 65536 || head_dim > 65536) {
-    return c.Bad(heads > 65536 ? "num_attention_heads" : "head_dim", "at most 65536");
+  if (head_dim > kMaxHeads) {
+    return c.Bad("num_attention_heads",
+                 absl::StrCat("at least ", (dim + kMaxHeads - 1) / kMaxHeads,
+                              " (a head dimension of at most ", kMaxHeads, ")"));
   }
   if (heads % kv_heads != 0) {
     return c.Bad("num_key_value_heads", absl::StrCat("a divisor of num_attention_heads ", heads));
@@ -315,14 +359,15 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   }
   const int64_t q_dim = head_dim * heads, kv_dim = head_dim * kv_heads;
   // Without lm_head.weight the classifier is the embedding whatever tie_word_embeddings says.
-  bool tied = c.Bool("tie_word_embeddings", a == "gemma3" ? true : false);
+  EDGEQ_ASSIGN_OR_RETURN(bool tied, c.Bool("tie_word_embeddings", a == "gemma3"));
 
   // The tensors: the index's weight map, or model.safetensors.
   std::map<std::string, std::string> where;  // HF name -> shard file
   const std::string index_path = dir + "/model.safetensors.index.json";
   std::vector<std::string> shards;
   if (IsFile(index_path)) {
-    EDGEQ_ASSIGN_OR_RETURN(json index, ReadJsonObject(index_path));
+    EDGEQ_ASSIGN_OR_RETURN(json index,
+                           ReadJsonObject(index_path, kMaxJsonFileBytes, KeepIndexParts));
     if (!index.contains("weight_map") || !index["weight_map"].is_object()) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s: missing key \"weight_map\" (expected an object tensor name -> shard file)",
@@ -330,11 +375,14 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
     }
     std::set<std::string> seen;
     for (auto e = index["weight_map"].begin(); e != index["weight_map"].end(); ++e) {
+      // A file name of the directory (at most NAME_MAX bytes), so paths built from it are short.
       if (!e.value().is_string() || e.value().get<std::string>().empty() ||
-          e.value().get<std::string>().find('/') != std::string::npos) {
+          e.value().get<std::string>().size() > 255 || e.value().get<std::string>() == "." ||
+          e.value().get<std::string>() == ".." ||
+          e.value().get<std::string>().find_first_of(std::string("/\0", 2)) != std::string::npos) {
         return absl::InvalidArgumentError(
-            absl::StrFormat("%s: weight_map[\"%s\"] is %s, expected a file name in %s", index_path,
-                            e.key(), e.value().dump(), dir));
+            absl::StrFormat("%s: weight_map[%s] is %s, expected a file name in %s", index_path,
+                            Q(e.key()), checkpoint::internal::JsonForError(e.value()), dir));
       }
       where[e.key()] = e.value().get<std::string>();
       if (seen.insert(e.value().get<std::string>()).second) {
@@ -360,21 +408,21 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
         auto w = where.find(name);
         if (w == where.end() || w->second != shard) {
           return absl::InvalidArgumentError(
-              absl::StrFormat("%s holds tensor '%s', which %s places %s", path, name, index_path,
+              absl::StrFormat("%s holds tensor %s, which %s places %s", path, Q(name), index_path,
                               w == where.end() ? "nowhere" : absl::StrCat("in ", w->second)));
         }
       }
       if (hf.count(name)) {
         return absl::InvalidArgumentError(
-            absl::StrFormat("tensor '%s' is in more than one shard (again in %s)", name, path));
+            absl::StrFormat("tensor %s is in more than one shard (again in %s)", Q(name), path));
       }
       hf.emplace(name, **d.Get(name));
     }
   }
   for (const auto& [name, shard] : where) {
     if (!hf.count(name)) {
-      return absl::NotFoundError(absl::StrFormat("tensor '%s' is listed in %s for %s but absent",
-                                                 name, index_path, shard));
+      return absl::NotFoundError(absl::StrFormat("tensor %s is listed in %s for %s but absent",
+                                                 Q(name), index_path, shard));
     }
   }
 
@@ -401,10 +449,14 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
       raw["rope_scaling"]["rope_type"] == json("llama3")) {
     const json& rs = raw["rope_scaling"];
     RandomModelSpec spec;
-    auto num = [&](const char* key, double fallback) {
-      return rs.contains(key) && rs[key].is_number() ? rs[key].get<double>() : fallback;
+    // Numbers in 0..2^24 (so that the float and int conversions below are exact enough and
+    // defined); anything else, or a non-number, is refused below as -1.
+    auto num = [&](const char* key, double fallback) -> double {
+      if (!rs.contains(key)) return fallback;
+      if (!rs[key].is_number()) return -1;
+      const double v = rs[key].get<double>();
+      return v >= 0 && v <= double{1 << 24} ? v : -1;
     };
-    spec.rope_base = static_cast<float>(num("rope_theta", 0));
     if (c.Has("rope_theta")) {
       EDGEQ_ASSIGN_OR_RETURN(const double base, c.PositiveFloat("rope_theta"));
       spec.rope_base = static_cast<float>(base);
@@ -439,8 +491,10 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
       }
       std::vector<float> f;
       for (const json& x : rs[key]) {
-        if (!x.is_number()) return c.Bad("rope_scaling", absl::StrCat("numbers in ", key));
-        f.push_back(x.get<float>());
+        if (!x.is_number() || !(std::fabs(x.get<double>()) <= FLT_MAX)) {
+          return c.Bad("rope_scaling", absl::StrCat("finite float numbers in ", key));
+        }
+        f.push_back(static_cast<float>(x.get<double>()));
       }
       EDGEQ_ASSIGN_OR_RETURN(Tensor t, Tensor::FromValues<float>(Shape{head_dim / 2}, f));
       EDGEQ_RETURN_IF_ERROR(
@@ -451,13 +505,20 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   }
   if (a == "phi3") {
     EDGEQ_ASSIGN_OR_RETURN(phi_original_context,
-                           c.PositiveInt("original_max_position_embeddings", context));
+                           c.OptionalPositiveInt("original_max_position_embeddings", context,
+                                                 kMaxContext));
   }
   int file_type = 0;  // LLAMA_FTYPE_ALL_F32
+  std::map<std::string, std::string> source;  // GGUF name -> the HF tensor that gave it
   for (const auto& [name, t] : hf) {
     EDGEQ_ASSIGN_OR_RETURN(std::string g, GgufName(a, name));
     if (g.empty()) continue;
     if (g == "output.weight" && tied) continue;
+    if (auto [prev, inserted] = source.emplace(g, name); !inserted) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: tensors %s and %s both become %s; expected one tensor for it", dir,
+                          Q(prev->second), Q(name), g));
+    }
     EDGEQ_RETURN_IF_ERROR(CheckShape(name, t, expected_shape(g)));
     Tensor out = t;
     if (t.logical_shape().rank() == 1) {
@@ -478,10 +539,19 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
     }
     EDGEQ_RETURN_IF_ERROR(d.Set(g, std::move(out)));
   }
-  // Every tensor the architecture needs.
-  std::vector<std::string> need = {"token_embd.weight", "output_norm.weight"};
-  if (!tied) need.push_back("output.weight");
+  // Every tensor the architecture needs, layer by layer: the first missing one ends the check,
+  // so a declared layer count far above the tensors present costs nothing.
+  auto require = [&](const std::string& n) -> absl::Status {
+    if (d.Contains(n)) return absl::OkStatus();
+    return absl::NotFoundError(absl::StrFormat("%s: no tensor for %s (%s with %d layers needs it)",
+                                               dir, n, hf_arch, layers));
+  };
+  for (const char* n : {"token_embd.weight", "output_norm.weight"}) {
+    EDGEQ_RETURN_IF_ERROR(require(n));
+  }
+  if (!tied) EDGEQ_RETURN_IF_ERROR(require("output.weight"));
   for (int64_t l = 0; l < layers; ++l) {
+    std::vector<std::string> need;
     std::vector<const char*> names = {"attn_norm", "attn_output", "ffn_down", "ffn_up", "ffn_norm"};
     if (a == "phi3") {
       names.push_back("attn_qkv");
@@ -502,22 +572,17 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
         need.push_back(absl::StrCat("blk.", l, ".", n, ".bias"));
       }
     }
+    for (const std::string& n : need) EDGEQ_RETURN_IF_ERROR(require(n));
   }
-  for (const std::string& n : need) {
-    if (!d.Contains(n)) {
-      return absl::NotFoundError(absl::StrFormat(
-          "%s: no tensor for %s (%s with %d layers needs it)", dir, n, hf_arch, layers));
+  // Every tensor present is used: none for a layer above the declared count.
+  for (const auto& [g, name] : source) {
+    if (!absl::StartsWith(g, "blk.")) continue;
+    const std::optional<int64_t> l = ParseDecimalInt64(g.substr(4, g.find('.', 4) - 4));
+    if (!l.has_value() || *l >= layers) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: tensor %s is beyond num_hidden_layers %d (%s)", dir, Q(name),
+                          layers, config_path));
     }
-  }
-  for (const std::string& n : d.Keys()) {
-    const size_t p = n.find('.');
-    int64_t l = 0;
-    if (absl::StartsWith(n, "blk.") &&
-        (!absl::SimpleAtoi(n.substr(4, n.find('.', 4) - 4), &l) || l >= layers)) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: tensor %s is beyond num_hidden_layers %d (%s)", dir, n, layers, config_path));
-    }
-    (void)p;
   }
 
   // Metadata, in the converter's order.

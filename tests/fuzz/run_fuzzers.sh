@@ -5,7 +5,8 @@
 # or by default a new folder per run (printed first), so that two runs never collide.
 #
 #   tests/fuzz/run_fuzzers.sh [--seconds=N] [--runs=N] [--jobs=N] [--out=DIR] [TARGET...]
-#   TARGET: max gguf llama2c safetensors tokenizer model llm_model cli_args (default: all)
+#   TARGET: max gguf llama2c safetensors tokenizer model llm_model cli_args hf_import
+#   hf_tokenizer chat_template (default: all)
 #   model: a .max or GGUF, then qmatmul and Gather over every quantized tensor (graph, runtime
 #   and every x86 kernel, each file with its Bazel -m flags; XNNPACK, cpuinfo and pthreadpool
 #   from Debian's shared libraries).
@@ -13,6 +14,9 @@
 #   thread), one Forward and Prefill, and llm::Tokenizer::FromGguf (the model target's sources
 #   plus llm's).
 #   cli_args: the LLM commands' argument vectors (tools/llm_flags.h) and the sampler.
+#   hf_import, hf_tokenizer, chat_template: past the parsers (issue 27): a Hugging Face directory
+#   through ImportHfCheckpoint, a tokenizer.json loaded and used, chat templates detected and
+#   rendered (inputs: files joined by tests/fuzz/fuzz_files.h's separator).
 #
 # Built outside Bazel (whose C++ toolchain here is gcc) straight from the sources; absl and
 # xxhash come from Debian's static archives, like in the Bazel build.
@@ -28,12 +32,15 @@ for arg in "$@"; do
     --seconds=*) seconds="${arg#*=}" ;;
     --runs=*) runs="${arg#*=}" ;;
     --out=*) out="${arg#*=}" ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     max|gguf|llama2c|safetensors|tokenizer|model|llm_model|cli_args) targets+=("$arg") ;;
+    hf_import|hf_tokenizer|chat_template) targets+=("$arg") ;;
     *) echo "run_fuzzers.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
-[ ${#targets[@]} -eq 0 ] && targets=(max gguf llama2c safetensors tokenizer model llm_model cli_args)
+all_targets=(max gguf llama2c safetensors tokenizer model llm_model cli_args)
+all_targets+=(hf_import hf_tokenizer chat_template)
+[ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
 
 CXX=${CXX:-clang++}
 if ! command -v "$CXX" >/dev/null; then
@@ -45,6 +52,8 @@ flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -I. -DXXH_STATIC_LINKING_ONLY
 common=(checkpoint/tensor_dict.cc checkpoint/internal/file_io.cc
         checkpoint/internal/metadata_codec.cc core/bounded_input.cc core/dtype.cc core/shape.cc
         core/tensor.cc)
+# The bounded JSON reader (safetensors headers, tokenizer.json).
+common+=(checkpoint/internal/json_input.cc)
 # The readers check quantized tensors against the encodings' table (CheckQuantizedTensor).
 quant=(quantization/encoding.cc quantization/{bf16,codec_table,f16,iq4,iq4_nl,iq4_xs,k_quants,q2_k,q3_k,q4_0,q4_1,q4_k,q5_0,q5_1,q5_k,q6_k,q8_0}.cc)
 declare -A lib=([max]=checkpoint/max_format.cc [gguf]=checkpoint/gguf.cc
@@ -52,6 +61,10 @@ declare -A lib=([max]=checkpoint/max_format.cc [gguf]=checkpoint/gguf.cc
                 [tokenizer]="checkpoint/gguf.cc llm/tokenizer.cc llm/tokenizer_hf.cc
                              llm/tokenizer_regex.cc llm/unicode.cc"
                 [cli_args]="tools/llm_flags.cc tools/command.cc llm/sampler.cc")
+lib[hf_tokenizer]="${lib[tokenizer]}"
+lib[chat_template]="llm/chat_template.cc"
+lib[hf_import]="${lib[tokenizer]} llm/hf_import.cc llm/chat_template.cc llm/random_model.cc
+                checkpoint/safetensors.cc"
 [ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/edgeq_fuzz.XXXXXX")
 mkdir -p "$out"
 echo "run_fuzzers.sh: building and fuzzing in $out"
