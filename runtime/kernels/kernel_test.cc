@@ -226,9 +226,10 @@ INSTANTIATE_TEST_SUITE_P(AllKernels, KernelTest,
 // the same exact int32 sums and the same f32 operations after them: the outputs are bit-identical.
 TEST(AvxVnniTest, BitIdenticalToAvx2) {
   if (!IsaSupported(Isa::kAvxVnni)) GTEST_SKIP() << "this CPU lacks AVX-VNNI";
-  int compared = 0;
+  int compared = 0, expected = 0;
   for (const KernelEntry* v : internal::AllKernels()) {
     if (v->isa != Isa::kAvxVnni) continue;
+    expected += v->shape == internal::Shape::kGemv ? 1 : 3;
     const KernelEntry* a = nullptr;
     for (const KernelEntry* e : internal::AllKernels()) {
       if (e->isa == Isa::kAvx2 && e->encoding == v->encoding && e->shape == v->shape) a = e;
@@ -249,8 +250,9 @@ TEST(AvxVnniTest, BitIdenticalToAvx2) {
           << v->name << " vs " << a->name << " m=" << m;
     }
   }
-  // q4_0, q8_0, q4_k, q5_k, q6_k: GEMV at m = 1, GEMM at m = 3, 8, 67.
-  EXPECT_EQ(compared, 20);
+  // Every AVX-VNNI entry of the table: GEMV at m = 1, GEMM at m = 3, 8, 67.
+  EXPECT_GT(compared, 0);
+  EXPECT_EQ(compared, expected);
 }
 
 }  // namespace
