@@ -1,12 +1,13 @@
 // ISA names and run-time detection (cpuinfo, read once; getauxval on aarch64 Linux as a fallback
 // and for i8mm, which Debian's 2022 cpuinfo does not report).
+#include "runtime/kernels/isa.h"
+
 #include <string>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "cpuinfo.h"
 #include "runtime/kernels/internal/cpu_state.h"
-#include "runtime/kernels/qmatmul.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>

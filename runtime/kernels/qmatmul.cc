@@ -16,6 +16,7 @@
 #include "core/parallel.h"
 #include "runtime/kernels/internal/kernel_api.h"
 #include "runtime/kernels/internal/kernel_list.h"
+#include "runtime/kernels/internal/select_kernel.h"
 
 namespace edgeq {
 namespace kernels {
@@ -26,88 +27,11 @@ using internal::KernelEntry;
 using internal::MatmulParams;
 using internal::Shape;
 
+// kernels.bzl's table, as kernel_list.inc lists it.
 const KernelEntry* const kAllKernels[] = {
-    // clang-format off
-    &internal::kQ4_0GenericGemv, &internal::kQ4_0GenericGemm,
-    &internal::kQ8_0GenericGemv, &internal::kQ8_0GenericGemm,
-    &internal::kQ4_KGenericGemv, &internal::kQ4_KGenericGemm,
-    &internal::kQ5_KGenericGemv, &internal::kQ5_KGenericGemm,
-    &internal::kQ6_KGenericGemv, &internal::kQ6_KGenericGemm,
-    &internal::kBf16GenericGemv, &internal::kBf16GenericGemm,
-    &internal::kQ4_1GenericGemv, &internal::kQ4_1GenericGemm,
-    &internal::kQ5_0GenericGemv, &internal::kQ5_0GenericGemm,
-    &internal::kQ5_1GenericGemv, &internal::kQ5_1GenericGemm,
-    &internal::kIq4NlGenericGemv, &internal::kIq4NlGenericGemm,
-    &internal::kF16GenericGemv, &internal::kF16GenericGemm,
-    &internal::kQ2_KGenericGemv, &internal::kQ2_KGenericGemm,
-    &internal::kQ3_KGenericGemv, &internal::kQ3_KGenericGemm,
-    &internal::kIq4XsGenericGemv, &internal::kIq4XsGenericGemm,
-#if defined(EDGEQ_KERNELS_X86)
-    &internal::kQ4_0Avx2Gemv, &internal::kQ4_0Avx2Gemm,
-    &internal::kQ8_0Avx2Gemv, &internal::kQ8_0Avx2Gemm,
-    &internal::kQ4_KAvx2Gemv, &internal::kQ4_KAvx2Gemm,
-    &internal::kQ5_KAvx2Gemv, &internal::kQ5_KAvx2Gemm,
-    &internal::kQ6_KAvx2Gemv, &internal::kQ6_KAvx2Gemm,
-    &internal::kBf16Avx2Gemv, &internal::kBf16Avx2Gemm,
-    &internal::kF16Avx2Gemv, &internal::kF16Avx2Gemm,
-    &internal::kF16Avx512VnniGemv, &internal::kF16Avx512VnniGemm,
-    &internal::kIq4NlAvx2Gemv, &internal::kIq4NlAvx2Gemm,
-    &internal::kIq4NlAvx512VnniGemv, &internal::kIq4NlAvx512VnniGemm,
-    &internal::kQ5_0Avx2Gemv, &internal::kQ5_0Avx2Gemm,
-    &internal::kQ5_0Avx512VnniGemv, &internal::kQ5_0Avx512VnniGemm,
-    &internal::kQ4_1Avx2Gemv, &internal::kQ4_1Avx2Gemm,
-    &internal::kQ4_1Avx512VnniGemv, &internal::kQ4_1Avx512VnniGemm,
-    &internal::kQ5_1Avx2Gemv, &internal::kQ5_1Avx2Gemm,
-    &internal::kQ5_1Avx512VnniGemv, &internal::kQ5_1Avx512VnniGemm,
-    &internal::kQ2_KAvx2Gemv, &internal::kQ2_KAvx2Gemm,
-    &internal::kQ2_KAvx512VnniGemv, &internal::kQ2_KAvx512VnniGemm,
-    &internal::kQ3_KAvx2Gemv, &internal::kQ3_KAvx2Gemm,
-    &internal::kQ3_KAvx512VnniGemv, &internal::kQ3_KAvx512VnniGemm,
-    &internal::kIq4XsAvx2Gemv, &internal::kIq4XsAvx2Gemm,
-    &internal::kIq4XsAvx512VnniGemv, &internal::kIq4XsAvx512VnniGemm,
-    &internal::kQ4_0AvxVnniGemv, &internal::kQ4_0AvxVnniGemm,
-    &internal::kQ8_0AvxVnniGemv, &internal::kQ8_0AvxVnniGemm,
-    &internal::kQ4_KAvxVnniGemv, &internal::kQ4_KAvxVnniGemm,
-    &internal::kQ5_KAvxVnniGemv, &internal::kQ5_KAvxVnniGemm,
-    &internal::kQ6_KAvxVnniGemv, &internal::kQ6_KAvxVnniGemm,
-    &internal::kQ4_0Avx512VnniGemv, &internal::kQ4_0Avx512VnniGemm,
-    &internal::kQ8_0Avx512VnniGemv, &internal::kQ8_0Avx512VnniGemm,
-    &internal::kQ4_KAvx512VnniGemv, &internal::kQ4_KAvx512VnniGemm,
-    &internal::kQ5_KAvx512VnniGemv, &internal::kQ5_KAvx512VnniGemm,
-    &internal::kQ6_KAvx512VnniGemv, &internal::kQ6_KAvx512VnniGemm,
-#endif
-#if defined(EDGEQ_KERNELS_ARM)
-    &internal::kQ4_0NeonGemv, &internal::kQ4_0NeonGemm,
-    &internal::kQ8_0NeonGemv, &internal::kQ8_0NeonGemm,
-    &internal::kQ4_KNeonGemv, &internal::kQ4_KNeonGemm,
-    &internal::kQ5_KNeonGemv, &internal::kQ5_KNeonGemm,
-    &internal::kQ6_KNeonGemv, &internal::kQ6_KNeonGemm,
-    &internal::kQ4_0DotprodGemv, &internal::kQ4_0DotprodGemm,
-    &internal::kIq4NlNeonGemv, &internal::kIq4NlNeonGemm,
-    &internal::kIq4NlDotprodGemv, &internal::kIq4NlDotprodGemm,
-    &internal::kQ4_1NeonGemv, &internal::kQ4_1NeonGemm,
-    &internal::kQ4_1DotprodGemv, &internal::kQ4_1DotprodGemm,
-    &internal::kQ5_0NeonGemv, &internal::kQ5_0NeonGemm,
-    &internal::kQ5_0DotprodGemv, &internal::kQ5_0DotprodGemm,
-    &internal::kQ5_1NeonGemv, &internal::kQ5_1NeonGemm,
-    &internal::kQ5_1DotprodGemv, &internal::kQ5_1DotprodGemm,
-    &internal::kF16NeonGemv, &internal::kF16NeonGemm,
-    &internal::kBf16NeonGemv, &internal::kBf16NeonGemm,
-    &internal::kIq4XsNeonGemv, &internal::kIq4XsNeonGemm,
-    &internal::kIq4XsDotprodGemv, &internal::kIq4XsDotprodGemm,
-    &internal::kQ2_KNeonGemv, &internal::kQ2_KNeonGemm,
-    &internal::kQ2_KDotprodGemv, &internal::kQ2_KDotprodGemm,
-    &internal::kQ3_KNeonGemv, &internal::kQ3_KNeonGemm,
-    &internal::kQ3_KDotprodGemv, &internal::kQ3_KDotprodGemm,
-    &internal::kQ8_0DotprodGemv, &internal::kQ8_0DotprodGemm,
-    &internal::kQ4_KDotprodGemv, &internal::kQ4_KDotprodGemm,
-    &internal::kQ5_KDotprodGemv, &internal::kQ5_KDotprodGemm,
-    &internal::kQ6_KDotprodGemv, &internal::kQ6_KDotprodGemm,
-    &internal::kQ4_KI8mmGemm, &internal::kQ5_KI8mmGemm, &internal::kQ6_KI8mmGemm,
-    &internal::kQ4_0I8mmGemm, &internal::kQ8_0I8mmGemm, &internal::kIq4NlI8mmGemm,
-    &internal::kQ5_0I8mmGemm, &internal::kQ4_1I8mmGemm, &internal::kQ5_1I8mmGemm,
-#endif
-    // clang-format on
+#define EDGEQ_KERNEL(symbol, encoding, isa, shape) &internal::k##symbol,
+#include "runtime/kernels/internal/kernel_list.inc"
+#undef EDGEQ_KERNEL
 };
 
 constexpr size_t kAlign = 64;
@@ -115,13 +39,9 @@ constexpr size_t kAlign = 64;
 size_t RoundUp(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
 const KernelEntry* Choose(Encoding e, Shape shape, Isa cap) {
-  const KernelEntry* best = nullptr;
-  for (const KernelEntry* k : kAllKernels) {
-    if (k->encoding != e || k->shape != shape) continue;
-    if (static_cast<int>(k->isa) > static_cast<int>(cap) || !IsaSupported(k->isa)) continue;
-    if (best == nullptr || static_cast<int>(k->isa) > static_cast<int>(best->isa)) best = k;
-  }
-  return best;
+  return internal::SelectKernel(absl::MakeConstSpan(kAllKernels), cap, [&](const KernelEntry& k) {
+    return k.encoding == e && k.shape == shape;
+  });
 }
 
 struct RunContext {

@@ -17,46 +17,26 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "pthreadpool.h"
+#include "runtime/kernels/isa.h"  // Isa, IsaSupported (part of this API)
 
 namespace edgeq {
 namespace kernels {
-
-// Instruction-set levels, ordered: a cap of kAvx2 allows kGeneric and kAvx2. x86 and ARM levels
-// share one scale; a level of the other architecture is never supported.
-enum class Isa : int {
-  kGeneric = 0,        // portable scalar C++
-  kAvx2 = 10,          // x86-64: AVX2 + FMA + F16C
-  kAvxVnni = 15,       // x86-64: AVX2 + AVX-VNNI (VEX vpdpbusd; e.g. Alder Lake without AVX-512)
-  kAvx512Vnni = 20,    // x86-64: AVX-512 F/BW/VL + VNNI
-  kNeon = 110,         // ARMv8-A NEON
-  kNeonDotprod = 120,  // ARMv8.2-A dotprod (vdotq_s32)
-  kNeonI8mm = 130,     // ARMv8.6-A i8mm (vmmlaq_s32)
-  kBest = 1000,        // no cap
-};
-
-absl::string_view IsaName(Isa isa);                  // "generic", "avx2", ...
-absl::StatusOr<Isa> IsaFromName(absl::string_view);  // inverse; "best" -> kBest
-
-// True if this CPU can run code of `isa` (read once per process through cpuinfo).
-bool IsaSupported(Isa isa);
-// The highest level this CPU supports.
-Isa BestSupportedIsa();
 
 // A qmatmul bound to one weight matrix.
 class QMatmulKernel {
  public:
   virtual ~QMatmulKernel() = default;
 
-  // Chooses the best kernel for `encoding` ("q4_0", "q8_0", "q4_k", "q5_k", "q6_k", "bf16") that
-  // the CPU supports and `cap` allows. `weights` holds exactly n rows of k/elements_per_block
-  // blocks in the encoding's GGML layout and must stay alive as long as the kernel unless the
-  // kernel repacks (copies) it. InvalidArgument if k does not fit the encoding, the encoding has
-  // no kernel, or weights.size() is not n x k/elements_per_block x block bytes (the message
-  // names the expected and actual byte counts): no kernel ever reads past `weights`.
-  // `on_read`, if given, is called while a repacking kernel copies the weights, with the bytes
-  // of `weights` read so far from the start (rows in order; the last call covers them all): a
-  // caller whose weights are a file mapping can drop those pages before the rest is copied, so
-  // that the copy and the original are never both resident.
+  // Chooses the best kernel for `encoding` (any name of blocks::kBlockFormats, the 14 block
+  // formats of quantization/block_layout.h: every one has kernels) that the CPU supports and `cap`
+  // allows. `weights` holds exactly n rows of k/elements_per_block blocks in the encoding's GGML
+  // layout and must stay alive as long as the kernel unless the kernel repacks (copies) it.
+  // InvalidArgument if k does not fit the encoding, the encoding has no kernel, or weights.size()
+  // is not n x k/elements_per_block x block bytes (the message names the expected and actual byte
+  // counts): no kernel ever reads past `weights`. `on_read`, if given, is called while a repacking
+  // kernel copies the weights, with the bytes of `weights` read so far from the start (rows in
+  // order; the last call covers them all): a caller whose weights are a file mapping can drop those
+  // pages before the rest is copied, so that the copy and the original are never both resident.
   using WeightsReadFn = std::function<void(const uint8_t* weights, size_t bytes_read)>;
   static absl::StatusOr<std::unique_ptr<QMatmulKernel>> Create(
       absl::string_view encoding, int64_t n, int64_t k, absl::Span<const uint8_t> weights,

@@ -1,10 +1,12 @@
+// The qmatmul API: Create's choice and checks, the ISA cap, repacking, the dispatch list, the
+// activation formats. Every kernel's own tests are in kernel_test.cc.
 #include "runtime/kernels/qmatmul.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <random>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -12,11 +14,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
-#include "pthreadpool.h"
 #include "quantization/block_layout.h"
-#include "quantization/encoding.h"
 #include "runtime/kernels/internal/kernel_api.h"
 #include "runtime/kernels/internal/kernel_list.h"
+#include "runtime/kernels/kernel_test_util.h"
 #include "tests/util/random_data.h"
 
 namespace edgeq {
@@ -27,141 +28,12 @@ using internal::Encoding;
 using internal::EncodingBlockElems;
 using internal::EncodingName;
 using internal::KernelEntry;
+using test_util::ExpectMatchesReference;
+using test_util::MakeProblem;
+using test_util::Problem;
+using test_util::RunKernel;
 
-using test_util::Gaussian;
-
-struct Problem {
-  Encoding enc;
-  int64_t m, n, k;
-  std::vector<uint8_t> w;    // n rows in the GGML layout
-  std::vector<float> w_deq;  // dequantized weights
-  std::vector<float> x;      // m x k, stride k + 3 (exercises x_stride)
-  int64_t x_stride;
-};
-
-Problem MakeProblem(Encoding enc, int64_t m, int64_t n, int64_t k, uint32_t seed) {
-  Problem p{enc, m, n, k, {}, {}, {}, k + 3};
-  const QuantizationEncoding& codec = *FindEncoding(EncodingName(enc)).value();
-  const std::vector<float> wf = Gaussian(n * k, seed);
-  const int64_t row_bytes = codec.block_parameters().block_size * (k / EncodingBlockElems(enc));
-  p.w.resize(n * row_bytes);
-  p.w_deq.resize(n * k);
-  for (int64_t j = 0; j < n; ++j) {
-    codec.QuantizeRow(wf.data() + j * k, p.w.data() + j * row_bytes, k);
-    codec.DequantizeRow(p.w.data() + j * row_bytes, p.w_deq.data() + j * k, k);
-  }
-  p.x = Gaussian(m * p.x_stride, seed + 1);
-  return p;
-}
-
-// The activations as the kernels see them: quantized to Q8_0 / Q8_1 / Q8_K blocks and
-// dequantized (exact f32 values), plus the half-step of each element's block (the quantization
-// error bound).
-void QuantizedActivations(Encoding enc, const float* x, int64_t k, std::vector<float>* xq,
-                          std::vector<float>* half_step) {
-  xq->assign(k, 0.0f);
-  half_step->assign(k, 0.0f);
-  const blocks::ActivationFormat act = blocks::GetBlockFormat(enc).activation;
-  if (act == blocks::ActivationFormat::kF32) {
-    std::memcpy(xq->data(), x, k * sizeof(float));
-    return;
-  }
-  if (act == blocks::ActivationFormat::kQ8_0 || act == blocks::ActivationFormat::kQ8_1) {
-    std::vector<uint8_t> buf(internal::Q8_0RowBytes(k));
-    internal::QuantizeRowQ8_0(x, k, buf.data());
-    const auto* b = reinterpret_cast<const blocks::BlockQ8_0*>(buf.data());
-    for (int64_t l = 0; l < k; ++l) {
-      const float d = blocks::Fp16ToFloat(b[l / 32].d);
-      (*xq)[l] = d * b[l / 32].qs[l % 32];
-      // d is rounded to fp16: the rounding error of x/d is at most half a step of the exact d,
-      // and the fp16 rounding of d moves every value by |q| * |d - d_exact| <= 127 * 2^-11 * d.
-      (*half_step)[l] = d * (0.5f + 127.0f / 2048.0f) * 1.001f;
-    }
-    return;
-  }
-  std::vector<uint8_t> buf(internal::Q8_KRowBytes(k));
-  internal::QuantizeRowQ8_K(x, k, buf.data());
-  const auto* b = reinterpret_cast<const blocks::BlockQ8_K*>(buf.data());
-  for (int64_t l = 0; l < k; ++l) {
-    (*xq)[l] = b[l / 256].d * b[l / 256].qs[l % 256];
-    (*half_step)[l] = std::fabs(b[l / 256].d) * 0.5f * 1.001f;
-  }
-}
-
-// Q4_1/Q5_1 kernels compute a block's min term m * sum(w-free part) as m * s with GGML's Q8_1
-// s = fp16(d_f32 * sum(qs)), not m * d_fp16 * sum(qs) as W_deq . x_q does: the difference, summed
-// over the row's blocks (0 for other encodings). Weight blocks start with fp16 d, fp16 m.
-double MinTermCorrection(const Problem& p, int64_t j, const float* x) {
-  if (blocks::GetBlockFormat(p.enc).activation != blocks::ActivationFormat::kQ8_1) return 0.0;
-  std::vector<uint8_t> buf(internal::Q8_1RowBytes(p.k));
-  internal::QuantizeRowQ8_1(x, p.k, buf.data());
-  const auto* a = reinterpret_cast<const blocks::BlockQ8_1*>(buf.data());
-  const int64_t bb = blocks::GetBlockFormat(p.enc).bytes_per_block;
-  const int64_t row_bytes = bb * (p.k / 32);
-  double c = 0;
-  for (int64_t b = 0; b < p.k / 32; ++b) {
-    const uint8_t* wb = p.w.data() + j * row_bytes + b * bb;
-    const double m = blocks::Fp16ToFloat(static_cast<uint16_t>(wb[2] | (wb[3] << 8)));
-    int32_t sum = 0;
-    for (int l = 0; l < 32; ++l) sum += a[b].qs[l];
-    c += m * (static_cast<double>(blocks::Fp16ToFloat(a[b].s)) -
-              static_cast<double>(blocks::Fp16ToFloat(a[b].d)) * sum);
-  }
-  return c;
-}
-
-// Runs `kernel` on p with `threads` threads; returns y (m x n, stride n + 1).
-std::vector<float> RunKernel(const QMatmulKernel& kernel, const Problem& p, int threads) {
-  const int64_t y_stride = p.n + 1;
-  std::vector<float> y(p.m * y_stride, -12345.0f);
-  const size_t scratch_bytes = kernel.ScratchBytes(p.m);
-  std::vector<uint8_t> scratch(scratch_bytes + 64);
-  const uintptr_t a = reinterpret_cast<uintptr_t>(scratch.data());
-  void* aligned = scratch.data() + ((a + 63) / 64 * 64 - a);
-  pthreadpool_t pool = threads > 1 ? pthreadpool_create(threads) : nullptr;
-  kernel.Run(p.m, p.x.data(), p.x_stride, y.data(), y_stride, aligned, pool);
-  if (pool != nullptr) pthreadpool_destroy(pool);
-  return y;
-}
-
-// y vs W_deq . x_q in double: every kernel's integer block sums are exact, so the only error is
-// f32 rounding of the per-block scale products and of the running sum (relative 2^-24 per
-// operation, at most ~k/32 + 8 operations deep): tolerance 1e-5 * (nb + 8) * sum |w x_q|.
-void ExpectMatchesReference(const Problem& p, const std::vector<float>& y,
-                            const std::string& what) {
-  const int64_t nb = p.k / EncodingBlockElems(p.enc);
-  std::vector<float> xq, half;
-  int bad = 0;
-  for (int64_t i = 0; i < p.m; ++i) {
-    QuantizedActivations(p.enc, p.x.data() + i * p.x_stride, p.k, &xq, &half);
-    for (int64_t j = 0; j < p.n; ++j) {
-      const double corr = MinTermCorrection(p, j, p.x.data() + i * p.x_stride);
-      double ref = corr, abs_sum = 0, quant_err = std::fabs(corr), x_exact = 0;
-      for (int64_t l = 0; l < p.k; ++l) {
-        const double w = p.w_deq[j * p.k + l];
-        ref += w * xq[l];
-        abs_sum += std::fabs(w * xq[l]);
-        quant_err += std::fabs(w) * half[l];
-        x_exact += w * p.x[i * p.x_stride + l];
-      }
-      const double tol = 1e-6 * (std::min<int64_t>(nb, 4096) + 8) * abs_sum + 1e-6;
-      const float got = y[i * (p.n + 1) + j];
-      if (std::fabs(got - ref) > tol && ++bad < 5) {
-        ADD_FAILURE() << what << " y[" << i << "," << j << "] = " << got << ", reference " << ref
-                      << " (tolerance " << tol << ")";
-      }
-      // Against unquantized x: off by at most the activation quantization error.
-      if (std::fabs(got - x_exact) > quant_err + tol && ++bad < 5) {
-        ADD_FAILURE() << what << " y[" << i << "," << j << "] = " << got << ", exact " << x_exact
-                      << " (activation quantization bound " << quant_err << ")";
-      }
-    }
-    for (int64_t j = p.n; j < p.n + 1 && i + 1 < p.m; ++j) {
-      EXPECT_EQ(y[i * (p.n + 1) + j], -12345.0f) << what << ": wrote outside y";
-    }
-  }
-  EXPECT_EQ(bad, 0) << what;
-}
+using edgeq::test_util::Gaussian;
 
 const Encoding kAllEncodings[] = {
     Encoding::kQ4_0, Encoding::kQ8_0, Encoding::kQ4_K, Encoding::kQ5_K, Encoding::kQ6_K,
@@ -333,62 +205,43 @@ TEST(QMatmulTest, RepackedLayoutBytesAgainstGgml) {
   EXPECT_GE(checked, 23);  // every x86 kernel repacks
 }
 
-// The dispatch list (kAllKernels) holds exactly these kernels, stated outright per architecture:
-// a kernel file added without its line in the list (or a list entry with the wrong encoding, ISA
-// or shape) fails here.
+// The dispatch list is kernels.bzl's table as kernel_list.inc lists it: one entry per row and
+// shape, each with the encoding, ISA and shape of its row and the name "<encoding>_<isa>_<shape>"
+// (a kernel file whose entry disagrees with its row fails here; a file without a row fails the
+// build, in kernels.bzl), an ISA of this architecture, and activations in the format the block
+// formats' table pairs its encoding with. Every encoding has a generic GEMV and GEMM, so Create
+// never lacks a kernel for a known encoding.
 TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
-  struct Level {
-    Isa isa;
-    bool bf16;            // has a bf16 kernel
-    bool gemm_only;       // i8mm: smmla needs two activation rows
-    bool new32 = false;   // has q4_1, q5_0, q5_1 and iq4_nl kernels (generic only so far)
-    bool x16_32 = false;  // has q4_1, q5_0, q5_1 and iq4_nl kernels
-    bool k23 = false;     // has q2_k, q3_k and iq4_xs kernels
-    bool f16 = false;     // has an f16 kernel (without a bf16 one)
+  struct Row {
+    const char* encoding;
+    const char* isa;
+    const char* shape;
   };
-#if defined(EDGEQ_KERNELS_X86)
-  const Level levels[] = {{Isa::kGeneric, true, false, true, false, true},
-                          {Isa::kAvx2, true, false, false, true, true},
-                          {Isa::kAvxVnni, false, false},
-                          {Isa::kAvx512Vnni, false, false, false, true, true, true}};
-  const size_t expected_count = 28 + 28 + 10 + 26;
-#elif defined(EDGEQ_KERNELS_ARM)
-  const Level levels[] = {{Isa::kGeneric, true, false, true, false, true},
-                          {Isa::kNeon, true, false, false, true, true},
-                          {Isa::kNeonDotprod, false, false, false, true, true},
-                          {Isa::kNeonI8mm, false, true, false, true}};
-  const size_t expected_count = 28 + 28 + 24 + 9;
+  const Row table[] = {
+#define EDGEQ_KERNEL(symbol, encoding, isa, shape) {#encoding, #isa, #shape},
+#include "runtime/kernels/internal/kernel_list.inc"
+#undef EDGEQ_KERNEL
+  };
+#if defined(__x86_64__)
+  const std::set<Isa> arch_levels = {Isa::kGeneric, Isa::kAvx2, Isa::kAvxVnni, Isa::kAvx512Vnni};
+#elif defined(__aarch64__)
+  const std::set<Isa> arch_levels = {Isa::kGeneric, Isa::kNeon, Isa::kNeonDotprod, Isa::kNeonI8mm};
 #else
-  const Level levels[] = {{Isa::kGeneric, true, false, true, false, true}};
-  const size_t expected_count = 28;
+  const std::set<Isa> arch_levels = {Isa::kGeneric};
 #endif
-  std::set<std::string> want;
-  for (const Level& l : levels) {
-    for (const blocks::BlockFormat& f : blocks::kBlockFormats) {
-      if (f.id == blocks::Format::kBf16 && !l.bf16) continue;
-      if (f.id == blocks::Format::kF16 && !l.bf16 && !l.f16) continue;  // where bf16 ones are
-      const bool x16_32 = f.id == blocks::Format::kIq4Nl || f.id == blocks::Format::kQ5_0 ||
-                          f.id == blocks::Format::kQ4_1 || f.id == blocks::Format::kQ5_1;
-      if (x16_32 && !l.new32 && !l.x16_32) continue;
-      const bool k23 = f.id == blocks::Format::kQ2_K || f.id == blocks::Format::kQ3_K ||
-                       f.id == blocks::Format::kIq4Xs;
-      if (k23 && !l.k23) continue;
-      if (static_cast<int>(f.id) > static_cast<int>(blocks::Format::kBf16) &&
-          f.id != blocks::Format::kF16 && !x16_32 && !k23 && !l.new32) {
-        continue;
-      }
-      if (!l.gemm_only) want.insert(absl::StrCat(f.name, "_", IsaName(l.isa), "_gemv"));
-      want.insert(absl::StrCat(f.name, "_", IsaName(l.isa), "_gemm"));
-    }
-  }
-  EXPECT_EQ(want.size(), expected_count);
+  const absl::Span<const KernelEntry* const> all = internal::AllKernels();
+  ASSERT_EQ(all.size(), sizeof(table) / sizeof(table[0]));
   std::set<std::string> got;
-  for (const KernelEntry* e : internal::AllKernels()) {
+  for (size_t i = 0; i < all.size(); ++i) {
+    const KernelEntry* e = all[i];
     const std::string name = e->name;
+    const std::string row = absl::StrCat(table[i].encoding, "_", table[i].isa, "_", table[i].shape);
+    EXPECT_EQ(name, row) << "the entry of row " << row << " has another name";
+    EXPECT_EQ(EncodingName(e->encoding), absl::string_view(table[i].encoding)) << row;
+    EXPECT_EQ(IsaName(e->isa), table[i].isa) << row;
+    EXPECT_STREQ(e->shape == internal::Shape::kGemv ? "gemv" : "gemm", table[i].shape) << row;
     EXPECT_TRUE(got.insert(name).second) << name << " is listed twice";
-    EXPECT_EQ(name, absl::StrCat(EncodingName(e->encoding), "_", IsaName(e->isa),
-                                 e->shape == internal::Shape::kGemv ? "_gemv" : "_gemm"))
-        << "the entry's encoding, ISA or shape disagrees with its name";
+    EXPECT_EQ(arch_levels.count(e->isa), 1u) << name << ": an ISA of another architecture";
     // Its activations are in the format the table pairs its encoding with.
     const blocks::ActivationFormat act = blocks::GetBlockFormat(e->encoding).activation;
     if (act == blocks::ActivationFormat::kF32) {
@@ -410,9 +263,12 @@ TEST(QMatmulTest, DispatchListHoldsEveryKernel) {
           << name;
     }
   }
-  for (const std::string& n : want)
-    EXPECT_EQ(got.count(n), 1u) << n << " is missing from kAllKernels";
-  for (const std::string& n : got) EXPECT_EQ(want.count(n), 1u) << n << " is not expected";
+  for (const blocks::BlockFormat& f : blocks::kBlockFormats) {
+    for (const char* shape : {"_gemv", "_gemm"}) {
+      const std::string generic = absl::StrCat(f.name, "_generic", shape);
+      EXPECT_EQ(got.count(generic), 1u) << generic << " is missing from kernels.bzl";
+    }
+  }
 }
 
 TEST(IsaTest, NamesRoundTrip) {
@@ -430,275 +286,6 @@ TEST(IsaTest, NamesRoundTrip) {
   EXPECT_TRUE(IsaSupported(Isa::kNeon));
   EXPECT_FALSE(IsaSupported(Isa::kAvx2));
 #endif
-}
-
-// ---- Every compiled kernel against the generic one ----
-
-const KernelEntry* GenericFor(const KernelEntry* e) {
-  for (const KernelEntry* g : internal::AllKernels()) {
-    if (g->encoding == e->encoding && g->shape == e->shape && g->isa == Isa::kGeneric) return g;
-  }
-  return nullptr;
-}
-
-// The integer block sums are identical (same quantized activations); what may differ is the f32
-// summation order of the per-block (or per-lane) scaled partial sums: with n_terms <= 4 * k/32 f32
-// additions of terms bounded by sum |w x_q|, the difference is below
-// 2 * n_terms * 2^-24 * sum |w x_q|; we allow 1e-6 * (k/32 + 8) * sum |w x_q| (about 2x that).
-void ExpectSameAsGeneric(const KernelEntry* e, const KernelEntry* g, int64_t m, int64_t n,
-                         int64_t k, uint32_t seed) {
-  const Problem p = MakeProblem(e->encoding, m, n, k, seed);
-  auto kernel = internal::CreateForEntry(e, n, k, p.w);
-  auto reference = internal::CreateForEntry(g, n, k, p.w);
-  ASSERT_TRUE(kernel.ok() && reference.ok());
-  EXPECT_EQ((*kernel)->kernel_name(m), e->name);
-  const std::vector<float> want = RunKernel(**reference, p, 1);
-  std::vector<float> xq, half;
-  for (int threads : {1, 2}) {
-    const std::vector<float> got = RunKernel(**kernel, p, threads);
-    int bad = 0;
-    for (int64_t i = 0; i < m; ++i) {
-      QuantizedActivations(p.enc, p.x.data() + i * p.x_stride, k, &xq, &half);
-      for (int64_t j = 0; j < n; ++j) {
-        double abs_sum = 0;
-        for (int64_t l = 0; l < k; ++l) abs_sum += std::fabs(p.w_deq[j * k + l] * xq[l]);
-        const double tol = 1e-6 * (k / 32 + 8) * abs_sum + 1e-7;
-        const float a = got[i * (n + 1) + j], b = want[i * (n + 1) + j];
-        if (!(std::fabs(a - b) <= tol) && ++bad < 5) {
-          ADD_FAILURE() << e->name << " m=" << m << " n=" << n << " k=" << k
-                        << " threads=" << threads << " y[" << i << "," << j << "] = " << a
-                        << ", generic " << b << " (tolerance " << tol << ")";
-        }
-      }
-      if (i + 1 < m) {
-        EXPECT_EQ(got[i * (n + 1) + n], -12345.0f) << "wrote outside y";
-      }
-    }
-    EXPECT_EQ(bad, 0);
-  }
-}
-
-class KernelVsGenericTest : public ::testing::TestWithParam<const KernelEntry*> {};
-
-TEST_P(KernelVsGenericTest, MatchesGeneric) {
-  const KernelEntry* e = GetParam();
-  if (!IsaSupported(e->isa)) {
-    GTEST_SKIP() << e->name << " not run: this CPU lacks " << IsaName(e->isa);
-  }
-  const KernelEntry* g = GenericFor(e);
-  ASSERT_NE(g, nullptr);
-  const int64_t bk = EncodingBlockElems(e->encoding) == 1 ? 32 : EncodingBlockElems(e->encoding);
-  std::mt19937 rng(std::hash<std::string>()(e->name));
-  const bool gemv = e->shape == internal::Shape::kGemv;
-  // Shapes: n not a multiple of any tile, k from one block to many.
-  const int64_t ms_gemm[] = {2, 3, 4, 5, 8, 13, 67};
-  const int64_t nblocks[] = {1, 2, 3, 5, 9, 16, 33};
-  for (int round = 0; round < 6; ++round) {
-    const int64_t m = gemv ? 1 : ms_gemm[(round + rng()) % 7];
-    const int64_t n = 1 + rng() % 45;
-    const int64_t k = bk * nblocks[(round + rng()) % (bk == 256 ? 4 : 7)];
-    ExpectSameAsGeneric(e, g, m, n, k, static_cast<uint32_t>(rng()));
-  }
-}
-
-// Past Run's parallel threshold (2^20 multiply-adds) the two threads split n in tile_n columns:
-// n = 1037 (not a multiple of any tile), one GEMV or a 5-row GEMM.
-TEST_P(KernelVsGenericTest, ThreadsSplitLargeProblems) {
-  const KernelEntry* e = GetParam();
-  if (!IsaSupported(e->isa)) {
-    GTEST_SKIP() << e->name << " not run: this CPU lacks " << IsaName(e->isa);
-  }
-  const int64_t bk = EncodingBlockElems(e->encoding) == 256 ? 256 : 32;
-  const int64_t m = e->shape == internal::Shape::kGemv ? 1 : 5, n = 1037;
-  const int64_t k = bk == 256 ? 1024 : 1056;
-  ASSERT_GE(m * n * k, int64_t{1} << 20);
-  ExpectSameAsGeneric(e, GenericFor(e), m, n, k, 1037);
-}
-
-// Every GEMM row count from 1 to 67 (the tails of every activation-row tile size), n not a
-// multiple of 16, an odd number of 32-value blocks. Rows are independent, so the generic result and
-// the tolerances of 67 rows serve every m.
-TEST_P(KernelVsGenericTest, EveryRowCount) {
-  const KernelEntry* e = GetParam();
-  if (!IsaSupported(e->isa)) {
-    GTEST_SKIP() << e->name << " not run: this CPU lacks " << IsaName(e->isa);
-  }
-  if (e->shape != internal::Shape::kGemm) {
-    GTEST_SKIP() << e->name << " is a GEMV kernel (m = 1 only; MatchesGeneric and "
-                 << "ThreadsSplitLargeProblems run it)";
-  }
-  if (e->isa == Isa::kGeneric) GTEST_SKIP() << e->name << " is the reference itself";
-  const int64_t bk = EncodingBlockElems(e->encoding) == 1 ? 32 : EncodingBlockElems(e->encoding);
-  const int64_t n = 21, k = bk == 256 ? 512 : 3 * bk;
-  Problem p = MakeProblem(e->encoding, 67, n, k, 67);
-  auto kernel = internal::CreateForEntry(e, n, k, p.w);
-  auto reference = internal::CreateForEntry(GenericFor(e), n, k, p.w);
-  ASSERT_TRUE(kernel.ok() && reference.ok());
-  const std::vector<float> want = RunKernel(**reference, p, 1);
-  std::vector<double> tol(67 * n);
-  std::vector<float> xq, half;
-  for (int64_t i = 0; i < 67; ++i) {
-    QuantizedActivations(p.enc, p.x.data() + i * p.x_stride, k, &xq, &half);
-    for (int64_t j = 0; j < n; ++j) {
-      double abs_sum = 0;
-      for (int64_t l = 0; l < k; ++l) abs_sum += std::fabs(p.w_deq[j * k + l] * xq[l]);
-      tol[i * n + j] = 1e-6 * (k / 32 + 8) * abs_sum + 1e-7;
-    }
-  }
-  for (int64_t m = 1; m <= 67; ++m) {
-    p.m = m;
-    const std::vector<float> got = RunKernel(**kernel, p, m % 8 == 3 ? 2 : 1);
-    int bad = 0;
-    for (int64_t i = 0; i < m; ++i) {
-      for (int64_t j = 0; j < n; ++j) {
-        const float a = got[i * (n + 1) + j], b = want[i * (n + 1) + j];
-        if (!(std::fabs(a - b) <= tol[i * n + j]) && ++bad < 5) {
-          ADD_FAILURE() << e->name << " m=" << m << " y[" << i << "," << j << "] = " << a
-                        << ", generic " << b;
-        }
-      }
-      if (i + 1 < m) {
-        EXPECT_EQ(got[i * (n + 1) + n], -12345.0f) << "wrote outside y";
-      }
-    }
-    EXPECT_EQ(bad, 0) << e->name << " m=" << m;
-  }
-}
-
-// The tile tails, swept as XNNPACK's GEMM tester sweeps them: every m from 1 to 16 (twice the
-// largest activation-row tile; m = 1 for GEMV kernels), n from 1 past three 16-row groups of the
-// X16 layouts (and every 4-row group of the ARM kernels), k from one block to several. Rows are
-// independent, so the generic result for 16 rows serves every m.
-TEST_P(KernelVsGenericTest, TileTails) {
-  const KernelEntry* e = GetParam();
-  if (!IsaSupported(e->isa)) {
-    GTEST_SKIP() << e->name << " not run: this CPU lacks " << IsaName(e->isa);
-  }
-  if (e->isa == Isa::kGeneric) GTEST_SKIP() << e->name << " is the reference itself";
-  const int64_t bk = EncodingBlockElems(e->encoding) == 1 ? 32 : EncodingBlockElems(e->encoding);
-  const int64_t max_m = e->shape == internal::Shape::kGemv ? 1 : 16;
-  const std::vector<int64_t> ns = {1, 3, 4, 5, 8, 15, 16, 17, 33, 49};
-  const std::vector<int64_t> kblocks =
-      bk == 256 ? std::vector<int64_t>{1, 2, 3} : std::vector<int64_t>{1, 2, 3, 4, 5, 7};
-  int runs = 0;
-  for (int64_t n : ns) {
-    for (int64_t nb : kblocks) {
-      const int64_t k = nb * bk;
-      Problem p = MakeProblem(e->encoding, max_m, n, k, static_cast<uint32_t>(n * 131 + nb));
-      auto kernel = internal::CreateForEntry(e, n, k, p.w);
-      auto reference = internal::CreateForEntry(GenericFor(e), n, k, p.w);
-      ASSERT_TRUE(kernel.ok() && reference.ok());
-      const std::vector<float> want = RunKernel(**reference, p, 1);
-      std::vector<double> tol(max_m * n);
-      std::vector<float> xq, half;
-      for (int64_t i = 0; i < max_m; ++i) {
-        QuantizedActivations(p.enc, p.x.data() + i * p.x_stride, k, &xq, &half);
-        for (int64_t j = 0; j < n; ++j) {
-          double abs_sum = 0;
-          for (int64_t l = 0; l < k; ++l) abs_sum += std::fabs(p.w_deq[j * k + l] * xq[l]);
-          tol[i * n + j] = 1e-6 * (k / 32 + 8) * abs_sum + 1e-7;
-        }
-      }
-      for (int64_t m = 1; m <= max_m; ++m) {
-        p.m = m;
-        const std::vector<float> got = RunKernel(**kernel, p, 1);
-        ++runs;
-        int bad = 0;
-        for (int64_t i = 0; i < m; ++i) {
-          for (int64_t j = 0; j < n; ++j) {
-            const float a = got[i * (n + 1) + j], b = want[i * (n + 1) + j];
-            if (!(std::fabs(a - b) <= tol[i * n + j]) && ++bad < 3) {
-              ADD_FAILURE() << e->name << " m=" << m << " n=" << n << " k=" << k << " y[" << i
-                            << "," << j << "] = " << a << ", generic " << b;
-            }
-          }
-          if (i + 1 < m) {
-            EXPECT_EQ(got[i * (n + 1) + n], -12345.0f) << "wrote outside y";
-          }
-        }
-        EXPECT_EQ(bad, 0) << e->name << " m=" << m << " n=" << n << " k=" << k;
-      }
-    }
-  }
-  EXPECT_EQ(runs, static_cast<int>(ns.size() * kblocks.size() * max_m));
-}
-
-// A kernel's own activation quantizer writes the same bytes as the portable one of its format, on
-// Gaussian data of several magnitudes and on exact rounding ties.
-TEST_P(KernelVsGenericTest, QuantizerMatchesPortable) {
-  const KernelEntry* e = GetParam();
-  if (!IsaSupported(e->isa)) {
-    GTEST_SKIP() << e->name << " not run: this CPU lacks " << IsaName(e->isa);
-  }
-  const std::pair<internal::RowBytesFn, internal::QuantizeFn> kPortable[] = {
-      {internal::Q8_0RowBytes, internal::QuantizeRowQ8_0},
-      {internal::Q8_0SRowBytes, internal::QuantizeRowQ8_0S},
-      {internal::Q8_1RowBytes, internal::QuantizeRowQ8_1},
-      {internal::Q8_1SRowBytes, internal::QuantizeRowQ8_1S},
-      {internal::Q8_KRowBytes, internal::QuantizeRowQ8_K},
-      {internal::Q8_KTRowBytes, internal::QuantizeRowQ8_KT},
-      {internal::Q8_KXRowBytes, internal::QuantizeRowQ8_KX}};
-  internal::QuantizeFn portable = nullptr;
-  for (const auto& [row_bytes, quantize] : kPortable) {
-    if (e->act_row_bytes == row_bytes) portable = quantize;
-  }
-  if (e->quantize_pair != nullptr) {
-    ASSERT_EQ(e->quantize, nullptr) << e->name << ": a pair kernel has no row quantizer";
-    const internal::QuantizePairFn portable_pair =
-        e->act_row_bytes == &internal::Q8_0PUnitBytes   ? internal::QuantizePairQ8_0P
-        : e->act_row_bytes == &internal::Q8_1PUnitBytes ? internal::QuantizePairQ8_1P
-                                                        : nullptr;
-    ASSERT_NE(portable_pair, nullptr) << e->name << ": pair format without a portable quantizer";
-    const int64_t k = 768;
-    for (float scale : {1.0f, 1e-3f, 1e4f}) {
-      std::vector<float> x = Gaussian(2 * k, static_cast<uint32_t>(scale * 10));
-      for (float& v : x) v *= scale;
-      for (int64_t l = 0; l < 64; ++l) x[l] = l % 32 == 0 ? 127.0f : (l % 7) - 3.5f;
-      const float* const second_rows[] = {x.data() + k, nullptr};
-      for (const float* x1 : second_rows) {
-        std::vector<uint8_t> want(e->act_row_bytes(k), 0xAA), got(e->act_row_bytes(k), 0x55);
-        portable_pair(x.data(), x1, k, want.data());
-        e->quantize_pair(x.data(), x1, k, got.data());
-        EXPECT_EQ(got, want) << e->name << " scale " << scale << (x1 ? "" : " (one row)");
-      }
-    }
-    return;
-  }
-  if (e->quantize == nullptr) {
-    GTEST_SKIP() << e->name << " takes f32 activations: it has no quantizer";
-  }
-  if (e->quantize == portable) {
-    GTEST_SKIP() << e->name << " uses the portable quantizer itself";
-  }
-  ASSERT_NE(portable, nullptr) << e->name << ": activation format without a portable quantizer";
-  const int64_t k = 768;
-  for (float scale : {1.0f, 1e-3f, 1e4f}) {
-    std::vector<float> x = Gaussian(k, static_cast<uint32_t>(scale * 10));
-    for (float& v : x) v *= scale;
-    // Ties: with a block maximum of 127 (and 127 * 2 = 254 for Q8_K's -127 / max), x / d is k +
-    // 0.5.
-    for (int64_t l = 0; l < 64; ++l) x[l] = l % 32 == 0 ? 127.0f : (l % 7) - 3.5f;
-    for (int64_t l = 256; l < 320; ++l) x[l] = l % 64 == 0 ? -127.0f : (l % 5) - 2.5f;
-    std::vector<uint8_t> want(e->act_row_bytes(k)), got(e->act_row_bytes(k));
-    portable(x.data(), k, want.data());
-    e->quantize(x.data(), k, got.data());
-    EXPECT_EQ(got, want) << e->name << " scale " << scale;
-  }
-  // Many Gaussian rows (the kernels' tests' activations): every byte equal.
-  const int64_t k2 = 1280;
-  const std::vector<float> xs = Gaussian(64 * (k2 + 3), 4242);
-  for (int r = 0; r < 64; ++r) {
-    std::vector<uint8_t> want(e->act_row_bytes(k2)), got(e->act_row_bytes(k2));
-    portable(xs.data() + r * (k2 + 3), k2, want.data());
-    e->quantize(xs.data() + r * (k2 + 3), k2, got.data());
-    for (size_t b = 0; b < want.size(); ++b) {
-      if (got[b] != want[b]) {
-        ADD_FAILURE() << e->name << " row " << r << " byte " << b << ": " << int(got[b])
-                      << ", portable " << int(want[b]);
-        break;
-      }
-    }
-  }
 }
 
 // The pair layouts hold the Q8_0S / Q8_1S rows' values and scales, interleaved as kernel_api.h
@@ -768,44 +355,6 @@ TEST(ActivationPairsTest, Q8_KTTransposesQ8_KWords) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllKernels, KernelVsGenericTest,
-                         ::testing::ValuesIn(internal::AllKernels().begin(),
-                                             internal::AllKernels().end()),
-                         [](const ::testing::TestParamInfo<const KernelEntry*>& info) {
-                           return std::string(info.param->name);
-                         });
-
-// On the same weight layout (X16), AVX-VNNI's vpdpbusd replaces AVX2's vpmaddubsw + vpmaddwd with
-// the same exact int32 sums and the same f32 operations after them: the outputs are bit-identical.
-TEST(AvxVnniTest, BitIdenticalToAvx2) {
-  if (!IsaSupported(Isa::kAvxVnni)) GTEST_SKIP() << "this CPU lacks AVX-VNNI";
-  int compared = 0;
-  for (const KernelEntry* v : internal::AllKernels()) {
-    if (v->isa != Isa::kAvxVnni) continue;
-    const KernelEntry* a = nullptr;
-    for (const KernelEntry* e : internal::AllKernels()) {
-      if (e->isa == Isa::kAvx2 && e->encoding == v->encoding && e->shape == v->shape) a = e;
-    }
-    ASSERT_NE(a, nullptr) << v->name;
-    ASSERT_EQ(a->repack, v->repack) << v->name << " and " << a->name << " share their layout";
-    for (int64_t m : {1, 3, 8, 67}) {
-      if ((v->shape == internal::Shape::kGemv) != (m == 1)) continue;
-      const int64_t k = EncodingBlockElems(v->encoding) == 256 ? 256 * 3 : 32 * 11;
-      const Problem p = MakeProblem(v->encoding, m, 37, k, static_cast<uint32_t>(m));
-      auto kv = internal::CreateForEntry(v, p.n, p.k, p.w);
-      auto ka = internal::CreateForEntry(a, p.n, p.k, p.w);
-      ASSERT_TRUE(kv.ok() && ka.ok());
-      ++compared;
-      const std::vector<float> yv = RunKernel(**kv, p, 2), ya = RunKernel(**ka, p, 1);
-      ASSERT_EQ(yv.size(), ya.size());
-      EXPECT_EQ(0, std::memcmp(yv.data(), ya.data(), yv.size() * sizeof(float)))
-          << v->name << " vs " << a->name << " m=" << m;
-    }
-  }
-  // q4_0, q8_0, q4_k, q5_k, q6_k: GEMV at m = 1, GEMM at m = 3, 8, 67.
-  EXPECT_EQ(compared, 20);
-}
-
 // ---- The ISA cap picks the kernel ----
 
 TEST(QMatmulTest, CapSelectsKernels) {
@@ -820,7 +369,7 @@ TEST(QMatmulTest, CapSelectsKernels) {
     Isa isa;    // QMatmulKernel::isa(): the higher of the two
     Isa needs;  // the highest level the row needs from the CPU
   };
-#if defined(EDGEQ_KERNELS_X86)
+#if defined(__x86_64__)
   const Row rows[] = {
       {Isa::kGeneric, "q4_0_generic_gemv", "q4_0_generic_gemm", Isa::kGeneric, Isa::kGeneric},
       {Isa::kAvx2, "q4_0_avx2_gemv", "q4_0_avx2_gemm", Isa::kAvx2, Isa::kAvx2},
@@ -834,7 +383,7 @@ TEST(QMatmulTest, CapSelectsKernels) {
       {Isa::kBest, "q4_0_avx512vnni_gemv", "q4_0_avx512vnni_gemm", Isa::kAvx512Vnni,
        Isa::kAvx512Vnni},
   };
-#elif defined(EDGEQ_KERNELS_ARM)
+#elif defined(__aarch64__)
   const Row rows[] = {
       {Isa::kGeneric, "q4_0_generic_gemv", "q4_0_generic_gemm", Isa::kGeneric, Isa::kGeneric},
       {Isa::kAvx512Vnni, "q4_0_generic_gemv", "q4_0_generic_gemm", Isa::kGeneric, Isa::kGeneric},
@@ -866,14 +415,14 @@ TEST(QMatmulTest, CapSelectsKernels) {
     ++checked;
   }
   EXPECT_GE(checked, 1);  // the generic row always runs
-#if defined(EDGEQ_KERNELS_X86)
+#if defined(__x86_64__)
   if (IsaSupported(Isa::kAvx2)) {
     auto k2 = QMatmulKernel::Create("q4_0", p.n, p.k, p.w, Isa::kAvx2);
     EXPECT_EQ((*k2)->name(), "q4_0_avx2_gemv");
     EXPECT_EQ((*k2)->kernel_name(2), "q4_0_avx2_gemm");
   }
 #endif
-#if defined(EDGEQ_KERNELS_ARM)
+#if defined(__aarch64__)
   if (IsaSupported(Isa::kNeonI8mm)) {
     auto k8 = QMatmulKernel::Create("q4_0", p.n, p.k, p.w);
     EXPECT_EQ((*k8)->name(), "q4_0_dotprod_gemv");

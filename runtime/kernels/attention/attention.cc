@@ -7,7 +7,7 @@
 
 #include "absl/types/span.h"
 #include "runtime/kernels/attention/attention_impl.h"
-#include "runtime/kernels/vector/kernel_set.h"
+#include "runtime/kernels/internal/select_kernel.h"
 
 namespace edgeq {
 namespace kernels {

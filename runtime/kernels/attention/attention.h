@@ -16,7 +16,7 @@
 #include <cstdint>
 
 #include "absl/strings/string_view.h"
-#include "runtime/kernels/qmatmul.h"
+#include "runtime/kernels/isa.h"
 
 namespace edgeq {
 namespace kernels {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "quantization/block_layout.h"
-#include "runtime/kernels/qmatmul.h"
+#include "runtime/kernels/isa.h"
 
 namespace edgeq {
 namespace kernels {

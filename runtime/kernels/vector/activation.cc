@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "runtime/kernels/vector/kernel_set.h"
+#include "runtime/kernels/internal/select_kernel.h"
 
 namespace edgeq {
 namespace kernels {

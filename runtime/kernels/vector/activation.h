@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "absl/types/span.h"
-#include "runtime/kernels/qmatmul.h"
+#include "runtime/kernels/isa.h"
 
 namespace edgeq {
 namespace kernels {

@@ -1,0 +1,63 @@
+// Test problems for the qmatmul kernels and the independent reference they are checked against:
+// the weights dequantized by the codec (quantization/), the activations quantized as the kernel's
+// activation format (blocks::GetBlockFormat(e).activation) does, products accumulated in double.
+#ifndef EDGEQ_RUNTIME_KERNELS_KERNEL_TEST_UTIL_H_
+#define EDGEQ_RUNTIME_KERNELS_KERNEL_TEST_UTIL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/kernels/internal/kernel_api.h"
+#include "runtime/kernels/qmatmul.h"
+
+namespace edgeq {
+namespace kernels {
+namespace test_util {
+
+struct Problem {
+  internal::Encoding enc;
+  int64_t m, n, k;
+  std::vector<uint8_t> w;    // n rows in the GGML layout
+  std::vector<float> w_deq;  // dequantized weights
+  std::vector<float> x;      // m x k, stride k + 3 (exercises x_stride)
+  int64_t x_stride;
+};
+
+// Gaussian weights (quantized by the encoding's codec) and activations.
+Problem MakeProblem(internal::Encoding enc, int64_t m, int64_t n, int64_t k, uint32_t seed);
+
+// The activations as the kernels see them: quantized to Q8_0 / Q8_1 / Q8_K blocks and
+// dequantized (exact f32 values), plus the half-step of each element's block (the quantization
+// error bound). f32 formats: x itself, no error.
+void QuantizedActivations(internal::Encoding enc, const float* x, int64_t k, std::vector<float>* xq,
+                          std::vector<float>* half_step);
+
+// Runs `kernel` on p with `threads` threads; returns y (m x n, stride n + 1, the extra column
+// -12345 unless the kernel wrote outside y).
+std::vector<float> RunKernel(const QMatmulKernel& kernel, const Problem& p, int threads);
+
+// The reference result of p, y[i * n + j] in double, and the tolerance of each output.
+struct Reference {
+  std::vector<double> y;
+  std::vector<double> tolerance;  // |kernel - y| allowed (f32 rounding, see the .cc)
+  std::vector<double> exact;      // W_deq . x with the unquantized x
+  std::vector<double> quant_err;  // bound of |y - exact| from the activation quantization
+};
+Reference ComputeReference(const Problem& p);
+
+// Checks y (RunKernel's layout, p.m rows) against `ref`: every output within its tolerance of the
+// reference, and within the activation quantization bound of the unquantized product; nothing
+// written outside y. `what` names the kernel in failures.
+void ExpectMatchesReference(const Problem& p, const Reference& ref, const std::vector<float>& y,
+                            const std::string& what);
+inline void ExpectMatchesReference(const Problem& p, const std::vector<float>& y,
+                                   const std::string& what) {
+  ExpectMatchesReference(p, ComputeReference(p), y, what);
+}
+
+}  // namespace test_util
+}  // namespace kernels
+}  // namespace edgeq
+
+#endif  // EDGEQ_RUNTIME_KERNELS_KERNEL_TEST_UTIL_H_
