@@ -76,7 +76,9 @@ build_model() {
   local bin=$1 objs=() src f extra
   local fuzzer=${2:-tests/fuzz/model_fuzzer.cc}
   local more=("${@:3}")
-  local obj_dir="$out/$(basename "$fuzzer" .cc)_obj"
+  # One object folder for every target built here: a source compiles with the same flags for
+  # each, so the model and llm_model targets share the runtime's objects.
+  local obj_dir="$out/model_obj"
   mkdir -p "$obj_dir"
   local avx2=(-mavx2 -mfma -mf16c)
   local plain=(checkpoint/max_format.cc checkpoint/gguf.cc graph/graph.cc graph/ops.cc
@@ -106,7 +108,7 @@ build_model() {
       runtime/kernels/vector/activation_avx512.cc) extra=(-mavx2 -mfma -mavx512f) ;;
     esac
     f="$obj_dir/$(echo "$src" | tr / _).o"
-    "$CXX" "${flags[@]}" "${extra[@]}" -c "$src" -o "$f"
+    [ -f "$f" ] || "$CXX" "${flags[@]}" "${extra[@]}" -c "$src" -o "$f"
     objs+=("$f")
   done
   "$CXX" "${flags[@]}" "${objs[@]}" -o "$bin" \
