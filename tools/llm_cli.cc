@@ -38,6 +38,9 @@ class Llama2cFileTokenizer : public TextTokenizer {
   std::string PieceText(int token) const override {
     return token >= 0 && token < tok_.vocab_size() ? tok_.piece(token) : "";
   }
+  std::string TokenBytes(int token) const override {
+    return token == bos_ || token == eos_ ? "" : tok_.Decode(-1, token);
+  }
 
  private:
   tinystories::Tokenizer tok_;
@@ -76,6 +79,7 @@ class VocabTokenizer : public TextTokenizer {
   std::string PieceText(int token) const override {
     return tok_.TokenToPiece(token, /*special=*/true);
   }
+  std::string TokenBytes(int token) const override { return tok_.TokenBytes(token); }
 
  private:
   llm::Tokenizer tok_;

@@ -38,6 +38,8 @@ class TextTokenizer {
   virtual std::vector<int> stop_tokens() const { return {eos()}; }
   // The bytes `token` stands for, control tokens included (llama-tokenize's pieces).
   virtual std::string PieceText(int token) const = 0;
+  // The bytes a grammar matches for `token`: empty for control tokens (never allowed).
+  virtual std::string TokenBytes(int token) const { return PieceText(token); }
 };
 
 // The tokenizer for `dict` (whose model has `vocab_size` tokens): `tokenizer_path` (a llama2.c
