@@ -5,7 +5,8 @@
 # or by default a new folder per run (printed first), so that two runs never collide.
 #
 #   tests/fuzz/run_fuzzers.sh [--seconds=N] [--runs=N] [--jobs=N] [--out=DIR] [TARGET...]
-#   TARGET: max gguf llama2c safetensors tokenizer model llm_model cli_args (default: all)
+#   TARGET: max gguf llama2c safetensors tokenizer model llm_model cli_args grammar
+#   (default: all)
 #   model: a .max or GGUF, then qmatmul and Gather over every quantized tensor (graph, runtime
 #   and every x86 kernel, each file with its Bazel -m flags; XNNPACK, cpuinfo and pthreadpool
 #   from Debian's shared libraries).
@@ -13,6 +14,8 @@
 #   thread), one Forward and Prefill, and llm::Tokenizer::FromGguf (the model target's sources
 #   plus llm's).
 #   cli_args: the LLM commands' argument vectors (tools/llm_flags.h) and the sampler.
+#   grammar: GBNF parsing, JSON schema conversion and the matcher (grammar/grammar_fuzzer.cc,
+#   seeds in grammar/testdata/fuzz_corpus).
 #
 # Built outside Bazel (whose C++ toolchain here is gcc) straight from the sources; absl and
 # xxhash come from Debian's static archives, like in the Bazel build.
@@ -28,12 +31,12 @@ for arg in "$@"; do
     --seconds=*) seconds="${arg#*=}" ;;
     --runs=*) runs="${arg#*=}" ;;
     --out=*) out="${arg#*=}" ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    max|gguf|llama2c|safetensors|tokenizer|model|llm_model|cli_args) targets+=("$arg") ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    max|gguf|llama2c|safetensors|tokenizer|model|llm_model|cli_args|grammar) targets+=("$arg") ;;
     *) echo "run_fuzzers.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
-[ ${#targets[@]} -eq 0 ] && targets=(max gguf llama2c safetensors tokenizer model llm_model cli_args)
+[ ${#targets[@]} -eq 0 ] && targets=(max gguf llama2c safetensors tokenizer model llm_model cli_args grammar)
 
 CXX=${CXX:-clang++}
 if ! command -v "$CXX" >/dev/null; then
@@ -51,7 +54,10 @@ declare -A lib=([max]=checkpoint/max_format.cc [gguf]=checkpoint/gguf.cc
                 [llama2c]=checkpoint/llama2c.cc [safetensors]=checkpoint/safetensors.cc
                 [tokenizer]="checkpoint/gguf.cc llm/tokenizer.cc llm/tokenizer_hf.cc
                              llm/tokenizer_regex.cc llm/unicode.cc"
-                [cli_args]="tools/llm_flags.cc tools/command.cc llm/sampler.cc")
+                [cli_args]="tools/llm_flags.cc tools/command.cc llm/sampler.cc grammar/gbnf.cc
+                            grammar/matcher.cc"
+                [grammar]="grammar/gbnf.cc grammar/matcher.cc grammar/json_schema.cc
+                           grammar/json_schema_util.cc grammar/json_schema_pattern.cc")
 [ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/edgeq_fuzz.XXXXXX")
 mkdir -p "$out"
 echo "run_fuzzers.sh: building and fuzzing in $out"
@@ -115,7 +121,9 @@ for t in "${targets[@]}"; do
       checkpoint/llama2c.cc checkpoint/safetensors.cc
   else
     read -r -a srcs <<< "$(echo ${lib[$t]})"
-    "$CXX" "${flags[@]}" "tests/fuzz/${t}_fuzzer.cc" "${srcs[@]}" "${common[@]}" "${quant[@]}" \
+    fuzzer="tests/fuzz/${t}_fuzzer.cc"
+    [ "$t" = grammar ] && fuzzer=grammar/grammar_fuzzer.cc
+    "$CXX" "${flags[@]}" "$fuzzer" "${srcs[@]}" "${common[@]}" "${quant[@]}" \
       -o "$bin" \
       -Wl,--start-group "$libdir"/libabsl_*.a -Wl,--end-group -l:libxxhash.a -l:libutf8proc.a \
       -lpthreadpool -pthread
@@ -123,6 +131,7 @@ for t in "${targets[@]}"; do
   work="$out/$t"
   mkdir -p "$work/corpus"
   cp -n tests/fuzz/corpus/"$t"/* "$work/corpus/" 2>/dev/null || true
+  [ "$t" = grammar ] && cp -n grammar/testdata/fuzz_corpus/* "$work/corpus/"
   limit=(-max_total_time="$seconds")
   [ -n "$runs" ] && limit=(-runs="$runs")
   echo "=== $t: fuzzing (${limit[*]})"
