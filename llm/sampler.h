@@ -111,6 +111,11 @@ class Sampler : public TokenSampler {
   absl::Status SetGrammar(std::shared_ptr<const grammar::Grammar> grammar,
                           std::shared_ptr<const GrammarVocab> vocab);
   bool has_grammar() const { return matcher_.has_value(); }
+  // Back to the start of the grammar (e.g. for the next chat reply); penalties and the random
+  // sequence go on.
+  void RestartGrammar() {
+    if (matcher_) matcher_->Reset();
+  }
   // The grammar's state (for tests: IsAccepting after generation); requires has_grammar().
   const grammar::Matcher& matcher() const { return *matcher_; }
   absl::Status TakeError() override;

@@ -281,6 +281,7 @@ absl::StatusOr<ChatFlags> ParseChatFlags(const std::vector<std::string>& raw) {
       {{"--verbose-prompt"}, false},
   };
   for (const OptionSpec& s : SamplerOptionSpecs()) specs.push_back(s);
+  for (const OptionSpec& s : GrammarOptionSpecs()) specs.push_back(s);
   for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
   ChatFlags f;
   EDGEQ_ASSIGN_OR_RETURN(f.args, ParseLlmArgs(raw, specs));
@@ -297,6 +298,7 @@ absl::StatusOr<ChatFlags> ParseChatFlags(const std::vector<std::string>& raw) {
   EDGEQ_ASSIGN_OR_RETURN(f.ctx, args.GetInt("ctx-size", 0, 0, 1 << 20));
   EDGEQ_ASSIGN_OR_RETURN(f.sampler, ParseSamplerOptions(args));
   EDGEQ_ASSIGN_OR_RETURN(f.cache_type, ParseKvCacheType(args));
+  EDGEQ_ASSIGN_OR_RETURN(f.grammar, ParseGrammarFlag(args));
   return f;
 }
 

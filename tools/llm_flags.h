@@ -109,6 +109,7 @@ struct ChatFlags {
   int64_t ctx = 0;
   llm::SamplerOptions sampler;
   llm::KvCacheType cache_type = llm::KvCacheType::kF32;
+  GrammarFlag grammar;  // each reply is a sentence of it
 };
 absl::StatusOr<ChatFlags> ParseChatFlags(const std::vector<std::string>& raw);
 
