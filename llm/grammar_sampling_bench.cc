@@ -6,7 +6,7 @@
 // decode step of a one-layer random model of Qwen3-0.6B's width and vocabulary, a lower bound for
 // the real model's step. Not a test (timings vary); run it by hand:
 //
-//   bazel run -c opt //llm:grammar_sampling_bench -- [TOKENIZER_JSON] [STEPS]
+//   bazel run //llm:grammar_sampling_bench -- [TOKENIZER_JSON|""] [STEPS]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -106,7 +106,7 @@ double TimeSampling(std::shared_ptr<const edgeq::grammar::Grammar> g,
 
 int main(int argc, char** argv) {
   std::string path;
-  if (argc > 1) {
+  if (argc > 1 && argv[1][0] != '\0') {  // "" for the default with STEPS
     path = argv[1];
   } else {
     auto p = edgeq::testing::ReferenceDataPath(
