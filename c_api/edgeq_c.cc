@@ -14,6 +14,8 @@
 #include "c_api/internal.h"
 #include "checkpoint/formats.h"
 #include "core/dtype.h"
+#include "grammar/gbnf.h"
+#include "grammar/json_schema.h"
 #include "core/tensor.h"
 #include "edgeq/edgeq.h"
 #include "llm/model.h"
@@ -133,6 +135,7 @@ class SwitchableSampler : public edgeq::llm::TokenSampler {
  public:
   int Sample(absl::Span<const float> logits) override { return sampler->Sample(logits); }
   void Accept(int token) override { sampler->Accept(token); }
+  absl::Status TakeError() override { return sampler->TakeError(); }
   void Reset() override {
     if (sampler) sampler->Reset();
   }
@@ -144,7 +147,41 @@ struct edgeq_llm {
   std::optional<edgeq::llm::Tokenizer> tokenizer;
   SwitchableSampler sampler;
   std::unique_ptr<edgeq::llm::Session> session;
+  // Set by edgeq_llm_set_grammar / _set_json_schema; the vocabulary's pieces built once.
+  std::shared_ptr<const edgeq::grammar::Grammar> grammar;
+  std::shared_ptr<const edgeq::llm::GrammarVocab> grammar_vocab;
 };
+
+namespace {
+
+edgeq_status SetGrammarText(edgeq_llm* llm, const char* fn, const char* what,
+                            absl::StatusOr<std::string> gbnf) {
+  if (!gbnf.ok()) {
+    return FromStatus(absl::Status(gbnf.status().code(),
+                                   absl::StrCat(fn, ": ", what, ": ", gbnf.status().message())));
+  }
+  auto g = edgeq::grammar::ParseGbnf(*gbnf);
+  if (!g.ok()) {
+    return FromStatus(
+        absl::Status(g.status().code(), absl::StrCat(fn, ": ", what, ": ", g.status().message())));
+  }
+  if (!llm->tokenizer) {
+    return FromStatus(absl::FailedPreconditionError(
+        absl::StrCat(fn, ": the model has no vocabulary (tokenizer.ggml.*) to constrain")));
+  }
+  if (llm->grammar_vocab == nullptr) {
+    const int n = llm->model->config().vocab_size;
+    std::vector<std::string> pieces(n);
+    for (int i = 0; i < n; ++i) pieces[i] = llm->tokenizer->TokenBytes(i);
+    llm->grammar_vocab = std::make_shared<const edgeq::llm::GrammarVocab>(
+        std::move(pieces),
+        std::vector<int>(llm->tokenizer->eog_ids().begin(), llm->tokenizer->eog_ids().end()));
+  }
+  llm->grammar = *std::move(g);
+  return EDGEQ_OK;
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -372,6 +409,10 @@ edgeq_status edgeq_llm_load(const char* path, const edgeq_llm_options* options, 
   auto sampler = edgeq::llm::Sampler::Create(llm->model->config().vocab_size, {});
   if (!sampler.ok()) return FromStatus(sampler.status());
   llm->sampler.sampler.emplace(std::move(*sampler));
+  if (llm->grammar != nullptr) {
+    const absl::Status g = llm->sampler.sampler->SetGrammar(llm->grammar, llm->grammar_vocab);
+    if (!g.ok()) return FromStatus(g);
+  }
   llm->session = std::make_unique<edgeq::llm::Session>(*llm->model, llm->sampler);
   *out = llm.release();
   return EDGEQ_OK;
@@ -463,6 +504,10 @@ edgeq_status edgeq_llm_generate(edgeq_llm* llm, const int32_t* prompt, size_t n_
   auto sampler = edgeq::llm::Sampler::Create(llm->model->config().vocab_size, so);
   if (!sampler.ok()) return FromStatus(sampler.status());
   llm->sampler.sampler.emplace(std::move(*sampler));
+  if (llm->grammar != nullptr) {
+    const absl::Status g = llm->sampler.sampler->SetGrammar(llm->grammar, llm->grammar_vocab);
+    if (!g.ok()) return FromStatus(g);
+  }
   // Re-accept what the context holds so penalties see it.
   for (int t : llm->session->tokens()) llm->sampler.Accept(t);
 
@@ -513,6 +558,25 @@ edgeq_status edgeq_llm_eval(edgeq_llm* llm, const int32_t* tokens, size_t n_toke
 }
 
 int32_t edgeq_llm_n_past(const edgeq_llm* llm) { return llm ? llm->session->n_past() : 0; }
+
+edgeq_status edgeq_llm_set_grammar(edgeq_llm* llm, const char* gbnf) {
+  EDGEQ_C_CHECK_ARG(llm != nullptr, "llm is NULL");
+  if (gbnf == nullptr || *gbnf == '\0') {
+    llm->grammar = nullptr;
+    return EDGEQ_OK;
+  }
+  return SetGrammarText(llm, "edgeq_llm_set_grammar", "gbnf", std::string(gbnf));
+}
+
+edgeq_status edgeq_llm_set_json_schema(edgeq_llm* llm, const char* schema) {
+  EDGEQ_C_CHECK_ARG(llm != nullptr, "llm is NULL");
+  if (schema == nullptr || *schema == '\0') {
+    llm->grammar = nullptr;
+    return EDGEQ_OK;
+  }
+  return SetGrammarText(llm, "edgeq_llm_set_json_schema", "schema",
+                        edgeq::grammar::JsonSchemaToGbnf(schema));
+}
 
 void edgeq_llm_reset(edgeq_llm* llm) {
   if (llm) llm->session->Reset();

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -229,6 +230,67 @@ TEST(CApi, LlmGenerateEqualsCppPath) {
   ASSERT_EQ(edgeq_llm_generate(llm, ids, n, 20, &sp, nullptr, nullptr, b, 20, &nb), EDGEQ_OK);
   ASSERT_EQ(na, nb);
   EXPECT_EQ(0, std::memcmp(a, b, na * sizeof(int32_t)));
+  edgeq_llm_free(llm);
+}
+
+// Constrained output through the C API: the generated text is JSON valid under the schema (or
+// a sentence of the GBNF grammar), greedy and sampled; a bad grammar is one error naming the
+// line and column, and leaves the previous constraint in place; NULL removes it.
+TEST(CApi, LlmGrammar) {
+  EDGEQ_REFERENCE_DATA_OR_SKIP(path, "models/stories260K.gguf");
+  edgeq_llm* llm = nullptr;
+  ASSERT_EQ(edgeq_llm_load(path.c_str(), nullptr, &llm), EDGEQ_OK) << edgeq_last_error();
+  int32_t ids[64];
+  size_t n = 0;
+  ASSERT_EQ(edgeq_llm_tokenize(llm, "Once upon a time", 1, ids, 64, &n), EDGEQ_OK);
+  auto generate = [&](const edgeq_sampling_params* sp, std::string* text) {
+    edgeq_llm_reset(llm);
+    int32_t out[200];
+    size_t got = 0;
+    const edgeq_status st = edgeq_llm_generate(llm, ids, n, 200, sp, nullptr, nullptr, out, 200, &got);
+    if (st != EDGEQ_OK) return st;
+    if (got > 0 && out[got - 1] == edgeq_llm_eos(llm)) --got;
+    char buf[4096];
+    size_t len = 0;
+    const edgeq_status d = edgeq_llm_detokenize(llm, out, got, buf, sizeof(buf), &len);
+    *text = std::string(buf, len);
+    return d;
+  };
+  ASSERT_EQ(edgeq_llm_set_grammar(llm, "root ::= (\"yes\" | \"no\") \"!\""), EDGEQ_OK);
+  std::string text;
+  ASSERT_EQ(generate(nullptr, &text), EDGEQ_OK) << edgeq_last_error();
+  EXPECT_TRUE(text == "yes!" || text == "no!") << text;
+
+  EXPECT_EQ(edgeq_llm_set_grammar(llm, "root ::= \"a\" | foo"), EDGEQ_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(edgeq_last_error())
+                .find("edgeq_llm_set_grammar: gbnf: grammar line 1, column 16: undefined rule"),
+            std::string::npos)
+      << edgeq_last_error();
+  ASSERT_EQ(generate(nullptr, &text), EDGEQ_OK);  // the previous grammar still holds
+  EXPECT_TRUE(text == "yes!" || text == "no!") << text;
+
+  ASSERT_EQ(edgeq_llm_set_json_schema(
+                llm, R"({"type":"object","properties":{"n":{"type":"integer"},"ok":{"type":"boolean"}},
+                        "required":["n","ok"],"additionalProperties":false})"),
+            EDGEQ_OK)
+      << edgeq_last_error();
+  edgeq_sampling_params sp = edgeq_sampling_default();
+  for (uint32_t seed = 1; seed <= 5; ++seed) {
+    sp.seed = seed;
+    ASSERT_EQ(generate(&sp, &text), EDGEQ_OK) << edgeq_last_error();
+    std::string compact;
+    for (char c : text) {
+      if (c != ' ' && c != '\n' && c != '\t') compact += c;
+    }
+    EXPECT_TRUE(std::regex_match(compact, std::regex(R"(\{"n":-?[0-9]+,"ok":(true|false)\})")))
+        << text;
+  }
+  EXPECT_EQ(edgeq_llm_set_json_schema(llm, R"({"type":"object","minProperties":"x"})"),
+            EDGEQ_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(edgeq_last_error()).find("edgeq_llm_set_json_schema: schema: "),
+            std::string::npos);
+
+  ASSERT_EQ(edgeq_llm_set_grammar(llm, nullptr), EDGEQ_OK);
   edgeq_llm_free(llm);
 }
 

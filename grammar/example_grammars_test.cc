@@ -4,12 +4,13 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "core/bounded_input.h"
 #include "gmock/gmock.h"
 #include "grammar/gbnf.h"
-#include "grammar/grammar_testdata.h"
 #include "grammar/matcher.h"
 #include "gtest/gtest.h"
+#include "tests/util/reference_data.h"
 
 namespace edgeq {
 namespace grammar {
@@ -33,7 +34,7 @@ void CheckGrammar(const std::string& path, const std::vector<Case>& cases) {
 }
 
 TEST(ExampleGrammars, Json) {
-  EDGEQ_EXAMPLE_GRAMMAR_OR_SKIP(path, "json.gbnf");
+  EDGEQ_REFERENCE_DATA_OR_SKIP(path, "grammars/json.gbnf");
   CheckGrammar(path, {
                          {"{}", true},
                          {"{\"a\": 1}", true},
@@ -53,7 +54,7 @@ TEST(ExampleGrammars, Json) {
 }
 
 TEST(ExampleGrammars, JsonArr) {
-  EDGEQ_EXAMPLE_GRAMMAR_OR_SKIP(path, "json_arr.gbnf");
+  EDGEQ_REFERENCE_DATA_OR_SKIP(path, "grammars/json_arr.gbnf");
   CheckGrammar(path, {
                          {"[\n]", true},
                          {"[\n1,\n{\"a\": [true]},\n\"s\"]", true},
@@ -64,7 +65,7 @@ TEST(ExampleGrammars, JsonArr) {
 }
 
 TEST(ExampleGrammars, Arithmetic) {
-  EDGEQ_EXAMPLE_GRAMMAR_OR_SKIP(path, "arithmetic.gbnf");
+  EDGEQ_REFERENCE_DATA_OR_SKIP(path, "grammars/arithmetic.gbnf");
   CheckGrammar(path, {
                          {"1+2= 3\n", true},
                          {"x = (a*b)\n(1)/y= z\n", true},
@@ -78,7 +79,7 @@ TEST(ExampleGrammars, Arithmetic) {
 }
 
 TEST(ExampleGrammars, List) {
-  EDGEQ_EXAMPLE_GRAMMAR_OR_SKIP(path, "list.gbnf");
+  EDGEQ_REFERENCE_DATA_OR_SKIP(path, "grammars/list.gbnf");
   CheckGrammar(path, {
                          {"- milk\n", true},
                          {"- milk\n- eggs and ham\n", true},
@@ -95,7 +96,7 @@ TEST(ExampleGrammars, List) {
 }
 
 TEST(ExampleGrammars, C) {
-  EDGEQ_EXAMPLE_GRAMMAR_OR_SKIP(path, "c.gbnf");
+  EDGEQ_REFERENCE_DATA_OR_SKIP(path, "grammars/c.gbnf");
   CheckGrammar(path, {
                          {"", true},
                          {"int main(){return 0;}", true},
@@ -109,7 +110,7 @@ TEST(ExampleGrammars, C) {
 }
 
 TEST(ExampleGrammars, Chess) {
-  EDGEQ_EXAMPLE_GRAMMAR_OR_SKIP(path, "chess.gbnf");
+  EDGEQ_REFERENCE_DATA_OR_SKIP(path, "grammars/chess.gbnf");
   CheckGrammar(path, {
                          {"1. e4 e5\n2. Nf3 Nc6\n", true},
                          {"1. e4 e5\n2. Bxc6 dxc6\n3. O-O O-O-O\n12. e8=Q+ Kxe8#\n", true},
@@ -121,7 +122,7 @@ TEST(ExampleGrammars, Chess) {
 }
 
 TEST(ExampleGrammars, English) {
-  EDGEQ_EXAMPLE_GRAMMAR_OR_SKIP(path, "english.gbnf");
+  EDGEQ_REFERENCE_DATA_OR_SKIP(path, "grammars/english.gbnf");
   CheckGrammar(path, {
                          {"Hello, world!", true},
                          {"It's 5 o'clock.\nTea\ttime?", true},
@@ -134,7 +135,7 @@ TEST(ExampleGrammars, English) {
 }
 
 TEST(ExampleGrammars, Japanese) {
-  EDGEQ_EXAMPLE_GRAMMAR_OR_SKIP(path, "japanese.gbnf");
+  EDGEQ_REFERENCE_DATA_OR_SKIP(path, "grammars/japanese.gbnf");
   CheckGrammar(
       path,
       {
@@ -148,7 +149,7 @@ TEST(ExampleGrammars, Japanese) {
 TEST(ExampleGrammars, EveryFileParses) {
   for (const char* name : {"arithmetic.gbnf", "c.gbnf", "chess.gbnf", "english.gbnf",
                            "japanese.gbnf", "json.gbnf", "json_arr.gbnf", "list.gbnf"}) {
-    EDGEQ_EXAMPLE_GRAMMAR_OR_SKIP(path, name);
+    EDGEQ_REFERENCE_DATA_OR_SKIP(path, absl::StrCat("grammars/", name));
     auto text = ReadFileBounded(path, size_t{1} << 20, "grammar");
     ASSERT_TRUE(text.ok()) << text.status();
     auto g = ParseGbnf(*text);

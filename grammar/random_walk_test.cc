@@ -8,15 +8,16 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "core/bounded_input.h"
 #include "gmock/gmock.h"
 #include "grammar/gbnf.h"
-#include "grammar/grammar_testdata.h"
 #include "grammar/grammar_walk.h"
 #include "grammar/json_schema.h"
 #include "grammar/json_validate_testing.h"
 #include "grammar/matcher.h"
 #include "gtest/gtest.h"
+#include "tests/util/reference_data.h"
 #include "nlohmann/json.hpp"
 
 namespace edgeq {
@@ -93,7 +94,7 @@ TEST(RandomWalk, ExampleGrammarsAcceptTheirOwnLanguage) {
   int json_checked = 0, strict_rejects = 0;
   for (const char* name : {"arithmetic.gbnf", "c.gbnf", "chess.gbnf", "english.gbnf",
                            "japanese.gbnf", "json.gbnf", "json_arr.gbnf", "list.gbnf"}) {
-    EDGEQ_EXAMPLE_GRAMMAR_OR_SKIP(path, name);
+    EDGEQ_REFERENCE_DATA_OR_SKIP(path, absl::StrCat("grammars/", name));
     auto text = ReadFileBounded(path, size_t{1} << 20, "grammar");
     ASSERT_TRUE(text.ok()) << text.status();
     auto g = ParseOrDie(*text);

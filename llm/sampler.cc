@@ -47,6 +47,8 @@ Sampler::Sampler(int vocab_size, const SamplerOptions& options)
       cur_(vocab_size) {}
 
 void Sampler::Reset() {
+  if (matcher_) matcher_->Reset();
+  error_ = absl::OkStatus();
   prev_.clear();
   counts_.clear();
   rng_.seed(seed_);
@@ -64,7 +66,80 @@ void Sampler::Accept(int token) {
   prev_.push_back(token);
 }
 
+absl::Status Sampler::SetGrammar(std::shared_ptr<const grammar::Grammar> grammar,
+                                std::shared_ptr<const GrammarVocab> vocab) {
+  if (grammar == nullptr) {
+    matcher_.reset();
+    vocab_.reset();
+    return absl::OkStatus();
+  }
+  if (vocab == nullptr || vocab->pieces.size() != cur_.size()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "grammar vocabulary has %d tokens; expected the sampler's %d",
+        vocab == nullptr ? 0 : vocab->pieces.size(), cur_.size()));
+  }
+  matcher_.emplace(std::move(grammar));
+  vocab_ = std::move(vocab);
+  return absl::OkStatus();
+}
+
+absl::Status Sampler::TakeError() {
+  absl::Status s = std::move(error_);
+  error_ = absl::OkStatus();
+  return s;
+}
+
+bool Sampler::Allowed(int token) const {
+  if (token < 0 || static_cast<size_t>(token) >= vocab_->pieces.size()) return false;
+  if (std::find(vocab_->eog_ids.begin(), vocab_->eog_ids.end(), token) != vocab_->eog_ids.end()) {
+    return matcher_->IsAccepting();
+  }
+  return matcher_->CanAccept(vocab_->pieces[token]);
+}
+
 int Sampler::Sample(absl::Span<const float> logits) {
+  if (!matcher_) return SampleChain(logits);
+  int token = SampleChain(logits);
+  if (!Allowed(token)) {
+    // Mask what the grammar refuses and sample again (the next draw of the same RNG).
+    if (absl::Status s = matcher_->FilterTokens(vocab_->trie, &allowed_); !s.ok()) {
+      error_ = s;
+      return token;
+    }
+    const bool accepting = matcher_->IsAccepting();
+    for (int id : vocab_->eog_ids) {
+      if (id >= 0 && static_cast<size_t>(id) < allowed_.size()) allowed_[id] = accepting;
+    }
+    constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+    const size_t n = std::min(logits.size(), allowed_.size());
+    masked_.assign(n, kNegInf);
+    bool any = false;
+    for (size_t i = 0; i < n; ++i) {
+      if (allowed_[i]) {
+        // NaN is never picked; an allowed token stays above the refused ones.
+        masked_[i] = std::isnan(logits[i]) ? std::numeric_limits<float>::lowest() : logits[i];
+        any = true;
+      }
+    }
+    if (!any) {
+      error_ = absl::FailedPreconditionError(
+          "grammar: no token of the vocabulary can continue the output (and the grammar is not "
+          "complete, or the vocabulary has no end-of-generation token)");
+      return token;
+    }
+    token = SampleChain(masked_);
+    if (!Allowed(token)) {
+      // Only when every candidate left by the chain had zero probability: the best allowed one.
+      token = static_cast<int>(std::max_element(masked_.begin(), masked_.end()) - masked_.begin());
+    }
+  }
+  if (std::find(vocab_->eog_ids.begin(), vocab_->eog_ids.end(), token) == vocab_->eog_ids.end()) {
+    if (absl::Status s = matcher_->AcceptBytes(vocab_->pieces[token]); !s.ok()) error_ = s;
+  }
+  return token;
+}
+
+int Sampler::SampleChain(absl::Span<const float> logits) {
   const SamplerOptions& o = options_;
   const size_t n = std::min(logits.size(), cur_.size());
   // Non-finite logits, deterministically: NaN is never picked (-inf), +inf is the largest

@@ -19,11 +19,23 @@
 // Defaults (llama.cpp's): temperature 0.8, top-k 40, top-p 0.95, min-p 0.05, repeat penalty 1
 // (off), frequency and presence penalties 0 (off), last 64 tokens, seed kRandomSeed (from the
 // clock). `edgeq run --temp 0` is greedy: the highest logit after penalties.
+//
+// Constrained output (SetGrammar): as llama.cpp's common_sampler_sample (grammar_first false),
+// a step first samples without the grammar; if the grammar can take the token's bytes it is the
+// pick. Otherwise the logits of every token the grammar refuses are set to -inf (an
+// end-of-generation token is allowed only when the grammar is complete, a token with no bytes
+// never) and the chain above runs again over them, with the next draw of the same RNG. Greedy,
+// this is exactly the argmax of the masked logits. With temperature alone (no top-k/top-p/min-p)
+// the pick is distributed exactly as a draw from the masked distribution (P(t) = p(t) + (1 - A)
+// p(t) / A = p(t) / A, A the allowed mass); with truncation it is llama.cpp's behaviour. The
+// picked token's bytes then advance the grammar.
 #ifndef EDGEQ_LLM_SAMPLER_H_
 #define EDGEQ_LLM_SAMPLER_H_
 
 #include <cstdint>
 #include <deque>
+#include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -31,6 +43,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "grammar/gbnf.h"
+#include "grammar/matcher.h"
 
 namespace edgeq {
 namespace llm {
@@ -46,6 +60,20 @@ class TokenSampler {
   virtual void Accept(int token) { (void)token; }
   // Forgets the accepted tokens and restarts the random sequence from the seed.
   virtual void Reset() {}
+  // An error met by the last Sample (e.g. a grammar that no token can continue), cleared by the
+  // call; the token Sample returned with it is not to be used.
+  virtual absl::Status TakeError() { return absl::OkStatus(); }
+};
+
+// A vocabulary as a grammar sees it, built once per vocabulary and shared by samplers: each
+// token's bytes (llm::Tokenizer::TokenBytes; empty for control tokens, which the grammar never
+// allows) and the end-of-generation ids, allowed only when the grammar is complete.
+struct GrammarVocab {
+  GrammarVocab(std::vector<std::string> token_pieces, std::vector<int> eog)
+      : pieces(std::move(token_pieces)), trie(pieces), eog_ids(std::move(eog)) {}
+  std::vector<std::string> pieces;
+  grammar::TokenTrie trie;
+  std::vector<int> eog_ids;
 };
 
 inline constexpr uint32_t kRandomSeed = 0xFFFFFFFFu;  // LLAMA_DEFAULT_SEED: seed from the clock
@@ -77,6 +105,21 @@ class Sampler : public TokenSampler {
   void Accept(int token) override;
   void Reset() override;
 
+  // Constrains the following samples to `grammar` (from its start) over `vocab` (see the file
+  // comment); a null grammar removes the constraint. InvalidArgument if the vocabulary's size is
+  // not the sampler's. Reset restarts the grammar too.
+  absl::Status SetGrammar(std::shared_ptr<const grammar::Grammar> grammar,
+                          std::shared_ptr<const GrammarVocab> vocab);
+  bool has_grammar() const { return matcher_.has_value(); }
+  // Back to the start of the grammar (e.g. for the next chat reply); penalties and the random
+  // sequence go on.
+  void RestartGrammar() {
+    if (matcher_) matcher_->Reset();
+  }
+  // The grammar's state (for tests: IsAccepting after generation); requires has_grammar().
+  const grammar::Matcher& matcher() const { return *matcher_; }
+  absl::Status TakeError() override;
+
   const SamplerOptions& options() const { return options_; }
   // The seed in use (the clock's if options.seed was kRandomSeed).
   uint32_t seed() const { return seed_; }
@@ -88,6 +131,14 @@ class Sampler : public TokenSampler {
     float p;
   };
   Sampler(int vocab_size, const SamplerOptions& options);
+  int SampleChain(absl::Span<const float> logits);
+  bool Allowed(int token) const;
+
+  std::optional<grammar::Matcher> matcher_;
+  std::shared_ptr<const GrammarVocab> vocab_;
+  std::vector<bool> allowed_;
+  std::vector<float> masked_;
+  absl::Status error_;
 
   SamplerOptions options_;
   uint32_t seed_;

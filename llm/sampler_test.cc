@@ -1,8 +1,12 @@
 #include "llm/sampler.h"
 
 #include <cmath>
+#include <memory>
+#include <random>
+#include <string>
 #include <vector>
 
+#include "grammar/gbnf.h"
 #include "gtest/gtest.h"
 
 namespace edgeq {
@@ -224,6 +228,121 @@ TEST(SamplerTest, PenaltyOverflowIsNotNaN) {
   ASSERT_TRUE(s.ok());
   s->Accept(1);
   for (int i = 0; i < 10; ++i) EXPECT_EQ(s->Sample({1.0f, 3e38f, 2.0f}), 1);
+}
+
+// Constrained sampling. Token 0 is end-of-generation (no bytes); "\xc3" and "\xa9" are the
+// two halves of "é".
+std::shared_ptr<const GrammarVocab> TinyVocab() {
+  return std::make_shared<const GrammarVocab>(
+      std::vector<std::string>{"", "a", "b", "ab", "{", "}", "\xc3", "\xa9", "x", ""},
+      std::vector<int>{0});
+}
+
+std::shared_ptr<const grammar::Grammar> Grammar(const char* text) {
+  absl::StatusOr<std::shared_ptr<const grammar::Grammar>> g = grammar::ParseGbnf(text);
+  EXPECT_TRUE(g.ok()) << g.status();
+  return *g;
+}
+
+// Greedy constrained output is the argmax of the masked logits, computed here independently
+// from the matcher's CanAccept/IsAccepting on a copy of the grammar state, over random logits.
+TEST(SamplerGrammarTest, GreedyIsMaskedArgmax) {
+  std::shared_ptr<const GrammarVocab> vocab = TinyVocab();
+  auto g = Grammar("root ::= \"{\" ([ab] | \"é\")* \"}\"");
+  SamplerOptions o = Plain(3);
+  o.temperature = 0.0f;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-4.0f, 4.0f);
+  for (int run = 0; run < 50; ++run) {
+    absl::StatusOr<Sampler> s = Sampler::Create(10, o);
+    ASSERT_TRUE(s.ok());
+    ASSERT_TRUE(s->SetGrammar(g, vocab).ok());
+    grammar::Matcher check(g);
+    std::string text;
+    for (int step = 0; step < 40; ++step) {
+      std::vector<float> logits(10);
+      for (float& l : logits) l = u(rng);
+      int want = -1;
+      for (int t = 0; t < 10; ++t) {
+        const bool ok = t == 0 ? check.IsAccepting() : check.CanAccept(vocab->pieces[t]);
+        if (ok && (want < 0 || logits[t] > logits[want])) want = t;
+      }
+      ASSERT_GE(want, 0);
+      const int got = s->Sample(logits);
+      ASSERT_TRUE(s->TakeError().ok());
+      ASSERT_EQ(got, want) << "run " << run << " step " << step << " after '" << text << "'";
+      if (got == 0) break;
+      ASSERT_TRUE(check.AcceptBytes(vocab->pieces[got]).ok());
+      text += vocab->pieces[got];
+    }
+    EXPECT_TRUE(check.IsAccepting() || text.size() > 0);
+  }
+}
+
+// With temperature alone, "sample, then re-sample over the masked logits if refused" draws from
+// the masked distribution: allowed tokens keep their relative odds, refused ones never come.
+TEST(SamplerGrammarTest, SampledDistributionIsMasked) {
+  auto vocab = std::make_shared<const GrammarVocab>(
+      std::vector<std::string>{"", "a", "b", "c"}, std::vector<int>{0});
+  auto g = Grammar("root ::= [ab]*");
+  absl::StatusOr<Sampler> s = Sampler::Create(4, Plain(7));
+  ASSERT_TRUE(s.ok());
+  ASSERT_TRUE(s->SetGrammar(g, vocab).ok());
+  const std::vector<float> logits = {-INFINITY, 0.0f, std::log(3.0f), std::log(6.0f)};
+  int counts[4] = {0, 0, 0, 0};
+  const int n = 20000;
+  for (int i = 0; i < n; ++i) ++counts[s->Sample(logits)];
+  EXPECT_TRUE(s->TakeError().ok());
+  EXPECT_EQ(counts[0], 0);
+  EXPECT_EQ(counts[3], 0);  // "c" refused, though the most likely
+  // P(a) = 1/4, P(b) = 3/4 over the allowed tokens.
+  EXPECT_NEAR(counts[1] / static_cast<double>(n), 0.25, 0.02);
+  EXPECT_NEAR(counts[2] / static_cast<double>(n), 0.75, 0.02);
+}
+
+// Once the grammar is complete only end-of-generation is allowed; an error when nothing is.
+TEST(SamplerGrammarTest, EndsAtEogAndReportsADeadEnd) {
+  auto g = Grammar("root ::= \"ab\"");
+  SamplerOptions o = Plain(1);
+  o.temperature = 0.0f;
+  absl::StatusOr<Sampler> s = Sampler::Create(10, o);
+  ASSERT_TRUE(s.ok());
+  ASSERT_TRUE(s->SetGrammar(g, TinyVocab()).ok());
+  const std::vector<float> logits = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  EXPECT_EQ(s->Sample(logits), 3);  // "ab": the best allowed ("x", 8, is refused)
+  EXPECT_TRUE(s->matcher().IsAccepting());
+  EXPECT_EQ(s->Sample(logits), 0);
+  EXPECT_TRUE(s->TakeError().ok());
+
+  auto no_eog = std::make_shared<const GrammarVocab>(
+      std::vector<std::string>{"", "a", "b", "ab", "{", "}", "\xc3", "\xa9", "x", ""},
+      std::vector<int>{});
+  ASSERT_TRUE(s->SetGrammar(g, no_eog).ok());
+  EXPECT_EQ(s->Sample(logits), 3);
+  s->Sample(logits);
+  absl::Status err = s->TakeError();
+  EXPECT_EQ(err.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(err.message().find("no token of the vocabulary can continue"), std::string::npos);
+  EXPECT_TRUE(s->TakeError().ok());  // taken
+
+  EXPECT_EQ(s->SetGrammar(g, std::make_shared<const GrammarVocab>(
+                                 std::vector<std::string>{"a"}, std::vector<int>{}))
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// A UTF-8 character split over two tokens: the first half is allowed only where the character
+// is, and the second completes it.
+TEST(SamplerGrammarTest, SplitUtf8Character) {
+  auto g = Grammar("root ::= \"é\"");
+  SamplerOptions o = Plain(1);
+  o.temperature = 0.0f;
+  absl::StatusOr<Sampler> s = Sampler::Create(10, o);
+  ASSERT_TRUE(s.ok());
+  ASSERT_TRUE(s->SetGrammar(g, TinyVocab()).ok());
+  EXPECT_EQ(s->Sample({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}), 6);
+  EXPECT_EQ(s->Sample({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}), 7);
+  EXPECT_EQ(s->Sample({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}), 0);
 }
 
 }  // namespace

@@ -79,6 +79,7 @@ absl::StatusOr<GenerateResult> Session::Generate(absl::Span<const int> prompt,
       break;
     }
     const int token = sampler_.Sample(pending_);
+    EDGEQ_RETURN_IF_ERROR(sampler_.TakeError());
     r.tokens.push_back(token);
     if (std::find(options.stop_tokens.begin(), options.stop_tokens.end(), token) !=
         options.stop_tokens.end()) {

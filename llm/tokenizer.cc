@@ -852,6 +852,11 @@ std::string Tokenizer::TokenToPiece(int32_t id, bool special) const {
   return "";
 }
 
+std::string Tokenizer::TokenBytes(int32_t id) const {
+  if (id < 0 || id >= n_tokens() || (tokens_[id].attr & kAttrUnused)) return "";
+  return TokenToPiece(id, /*special=*/false);
+}
+
 std::string Tokenizer::Decode(absl::Span<const int32_t> ids, DecodeOptions options) const {
   bool remove_space = add_space_prefix_;
   if (options.remove_special && add_bos_ && !ids.empty() && ids.front() == bos_id_) {

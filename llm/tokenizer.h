@@ -78,6 +78,9 @@ class Tokenizer {
   // space, <0xXX> -> that byte, byte-level BPE unmapped to raw bytes. Control/unknown tokens
   // give their text if `special`, else nothing. Out-of-range ids give nothing.
   std::string TokenToPiece(int32_t id, bool special = true) const;
+  // The bytes a grammar matches for one token (constrained sampling): TokenToPiece without
+  // special text, so control, unknown and unused tokens give an empty piece (never allowed).
+  std::string TokenBytes(int32_t id) const;
 
   struct DecodeOptions {
     bool remove_special = false;   // drop a leading BOS / trailing EOS the vocabulary adds

@@ -260,4 +260,15 @@ check "stories260K llama2 turn 2 counts" test "$(turn_counts "$tmp/l.err" 2)" = 
   "$(($(echo "$all" | tr -cd , | wc -c) + 1 - 19)) 19"
 expect_error "stories260K has no chat template" 1 "stories260K.gguf' carries no tokenizer.chat_template" \
   edgeq chat "$models/stories260K.gguf"
+# --grammar: each reply (sampled, temperature 1) is a sentence of the grammar, from its start,
+# and ends at the end-of-turn token once complete; a bad grammar is one error line.
+printf 'Hello\nWho are you?\nAgain\n' |
+  edgeq chat "$tmp/m.gguf" --temp 1 -s 3 -t 1 -n 40 --grammar 'root ::= ("yes" | "no") "!"' \
+  >"$tmp/gr.out" 2>"$tmp/gr.err"
+check "chat --grammar exit 0" test $? -eq 0
+check "chat --grammar: three replies, each yes! or no!" \
+  test "$(grep -cxE '(yes|no)!' "$tmp/gr.out")" -eq 3
+expect_error "chat bad grammar" 1 "^edgeq chat: error: --grammar: grammar line 1, column 11: expected ')'" \
+  edgeq chat "$tmp/m.gguf" --grammar 'root ::= ('
+
 finish

@@ -44,6 +44,7 @@ constexpr char kChatUsage[] =
     "MODEL [--system TEXT] [--template NAME|FILE] [-n N] [--temp T] [--top-k K] [--top-p P] "
     "[--min-p P] [--repeat-penalty R] [--repeat-last-n N] [--presence-penalty P] "
     "[--frequency-penalty F] [-s SEED] [-t THREADS] [-c CTX] [--ignore-eos] [--verbose-prompt]\n"
+    "    [--grammar GBNF | --grammar-file FILE | -j JSON_SCHEMA]\n"
     "Reads one user message per line from stdin and streams each reply to stdout; the prompt\n"
     "marker '> ' and notes go to stderr.\n"
     "  --system TEXT            a system message first in the conversation\n"
@@ -56,6 +57,8 @@ constexpr char kChatUsage[] =
     "  -c, --ctx-size N         KV cache positions (default: the model's context, at most 4096)\n"
     "  --ignore-eos             do not stop at end-of-turn tokens\n"
     "  --verbose-prompt         print each turn's prompt tokens (id -> piece) to stderr\n"
+    "  --grammar, --grammar-file, -j/--json-schema   each reply is a sentence of the grammar\n"
+    "                           (as in `edgeq run`; it ends at end-of-turn once complete)\n"
     "  sampling options, -s, -t as in `edgeq run` (default temperature 0.8)\n"
     "Lines (at most 1 MiB each): /reset forgets the conversation (keeps --system); /exit or the\n"
     "end of input ends.\n"
@@ -168,6 +171,8 @@ absl::Status Chat(const Args& raw_args) {
   const llm::SamplerOptions& so = flags.sampler;
   const bool verbose = args.Has("verbose-prompt");
 
+  EDGEQ_ASSIGN_OR_RETURN(std::shared_ptr<const grammar::Grammar> grammar,
+                         LoadGrammar(flags.grammar));
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
   absl::StatusOr<llm::ModelConfig> config = llm::ModelConfig::FromMetadata(file.dict);
   if (!config.ok()) {
@@ -197,6 +202,7 @@ absl::Status Chat(const Args& raw_args) {
   }
   llm::Model& model = **loaded;
   EDGEQ_ASSIGN_OR_RETURN(llm::Sampler sampler, llm::Sampler::Create(model.config().vocab_size, so));
+  EDGEQ_RETURN_IF_ERROR(ConstrainSampler(grammar, *tok, model.config().vocab_size, &sampler));
   const int n_ctx = model.context_length();
   absl::FPrintF(
       stderr,
@@ -295,6 +301,7 @@ absl::Status Chat(const Args& raw_args) {
     int prev = ids.back();
     g_interrupted = 0;
     g_generating = 1;
+    sampler.RestartGrammar();  // each reply from the grammar's start
     absl::StatusOr<llm::GenerateResult> r = session.Generate(ids, go, [&](int token) {
       const std::string piece = tok->Decode(prev, token);
       prev = token;

@@ -25,6 +25,7 @@ constexpr char kRunUsage[] =
     "MODEL -p TEXT|-f FILE [-n N] [--temp T] [--top-k K] [--top-p P] [--min-p P] "
     "[--repeat-penalty R] [--repeat-last-n N] [--presence-penalty P] [--frequency-penalty F] "
     "[-s SEED] [-t THREADS] [-c CTX] [-ctk TYPE] [--tokenizer FILE] [--ignore-eos]\n"
+    "    [--grammar GBNF | --grammar-file FILE | -j JSON_SCHEMA]\n"
     "  -p, --prompt TEXT        prompt (BOS added as the vocabulary says)\n"
     "  -f, --file FILE          the prompt from a file (at most 32 MiB)\n"
     "  -n, --n-predict N        tokens to generate (default -1: until EOS or the context ends)\n"
@@ -38,6 +39,9 @@ constexpr char kRunUsage[] =
     "                           CPUs, at most 256)\n"
     "  -c, --ctx-size N         KV cache positions (default: prompt + N rounded up to 64, or\n"
     "                           without -n the model's context, at most 4096)\n"
+    "  --grammar GBNF           constrain the output to a GBNF grammar (llama.cpp's format)\n"
+    "  --grammar-file FILE      the grammar from a file (at most 1 MiB)\n"
+    "  -j, --json-schema JSON   constrain the output to JSON valid under this schema\n"
     "  --tokenizer FILE         a llama2.c tokenizer.bin for a model without a "
     "vocabulary\n" EDGEQ_KV_CACHE_USAGE
     "Sampler order: penalties, top-k, top-p, min-p, temperature, draw (llama.cpp's).\n"
@@ -54,6 +58,10 @@ absl::Status Run(const Args& raw_args) {
     EDGEQ_ASSIGN_OR_RETURN(flags.prompt,
                            ReadFileBounded(args.Get("file"), kMaxTextFileBytes, "prompt file"));
   }
+
+  // The grammar first: a bad one is refused before the model is read.
+  EDGEQ_ASSIGN_OR_RETURN(std::shared_ptr<const grammar::Grammar> grammar,
+                         LoadGrammar(flags.grammar));
 
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
   absl::StatusOr<llm::ModelConfig> config = llm::ModelConfig::FromMetadata(file.dict);
@@ -89,6 +97,7 @@ absl::Status Run(const Args& raw_args) {
   }
   llm::Model& model = **loaded;
   EDGEQ_ASSIGN_OR_RETURN(llm::Sampler sampler, llm::Sampler::Create(model.config().vocab_size, so));
+  EDGEQ_RETURN_IF_ERROR(ConstrainSampler(grammar, *tok, model.config().vocab_size, &sampler));
   absl::FPrintF(stderr,
                 "model: %s (%s)\nsampler: %s\nprompt: %d tokens, context %d (%s KV cache, "
                 "%.2f MiB), %d threads\n",

@@ -11,8 +11,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "core/bounded_input.h"
 #include "core/status_macros.h"
 #include "examples/tinystories/tokenizer.h"
+#include "grammar/json_schema.h"
 #include "llm/tokenizer.h"
 
 namespace edgeq {
@@ -37,6 +39,9 @@ class Llama2cFileTokenizer : public TextTokenizer {
   bool add_bos() const override { return add_bos_; }
   std::string PieceText(int token) const override {
     return token >= 0 && token < tok_.vocab_size() ? tok_.piece(token) : "";
+  }
+  std::string TokenBytes(int token) const override {
+    return token == bos_ || token == eos_ ? "" : tok_.Decode(-1, token);
   }
 
  private:
@@ -76,6 +81,7 @@ class VocabTokenizer : public TextTokenizer {
   std::string PieceText(int token) const override {
     return tok_.TokenToPiece(token, /*special=*/true);
   }
+  std::string TokenBytes(int token) const override { return tok_.TokenBytes(token); }
 
  private:
   llm::Tokenizer tok_;
@@ -116,6 +122,53 @@ absl::StatusOr<std::unique_ptr<TextTokenizer>> OpenTokenizer(const checkpoint::T
   }
   return std::unique_ptr<TextTokenizer>(
       new Llama2cFileTokenizer(std::move(tok), bos, eos, add_bos));
+}
+
+absl::StatusOr<std::shared_ptr<const grammar::Grammar>> LoadGrammar(const GrammarFlag& flag) {
+  std::string text = flag.value;
+  const char* name = "--grammar";
+  switch (flag.kind) {
+    case GrammarFlag::Kind::kNone:
+      return std::shared_ptr<const grammar::Grammar>();
+    case GrammarFlag::Kind::kGbnf:
+      break;
+    case GrammarFlag::Kind::kGbnfFile: {
+      name = "--grammar-file";
+      EDGEQ_ASSIGN_OR_RETURN(text, ReadFileBounded(flag.value, grammar::Limits().max_input_bytes,
+                                                   "grammar file"));
+      break;
+    }
+    case GrammarFlag::Kind::kJsonSchema: {
+      name = "--json-schema";
+      absl::StatusOr<std::string> gbnf = grammar::JsonSchemaToGbnf(flag.value);
+      if (!gbnf.ok()) {
+        return absl::Status(gbnf.status().code(),
+                            absl::StrCat(name, ": ", gbnf.status().message()));
+      }
+      text = *std::move(gbnf);
+      break;
+    }
+  }
+  absl::StatusOr<std::shared_ptr<const grammar::Grammar>> g = grammar::ParseGbnf(text);
+  if (!g.ok()) {
+    std::string where = name;
+    if (flag.kind == GrammarFlag::Kind::kGbnfFile) where = flag.value;
+    return absl::Status(g.status().code(), absl::StrCat(where, ": ", g.status().message()));
+  }
+  return *std::move(g);
+}
+
+absl::Status ConstrainSampler(std::shared_ptr<const grammar::Grammar> grammar,
+                              const TextTokenizer& tok, int vocab_size, llm::Sampler* sampler) {
+  if (grammar == nullptr) return absl::OkStatus();
+  std::vector<std::string> pieces(vocab_size);
+  for (int i = 0; i < vocab_size; ++i) pieces[i] = tok.TokenBytes(i);
+  std::vector<int> eog = tok.stop_tokens();
+  for (int id : eog) {
+    if (id >= 0 && id < vocab_size) pieces[id].clear();
+  }
+  return sampler->SetGrammar(
+      std::move(grammar), std::make_shared<const llm::GrammarVocab>(std::move(pieces), eog));
 }
 
 int LlmFail(absl::string_view command, const absl::Status& status) {

@@ -12,6 +12,7 @@
 #include "absl/strings/string_view.h"
 #include "checkpoint/formats.h"
 #include "checkpoint/tensor_dict.h"
+#include "grammar/gbnf.h"
 #include "llm/model.h"
 #include "llm/sampler.h"
 #include "tools/llm_flags.h"
@@ -38,6 +39,8 @@ class TextTokenizer {
   virtual std::vector<int> stop_tokens() const { return {eos()}; }
   // The bytes `token` stands for, control tokens included (llama-tokenize's pieces).
   virtual std::string PieceText(int token) const = 0;
+  // The bytes a grammar matches for `token`: empty for control tokens (never allowed).
+  virtual std::string TokenBytes(int token) const { return PieceText(token); }
 };
 
 // The tokenizer for `dict` (whose model has `vocab_size` tokens): `tokenizer_path` (a llama2.c
@@ -49,6 +52,16 @@ absl::StatusOr<std::unique_ptr<TextTokenizer>> OpenTokenizer(const checkpoint::T
                                                              const std::string& model_path,
                                                              const std::string& tokenizer_path,
                                                              int vocab_size);
+
+// The grammar a --grammar/--grammar-file/--json-schema flag asks for (nullptr for none): the
+// file read with ReadFileBounded, a JSON schema converted by grammar::JsonSchemaToGbnf, then
+// grammar::ParseGbnf. InvalidArgument prefixed with the flag ("--grammar: grammar line 1,
+// column 9: ...").
+absl::StatusOr<std::shared_ptr<const grammar::Grammar>> LoadGrammar(const GrammarFlag& flag);
+// Constrains `sampler` to `grammar` over the vocabulary of `tok` (vocab_size tokens; the
+// grammar's end-of-generation tokens are tok.stop_tokens()). Nothing for a null grammar.
+absl::Status ConstrainSampler(std::shared_ptr<const grammar::Grammar> grammar,
+                              const TextTokenizer& tok, int vocab_size, llm::Sampler* sampler);
 
 // Prints "edgeq COMMAND: error: MESSAGE" (one line) to stderr and returns 1.
 int LlmFail(absl::string_view command, const absl::Status& status);

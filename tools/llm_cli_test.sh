@@ -245,4 +245,33 @@ check "tokenize llama-spm vocabulary" test "$(edgeq tokenize "$vocab/ggml-vocab-
   "Hello world" --ids --no-bos)" = "[15043, 3186]"
 check "tokenize --parse-special" test "$(edgeq tokenize "$vocab/ggml-vocab-phi-3.gguf" \
   "Hi<|end|>" --ids --parse-special)" = "[1, 6324, 32007]"
+# Constrained output: --json-schema / --grammar / --grammar-file (random weights, so any text is
+# likely without the grammar); the output is the grammar's and ends at EOS once it is complete.
+schema='{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"],"additionalProperties":false}'
+for seed in 1 2 3; do
+  edgeq run "$tmp/m.gguf" -p "x" -n 200 -s $seed --temp 1 -t 1 --json-schema "$schema" >"$tmp/j.txt" 2>"$tmp/j.err"
+  check "run --json-schema seed $seed exit 0" test $? -eq 0
+  check "run --json-schema seed $seed: valid JSON" grep -qxE 'x\{"ok":(true|false)\}' <(tr -d ' \t\n' <"$tmp/j.txt")
+  check "run --json-schema seed $seed: ends at EOS" grep -q "stop: stop token" "$tmp/j.err"
+done
+edgeq run "$tmp/m.gguf" -p "x" -n 200 --temp 0 -t 1 -j "$schema" >"$tmp/j1.txt" 2>/dev/null
+edgeq run "$tmp/m.gguf" -p "x" -n 200 --temp 0 -t 1 -j "$schema" >"$tmp/j2.txt" 2>/dev/null
+check "run -j greedy: valid JSON" grep -qxE 'x\{"ok":(true|false)\}' <(tr -d ' \t\n' <"$tmp/j1.txt")
+check "run -j greedy twice: same text" cmp -s "$tmp/j1.txt" "$tmp/j2.txt"
+edgeq run "$tmp/m.gguf" -p "x" -n 50 --temp 1 -s 5 -t 1 --grammar 'root ::= ("yes" | "no") "!"' >"$tmp/y.txt" 2>/dev/null
+check "run --grammar: a sentence of the grammar" grep -qxE 'x(yes|no)!' "$tmp/y.txt"
+printf 'root ::= [0-9]{3}\n' >"$tmp/digits.gbnf"
+edgeq run "$tmp/m.gguf" -p "x" -n 50 --temp 1 -s 5 -t 1 --grammar-file "$tmp/digits.gbnf" >"$tmp/d.txt" 2>/dev/null
+check "run --grammar-file: three digits" grep -qxE 'x[0-9]{3}' "$tmp/d.txt"
+expect_error "run bad grammar" 1 "error: --grammar: grammar line 1, column 16: undefined rule 'foo'" \
+  edgeq run "$tmp/m.gguf" -p x --grammar 'root ::= "a" | foo'
+printf 'root ::= "a"\nb ::= (\n' >"$tmp/bad.gbnf"
+expect_error "run bad grammar file" 1 "error: .*bad.gbnf: grammar line 3, column 1: expected .)." \
+  edgeq run "$tmp/m.gguf" -p x --grammar-file "$tmp/bad.gbnf"
+expect_error "run bad JSON schema" 1 "error: --json-schema: " edgeq run "$tmp/m.gguf" -p x -j '{"type":'
+expect_error "run two grammars" 1 "error: --grammar and --json-schema both given" \
+  edgeq run "$tmp/m.gguf" -p x --grammar 'root ::= "a"' -j '{}'
+expect_error "run missing grammar file" 1 "error: grammar file '.*nonexistent.gbnf'" \
+  edgeq run "$tmp/m.gguf" -p x --grammar-file "$tmp/nonexistent.gbnf"
+
 finish

@@ -205,6 +205,39 @@ absl::StatusOr<llm::SamplerOptions> ParseSamplerOptions(const LlmArgs& args) {
   return so;
 }
 
+std::vector<OptionSpec> GrammarOptionSpecs() {
+  return {{{"--grammar"}}, {{"--grammar-file"}}, {{"-j", "--json-schema"}}};
+}
+
+absl::StatusOr<GrammarFlag> ParseGrammarFlag(const LlmArgs& args) {
+  GrammarFlag g;
+  const std::pair<const char*, GrammarFlag::Kind> kinds[] = {
+      {"grammar", GrammarFlag::Kind::kGbnf},
+      {"grammar-file", GrammarFlag::Kind::kGbnfFile},
+      {"json-schema", GrammarFlag::Kind::kJsonSchema},
+  };
+  std::string first;
+  for (const auto& [name, kind] : kinds) {
+    if (!args.Has(name)) continue;
+    if (!first.empty()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--%s and --%s both given; expected at most one of --grammar, --grammar-file, "
+          "--json-schema",
+          first, name));
+    }
+    first = name;
+    g.kind = kind;
+    g.value = args.Get(name);
+    if (g.value.empty()) {
+      return absl::InvalidArgumentError(absl::StrFormat("--%s is empty; expected %s", name,
+                                                        kind == GrammarFlag::Kind::kGbnfFile
+                                                            ? "a file name"
+                                                            : "a grammar or a JSON schema"));
+    }
+  }
+  return g;
+}
+
 absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& raw) {
   std::vector<OptionSpec> specs = {
       {{"-p", "--prompt"}},   {{"-f", "--file"}}, {{"-n", "--n-predict"}},   {{"-t", "--threads"}},
@@ -212,6 +245,7 @@ absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& raw) {
   };
   for (const OptionSpec& s : SamplerOptionSpecs()) specs.push_back(s);
   for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
+  for (const OptionSpec& s : GrammarOptionSpecs()) specs.push_back(s);
   RunFlags f;
   EDGEQ_ASSIGN_OR_RETURN(f.args, ParseLlmArgs(raw, specs));
   const LlmArgs& args = f.args;
@@ -232,6 +266,7 @@ absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& raw) {
   EDGEQ_ASSIGN_OR_RETURN(f.ctx, args.GetInt("ctx-size", 0, 0, 1 << 20));
   EDGEQ_ASSIGN_OR_RETURN(f.sampler, ParseSamplerOptions(args));
   EDGEQ_ASSIGN_OR_RETURN(f.cache_type, ParseKvCacheType(args));
+  EDGEQ_ASSIGN_OR_RETURN(f.grammar, ParseGrammarFlag(args));
   return f;
 }
 
@@ -246,6 +281,7 @@ absl::StatusOr<ChatFlags> ParseChatFlags(const std::vector<std::string>& raw) {
       {{"--verbose-prompt"}, false},
   };
   for (const OptionSpec& s : SamplerOptionSpecs()) specs.push_back(s);
+  for (const OptionSpec& s : GrammarOptionSpecs()) specs.push_back(s);
   for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
   ChatFlags f;
   EDGEQ_ASSIGN_OR_RETURN(f.args, ParseLlmArgs(raw, specs));
@@ -262,6 +298,7 @@ absl::StatusOr<ChatFlags> ParseChatFlags(const std::vector<std::string>& raw) {
   EDGEQ_ASSIGN_OR_RETURN(f.ctx, args.GetInt("ctx-size", 0, 0, 1 << 20));
   EDGEQ_ASSIGN_OR_RETURN(f.sampler, ParseSamplerOptions(args));
   EDGEQ_ASSIGN_OR_RETURN(f.cache_type, ParseKvCacheType(args));
+  EDGEQ_ASSIGN_OR_RETURN(f.grammar, ParseGrammarFlag(args));
   return f;
 }
 

@@ -77,6 +77,17 @@ std::vector<OptionSpec> KvCacheOptionSpecs();
 // than f32 or q8_0 (f16 included: edgeq keeps f32 or q8_0), or for K and V of different types.
 absl::StatusOr<llm::KvCacheType> ParseKvCacheType(const LlmArgs& args);
 
+// Constrained output (`edgeq run`): --grammar GBNF, --grammar-file FILE, -j/--json-schema JSON,
+// as llama.cpp spells them; at most one of them.
+std::vector<OptionSpec> GrammarOptionSpecs();
+struct GrammarFlag {
+  enum class Kind { kNone, kGbnf, kGbnfFile, kJsonSchema };
+  Kind kind = Kind::kNone;
+  std::string value;  // the text, or the file's path for kGbnfFile
+};
+// InvalidArgument naming both flags when more than one is given, or an empty value.
+absl::StatusOr<GrammarFlag> ParseGrammarFlag(const LlmArgs& args);
+
 // Each command's flags. Parse*Flags take the arguments after the command name.
 struct RunFlags {
   LlmArgs args;
@@ -86,6 +97,7 @@ struct RunFlags {
   int64_t ctx = 0;         // in [0, 2^20]
   llm::SamplerOptions sampler;
   llm::KvCacheType cache_type = llm::KvCacheType::kF32;
+  GrammarFlag grammar;
 };
 absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& raw);
 
@@ -97,6 +109,7 @@ struct ChatFlags {
   int64_t ctx = 0;
   llm::SamplerOptions sampler;
   llm::KvCacheType cache_type = llm::KvCacheType::kF32;
+  GrammarFlag grammar;  // each reply is a sentence of it
 };
 absl::StatusOr<ChatFlags> ParseChatFlags(const std::vector<std::string>& raw);
 

@@ -275,6 +275,17 @@ EDGEQ_API edgeq_status edgeq_llm_generate(edgeq_llm* llm, const int32_t* prompt,
                                           edgeq_token_callback callback, void* user_data,
                                           int32_t* out_tokens, size_t capacity,
                                           size_t* n_generated);
+/* Constrains the output of the following edgeq_llm_generate calls to a GBNF grammar
+ * (llama.cpp's format, root rule "root"): each call's generated text, from its start, is a
+ * prefix of a sentence of the grammar, and end-of-generation is sampled only once the sentence
+ * is complete (sampling as llama.cpp's: sample, and if the grammar refuses the token, sample
+ * again over the tokens it allows). NULL or "" removes the constraint. On error
+ * (EDGEQ_ERROR_INVALID_ARGUMENT with "grammar line L, column C: ..." in edgeq_last_error(), or
+ * a model without a vocabulary) the previous constraint stays. [one thread per handle] */
+EDGEQ_API edgeq_status edgeq_llm_set_grammar(edgeq_llm* llm, const char* gbnf);
+/* The same for JSON valid under a JSON schema (converted as llama.cpp's json-schema-to-grammar
+ * does); the error names the place in the schema. [one thread per handle] */
+EDGEQ_API edgeq_status edgeq_llm_set_json_schema(edgeq_llm* llm, const char* schema);
 /* Forgets the context (as edgeq_llm_reset), runs `tokens` from position 0 and copies the last
  * position's logits [vocab_size] into `logits` (capacity >= vocab_size). [one thread per
  * handle] */

@@ -18,6 +18,7 @@
 libedgeq.so is found through $EDGEQ_LIBRARY, next to this package, or the loader's path.
 """
 import ctypes
+import json as _json
 import operator
 import os
 
@@ -100,6 +101,8 @@ _sig("edgeq_llm_generate", _c.c_int, _c.c_void_p, _i32p, _sz, _i32,
      _c.POINTER(_SamplingParams), _TOKEN_CALLBACK, _c.c_void_p, _i32p, _sz, _c.POINTER(_sz))
 _sig("edgeq_llm_eval", _c.c_int, _c.c_void_p, _i32p, _sz, _fp, _sz)
 _sig("edgeq_llm_reset", None, _c.c_void_p)
+_sig("edgeq_llm_set_grammar", _c.c_int, _c.c_void_p, _c.c_char_p)
+_sig("edgeq_llm_set_json_schema", _c.c_int, _c.c_void_p, _c.c_char_p)
 _vp, _i64p, _ttp = _c.c_void_p, _c.POINTER(_i64), _c.POINTER(_TensorType)
 _sig("edgeq_encoding_block", _c.c_int, _c.c_char_p, _i64p, _i64p)
 _sig("edgeq_tensor_dict_create", _c.c_int, _c.POINTER(_vp))
@@ -357,11 +360,19 @@ class _Llm:
             _lib.edgeq_llm_reset(self._h)
 
         def generate(self, prompt, max_tokens=32, temperature=0.0, top_k=40, top_p=0.95,
-                     min_p=0.05, seed=None, on_token=None):
+                     min_p=0.05, seed=None, on_token=None, grammar=None, json_schema=None):
             """Generates after `prompt` (a fresh context); returns the generated text.
             temperature 0 is greedy. on_token(id, piece) may return False to stop; an exception
             it raises stops generation and is raised here. max_tokens (< 0: until the end) and
-            top_k are 32-bit, seed in [0, 2**32 - 1]: ValueError naming the argument otherwise."""
+            top_k are 32-bit, seed in [0, 2**32 - 1]: ValueError naming the argument otherwise.
+            grammar (GBNF text, llama.cpp's format) or json_schema (a JSON schema as text, or a
+            dict/list that json.dumps serializes) constrains the output of this call; EdgeqError
+            with the grammar's line and column (or the schema's place) for a bad one, ValueError
+            when both are given."""
+            if grammar is not None and json_schema is not None:
+                raise ValueError("edgeq: grammar and json_schema both given; expected at most one")
+            if json_schema is not None and not isinstance(json_schema, (str, bytes)):
+                json_schema = _json.dumps(json_schema)
             max_tokens = _int_arg(max_tokens, "max_tokens")
             top_k = _int_arg(top_k, "top_k")
             if seed is not None:
@@ -391,9 +402,17 @@ class _Llm:
 
             callback = _TOKEN_CALLBACK(cb)
             n = _sz()
-            status = _lib.edgeq_llm_generate(self._h, arr, len(ids), max_tokens,
-                                             _c.byref(params), callback, None, None, 0,
-                                             _c.byref(n))
+            if grammar is not None:
+                _check(_lib.edgeq_llm_set_grammar(self._h, _cstr(grammar, "grammar")))
+            elif json_schema is not None:
+                _check(_lib.edgeq_llm_set_json_schema(self._h, _cstr(json_schema, "json_schema")))
+            try:
+                status = _lib.edgeq_llm_generate(self._h, arr, len(ids), max_tokens,
+                                                 _c.byref(params), callback, None, None, 0,
+                                                 _c.byref(n))
+            finally:
+                if grammar is not None or json_schema is not None:
+                    _lib.edgeq_llm_set_grammar(self._h, None)
             if raised:
                 raise raised[0]
             _check(status)

@@ -1,4 +1,5 @@
 """pytest for the Python module (run by python/python_test.sh with $EDGEQ_MODEL set)."""
+import json
 import os
 
 import numpy as np
@@ -65,6 +66,28 @@ def test_llm_generate_greedy_is_deterministic():
     assert a == b and len(a) > 10
     logits = m.logits(ids)
     assert logits.shape == (512,)
+
+
+def test_llm_generate_with_grammar_and_json_schema():
+    m = edgeq.llm.Model(os.environ["EDGEQ_MODEL"])
+    assert m.generate("Once", max_tokens=20, grammar='root ::= ("yes" | "no") "!"') in (
+        "yes!", "no!")
+    schema = {"type": "object", "properties": {"n": {"type": "integer"},
+                                               "ok": {"type": "boolean"}},
+              "required": ["n", "ok"], "additionalProperties": False}
+    for seed in (1, 2, 3):
+        out = m.generate("Once", max_tokens=200, temperature=1.0, seed=seed, json_schema=schema)
+        v = json.loads(out)
+        assert set(v) == {"n", "ok"} and isinstance(v["n"], int) and isinstance(v["ok"], bool)
+    # The constraint holds for one call only.
+    assert m.generate("Once upon a time", max_tokens=12) == m.generate("Once upon a time",
+                                                                      max_tokens=12)
+    with pytest.raises(edgeq.EdgeqError, match="grammar line 1, column 16: undefined rule"):
+        m.generate("Once", max_tokens=2, grammar='root ::= "a" | foo')
+    with pytest.raises(edgeq.EdgeqError, match="edgeq_llm_set_json_schema: schema: "):
+        m.generate("Once", max_tokens=2, json_schema='{"type":')
+    with pytest.raises(ValueError, match="grammar and json_schema both given"):
+        m.generate("Once", max_tokens=2, grammar='root ::= "a"', json_schema="{}")
 
 
 # Issue 27 F15: C strings end at a NUL, so "a\0x" and "a\0y" were both saved as "a" (one tensor

@@ -6,7 +6,7 @@
 #
 #   tests/fuzz/run_fuzzers.sh [--seconds=N] [--runs=N] [--jobs=N] [--out=DIR] [TARGET...]
 #   TARGET: max gguf llama2c safetensors tokenizer model llm_model cli_args hf_import
-#   hf_tokenizer chat_template (default: all)
+#   hf_tokenizer chat_template grammar (default: all)
 #   model: a .max or GGUF, then qmatmul and Gather over every quantized tensor (graph, runtime
 #   and every x86 kernel, each file with its Bazel -m flags; XNNPACK, cpuinfo and pthreadpool
 #   from Debian's shared libraries).
@@ -17,6 +17,8 @@
 #   hf_import, hf_tokenizer, chat_template: past the parsers (issue 27): a Hugging Face directory
 #   through ImportHfCheckpoint, a tokenizer.json loaded and used, chat templates detected and
 #   rendered (inputs: files joined by tests/fuzz/fuzz_files.h's separator).
+#   grammar: GBNF parsing, JSON schema conversion and the matcher (grammar/grammar_fuzzer.cc,
+#   seeds in grammar/testdata/fuzz_corpus).
 #
 # Built outside Bazel (whose C++ toolchain here is gcc) straight from the sources; absl and
 # xxhash come from Debian's static archives, like in the Bazel build.
@@ -32,14 +34,14 @@ for arg in "$@"; do
     --seconds=*) seconds="${arg#*=}" ;;
     --runs=*) runs="${arg#*=}" ;;
     --out=*) out="${arg#*=}" ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     max|gguf|llama2c|safetensors|tokenizer|model|llm_model|cli_args) targets+=("$arg") ;;
-    hf_import|hf_tokenizer|chat_template) targets+=("$arg") ;;
+    hf_import|hf_tokenizer|chat_template|grammar) targets+=("$arg") ;;
     *) echo "run_fuzzers.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
 all_targets=(max gguf llama2c safetensors tokenizer model llm_model cli_args)
-all_targets+=(hf_import hf_tokenizer chat_template)
+all_targets+=(hf_import hf_tokenizer chat_template grammar)
 [ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
 
 CXX=${CXX:-clang++}
@@ -60,7 +62,10 @@ declare -A lib=([max]=checkpoint/max_format.cc [gguf]=checkpoint/gguf.cc
                 [llama2c]=checkpoint/llama2c.cc [safetensors]=checkpoint/safetensors.cc
                 [tokenizer]="checkpoint/gguf.cc llm/tokenizer.cc llm/tokenizer_hf.cc
                              llm/tokenizer_regex.cc llm/unicode.cc"
-                [cli_args]="tools/llm_flags.cc tools/command.cc llm/sampler.cc")
+                [cli_args]="tools/llm_flags.cc tools/command.cc llm/sampler.cc grammar/gbnf.cc
+                            grammar/matcher.cc"
+                [grammar]="grammar/gbnf.cc grammar/matcher.cc grammar/json_schema.cc
+                           grammar/json_schema_util.cc grammar/json_schema_pattern.cc")
 lib[hf_tokenizer]="${lib[tokenizer]}"
 lib[chat_template]="llm/chat_template.cc"
 lib[hf_import]="${lib[tokenizer]} llm/hf_import.cc llm/chat_template.cc llm/random_model.cc
@@ -130,7 +135,9 @@ for t in "${targets[@]}"; do
       checkpoint/llama2c.cc checkpoint/safetensors.cc
   else
     read -r -a srcs <<< "$(echo ${lib[$t]})"
-    "$CXX" "${flags[@]}" "tests/fuzz/${t}_fuzzer.cc" "${srcs[@]}" "${common[@]}" "${quant[@]}" \
+    fuzzer="tests/fuzz/${t}_fuzzer.cc"
+    [ "$t" = grammar ] && fuzzer=grammar/grammar_fuzzer.cc
+    "$CXX" "${flags[@]}" "$fuzzer" "${srcs[@]}" "${common[@]}" "${quant[@]}" \
       -o "$bin" \
       -Wl,--start-group "$libdir"/libabsl_*.a -Wl,--end-group -l:libxxhash.a -l:libutf8proc.a \
       -lpthreadpool -pthread
@@ -138,6 +145,7 @@ for t in "${targets[@]}"; do
   work="$out/$t"
   mkdir -p "$work/corpus"
   cp -n tests/fuzz/corpus/"$t"/* "$work/corpus/" 2>/dev/null || true
+  [ "$t" = grammar ] && cp -n grammar/testdata/fuzz_corpus/* "$work/corpus/"
   limit=(-max_total_time="$seconds")
   [ -n "$runs" ] && limit=(-runs="$runs")
   echo "=== $t: fuzzing (${limit[*]})"

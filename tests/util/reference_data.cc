@@ -49,10 +49,11 @@ bool ReferenceDataRequired() {
 absl::StatusOr<std::string> ReferenceDataPath(absl::string_view relative) {
   const std::string rel(absl::StripPrefix(relative, "/"));
   const std::string folder = rel.substr(0, rel.find('/'));
-  if ((folder != "models" && folder != "vocab" && folder != "npm") ||
+  if ((folder != "models" && folder != "vocab" && folder != "npm" &&
+       folder != "grammars") ||
       absl::StrContains(rel, "..")) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "reference data '%s': expected a path under models/, vocab/ or npm/", relative));
+        "reference data '%s': expected a path under models/, vocab/, npm/ or grammars/", relative));
   }
   for (const std::string& root : RunfilesRoots()) {
     const std::string repo = absl::StrCat(root, "/", kRepository);
