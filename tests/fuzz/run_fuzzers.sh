@@ -6,7 +6,7 @@
 #
 #   tests/fuzz/run_fuzzers.sh [--seconds=N] [--runs=N] [--jobs=N] [--out=DIR] [TARGET...]
 #   TARGET: max gguf llama2c safetensors tokenizer model llm_model cli_args hf_import
-#   hf_tokenizer chat_template grammar (default: all)
+#   hf_tokenizer chat_template grammar jinja (default: all)
 #   model: a .max or GGUF, then qmatmul and Gather over every quantized tensor (graph, runtime
 #   and every x86 kernel, each file with its Bazel -m flags; XNNPACK, cpuinfo and pthreadpool
 #   from Debian's shared libraries).
@@ -19,6 +19,8 @@
 #   rendered (inputs: files joined by tests/fuzz/fuzz_files.h's separator).
 #   grammar: GBNF parsing, JSON schema conversion and the matcher (grammar/grammar_fuzzer.cc,
 #   seeds in grammar/testdata/fuzz_corpus).
+#   jinja: template text parsed and rendered within jinja::Limits (jinja/jinja_fuzzer.cc, seeds
+#   in jinja/fuzz_corpus).
 #
 # Built outside Bazel (whose C++ toolchain here is gcc) straight from the sources; absl and
 # xxhash come from Debian's static archives, like in the Bazel build.
@@ -34,14 +36,14 @@ for arg in "$@"; do
     --seconds=*) seconds="${arg#*=}" ;;
     --runs=*) runs="${arg#*=}" ;;
     --out=*) out="${arg#*=}" ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     max|gguf|llama2c|safetensors|tokenizer|model|llm_model|cli_args) targets+=("$arg") ;;
-    hf_import|hf_tokenizer|chat_template|grammar) targets+=("$arg") ;;
+    hf_import|hf_tokenizer|chat_template|grammar|jinja) targets+=("$arg") ;;
     *) echo "run_fuzzers.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
 all_targets=(max gguf llama2c safetensors tokenizer model llm_model cli_args)
-all_targets+=(hf_import hf_tokenizer chat_template grammar)
+all_targets+=(hf_import hf_tokenizer chat_template grammar jinja)
 [ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
 
 CXX=${CXX:-clang++}
@@ -49,7 +51,7 @@ if ! command -v "$CXX" >/dev/null; then
   echo "run_fuzzers.sh: $CXX not found (clang with libFuzzer is needed)" >&2; exit 1
 fi
 libdir=/usr/lib/$(gcc -print-multiarch)
-flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -I. -DXXH_STATIC_LINKING_ONLY
+flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -I. -DXXH_STATIC_LINKING_ONLY -DUTF8PROC_STATIC
        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
 common=(checkpoint/tensor_dict.cc checkpoint/internal/file_io.cc
         checkpoint/internal/metadata_codec.cc core/bounded_input.cc core/dtype.cc core/shape.cc
@@ -66,6 +68,8 @@ declare -A lib=([max]=checkpoint/max_format.cc [gguf]=checkpoint/gguf.cc
                             grammar/matcher.cc"
                 [grammar]="grammar/gbnf.cc grammar/matcher.cc grammar/json_schema.cc
                            grammar/json_schema_util.cc grammar/json_schema_pattern.cc")
+lib[jinja]="jinja/builtins.cc jinja/chat.cc jinja/filters.cc jinja/interpreter.cc jinja/lexer.cc
+            jinja/operators.cc jinja/parser.cc jinja/template.cc jinja/text.cc jinja/value.cc"
 lib[hf_tokenizer]="${lib[tokenizer]}"
 lib[chat_template]="llm/chat_template.cc"
 lib[hf_import]="${lib[tokenizer]} llm/hf_import.cc llm/chat_template.cc llm/random_model.cc
@@ -137,6 +141,7 @@ for t in "${targets[@]}"; do
     read -r -a srcs <<< "$(echo ${lib[$t]})"
     fuzzer="tests/fuzz/${t}_fuzzer.cc"
     [ "$t" = grammar ] && fuzzer=grammar/grammar_fuzzer.cc
+    [ "$t" = jinja ] && fuzzer=jinja/jinja_fuzzer.cc
     "$CXX" "${flags[@]}" "$fuzzer" "${srcs[@]}" "${common[@]}" "${quant[@]}" \
       -o "$bin" \
       -Wl,--start-group "$libdir"/libabsl_*.a -Wl,--end-group -l:libxxhash.a -l:libutf8proc.a \
@@ -146,6 +151,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$work/corpus"
   cp -n tests/fuzz/corpus/"$t"/* "$work/corpus/" 2>/dev/null || true
   [ "$t" = grammar ] && cp -n grammar/testdata/fuzz_corpus/* "$work/corpus/"
+  [ "$t" = jinja ] && cp -n jinja/fuzz_corpus/* "$work/corpus/"
   limit=(-max_total_time="$seconds")
   [ -n "$runs" ] && limit=(-runs="$runs")
   echo "=== $t: fuzzing (${limit[*]})"
