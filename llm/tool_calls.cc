@@ -30,13 +30,11 @@ constexpr char kGptOssCall[] = "<|call|>";
 // JSON in a reply nests no deeper than this (a hostile reply cannot recurse the parser).
 constexpr int kMaxArgumentsDepth = 64;
 
-std::string Trim(absl::string_view s) {
-  return std::string(absl::StripAsciiWhitespace(s));
-}
+std::string Trim(absl::string_view s) { return std::string(absl::StripAsciiWhitespace(s)); }
 
 absl::Status Bad(ToolCallFormat f, absl::string_view what, absl::string_view text) {
-  return absl::InvalidArgumentError(absl::StrCat("tool call (", ToolCallFormatName(f),
-                                                 "): ", what, ": ", QuoteForError(text, 80)));
+  return absl::InvalidArgumentError(absl::StrCat("tool call (", ToolCallFormatName(f), "): ", what,
+                                                 ": ", QuoteForError(text, 80)));
 }
 
 absl::StatusOr<json> ParseJson(ToolCallFormat f, absl::string_view text) {
@@ -171,8 +169,8 @@ absl::Status ParseLlama31(absl::string_view reply, ParsedReply& out) {
     // The code interpreter: <|python_tag|>CODE.
     ToolCall call;
     call.name = "python";
-    call.arguments = json{{"code", std::string(rest)}}.dump(-1, ' ', false,
-                                                            json::error_handler_t::replace);
+    call.arguments =
+        json{{"code", std::string(rest)}}.dump(-1, ' ', false, json::error_handler_t::replace);
     inner.calls.push_back(std::move(call));
   }
   out.calls = std::move(inner.calls);
@@ -197,7 +195,8 @@ absl::Status ParseDeepSeekV3(absl::string_view reply, ParsedReply& out) {
     const size_t cb = calls.find(kDsCallBegin, pos);
     if (cb == absl::string_view::npos) break;
     const size_t ce = calls.find(kDsCallEnd, cb);
-    if (ce == absl::string_view::npos) return Bad(f, "a call without its end marker", calls.substr(cb));
+    if (ce == absl::string_view::npos)
+      return Bad(f, "a call without its end marker", calls.substr(cb));
     const absl::string_view body =
         calls.substr(cb + sizeof(kDsCallBegin) - 1, ce - cb - (sizeof(kDsCallBegin) - 1));
     const size_t sep = body.find(kDsSep);
@@ -264,7 +263,8 @@ absl::Status ParseGptOss(absl::string_view reply, ParsedReply& out) {
     call.name = std::string(reply.substr(name_at, name_end - name_at));
     if (call.name.empty()) return Bad(f, "a call without a name", reply.substr(to));
     const size_t msg = reply.find(kGptOssMessage, name_end);
-    if (msg == absl::string_view::npos) return Bad(f, "a call without <|message|>", reply.substr(to));
+    if (msg == absl::string_view::npos)
+      return Bad(f, "a call without <|message|>", reply.substr(to));
     const size_t body = msg + sizeof(kGptOssMessage) - 1;
     size_t end = reply.find(kGptOssCall, body);
     const size_t next = end == absl::string_view::npos ? reply.size() : end;
@@ -346,8 +346,7 @@ json AssistantMessage(const ParsedReply& reply, ToolCallFormat format) {
   for (const ToolCall& c : reply.calls) {
     json args = json::parse(c.arguments, nullptr, false);
     if (format == ToolCallFormat::kDeepSeekV3 || args.is_discarded()) args = c.arguments;
-    calls.push_back(
-        {{"type", "function"}, {"function", {{"name", c.name}, {"arguments", args}}}});
+    calls.push_back({{"type", "function"}, {"function", {{"name", c.name}, {"arguments", args}}}});
   }
   m["tool_calls"] = std::move(calls);
   return m;

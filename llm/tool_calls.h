@@ -12,8 +12,8 @@
 //                ("arguments" accepted too), several separated by ';', optionally after
 //                <|python_tag|>; <|python_tag|> followed by other text is a call of "python"
 //                with {"code": TEXT} (the code-interpreter tool)
-//   deepseek-v3  <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>N\n```json\n{...}\n```
-//                <｜tool▁call▁end｜> ... <｜tool▁calls▁end｜>
+//   deepseek-v3  <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>N
+//                \n```json\n{...}\n```<｜tool▁call▁end｜> ... <｜tool▁calls▁end｜>
 //   mistral      [TOOL_CALLS][{"name": N, "arguments": {...}}, ...]
 //   gpt-oss      <|channel|>commentary to=functions.N <|constrain|>json<|message|>{...}<|call|>
 //   generic      hermes blocks if there are any, else a reply that is one JSON object with

@@ -101,9 +101,9 @@ TEST(ToolCallsTest, HermesSeveralCallsAndContent) {
 }
 
 TEST(ToolCallsTest, PlainRepliesHaveNoCalls) {
-  for (ToolCallFormat f : {ToolCallFormat::kGeneric, ToolCallFormat::kHermes,
-                           ToolCallFormat::kLlama31, ToolCallFormat::kDeepSeekV3,
-                           ToolCallFormat::kMistral, ToolCallFormat::kGptOss}) {
+  for (ToolCallFormat f :
+       {ToolCallFormat::kGeneric, ToolCallFormat::kHermes, ToolCallFormat::kLlama31,
+        ToolCallFormat::kDeepSeekV3, ToolCallFormat::kMistral, ToolCallFormat::kGptOss}) {
     absl::StatusOr<ParsedReply> r = ParseToolCalls("  It is sunny.\n", f);
     ASSERT_TRUE(r.ok()) << ToolCallFormatName(f) << ": " << r.status();
     EXPECT_TRUE(r->calls.empty()) << ToolCallFormatName(f);
@@ -117,9 +117,9 @@ TEST(ToolCallsTest, PlainRepliesHaveNoCalls) {
 }
 
 TEST(ToolCallsTest, Llama31JsonAndPythonTag) {
-  absl::StatusOr<ParsedReply> r = ParseToolCalls(
-      "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}",
-      ToolCallFormat::kLlama31);
+  absl::StatusOr<ParsedReply> r =
+      ParseToolCalls("{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}",
+                     ToolCallFormat::kLlama31);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->calls.size(), 1u);
   EXPECT_EQ(r->calls[0].name, "get_weather");
@@ -183,8 +183,7 @@ TEST(ToolCallsTest, MalformedCallsAreErrors) {
   } cases[] = {
       {"<tool_call>{\"name\": \"a\"", ToolCallFormat::kHermes, "without </tool_call>"},
       {"<tool_call>{nope}</tool_call>", ToolCallFormat::kHermes, "not valid JSON"},
-      {"<tool_call>{\"arguments\": {}}</tool_call>", ToolCallFormat::kHermes,
-       "string \"name\""},
+      {"<tool_call>{\"arguments\": {}}</tool_call>", ToolCallFormat::kHermes, "string \"name\""},
       {"<tool_call>{\"name\": \"a\", \"arguments\": [1]}</tool_call>", ToolCallFormat::kHermes,
        "arguments are not a JSON object"},
       {"[TOOL_CALLS]{", ToolCallFormat::kMistral, "not valid JSON"},

@@ -50,7 +50,8 @@ namespace tools {
 namespace {
 
 constexpr char kChatUsage[] =
-    "MODEL [--system TEXT] [--template NAME|FILE] [--tools FILE.json] [-n N] [--temp T] [--top-k K] [--top-p P] "
+    "MODEL [--system TEXT] [--template NAME|FILE] [--tools FILE.json] [-n N] [--temp T] [--top-k "
+    "K] [--top-p P] "
     "[--min-p P] [--repeat-penalty R] [--repeat-last-n N] [--presence-penalty P] "
     "[--frequency-penalty F] [-s SEED] [-t THREADS] [-c CTX] [--ignore-eos] [--verbose-prompt]\n"
     "Reads one user message per line from stdin and streams each reply to stdout; the prompt\n"
@@ -159,8 +160,9 @@ absl::StatusOr<llm::ChatTemplate> OpenTemplate(const checkpoint::TensorDict& dic
     const nlohmann::ordered_json config =
         nlohmann::ordered_json::parse(config_text, nullptr, /*allow_exceptions=*/false);
     if (!config.is_object()) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "--template %s: expected a tokenizer_config.json (a JSON object)", QuoteForError(flag, 256)));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("--template %s: expected a tokenizer_config.json (a JSON object)",
+                          QuoteForError(flag, 256)));
     }
     absl::StatusOr<jinja::ChatTemplateSource> src =
         jinja::ChatTemplateFromTokenizerConfig(config, with_tools);
@@ -251,9 +253,9 @@ absl::Status Chat(const Args& raw_args) {
                          OpenTokenizer(file.dict, path, "", config->vocab_size));
   const std::string bos_text = tok->bos() >= 0 ? tok->PieceText(tok->bos()) : "";
   const std::string eos_text = tok->eos() >= 0 ? tok->PieceText(tok->eos()) : "";
-  EDGEQ_ASSIGN_OR_RETURN(const llm::ChatTemplate tmpl,
-                         OpenTemplate(file.dict, path, args.Get("template"), bos_text, eos_text,
-                                      !tools.is_null()));
+  EDGEQ_ASSIGN_OR_RETURN(
+      const llm::ChatTemplate tmpl,
+      OpenTemplate(file.dict, path, args.Get("template"), bos_text, eos_text, !tools.is_null()));
   if (!tools.is_null() && tmpl.family() != llm::ChatTemplate::Family::kJinja) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "--tools needs a Jinja template (the model's own or --template FILE); the %s preset "
@@ -261,10 +263,10 @@ absl::Status Chat(const Args& raw_args) {
         tmpl.name()));
   }
   const llm::ToolCallFormat call_format = llm::ToolCallFormatForTemplate(tmpl.jinja_text());
-  const std::string template_note =
-      tmpl.family() != llm::ChatTemplate::Family::kJinja ? tmpl.name()
-      : args.Has("template") ? absl::StrCat("jinja (", args.Get("template"), ")")
-                             : "jinja (the model's tokenizer.chat_template)";
+  const std::string template_note = tmpl.family() != llm::ChatTemplate::Family::kJinja ? tmpl.name()
+                                    : args.Has("template")
+                                        ? absl::StrCat("jinja (", args.Get("template"), ")")
+                                        : "jinja (the model's tokenizer.chat_template)";
 
   llm::ModelOptions mo;
   mo.num_threads = flags.threads > 0 ? flags.threads : kernels::DefaultThreadCount();
@@ -287,8 +289,8 @@ absl::Status Chat(const Args& raw_args) {
       tools.is_null() ? ""
                       : absl::StrFormat(", tools: %d, calls parsed as %s", tools.size(),
                                         llm::ToolCallFormatName(call_format)),
-      sampler.options().ToString(), n_ctx,
-      llm::KvCacheTypeName(model.kv_cache_type()), mo.num_threads);
+      sampler.options().ToString(), n_ctx, llm::KvCacheTypeName(model.kv_cache_type()),
+      mo.num_threads);
 
   llm::GenerateOptions go;
   go.max_tokens = static_cast<int>(n_predict);

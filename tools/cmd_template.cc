@@ -94,8 +94,8 @@ absl::StatusOr<Source> OpenSource(const std::string& path, bool with_tools) {
       absl::StatusOr<jinja::ChatTemplateSource> src =
           jinja::ChatTemplateFromTokenizerConfig(config, with_tools);
       if (!src.ok()) {
-        return absl::Status(src.status().code(), absl::StrCat(QuoteForError(path, 256), ": ",
-                                                              src.status().message()));
+        return absl::Status(src.status().code(),
+                            absl::StrCat(QuoteForError(path, 256), ": ", src.status().message()));
       }
       s.text = std::move(src->text);
       s.bos = std::move(src->bos);
@@ -104,9 +104,9 @@ absl::StatusOr<Source> OpenSource(const std::string& path, bool with_tools) {
     }
   }
   if (text.size() > kMaxTemplateBytes) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "template file %s has %d bytes (at most %d for a template)", QuoteForError(path, 256),
-        text.size(), kMaxTemplateBytes));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("template file %s has %d bytes (at most %d for a template)",
+                        QuoteForError(path, 256), text.size(), kMaxTemplateBytes));
   }
   s.text = std::move(text);
   return s;
@@ -163,8 +163,8 @@ absl::StatusOr<std::string> RenderTemplate(const Args& args) {
   if (!tools_path.empty()) {
     EDGEQ_ASSIGN_OR_RETURN(tools, ReadJsonFile(tools_path, "--tools"));
     if (!tools.is_array()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--tools ", QuoteForError(tools_path, 256), ": expected a JSON array of tools"));
+      return absl::InvalidArgumentError(absl::StrCat("--tools ", QuoteForError(tools_path, 256),
+                                                     ": expected a JSON array of tools"));
     }
   }
   if (!vars_path.empty()) {
