@@ -151,6 +151,14 @@ printf 'Hello\n' | edgeq chat "$tmp/m.gguf" --template "$tmp/odd.jinja" --temp 0
   --verbose-prompt >/dev/null 2>"$tmp/o.err"
 check "chat with a template of no known family" test "$(turn_ids "$tmp/o.err" 1)" = \
   "$(edgeq tokenize "$tmp/m.gguf" $'### Hello\n' --ids --parse-special)"
+# A hostile template (a hundred million iterations) is refused for the turn, with the engine's
+# limit named, and the chat goes on.
+printf '{%% for i in range(100000000) %%}x{%% endfor %%}' >"$tmp/loop.jinja"
+printf 'Hello\nAgain\n' | edgeq chat "$tmp/m.gguf" --template "$tmp/loop.jinja" --temp 0 -t 1 -n 2 \
+  >"$tmp/loop.out" 2>"$tmp/loop.err"
+check "hostile template: exit 0" test $? -eq 0
+check "hostile template: each turn refused with the limit" test "$(grep -c \
+  "error: chat template: template line 1: more than 1000000 loop iterations" "$tmp/loop.err")" -eq 2
 printf '{%% for m in messages %%}{{ m.content }' >"$tmp/broken.jinja"
 expect_error "chat template that does not parse" 1 "error: --template .*broken.jinja: chat template: template line 1" \
   edgeq chat "$tmp/m.gguf" --template "$tmp/broken.jinja"

@@ -28,6 +28,9 @@ check "template --no-generation-prompt" \
 printf '{%% for m in messages %%}{{ m.content }' >"$tmp/broken.jinja"
 expect_error "template that does not parse" 1 "^edgeq template: '.*broken.jinja': template line 1" \
   edgeq template "$tmp/broken.jinja" --messages "$tmp/hi.json"
+printf '{%% macro f(n) %%}{{ f(n + 1) }}{%% endmacro %%}{{ f(0) }}' >"$tmp/recurse.jinja"
+expect_error "endless recursion refused" 1 "^edgeq template: '.*recurse.jinja': template line 1: .*depth" \
+  edgeq template "$tmp/recurse.jinja" --messages "$tmp/hi.json"
 printf '{"role": "user"}' >"$tmp/obj.json"
 expect_error "messages not an array" 1 "^edgeq template: '.*t.jinja': .*messages" \
   edgeq template "$tmp/t.jinja" --messages "$tmp/obj.json"
