@@ -50,10 +50,10 @@ namespace tools {
 namespace {
 
 constexpr char kChatUsage[] =
-    "MODEL [--system TEXT] [--template NAME|FILE] [--tools FILE.json] [-n N] [--temp T] [--top-k "
-    "K] [--top-p P] "
-    "[--min-p P] [--repeat-penalty R] [--repeat-last-n N] [--presence-penalty P] "
-    "[--frequency-penalty F] [-s SEED] [-t THREADS] [-c CTX] [--ignore-eos] [--verbose-prompt]\n"
+    "MODEL [--system TEXT] [--template NAME|FILE] [--tools FILE.json] [-n N] [--temp T] "
+    "[--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--repeat-last-n N] "
+    "[--presence-penalty P] [--frequency-penalty F] [-s SEED] [-t THREADS] [-c CTX] "
+    "[--ignore-eos] [--verbose-prompt]\n"
     "Reads one user message per line from stdin and streams each reply to stdout; the prompt\n"
     "marker '> ' and notes go to stderr.\n"
     "  --system TEXT            a system message first in the conversation\n"
