@@ -57,8 +57,9 @@
 namespace edgeq {
 namespace llm {
 
+// A plain message; RenderJson takes any message Hugging Face passes (tool_calls, role "tool").
 struct ChatMessage {
-  std::string role;  // "system", "user" or "assistant"
+  std::string role;  // "system", "user" or "assistant" (a Jinja template may accept others)
   std::string content;
 };
 
