@@ -87,6 +87,9 @@ TEST(SafetensorsTest, BadFilesAreClearErrors) {
   EXPECT_TRUE(absl::StrContains(msg(File(R"({"x":{"dtype":"F32"}})", data)), "needs"));
   EXPECT_TRUE(absl::StrContains(msg(std::string("\xff\xff\xff\xff\xff\xff\xff\x7f", 8)),
                                 "above the limit"));
+  // 2 MiB + 1: above edgeq's header limit (a parsed header takes ~20x its text).
+  EXPECT_TRUE(absl::StrContains(msg(std::string("\x01\x00\x20\x00\x00\x00\x00\x00", 8)),
+                                "header length 2097153 is above the limit 2097152"));
   EXPECT_TRUE(absl::StrContains(msg("abc"), "truncated"));
   std::string short_header = File("{}", "");
   short_header[0] = 50;

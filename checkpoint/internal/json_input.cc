@@ -1,5 +1,7 @@
 #include "checkpoint/internal/json_input.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -16,36 +18,102 @@ namespace internal {
 
 using json = nlohmann::json;
 
-absl::StatusOr<json> ParseJsonBounded(absl::string_view text, absl::string_view what,
-                                      int max_depth, const json::parser_callback_t& callback) {
-  if (absl::Status s = CheckJsonDepth(text, max_depth, what); !s.ok()) return s;
-  // keys[L]: the keys of the object open at nesting level L (object_start reports depth L, its
-  // keys depth L + 1). Reset when the next object at that level starts, so no end event (which
-  // nlohmann skips inside discarded values) is needed.
-  std::vector<std::unordered_set<std::string>> keys;
-  bool duplicate = false;
-  std::string duplicate_key;
-  using E = json::parse_event_t;
-  json::parser_callback_t cb = [&](int depth, E event, json& parsed) -> bool {
-    if (event == E::object_start && depth >= 0) {
-      if (keys.size() <= static_cast<size_t>(depth)) keys.resize(depth + 1);
-      std::unordered_set<std::string>().swap(keys[depth]);
-    } else if (event == E::key && depth >= 1 && parsed.is_string()) {
-      if (keys.size() < static_cast<size_t>(depth)) keys.resize(depth);
-      if (!keys[depth - 1].insert(parsed.get_ref<const std::string&>()).second && !duplicate) {
-        duplicate = true;
-        duplicate_key = parsed.get_ref<const std::string&>();
-      }
+namespace {
+
+// The first pass: every key of every object, and the length of every array, without building
+// the value. nlohmann's SAX parser is iterative (CheckJsonDepth has bounded the nesting, which
+// sizes the stacks here).
+class BoundsChecker {
+ public:
+  explicit BoundsChecker(size_t max_array_elements) : max_array_elements_(max_array_elements) {}
+
+  bool null() { return Element(); }
+  bool boolean(bool) { return Element(); }
+  bool number_integer(json::number_integer_t) { return Element(); }
+  bool number_unsigned(json::number_unsigned_t) { return Element(); }
+  bool number_float(json::number_float_t, const json::string_t&) { return Element(); }
+  bool string(json::string_t&) { return Element(); }
+  bool binary(json::binary_t&) { return Element(); }
+  bool start_object(size_t) {
+    if (!Element()) return false;
+    frames_.push_back(Frame{false, 0, {}});
+    return true;
+  }
+  bool key(json::string_t& k) {
+    if (!frames_.back().keys.insert(k).second) {
+      duplicate_key_ = k;
+      return false;
     }
-    return callback ? callback(depth, event, parsed) : true;
+    return true;
+  }
+  bool end_object() {
+    frames_.pop_back();
+    return true;
+  }
+  bool start_array(size_t) {
+    if (!Element()) return false;
+    frames_.push_back(Frame{true, 0, {}});
+    return true;
+  }
+  bool end_array() {
+    frames_.pop_back();
+    return true;
+  }
+  bool parse_error(size_t, const std::string&, const nlohmann::detail::exception&) {
+    syntax_error_ = true;
+    return false;
+  }
+
+  bool syntax_error() const { return syntax_error_; }
+  const std::optional<std::string>& duplicate_key() const { return duplicate_key_; }
+  bool long_array() const { return long_array_; }
+
+ private:
+  struct Frame {
+    bool is_array;
+    size_t elements;
+    std::unordered_set<std::string> keys;
   };
-  json j = json::parse(text.begin(), text.end(), cb, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return absl::InvalidArgumentError(absl::StrCat(what, ": not valid JSON"));
-  if (duplicate) {
+  // A value (or a container starting) inside the current container.
+  bool Element() {
+    if (!frames_.empty() && frames_.back().is_array &&
+        ++frames_.back().elements > max_array_elements_) {
+      long_array_ = true;
+      return false;
+    }
+    return true;
+  }
+
+  size_t max_array_elements_;
+  std::vector<Frame> frames_;
+  bool syntax_error_ = false;
+  bool long_array_ = false;
+  std::optional<std::string> duplicate_key_;
+};
+
+}  // namespace
+
+absl::StatusOr<json> ParseJsonBounded(absl::string_view text, absl::string_view what,
+                                      int max_depth, const json::parser_callback_t& callback,
+                                      size_t max_array_elements) {
+  if (absl::Status s = CheckJsonDepth(text, max_depth, what); !s.ok()) return s;
+  BoundsChecker checker(max_array_elements);
+  json::sax_parse(text.begin(), text.end(), &checker);
+  if (checker.duplicate_key().has_value()) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: key %s appears twice in one object (expected each key once)", what,
-        QuoteForError(duplicate_key, 128)));
+        QuoteForError(*checker.duplicate_key(), 128)));
   }
+  if (checker.long_array()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: an array has more than %d elements", what, max_array_elements));
+  }
+  if (checker.syntax_error()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": not valid JSON"));
+  }
+  json j = callback ? json::parse(text.begin(), text.end(), callback, /*allow_exceptions=*/false)
+                    : json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return absl::InvalidArgumentError(absl::StrCat(what, ": not valid JSON"));
   return j;
 }
 

@@ -8,6 +8,7 @@
 #define EDGEQ_CHECKPOINT_INTERNAL_JSON_INPUT_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -24,9 +25,15 @@ namespace internal {
 // `callback` (may be empty) sees the parse events as with nlohmann::json::parse, and may discard
 // values as there; the duplicate-key check sees every key before it. InvalidArgument for text
 // that is not JSON, nests too deep, or repeats a key within one object.
+// `max_array_elements`: the most elements any array may hold (checked in the same first pass).
+// The checks run as a SAX pass over the text before the value is built; the value is then built
+// without a callback unless `callback` is given (nlohmann's callback parser rescans an object's
+// parent at every object end: quadratic in the number of objects a container holds, so give one
+// only for files of known, small shape).
 absl::StatusOr<nlohmann::json> ParseJsonBounded(
     absl::string_view text, absl::string_view what, int max_depth,
-    const nlohmann::json::parser_callback_t& callback = nullptr);
+    const nlohmann::json::parser_callback_t& callback = nullptr,
+    size_t max_array_elements = SIZE_MAX);
 
 // ReadFileBounded(path, max_bytes) then ParseJsonBounded(kMaxJsonDepth); the value must be an
 // object. NotFound if the file cannot be opened. `max_bytes`: kMaxJsonFileBytes, or less for a

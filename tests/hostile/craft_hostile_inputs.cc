@@ -190,7 +190,18 @@ absl::Status Run(const std::string& base_path, const std::string& out) {
       Safetensors("{\"x\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
                   "\"x\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}",
                   std::string(8, '\0'))));
-  // F4: a long text file stands in for a stream in tests that cannot use /dev/zero.
+  // F13 at scale: 25,000 tensor entries (1.6 MB of header), the first repeated last.
+  {
+    std::string header = "{";
+    std::string data;
+    for (int i = 0; i < 25000; ++i) {
+      absl::StrAppend(&header, "\"t", i, "\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[",
+                      4 * i, ",", 4 * i + 4, "]},");
+    }
+    header += "\"t0\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+    EDGEQ_RETURN_IF_ERROR(WriteText(out + "/f13_many_entries_duplicate.safetensors",
+                                    Safetensors(header, std::string(4 * 25000, '\0'))));
+  }
   return absl::OkStatus();
 }
 

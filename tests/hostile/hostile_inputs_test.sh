@@ -117,7 +117,8 @@ cp "$tmp/f8_self/model.safetensors" "$tmp/f8_before.safetensors"
 refuse "F8 convert onto its own input" "input" -- convert "$tmp/f8_self" "$tmp/f8_self/model.safetensors"
 check "F8: the input is unchanged" cmp -s "$tmp/f8_self/model.safetensors" "$tmp/f8_before.safetensors"
 # F13: a duplicate key in a safetensors header.
-refuse "F13 duplicate safetensors key" "duplicate" -- inspect "$tmp/f13_duplicate_key.safetensors"
+refuse "F13 duplicate safetensors key" "twice" -- inspect "$tmp/f13_duplicate_key.safetensors"
+refuse "F13 duplicate key after 25,000 entries" "twice" -- inspect "$tmp/f13_many_entries_duplicate.safetensors"
 for out in out1 out2 out3 out4 out7; do
   check "no output file left behind ($out)" test ! -e "$tmp/$out.gguf"
 done
