@@ -8,14 +8,7 @@ source "$ws/tests/shell/check.sh"
 source "$ws/tests/shell/reference_data.sh"
 reference_data_dir npm
 npm=$REPLY
-if ! command -v node >/dev/null; then
-  if [ "${EDGEQ_REQUIRE_REFERENCE_DATA:-0}" = 1 ]; then
-    echo "FAIL: node is not installed (tools/setup.sh installs it; EDGEQ_REQUIRE_REFERENCE_DATA=1)"
-    exit 1
-  fi
-  echo "SKIPPED: node is not installed (tools/setup.sh installs it)"
-  exit 0
-fi
+require_node
 check "random expressions: edgeq == @huggingface/jinja" \
   node "$ws/jinja/testdata/check_random_expressions.js" "$npm" "$ws/jinja/jinja_render" \
   "$TEST_TMPDIR" 1 2 3

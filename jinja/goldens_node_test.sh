@@ -8,14 +8,7 @@ source "$ws/tests/shell/check.sh"
 source "$ws/tests/shell/reference_data.sh"
 reference_data_dir npm
 npm=$REPLY
-if ! command -v node >/dev/null; then
-  if [ "${EDGEQ_REQUIRE_REFERENCE_DATA:-0}" = 1 ]; then
-    echo "FAIL: node is not installed (tools/setup.sh installs it; EDGEQ_REQUIRE_REFERENCE_DATA=1)"
-    exit 1
-  fi
-  echo "SKIPPED: node is not installed (tools/setup.sh installs it)"
-  exit 0
-fi
+require_node
 check "goldens equal @huggingface/jinja's renderings" \
   node "$ws/jinja/testdata/make_goldens.js" "$npm" "$ws/jinja/testdata" \
   --check "$ws/jinja/testdata/goldens.json"

@@ -23,3 +23,17 @@ reference_data_dir() {
   fi
   REPLY="$repo/$folder"
 }
+
+#   require_node               ends the test unless node is on PATH: "SKIPPED: ..." (exit 0), or a
+#                               failure when EDGEQ_REQUIRE_REFERENCE_DATA=1 (CI installs node
+#                               through tools/setup.sh).
+require_node() {
+  command -v node >/dev/null && return 0
+  if [ "${EDGEQ_REQUIRE_REFERENCE_DATA:-0}" = 1 ]; then
+    echo "FAIL: node is not installed (tools/setup.sh installs it; EDGEQ_REQUIRE_REFERENCE_DATA=1)"
+    exit 1
+  fi
+  echo "SKIPPED: node is not installed (tools/setup.sh installs it)"
+  [ "${fails:-0}" -eq 0 ]
+  exit
+}
