@@ -9,7 +9,9 @@ source "$ws/tests/shell/reference_data.sh"
 reference_data_dir npm
 npm=$REPLY
 require_node
+native_command "$ws/jinja/jinja_render"
+render=$REPLY
 check "edgeq renders what @huggingface/jinja renders for every ollama-utils template" \
   node "$ws/jinja/testdata/check_ollama_templates.js" "$npm" "$ws/jinja/testdata" \
-  "$ws/jinja/jinja_render" "$TEST_TMPDIR" "$ws/llm/testdata/chat_template_goldens.json"
+  "$render" "$TEST_TMPDIR" "$ws/llm/testdata/chat_template_goldens.json"
 finish

@@ -37,3 +37,15 @@ require_node() {
   [ "${fails:-0}" -eq 0 ]
   exit
 }
+
+#   native_command BINARY      sets REPLY to a command that runs BINARY here: BINARY itself, or
+#                               under --config=aarch64 (EDGEQ_EXEC set: tools/qemu_aarch64.sh)
+#                               a wrapper script in TEST_TMPDIR that runs it through EDGEQ_EXEC,
+#                               for programs (node) that start the binary themselves.
+native_command() {
+  if [ -z "${EDGEQ_EXEC:-}" ]; then REPLY="$1"; return; fi
+  REPLY="$TEST_TMPDIR/$(basename "$1").qemu"
+  printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$(readlink -f "$EDGEQ_EXEC")" "$(readlink -f "$1")" \
+    >"$REPLY"
+  chmod +x "$REPLY"
+}
