@@ -198,7 +198,7 @@ check "perplexity of a model with Inf weights: one error line" \
 # F5: thread counts above 4 x the online CPUs (at most 256) are refused; -t 300 under a 2 GiB
 # address-space limit hung in pthreadpool_create.
 # (Under qemu, EDGEQ_EXEC, and ASan, which map far more address space themselves: no ulimit.)
-if [ -n "${EDGEQ_EXEC:-}" ] || grep -q AddressSanitizer "$ws/tools/edgeq"; then
+if [ -n "${EDGEQ_EXEC:-}" ] || grep -q -e AddressSanitizer -e __asan_init "$ws/tools/edgeq"; then
   expect_one_line_error "run -t 300" "^edgeq run: error: --threads '300': expected an integer in \[0, " \
     edgeq run "$tmp/m.gguf" -p x -t 300
 else

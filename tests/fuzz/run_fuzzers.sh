@@ -143,8 +143,16 @@ for t in "${targets[@]}"; do
     fuzzer="tests/fuzz/${t}_fuzzer.cc"
     [ "$t" = grammar ] && fuzzer=grammar/grammar_fuzzer.cc
     [ "$t" = jinja ] && fuzzer=jinja/jinja_fuzzer.cc
-    "$CXX" "${flags[@]}" "$fuzzer" "${srcs[@]}" "${common[@]}" "${quant[@]}" \
-      -o "$bin" \
+    # Each source compiles once per run (the same flags for every target): the readers, codecs
+    # and common files are shared by most targets.
+    objs=()
+    mkdir -p "$out/plain_obj"
+    for src in "$fuzzer" "${srcs[@]}" "${common[@]}" "${quant[@]}"; do
+      f="$out/plain_obj/$(echo "$src" | tr / _).o"
+      [ -f "$f" ] || "$CXX" "${flags[@]}" -c "$src" -o "$f"
+      objs+=("$f")
+    done
+    "$CXX" "${flags[@]}" "${objs[@]}" -o "$bin" \
       -Wl,--start-group "$libdir"/libabsl_*.a -Wl,--end-group -l:libxxhash.a -l:libutf8proc.a \
       -lpthreadpool -pthread
   fi

@@ -15,7 +15,9 @@ source "$ws/tests/shell/check.sh"
 # host=1: a native build without AddressSanitizer, where the address-space limit and the memory
 # budget apply (ASan and qemu map far more address space of their own).
 host=1
-if [ -n "${EDGEQ_EXEC:-}" ] || grep -q AddressSanitizer "$ws/tools/edgeq"; then host=0; fi
+if [ -n "${EDGEQ_EXEC:-}" ] || grep -q -e AddressSanitizer -e __asan_init "$ws/tools/edgeq"; then
+  host=0
+fi
 
 gen --shape=smollm2-135m --layers=2 --dim=64 --heads=4 --kv_heads=2 --ffn=96 --context=64 \
   --vocab_size=300 --synthetic_vocab --out="$tmp/m.gguf" 2>/dev/null
