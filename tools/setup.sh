@@ -32,6 +32,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 HOST_PKGS=(
+  openjdk-17-jdk-headless junit4
   bazel-bootstrap g++ clang libclang-rt-14-dev clang-format
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcpuinfo-dev libxnnpack-dev libpthreadpool-dev

@@ -1,0 +1,143 @@
+package dev.edgeq;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The sequence of an {@link LlmModel}: generate (streaming to a {@link TokenListener}), cancel
+ * from another thread, reset, and output constraints (GBNF grammar or JSON schema).
+ */
+public final class Session {
+  private final LlmModel model;
+  private volatile boolean cancelRequested;
+  // State of the running generation (guarded by the model's lock).
+  private TokenListener listener;
+  private final ByteArrayOutputStream text = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream pending = new ByteArrayOutputStream();
+  private boolean cancelled;
+
+  Session(LlmModel model) {
+    this.model = model;
+  }
+
+  /** Tokenizes {@code prompt} (with BOS when the vocabulary asks) and generates. */
+  public GenerationResult generate(
+      String prompt, int maxTokens, SamplingParams params, TokenListener listener) {
+    synchronized (model) {
+      boolean first = nPast() == 0;
+      int[] ids = model.tokenizer().encode(prompt, first);
+      return generate(ids, maxTokens, params, listener);
+    }
+  }
+
+  /**
+   * Appends {@code prompt} (may be empty to continue) and samples up to {@code maxTokens} tokens
+   * (< 0: until end of generation or the end of the context); params null: greedy. Stops early
+   * when {@link #cancel()} is called (the result says so) or when the listener throws (the
+   * exception is rethrown here).
+   */
+  public GenerationResult generate(
+      int[] prompt, int maxTokens, SamplingParams params, TokenListener listener) {
+    synchronized (model) {
+      long h = model.handle();
+      this.listener = listener;
+      this.cancelled = false;
+      this.cancelRequested = false;
+      text.reset();
+      pending.reset();
+      try {
+        int[] ids =
+            Native.llmGenerate(
+                h,
+                prompt,
+                maxTokens,
+                params != null ? params.floats() : null,
+                params != null ? params.ints() : null,
+                this);
+        flushPending();
+        return new GenerationResult(
+            ids, new String(text.toByteArray(), StandardCharsets.UTF_8), cancelled);
+      } finally {
+        this.listener = null;
+      }
+    }
+  }
+
+  /**
+   * Stops the running generation after the token being sampled (safe from any thread; a no-op
+   * when none runs). The generation returns normally with {@code cancelled() == true}.
+   */
+  public void cancel() {
+    cancelRequested = true;
+  }
+
+  /** Forgets the sequence. */
+  public void reset() {
+    synchronized (model) {
+      Native.llmReset(model.handle());
+    }
+  }
+
+  /** Tokens in the context. */
+  public int nPast() {
+    synchronized (model) {
+      return Native.llmInfo(model.handle(), 3);
+    }
+  }
+
+  /** Constrains the following generations to a GBNF grammar (null or "": no constraint). */
+  public void setGrammar(String gbnf) {
+    byte[] g = gbnf == null || gbnf.isEmpty() ? null : Native.cstr("grammar", gbnf);
+    synchronized (model) {
+      Native.llmConstrain(model.handle(), 0, g);
+    }
+  }
+
+  /** Constrains the following generations to JSON valid under a schema (null: none). */
+  public void setJsonSchema(String schema) {
+    byte[] s = schema == null || schema.isEmpty() ? null : Native.cstr("schema", schema);
+    synchronized (model) {
+      Native.llmConstrain(model.handle(), 1, s);
+    }
+  }
+
+  // Called from JNI for each token (edgeq_jni.c, on_token); false stops the generation.
+  boolean onNativeToken(int token, byte[] piece) {
+    pending.write(piece, 0, piece.length);
+    byte[] p = pending.toByteArray();
+    int complete = completeUtf8Prefix(p);
+    String s = new String(p, 0, complete, StandardCharsets.UTF_8);
+    text.write(p, 0, complete);
+    pending.reset();
+    pending.write(p, complete, p.length - complete);
+    if (listener != null) {
+      listener.onToken(token, s);
+    }
+    if (cancelRequested) {
+      cancelled = true;
+      return false;
+    }
+    return true;
+  }
+
+  private void flushPending() {
+    byte[] p = pending.toByteArray();
+    text.write(p, 0, p.length);
+    pending.reset();
+  }
+
+  /** Length of the longest prefix of {@code b} that does not end inside a UTF-8 character. */
+  static int completeUtf8Prefix(byte[] b) {
+    int n = b.length;
+    // Look back at most 3 bytes for the lead byte of the last character.
+    for (int back = 1; back <= Math.min(4, n); ++back) {
+      int c = b[n - back] & 0xFF;
+      if ((c & 0xC0) == 0x80) {
+        continue; // a continuation byte
+      }
+      int len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 1;
+      return back < len ? n - back : n;
+    }
+    return n;
+  }
+}
