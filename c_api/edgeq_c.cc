@@ -18,6 +18,7 @@
 #include "grammar/json_schema.h"
 #include "core/tensor.h"
 #include "edgeq/edgeq.h"
+#include "llm/chat_template.h"
 #include "llm/model.h"
 #include "llm/sampler.h"
 #include "llm/session.h"
@@ -576,6 +577,56 @@ edgeq_status edgeq_llm_set_json_schema(edgeq_llm* llm, const char* schema) {
   }
   return SetGrammarText(llm, "edgeq_llm_set_json_schema", "schema",
                         edgeq::grammar::JsonSchemaToGbnf(schema));
+}
+
+edgeq_status edgeq_llm_chat_tokenize(const edgeq_llm* llm, const char* chat_template,
+                                     const char* const* roles, const char* const* contents,
+                                     size_t n_messages, int add_generation_prompt, int32_t* tokens,
+                                     size_t capacity, size_t* n_tokens) {
+  EDGEQ_C_CHECK_ARG(llm != nullptr && n_tokens != nullptr, "llm or n_tokens is NULL");
+  EDGEQ_C_CHECK_ARG(n_messages == 0 || (roles != nullptr && contents != nullptr),
+                    "roles or contents is NULL");
+  if (!llm->tokenizer) {
+    return Fail(EDGEQ_ERROR_FAILED_PRECONDITION,
+                "edgeq_llm_chat_tokenize: the model file holds no tokenizer.ggml.* vocabulary");
+  }
+  const edgeq::llm::Tokenizer& tok = *llm->tokenizer;
+  const std::string bos = tok.bos_id() >= 0 ? tok.TokenBytes(tok.bos_id()) : "";
+  const std::string eos = tok.eos_id() >= 0 ? tok.TokenBytes(tok.eos_id()) : "";
+  std::string name_or_text = chat_template != nullptr ? chat_template : "";
+  if (name_or_text.empty()) {
+    auto text = edgeq::llm::ChatTemplate::TextFromGguf(llm->model->weights());
+    if (!text.ok()) {
+      return Fail(absl::IsNotFound(text.status()) ? EDGEQ_ERROR_NOT_FOUND : EDGEQ_ERROR_INTERNAL,
+                  absl::StrCat("edgeq_llm_chat_tokenize: ", text.status().message(),
+                               "; pass a template name (chatml, llama3, ...) or Jinja text"));
+    }
+    name_or_text = *std::move(text);
+  }
+  auto t = edgeq::llm::ChatTemplate::Open(name_or_text, bos, eos);
+  if (!t.ok()) return FromStatus(t.status());
+  std::vector<edgeq::llm::ChatMessage> messages(n_messages);
+  for (size_t i = 0; i < n_messages; ++i) {
+    if (roles[i] == nullptr || contents[i] == nullptr) {
+      return Fail(EDGEQ_ERROR_INVALID_ARGUMENT,
+                  absl::StrCat("edgeq_llm_chat_tokenize: message ", i, " has a NULL role or content"));
+    }
+    messages[i] = {roles[i], contents[i]};
+  }
+  auto prompt = t->Render(messages, add_generation_prompt != 0);
+  if (!prompt.ok()) return FromStatus(prompt.status());
+  edgeq::llm::Tokenizer::EncodeOptions eo;
+  eo.add_special = bos.empty() || prompt->compare(0, bos.size(), bos) != 0;
+  eo.parse_special = true;
+  auto ids = tok.Encode(*prompt, eo);
+  if (!ids.ok()) return FromStatus(ids.status());
+  *n_tokens = ids->size();
+  if (capacity < ids->size()) {
+    return Fail(EDGEQ_ERROR_BUFFER_TOO_SMALL, absl::StrCat("edgeq_llm_chat_tokenize: ", ids->size(),
+                                                           " tokens, capacity ", capacity));
+  }
+  if (!ids->empty()) std::memcpy(tokens, ids->data(), ids->size() * sizeof(int32_t));
+  return EDGEQ_OK;
 }
 
 void edgeq_llm_reset(edgeq_llm* llm) {

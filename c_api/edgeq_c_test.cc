@@ -294,6 +294,49 @@ TEST(CApi, LlmGrammar) {
   edgeq_llm_free(llm);
 }
 
+// A conversation through a chat template into prompt ids: the model's own template (stories260K
+// has none: NOT_FOUND naming the key), a preset by name, or Jinja text; each equals tokenizing
+// the rendered text.
+TEST(CApi, LlmChatTokenize) {
+  EDGEQ_REFERENCE_DATA_OR_SKIP(path, "models/stories260K.gguf");
+  edgeq_llm* llm = nullptr;
+  ASSERT_EQ(edgeq_llm_load(path.c_str(), nullptr, &llm), EDGEQ_OK) << edgeq_last_error();
+  const char* roles[] = {"system", "user"};
+  const char* contents[] = {"Be brief.", "Hello"};
+  int32_t ids[256];
+  size_t n = 0;
+  EXPECT_EQ(edgeq_llm_chat_tokenize(llm, nullptr, roles, contents, 2, 1, ids, 256, &n),
+            EDGEQ_ERROR_NOT_FOUND);
+  EXPECT_NE(std::string(edgeq_last_error()).find("tokenizer.chat_template"), std::string::npos)
+      << edgeq_last_error();
+  auto expect_same = [&](const char* tmpl, const char* text) {
+    size_t got = 0, want_n = 0;
+    int32_t want[256];
+    ASSERT_EQ(edgeq_llm_chat_tokenize(llm, tmpl, roles, contents, 2, 1, ids, 256, &got), EDGEQ_OK)
+        << edgeq_last_error();
+    ASSERT_EQ(edgeq_llm_tokenize(llm, text, 1, want, 256, &want_n), EDGEQ_OK);
+    EXPECT_EQ(std::vector<int32_t>(ids, ids + got), std::vector<int32_t>(want, want + want_n));
+    size_t need = 0;
+    EXPECT_EQ(edgeq_llm_chat_tokenize(llm, tmpl, roles, contents, 2, 1, ids, 1, &need),
+              EDGEQ_ERROR_BUFFER_TOO_SMALL);
+    EXPECT_EQ(need, got);
+  };
+  expect_same("chatml",
+              "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHello<|im_end|>\n"
+              "<|im_start|>assistant\n");
+  expect_same("{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}",
+              "system: Be brief.\nuser: Hello\n");
+  const char* bad_contents[] = {"Be brief.", nullptr};
+  EXPECT_EQ(edgeq_llm_chat_tokenize(llm, "chatml", roles, bad_contents, 2, 1, ids, 256, &n),
+            EDGEQ_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(edgeq_last_error()).find("message 1 has a NULL role or content"),
+            std::string::npos)
+      << edgeq_last_error();
+  EXPECT_EQ(edgeq_llm_chat_tokenize(llm, "{% if %}", roles, contents, 2, 1, ids, 256, &n),
+            EDGEQ_ERROR_INVALID_ARGUMENT);
+  edgeq_llm_free(llm);
+}
+
 // Issue 27 F11: arguments are range-checked at the C boundary: a wild count is an error before
 // anything is allocated or read, and an id outside the vocabulary is named.
 TEST(CApi, LlmArgumentsOutOfRangeAreRefused) {

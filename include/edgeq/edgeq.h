@@ -286,6 +286,18 @@ EDGEQ_API edgeq_status edgeq_llm_set_grammar(edgeq_llm* llm, const char* gbnf);
 /* The same for JSON valid under a JSON schema (converted as llama.cpp's json-schema-to-grammar
  * does); the error names the place in the schema. [one thread per handle] */
 EDGEQ_API edgeq_status edgeq_llm_set_json_schema(edgeq_llm* llm, const char* schema);
+/* A conversation -> prompt ids: n_messages messages (roles[i] "system"/"user"/"assistant",
+ * contents[i]) rendered by a chat template and tokenized with control tokens ("<|im_start|>")
+ * matched, BOS added when the vocabulary asks and the text does not already start with it.
+ * chat_template: NULL or "" for the model's own (GGUF tokenizer.chat_template, run as Jinja;
+ * EDGEQ_ERROR_NOT_FOUND if it has none), a preset name ("chatml", "llama3", ...) or Jinja text.
+ * add_generation_prompt != 0 ends with the assistant's header. On EDGEQ_ERROR_BUFFER_TOO_SMALL
+ * *n_tokens is the count needed. [shared] */
+EDGEQ_API edgeq_status edgeq_llm_chat_tokenize(const edgeq_llm* llm, const char* chat_template,
+                                               const char* const* roles,
+                                               const char* const* contents, size_t n_messages,
+                                               int add_generation_prompt, int32_t* tokens,
+                                               size_t capacity, size_t* n_tokens);
 /* Forgets the context (as edgeq_llm_reset), runs `tokens` from position 0 and copies the last
  * position's logits [vocab_size] into `logits` (capacity >= vocab_size). [one thread per
  * handle] */

@@ -656,3 +656,67 @@ EDGEQ_JNI(void, modelExecute)(JNIEnv* env, jclass cls, jlong h, jobjectArray inp
   }
   check(env, st);
 }
+
+/* ---- Chat ----------------------------------------------------------------------------------- */
+
+/* roles/contents: NUL-terminated byte[] per message; chat_template NULL: the model's. */
+EDGEQ_JNI(jintArray, llmChatTokenize)(JNIEnv* env, jclass cls, jlong h, jbyteArray chat_template,
+                                      jobjectArray roles, jobjectArray contents,
+                                      jboolean add_generation_prompt) {
+  const edgeq_llm* llm = (const edgeq_llm*)(intptr_t)h;
+  jsize n = (*env)->GetArrayLength(env, roles), i, got;
+  size_t count = (size_t)n;
+  const char** strs = (const char**)calloc(2 * count + 1, sizeof(char*));
+  jbyteArray* arrays = (jbyteArray*)calloc(2 * count + 1, sizeof(jbyteArray));
+  const char* tmpl = NULL;
+  size_t n_tokens = 0;
+  int32_t* ids = NULL;
+  jintArray out = NULL;
+  edgeq_status st = EDGEQ_ERROR_INTERNAL;
+  (void)cls;
+  if (strs == NULL || arrays == NULL || (*env)->PushLocalFrame(env, 2 * n + 4) != 0) {
+    free(strs);
+    free(arrays);
+    if (!(*env)->ExceptionCheck(env)) {
+      throw_class(env, "java/lang/OutOfMemoryError", "edgeq chat: no memory for the messages");
+    }
+    return NULL;
+  }
+  for (got = 0; got < 2 * n; ++got) {
+    arrays[got] = (jbyteArray)(*env)->GetObjectArrayElement(env, got < n ? roles : contents,
+                                                            got < n ? got : got - n);
+    strs[got] = get_cstr(env, arrays[got]);
+    if (strs[got] == NULL) break;
+  }
+  if (got == 2 * n) {
+    tmpl = get_cstr(env, chat_template);
+    st = edgeq_llm_chat_tokenize(llm, tmpl, strs, strs + n, count, add_generation_prompt, NULL, 0,
+                                 &n_tokens);
+    if (st == EDGEQ_ERROR_BUFFER_TOO_SMALL || st == EDGEQ_OK) {
+      ids = (int32_t*)malloc((n_tokens > 0 ? n_tokens : 1) * sizeof(int32_t));
+      st = ids == NULL ? EDGEQ_ERROR_INTERNAL
+                       : edgeq_llm_chat_tokenize(llm, tmpl, strs, strs + n, count,
+                                                 add_generation_prompt, ids, n_tokens, &n_tokens);
+    }
+    release_cstr(env, chat_template, tmpl);
+  }
+  for (i = 0; i < got; ++i) release_cstr(env, arrays[i], strs[i]);
+  (*env)->PopLocalFrame(env, NULL);
+  free(strs);
+  free(arrays);
+  if (got != 2 * n) {
+    free(ids);
+    if (!(*env)->ExceptionCheck(env)) {
+      throw_class(env, "java/lang/IllegalArgumentException", "edgeq chat: a null message");
+    }
+    return NULL;
+  }
+  if (!check(env, st)) {
+    out = (*env)->NewIntArray(env, (jsize)n_tokens);
+    if (out != NULL && n_tokens > 0) {
+      (*env)->SetIntArrayRegion(env, out, 0, (jsize)n_tokens, (const jint*)ids);
+    }
+  }
+  free(ids);
+  return out;
+}

@@ -2,6 +2,7 @@ package dev.edgeq;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
  * The sequence of an {@link LlmModel}: generate (streaming to a {@link TokenListener}), cancel
@@ -60,6 +61,47 @@ public final class Session {
       } finally {
         this.listener = null;
       }
+    }
+  }
+
+  /**
+   * Chat: the conversation rendered by the model's chat template (GGUF tokenizer.chat_template)
+   * and generated from a fresh context; the result's text is the reply.
+   */
+  public GenerationResult chat(
+      List<ChatMessage> messages, int maxTokens, SamplingParams params, TokenListener listener) {
+    return chat(null, messages, maxTokens, params, listener);
+  }
+
+  /**
+   * Chat with {@code chatTemplate}: null for the model's own (EdgeqException NOT_FOUND when it
+   * has none), a preset name ("chatml", "llama3", "gemma", ...) or Jinja text.
+   */
+  public GenerationResult chat(
+      String chatTemplate,
+      List<ChatMessage> messages,
+      int maxTokens,
+      SamplingParams params,
+      TokenListener listener) {
+    synchronized (model) {
+      int[] ids = chatPrompt(chatTemplate, messages);
+      reset();
+      return generate(ids, maxTokens, params, listener);
+    }
+  }
+
+  /** The prompt ids of a conversation (the template's text with its control tokens matched). */
+  public int[] chatPrompt(String chatTemplate, List<ChatMessage> messages) {
+    byte[][] roles = new byte[messages.size()][];
+    byte[][] contents = new byte[messages.size()][];
+    for (int i = 0; i < roles.length; ++i) {
+      roles[i] = Native.cstr("message " + i + " role", messages.get(i).role());
+      contents[i] = Native.cstr("message " + i + " content", messages.get(i).content());
+    }
+    byte[] t =
+        chatTemplate == null || chatTemplate.isEmpty() ? null : Native.cstr("chatTemplate", chatTemplate);
+    synchronized (model) {
+      return Native.llmChatTokenize(model.handle(), t, roles, contents, true);
     }
   }
 

@@ -184,6 +184,33 @@ public class LlmTest {
     assertEquals(12, again.tokens().length);
   }
 
+  // Chat: messages -> the template's prompt ids -> the reply. stories260K carries no template
+  // (NOT_FOUND naming the key); the ChatML preset and a Jinja text give what tokenizing their
+  // rendering gives, non-BMP content included.
+  @Test
+  public void chatThroughATemplate() {
+    Session s = model.session();
+    java.util.List<ChatMessage> messages =
+        java.util.Arrays.asList(ChatMessage.system("Be brief."), ChatMessage.user("Hi \uD83D\uDE00"));
+    EdgeqException none = assertThrows(EdgeqException.class, () -> s.chat(messages, 5, null, null));
+    assertEquals("NOT_FOUND", none.statusName());
+    assertTrue(none.getMessage(), none.getMessage().contains("tokenizer.chat_template"));
+    int[] chatml = s.chatPrompt("chatml", messages);
+    assertArrayEquals(
+        model.tokenizer().encode(
+            "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi \uD83D\uDE00<|im_end|>\n"
+                + "<|im_start|>assistant\n"),
+        chatml);
+    assertArrayEquals(
+        model.tokenizer().encode("system: Be brief.\nuser: Hi \uD83D\uDE00\n"),
+        s.chatPrompt("{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}", messages));
+    StringBuilder streamed = new StringBuilder();
+    GenerationResult reply = s.chat("chatml", messages, 12, null, (t, text) -> streamed.append(text));
+    assertEquals(streamed.toString(), reply.text());
+    s.reset();
+    assertArrayEquals(s.generate(chatml, 12, null, null).tokens(), reply.tokens());
+  }
+
   @Test
   public void structuredOutput() {
     Session s = model.session();
