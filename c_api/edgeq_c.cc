@@ -18,7 +18,9 @@
 #include "grammar/json_schema.h"
 #include "core/tensor.h"
 #include "edgeq/edgeq.h"
+#ifndef EDGEQ_NO_CHAT_TEMPLATES
 #include "llm/chat_template.h"
+#endif
 #include "llm/model.h"
 #include "llm/sampler.h"
 #include "llm/session.h"
@@ -590,6 +592,12 @@ edgeq_status edgeq_llm_chat_tokenize(const edgeq_llm* llm, const char* chat_temp
     return Fail(EDGEQ_ERROR_FAILED_PRECONDITION,
                 "edgeq_llm_chat_tokenize: the model file holds no tokenizer.ggml.* vocabulary");
   }
+#ifdef EDGEQ_NO_CHAT_TEMPLATES
+  (void)chat_template, (void)add_generation_prompt, (void)tokens, (void)capacity;
+  return Fail(EDGEQ_ERROR_FAILED_PRECONDITION,
+              "edgeq_llm_chat_tokenize: this libedgeq was built without chat templates "
+              "(--define=edgeq_chat=off)");
+#else
   const edgeq::llm::Tokenizer& tok = *llm->tokenizer;
   const std::string bos = tok.bos_id() >= 0 ? tok.TokenBytes(tok.bos_id()) : "";
   const std::string eos = tok.eos_id() >= 0 ? tok.TokenBytes(tok.eos_id()) : "";
@@ -627,6 +635,7 @@ edgeq_status edgeq_llm_chat_tokenize(const edgeq_llm* llm, const char* chat_temp
   }
   if (!ids->empty()) std::memcpy(tokens, ids->data(), ids->size() * sizeof(int32_t));
   return EDGEQ_OK;
+#endif  // EDGEQ_NO_CHAT_TEMPLATES
 }
 
 void edgeq_llm_reset(edgeq_llm* llm) {

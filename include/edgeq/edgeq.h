@@ -292,7 +292,8 @@ EDGEQ_API edgeq_status edgeq_llm_set_json_schema(edgeq_llm* llm, const char* sch
  * chat_template: NULL or "" for the model's own (GGUF tokenizer.chat_template, run as Jinja;
  * EDGEQ_ERROR_NOT_FOUND if it has none), a preset name ("chatml", "llama3", ...) or Jinja text.
  * add_generation_prompt != 0 ends with the assistant's header. On EDGEQ_ERROR_BUFFER_TOO_SMALL
- * *n_tokens is the count needed. [shared] */
+ * *n_tokens is the count needed. A library built with --define=edgeq_chat=off (no Jinja engine)
+ * returns EDGEQ_ERROR_FAILED_PRECONDITION. [shared] */
 EDGEQ_API edgeq_status edgeq_llm_chat_tokenize(const edgeq_llm* llm, const char* chat_template,
                                                const char* const* roles,
                                                const char* const* contents, size_t n_messages,

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Keeps the shipped native libraries small: libedgeq.so and libedgeq_jni.so of this build
+# (host, or aarch64 under --config=aarch64; with or without --define=edgeq_chat=off), stripped,
+# must stay under the limits the BUILD file gives for that configuration (README, "Footprint").
+#   footprint_test.sh LIBEDGEQ_LIMIT JNI_LIMIT   (bytes)
+source tests/shell/check.sh
+set -uo pipefail
+lib_limit="$1" jni_limit="$2"
+strip_tool=strip
+if readelf -h sdk/libedgeq.so | grep -q AArch64; then strip_tool=aarch64-linux-gnu-strip; fi
+measure() {  # measure NAME FILE LIMIT
+  local out="$TEST_TMPDIR/$1.stripped"
+  "$strip_tool" -o "$out" "$2" || { check "strip $2" false; return; }
+  local size
+  size=$(stat -L -c %s "$out")
+  echo "$1: $(stat -L -c %s "$2") bytes, stripped $size bytes (limit $3)"
+  check "$1 stripped <= $3 bytes" test "$size" -le "$3"
+}
+measure libedgeq.so sdk/libedgeq.so "$lib_limit"
+measure libedgeq_jni.so bindings/java/libedgeq_jni.so "$jni_limit"
+finish
