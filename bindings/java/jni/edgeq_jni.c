@@ -141,6 +141,12 @@ EDGEQ_JNI(jbyteArray, quantize)(JNIEnv* env, jclass cls, jbyteArray encoding, jf
                 "edgeq quantize: x.length != rows * k");
     return NULL;
   }
+  if (st == EDGEQ_OK && bytes > (size_t)INT32_MAX) {
+    release_cstr(env, encoding, enc);
+    throw_class(env, "java/lang/IllegalArgumentException",
+                "edgeq quantize: the result exceeds 2^31 - 1 bytes; expected a smaller tensor");
+    return NULL;
+  }
   if (st == EDGEQ_OK) out = (*env)->NewByteArray(env, (jsize)bytes);
   if (out != NULL) {
     float* xs = (*env)->GetFloatArrayElements(env, x, NULL);

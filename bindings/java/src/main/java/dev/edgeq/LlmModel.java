@@ -83,6 +83,7 @@ public final class LlmModel implements AutoCloseable {
   /** Frees the native model; waits for a running generation to end. Idempotent. */
   @Override
   public synchronized void close() {
+    session.checkNotGenerating("close");
     if (handle != 0) {
       Native.llmFree(handle);
       handle = 0;

@@ -16,6 +16,9 @@ public final class Session {
   private final ByteArrayOutputStream text = new ByteArrayOutputStream();
   private final ByteArrayOutputStream pending = new ByteArrayOutputStream();
   private boolean cancelled;
+  // True while the native generation runs: a listener may not reset, generate, constrain or
+  // close the model it is being called from (the C API's handle is in use).
+  private boolean generating;
 
   Session(LlmModel model) {
     this.model = model;
@@ -40,12 +43,14 @@ public final class Session {
   public GenerationResult generate(
       int[] prompt, int maxTokens, SamplingParams params, TokenListener listener) {
     synchronized (model) {
+      checkNotGenerating("generate");
       long h = model.handle();
       this.listener = listener;
       this.cancelled = false;
       this.cancelRequested = false;
       text.reset();
       pending.reset();
+      generating = true;
       try {
         int[] ids =
             Native.llmGenerate(
@@ -60,6 +65,7 @@ public final class Session {
             ids, new String(text.toByteArray(), StandardCharsets.UTF_8), cancelled);
       } finally {
         this.listener = null;
+        generating = false;
       }
     }
   }
@@ -116,6 +122,7 @@ public final class Session {
   /** Forgets the sequence. */
   public void reset() {
     synchronized (model) {
+      checkNotGenerating("reset");
       Native.llmReset(model.handle());
     }
   }
@@ -131,6 +138,7 @@ public final class Session {
   public void setGrammar(String gbnf) {
     byte[] g = gbnf == null || gbnf.isEmpty() ? null : Native.cstr("grammar", gbnf);
     synchronized (model) {
+      checkNotGenerating("a constraint");
       Native.llmConstrain(model.handle(), 0, g);
     }
   }
@@ -139,7 +147,16 @@ public final class Session {
   public void setJsonSchema(String schema) {
     byte[] s = schema == null || schema.isEmpty() ? null : Native.cstr("schema", schema);
     synchronized (model) {
+      checkNotGenerating("a constraint");
       Native.llmConstrain(model.handle(), 1, s);
+    }
+  }
+
+  /** Throws IllegalStateException when called from this session's listener. */
+  void checkNotGenerating(String what) {
+    if (generating) {
+      throw new IllegalStateException(
+          what + " called from a TokenListener during generate; expected cancel() there");
     }
   }
 

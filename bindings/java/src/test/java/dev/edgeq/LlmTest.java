@@ -135,6 +135,28 @@ public class LlmTest {
     assertEquals(5, s.generate("Once upon a time", 5, null, null).tokens().length);
   }
 
+  // A listener may not pull the handle from under the running generation.
+  @Test
+  public void listenerCannotResetOrCloseDuringGenerate() {
+    Session s = model.session();
+    s.reset();
+    IllegalStateException reset =
+        assertThrows(
+            IllegalStateException.class,
+            () -> s.generate("Once upon a time", 10, null, (token, text) -> s.reset()));
+    assertTrue(reset.getMessage(), reset.getMessage().contains("reset called from a TokenListener"));
+    IllegalStateException close =
+        assertThrows(
+            IllegalStateException.class,
+            () -> s.generate("Once", 10, null, (token, text) -> model.close()));
+    assertTrue(close.getMessage(), close.getMessage().contains("close called from a TokenListener"));
+    s.reset();
+    // cancel() from the listener itself stops after that token.
+    GenerationResult one = s.generate("Once upon a time", 10, null, (token, text) -> s.cancel());
+    assertTrue(one.cancelled());
+    assertEquals(1, one.tokens().length);
+  }
+
   // cancel() from another thread stops the generation after the token being delivered.
   @Test
   public void cancelFromAnotherThread() throws Exception {
