@@ -616,8 +616,8 @@ edgeq_status edgeq_llm_chat_tokenize(const edgeq_llm* llm, const char* chat_temp
   std::vector<edgeq::llm::ChatMessage> messages(n_messages);
   for (size_t i = 0; i < n_messages; ++i) {
     if (roles[i] == nullptr || contents[i] == nullptr) {
-      return Fail(EDGEQ_ERROR_INVALID_ARGUMENT,
-                  absl::StrCat("edgeq_llm_chat_tokenize: message ", i, " has a NULL role or content"));
+      return Fail(EDGEQ_ERROR_INVALID_ARGUMENT, absl::StrCat("edgeq_llm_chat_tokenize: message ", i,
+                                                             " has a NULL role or content"));
     }
     messages[i] = {roles[i], contents[i]};
   }

@@ -117,8 +117,7 @@ EDGEQ_JNI(jbyteArray, encodingName)(JNIEnv* env, jclass cls, jint index) {
   return new_bytes(env, name, strlen(name));
 }
 
-EDGEQ_JNI(jlong, quantizedSize)(JNIEnv* env, jclass cls, jbyteArray encoding, jlong rows,
-                                jlong k) {
+EDGEQ_JNI(jlong, quantizedSize)(JNIEnv* env, jclass cls, jbyteArray encoding, jlong rows, jlong k) {
   const char* enc = get_cstr(env, encoding);
   size_t bytes = 0;
   edgeq_status st = edgeq_quantized_size(enc, rows, k, &bytes);
@@ -128,8 +127,8 @@ EDGEQ_JNI(jlong, quantizedSize)(JNIEnv* env, jclass cls, jbyteArray encoding, jl
   return (jlong)bytes;
 }
 
-EDGEQ_JNI(jbyteArray, quantize)(JNIEnv* env, jclass cls, jbyteArray encoding, jfloatArray x,
-                                jlong rows, jlong k) {
+EDGEQ_JNI(jbyteArray, quantize)
+(JNIEnv* env, jclass cls, jbyteArray encoding, jfloatArray x, jlong rows, jlong k) {
   const char* enc = get_cstr(env, encoding);
   size_t bytes = 0;
   jbyteArray out = NULL;
@@ -137,8 +136,7 @@ EDGEQ_JNI(jbyteArray, quantize)(JNIEnv* env, jclass cls, jbyteArray encoding, jf
   (void)cls;
   if (st == EDGEQ_OK && (jlong)(*env)->GetArrayLength(env, x) != rows * k) {
     release_cstr(env, encoding, enc);
-    throw_class(env, "java/lang/IllegalArgumentException",
-                "edgeq quantize: x.length != rows * k");
+    throw_class(env, "java/lang/IllegalArgumentException", "edgeq quantize: x.length != rows * k");
     return NULL;
   }
   if (st == EDGEQ_OK && bytes > (size_t)INT32_MAX) {
@@ -160,8 +158,8 @@ EDGEQ_JNI(jbyteArray, quantize)(JNIEnv* env, jclass cls, jbyteArray encoding, jf
   return out;
 }
 
-EDGEQ_JNI(jfloatArray, dequantize)(JNIEnv* env, jclass cls, jbyteArray encoding, jbyteArray in,
-                                   jlong rows, jlong k) {
+EDGEQ_JNI(jfloatArray, dequantize)
+(JNIEnv* env, jclass cls, jbyteArray encoding, jbyteArray in, jlong rows, jlong k) {
   const char* enc = get_cstr(env, encoding);
   jfloatArray out = (*env)->NewFloatArray(env, (jsize)(rows * k));
   edgeq_status st = EDGEQ_OK;
@@ -169,8 +167,8 @@ EDGEQ_JNI(jfloatArray, dequantize)(JNIEnv* env, jclass cls, jbyteArray encoding,
   if (out != NULL) {
     jbyte* w = (*env)->GetByteArrayElements(env, in, NULL);
     float* y = (*env)->GetFloatArrayElements(env, out, NULL);
-    st = edgeq_dequantize(enc, (const uint8_t*)w, (size_t)(*env)->GetArrayLength(env, in), rows,
-                          k, y);
+    st = edgeq_dequantize(enc, (const uint8_t*)w, (size_t)(*env)->GetArrayLength(env, in), rows, k,
+                          y);
     (*env)->ReleaseFloatArrayElements(env, out, y, 0);
     (*env)->ReleaseByteArrayElements(env, in, w, JNI_ABORT);
   }
@@ -179,8 +177,9 @@ EDGEQ_JNI(jfloatArray, dequantize)(JNIEnv* env, jclass cls, jbyteArray encoding,
   return out;
 }
 
-EDGEQ_JNI(jfloatArray, qmatmul)(JNIEnv* env, jclass cls, jbyteArray encoding, jbyteArray w,
-                                jlong n, jlong k, jfloatArray x, jlong m) {
+EDGEQ_JNI(jfloatArray, qmatmul)
+(JNIEnv* env, jclass cls, jbyteArray encoding, jbyteArray w, jlong n, jlong k, jfloatArray x,
+ jlong m) {
   const char* enc = get_cstr(env, encoding);
   jfloatArray out = NULL;
   edgeq_status st = EDGEQ_OK;
@@ -195,8 +194,8 @@ EDGEQ_JNI(jfloatArray, qmatmul)(JNIEnv* env, jclass cls, jbyteArray encoding, jb
     jbyte* ws = (*env)->GetByteArrayElements(env, w, NULL);
     float* xs = (*env)->GetFloatArrayElements(env, x, NULL);
     float* y = (*env)->GetFloatArrayElements(env, out, NULL);
-    st = edgeq_qmatmul(enc, (const uint8_t*)ws, (size_t)(*env)->GetArrayLength(env, w), n, k, xs,
-                       m, y);
+    st = edgeq_qmatmul(enc, (const uint8_t*)ws, (size_t)(*env)->GetArrayLength(env, w), n, k, xs, m,
+                       y);
     (*env)->ReleaseFloatArrayElements(env, out, y, 0);
     (*env)->ReleaseFloatArrayElements(env, x, xs, JNI_ABORT);
     (*env)->ReleaseByteArrayElements(env, w, ws, JNI_ABORT);
@@ -251,8 +250,8 @@ EDGEQ_JNI(void, llmReset)(JNIEnv* env, jclass cls, jlong h) {
   edgeq_llm_reset((edgeq_llm*)(intptr_t)h);
 }
 
-EDGEQ_JNI(jintArray, llmTokenize)(JNIEnv* env, jclass cls, jlong h, jbyteArray text,
-                                  jboolean add_special) {
+EDGEQ_JNI(jintArray, llmTokenize)
+(JNIEnv* env, jclass cls, jlong h, jbyteArray text, jboolean add_special) {
   const edgeq_llm* llm = (const edgeq_llm*)(intptr_t)h;
   const char* t = get_cstr(env, text);
   size_t n = 0;
@@ -289,9 +288,9 @@ EDGEQ_JNI(jbyteArray, llmDetokenize)(JNIEnv* env, jclass cls, jlong h, jintArray
   (void)cls;
   if (st == EDGEQ_ERROR_BUFFER_TOO_SMALL) {
     text = (char*)malloc(length + 1);
-    st = text != NULL ? edgeq_llm_detokenize(llm, (const int32_t*)ids, (size_t)n, text,
-                                             length + 1, &length)
-                      : EDGEQ_ERROR_INTERNAL;
+    st = text != NULL
+             ? edgeq_llm_detokenize(llm, (const int32_t*)ids, (size_t)n, text, length + 1, &length)
+             : EDGEQ_ERROR_INTERNAL;
   }
   (*env)->ReleaseIntArrayElements(env, tokens, ids, JNI_ABORT);
   if (!check(env, st)) out = new_bytes(env, text != NULL ? text : "", text != NULL ? length : 0);
@@ -322,9 +321,9 @@ static int on_token(int32_t token, const char* piece, void* user_data) {
 
 /* params: {temperature, top_p, min_p, repeat_penalty} and {top_k, penalty_last_n, seed}; NULL
  * params: greedy. Returns the generated ids. */
-EDGEQ_JNI(jintArray, llmGenerate)(JNIEnv* env, jclass cls, jlong h, jintArray prompt,
-                                  jint max_tokens, jfloatArray fparams, jintArray iparams,
-                                  jobject target) {
+EDGEQ_JNI(jintArray, llmGenerate)
+(JNIEnv* env, jclass cls, jlong h, jintArray prompt, jint max_tokens, jfloatArray fparams,
+ jintArray iparams, jobject target) {
   edgeq_llm* llm = (edgeq_llm*)(intptr_t)h;
   edgeq_sampling_params params;
   token_sink sink;
@@ -369,8 +368,8 @@ EDGEQ_JNI(jintArray, llmGenerate)(JNIEnv* env, jclass cls, jlong h, jintArray pr
   }
   ids = (*env)->GetIntArrayElements(env, prompt, NULL);
   st = edgeq_llm_generate(llm, (const int32_t*)ids, (size_t)n_prompt, max_tokens,
-                          fparams != NULL ? &params : NULL, target != NULL ? on_token : NULL,
-                          &sink, out_ids, capacity, &n_generated);
+                          fparams != NULL ? &params : NULL, target != NULL ? on_token : NULL, &sink,
+                          out_ids, capacity, &n_generated);
   (*env)->ReleaseIntArrayElements(env, prompt, ids, JNI_ABORT);
   if ((*env)->ExceptionCheck(env)) {
     free(out_ids); /* the listener's exception reaches the caller */
@@ -387,8 +386,8 @@ EDGEQ_JNI(jintArray, llmGenerate)(JNIEnv* env, jclass cls, jlong h, jintArray pr
   return result;
 }
 
-EDGEQ_JNI(void, llmSamplingDefault)(JNIEnv* env, jclass cls, jfloatArray fparams,
-                                    jintArray iparams) {
+EDGEQ_JNI(void, llmSamplingDefault)
+(JNIEnv* env, jclass cls, jfloatArray fparams, jintArray iparams) {
   edgeq_sampling_params p = edgeq_sampling_default();
   jfloat f[4];
   jint i[3];
@@ -417,8 +416,8 @@ EDGEQ_JNI(void, llmConstrain)(JNIEnv* env, jclass cls, jlong h, jint kind, jbyte
 /* ---- Graphs, sessions, compiled models ---------------------------------------------------- */
 
 /* dtypes: one NUL-terminated byte[] per input; shapes: one long[] per input. */
-EDGEQ_JNI(jlong, graphCreate)(JNIEnv* env, jclass cls, jbyteArray name, jobjectArray dtypes,
-                              jobjectArray shapes) {
+EDGEQ_JNI(jlong, graphCreate)
+(JNIEnv* env, jclass cls, jbyteArray name, jobjectArray dtypes, jobjectArray shapes) {
   jsize n = (*env)->GetArrayLength(env, shapes);
   edgeq_tensor_type* types = (edgeq_tensor_type*)calloc(n > 0 ? (size_t)n : 1, sizeof(*types));
   jbyteArray* dts = (jbyteArray*)calloc(n > 0 ? (size_t)n : 1, sizeof(jbyteArray));
@@ -468,8 +467,8 @@ EDGEQ_JNI(jint, graphInput)(JNIEnv* env, jclass cls, jlong h, jint index) {
 }
 
 /* encoding NULL: a plain f32 constant; else graph.Quantize(encoding, data). */
-EDGEQ_JNI(jint, graphConstant)(JNIEnv* env, jclass cls, jlong h, jbyteArray encoding,
-                               jfloatArray data, jlongArray shape) {
+EDGEQ_JNI(jint, graphConstant)
+(JNIEnv* env, jclass cls, jlong h, jbyteArray encoding, jfloatArray data, jlongArray shape) {
   int32_t rank = 0;
   int64_t dims[EDGEQ_MAX_RANK];
   edgeq_value v = -1;
@@ -488,8 +487,8 @@ EDGEQ_JNI(jint, graphConstant)(JNIEnv* env, jclass cls, jlong h, jbyteArray enco
   return v;
 }
 
-EDGEQ_JNI(jint, graphQuantizedConstant)(JNIEnv* env, jclass cls, jlong h, jbyteArray encoding,
-                                        jbyteArray data, jlongArray shape) {
+EDGEQ_JNI(jint, graphQuantizedConstant)
+(JNIEnv* env, jclass cls, jlong h, jbyteArray encoding, jbyteArray data, jlongArray shape) {
   int32_t rank = 0;
   int64_t dims[EDGEQ_MAX_RANK];
   edgeq_value v = -1;
@@ -508,8 +507,8 @@ EDGEQ_JNI(jint, graphQuantizedConstant)(JNIEnv* env, jclass cls, jlong h, jbyteA
   return v;
 }
 
-EDGEQ_JNI(jint, graphQMatmul)(JNIEnv* env, jclass cls, jlong h, jbyteArray encoding, jint lhs,
-                              jint rhs) {
+EDGEQ_JNI(jint, graphQMatmul)
+(JNIEnv* env, jclass cls, jlong h, jbyteArray encoding, jint lhs, jint rhs) {
   const char* enc = get_cstr(env, encoding);
   edgeq_value v = -1;
   edgeq_status st = edgeq_graph_qmatmul((edgeq_graph*)(intptr_t)h, enc, lhs, rhs, &v);
@@ -524,8 +523,8 @@ EDGEQ_JNI(jint, graphOp)(JNIEnv* env, jclass cls, jlong h, jbyteArray op, jintAr
   jsize n = (*env)->GetArrayLength(env, inputs);
   jint* in = (*env)->GetIntArrayElements(env, inputs, NULL);
   edgeq_value v = -1;
-  edgeq_status st = edgeq_graph_op((edgeq_graph*)(intptr_t)h, name, (const edgeq_value*)in,
-                                   (size_t)n, &v);
+  edgeq_status st =
+      edgeq_graph_op((edgeq_graph*)(intptr_t)h, name, (const edgeq_value*)in, (size_t)n, &v);
   (void)cls;
   (*env)->ReleaseIntArrayElements(env, inputs, in, JNI_ABORT);
   release_cstr(env, op, name);
@@ -594,8 +593,8 @@ EDGEQ_JNI(jint, modelCount)(JNIEnv* env, jclass cls, jlong h, jboolean outputs) 
 }
 
 /* The shape of input/output `index`; its dtype's bytes go to dtype[0] (a 16-byte array). */
-EDGEQ_JNI(jlongArray, modelType)(JNIEnv* env, jclass cls, jlong h, jboolean output, jint index,
-                                 jbyteArray dtype) {
+EDGEQ_JNI(jlongArray, modelType)
+(JNIEnv* env, jclass cls, jlong h, jboolean output, jint index, jbyteArray dtype) {
   const edgeq_model* m = (const edgeq_model*)(intptr_t)h;
   edgeq_tensor_type t;
   jlong dims[EDGEQ_MAX_RANK];
@@ -618,8 +617,8 @@ EDGEQ_JNI(jlongArray, modelType)(JNIEnv* env, jclass cls, jlong h, jboolean outp
 
 /* inputs/outputs: primitive arrays (float[] or int[]) of the declared sizes, checked by the
  * Java side (Model.execute). */
-EDGEQ_JNI(void, modelExecute)(JNIEnv* env, jclass cls, jlong h, jobjectArray inputs,
-                              jobjectArray outputs) {
+EDGEQ_JNI(void, modelExecute)
+(JNIEnv* env, jclass cls, jlong h, jobjectArray inputs, jobjectArray outputs) {
   jsize ni = (*env)->GetArrayLength(env, inputs), no = (*env)->GetArrayLength(env, outputs);
   void** in = (void**)calloc((size_t)(ni + no) + 1, sizeof(void*));
   jobject* arrays = (jobject*)calloc((size_t)(ni + no) + 1, sizeof(jobject));
@@ -640,8 +639,8 @@ EDGEQ_JNI(void, modelExecute)(JNIEnv* env, jclass cls, jlong h, jobjectArray inp
                        : (*env)->GetObjectArrayElement(env, outputs, i - ni);
   }
   for (got = 0; got < ni + no; ++got) {
-    in[got] = arrays[got] != NULL ? (*env)->GetPrimitiveArrayCritical(env, arrays[got], NULL)
-                                  : NULL;
+    in[got] =
+        arrays[got] != NULL ? (*env)->GetPrimitiveArrayCritical(env, arrays[got], NULL) : NULL;
     if (in[got] == NULL) break;
   }
   if (got == ni + no) {
@@ -666,9 +665,9 @@ EDGEQ_JNI(void, modelExecute)(JNIEnv* env, jclass cls, jlong h, jobjectArray inp
 /* ---- Chat ----------------------------------------------------------------------------------- */
 
 /* roles/contents: NUL-terminated byte[] per message; chat_template NULL: the model's. */
-EDGEQ_JNI(jintArray, llmChatTokenize)(JNIEnv* env, jclass cls, jlong h, jbyteArray chat_template,
-                                      jobjectArray roles, jobjectArray contents,
-                                      jboolean add_generation_prompt) {
+EDGEQ_JNI(jintArray, llmChatTokenize)
+(JNIEnv* env, jclass cls, jlong h, jbyteArray chat_template, jobjectArray roles,
+ jobjectArray contents, jboolean add_generation_prompt) {
   const edgeq_llm* llm = (const edgeq_llm*)(intptr_t)h;
   jsize n = (*env)->GetArrayLength(env, roles), i, got;
   size_t count = (size_t)n;

@@ -122,7 +122,8 @@ public final class Model implements AutoCloseable {
       case "i8":
         return new byte[(int) n];
       default:
-        throw new IllegalStateException(what + " has dtype " + t.dtype() + ", not supported in Java");
+        throw new IllegalStateException(
+            what + " has dtype " + t.dtype() + ", not supported in Java");
     }
   }
 

@@ -90,7 +90,11 @@ final class Native {
   static native void llmConstrain(long llm, int kind, byte[] text);
 
   static native int[] llmChatTokenize(
-      long llm, byte[] chatTemplate, byte[][] roles, byte[][] contents, boolean addGenerationPrompt);
+      long llm,
+      byte[] chatTemplate,
+      byte[][] roles,
+      byte[][] contents,
+      boolean addGenerationPrompt);
 
   // Graphs, sessions, compiled models.
   static native long graphCreate(byte[] name, byte[][] dtypes, long[][] shapes);

@@ -105,7 +105,9 @@ public final class Session {
       contents[i] = Native.cstr("message " + i + " content", messages.get(i).content());
     }
     byte[] t =
-        chatTemplate == null || chatTemplate.isEmpty() ? null : Native.cstr("chatTemplate", chatTemplate);
+        chatTemplate == null || chatTemplate.isEmpty()
+            ? null
+            : Native.cstr("chatTemplate", chatTemplate);
     synchronized (model) {
       return Native.llmChatTokenize(model.handle(), t, roles, contents, true);
     }

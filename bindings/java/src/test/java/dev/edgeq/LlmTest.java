@@ -91,7 +91,9 @@ public class LlmTest {
     assertEquals(3, Session.completeUtf8Prefix(new byte[] {'a', 'b', 'c', (byte) 0xF0}));
     assertEquals(1, Session.completeUtf8Prefix(new byte[] {'a', (byte) 0xF0, (byte) 0x9F}));
     assertEquals(
-        5, Session.completeUtf8Prefix(new byte[] {'a', (byte) 0xF0, (byte) 0x9F, (byte) 0x98, (byte) 0x80}));
+        5,
+        Session.completeUtf8Prefix(
+            new byte[] {'a', (byte) 0xF0, (byte) 0x9F, (byte) 0x98, (byte) 0x80}));
   }
 
   @Test
@@ -144,12 +146,14 @@ public class LlmTest {
         assertThrows(
             IllegalStateException.class,
             () -> s.generate("Once upon a time", 10, null, (token, text) -> s.reset()));
-    assertTrue(reset.getMessage(), reset.getMessage().contains("reset called from a TokenListener"));
+    assertTrue(
+        reset.getMessage(), reset.getMessage().contains("reset called from a TokenListener"));
     IllegalStateException close =
         assertThrows(
             IllegalStateException.class,
             () -> s.generate("Once", 10, null, (token, text) -> model.close()));
-    assertTrue(close.getMessage(), close.getMessage().contains("close called from a TokenListener"));
+    assertTrue(
+        close.getMessage(), close.getMessage().contains("close called from a TokenListener"));
     s.reset();
     // cancel() from the listener itself stops after that token.
     GenerationResult one = s.generate("Once upon a time", 10, null, (token, text) -> s.cancel());
@@ -213,7 +217,8 @@ public class LlmTest {
   public void chatThroughATemplate() {
     Session s = model.session();
     java.util.List<ChatMessage> messages =
-        java.util.Arrays.asList(ChatMessage.system("Be brief."), ChatMessage.user("Hi \uD83D\uDE00"));
+        java.util.Arrays.asList(
+            ChatMessage.system("Be brief."), ChatMessage.user("Hi \uD83D\uDE00"));
     EdgeqException none = assertThrows(EdgeqException.class, () -> s.chat(messages, 5, null, null));
     assertEquals("NOT_FOUND", none.statusName());
     assertTrue(none.getMessage(), none.getMessage().contains("tokenizer.chat_template"));
@@ -225,9 +230,11 @@ public class LlmTest {
         chatml);
     assertArrayEquals(
         model.tokenizer().encode("system: Be brief.\nuser: Hi \uD83D\uDE00\n"),
-        s.chatPrompt("{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}", messages));
+        s.chatPrompt(
+            "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}", messages));
     StringBuilder streamed = new StringBuilder();
-    GenerationResult reply = s.chat("chatml", messages, 12, null, (t, text) -> streamed.append(text));
+    GenerationResult reply =
+        s.chat("chatml", messages, 12, null, (t, text) -> streamed.append(text));
     assertEquals(streamed.toString(), reply.text());
     s.reset();
     assertArrayEquals(s.generate(chatml, 12, null, null).tokens(), reply.tokens());
@@ -240,8 +247,10 @@ public class LlmTest {
     s.reset();
     GenerationResult r = s.generate("Once upon a time", 50, null, null);
     assertTrue(r.text(), r.text().equals("yes!") || r.text().equals("no!"));
-    EdgeqException e = assertThrows(EdgeqException.class, () -> s.setGrammar("root ::= \"a\" | foo"));
-    assertTrue(e.getMessage(), e.getMessage().contains("grammar line 1, column 16: undefined rule"));
+    EdgeqException e =
+        assertThrows(EdgeqException.class, () -> s.setGrammar("root ::= \"a\" | foo"));
+    assertTrue(
+        e.getMessage(), e.getMessage().contains("grammar line 1, column 16: undefined rule"));
     s.setJsonSchema(
         "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"},"
             + "\"ok\":{\"type\":\"boolean\"}},\"required\":[\"n\",\"ok\"],"

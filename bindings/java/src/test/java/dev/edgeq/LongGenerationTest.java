@@ -40,7 +40,8 @@ public class LongGenerationTest {
 
   private static int generate(Session s, AtomicLong bytes) {
     s.reset();
-    return s.generate("Once upon a time", TOKENS, null, (token, text) -> bytes.addAndGet(text.length()))
+    TokenListener count = (token, text) -> bytes.addAndGet(text.length());
+    return s.generate("Once upon a time", TOKENS, null, count)
         .tokens()
         .length;
   }
