@@ -79,10 +79,7 @@ run_stage() {
   total_fail=$((total_fail + fail))
 }
 
-# --host-only machines have no aarch64 cross compiler, which //:android_aar's libraries need.
-host_targets=(//...)
-[ "$host_only" -eq 1 ] && host_targets=(-- //... -//:android_aar -//bindings/java:aar_test)
-run_stage host "${host_targets[@]}"
+run_stage host //...
 if [ "$host_only" -eq 0 ]; then
   run_stage aarch64-max --config=aarch64 //...
   run_stage aarch64-a76 --config=aarch64 --test_env=EDGEQ_QEMU_CPU=cortex-a76 \

@@ -1,25 +1,11 @@
 """edgeq_aar: an AAR-shaped zip of the dev.edgeq binding with its arm64-v8a native libraries.
 
-The native libraries are built for aarch64 whatever the command line's configuration (a
-transition to the repository's aarch64 toolchain, the one --config=aarch64 selects): Debian's
-aarch64-linux-gnu (glibc) cross compiler, so the archive tests the packaging only; a device
-build needs the Android NDK (docs/android.md).
+The native libraries come from the command line's configuration, which must be
+--config=aarch64 (the target is incompatible elsewhere, so `bazel test //...` on the host skips
+it and the aarch64 stage builds it from the objects it already has): Debian's aarch64-linux-gnu
+(glibc) cross compiler, so the archive tests the packaging only; a device build needs the
+Android NDK (docs/android.md).
 """
-
-def _aarch64_impl(settings, attr):
-    return {
-        "//command_line_option:cpu": "aarch64",
-        "//command_line_option:crosstool_top": "//third_party/toolchains/aarch64:suite",
-    }
-
-_aarch64_transition = transition(
-    implementation = _aarch64_impl,
-    inputs = [],
-    outputs = [
-        "//command_line_option:cpu",
-        "//command_line_option:crosstool_top",
-    ],
-)
 
 def _aar_impl(ctx):
     out = ctx.actions.declare_file(ctx.attr.out)
@@ -65,9 +51,6 @@ edgeq_aar = rule(
         "classes_jar": attr.label(allow_single_file = True),
         "manifest": attr.label(allow_single_file = True),
         "proguard": attr.label(allow_single_file = True),
-        "native_libs": attr.label_list(allow_files = True, cfg = _aarch64_transition),
-        "_allowlist_function_transition": attr.label(
-            default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
-        ),
+        "native_libs": attr.label_list(allow_files = True),
     },
 )
