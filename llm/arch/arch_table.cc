@@ -20,68 +20,88 @@ namespace {
 // ---- Hugging Face -> GGUF names of a layer's tensors, per architecture (llama.cpp's
 // gguf-py/gguf/tensor_mapping.py for these classes). Every one is required by the importer,
 // in this order. ----
-#define EDGEQ_COMMON_LAYER_TENSORS                             \
-  {"input_layernorm.weight", "attn_norm.weight"},              \
-      {"self_attn.o_proj.weight", "attn_output.weight"},       \
-      {"mlp.down_proj.weight", "ffn_down.weight"}
-#define EDGEQ_SEPARATE_QKV_GATE_UP                                                          \
-  {"mlp.up_proj.weight", "ffn_up.weight"}, {"self_attn.q_proj.weight", "attn_q.weight"},    \
-      {"self_attn.k_proj.weight", "attn_k.weight"},                                         \
-      {"self_attn.v_proj.weight", "attn_v.weight"}, {"mlp.gate_proj.weight", "ffn_gate.weight"}
-
+// clang-format off
 constexpr TensorName kLlamaTensors[] = {
-    EDGEQ_COMMON_LAYER_TENSORS,
-    EDGEQ_SEPARATE_QKV_GATE_UP,
+    {"input_layernorm.weight", "attn_norm.weight"},
+    {"self_attn.o_proj.weight", "attn_output.weight"},
+    {"mlp.down_proj.weight", "ffn_down.weight"},
+    {"mlp.up_proj.weight", "ffn_up.weight"},
     {"post_attention_layernorm.weight", "ffn_norm.weight"},
+    {"self_attn.q_proj.weight", "attn_q.weight"},
+    {"self_attn.k_proj.weight", "attn_k.weight"},
+    {"self_attn.v_proj.weight", "attn_v.weight"},
+    {"mlp.gate_proj.weight", "ffn_gate.weight"},
 };
 constexpr TensorName kQwen2Tensors[] = {
-    EDGEQ_COMMON_LAYER_TENSORS,
-    EDGEQ_SEPARATE_QKV_GATE_UP,
+    {"input_layernorm.weight", "attn_norm.weight"},
+    {"self_attn.o_proj.weight", "attn_output.weight"},
+    {"mlp.down_proj.weight", "ffn_down.weight"},
+    {"mlp.up_proj.weight", "ffn_up.weight"},
     {"post_attention_layernorm.weight", "ffn_norm.weight"},
+    {"self_attn.q_proj.weight", "attn_q.weight"},
+    {"self_attn.k_proj.weight", "attn_k.weight"},
+    {"self_attn.v_proj.weight", "attn_v.weight"},
+    {"mlp.gate_proj.weight", "ffn_gate.weight"},
     {"self_attn.q_proj.bias", "attn_q.bias"},
     {"self_attn.k_proj.bias", "attn_k.bias"},
     {"self_attn.v_proj.bias", "attn_v.bias"},
 };
 constexpr TensorName kQwen3Tensors[] = {
-    EDGEQ_COMMON_LAYER_TENSORS,
-    EDGEQ_SEPARATE_QKV_GATE_UP,
+    {"input_layernorm.weight", "attn_norm.weight"},
+    {"self_attn.o_proj.weight", "attn_output.weight"},
+    {"mlp.down_proj.weight", "ffn_down.weight"},
+    {"mlp.up_proj.weight", "ffn_up.weight"},
     {"post_attention_layernorm.weight", "ffn_norm.weight"},
+    {"self_attn.q_proj.weight", "attn_q.weight"},
+    {"self_attn.k_proj.weight", "attn_k.weight"},
+    {"self_attn.v_proj.weight", "attn_v.weight"},
+    {"mlp.gate_proj.weight", "ffn_gate.weight"},
     {"self_attn.q_norm.weight", "attn_q_norm.weight"},
     {"self_attn.k_norm.weight", "attn_k_norm.weight"},
 };
 constexpr TensorName kGemma3Tensors[] = {
-    EDGEQ_COMMON_LAYER_TENSORS,
-    EDGEQ_SEPARATE_QKV_GATE_UP,
+    {"input_layernorm.weight", "attn_norm.weight"},
+    {"self_attn.o_proj.weight", "attn_output.weight"},
+    {"mlp.down_proj.weight", "ffn_down.weight"},
+    {"mlp.up_proj.weight", "ffn_up.weight"},
     {"pre_feedforward_layernorm.weight", "ffn_norm.weight"},
+    {"self_attn.q_proj.weight", "attn_q.weight"},
+    {"self_attn.k_proj.weight", "attn_k.weight"},
+    {"self_attn.v_proj.weight", "attn_v.weight"},
+    {"mlp.gate_proj.weight", "ffn_gate.weight"},
     {"self_attn.q_norm.weight", "attn_q_norm.weight"},
     {"self_attn.k_norm.weight", "attn_k_norm.weight"},
     {"post_attention_layernorm.weight", "post_attention_norm.weight"},
     {"post_feedforward_layernorm.weight", "post_ffw_norm.weight"},
 };
 constexpr TensorName kPhi3Tensors[] = {
-    EDGEQ_COMMON_LAYER_TENSORS,
+    {"input_layernorm.weight", "attn_norm.weight"},
+    {"self_attn.o_proj.weight", "attn_output.weight"},
+    {"mlp.down_proj.weight", "ffn_down.weight"},
     {"mlp.gate_up_proj.weight", "ffn_up.weight"},
     {"post_attention_layernorm.weight", "ffn_norm.weight"},
     {"self_attn.qkv_proj.weight", "attn_qkv.weight"},
 };
-#undef EDGEQ_COMMON_LAYER_TENSORS
-#undef EDGEQ_SEPARATE_QKV_GATE_UP
+// clang-format on
 
 #define EDGEQ_TENSORS(t) t, std::size(t)
 
 // ---- How the converter reads config.json. ----
-//                                class                 rms eps  tied   theta  hd keys permute
-//                                offset  llama3 long/short sliding
-constexpr HfConfig kLlamaHf = {"LlamaForCausalLM", 0, false, 0, false, true,
-                               0.0f, true, false, false};
-constexpr HfConfig kQwen2Hf = {"Qwen2ForCausalLM", 0, false, 0, false, false,
-                               0.0f, false, false, false};
-constexpr HfConfig kQwen3Hf = {"Qwen3ForCausalLM", 0, false, 0, false, false,
-                               0.0f, false, false, false};
-constexpr HfConfig kGemma3Hf = {"Gemma3ForCausalLM", 1e-6, true, 1000000.0, true, false,
-                                1.0f, false, false, true};
-constexpr HfConfig kPhi3Hf = {"Phi3ForCausalLM", 0, false, 0, false, false,
-                              0.0f, false, true, false};
+// clang-format off
+//                                    class                  rms eps tied   theta  hd keys
+//                                    permute norm+  llama3 long/short sliding
+constexpr HfConfig kLlamaHf  = {"LlamaForCausalLM",  0,    false, 0,     false,
+                                true,  0.0f, true,  false, false};
+constexpr HfConfig kQwen2Hf  = {"Qwen2ForCausalLM",  0,    false, 0,     false,
+                                false, 0.0f, false, false, false};
+constexpr HfConfig kQwen3Hf  = {"Qwen3ForCausalLM",  0,    false, 0,     false,
+                                false, 0.0f, false, false, false};
+constexpr HfConfig kGemma3Hf = {"Gemma3ForCausalLM", 1e-6, true,  1e6,   true,
+                                false, 1.0f, false, false, true};
+constexpr HfConfig kPhi3Hf   = {"Phi3ForCausalLM",   0,    false, 0,     false,
+                                false, 0.0f, false, true,  false};
+// clang-format on
+
 using A = Arch;
 using R = RopeType;
 using Act = Activation;

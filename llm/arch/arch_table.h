@@ -58,16 +58,16 @@ struct TensorName {
 
 // How llama.cpp's converter (convert_hf_to_gguf.py) reads this class's config.json.
 struct HfConfig {
-  const char* class_name;         // config.json "architectures"[0]
-  double default_rms_eps;         // without rms_norm_eps (0: required)
-  bool default_tied;              // tie_word_embeddings when absent
-  double default_rope_theta;      // rope.freq_base written even without rope_theta (0: not)
-  bool always_head_dim_keys;      // attention.key_length/value_length even without head_dim
-  bool permute_qk;                // q/k rows reordered to GGUF's RoPE pairs (LlamaModel.permute)
-  float norm_offset;              // added to every norm weight (gemma: HF stores w - 1)
-  bool llama3_rope_scaling;       // rope_scaling.rope_type "llama3" -> rope_freqs.weight
-  bool long_short_rope;           // rope_scaling long/short_factor -> rope_factors_*; attn_factor
-  bool sliding_window;            // sliding_window(_pattern), rope_local_base_freq, soft-capping
+  const char* class_name;     // config.json "architectures"[0]
+  double default_rms_eps;     // without rms_norm_eps (0: required)
+  bool default_tied;          // tie_word_embeddings when absent
+  double default_rope_theta;  // rope.freq_base written even without rope_theta (0: not)
+  bool always_head_dim_keys;  // attention.key_length/value_length even without head_dim
+  bool permute_qk;            // q/k rows reordered to GGUF's RoPE pairs (LlamaModel.permute)
+  float norm_offset;          // added to every norm weight (gemma: HF stores w - 1)
+  bool llama3_rope_scaling;   // rope_scaling.rope_type "llama3" -> rope_freqs.weight
+  bool long_short_rope;       // rope_scaling long/short_factor -> rope_factors_*; attn_factor
+  bool sliding_window;        // sliding_window(_pattern), rope_local_base_freq, soft-capping
 };
 
 // The architecture's own `<arch>.*` keys and tensor-dependent choices, after the common ones
@@ -85,11 +85,11 @@ struct ArchInfo {
   NormPlacement norms;
   QkvLayout qkv;
   FfnLayout ffn;
-  bool qkv_bias;                // attn_q/k/v.bias (qwen2)
-  bool qk_norm;                 // attn_q_norm/attn_k_norm: RMSNorm of each q and k head
+  bool qkv_bias;                  // attn_q/k/v.bias (qwen2)
+  bool qk_norm;                   // attn_q_norm/attn_k_norm: RMSNorm of each q and k head
   bool embedding_scale_sqrt_dim;  // embeddings multiplied by sqrt(embedding_length) (gemma3)
-  int no_rope_layer_step;       // layer l has no RoPE if (l + 1) % step == 0 (smollm3: 4; 0: all)
-  const TensorName* hf_tensors;  // the layer tensors
+  int no_rope_layer_step;         // layer l has no RoPE if (l + 1) % step == 0 (smollm3: 4; 0: all)
+  const TensorName* hf_tensors;   // the layer tensors
   size_t hf_tensor_count;
   ConfigFn read_config;
   LayerFn build_layer;

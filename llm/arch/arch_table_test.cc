@@ -55,14 +55,12 @@ TEST(ArchTableTest, LayerTensorMapsAreOneToOne) {
       EXPECT_TRUE(gguf.insert(a.hf_tensors[i].gguf).second)
           << a.gguf_name << " " << a.hf_tensors[i].gguf;
     }
-    for (const char* need :
-         {"attn_norm.weight", "attn_output.weight", "ffn_down.weight", "ffn_up.weight",
-          "ffn_norm.weight"}) {
+    for (const char* need : {"attn_norm.weight", "attn_output.weight", "ffn_down.weight",
+                             "ffn_up.weight", "ffn_norm.weight"}) {
       EXPECT_EQ(gguf.count(need), 1u) << a.gguf_name << " lacks " << need;
     }
     EXPECT_EQ(gguf.count("attn_qkv.weight"), a.qkv == QkvLayout::kFused ? 1u : 0u) << a.gguf_name;
-    EXPECT_EQ(gguf.count("ffn_gate.weight"), a.ffn == FfnLayout::kGateUp ? 1u : 0u)
-        << a.gguf_name;
+    EXPECT_EQ(gguf.count("ffn_gate.weight"), a.ffn == FfnLayout::kGateUp ? 1u : 0u) << a.gguf_name;
     EXPECT_EQ(gguf.count("attn_q_norm.weight"), a.qk_norm ? 1u : 0u) << a.gguf_name;
     EXPECT_EQ(gguf.count("attn_q.bias"), a.qkv_bias ? 1u : 0u) << a.gguf_name;
     EXPECT_EQ(gguf.count("post_ffw_norm.weight"), a.norms == NormPlacement::kPreAndPost ? 1u : 0u)

@@ -146,7 +146,8 @@ absl::StatusOr<Value> LayerGraph::Attention(int layer, Value h) {
   // window on sliding-window layers), reading only the visible rows: [t, heads * hs].
   const Value o_rows = ops::Attention(q, k_cache, v_cache, k_new, v_new, positions,
                                       c_.attention_scale, swa ? c_.sliding_window : 0);
-  EDGEQ_ASSIGN_OR_RETURN(Value out, Linear(g_, dict_, p + "attn_output.weight", dim, q_dim, o_rows));
+  EDGEQ_ASSIGN_OR_RETURN(Value out,
+                         Linear(g_, dict_, p + "attn_output.weight", dim, q_dim, o_rows));
   EDGEQ_ASSIGN_OR_RETURN(out, MaybeBias(g_, dict_, p + "attn_output.bias", dim, out));
   outputs_->push_back(k_new);
   outputs_->push_back(v_new);

@@ -21,8 +21,7 @@ absl::Status Gemma3Config(const checkpoint::TensorDict& d, ModelConfig* c) {
   const std::string& a = c->architecture;
   // As llama.cpp: scores scaled by 1/sqrt(embedding / heads) for the 62-layer 27B model.
   if (c->block_count == 62) {
-    c->attention_scale =
-        1.0f / std::sqrt(static_cast<float>(c->embedding_length / c->head_count));
+    c->attention_scale = 1.0f / std::sqrt(static_cast<float>(c->embedding_length / c->head_count));
   }
   EDGEQ_ASSIGN_OR_RETURN(int64_t window, OptionalInt(d, Key(a, "attention.sliding_window"), 0));
   if (window > 0) {
