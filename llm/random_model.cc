@@ -71,6 +71,14 @@ std::vector<Preset> Presets() {
   s.context = 131072, s.rope_base = 10000.0f, s.rms_eps = 1e-5f, s.tied = false;
   s.rope_original_context = 4096, s.rope_factor = 32.0f;
   p.push_back({"phi3.5-mini", s});
+  s = RandomModelSpec{};
+  s.name = "SmolLM3-3B", s.architecture = "smollm3";
+  s.dim = 2048, s.layers = 36, s.heads = 16, s.kv_heads = 4, s.ffn = 11008, s.vocab = 128256;
+  s.context = 65536, s.rope_base = 5000000.0f, s.rms_eps = 1e-6f, s.tied = true;
+  p.push_back({"smollm3-3b", s});
+  s.name = "SmolLM3 tiny";  // its structure at small width: 8 layers, 2 without RoPE
+  s.dim = 64, s.layers = 8, s.heads = 4, s.kv_heads = 2, s.ffn = 128, s.vocab = 512;
+  p.push_back({"smollm3-tiny", s});
   return p;
 }
 

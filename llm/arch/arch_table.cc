@@ -14,6 +14,7 @@ absl::StatusOr<Value> Qwen2Layer(LayerGraph& b, int layer, Value x);
 absl::StatusOr<Value> Qwen3Layer(LayerGraph& b, int layer, Value x);
 absl::StatusOr<Value> Gemma3Layer(LayerGraph& b, int layer, Value x);
 absl::StatusOr<Value> Phi3Layer(LayerGraph& b, int layer, Value x);
+absl::StatusOr<Value> Smollm3Layer(LayerGraph& b, int layer, Value x);
 
 namespace {
 
@@ -100,6 +101,10 @@ constexpr HfConfig kGemma3Hf = {"Gemma3ForCausalLM", 1e-6, true,  1e6,   true,
                                 false, 1.0f, false, false, true};
 constexpr HfConfig kPhi3Hf   = {"Phi3ForCausalLM",   0,    false, 0,     false,
                                 false, 0.0f, false, true,  false};
+// SmolLM3Model is LlamaModel with another name (q/k permuted; llama.cpp reads no rope_freqs for
+// smollm3, so no llama3 scaling).
+constexpr HfConfig kSmollm3Hf = {"SmolLM3ForCausalLM", 0,  false, 0,     false,
+                                 true,  0.0f, false, false, false};
 // clang-format on
 
 using A = Arch;
@@ -122,6 +127,8 @@ constexpr ArchInfo kArchitectures[] = {
      F::kGateUp, false, true, true, 0, EDGEQ_TENSORS(kGemma3Tensors), Gemma3Config, Gemma3Layer},
     {A::kPhi3, "phi3", kPhi3Hf, R::kNeox, Act::kSilu, N::kPre, Q::kFused, F::kFusedGateUp, false,
      false, false, 0, EDGEQ_TENSORS(kPhi3Tensors), Phi3Config, Phi3Layer},
+    {A::kSmollm3, "smollm3", kSmollm3Hf, R::kNorm, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp,
+     false, false, false, 4, EDGEQ_TENSORS(kLlamaTensors), nullptr, Smollm3Layer},
 };
 #undef EDGEQ_TENSORS
 

@@ -278,6 +278,21 @@ TEST(ArchParity, Phi35MiniFirstLayer) {
   CheckArch({"rand_phi3_l1", "phi3.5-mini", 1, 0, 0, 0, -1, 0, -1, 0, 0xb035ef022eef6d92ull, true});
 }
 
+// smollm3 (issue 30): no RoPE on layers 3, 7, ... The tiny preset: 8 layers (2 without RoPE),
+// dim 64, 4 / 2 heads, ffn 128. make_random_gguf --shape=smollm3-tiny --synthetic_vocab
+TEST(ArchParity, TinySmolLM3) {
+  CheckArch(
+      {"tiny_smollm3", "smollm3-tiny", 0, 0, 0, 0, -1, 0, -1, 0, 0xebe56cd97f43ed75ull, false});
+}
+
+// SmolLM3-3B's widths (2048, 16 / 4 heads, ffn 11008), 4 of 36 layers (layer 3 without RoPE),
+// the made-up 512-piece vocabulary: host only.
+// make_random_gguf --shape=smollm3-3b --layers=4 --vocab_size=512 --synthetic_vocab (1254.2 MB)
+TEST(ArchParity, SmolLM3_3bFirst4Layers) {
+  CheckArch(
+      {"rand_smollm3_l4", "smollm3-3b", 4, 0, 0, 0, -1, 0, -1, 512, 0x841682d78722d454ull, true});
+}
+
 // The tiny models quantized: `llama-quantize tiny_X.gguf OUT TYPE` (Q8_0: every matrix q8_0; Q4_0:
 // q4_0 and the embedding or output q8_0, llama-quantize's fallback from q6_K for rows of 64/96
 // columns). edgeq's quantizer with those per-tensor types writes the same tensor bytes; the
