@@ -281,8 +281,11 @@ TEST(ArchParity, Phi35MiniFirstLayer) {
 // smollm3 (issue 30): no RoPE on layers 3, 7, ... The tiny preset: 8 layers (2 without RoPE),
 // dim 64, 4 / 2 heads, ffn 128. make_random_gguf --shape=smollm3-tiny --synthetic_vocab
 TEST(ArchParity, TinySmolLM3) {
-  CheckArch(
-      {"tiny_smollm3", "smollm3-tiny", 0, 0, 0, 0, -1, 0, -1, 0, 0xebe56cd97f43ed75ull, false});
+  CheckArch({"tiny_smollm3", "smollm3-tiny", 0, 0, 0, 0, -1, 0, -1, 0, 0xebe56cd97f43ed75ull,
+             false, kIds,
+             {554.0317, 557.9291, 590.5969, 568.7760, 550.7958, 563.5621, 577.6045, 584.3498,
+              575.3991, 567.3600, 572.0687, 570.0904, 576.3413, 572.5246, 572.2357, 570.3714,
+              570.1319, 570.2031}});
 }
 
 // SmolLM3-3B's widths (2048, 16 / 4 heads, ffn 11008), 4 of 36 layers (layer 3 without RoPE),
