@@ -1,4 +1,5 @@
-// llama.cpp parity for the architectures beyond llama (issue 16): qwen2, qwen3, gemma3, phi3, smollm3.
+// llama.cpp parity for the architectures beyond llama: qwen2, qwen3, gemma3, phi3 (issue 16) and
+// smollm3 (issue 30).
 // Each case regenerates in memory the random-weight GGUF llama.cpp was run on (llm::RandomModel
 // with a preset of the real shape, the overrides below and a made-up SentencePiece vocabulary;
 // make_random_gguf --shape=S ... --synthetic_vocab writes the same bytes), checks its XXH3-64,
