@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -19,6 +20,7 @@
 #include "checkpoint/safetensors.h"
 #include "core/bounded_input.h"
 #include "core/status_macros.h"
+#include "llm/arch/arch_table.h"
 #include "llm/chat_template.h"
 #include "llm/random_model.h"
 #include "llm/tokenizer.h"
@@ -72,15 +74,6 @@ constexpr int64_t kMaxHeads = 65536;               // num_attention_heads, head_
 constexpr int64_t kMaxVocab = int64_t{1} << 21;    // vocab_size (Gemma 3: 262144)
 constexpr int64_t kMaxContext = int64_t{1} << 24;  // max_position_embeddings
 constexpr int64_t kMaxU32 = (int64_t{1} << 31) - 1;  // other sizes: below 2^31
-
-const std::map<std::string, std::string>& ArchitectureMap() {
-  static const auto* m = new std::map<std::string, std::string>{{"LlamaForCausalLM", "llama"},
-                                                                {"Qwen2ForCausalLM", "qwen2"},
-                                                                {"Qwen3ForCausalLM", "qwen3"},
-                                                                {"Gemma3ForCausalLM", "gemma3"},
-                                                                {"Phi3ForCausalLM", "phi3"}};
-  return *m;
-}
 
 // config.json accessors: errors name the file and key and the expected value.
 class Config {
@@ -143,7 +136,7 @@ class Config {
 };
 
 // GGUF tensor name for a Hugging Face one ("" for tensors the converter drops).
-absl::StatusOr<std::string> GgufName(const std::string& arch, const std::string& hf) {
+absl::StatusOr<std::string> GgufName(const arch::ArchInfo& row, const std::string& hf) {
   static const char* const kSkipped[] = {"rotary_emb.inv_freq"};
   for (const char* s : kSkipped) {
     if (absl::EndsWith(hf, s)) return std::string();
@@ -167,51 +160,17 @@ absl::StatusOr<std::string> GgufName(const std::string& arch, const std::string&
     if (index.has_value()) {
       const int64_t layer = *index;
       const std::string tail = rest.substr(dot + 1);
-      const bool gemma = arch == "gemma3";
-      const bool phi = arch == "phi3";
-      std::vector<std::pair<std::string, std::string>> map = {
-          {"input_layernorm.weight", "attn_norm.weight"},
-          {"mlp.down_proj.weight", "ffn_down.weight"},
-          {"self_attn.o_proj.weight", "attn_output.weight"},
-      };
-      if (phi) {
-        map.push_back({"self_attn.qkv_proj.weight", "attn_qkv.weight"});
-        map.push_back({"mlp.gate_up_proj.weight", "ffn_up.weight"});
-        map.push_back({"post_attention_layernorm.weight", "ffn_norm.weight"});
-      } else {
-        for (const char* p : {"q", "k", "v"}) {
-          map.push_back(
-              {absl::StrCat("self_attn.", p, "_proj.weight"), absl::StrCat("attn_", p, ".weight")});
+      for (size_t i = 0; i < row.hf_tensor_count; ++i) {
+        if (tail == row.hf_tensors[i].hf) {
+          return absl::StrCat("blk.", layer, ".", row.hf_tensors[i].gguf);
         }
-        map.push_back({"mlp.gate_proj.weight", "ffn_gate.weight"});
-        map.push_back({"mlp.up_proj.weight", "ffn_up.weight"});
-      }
-      if (arch == "qwen2") {
-        for (const char* p : {"q", "k", "v"}) {
-          map.push_back(
-              {absl::StrCat("self_attn.", p, "_proj.bias"), absl::StrCat("attn_", p, ".bias")});
-        }
-      }
-      if (arch == "qwen3" || gemma) {
-        map.push_back({"self_attn.q_norm.weight", "attn_q_norm.weight"});
-        map.push_back({"self_attn.k_norm.weight", "attn_k_norm.weight"});
-      }
-      if (gemma) {
-        map.push_back({"post_attention_layernorm.weight", "post_attention_norm.weight"});
-        map.push_back({"pre_feedforward_layernorm.weight", "ffn_norm.weight"});
-        map.push_back({"post_feedforward_layernorm.weight", "post_ffw_norm.weight"});
-      } else if (!phi) {
-        map.push_back({"post_attention_layernorm.weight", "ffn_norm.weight"});
-      }
-      for (const auto& [from, to] : map) {
-        if (tail == from) return absl::StrCat("blk.", layer, ".", to);
       }
     }
   }
   return absl::InvalidArgumentError(absl::StrFormat(
       "tensor %s has no GGUF name for architecture %s (as in llama.cpp's converter: \"Can not "
       "map tensor\")",
-      Q(hf), arch));
+      Q(hf), row.gguf_name));
 }
 
 float HalfToFloat(uint16_t h) {
@@ -292,38 +251,23 @@ absl::Status CheckShape(const std::string& hf, const Tensor& t, std::vector<int6
       absl::StrJoin(t.logical_shape().dims(), ", "), absl::StrJoin(expected, ", ")));
 }
 
-}  // namespace
 
-bool IsHfCheckpointDir(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && IsFile(path + "/config.json");
-}
+// config.json's sizes, and what the conversion adds up.
+struct HfDims {
+  int64_t layers, dim, ffn, heads, kv_heads, context, vocab;
+  double rms_eps;
+  bool has_head_dim;
+  int64_t head_dim;
+  bool tied;
+};
+struct HfModel : HfDims {
+  int64_t original_context = 0;  // phi3's original_max_position_embeddings
+  int file_type = 0;             // LLAMA_FTYPE_ALL_F32
+  std::map<std::string, std::string> source;  // GGUF name -> the HF tensor that gave it
+};
 
-std::vector<std::string> SupportedHfArchitectures() {
-  std::vector<std::string> v;
-  for (const auto& [hf, gguf] : ArchitectureMap()) v.push_back(hf);
-  return v;
-}
-
-absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
-  const std::string config_path = dir + "/config.json";
-  EDGEQ_ASSIGN_OR_RETURN(json cj,
-                         ReadJsonObject(config_path, checkpoint::internal::kMaxHfConfigBytes));
-  Config c(config_path, std::move(cj));
-  const json& raw = c.raw();
-  if (!c.Has("architectures") || !raw["architectures"].is_array() || raw["architectures"].empty() ||
-      !raw["architectures"][0].is_string()) {
-    return c.Bad("architectures", "a list naming the model class, e.g. [\"LlamaForCausalLM\"]");
-  }
-  const std::string hf_arch = raw["architectures"][0].get<std::string>();
-  auto it = ArchitectureMap().find(hf_arch);
-  if (it == ArchitectureMap().end()) {
-    return absl::UnimplementedError(
-        absl::StrFormat("%s: architecture %s is not supported (supported: %s)", config_path,
-                        PlainOrQuoted(hf_arch), absl::StrJoin(SupportedHfArchitectures(), ", ")));
-  }
-  const std::string a = it->second;
-
+// The sizes of config.json, checked against the ceilings.
+absl::StatusOr<HfDims> ReadDims(const Config& c, const arch::ArchInfo& row) {
   EDGEQ_ASSIGN_OR_RETURN(const int64_t layers, c.PositiveInt("num_hidden_layers", kMaxLayers));
   EDGEQ_ASSIGN_OR_RETURN(const int64_t dim, c.PositiveInt("hidden_size", kMaxWidth));
   EDGEQ_ASSIGN_OR_RETURN(const int64_t ffn, c.PositiveInt("intermediate_size", kMaxWidth));
@@ -333,8 +277,9 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   EDGEQ_ASSIGN_OR_RETURN(const int64_t context,
                          c.PositiveInt("max_position_embeddings", kMaxContext));
   EDGEQ_ASSIGN_OR_RETURN(const int64_t vocab, c.PositiveInt("vocab_size", kMaxVocab));
-  EDGEQ_ASSIGN_OR_RETURN(const double rms_eps,
-                         c.PositiveFloat("rms_norm_eps", a == "gemma3" ? 1e-6 : -1));
+  EDGEQ_ASSIGN_OR_RETURN(
+      const double rms_eps,
+      c.PositiveFloat("rms_norm_eps", row.hf.default_rms_eps > 0 ? row.hf.default_rms_eps : -1));
   if (!(rms_eps > 0)) return c.Missing("rms_norm_eps", "a positive number");
   const bool has_head_dim = c.Has("head_dim");
   int64_t head_dim = 0;
@@ -357,11 +302,15 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   if (head_dim % 2 != 0) {
     return c.Bad(has_head_dim ? "head_dim" : "hidden_size", "an even head dimension (RoPE pairs)");
   }
-  const int64_t q_dim = head_dim * heads, kv_dim = head_dim * kv_heads;
-  // Without lm_head.weight the classifier is the embedding whatever tie_word_embeddings says.
-  EDGEQ_ASSIGN_OR_RETURN(bool tied, c.Bool("tie_word_embeddings", a == "gemma3"));
+  EDGEQ_ASSIGN_OR_RETURN(const bool tied, c.Bool("tie_word_embeddings", row.hf.default_tied));
 
-  // The tensors: the index's weight map, or model.safetensors.
+  return HfDims{layers, dim, ffn, heads, kv_heads, context, vocab, rms_eps, has_head_dim,
+                head_dim, tied};
+}
+
+// The tensors: the index's weight map, or model.safetensors; sorted by name, as the
+// converter's order is.
+absl::StatusOr<std::map<std::string, Tensor>> ReadHfTensors(const std::string& dir) {
   std::map<std::string, std::string> where;  // HF name -> shard file
   const std::string index_path = dir + "/model.safetensors.index.json";
   std::vector<std::string> shards;
@@ -426,25 +375,15 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
     }
   }
 
-  // Expected shapes by GGUF name suffix.
-  auto expected_shape = [&](const std::string& g) -> std::vector<int64_t> {
-    auto ends = [&](const char* s) { return absl::EndsWith(g, s); };
-    if (g == "token_embd.weight" || g == "output.weight") return {vocab, dim};
-    if (ends("attn_q.weight")) return {q_dim, dim};
-    if (ends("attn_k.weight") || ends("attn_v.weight")) return {kv_dim, dim};
-    if (ends("attn_qkv.weight")) return {q_dim + 2 * kv_dim, dim};
-    if (ends("attn_output.weight")) return {dim, q_dim};
-    if (ends("attn_q.bias")) return {q_dim};
-    if (ends("attn_k.bias") || ends("attn_v.bias")) return {kv_dim};
-    if (ends("attn_q_norm.weight") || ends("attn_k_norm.weight")) return {head_dim};
-    if (ends("ffn_up.weight")) return {a == "phi3" ? 2 * ffn : ffn, dim};
-    if (ends("ffn_gate.weight")) return {ffn, dim};
-    if (ends("ffn_down.weight")) return {dim, ffn};
-    return {dim};  // the other norms
-  };
+  return hf;
+}
 
-  TensorDict d;
-  if (a == "llama" && c.Has("rope_scaling") && raw["rope_scaling"].is_object() &&
+// RoPE tensors the converter generates: llama3 frequency factors (rope_freqs.weight) and
+// phi3's long/short factors (rope_factors_long/short.weight).
+absl::Status AddRopeTensors(const Config& c, const arch::ArchInfo& row, int64_t head_dim,
+                            TensorDict& d) {
+  const json& raw = c.raw();
+  if (row.hf.llama3_rope_scaling && c.Has("rope_scaling") && raw["rope_scaling"].is_object() &&
       raw["rope_scaling"].contains("rope_type") &&
       raw["rope_scaling"]["rope_type"] == json("llama3")) {
     const json& rs = raw["rope_scaling"];
@@ -479,9 +418,7 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
                            Tensor::FromValues<float>(Shape{static_cast<int64_t>(f.size())}, f));
     EDGEQ_RETURN_IF_ERROR(d.Set("rope_freqs.weight", std::move(t)));
   }
-  if (!hf.count("lm_head.weight")) tied = true;
-  int64_t phi_original_context = 0;
-  if (a == "phi3" && c.Has("rope_scaling") && raw["rope_scaling"].is_object()) {
+  if (row.hf.long_short_rope && c.Has("rope_scaling") && raw["rope_scaling"].is_object()) {
     const json& rs = raw["rope_scaling"];
     for (const char* key : {"long_factor", "short_factor"}) {
       if (!rs.contains(key) || !rs[key].is_array() ||
@@ -503,18 +440,40 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
                 std::move(t)));
     }
   }
-  if (a == "phi3") {
-    EDGEQ_ASSIGN_OR_RETURN(phi_original_context,
-                           c.OptionalPositiveInt("original_max_position_embeddings", context,
-                                                 kMaxContext));
-  }
-  int file_type = 0;  // LLAMA_FTYPE_ALL_F32
-  std::map<std::string, std::string> source;  // GGUF name -> the HF tensor that gave it
+  return absl::OkStatus();
+}
+
+// The Hugging Face tensors under their GGUF names into d (1-D ones as f32 plus the norm offset,
+// llama's q/k rows permuted), each checked against the shape config.json gives it.
+absl::Status ConvertTensors(const std::string& dir, const arch::ArchInfo& row,
+                            const std::map<std::string, Tensor>& hf, HfModel& m, TensorDict& d) {
+  const int64_t dim = m.dim, ffn = m.ffn, heads = m.heads;
+  const int64_t kv_heads = m.kv_heads, head_dim = m.head_dim;
+  const int64_t vocab = m.vocab;
+  const int64_t q_dim = head_dim * heads, kv_dim = head_dim * kv_heads;
+  const bool fused_ffn = row.ffn == arch::FfnLayout::kFusedGateUp;
+  // Expected shapes by GGUF name suffix.
+  auto expected_shape = [&](const std::string& g) -> std::vector<int64_t> {
+    auto ends = [&](const char* s) { return absl::EndsWith(g, s); };
+    if (g == "token_embd.weight" || g == "output.weight") return {vocab, dim};
+    if (ends("attn_q.weight")) return {q_dim, dim};
+    if (ends("attn_k.weight") || ends("attn_v.weight")) return {kv_dim, dim};
+    if (ends("attn_qkv.weight")) return {q_dim + 2 * kv_dim, dim};
+    if (ends("attn_output.weight")) return {dim, q_dim};
+    if (ends("attn_q.bias")) return {q_dim};
+    if (ends("attn_k.bias") || ends("attn_v.bias")) return {kv_dim};
+    if (ends("attn_q_norm.weight") || ends("attn_k_norm.weight")) return {head_dim};
+    if (ends("ffn_up.weight")) return {fused_ffn ? 2 * ffn : ffn, dim};
+    if (ends("ffn_gate.weight")) return {ffn, dim};
+    if (ends("ffn_down.weight")) return {dim, ffn};
+    return {dim};  // the other norms
+  };
+
   for (const auto& [name, t] : hf) {
-    EDGEQ_ASSIGN_OR_RETURN(std::string g, GgufName(a, name));
+    EDGEQ_ASSIGN_OR_RETURN(std::string g, GgufName(row, name));
     if (g.empty()) continue;
-    if (g == "output.weight" && tied) continue;
-    if (auto [prev, inserted] = source.emplace(g, name); !inserted) {
+    if (g == "output.weight" && m.tied) continue;
+    if (auto [prev, inserted] = m.source.emplace(g, name); !inserted) {
       return absl::InvalidArgumentError(
           absl::StrFormat("%s: tensors %s and %s both become %s; expected one tensor for it", dir,
                           Q(prev->second), Q(name), g));
@@ -522,60 +481,50 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
     EDGEQ_RETURN_IF_ERROR(CheckShape(name, t, expected_shape(g)));
     Tensor out = t;
     if (t.logical_shape().rank() == 1) {
-      const float add = a == "gemma3" && absl::EndsWith(g, "norm.weight") ? 1.0f : 0.0f;
+      const float add = absl::EndsWith(g, "norm.weight") ? row.hf.norm_offset : 0.0f;
       EDGEQ_ASSIGN_OR_RETURN(out, VectorToF32(name, t, add));
     } else if (t.encoding() == "bf16") {
-      file_type = 32;  // LLAMA_FTYPE_MOSTLY_BF16
+      m.file_type = 32;  // LLAMA_FTYPE_MOSTLY_BF16
     } else if (t.encoding().empty() && t.dtype() == DType::kFloat16) {
-      file_type = 1;  // LLAMA_FTYPE_MOSTLY_F16
+      m.file_type = 1;  // LLAMA_FTYPE_MOSTLY_F16
     } else if (!t.encoding().empty() || t.dtype() != DType::kFloat32) {
       return absl::UnimplementedError(
           absl::StrFormat("tensor '%s' is %s; expected f32, f16 or bf16", name, t.DebugString()));
     }
-    if (a == "llama" && absl::EndsWith(g, "attn_q.weight")) {
+    if (row.hf.permute_qk && absl::EndsWith(g, "attn_q.weight")) {
       EDGEQ_ASSIGN_OR_RETURN(out, PermuteRope(name, t, heads));
-    } else if (a == "llama" && absl::EndsWith(g, "attn_k.weight")) {
+    } else if (row.hf.permute_qk && absl::EndsWith(g, "attn_k.weight")) {
       EDGEQ_ASSIGN_OR_RETURN(out, PermuteRope(name, t, kv_heads));
     }
     EDGEQ_RETURN_IF_ERROR(d.Set(g, std::move(out)));
   }
+  return absl::OkStatus();
+}
+
+// Every tensor the architecture needs is there, and none beyond num_hidden_layers.
+absl::Status RequireTensors(const std::string& dir, const std::string& config_path,
+                            const arch::ArchInfo& row, const HfModel& m, const TensorDict& d) {
+  const int64_t layers = m.layers;
   // Every tensor the architecture needs, layer by layer: the first missing one ends the check,
   // so a declared layer count far above the tensors present costs nothing.
   auto require = [&](const std::string& n) -> absl::Status {
     if (d.Contains(n)) return absl::OkStatus();
     return absl::NotFoundError(absl::StrFormat("%s: no tensor for %s (%s with %d layers needs it)",
-                                               dir, n, hf_arch, layers));
+                                               dir, n, row.hf.class_name, layers));
   };
   for (const char* n : {"token_embd.weight", "output_norm.weight"}) {
     EDGEQ_RETURN_IF_ERROR(require(n));
   }
-  if (!tied) EDGEQ_RETURN_IF_ERROR(require("output.weight"));
+  if (!m.tied) EDGEQ_RETURN_IF_ERROR(require("output.weight"));
   for (int64_t l = 0; l < layers; ++l) {
     std::vector<std::string> need;
-    std::vector<const char*> names = {"attn_norm", "attn_output", "ffn_down", "ffn_up", "ffn_norm"};
-    if (a == "phi3") {
-      names.push_back("attn_qkv");
-    } else {
-      for (const char* n : {"attn_q", "attn_k", "attn_v", "ffn_gate"}) names.push_back(n);
-    }
-    if (a == "qwen3" || a == "gemma3") {
-      names.push_back("attn_q_norm");
-      names.push_back("attn_k_norm");
-    }
-    if (a == "gemma3") {
-      names.push_back("post_attention_norm");
-      names.push_back("post_ffw_norm");
-    }
-    for (const char* n : names) need.push_back(absl::StrCat("blk.", l, ".", n, ".weight"));
-    if (a == "qwen2") {
-      for (const char* n : {"attn_q", "attn_k", "attn_v"}) {
-        need.push_back(absl::StrCat("blk.", l, ".", n, ".bias"));
-      }
+    for (size_t i = 0; i < row.hf_tensor_count; ++i) {
+      need.push_back(absl::StrCat("blk.", l, ".", row.hf_tensors[i].gguf));
     }
     for (const std::string& n : need) EDGEQ_RETURN_IF_ERROR(require(n));
   }
   // Every tensor present is used: none for a layer above the declared count.
-  for (const auto& [g, name] : source) {
+  for (const auto& [g, name] : m.source) {
     if (!absl::StartsWith(g, "blk.")) continue;
     const std::optional<int64_t> l = ParseDecimalInt64(g.substr(4, g.find('.', 4) - 4));
     if (!l.has_value() || *l >= layers) {
@@ -585,7 +534,18 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
     }
   }
 
-  // Metadata, in the converter's order.
+  return absl::OkStatus();
+}
+
+// The metadata, in the converter's order.
+absl::Status AddMetadata(const Config& c, const arch::ArchInfo& row, const HfModel& m,
+                         TensorDict& d) {
+  const json& raw = c.raw();
+  const std::string a = row.gguf_name;
+  const int64_t layers = m.layers, dim = m.dim, ffn = m.ffn, heads = m.heads;
+  const int64_t kv_heads = m.kv_heads, head_dim = m.head_dim, context = m.context;
+  const int64_t vocab = m.vocab;
+  const int64_t phi_original_context = m.original_context;
   auto u32 = [](int64_t v) { return MetadataValue::Int(v, W::kU32); };
   auto f32 = [](double v) { return MetadataValue::Float(v, W::kF32); };
   d.SetMetadata("general.architecture", MetadataValue::String(a));
@@ -599,16 +559,17 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   d.SetMetadata(a + ".feed_forward_length", u32(ffn));
   d.SetMetadata(a + ".attention.head_count", u32(heads));
   d.SetMetadata(a + ".attention.head_count_kv", u32(kv_heads));
-  if (c.Has("rope_theta") || a == "gemma3") {
-    EDGEQ_ASSIGN_OR_RETURN(const double base, c.PositiveFloat("rope_theta", 1000000.0));
+  if (c.Has("rope_theta") || row.hf.default_rope_theta > 0) {
+    EDGEQ_ASSIGN_OR_RETURN(const double base,
+                           c.PositiveFloat("rope_theta", row.hf.default_rope_theta));
     d.SetMetadata(a + ".rope.freq_base", f32(base));
   }
-  d.SetMetadata(a + ".attention.layer_norm_rms_epsilon", f32(rms_eps));
-  if (has_head_dim || a == "gemma3") {  // the converter always writes them for gemma3
+  d.SetMetadata(a + ".attention.layer_norm_rms_epsilon", f32(m.rms_eps));
+  if (m.has_head_dim || row.hf.always_head_dim_keys) {
     d.SetMetadata(a + ".attention.key_length", u32(head_dim));
     d.SetMetadata(a + ".attention.value_length", u32(head_dim));
   }
-  if (a == "gemma3" && c.Has("sliding_window")) {
+  if (row.hf.sliding_window && c.Has("sliding_window")) {
     EDGEQ_ASSIGN_OR_RETURN(const int64_t window, c.PositiveInt("sliding_window"));
     EDGEQ_ASSIGN_OR_RETURN(const int64_t pattern, c.PositiveInt("sliding_window_pattern", 6));
     EDGEQ_ASSIGN_OR_RETURN(const double base_swa, c.PositiveFloat("rope_local_base_freq", 10000));
@@ -616,11 +577,11 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
     d.SetMetadata(a + ".attention.sliding_window_pattern", u32(pattern));
     d.SetMetadata(a + ".rope.freq_base_swa", f32(base_swa));
   }
-  if (a == "gemma3" && c.Has("final_logit_softcapping")) {
+  if (row.hf.sliding_window && c.Has("final_logit_softcapping")) {
     EDGEQ_ASSIGN_OR_RETURN(const double cap, c.PositiveFloat("final_logit_softcapping"));
     d.SetMetadata(a + ".final_logit_softcapping", f32(cap));
   }
-  if (a == "phi3") {
+  if (row.hf.long_short_rope) {
     d.SetMetadata(a + ".rope.scaling.original_context_length", u32(phi_original_context));
     const double scale = static_cast<double>(context) / phi_original_context;
     d.SetMetadata(a + ".rope.scaling.attn_factor",
@@ -628,10 +589,63 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
                                    : std::sqrt(1.0 + std::log(scale) /
                                                          std::log(double(phi_original_context)))));
   }
-  d.SetMetadata("general.file_type", u32(file_type));
+  d.SetMetadata("general.file_type", u32(m.file_type));
   d.SetMetadata(a + ".vocab_size", u32(vocab));
   d.SetMetadata(a + ".rope.dimension_count", u32(head_dim));
   d.SetMetadata("general.quantization_version", u32(2));
+
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool IsHfCheckpointDir(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && IsFile(path + "/config.json");
+}
+
+std::vector<std::string> SupportedHfArchitectures() {
+  std::vector<std::string> v;
+  for (const arch::ArchInfo& a : arch::Architectures()) v.push_back(a.hf.class_name);
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
+  const std::string config_path = dir + "/config.json";
+  EDGEQ_ASSIGN_OR_RETURN(json cj,
+                         ReadJsonObject(config_path, checkpoint::internal::kMaxHfConfigBytes));
+  Config c(config_path, std::move(cj));
+  const json& raw = c.raw();
+  if (!c.Has("architectures") || !raw["architectures"].is_array() || raw["architectures"].empty() ||
+      !raw["architectures"][0].is_string()) {
+    return c.Bad("architectures", "a list naming the model class, e.g. [\"LlamaForCausalLM\"]");
+  }
+  const std::string hf_arch = raw["architectures"][0].get<std::string>();
+  const arch::ArchInfo* row = arch::FindByHfClass(hf_arch);
+  if (row == nullptr) {
+    return absl::UnimplementedError(
+        absl::StrFormat("%s: architecture %s is not supported (supported: %s)", config_path,
+                        PlainOrQuoted(hf_arch), absl::StrJoin(SupportedHfArchitectures(), ", ")));
+  }
+  EDGEQ_ASSIGN_OR_RETURN(HfDims dims, ReadDims(c, *row));
+  HfModel m;
+  static_cast<HfDims&>(m) = dims;
+  using TensorMap = std::map<std::string, Tensor>;
+  EDGEQ_ASSIGN_OR_RETURN(const TensorMap hf, ReadHfTensors(dir));
+  TensorDict d;
+  EDGEQ_RETURN_IF_ERROR(AddRopeTensors(c, *row, m.head_dim, d));
+  // Without lm_head.weight the classifier is the embedding whatever tie_word_embeddings says.
+  if (!hf.count("lm_head.weight")) m.tied = true;
+  if (row->hf.long_short_rope) {
+    EDGEQ_ASSIGN_OR_RETURN(m.original_context,
+                           c.OptionalPositiveInt("original_max_position_embeddings", m.context,
+                                                 kMaxContext));
+  }
+  EDGEQ_RETURN_IF_ERROR(ConvertTensors(dir, *row, hf, m, d));
+  EDGEQ_RETURN_IF_ERROR(RequireTensors(dir, config_path, *row, m, d));
+  EDGEQ_RETURN_IF_ERROR(AddMetadata(c, *row, m, d));
+  const int64_t vocab = m.vocab;
 
   // The vocabulary.
   const std::string tokenizer_path = dir + "/tokenizer.json";

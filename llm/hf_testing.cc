@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "checkpoint/safetensors.h"
 #include "core/status_macros.h"
+#include "llm/arch/arch_table.h"
 #include "nlohmann/json.hpp"
 
 namespace edgeq {
@@ -44,34 +45,17 @@ Tensor UnpermuteRope(const Tensor& t, int heads) {
   return out;
 }
 
-std::string HfName(const std::string& arch, const std::string& g) {
+// The Hugging Face name of GGUF tensor `g` in the architecture's row ("" if none).
+std::string HfName(const arch::ArchInfo& row, const std::string& g) {
   if (g == "token_embd.weight") return "model.embed_tokens.weight";
   if (g == "output_norm.weight") return "model.norm.weight";
   if (g == "output.weight") return "lm_head.weight";
   const size_t dot = g.find('.', 4);
   const std::string layer = g.substr(4, dot - 4), tail = g.substr(dot + 1);
-  const std::vector<std::pair<std::string, std::string>> map = {
-      {"attn_norm.weight", "input_layernorm.weight"},
-      {"attn_q.weight", "self_attn.q_proj.weight"},
-      {"attn_k.weight", "self_attn.k_proj.weight"},
-      {"attn_v.weight", "self_attn.v_proj.weight"},
-      {"attn_q.bias", "self_attn.q_proj.bias"},
-      {"attn_k.bias", "self_attn.k_proj.bias"},
-      {"attn_v.bias", "self_attn.v_proj.bias"},
-      {"attn_qkv.weight", "self_attn.qkv_proj.weight"},
-      {"attn_output.weight", "self_attn.o_proj.weight"},
-      {"attn_q_norm.weight", "self_attn.q_norm.weight"},
-      {"attn_k_norm.weight", "self_attn.k_norm.weight"},
-      {"ffn_gate.weight", "mlp.gate_proj.weight"},
-      {"ffn_up.weight", arch == "phi3" ? "mlp.gate_up_proj.weight" : "mlp.up_proj.weight"},
-      {"ffn_down.weight", "mlp.down_proj.weight"},
-      {"ffn_norm.weight",
-       arch == "gemma3" ? "pre_feedforward_layernorm.weight" : "post_attention_layernorm.weight"},
-      {"post_attention_norm.weight", "post_attention_layernorm.weight"},
-      {"post_ffw_norm.weight", "post_feedforward_layernorm.weight"},
-  };
-  for (const auto& [from, to] : map) {
-    if (tail == from) return absl::StrCat("model.layers.", layer, ".", to);
+  for (size_t i = 0; i < row.hf_tensor_count; ++i) {
+    if (tail == row.hf_tensors[i].gguf) {
+      return absl::StrCat("model.layers.", layer, ".", row.hf_tensors[i].hf);
+    }
   }
   return "";
 }
@@ -81,13 +65,12 @@ std::string HfName(const std::string& arch, const std::string& g) {
 absl::Status WriteHfCheckpointDir(const RandomModelSpec& s, const checkpoint::TensorDict& m,
                                   const std::string& dir, int shards) {
   ::mkdir(dir.c_str(), 0755);
-  const std::string a = s.architecture;
-  const std::map<std::string, std::string> hf_class = {{"llama", "LlamaForCausalLM"},
-                                                       {"qwen2", "Qwen2ForCausalLM"},
-                                                       {"qwen3", "Qwen3ForCausalLM"},
-                                                       {"gemma3", "Gemma3ForCausalLM"},
-                                                       {"phi3", "Phi3ForCausalLM"}};
-  json c = {{"architectures", {hf_class.at(a)}},
+  const arch::ArchInfo* row = arch::FindByGgufName(s.architecture);
+  if (row == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("architecture ", s.architecture, " has no Hugging Face class"));
+  }
+  json c = {{"architectures", {row->hf.class_name}},
             {"hidden_size", s.dim},
             {"intermediate_size", s.ffn},
             {"num_hidden_layers", s.layers},
@@ -100,7 +83,7 @@ absl::Status WriteHfCheckpointDir(const RandomModelSpec& s, const checkpoint::Te
             {"tie_word_embeddings", s.tied},
             {"torch_dtype", "float32"}};
   if (s.head_dim > 0) c["head_dim"] = s.head_dim;
-  if (a == "gemma3") {
+  if (row->hf.sliding_window) {
     c["sliding_window"] = s.sliding_window;
     c["sliding_window_pattern"] = s.sliding_window_pattern;
     c["rope_local_base_freq"] = s.rope_base_swa;
@@ -120,15 +103,16 @@ absl::Status WriteHfCheckpointDir(const RandomModelSpec& s, const checkpoint::Te
       continue;
     }
     Tensor hf = t;
-    if (a == "llama" && absl::EndsWith(g, "attn_q.weight")) hf = UnpermuteRope(t, s.heads);
-    if (a == "llama" && absl::EndsWith(g, "attn_k.weight")) hf = UnpermuteRope(t, s.kv_heads);
-    if (a == "gemma3" && absl::EndsWith(g, "norm.weight")) {
+    const bool permute = row->hf.permute_qk;
+    if (permute && absl::EndsWith(g, "attn_q.weight")) hf = UnpermuteRope(t, s.heads);
+    if (permute && absl::EndsWith(g, "attn_k.weight")) hf = UnpermuteRope(t, s.kv_heads);
+    if (row->hf.norm_offset != 0.0f && absl::EndsWith(g, "norm.weight")) {
       hf = *t.Clone();
       absl::StatusOr<absl::Span<float>> v = hf.MutableValues<float>();
       EDGEQ_RETURN_IF_ERROR(v.status());
-      for (float& x : *v) x -= 1.0f;  // exact for x in [0.5, 2]
+      for (float& x : *v) x -= row->hf.norm_offset;  // exact for x in [0.5, 2] and offset 1
     }
-    const std::string name = HfName(a, g);
+    const std::string name = HfName(*row, g);
     if (name.empty()) return absl::InvalidArgumentError(absl::StrCat("no HF name for ", g));
     parts[n++ % shards].push_back({name, hf});
   }

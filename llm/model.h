@@ -41,83 +41,12 @@
 #include "checkpoint/tensor_dict.h"
 #include "core/tensor.h"
 #include "graph/graph.h"
+#include "llm/arch/model_config.h"
 #include "runtime/session.h"
 
 namespace edgeq {
 namespace llm {
 
-// Architectures Model::Load runs: {"llama", "qwen2", "qwen3", "gemma3", "phi3"}.
-std::vector<std::string> SupportedArchitectures();
-
-struct ModelConfig {
-  std::string architecture;     // general.architecture
-  int context_length = 0;       // <arch>.context_length (what the model was trained for)
-  int embedding_length = 0;     // <arch>.embedding_length
-  int block_count = 0;          // <arch>.block_count
-  int feed_forward_length = 0;  // <arch>.feed_forward_length
-  int head_count = 0;           // <arch>.attention.head_count
-  int head_count_kv = 0;        // <arch>.attention.head_count_kv (default: head_count)
-  // <arch>.attention.key_length (= value_length); default embedding_length / head_count.
-  int head_dim = 0;
-  int rope_dimension_count = 0;     // <arch>.rope.dimension_count (default head_dim)
-  float rope_freq_base = 10000.0f;  // <arch>.rope.freq_base
-  float rms_norm_epsilon = 1e-5f;   // <arch>.attention.layer_norm_rms_epsilon
-  // <arch>.rope.scaling.type: "none", "linear" (positions / factor) or "llama3" (frequency
-  // factors from rope_freqs.weight or, without it, from factor, low/high_freq_factor and
-  // original_context_length).
-  std::string rope_scaling_type = "none";
-  float rope_scaling_factor = 1.0f;
-  int rope_scaling_original_context_length = 0;
-  float rope_scaling_low_freq_factor = 1.0f;
-  float rope_scaling_high_freq_factor = 4.0f;
-  // <arch>.vocab_size, else the tokenizer.ggml.tokens count, else token_embd.weight's rows.
-  int vocab_size = 0;
-  bool tied_output = true;  // no output.weight: the classifier is token_embd.weight
-
-  // Per-architecture structure (what llama.cpp's src/models/<arch>.cpp builds).
-  // RoPE pairing: "norm" (adjacent pairs: llama) or "neox" (halves: qwen2, qwen3, gemma3, phi3).
-  std::string rope_type = "norm";
-  // Scores are q.k * attention_scale: 1/sqrt(head_dim) (gemma3: 1/sqrt(key_length), or
-  // 1/sqrt(embedding / heads) for the 62-layer 27B model, as llama.cpp).
-  float attention_scale = 1.0f;
-  float embedding_scale = 1.0f;  // token embeddings are multiplied by it (gemma3: sqrt(dim))
-  bool qk_norm = false;     // RMSNorm of each q and k head (attn_q_norm/attn_k_norm: qwen3, gemma3)
-  bool post_norms = false;  // post_attention_norm, post_ffw_norm after each sub-block (gemma3)
-  // Of the gate: "silu" (SwiGLU) or "gelu_tanh" (GeGLU; computed with ggml's half-precision
-  // table, as llama.cpp does: llm::GeluTanh).
-  std::string ffn_activation = "silu";
-  bool fused_gate_up = false;  // ffn_up holds gate and up rows, no ffn_gate (phi3)
-  // <arch>.attention.sliding_window (gemma3): the window of the sliding-window layers (0: none);
-  // sliding_layers[l] says which layers (<arch>.attention.sliding_window_pattern n, default 6:
-  // layer l slides unless l % n == n - 1); those layers use rope_freq_base_swa
-  // (<arch>.rope.freq_base_swa, default 10000) without RoPE scaling.
-  int sliding_window = 0;
-  std::vector<bool> sliding_layers;
-  float rope_freq_base_swa = 10000.0f;
-  // <arch>.final_logit_softcapping: logits = cap * tanh(logits / cap) (0: none).
-  float final_logit_softcapping = 0.0f;
-  // <arch>.rope.scaling.attn_factor: rotated q and k are multiplied by it (phi3: 1.19 for
-  // Phi-3.5's 128k context).
-  float rope_attn_factor = 1.0f;
-  // phi3: rope_factors_long.weight/rope_factors_short.weight [rope dims / 2] divide the RoPE
-  // frequencies; the long ones when the KV cache exceeds
-  // rope_scaling_original_context_length (<arch>.rope.scaling.original_context_length), as
-  // llama.cpp chooses them by its context size.
-  bool has_rope_factors = false;
-
-  // Reads the metadata (and the tensors' presence and shapes where the metadata leaves a value
-  // open). InvalidArgument naming a missing or contradictory key; Unimplemented naming an
-  // architecture (and listing the supported ones) or a feature (rope scaling type, partial RoPE)
-  // this library does not run. Hostile files: every count must be an integer (not a bool or a
-  // string) within a ceiling (4096 layers, embedding 2^20, ffn 2^22, 2^14 heads and head
-  // dimension, vocabulary 2^24, context 2^30); block_count must be the blk.N layers present
-  // (each N decimal, below it, each layer present), and the heads and dimensions must match
-  // layer 0's tensors; all checked in time and memory of the order of the tensor count.
-  static absl::StatusOr<ModelConfig> FromMetadata(const checkpoint::TensorDict& dict);
-  // "llama: 30 layers, embedding 576, ffn 1536, 9 heads (3 kv, dim 64), vocab 49152, ..."
-  // (+ ", sliding window 512 on 15 of 18 layers (rope base 10000)", rope factors, soft-cap.)
-  std::string ToString() const;
-};
 
 // The KV cache's element type. kQ8_0: every cached K and V row is stored as GGML q8_0 blocks
 // (34 bytes per 32 values, 3.76x less memory than f32; llama.cpp's `-ctk q8_0 -ctv q8_0`) and

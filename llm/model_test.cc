@@ -209,7 +209,8 @@ TEST(ModelConfigTest, MissingContradictoryAndUnsupported) {
   absl::Status s = error(with(good, "general.architecture", MetadataValue::String("mamba")));
   EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
   EXPECT_EQ(s.message(),
-            "architecture 'mamba' is not supported; supported: llama, qwen2, qwen3, gemma3, phi3");
+            "architecture 'mamba' is not supported; supported: llama, qwen2, qwen3, gemma3, phi3, "
+            "smollm3");
   s = error(with(good, "llama.attention.head_count_kv", MetadataValue::Int(3)));
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StrContains(s.message(), "'llama.attention.head_count_kv' is 3")) << s;
@@ -622,10 +623,10 @@ TEST(ArchConfigTest, StructurePerArchitecture) {
   absl::StatusOr<ModelConfig> c = ModelConfig::FromMetadata(TinyArch("qwen2.5-0.5b"));
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->architecture, "qwen2");
-  EXPECT_EQ(c->rope_type, "neox");
+  EXPECT_EQ(c->rope_type, arch::RopeType::kNeox);
   EXPECT_FALSE(c->qk_norm);
   EXPECT_FALSE(c->post_norms);
-  EXPECT_EQ(c->ffn_activation, "silu");
+  EXPECT_EQ(c->ffn_activation, arch::Activation::kSilu);
   EXPECT_EQ(c->rms_norm_epsilon, 1e-6f);
   EXPECT_FLOAT_EQ(c->attention_scale, 0.25f);  // head dim 16
 
@@ -637,10 +638,10 @@ TEST(ArchConfigTest, StructurePerArchitecture) {
 
   c = ModelConfig::FromMetadata(TinyArch("gemma3-270m", 32, 6, 7));
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->rope_type, "neox");
+  EXPECT_EQ(c->rope_type, arch::RopeType::kNeox);
   EXPECT_TRUE(c->qk_norm);
   EXPECT_TRUE(c->post_norms);
-  EXPECT_EQ(c->ffn_activation, "gelu_tanh");
+  EXPECT_EQ(c->ffn_activation, arch::Activation::kGeluTanh);
   EXPECT_FLOAT_EQ(c->embedding_scale, 8.0f);
   EXPECT_EQ(c->sliding_window, 6);
   EXPECT_EQ(c->sliding_layers, std::vector<bool>({true, true, true, true, true, false, true}));

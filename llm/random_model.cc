@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "core/status_macros.h"
 #include "core/tensor.h"
+#include "llm/arch/arch_table.h"
 
 namespace edgeq {
 namespace llm {
@@ -70,6 +71,14 @@ std::vector<Preset> Presets() {
   s.context = 131072, s.rope_base = 10000.0f, s.rms_eps = 1e-5f, s.tied = false;
   s.rope_original_context = 4096, s.rope_factor = 32.0f;
   p.push_back({"phi3.5-mini", s});
+  s = RandomModelSpec{};
+  s.name = "SmolLM3-3B", s.architecture = "smollm3";
+  s.dim = 2048, s.layers = 36, s.heads = 16, s.kv_heads = 4, s.ffn = 11008, s.vocab = 128256;
+  s.context = 65536, s.rope_base = 5000000.0f, s.rms_eps = 1e-6f, s.tied = true;
+  p.push_back({"smollm3-3b", s});
+  s.name = "SmolLM3 tiny";  // its structure at small width: 8 layers, 2 without RoPE
+  s.dim = 64, s.layers = 8, s.heads = 4, s.kv_heads = 2, s.ffn = 128, s.vocab = 512;
+  p.push_back({"smollm3-tiny", s});
   return p;
 }
 
@@ -78,6 +87,52 @@ uint64_t StreamSeed(uint64_t seed, const std::string& name) {
   uint64_t h = 1469598103934665603ull;
   for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
   return (h ^ (seed * 0x9E3779B97F4A7C15ull)) | 1;
+}
+
+// Metadata in the order convert_hf_to_gguf.py writes it: general.*, set_gguf_parameters(),
+// quantization version, then the vocabulary.
+void AddMetadata(const RandomModelSpec& s, const arch::ArchInfo& row, int64_t n_vocab,
+                 int head_dim, const checkpoint::TensorDict* vocab, checkpoint::TensorDict& d) {
+  const std::string& a = s.architecture;
+  auto u32 = [](int64_t v) { return MetadataValue::Int(v, Width::kU32); };
+  auto f32 = [](double v) { return MetadataValue::Float(v, Width::kF32); };
+  d.SetMetadata("general.architecture", MetadataValue::String(a));
+  d.SetMetadata("general.type", MetadataValue::String("model"));
+  d.SetMetadata("general.name", MetadataValue::String(absl::StrCat(s.name, " (edgeq random)")));
+  d.SetMetadata(a + ".block_count", u32(s.layers));
+  d.SetMetadata(a + ".context_length", u32(s.context));
+  d.SetMetadata(a + ".embedding_length", u32(s.dim));
+  d.SetMetadata(a + ".feed_forward_length", u32(s.ffn));
+  d.SetMetadata(a + ".attention.head_count", u32(s.heads));
+  d.SetMetadata(a + ".attention.head_count_kv", u32(s.kv_heads));
+  d.SetMetadata(a + ".rope.freq_base", f32(s.rope_base));
+  d.SetMetadata(a + ".attention.layer_norm_rms_epsilon", f32(s.rms_eps));
+  if (s.head_dim_keys || s.head_dim > 0) {
+    d.SetMetadata(a + ".attention.key_length", u32(head_dim));
+    d.SetMetadata(a + ".attention.value_length", u32(head_dim));
+  }
+  if (row.hf.sliding_window && s.sliding_window > 0) {
+    d.SetMetadata(a + ".attention.sliding_window", u32(s.sliding_window));
+    d.SetMetadata(a + ".attention.sliding_window_pattern", u32(s.sliding_window_pattern));
+    d.SetMetadata(a + ".rope.freq_base_swa", f32(s.rope_base_swa));
+  }
+  if (row.hf.long_short_rope) {
+    d.SetMetadata(a + ".rope.scaling.original_context_length", u32(s.rope_original_context));
+    const double scale = static_cast<double>(s.context) / s.rope_original_context;
+    d.SetMetadata(
+        a + ".rope.scaling.attn_factor",
+        f32(scale <= 1.0 ? 1.0
+                         : std::sqrt(1.0 + std::log(scale) / std::log(s.rope_original_context))));
+  }
+  d.SetMetadata("general.file_type", u32(0));  // LLAMA_FTYPE_ALL_F32
+  d.SetMetadata(a + ".vocab_size", u32(n_vocab));
+  d.SetMetadata(a + ".rope.dimension_count", u32(head_dim));
+  d.SetMetadata("general.quantization_version", u32(2));
+  if (vocab != nullptr) {
+    for (const std::string& key : vocab->MetadataKeys()) {
+      if (absl::StartsWith(key, "tokenizer.")) d.SetMetadata(key, **vocab->GetMetadata(key));
+    }
+  }
 }
 
 }  // namespace
@@ -189,6 +244,12 @@ absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& s,
         s.head_dim));
   }
   const std::string& a = s.architecture;
+  // The layout of the architecture's row (llm/arch/arch_table.h); another name: llama's.
+  const arch::ArchInfo* found = arch::FindByGgufName(a);
+  const arch::ArchInfo& row = found != nullptr ? *found : arch::Info(arch::Arch::kLlama);
+  const bool fused_ffn = row.ffn == arch::FfnLayout::kFusedGateUp;
+  const bool fused_qkv = row.qkv == arch::QkvLayout::kFused;
+  const bool post_norms = row.norms == arch::NormPlacement::kPreAndPost;
   const int head_dim = s.head_dim > 0 ? s.head_dim : s.dim / s.heads;
   const int q_dim = head_dim * s.heads, kv_dim = head_dim * s.kv_heads;
   checkpoint::TensorDict d;
@@ -218,7 +279,7 @@ absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& s,
   if (s.llama3_rope) {
     EDGEQ_RETURN_IF_ERROR(add("rope_freqs.weight", {head_dim / 2}, Llama3RopeFactors(s, head_dim)));
   }
-  if (a == "phi3") {
+  if (row.hf.long_short_rope) {
     std::vector<float> long_f, short_f;
     for (int i = 0; i < head_dim / 2; ++i) {
       const float r = static_cast<float>(i) / static_cast<float>(head_dim / 2);
@@ -233,19 +294,19 @@ absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& s,
     const std::string p = absl::StrCat("blk.", l, ".");
     EDGEQ_RETURN_IF_ERROR(add(p + "attn_norm.weight", {s.dim}));
     EDGEQ_RETURN_IF_ERROR(add(p + "ffn_down.weight", {s.dim, s.ffn}));
-    if (a == "phi3") {
+    if (fused_ffn) {
       EDGEQ_RETURN_IF_ERROR(add(p + "ffn_up.weight", {2 * s.ffn, s.dim}));
     } else {
       EDGEQ_RETURN_IF_ERROR(add(p + "ffn_gate.weight", {s.ffn, s.dim}));
       EDGEQ_RETURN_IF_ERROR(add(p + "ffn_up.weight", {s.ffn, s.dim}));
     }
     EDGEQ_RETURN_IF_ERROR(add(p + "ffn_norm.weight", {s.dim}));
-    if (a == "gemma3") {
+    if (post_norms) {
       EDGEQ_RETURN_IF_ERROR(add(p + "post_attention_norm.weight", {s.dim}));
       EDGEQ_RETURN_IF_ERROR(add(p + "post_ffw_norm.weight", {s.dim}));
     }
     // The converter's order (Hugging Face names sorted: k, o, q, v).
-    if (a == "phi3") {
+    if (fused_qkv) {
       EDGEQ_RETURN_IF_ERROR(add(p + "attn_output.weight", {s.dim, q_dim}));
       EDGEQ_RETURN_IF_ERROR(add(p + "attn_qkv.weight", {q_dim + 2 * kv_dim, s.dim}));
     } else {
@@ -254,14 +315,14 @@ absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& s,
       EDGEQ_RETURN_IF_ERROR(add(p + "attn_q.weight", {q_dim, s.dim}));
       EDGEQ_RETURN_IF_ERROR(add(p + "attn_v.weight", {kv_dim, s.dim}));
     }
-    if (a == "qwen2") {  // biases ~ U(-0.5, 0.5) (the vector default is 1 + U(-0.25, 0.25))
+    if (row.qkv_bias) {  // biases ~ U(-0.5, 0.5) (the vector default is 1 + U(-0.25, 0.25))
       for (const auto& [name, n] : {std::pair<const char*, int>{"attn_q.bias", q_dim},
                                     {"attn_k.bias", kv_dim},
                                     {"attn_v.bias", kv_dim}}) {
         EDGEQ_RETURN_IF_ERROR(add(p + name, {n}, {}, /*centered=*/true));
       }
     }
-    if (a == "qwen3" || a == "gemma3") {
+    if (row.qk_norm) {
       EDGEQ_RETURN_IF_ERROR(add(p + "attn_k_norm.weight", {head_dim}));
       EDGEQ_RETURN_IF_ERROR(add(p + "attn_q_norm.weight", {head_dim}));
     }
@@ -269,47 +330,7 @@ absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& s,
   EDGEQ_RETURN_IF_ERROR(add("output_norm.weight", {s.dim}));
   if (!s.tied) EDGEQ_RETURN_IF_ERROR(add("output.weight", {n_vocab, s.dim}));
 
-  // Metadata in the order convert_hf_to_gguf.py writes it: general.*, set_gguf_parameters(),
-  // quantization version, then the vocabulary.
-  auto u32 = [](int64_t v) { return MetadataValue::Int(v, Width::kU32); };
-  auto f32 = [](double v) { return MetadataValue::Float(v, Width::kF32); };
-  d.SetMetadata("general.architecture", MetadataValue::String(a));
-  d.SetMetadata("general.type", MetadataValue::String("model"));
-  d.SetMetadata("general.name", MetadataValue::String(absl::StrCat(s.name, " (edgeq random)")));
-  d.SetMetadata(a + ".block_count", u32(s.layers));
-  d.SetMetadata(a + ".context_length", u32(s.context));
-  d.SetMetadata(a + ".embedding_length", u32(s.dim));
-  d.SetMetadata(a + ".feed_forward_length", u32(s.ffn));
-  d.SetMetadata(a + ".attention.head_count", u32(s.heads));
-  d.SetMetadata(a + ".attention.head_count_kv", u32(s.kv_heads));
-  d.SetMetadata(a + ".rope.freq_base", f32(s.rope_base));
-  d.SetMetadata(a + ".attention.layer_norm_rms_epsilon", f32(s.rms_eps));
-  if (s.head_dim_keys || s.head_dim > 0) {
-    d.SetMetadata(a + ".attention.key_length", u32(head_dim));
-    d.SetMetadata(a + ".attention.value_length", u32(head_dim));
-  }
-  if (a == "gemma3" && s.sliding_window > 0) {
-    d.SetMetadata(a + ".attention.sliding_window", u32(s.sliding_window));
-    d.SetMetadata(a + ".attention.sliding_window_pattern", u32(s.sliding_window_pattern));
-    d.SetMetadata(a + ".rope.freq_base_swa", f32(s.rope_base_swa));
-  }
-  if (a == "phi3") {
-    d.SetMetadata(a + ".rope.scaling.original_context_length", u32(s.rope_original_context));
-    const double scale = static_cast<double>(s.context) / s.rope_original_context;
-    d.SetMetadata(
-        a + ".rope.scaling.attn_factor",
-        f32(scale <= 1.0 ? 1.0
-                         : std::sqrt(1.0 + std::log(scale) / std::log(s.rope_original_context))));
-  }
-  d.SetMetadata("general.file_type", u32(0));  // LLAMA_FTYPE_ALL_F32
-  d.SetMetadata(a + ".vocab_size", u32(n_vocab));
-  d.SetMetadata(a + ".rope.dimension_count", u32(head_dim));
-  d.SetMetadata("general.quantization_version", u32(2));
-  if (vocab != nullptr) {
-    for (const std::string& key : vocab->MetadataKeys()) {
-      if (absl::StartsWith(key, "tokenizer.")) d.SetMetadata(key, **vocab->GetMetadata(key));
-    }
-  }
+  AddMetadata(s, row, n_vocab, head_dim, vocab, d);
   return d;
 }
 

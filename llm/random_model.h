@@ -72,7 +72,7 @@ struct RandomModelSpec {
 };
 
 // "stories15m", "smollm2-135m", "tinyllama-1.1b", "llama-3.2-1b", "qwen2.5-0.5b", "qwen3-0.6b",
-// "gemma3-270m", "phi3.5-mini" (case-insensitive);
+// "gemma3-270m", "phi3.5-mini", "smollm3-3b", "smollm3-tiny" (case-insensitive);
 // InvalidArgument naming the name and listing these otherwise.
 absl::StatusOr<RandomModelSpec> RandomModelPreset(absl::string_view name);
 std::vector<std::string> RandomModelPresetNames();

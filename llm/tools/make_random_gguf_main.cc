@@ -22,12 +22,11 @@
 #include "checkpoint/tensor_dict.h"
 #include "core/status_macros.h"
 #include "llm/chat_template.h"
+#include "llm/arch/arch_table.h"
 #include "llm/random_model.h"
 #include "llm/tokenizer.h"
 
-ABSL_FLAG(std::string, shape, "",
-          "model shape: stories15m, smollm2-135m, tinyllama-1.1b, llama-3.2-1b, qwen2.5-0.5b, "
-          "qwen3-0.6b, gemma3-270m, phi3.5-mini");
+ABSL_FLAG(std::string, shape, "", "model shape (the usage message lists them)");
 ABSL_FLAG(std::string, out, "", "output .gguf");
 ABSL_FLAG(std::string, vocab, "", "a GGUF whose tokenizer.* keys (vocabulary) are copied");
 ABSL_FLAG(std::string, hf_tokenizer, "",
@@ -46,7 +45,7 @@ ABSL_FLAG(int, context, 0, "context length (0: the shape's)");
 ABSL_FLAG(int, vocab_size, 0, "vocabulary without --vocab (0: the shape's)");
 ABSL_FLAG(uint64_t, seed, 1, "random seed");
 ABSL_FLAG(std::string, arch, "",
-          "general.architecture and tensor layout: llama, qwen2, qwen3, gemma3, phi3 (empty: the "
+          "general.architecture and tensor layout (a row of llm/arch/arch_table.h; empty: the "
           "shape's; another name makes a llama-layout file loaders must refuse; for tests)");
 ABSL_FLAG(int, head_dim, -1, "head dimension (-1: the shape's; 0: dim / heads)");
 ABSL_FLAG(int, sliding_window, -1, "gemma3 sliding window (-1: the shape's; 0: none)");
@@ -145,16 +144,17 @@ absl::Status Run() {
 }  // namespace edgeq
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "Write a random-weight f32 GGUF of a real decoder shape (llama, qwen2, qwen3, gemma3, "
-      "phi3).\n"
+  absl::SetProgramUsageMessage(absl::StrCat(
+      "Write a random-weight f32 GGUF of a real decoder shape (",
+      absl::StrJoin(edgeq::llm::arch::GgufNames(), ", "),
+      ").\n"
       "  make_random_gguf --shape=NAME --out=PATH.gguf [--vocab=VOCAB.gguf | --synthetic_vocab |\n"
       "                   --hf_tokenizer=DIR] [--chat_template=FILE]\n"
       "                   [--layers=N]\n"
       "                   [--dim=N --heads=N --kv_heads=N --ffn=N --context=N --vocab_size=N]\n"
       "                   [--head_dim=N --sliding_window=N --arch=A --seed=S]\n"
-      "Shapes: stories15m, smollm2-135m, tinyllama-1.1b, llama-3.2-1b, qwen2.5-0.5b, qwen3-0.6b,\n"
-      "gemma3-270m, phi3.5-mini.");
+      "Shapes: ",
+      absl::StrJoin(edgeq::llm::RandomModelPresetNames(), ", "), "."));
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (rest.size() > 1) {
     absl::FPrintF(stderr, "error: unexpected argument '%s'\n", rest[1]);

@@ -1,4 +1,5 @@
-// llama.cpp parity for the architectures beyond llama (issue 16): qwen2, qwen3, gemma3, phi3.
+// llama.cpp parity for the architectures beyond llama: qwen2, qwen3, gemma3, phi3 (issue 16) and
+// smollm3 (issue 30).
 // Each case regenerates in memory the random-weight GGUF llama.cpp was run on (llm::RandomModel
 // with a preset of the real shape, the overrides below and a made-up SentencePiece vocabulary;
 // make_random_gguf --shape=S ... --synthetic_vocab writes the same bytes), checks its XXH3-64,
@@ -276,6 +277,24 @@ TEST(ArchParity, Gemma3_270mFirst6Layers) {
 // --shape=phi3.5-mini --layers=1 --synthetic_vocab (1241.0 MB)
 TEST(ArchParity, Phi35MiniFirstLayer) {
   CheckArch({"rand_phi3_l1", "phi3.5-mini", 1, 0, 0, 0, -1, 0, -1, 0, 0xb035ef022eef6d92ull, true});
+}
+
+// smollm3 (issue 30): no RoPE on layers 3, 7, ... The tiny preset: 8 layers (2 without RoPE),
+// dim 64, 4 / 2 heads, ffn 128. make_random_gguf --shape=smollm3-tiny --synthetic_vocab
+TEST(ArchParity, TinySmolLM3) {
+  CheckArch({"tiny_smollm3", "smollm3-tiny", 0, 0, 0, 0, -1, 0, -1, 0, 0xebe56cd97f43ed75ull,
+             false, kIds,
+             {554.0317, 557.9291, 590.5969, 568.7760, 550.7958, 563.5621, 577.6045, 584.3498,
+              575.3991, 567.3600, 572.0687, 570.0904, 576.3413, 572.5246, 572.2357, 570.3714,
+              570.1319, 570.2031}});
+}
+
+// SmolLM3-3B's widths (2048, 16 / 4 heads, ffn 11008), 4 of 36 layers (layer 3 without RoPE),
+// the made-up 512-piece vocabulary: host only.
+// make_random_gguf --shape=smollm3-3b --layers=4 --vocab_size=512 --synthetic_vocab (1254.2 MB)
+TEST(ArchParity, SmolLM3_3bFirst4Layers) {
+  CheckArch(
+      {"rand_smollm3_l4", "smollm3-3b", 4, 0, 0, 0, -1, 0, -1, 512, 0x841682d78722d454ull, true});
 }
 
 // The tiny models quantized: `llama-quantize tiny_X.gguf OUT TYPE` (Q8_0: every matrix q8_0; Q4_0:

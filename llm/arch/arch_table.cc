@@ -1,0 +1,197 @@
+#include "llm/arch/arch_table.h"
+
+#include <iterator>
+
+namespace edgeq {
+namespace llm {
+namespace arch {
+
+// Each architecture's file (llm/arch/<name>.cc): its `<arch>.*` keys and its layer.
+absl::Status Gemma3Config(const checkpoint::TensorDict& d, ModelConfig* c);
+absl::Status Phi3Config(const checkpoint::TensorDict& d, ModelConfig* c);
+absl::StatusOr<Value> LlamaLayer(LayerGraph& b, int layer, Value x);
+absl::StatusOr<Value> Qwen2Layer(LayerGraph& b, int layer, Value x);
+absl::StatusOr<Value> Qwen3Layer(LayerGraph& b, int layer, Value x);
+absl::StatusOr<Value> Gemma3Layer(LayerGraph& b, int layer, Value x);
+absl::StatusOr<Value> Phi3Layer(LayerGraph& b, int layer, Value x);
+absl::StatusOr<Value> Smollm3Layer(LayerGraph& b, int layer, Value x);
+
+namespace {
+
+// ---- Hugging Face -> GGUF names of a layer's tensors, per architecture (llama.cpp's
+// gguf-py/gguf/tensor_mapping.py for these classes). Every one is required by the importer,
+// in this order. ----
+// clang-format off
+constexpr TensorName kLlamaTensors[] = {
+    {"input_layernorm.weight", "attn_norm.weight"},
+    {"self_attn.o_proj.weight", "attn_output.weight"},
+    {"mlp.down_proj.weight", "ffn_down.weight"},
+    {"mlp.up_proj.weight", "ffn_up.weight"},
+    {"post_attention_layernorm.weight", "ffn_norm.weight"},
+    {"self_attn.q_proj.weight", "attn_q.weight"},
+    {"self_attn.k_proj.weight", "attn_k.weight"},
+    {"self_attn.v_proj.weight", "attn_v.weight"},
+    {"mlp.gate_proj.weight", "ffn_gate.weight"},
+};
+constexpr TensorName kQwen2Tensors[] = {
+    {"input_layernorm.weight", "attn_norm.weight"},
+    {"self_attn.o_proj.weight", "attn_output.weight"},
+    {"mlp.down_proj.weight", "ffn_down.weight"},
+    {"mlp.up_proj.weight", "ffn_up.weight"},
+    {"post_attention_layernorm.weight", "ffn_norm.weight"},
+    {"self_attn.q_proj.weight", "attn_q.weight"},
+    {"self_attn.k_proj.weight", "attn_k.weight"},
+    {"self_attn.v_proj.weight", "attn_v.weight"},
+    {"mlp.gate_proj.weight", "ffn_gate.weight"},
+    {"self_attn.q_proj.bias", "attn_q.bias"},
+    {"self_attn.k_proj.bias", "attn_k.bias"},
+    {"self_attn.v_proj.bias", "attn_v.bias"},
+};
+constexpr TensorName kQwen3Tensors[] = {
+    {"input_layernorm.weight", "attn_norm.weight"},
+    {"self_attn.o_proj.weight", "attn_output.weight"},
+    {"mlp.down_proj.weight", "ffn_down.weight"},
+    {"mlp.up_proj.weight", "ffn_up.weight"},
+    {"post_attention_layernorm.weight", "ffn_norm.weight"},
+    {"self_attn.q_proj.weight", "attn_q.weight"},
+    {"self_attn.k_proj.weight", "attn_k.weight"},
+    {"self_attn.v_proj.weight", "attn_v.weight"},
+    {"mlp.gate_proj.weight", "ffn_gate.weight"},
+    {"self_attn.q_norm.weight", "attn_q_norm.weight"},
+    {"self_attn.k_norm.weight", "attn_k_norm.weight"},
+};
+constexpr TensorName kGemma3Tensors[] = {
+    {"input_layernorm.weight", "attn_norm.weight"},
+    {"self_attn.o_proj.weight", "attn_output.weight"},
+    {"mlp.down_proj.weight", "ffn_down.weight"},
+    {"mlp.up_proj.weight", "ffn_up.weight"},
+    {"pre_feedforward_layernorm.weight", "ffn_norm.weight"},
+    {"self_attn.q_proj.weight", "attn_q.weight"},
+    {"self_attn.k_proj.weight", "attn_k.weight"},
+    {"self_attn.v_proj.weight", "attn_v.weight"},
+    {"mlp.gate_proj.weight", "ffn_gate.weight"},
+    {"self_attn.q_norm.weight", "attn_q_norm.weight"},
+    {"self_attn.k_norm.weight", "attn_k_norm.weight"},
+    {"post_attention_layernorm.weight", "post_attention_norm.weight"},
+    {"post_feedforward_layernorm.weight", "post_ffw_norm.weight"},
+};
+constexpr TensorName kPhi3Tensors[] = {
+    {"input_layernorm.weight", "attn_norm.weight"},
+    {"self_attn.o_proj.weight", "attn_output.weight"},
+    {"mlp.down_proj.weight", "ffn_down.weight"},
+    {"mlp.gate_up_proj.weight", "ffn_up.weight"},
+    {"post_attention_layernorm.weight", "ffn_norm.weight"},
+    {"self_attn.qkv_proj.weight", "attn_qkv.weight"},
+};
+// clang-format on
+
+#define EDGEQ_TENSORS(t) t, std::size(t)
+
+// ---- How the converter reads config.json. ----
+// clang-format off
+//                                    class                  rms eps tied   theta  hd keys
+//                                    permute norm+  llama3 long/short sliding
+constexpr HfConfig kLlamaHf  = {"LlamaForCausalLM",  0,    false, 0,     false,
+                                true,  0.0f, true,  false, false};
+constexpr HfConfig kQwen2Hf  = {"Qwen2ForCausalLM",  0,    false, 0,     false,
+                                false, 0.0f, false, false, false};
+constexpr HfConfig kQwen3Hf  = {"Qwen3ForCausalLM",  0,    false, 0,     false,
+                                false, 0.0f, false, false, false};
+constexpr HfConfig kGemma3Hf = {"Gemma3ForCausalLM", 1e-6, true,  1e6,   true,
+                                false, 1.0f, false, false, true};
+constexpr HfConfig kPhi3Hf   = {"Phi3ForCausalLM",   0,    false, 0,     false,
+                                false, 0.0f, false, true,  false};
+// SmolLM3Model is LlamaModel with another name (q/k permuted; llama.cpp reads no rope_freqs for
+// smollm3, so no llama3 scaling).
+constexpr HfConfig kSmollm3Hf = {"SmolLM3ForCausalLM", 0,  false, 0,     false,
+                                 true,  0.0f, false, false, false};
+// clang-format on
+
+using A = Arch;
+using R = RopeType;
+using Act = Activation;
+using N = NormPlacement;
+using Q = QkvLayout;
+using F = FfnLayout;
+
+// arch, name, HF, rope, activation, norms, qkv, ffn, qkv bias, q/k norm, sqrt(dim) embedding
+// scale, no-RoPE layer step, layer tensors, config, layer.
+constexpr ArchInfo kArchitectures[] = {
+    {A::kLlama, "llama", kLlamaHf, R::kNorm, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, false,
+     false, false, 0, EDGEQ_TENSORS(kLlamaTensors), nullptr, LlamaLayer},
+    {A::kQwen2, "qwen2", kQwen2Hf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, true,
+     false, false, 0, EDGEQ_TENSORS(kQwen2Tensors), nullptr, Qwen2Layer},
+    {A::kQwen3, "qwen3", kQwen3Hf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, false,
+     true, false, 0, EDGEQ_TENSORS(kQwen3Tensors), nullptr, Qwen3Layer},
+    {A::kGemma3, "gemma3", kGemma3Hf, R::kNeox, Act::kGeluTanh, N::kPreAndPost, Q::kSeparate,
+     F::kGateUp, false, true, true, 0, EDGEQ_TENSORS(kGemma3Tensors), Gemma3Config, Gemma3Layer},
+    {A::kPhi3, "phi3", kPhi3Hf, R::kNeox, Act::kSilu, N::kPre, Q::kFused, F::kFusedGateUp, false,
+     false, false, 0, EDGEQ_TENSORS(kPhi3Tensors), Phi3Config, Phi3Layer},
+    {A::kSmollm3, "smollm3", kSmollm3Hf, R::kNorm, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp,
+     false, false, false, 4, EDGEQ_TENSORS(kLlamaTensors), nullptr, Smollm3Layer},
+};
+#undef EDGEQ_TENSORS
+
+constexpr bool RowsInEnumOrder() {
+  for (size_t i = 0; i < std::size(kArchitectures); ++i) {
+    if (static_cast<size_t>(kArchitectures[i].arch) != i) return false;
+  }
+  return true;
+}
+static_assert(std::size(kArchitectures) == kArchCount, "one row per Arch");
+static_assert(RowsInEnumOrder(), "rows in the order of enum Arch");
+
+constexpr bool Equal(const char* a, const char* b) {
+  while (*a != '\0' && *a == *b) ++a, ++b;
+  return *a == *b;
+}
+constexpr bool NamesDistinct() {
+  for (size_t i = 0; i < std::size(kArchitectures); ++i) {
+    for (size_t j = i + 1; j < std::size(kArchitectures); ++j) {
+      if (Equal(kArchitectures[i].gguf_name, kArchitectures[j].gguf_name) ||
+          Equal(kArchitectures[i].hf.class_name, kArchitectures[j].hf.class_name)) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+static_assert(NamesDistinct(), "GGUF names and Hugging Face classes are distinct");
+
+constexpr bool EveryRowBuildsLayers() {
+  for (const ArchInfo& a : kArchitectures) {
+    if (a.build_layer == nullptr || a.hf_tensor_count == 0) return false;
+  }
+  return true;
+}
+static_assert(EveryRowBuildsLayers(), "every row has a layer builder and its tensors");
+
+}  // namespace
+
+absl::Span<const ArchInfo> Architectures() { return kArchitectures; }
+
+const ArchInfo& Info(Arch a) { return kArchitectures[static_cast<size_t>(a)]; }
+
+const ArchInfo* FindByGgufName(absl::string_view name) {
+  for (const ArchInfo& a : kArchitectures) {
+    if (name == a.gguf_name) return &a;
+  }
+  return nullptr;
+}
+
+const ArchInfo* FindByHfClass(absl::string_view class_name) {
+  for (const ArchInfo& a : kArchitectures) {
+    if (class_name == a.hf.class_name) return &a;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> GgufNames() {
+  std::vector<std::string> v;
+  for (const ArchInfo& a : kArchitectures) v.push_back(a.gguf_name);
+  return v;
+}
+
+}  // namespace arch
+}  // namespace llm
+}  // namespace edgeq

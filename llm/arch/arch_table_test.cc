@@ -1,0 +1,74 @@
+#include "llm/arch/arch_table.h"
+
+#include <set>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "llm/arch/model_config.h"
+
+namespace edgeq {
+namespace llm {
+namespace arch {
+namespace {
+
+TEST(ArchTableTest, RowsAreFoundByGgufNameAndHfClass) {
+  ASSERT_EQ(Architectures().size(), static_cast<size_t>(kArchCount));
+  for (const ArchInfo& a : Architectures()) {
+    EXPECT_EQ(FindByGgufName(a.gguf_name), &a) << a.gguf_name;
+    EXPECT_EQ(FindByHfClass(a.hf.class_name), &a) << a.hf.class_name;
+    EXPECT_EQ(&Info(a.arch), &a) << a.gguf_name;
+  }
+  EXPECT_EQ(FindByGgufName("mamba"), nullptr);
+  EXPECT_EQ(FindByGgufName("Llama"), nullptr);  // GGUF names are exact
+  EXPECT_EQ(FindByHfClass("MambaForCausalLM"), nullptr);
+  EXPECT_EQ(SupportedArchitectures(), GgufNames());
+}
+
+TEST(ArchTableTest, RowsDescribeLlamaCppStructure) {
+  const ArchInfo& llama = Info(Arch::kLlama);
+  EXPECT_STREQ(llama.gguf_name, "llama");
+  EXPECT_EQ(llama.rope, RopeType::kNorm);
+  EXPECT_TRUE(llama.hf.permute_qk);
+  EXPECT_TRUE(llama.hf.llama3_rope_scaling);
+  EXPECT_EQ(Info(Arch::kQwen2).rope, RopeType::kNeox);
+  EXPECT_TRUE(Info(Arch::kQwen2).qkv_bias);
+  EXPECT_TRUE(Info(Arch::kQwen3).qk_norm);
+  const ArchInfo& gemma = Info(Arch::kGemma3);
+  EXPECT_EQ(gemma.activation, Activation::kGeluTanh);
+  EXPECT_EQ(gemma.norms, NormPlacement::kPreAndPost);
+  EXPECT_TRUE(gemma.embedding_scale_sqrt_dim);
+  EXPECT_FLOAT_EQ(gemma.hf.norm_offset, 1.0f);
+  EXPECT_EQ(gemma.hf.default_rms_eps, 1e-6);
+  const ArchInfo& phi = Info(Arch::kPhi3);
+  EXPECT_EQ(phi.qkv, QkvLayout::kFused);
+  EXPECT_EQ(phi.ffn, FfnLayout::kFusedGateUp);
+  EXPECT_TRUE(phi.hf.long_short_rope);
+}
+
+// Every row maps each Hugging Face layer tensor to one GGUF name and back, and has the
+// tensors every layer needs.
+TEST(ArchTableTest, LayerTensorMapsAreOneToOne) {
+  for (const ArchInfo& a : Architectures()) {
+    std::set<std::string> hf, gguf;
+    for (size_t i = 0; i < a.hf_tensor_count; ++i) {
+      EXPECT_TRUE(hf.insert(a.hf_tensors[i].hf).second) << a.gguf_name << " " << a.hf_tensors[i].hf;
+      EXPECT_TRUE(gguf.insert(a.hf_tensors[i].gguf).second)
+          << a.gguf_name << " " << a.hf_tensors[i].gguf;
+    }
+    for (const char* need : {"attn_norm.weight", "attn_output.weight", "ffn_down.weight",
+                             "ffn_up.weight", "ffn_norm.weight"}) {
+      EXPECT_EQ(gguf.count(need), 1u) << a.gguf_name << " lacks " << need;
+    }
+    EXPECT_EQ(gguf.count("attn_qkv.weight"), a.qkv == QkvLayout::kFused ? 1u : 0u) << a.gguf_name;
+    EXPECT_EQ(gguf.count("ffn_gate.weight"), a.ffn == FfnLayout::kGateUp ? 1u : 0u) << a.gguf_name;
+    EXPECT_EQ(gguf.count("attn_q_norm.weight"), a.qk_norm ? 1u : 0u) << a.gguf_name;
+    EXPECT_EQ(gguf.count("attn_q.bias"), a.qkv_bias ? 1u : 0u) << a.gguf_name;
+    EXPECT_EQ(gguf.count("post_ffw_norm.weight"), a.norms == NormPlacement::kPreAndPost ? 1u : 0u)
+        << a.gguf_name;
+  }
+}
+
+}  // namespace
+}  // namespace arch
+}  // namespace llm
+}  // namespace edgeq

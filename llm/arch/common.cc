@@ -1,0 +1,242 @@
+#include "llm/arch/common.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/status_macros.h"
+#include "graph/ops.h"
+#include "llm/ops.h"
+#include "quantization/encoding.h"
+
+namespace edgeq {
+namespace llm {
+namespace {
+
+// The matrix `name`, whose (logical, if quantized) shape must be [rows, cols].
+absl::StatusOr<const Tensor*> GetMatrix(const WeightReader& dict, const std::string& name,
+                                        int64_t rows, int64_t cols) {
+  absl::StatusOr<const Tensor*> w = dict.Get(name);
+  if (!w.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("tensor '%s' is missing (expected [%d, %d])", name, rows, cols));
+  }
+  const Shape& logical = (*w)->logical_shape();
+  if (logical != Shape({rows, cols})) {
+    return absl::InvalidArgumentError(absl::StrFormat("tensor '%s' has shape %s, expected [%d, %d]",
+                                                      name, logical.ToString(), rows, cols));
+  }
+  return *w;
+}
+
+// The vector `name` (f32 [n]) if the dict has it, else nullptr; InvalidArgument if it has
+// another shape or type.
+absl::StatusOr<const Tensor*> OptionalVector(const WeightReader& dict, const std::string& name,
+                                             int64_t n) {
+  absl::StatusOr<const Tensor*> w = dict.Get(name);
+  if (!w.ok()) return nullptr;
+  if ((*w)->dtype() != DType::kFloat32 || (*w)->is_quantized() || (*w)->shape() != Shape({n})) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("tensor '%s' is %s, expected f32 [%d]", name, (*w)->DebugString(), n));
+  }
+  return *w;
+}
+
+// x + the bias `name` [n] if the dict has it.
+absl::StatusOr<Value> MaybeBias(Graph& g, const WeightReader& dict, const std::string& name,
+                                int64_t n, Value x) {
+  EDGEQ_ASSIGN_OR_RETURN(const Tensor* b, OptionalVector(dict, name, n));
+  return b == nullptr ? x : ops::Add(x, g.Constant(*b));
+}
+
+}  // namespace
+
+// Adds the weight `name` as a constant and returns x · W^T: QMatmul for a quantized weight,
+// MatmulTransposed for f32. `rows` x `cols` is the expected logical shape [out, in].
+absl::StatusOr<Value> Linear(Graph& g, const WeightReader& dict, const std::string& name,
+                             int64_t rows, int64_t cols, Value x) {
+  EDGEQ_ASSIGN_OR_RETURN(const Tensor* w, GetMatrix(dict, name, rows, cols));
+  if (w->is_quantized()) {
+    absl::StatusOr<const QuantizationEncoding*> enc = FindEncoding(w->encoding());
+    if (!enc.ok()) {
+      return absl::UnimplementedError(absl::StrFormat(
+          "tensor '%s' has block type %s, which edgeq cannot run", name, w->encoding()));
+    }
+    return ops::QMatmul(**enc, x, g.Constant(*w));
+  }
+  if (w->dtype() != DType::kFloat32) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("tensor '%s' is %s; expected f32, f16 or a quantized block type", name,
+                        DTypeName(w->dtype())));
+  }
+  return ops::MatmulTransposed(x, g.Constant(*w));
+}
+
+absl::StatusOr<Value> Norm(Graph& g, const WeightReader& dict, const std::string& name, int64_t dim,
+                           float eps, Value x) {
+  absl::StatusOr<const Tensor*> w = dict.Get(name);
+  if (!w.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("tensor '%s' is missing (expected f32 [%d])", name, dim));
+  }
+  if ((*w)->dtype() != DType::kFloat32 || (*w)->is_quantized() || (*w)->shape() != Shape({dim})) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("tensor '%s' is %s, expected f32 [%d]", name, (*w)->DebugString(), dim));
+  }
+  return ops::RmsNorm(x, g.Constant(**w), eps);
+}
+
+absl::StatusOr<Value> Scalar(Graph& g, float v) {
+  EDGEQ_ASSIGN_OR_RETURN(Tensor t, Tensor::Full({1}, v));
+  return g.Constant(t);
+}
+
+absl::StatusOr<Value> LayerGraph::Norm(int layer, const char* name, Value x, int64_t n) {
+  return llm::Norm(g_, dict_, absl::StrCat("blk.", layer, ".", name),
+                   n > 0 ? n : c_.embedding_length, c_.rms_norm_epsilon, x);
+}
+
+absl::StatusOr<Value> LayerGraph::Attention(int layer, Value h) {
+  const int64_t t = t_, dim = c_.embedding_length, hs = c_.head_dim;
+  const int64_t heads = c_.head_count, kvh = c_.head_count_kv;
+  const int64_t q_dim = heads * hs, kv_dim = kvh * hs;
+  const std::string p = absl::StrCat("blk.", layer, ".");
+  const bool swa = c_.sliding_window > 0 && layer < static_cast<int>(c_.sliding_layers.size()) &&
+                   c_.sliding_layers[layer];
+  const Value k_cache = g_.Input(2 + 2 * layer), v_cache = g_.Input(3 + 2 * layer);
+  Value q, k, v;
+  if (dict_.Contains(p + "attn_qkv.weight")) {
+    // Fused Q, K, V rows (Phi-3): [q_dim + 2 kv_dim, dim].
+    EDGEQ_ASSIGN_OR_RETURN(Value qkv,
+                           Linear(g_, dict_, p + "attn_qkv.weight", q_dim + 2 * kv_dim, dim, h));
+    EDGEQ_ASSIGN_OR_RETURN(qkv, MaybeBias(g_, dict_, p + "attn_qkv.bias", q_dim + 2 * kv_dim, qkv));
+    q = ops::Slice(qkv, {0, 0}, {t, q_dim});
+    k = ops::Slice(qkv, {0, q_dim}, {t, q_dim + kv_dim});
+    v = ops::Slice(qkv, {0, q_dim + kv_dim}, {t, q_dim + 2 * kv_dim});
+  } else {
+    EDGEQ_ASSIGN_OR_RETURN(q, Linear(g_, dict_, p + "attn_q.weight", q_dim, dim, h));
+    EDGEQ_ASSIGN_OR_RETURN(k, Linear(g_, dict_, p + "attn_k.weight", kv_dim, dim, h));
+    EDGEQ_ASSIGN_OR_RETURN(v, Linear(g_, dict_, p + "attn_v.weight", kv_dim, dim, h));
+    EDGEQ_ASSIGN_OR_RETURN(q, MaybeBias(g_, dict_, p + "attn_q.bias", q_dim, q));
+    EDGEQ_ASSIGN_OR_RETURN(k, MaybeBias(g_, dict_, p + "attn_k.bias", kv_dim, k));
+    EDGEQ_ASSIGN_OR_RETURN(v, MaybeBias(g_, dict_, p + "attn_v.bias", kv_dim, v));
+  }
+  q = ops::Reshape(q, {t, heads, hs});
+  k = ops::Reshape(k, {t, kvh, hs});
+  if (c_.qk_norm) {  // RMSNorm of each head (Qwen3, Gemma 3)
+    EDGEQ_ASSIGN_OR_RETURN(q, Norm(layer, "attn_q_norm.weight", q, hs));
+    EDGEQ_ASSIGN_OR_RETURN(k, Norm(layer, "attn_k_norm.weight", k, hs));
+  }
+  const bool rope = c_.no_rope_layer_step <= 0 || (layer + 1) % c_.no_rope_layer_step != 0;
+  if (rope) {
+    const RopeMode mode = c_.rope_type == arch::RopeType::kNeox ? RopeMode::kNeox : RopeMode::kNorm;
+    q = Rope(q, positions, swa ? freqs_swa : freqs, mode);
+    k = Rope(k, positions, swa ? freqs_swa : freqs, mode);
+    if (attn_factor.ok()) {
+      q = ops::Mul(q, *attn_factor);
+      k = ops::Mul(k, *attn_factor);
+    }
+  }
+  const Value k_new = k;                              // [t, kvh, hs]
+  const Value v_new = ops::Reshape(v, {t, kvh, hs});  // [t, kvh, hs]
+  // Fused attention over the cache's first `pos` rows and the block (causal; within the
+  // window on sliding-window layers), reading only the visible rows: [t, heads * hs].
+  const Value o_rows = ops::Attention(q, k_cache, v_cache, k_new, v_new, positions,
+                                      c_.attention_scale, swa ? c_.sliding_window : 0);
+  EDGEQ_ASSIGN_OR_RETURN(Value out,
+                         Linear(g_, dict_, p + "attn_output.weight", dim, q_dim, o_rows));
+  EDGEQ_ASSIGN_OR_RETURN(out, MaybeBias(g_, dict_, p + "attn_output.bias", dim, out));
+  outputs_->push_back(k_new);
+  outputs_->push_back(v_new);
+  return out;
+}
+
+absl::StatusOr<Value> LayerGraph::FeedForward(int layer, Value h) {
+  const int64_t t = t_, dim = c_.embedding_length, hidden = c_.feed_forward_length;
+  const std::string p = absl::StrCat("blk.", layer, ".");
+  Value gate, up;
+  if (c_.fused_gate_up) {  // Phi-3: ffn_up is [2 ffn, dim], the gate rows first
+    EDGEQ_ASSIGN_OR_RETURN(Value gu, Linear(g_, dict_, p + "ffn_up.weight", 2 * hidden, dim, h));
+    gate = ops::Slice(gu, {0, 0}, {t, hidden});
+    up = ops::Slice(gu, {0, hidden}, {t, 2 * hidden});
+  } else {
+    EDGEQ_ASSIGN_OR_RETURN(gate, Linear(g_, dict_, p + "ffn_gate.weight", hidden, dim, h));
+    EDGEQ_ASSIGN_OR_RETURN(up, Linear(g_, dict_, p + "ffn_up.weight", hidden, dim, h));
+  }
+  // SwiGLU in one pass; Gemma's GeGLU as tanh-GELU, then the product.
+  const Value gated = c_.ffn_activation == arch::Activation::kGeluTanh
+                          ? ops::Mul(GeluTanh(gate, /*half_precision_table=*/true), up)
+                          : ops::SwiGlu(gate, up);
+  return Linear(g_, dict_, p + "ffn_down.weight", dim, hidden, gated);
+}
+
+absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
+                                                      const ModelConfig& c, int64_t ctx,
+                                                      bool q8_0_cache, const Tensor& inv_freq,
+                                                      const Tensor& inv_freq_swa, int64_t t) {
+  const int64_t dim = c.embedding_length, hs = c.head_dim, kvh = c.head_count_kv;
+  std::vector<TensorType> input_types = {TensorType(DType::kInt32, {t}),
+                                         TensorType(DType::kInt32, {t})};
+  // The caches: f32 [kv heads, ctx, hs], or q8_0 rows u8 [kv heads, ctx, hs / 32 * 34].
+  const TensorType cache_type_of =
+      q8_0_cache ? TensorType(DType::kUInt8, Shape({kvh, ctx, arch::Q8_0RowBytes(hs)}))
+                 : TensorType(DType::kFloat32, Shape({kvh, ctx, hs}));
+  for (int l = 0; l < c.block_count; ++l) {
+    input_types.push_back(cache_type_of);  // K cache
+    input_types.push_back(cache_type_of);  // V cache
+  }
+  auto graph = std::make_unique<Graph>(absl::StrCat(c.architecture, "_t", t), input_types);
+  Graph& g = *graph;
+  const Value tokens = g.Input(0);
+
+  EDGEQ_ASSIGN_OR_RETURN(const Tensor* embedding,
+                         GetMatrix(dict, "token_embd.weight", c.vocab_size, dim));
+  Value x = ops::Gather(g.Constant(*embedding), tokens);  // [t, dim]
+  if (c.embedding_scale != 1.0f) {
+    EDGEQ_ASSIGN_OR_RETURN(Value s, Scalar(g, c.embedding_scale));
+    x = ops::Mul(x, s);
+  }
+  std::vector<Value> outputs(1);  // hidden states first
+  LayerGraph b(g, dict, c, t, &outputs);
+  b.positions = g.Input(1);
+  b.freqs = g.Constant(inv_freq);
+  b.freqs_swa = g.Constant(inv_freq_swa);
+  if (c.rope_attn_factor != 1.0f) b.attn_factor = Scalar(g, c.rope_attn_factor);
+  const arch::LayerFn layer = arch::Info(c.arch).build_layer;
+  for (int l = 0; l < c.block_count; ++l) {
+    EDGEQ_ASSIGN_OR_RETURN(x, layer(b, l, x));
+  }
+  outputs[0] = x;
+  g.Output(outputs);
+  EDGEQ_RETURN_IF_ERROR(g.status());
+  return graph;
+}
+
+// Output norm and classifier: input [1, dim] -> logits [1, vocab].
+absl::StatusOr<std::unique_ptr<Graph>> BuildHeadGraph(const WeightReader& dict,
+                                                      const ModelConfig& c) {
+  const int64_t dim = c.embedding_length;
+  auto graph =
+      std::make_unique<Graph>(absl::StrCat(c.architecture, "_head"),
+                              std::vector<TensorType>{TensorType(DType::kFloat32, {1, dim})});
+  Graph& g = *graph;
+  EDGEQ_ASSIGN_OR_RETURN(Value x,
+                         Norm(g, dict, "output_norm.weight", dim, c.rms_norm_epsilon, g.Input(0)));
+  const std::string classifier = c.tied_output ? "token_embd.weight" : "output.weight";
+  EDGEQ_ASSIGN_OR_RETURN(Value logits, Linear(g, dict, classifier, c.vocab_size, dim, x));
+  EDGEQ_ASSIGN_OR_RETURN(logits, MaybeBias(g, dict, "output.bias", c.vocab_size, logits));
+  if (c.final_logit_softcapping > 0) {  // cap * tanh(logits / cap)
+    EDGEQ_ASSIGN_OR_RETURN(Value inv_cap, Scalar(g, 1.0f / c.final_logit_softcapping));
+    EDGEQ_ASSIGN_OR_RETURN(Value cap, Scalar(g, c.final_logit_softcapping));
+    logits = ops::Mul(Tanh(ops::Mul(logits, inv_cap)), cap);
+  }
+  g.Output(logits);
+  EDGEQ_RETURN_IF_ERROR(g.status());
+  return graph;
+}
+
+}  // namespace llm
+}  // namespace edgeq

@@ -1,0 +1,141 @@
+// The pieces every architecture's file (llm/arch/<name>.cc) is built from, as llama.cpp's
+// llm_graph_context: metadata readers with the ceilings every count is checked against, the
+// weights as graph constants (WeightReader records which were read), and LayerGraph, the state of
+// one body graph being built, with the attention and feed-forward sub-blocks the architecture's
+// row (llm/arch/arch_table.h) configures.
+#ifndef EDGEQ_LLM_ARCH_COMMON_H_
+#define EDGEQ_LLM_ARCH_COMMON_H_
+
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "checkpoint/tensor_dict.h"
+#include "core/tensor.h"
+#include "graph/graph.h"
+#include "llm/arch/model_config.h"
+
+namespace edgeq {
+namespace llm {
+
+// ---- metadata (llm/arch/config.cc) ----
+namespace arch {
+
+// Ceilings of every hyperparameter (above every released model), checked against the tensors
+// actually present before anything proportional to it is allocated, so that a file declaring
+// 2^30 layers or a 2^30-wide head is refused at once with little memory.
+inline constexpr int64_t kMaxLayers = 4096;
+inline constexpr int64_t kMaxEmbedding = int64_t{1} << 20;
+inline constexpr int64_t kMaxFeedForward = int64_t{1} << 22;
+inline constexpr int64_t kMaxHeads = int64_t{1} << 14;
+inline constexpr int64_t kMaxHeadDim = int64_t{1} << 14;
+inline constexpr int64_t kMaxVocab = int64_t{1} << 24;
+inline constexpr int64_t kMaxContext = int64_t{1} << 30;
+
+// "<arch>.<name>".
+std::string Key(const std::string& arch, absl::string_view name);
+// A positive integer at most `max` (an integer type: a bool or a string is refused, naming the
+// key and the stored type); OptionalInt: `dflt` when the key is absent.
+absl::StatusOr<int64_t> RequiredInt(const checkpoint::TensorDict& d, const std::string& key,
+                                    int64_t max = kMaxContext);
+absl::StatusOr<int64_t> OptionalInt(const checkpoint::TensorDict& d, const std::string& key,
+                                    int64_t dflt, int64_t max = kMaxContext);
+// A finite number (positive unless `positive` is false), `dflt` when the key is absent.
+absl::StatusOr<double> OptionalFloat(const checkpoint::TensorDict& d, const std::string& key,
+                                     double dflt, bool positive = true);
+
+// Bytes of one head_dim-long KV cache row in q8_0 (GGML block_q8_0: 34 per 32 values).
+inline int64_t Q8_0RowBytes(int64_t head_dim) { return head_dim / 32 * 34; }
+
+}  // namespace arch
+
+// ---- graph building (llm/arch/common.cc) ----
+
+// The weights the graphs are built from. Records every tensor a builder reads, so that Load can
+// refuse a file with tensors it would silently ignore (a sixth layer behind block_count = 5, a
+// misspelt name).
+class WeightReader {
+ public:
+  WeightReader(const checkpoint::TensorDict& dict, std::set<std::string>* used)
+      : dict_(dict), used_(used) {}
+  absl::StatusOr<const Tensor*> Get(const std::string& name) const {
+    absl::StatusOr<const Tensor*> t = dict_.Get(name);
+    if (t.ok()) used_->insert(name);
+    return t;
+  }
+  bool Contains(const std::string& name) const { return dict_.Contains(name); }
+
+ private:
+  const checkpoint::TensorDict& dict_;
+  std::set<std::string>* used_;
+};
+
+// One body graph being built: what an architecture's layer function (ArchInfo::build_layer)
+// reads and the sub-blocks it composes. The attention sub-block adds the layer's new K and V
+// rows to the graph's outputs.
+class LayerGraph {
+ public:
+  LayerGraph(Graph& g, const WeightReader& dict, const ModelConfig& c, int64_t t,
+             std::vector<Value>* outputs)
+      : g_(g), dict_(dict), c_(c), t_(t), outputs_(outputs) {}
+
+  Graph& graph() { return g_; }
+  const ModelConfig& config() const { return c_; }
+
+  // RMSNorm of x [.., n] by blk.<layer>.<name> (f32 [n]; n = embedding_length if 0).
+  absl::StatusOr<Value> Norm(int layer, const char* name, Value x, int64_t n = 0);
+  // Self-attention of the normed h [t, dim]: projections (attn_qkv, or attn_q/k/v, with their
+  // biases when present), q/k head norms (config().qk_norm), RoPE unless the layer is one of
+  // no_rope_layer_step's, the fused attention over the KV cache (within the sliding window on
+  // sliding-window layers) and attn_output (+ bias): [t, dim].
+  absl::StatusOr<Value> Attention(int layer, Value h);
+  // Gated FFN of h [t, dim]: ffn_gate/ffn_up (or the fused ffn_up), config().ffn_activation,
+  // ffn_down: [t, dim].
+  absl::StatusOr<Value> FeedForward(int layer, Value h);
+
+  // Set by BuildBody before the layers.
+  Value positions, freqs, freqs_swa;
+  absl::StatusOr<Value> attn_factor = absl::NotFoundError("no attn_factor");
+
+ private:
+  Graph& g_;
+  const WeightReader& dict_;
+  const ModelConfig& c_;
+  int64_t t_;
+  std::vector<Value>* outputs_;
+};
+
+// The weight `name` (logical shape [rows, cols]) as a constant: x · W^T (QMatmul for a
+// quantized weight, MatmulTransposed for f32).
+absl::StatusOr<Value> Linear(Graph& g, const WeightReader& dict, const std::string& name,
+                             int64_t rows, int64_t cols, Value x);
+// RMSNorm of x by the f32 [dim] weight `name`.
+absl::StatusOr<Value> Norm(Graph& g, const WeightReader& dict, const std::string& name, int64_t dim,
+                           float eps, Value x);
+// A [1] f32 constant.
+absl::StatusOr<Value> Scalar(Graph& g, float v);
+
+// The decoder body for a block of `t` consecutive tokens at positions pos..pos+t-1, after
+// positions 0..pos-1 are in the caches. Inputs: tokens i32 [t], positions i32 [t] (pos..pos+t-1;
+// the attention reads the caches' first pos rows), then K and V caches [kv heads, ctx, head dim]
+// (f32, or q8_0 rows u8 [kv heads, ctx, head dim / 32 * 34] if `q8_0_cache`) per layer.
+// Outputs: the hidden states [t, dim] after the last block, then the block's K and V rows
+// [t, kv heads, head dim] per layer. `inv_freq` is the RoPE angle table of the global layers,
+// `inv_freq_swa` that of the sliding-window layers. Each layer is the architecture's
+// ArchInfo::build_layer.
+absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
+                                                      const ModelConfig& c, int64_t ctx,
+                                                      bool q8_0_cache, const Tensor& inv_freq,
+                                                      const Tensor& inv_freq_swa, int64_t t);
+// Output norm and classifier (+ final logit soft-capping): input [1, dim] -> logits [1, vocab].
+absl::StatusOr<std::unique_ptr<Graph>> BuildHeadGraph(const WeightReader& dict,
+                                                      const ModelConfig& c);
+
+}  // namespace llm
+}  // namespace edgeq
+
+#endif  // EDGEQ_LLM_ARCH_COMMON_H_
