@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -729,7 +730,10 @@ absl::StatusOr<Model::Block> Model::LoadBlock(int64_t t) {
   const WeightReader weights(weights_, &used_tensors_);
   EDGEQ_ASSIGN_OR_RETURN(
       b.graph, BuildBody(weights, config_, context_, kv_cache_type_, inv_freq_, inv_freq_swa_, t));
+  const auto start = std::chrono::steady_clock::now();
   EDGEQ_ASSIGN_OR_RETURN(edgeq::Model model, session_->Load(*b.graph));
+  prepare_seconds_ +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   b.model = std::make_unique<edgeq::Model>(std::move(model));
   EDGEQ_ASSIGN_OR_RETURN(b.tokens, Tensor::Create(DType::kInt32, {t}));
   EDGEQ_ASSIGN_OR_RETURN(b.positions, Tensor::Create(DType::kInt32, {t}));
@@ -910,11 +914,15 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
   m->session_ = std::make_unique<InferenceSession>(std::move(so));
   EDGEQ_ASSIGN_OR_RETURN(m->decode_, m->LoadBlock(1));
   // The prefill blocks are built on first use (BlockOfSize).
-  m->block_sizes_ = PrefillBlockSizes(static_cast<int>(std::min<int64_t>(options.prefill_block, ctx)));
+  m->block_sizes_ =
+      PrefillBlockSizes(static_cast<int>(std::min<int64_t>(options.prefill_block, ctx)));
   m->blocks_.resize(m->block_sizes_.size());
   EDGEQ_ASSIGN_OR_RETURN(m->head_graph_,
                          BuildHead(WeightReader(m->weights_, &m->used_tensors_), c));
+  const auto head_start = std::chrono::steady_clock::now();
   EDGEQ_ASSIGN_OR_RETURN(edgeq::Model head, m->session_->Load(*m->head_graph_));
+  m->prepare_seconds_ +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - head_start).count();
   m->head_ = std::make_unique<edgeq::Model>(std::move(head));
   EDGEQ_ASSIGN_OR_RETURN(m->head_input_, Tensor::Create(DType::kFloat32, {1, c.embedding_length}));
   for (int l = 0; l < c.block_count; ++l) {

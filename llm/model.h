@@ -190,6 +190,10 @@ class Model {
   uint64_t activation_bytes() const;
   // The sizes of the prefill block graphs built so far, ascending.
   std::vector<int> loaded_block_sizes() const;
+  // Seconds spent preparing the kernels of the graphs built so far (InferenceSession::Load:
+  // repacking quantized weights, packing f32 ones; a graph reusing another's prepared weights
+  // takes little): right after Load, the repacking part of the load time.
+  double prepare_seconds() const { return prepare_seconds_; }
   // The weights (as loaded; f16 matrices converted to f32).
   const checkpoint::TensorDict& weights() const { return weights_; }
   // Bytes of the weights as stored.
@@ -253,9 +257,10 @@ class Model {
   Tensor inv_freq_swa_;                 // the same for the sliding-window layers
   std::unique_ptr<InferenceSession> session_;
   Block decode_;
-  std::vector<int> block_sizes_;               // PrefillBlockSizes(ubatch), ascending
+  std::vector<int> block_sizes_;                // PrefillBlockSizes(ubatch), ascending
   std::vector<std::unique_ptr<Block>> blocks_;  // per size; null until first used
   bool profiling_ = false;
+  double prepare_seconds_ = 0;
   std::unique_ptr<Graph> head_graph_;
   std::unique_ptr<edgeq::Model> head_;
   Tensor head_input_;  // [1, dim]

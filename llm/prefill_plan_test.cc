@@ -128,8 +128,7 @@ TEST(PrefillPlanTest, LoadRejectsAnUbatchOutOfRange) {
   for (int bad : {-1, kMaxUbatchSize + 1}) {
     absl::Status s = Model::Load(d, {.prefill_block = bad}).status();
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_TRUE(absl::StrContains(s.message(), "prefill_block (ubatch) must be in [0, 4096]"))
-        << s;
+    EXPECT_TRUE(absl::StrContains(s.message(), "prefill_block (ubatch) must be in [0, 4096]")) << s;
   }
 }
 
