@@ -3,7 +3,7 @@
 // Python) leaves llm::ModelOptions::prefill_block at its default, kDefaultUbatchSize, unless the
 // user overrides it (-ub/--ubatch-size, edgeq_llm_options.ubatch_size, ubatch_size=).
 //
-// A model with ubatch U has block graphs of 1 token (decode) and of 16, 32, 64, ... tokens
+// A model with ubatch U has block graphs of 1 token (decode) and of 8, 16, 32, ... tokens
 // (powers of two below U) and U, each built on first use, so that a short prompt never pays for a
 // large graph and the activation memory is that of the blocks a program used (at most twice the
 // largest one's). PlanPrefill chooses the blocks of a prompt.
@@ -22,12 +22,12 @@ namespace llm {
 inline constexpr int kDefaultUbatchSize = 512;
 // The largest ubatch -ub and the C/Python options accept.
 inline constexpr int kMaxUbatchSize = 4096;
-// The smallest multi-token block graph.
-inline constexpr int kSmallestPrefillBlock = 16;
+// The smallest multi-token block graph (a prompt of 3 to 8 tokens runs as one block of 8).
+inline constexpr int kSmallestPrefillBlock = 8;
 
 // The block sizes above 1 of a model with ubatch `ubatch`, ascending: the powers of two from
-// kSmallestPrefillBlock below it, then `ubatch` itself (4 -> {4}; 100 -> {16, 32, 64, 100};
-// 512 -> {16, 32, 64, 128, 256, 512}); empty for ubatch <= 1 (token by token).
+// kSmallestPrefillBlock below it, then `ubatch` itself (4 -> {4}; 100 -> {8, 16, 32, 64, 100};
+// 512 -> {8, 16, 32, 64, 128, 256, 512}); empty for ubatch <= 1 (token by token).
 std::vector<int> PrefillBlockSizes(int ubatch);
 
 // The blocks, in order, that run `n` prompt tokens: each takes min(size, tokens left) tokens (a

@@ -27,20 +27,22 @@ TEST(PrefillPlanTest, BlockSizes) {
   EXPECT_TRUE(PrefillBlockSizes(0).empty());
   EXPECT_TRUE(PrefillBlockSizes(1).empty());
   EXPECT_THAT(PrefillBlockSizes(4), ElementsAre(4));
-  EXPECT_THAT(PrefillBlockSizes(16), ElementsAre(16));
-  EXPECT_THAT(PrefillBlockSizes(100), ElementsAre(16, 32, 64, 100));
-  EXPECT_THAT(PrefillBlockSizes(512), ElementsAre(16, 32, 64, 128, 256, 512));
+  EXPECT_THAT(PrefillBlockSizes(8), ElementsAre(8));
+  EXPECT_THAT(PrefillBlockSizes(16), ElementsAre(8, 16));
+  EXPECT_THAT(PrefillBlockSizes(100), ElementsAre(8, 16, 32, 64, 100));
+  EXPECT_THAT(PrefillBlockSizes(512), ElementsAre(8, 16, 32, 64, 128, 256, 512));
 }
 
 TEST(PrefillPlanTest, Plans) {
   const std::vector<int> ladder = PrefillBlockSizes(512);
   EXPECT_TRUE(PlanPrefill(0, ladder).empty());
-  // A single token and very short prompts: decode steps (a 16-block costs 1 + 16/6 steps).
+  // A single token and two: decode steps (an 8-block costs 1 + 8/6 steps).
   EXPECT_THAT(PlanPrefill(1, ladder), ElementsAre(1));
-  EXPECT_THAT(PlanPrefill(3, ladder), ElementsAre(1, 1, 1));
-  // From 4 tokens one padded 16-block (3.67 steps) is cheaper than 4.
-  EXPECT_THAT(PlanPrefill(4, ladder), ElementsAre(16));
-  EXPECT_THAT(PlanPrefill(8, ladder), ElementsAre(16));
+  EXPECT_THAT(PlanPrefill(2, ladder), ElementsAre(1, 1));
+  // From 3 tokens one (padded) 8-block (2.33 steps) is cheaper than 3.
+  EXPECT_THAT(PlanPrefill(3, ladder), ElementsAre(8));
+  EXPECT_THAT(PlanPrefill(8, ladder), ElementsAre(8));
+  EXPECT_THAT(PlanPrefill(14, ladder), ElementsAre(16));
   EXPECT_THAT(PlanPrefill(16, ladder), ElementsAre(16));
   EXPECT_THAT(PlanPrefill(17, ladder), ElementsAre(16, 1));
   EXPECT_THAT(PlanPrefill(96, ladder), ElementsAre(64, 32));
@@ -48,7 +50,8 @@ TEST(PrefillPlanTest, Plans) {
   EXPECT_THAT(PlanPrefill(512, ladder), ElementsAre(512));
   // 1000 = 512 + 488: one padded 512-block (86.3 steps) beats 256+128+64+32+16 (88.7).
   EXPECT_THAT(PlanPrefill(1000, ladder), ElementsAre(512, 512));
-  EXPECT_THAT(PlanPrefill(1030, ladder), ElementsAre(512, 512, 16));
+  EXPECT_THAT(PlanPrefill(1030, ladder), ElementsAre(512, 512, 8));
+  EXPECT_THAT(PlanPrefill(600, ladder), ElementsAre(512, 64, 16, 8));
   // Token by token.
   EXPECT_THAT(PlanPrefill(3, {}), ElementsAre(1, 1, 1));
   EXPECT_THAT(PlanPrefill(5, PrefillBlockSizes(4)), ElementsAre(4, 1));
@@ -107,14 +110,14 @@ TEST(PrefillPlanTest, ModelBuildsTheBlocksAPromptUses) {
     ASSERT_TRUE(got.ok()) << got.status();
     EXPECT_LT(MaxRelDiff(*got, want), 1e-5f) << n << " tokens";
     if (n == 8) {
-      EXPECT_THAT((*m)->loaded_block_sizes(), ElementsAre(16));
+      EXPECT_THAT((*m)->loaded_block_sizes(), ElementsAre(8));
     }
     if (n == 96) {
-      EXPECT_THAT((*m)->loaded_block_sizes(), ElementsAre(16, 32, 64));
+      EXPECT_THAT((*m)->loaded_block_sizes(), ElementsAre(8, 32, 64));
     }
   }
-  // 600 = 512 + 88 (64 + 32 padded).
-  EXPECT_THAT((*m)->loaded_block_sizes(), ElementsAre(16, 32, 64, 512));
+  // 600 = 512 + 64 + 16 + 8.
+  EXPECT_THAT((*m)->loaded_block_sizes(), ElementsAre(8, 16, 32, 64, 512));
   EXPECT_GT((*m)->activation_bytes(), at_load);
 
   // The ubatch is capped at the context.
