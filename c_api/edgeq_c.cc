@@ -14,10 +14,10 @@
 #include "c_api/internal.h"
 #include "checkpoint/formats.h"
 #include "core/dtype.h"
-#include "grammar/gbnf.h"
-#include "grammar/json_schema.h"
 #include "core/tensor.h"
 #include "edgeq/edgeq.h"
+#include "grammar/gbnf.h"
+#include "grammar/json_schema.h"
 #ifndef EDGEQ_NO_CHAT_TEMPLATES
 #include "llm/chat_template.h"
 #endif
@@ -399,8 +399,15 @@ edgeq_status edgeq_llm_load(const char* path, const edgeq_llm_options* options, 
                   absl::StrCat("edgeq_llm_options.context_length is ", options->context_length,
                                "; expected at most ", kMaxContextLength, " (<= 0: the model's)"));
     }
+    if (options->ubatch_size > edgeq::llm::kMaxUbatchSize) {
+      return Fail(EDGEQ_ERROR_INVALID_ARGUMENT,
+                  absl::StrCat("edgeq_llm_options.ubatch_size is ", options->ubatch_size,
+                               "; expected at most ", edgeq::llm::kMaxUbatchSize,
+                               " (<= 0: the default, ", edgeq::llm::kDefaultUbatchSize, ")"));
+    }
     if (options->num_threads > 0) mo.num_threads = options->num_threads;
     if (options->context_length > 0) mo.context_length = options->context_length;
+    if (options->ubatch_size > 0) mo.prefill_block = options->ubatch_size;
   }
   auto model = edgeq::llm::Model::Load(path, mo);
   if (!model.ok()) return FromStatus(model.status());
@@ -430,6 +437,8 @@ int32_t edgeq_llm_vocab_size(const edgeq_llm* llm) {
 int32_t edgeq_llm_context_length(const edgeq_llm* llm) {
   return llm ? llm->model->context_length() : 0;
 }
+
+int32_t edgeq_llm_ubatch_size(const edgeq_llm* llm) { return llm ? llm->model->ubatch_size() : 0; }
 
 int32_t edgeq_llm_eos(const edgeq_llm* llm) {
   return llm && llm->tokenizer ? llm->tokenizer->eos_id() : -1;

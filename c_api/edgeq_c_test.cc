@@ -6,6 +6,7 @@
 #include <iterator>
 #include <regex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "edgeq/edgeq.h"
@@ -247,7 +248,8 @@ TEST(CApi, LlmGrammar) {
     edgeq_llm_reset(llm);
     int32_t out[200];
     size_t got = 0;
-    const edgeq_status st = edgeq_llm_generate(llm, ids, n, 200, sp, nullptr, nullptr, out, 200, &got);
+    const edgeq_status st =
+        edgeq_llm_generate(llm, ids, n, 200, sp, nullptr, nullptr, out, 200, &got);
     if (st != EDGEQ_OK) return st;
     if (got > 0 && out[got - 1] == edgeq_llm_eos(llm)) --got;
     char buf[4096];
@@ -269,10 +271,11 @@ TEST(CApi, LlmGrammar) {
   ASSERT_EQ(generate(nullptr, &text), EDGEQ_OK);  // the previous grammar still holds
   EXPECT_TRUE(text == "yes!" || text == "no!") << text;
 
-  ASSERT_EQ(edgeq_llm_set_json_schema(
-                llm, R"({"type":"object","properties":{"n":{"type":"integer"},"ok":{"type":"boolean"}},
+  ASSERT_EQ(
+      edgeq_llm_set_json_schema(
+          llm, R"({"type":"object","properties":{"n":{"type":"integer"},"ok":{"type":"boolean"}},
                         "required":["n","ok"],"additionalProperties":false})"),
-            EDGEQ_OK)
+      EDGEQ_OK)
       << edgeq_last_error();
   edgeq_sampling_params sp = edgeq_sampling_default();
   for (uint32_t seed = 1; seed <= 5; ++seed) {
@@ -348,17 +351,37 @@ TEST(CApi, LlmChatTokenize) {
 TEST(CApi, LlmArgumentsOutOfRangeAreRefused) {
   EDGEQ_REFERENCE_DATA_OR_SKIP(path, "models/stories260K.gguf");
   edgeq_llm* llm = nullptr;
-  edgeq_llm_options options = {5000, 0};
+  edgeq_llm_options options = {5000, 0, 0};
   EXPECT_EQ(edgeq_llm_load(path.c_str(), &options, &llm), EDGEQ_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(edgeq_last_error(),
                "edgeq_llm_options.num_threads is 5000; expected at most 1024 (<= 0: 1)");
-  options = {1, 1 << 30};
+  options = {1, 1 << 30, 0};
   EXPECT_EQ(edgeq_llm_load(path.c_str(), &options, &llm), EDGEQ_ERROR_INVALID_ARGUMENT);
   EXPECT_STREQ(edgeq_last_error(),
                "edgeq_llm_options.context_length is 1073741824; expected at most 1048576 (<= 0: "
                "the model's)");
+  options = {1, 0, 5000};
+  EXPECT_EQ(edgeq_llm_load(path.c_str(), &options, &llm), EDGEQ_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(edgeq_last_error(),
+               "edgeq_llm_options.ubatch_size is 5000; expected at most 4096 (<= 0: the default, "
+               "512)");
   EXPECT_EQ(llm, nullptr);
-  options = {1, 64};
+  // The ubatch: the one default (llm/prefill_plan.h) unless given, capped at the context.
+  for (const auto& [given, ctx, want] :
+       {std::tuple<int32_t, int32_t, int32_t>{0, 1024, edgeq::llm::kDefaultUbatchSize},
+        {-3, 1024, edgeq::llm::kDefaultUbatchSize},
+        {100, 1024, 100},
+        {0, 64, 64}}) {
+    options = {1, ctx, given};
+    ASSERT_EQ(edgeq_llm_load(path.c_str(), &options, &llm), EDGEQ_OK) << edgeq_last_error();
+    EXPECT_EQ(edgeq_llm_ubatch_size(llm), want) << given << " " << ctx;
+    edgeq_llm_free(llm);
+  }
+  ASSERT_EQ(edgeq_llm_load(path.c_str(), nullptr, &llm), EDGEQ_OK) << edgeq_last_error();
+  EXPECT_EQ(edgeq_llm_ubatch_size(llm), edgeq::llm::kDefaultUbatchSize);  // stories260K: 512
+  edgeq_llm_free(llm);
+  EXPECT_EQ(edgeq_llm_ubatch_size(nullptr), 0);
+  options = {1, 64, 0};
   ASSERT_EQ(edgeq_llm_load(path.c_str(), &options, &llm), EDGEQ_OK) << edgeq_last_error();
   int32_t ids[4] = {1, 2, 3, 4};
   // A count far beyond the buffer and the context: refused before the ids are read.

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -72,7 +73,10 @@ absl::StatusOr<Model::Block> Model::LoadBlock(int64_t t) {
   const WeightReader weights(weights_, &used_tensors_);
   EDGEQ_ASSIGN_OR_RETURN(
       b.graph, BuildBody(weights, config_, context_, kv_cache_type_, inv_freq_, inv_freq_swa_, t));
+  const auto start = std::chrono::steady_clock::now();
   EDGEQ_ASSIGN_OR_RETURN(edgeq::Model model, session_->Load(*b.graph));
+  prepare_seconds_ +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   b.model = std::make_unique<edgeq::Model>(std::move(model));
   EDGEQ_ASSIGN_OR_RETURN(b.tokens, Tensor::Create(DType::kInt32, {t}));
   EDGEQ_ASSIGN_OR_RETURN(b.positions, Tensor::Create(DType::kInt32, {t}));
@@ -119,9 +123,10 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
                                                    const ModelOptions& options) {
   EDGEQ_RETURN_IF_ERROR(RegisterLlmOps());
   EDGEQ_ASSIGN_OR_RETURN(ModelConfig c, ModelConfig::FromMetadata(dict));
-  if (options.prefill_block < 0) {
+  if (options.prefill_block < 0 || options.prefill_block > kMaxUbatchSize) {
     return absl::InvalidArgumentError(
-        absl::StrFormat("ModelOptions.prefill_block must be >= 0, got %d", options.prefill_block));
+        absl::StrFormat("ModelOptions.prefill_block (ubatch) must be in [0, %d], got %d",
+                        kMaxUbatchSize, options.prefill_block));
   }
   if (options.context_length < 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -251,14 +256,16 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
   }
   m->session_ = std::make_unique<InferenceSession>(std::move(so));
   EDGEQ_ASSIGN_OR_RETURN(m->decode_, m->LoadBlock(1));
-  const int64_t block = std::min<int64_t>(options.prefill_block, ctx);
-  if (block > 1) {
-    EDGEQ_ASSIGN_OR_RETURN(Block prefill, m->LoadBlock(block));
-    m->prefill_ = std::make_unique<Block>(std::move(prefill));
-  }
+  // The prefill blocks are built on first use (BlockOfSize).
+  m->block_sizes_ =
+      PrefillBlockSizes(static_cast<int>(std::min<int64_t>(options.prefill_block, ctx)));
+  m->blocks_.resize(m->block_sizes_.size());
   EDGEQ_ASSIGN_OR_RETURN(m->head_graph_,
                          BuildHead(WeightReader(m->weights_, &m->used_tensors_), c));
+  const auto head_start = std::chrono::steady_clock::now();
   EDGEQ_ASSIGN_OR_RETURN(edgeq::Model head, m->session_->Load(*m->head_graph_));
+  m->prepare_seconds_ +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - head_start).count();
   m->head_ = std::make_unique<edgeq::Model>(std::move(head));
   EDGEQ_ASSIGN_OR_RETURN(m->head_input_, Tensor::Create(DType::kFloat32, {1, c.embedding_length}));
   for (int l = 0; l < c.block_count; ++l) {
@@ -371,21 +378,28 @@ absl::StatusOr<absl::Span<const float>> Model::Forward(int token, int pos) {
   return Prefill(absl::MakeConstSpan(one), pos);
 }
 
-Model::Block& Model::NextBlock(size_t left) {
-  // A padded prefill block costs about as much as prefill_block / 6 decode steps (the weights are
-  // streamed once for the block, once per token for decode steps).
-  if (prefill_ != nullptr && left * 6 >= static_cast<size_t>(prefill_->t)) return *prefill_;
-  return decode_;
+absl::StatusOr<Model::Block*> Model::BlockOfSize(int size) {
+  if (size <= 1) return &decode_;
+  const size_t k = std::find(block_sizes_.begin(), block_sizes_.end(), size) - block_sizes_.begin();
+  if (k == block_sizes_.size()) {
+    return absl::InternalError(absl::StrFormat("no prefill block of %d tokens", size));
+  }
+  if (blocks_[k] == nullptr) {
+    EDGEQ_ASSIGN_OR_RETURN(Block b, LoadBlock(size));
+    b.model->EnableProfiling(profiling_);
+    blocks_[k] = std::make_unique<Block>(std::move(b));
+  }
+  return blocks_[k].get();
 }
 
 absl::StatusOr<absl::Span<const float>> Model::Prefill(absl::Span<const int> tokens, int pos) {
   EDGEQ_RETURN_IF_ERROR(Check(tokens, pos));
   Tensor hidden;
   size_t i = 0, n = 0;
-  while (i < tokens.size()) {
-    Block& b = NextBlock(tokens.size() - i);
-    n = std::min(tokens.size() - i, static_cast<size_t>(b.t));
-    EDGEQ_ASSIGN_OR_RETURN(hidden, RunBlock(b, tokens.subspan(i, n), pos + static_cast<int>(i)));
+  for (int size : PlanPrefill(static_cast<int64_t>(tokens.size()), block_sizes_)) {
+    EDGEQ_ASSIGN_OR_RETURN(Block * b, BlockOfSize(size));
+    n = std::min(tokens.size() - i, static_cast<size_t>(b->t));
+    EDGEQ_ASSIGN_OR_RETURN(hidden, RunBlock(*b, tokens.subspan(i, n), pos + static_cast<int>(i)));
     i += n;
   }
   EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> h, hidden.Values<float>());
@@ -398,11 +412,11 @@ absl::Status Model::PrefillAll(
   EDGEQ_RETURN_IF_ERROR(Check(tokens, pos));
   size_t i = 0;
   const int64_t dim = config_.embedding_length;
-  while (i < tokens.size()) {
-    Block& b = NextBlock(tokens.size() - i);
-    const size_t n = std::min(tokens.size() - i, static_cast<size_t>(b.t));
+  for (int size : PlanPrefill(static_cast<int64_t>(tokens.size()), block_sizes_)) {
+    EDGEQ_ASSIGN_OR_RETURN(Block * b, BlockOfSize(size));
+    const size_t n = std::min(tokens.size() - i, static_cast<size_t>(b->t));
     EDGEQ_ASSIGN_OR_RETURN(Tensor hidden,
-                           RunBlock(b, tokens.subspan(i, n), pos + static_cast<int>(i)));
+                           RunBlock(*b, tokens.subspan(i, n), pos + static_cast<int>(i)));
     EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> h, hidden.Values<float>());
     for (int64_t r = 0; r < static_cast<int64_t>(n); ++r) {
       if (static_cast<int64_t>(i) + r < first) continue;
@@ -431,9 +445,25 @@ std::vector<std::string> Model::MatmulKernels() const {
 
 std::vector<edgeq::Model*> Model::Graphs() const {
   std::vector<edgeq::Model*> graphs = {decode_.model.get()};
-  if (prefill_ != nullptr) graphs.push_back(prefill_->model.get());
+  for (const std::unique_ptr<Block>& b : blocks_) {
+    if (b != nullptr) graphs.push_back(b->model.get());
+  }
   graphs.push_back(head_.get());
   return graphs;
+}
+
+uint64_t Model::activation_bytes() const {
+  uint64_t bytes = 0;
+  for (const edgeq::Model* g : Graphs()) bytes += g->arena_bytes() + g->scratch_bytes();
+  return bytes;
+}
+
+std::vector<int> Model::loaded_block_sizes() const {
+  std::vector<int> sizes;
+  for (size_t k = 0; k < blocks_.size(); ++k) {
+    if (blocks_[k] != nullptr) sizes.push_back(block_sizes_[k]);
+  }
+  return sizes;
 }
 
 void Model::ReleaseCopiedWeight(absl::Span<const uint8_t> mapping, const void* data, size_t bytes) {
@@ -453,6 +483,7 @@ void Model::ReleaseCopiedWeight(absl::Span<const uint8_t> mapping, const void* d
 }
 
 void Model::EnableProfiling(bool on) {
+  profiling_ = on;
   for (edgeq::Model* g : Graphs()) g->EnableProfiling(on);
 }
 
@@ -485,8 +516,8 @@ std::vector<Model::OpTime> Model::Profile() const {
 
 std::string Model::DebugString() const {
   std::string s = absl::StrCat(decode_.graph->ToString(), decode_.model->DebugString());
-  if (prefill_ != nullptr) {
-    absl::StrAppend(&s, prefill_->graph->ToString(), prefill_->model->DebugString());
+  for (const std::unique_ptr<Block>& b : blocks_) {
+    if (b != nullptr) absl::StrAppend(&s, b->graph->ToString(), b->model->DebugString());
   }
   absl::StrAppend(&s, head_graph_->ToString(), head_->DebugString());
   return s;

@@ -19,8 +19,9 @@
 // q4_0, q8_0, q4_k, q5_k, q6_k). A GGUF with a block type edgeq cannot read fails at Load with the
 // tensor and the type named (the GGUF reader's error).
 //
-// Graphs: one "body" graph per block size (1 token: decode; `prefill_block` tokens: prefill with
-// matrix-matrix kernels) from the embedding through the last block, and one "head" graph (output
+// Graphs: one "body" graph per block size (1 token: decode, built at Load; the prefill blocks of
+// llm/prefill_plan.h, up to `prefill_block` tokens, with matrix-matrix kernels, each built on first
+// use) from the embedding through the last block, and one "head" graph (output
 // norm and classifier) run only where logits are asked for: Prefill computes the classifier for
 // its last token only. The KV cache is this class's memory ([kv heads, context, head dim] per
 // layer and K/V), given to the graphs as inputs (zero copy); each step's new K/V rows are graph
@@ -42,6 +43,7 @@
 #include "core/tensor.h"
 #include "graph/graph.h"
 #include "llm/arch/model_config.h"
+#include "llm/prefill_plan.h"
 #include "runtime/session.h"
 
 namespace edgeq {
@@ -59,9 +61,10 @@ const char* KvCacheTypeName(KvCacheType type);
 struct ModelOptions {
   int num_threads = 1;
   kernels::Isa isa_cap = kernels::Isa::kBest;
-  // Prompt tokens per prefill Execute (0 or 1: one at a time). The block graph's activations
-  // grow with it; f32 weights are packed once per graph by XNNPACK.
-  int prefill_block = 16;
+  // The ubatch: the most prompt tokens per prefill Execute, in [0, kMaxUbatchSize] (0 or 1: one at
+  // a time). The default is the one prefill rule's (llm/prefill_plan.h); front ends only override
+  // it when the user asks. Activations grow with the blocks a prompt uses (activation_bytes()).
+  int prefill_block = kDefaultUbatchSize;
   // Positions the KV cache holds; 0 = the model's context_length capped at 4096 (the cache takes
   // 2 x layers x context x kv dim floats; a step reads only the positions before it). Larger than
   // the model's context_length is allowed (RoPE extrapolates).
@@ -92,9 +95,9 @@ class Model {
   // given. The span stays valid until the next call. OutOfRange naming the value if the token is
   // not in [0, vocab) or pos not in [0, context_length()).
   absl::StatusOr<absl::Span<const float>> Forward(int token, int pos);
-  // Tokens at positions pos..pos+size-1 (blocks of prefill_block; a rest of at least
-  // prefill_block / 6 tokens runs as one padded block, a shorter one token by token); the logits
-  // of the last one only. Same errors as Forward; InvalidArgument if `tokens` is empty.
+  // Tokens at positions pos..pos+size-1 (in the blocks PlanPrefill chooses: full ubatch blocks,
+  // then smaller or padded ones, or decode steps for a rest of a few tokens); the logits of the
+  // last one only. Same errors as Forward; InvalidArgument if `tokens` is empty.
   absl::StatusOr<absl::Span<const float>> Prefill(absl::Span<const int> tokens, int pos);
   // As Prefill, and calls `on_logits(i, logits)` for every token i >= `first` of `tokens` (the
   // span is valid during the call): the classifier runs for each of them (perplexity).
@@ -108,6 +111,18 @@ class Model {
   KvCacheType kv_cache_type() const { return kv_cache_type_; }
   // Bytes the KV cache takes (all layers, K and V, context_length() positions).
   uint64_t kv_cache_bytes() const;
+  // The most prompt tokens one prefill Execute takes (ModelOptions::prefill_block capped at the
+  // context; 1: token by token).
+  int ubatch_size() const { return block_sizes_.empty() ? 1 : block_sizes_.back(); }
+  // Bytes of the activation arenas and scratch of the graphs built so far (decode, head and the
+  // prefill blocks used).
+  uint64_t activation_bytes() const;
+  // The sizes of the prefill block graphs built so far, ascending.
+  std::vector<int> loaded_block_sizes() const;
+  // Seconds spent preparing the kernels of the graphs built so far (InferenceSession::Load:
+  // repacking quantized weights, packing f32 ones; a graph reusing another's prepared weights
+  // takes little): right after Load, the repacking part of the load time.
+  double prepare_seconds() const { return prepare_seconds_; }
   // The weights (as loaded; f16 matrices converted to f32).
   const checkpoint::TensorDict& weights() const { return weights_; }
   // Bytes of the weights as stored.
@@ -147,10 +162,10 @@ class Model {
   absl::StatusOr<Block> LoadBlock(int64_t t);
   // ModelOptions::mapped_file: drops the pages of a copied weight inside `mapping`.
   void ReleaseCopiedWeight(absl::Span<const uint8_t> mapping, const void* data, size_t bytes);
-  // The session models of the graphs (decode, prefill if any, head).
+  // The session models of the graphs (decode, the prefill blocks built, head).
   std::vector<edgeq::Model*> Graphs() const;
-  // The block for the next tokens when `left` remain.
-  Block& NextBlock(size_t left);
+  // The prefill block graph of `size` tokens (one of block_sizes_), built on first use.
+  absl::StatusOr<Block*> BlockOfSize(int size);
   // Runs b on n = tokens.size() <= b.t tokens at pos..pos+n-1 (rows past n are padding: token 0,
   // attended by nothing real, their K/V rows not stored) and stores their K/V rows; returns the
   // hidden states [b.t, dim] (before the output norm) of which the first n rows are real.
@@ -171,7 +186,10 @@ class Model {
   Tensor inv_freq_swa_;                 // the same for the sliding-window layers
   std::unique_ptr<InferenceSession> session_;
   Block decode_;
-  std::unique_ptr<Block> prefill_;
+  std::vector<int> block_sizes_;                // PrefillBlockSizes(ubatch), ascending
+  std::vector<std::unique_ptr<Block>> blocks_;  // per size; null until first used
+  bool profiling_ = false;
+  double prepare_seconds_ = 0;
   std::unique_ptr<Graph> head_graph_;
   std::unique_ptr<edgeq::Model> head_;
   Tensor head_input_;  // [1, dim]

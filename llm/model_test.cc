@@ -389,6 +389,7 @@ TEST(ModelTest, LoadFromFileReleasesCopiedWeightPages) {
 TEST(ModelTest, ClassifierOnlyInTheHead) {
   absl::StatusOr<std::unique_ptr<Model>> m = Model::Load(SmallModel(false), {.prefill_block = 4});
   ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_TRUE((*m)->Prefill(absl::MakeConstSpan(kTokens).first(4), 0).ok());  // builds llama_t4
   const std::string dump = (*m)->DebugString();
   EXPECT_TRUE(absl::StrContains(dump, "llama_head")) << dump;
   EXPECT_TRUE(absl::StrContains(dump, "llama_t4")) << dump;

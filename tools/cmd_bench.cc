@@ -1,7 +1,9 @@
-// `edgeq bench MODEL [-p 512] [-n 128] [-r 5] [-t 1,2] [-o md|csv|json]`: prefill and decode
-// speed as llama.cpp's llama-bench measures it (random token ids, no tokenizer; a warm-up run,
-// then -r timed runs from an empty context: ppN = N prompt tokens at once, tgN = N tokens one at a
-// time), with peak resident memory (VmHWM), model bytes and the matrix kernels used.
+// `edgeq bench MODEL [-p 512] [-n 128] [-r 5] [-t 1,2] [-d 0] [-o md|csv|json]`: prefill and
+// decode speed as llama.cpp's llama-bench measures it (random token ids, no tokenizer; a warm-up
+// run, then -r timed runs after -d positions of the KV cache were filled: ppN = N prompt tokens at
+// once, tgN = N tokens one at a time), with peak resident memory (VmHWM), model bytes and the
+// matrix kernels used; first a `ttft` row: model open to the first generated token of a 16-token
+// prompt, in parts.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,14 +34,17 @@ namespace tools {
 namespace {
 
 constexpr char kBenchUsage[] =
-    "MODEL [-p 512] [-n 128] [-r 5] [-t 1,2] [-b 16] [-o md|csv|json] [--profile] "
+    "MODEL [-p 512] [-n 128] [-r 5] [-t 1,2] [-d 0] [-ub 512] [-o md|csv|json] [--profile] "
     "[--roofline] [-ctk TYPE]\n"
     "  -p, --n-prompt N     prompt tokens of the prefill test ppN (0: none; default 512)\n"
     "  -n, --n-gen N        tokens of the decode test tgN (0: none; default 128)\n"
     "  -r, --repetitions N  timed runs per test after one warm-up run (default 5)\n"
     "  -t, --threads LIST   thread counts, comma-separated (default 1,2; each at most 4 x the\n"
     "                       online CPUs, at most 256)\n"
-    "  -b, --batch N        prompt tokens per prefill graph run (default 16; 1: one at a time)\n"
+    "  -d, --n-depth LIST   KV cache positions filled (once, not timed) before each test,\n"
+    "                       comma-separated (default 0); rows say `pp512 @ d4096`\n"
+    "  -ub, --ubatch-size N prompt tokens per prefill graph run (default 512, llama.cpp's ubatch;\n"
+    "                       1: one at a time; at most 4096; -b, --batch: the same)\n"
     "  -o, --output FORMAT  md (default), csv or json, to stdout\n"
     "  --profile            after each test, the time per op and kernel over its timed runs\n"
     "  --roofline           measure the memory read bandwidth (a STREAM-like sum over 1 GiB with\n"
@@ -47,7 +52,9 @@ constexpr char kBenchUsage[] =
     "                       bytes a decode step reads (all but an untied token embedding) per\n"
     "                       second as a share of it\n" EDGEQ_KV_CACHE_USAGE
     "tokens/s are mean +- standard deviation over the runs; peak RSS is the process's VmHWM after "
-    "the test.";
+    "the test.\nThe ttft row (per thread count, first): model open to the first generated token "
+    "of a 16-token\nprompt (open + load + repack + prefill + first decode step, in ms; the file "
+    "as the page cache has it).";
 
 double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -56,8 +63,10 @@ double Now() {
 struct Row {
   std::string model, type, test, kernels, roofline;
   uint64_t bytes = 0, params = 0, peak_rss = 0;
-  int threads = 0, n_prompt = 0, n_gen = 0;
+  int threads = 0, n_prompt = 0, n_gen = 0, n_depth = 0;
   double mean = 0, sd = 0;
+  double ms = 0;     // the ttft row: milliseconds (mean and sd are 0)
+  std::string note;  // the ttft row: its parts
   std::vector<double> samples;
 };
 
@@ -67,11 +76,12 @@ void Print(const std::vector<Row>& rows, const std::string& format) {
   if (format == "csv") {
     absl::FPrintF(stdout,
                   "model_type,weight_type,model_size,model_n_params,n_threads,n_prompt,n_gen,"
-                  "test,avg_ts,stddev_ts,peak_rss_bytes,kernels,roofline\n");
+                  "n_depth,test,avg_ts,stddev_ts,avg_ms,peak_rss_bytes,kernels,roofline,note\n");
     for (const Row& r : rows) {
-      absl::FPrintF(stdout, "\"%s\",\"%s\",%d,%d,%d,%d,%d,\"%s\",%.6f,%.6f,%d,\"%s\",\"%s\"\n",
-                    r.model, r.type, r.bytes, r.params, r.threads, r.n_prompt, r.n_gen, r.test,
-                    r.mean, r.sd, r.peak_rss, r.kernels, r.roofline);
+      absl::FPrintF(
+          stdout, "\"%s\",\"%s\",%d,%d,%d,%d,%d,%d,\"%s\",%.6f,%.6f,%.3f,%d,\"%s\",\"%s\",\"%s\"\n",
+          r.model, r.type, r.bytes, r.params, r.threads, r.n_prompt, r.n_gen, r.n_depth, r.test,
+          r.mean, r.sd, r.ms, r.peak_rss, r.kernels, r.roofline, r.note);
     }
     return;
   }
@@ -84,11 +94,12 @@ void Print(const std::vector<Row>& rows, const std::string& format) {
       absl::FPrintF(stdout,
                     "  {\"model_type\": \"%s\", \"weight_type\": \"%s\", \"model_size\": %d, "
                     "\"model_n_params\": %d, \"n_threads\": %d, \"n_prompt\": %d, \"n_gen\": %d, "
-                    "\"test\": \"%s\", \"avg_ts\": %.6f, \"stddev_ts\": %.6f, \"samples_ts\": "
-                    "[%s], \"peak_rss_bytes\": %d, \"kernels\": \"%s\", \"roofline\": \"%s\"}%s\n",
-                    r.model, r.type, r.bytes, r.params, r.threads, r.n_prompt, r.n_gen, r.test,
-                    r.mean, r.sd, absl::StrJoin(samples, ", "), r.peak_rss, r.kernels, r.roofline,
-                    i + 1 < rows.size() ? "," : "");
+                    "\"n_depth\": %d, \"test\": \"%s\", \"avg_ts\": %.6f, \"stddev_ts\": %.6f, "
+                    "\"samples_ts\": [%s], \"avg_ms\": %.3f, \"peak_rss_bytes\": %d, "
+                    "\"kernels\": \"%s\", \"roofline\": \"%s\", \"note\": \"%s\"}%s\n",
+                    r.model, r.type, r.bytes, r.params, r.threads, r.n_prompt, r.n_gen, r.n_depth,
+                    r.test, r.mean, r.sd, absl::StrJoin(samples, ", "), r.ms, r.peak_rss, r.kernels,
+                    r.roofline, r.note, i + 1 < rows.size() ? "," : "");
     }
     absl::FPrintF(stdout, "]\n");
     return;
@@ -101,9 +112,11 @@ void Print(const std::vector<Row>& rows, const std::string& format) {
       "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- |%s\n",
       any_roofline ? " roofline |" : "", any_roofline ? " --- |" : "");
   for (const Row& r : rows) {
-    absl::FPrintF(stdout, "| %s %s | %s | %s | CPU | %d | %s | %.2f ± %.2f | %s | %s |%s\n",
-                  r.model, r.type, Mib(r.bytes), ParamsLabel(r.params), r.threads, r.test, r.mean,
-                  r.sd, Mib(r.peak_rss), r.kernels,
+    const std::string speed = r.test == "ttft" ? absl::StrFormat("%.1f ms", r.ms)
+                                               : absl::StrFormat("%.2f ± %.2f", r.mean, r.sd);
+    absl::FPrintF(stdout, "| %s %s | %s | %s | CPU | %d | %s | %s | %s | %s |%s\n", r.model, r.type,
+                  Mib(r.bytes), ParamsLabel(r.params), r.threads, r.test, speed, Mib(r.peak_rss),
+                  r.test == "ttft" ? r.note : r.kernels,
                   any_roofline ? absl::StrCat(" ", r.roofline, " |") : "");
   }
 }
@@ -192,117 +205,163 @@ double ReadBandwidth(int threads) {
   return bw;
 }
 
+// The tokens/s samples of one test (a warm-up run, then `reps` timed ones) at `depth` cache
+// positions already filled; with `profile`, the per-op table of the timed runs.
+absl::Status RunTest(llm::Model& model, const Row& base, int64_t depth, int64_t reps, bool profile,
+                     std::mt19937& rng, Row* row) {
+  const int vocab = model.config().vocab_size;
+  const int pos0 = static_cast<int>(depth);
+  for (int64_t rep = 0; rep <= reps; ++rep) {  // run 0 is the warm-up
+    if (rep == 1 && profile) {
+      model.ResetProfile();
+      model.EnableProfiling(true);
+    }
+    double seconds = 0;
+    if (base.n_prompt > 0) {
+      std::vector<int> tokens(base.n_prompt);
+      for (int& x : tokens) x = static_cast<int>(rng() % vocab);
+      const double t0 = Now();
+      EDGEQ_RETURN_IF_ERROR(model.Prefill(tokens, pos0).status());
+      seconds = Now() - t0;
+    } else {
+      int token = static_cast<int>(rng() % vocab);
+      const double t0 = Now();
+      for (int i = 0; i < base.n_gen; ++i) {
+        EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> logits, model.Forward(token, pos0 + i));
+        token = static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+      }
+      seconds = Now() - t0;
+    }
+    if (rep > 0) row->samples.push_back((base.n_prompt + base.n_gen) / std::max(seconds, 1e-12));
+  }
+  double sum = 0, sq = 0;
+  for (double x : row->samples) sum += x;
+  row->mean = sum / row->samples.size();
+  for (double x : row->samples) sq += (x - row->mean) * (x - row->mean);
+  row->sd = row->samples.size() > 1 ? std::sqrt(sq / (row->samples.size() - 1)) : 0.0;
+  row->peak_rss = PeakRssBytes();
+  if (profile) {
+    model.EnableProfiling(false);
+    PrintProfile(absl::StrFormat("%s, %d threads, %d timed runs", row->test, row->threads, reps),
+                 model.Profile(), static_cast<double>(reps * (base.n_prompt + base.n_gen)));
+  }
+  return absl::OkStatus();
+}
+
+// "ok" or the --roofline note of a decode row: the weight bytes a decode step reads per second as
+// a share of the measured read bandwidth.
+absl::StatusOr<std::string> Roofline(const llm::Model& model, const Row& row) {
+  const double bw = ReadBandwidth(row.threads);
+  if (bw <= 0) return absl::InternalError("--roofline: the bandwidth measurement failed");
+  // Every weight but an untied token embedding, of which the gather reads one row (a tied one is
+  // the classifier, read whole).
+  double step_bytes = static_cast<double>(row.bytes);
+  if (!model.config().tied_output) {
+    absl::StatusOr<const Tensor*> embd = model.weights().Get("token_embd.weight");
+    if (embd.ok()) step_bytes -= static_cast<double>((*embd)->size_bytes());
+  }
+  return absl::StrFormat("%.1f GB/s read; weights %.2f GB/s = %.0f%%", bw / 1e9,
+                         step_bytes * row.mean / 1e9, 100.0 * step_bytes * row.mean / bw);
+}
+
+// The tokens of the ttft row's prompt.
+constexpr int kTtftPrompt = 16;
+
+// Opens and loads the model for one thread count, timing the way to the first generated token of
+// a kTtftPrompt-token prompt (open, load, repack, prefill, first decode step) into `ttft`.
+absl::StatusOr<std::unique_ptr<llm::Model>> LoadTimed(const std::string& path, llm::ModelOptions mo,
+                                                      Row* ttft) {
+  const double t0 = Now();
+  EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
+  const double t1 = Now();
+  mo.mapped_file = file.file_bytes;  // drop copied weights' pages
+  absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(file.dict, mo);
+  if (!loaded.ok()) {
+    return absl::Status(loaded.status().code(),
+                        absl::StrCat(path, ": ", loaded.status().message()));
+  }
+  llm::Model& model = **loaded;
+  const double t2 = Now();
+  std::mt19937 rng(99);
+  std::vector<int> prompt(kTtftPrompt);
+  for (int& x : prompt) x = static_cast<int>(rng() % model.config().vocab_size);
+  EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> logits, model.Prefill(prompt, 0));
+  const int first =
+      static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+  const double t3 = Now();
+  EDGEQ_RETURN_IF_ERROR(model.Forward(first, kTtftPrompt).status());
+  const double t4 = Now();
+  const double repack = model.prepare_seconds();
+  ttft->test = "ttft";
+  ttft->n_prompt = kTtftPrompt;
+  ttft->n_gen = 1;
+  ttft->ms = 1e3 * (t4 - t0);
+  ttft->note = absl::StrFormat(
+      "open %.1f + load %.1f + repack %.1f + prefill %d %.1f + first decode %.1f ms",
+      1e3 * (t1 - t0), 1e3 * (t2 - t1 - repack), 1e3 * repack, kTtftPrompt, 1e3 * (t3 - t2),
+      1e3 * (t4 - t3));
+  ttft->peak_rss = PeakRssBytes();
+  return loaded;
+}
+
 absl::Status Bench(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(const BenchFlags flags, ParseBenchFlags(raw_args.raw));
-  const LlmArgs& args = flags.args;
   const std::string& path = flags.model;
-  const int64_t n_prompt = flags.n_prompt, n_gen = flags.n_gen, reps = flags.reps;
-  const int64_t batch = flags.batch;
-  const std::vector<int>& thread_list = flags.threads;
-  const bool profile = args.Has("profile"), roofline = args.Has("roofline");
-  const llm::KvCacheType cache_type = flags.cache_type;
-  const std::string& format = flags.format;
+  const bool profile = flags.args.Has("profile"), roofline = flags.args.Has("roofline");
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
+  const int64_t max_depth = *std::max_element(flags.depths.begin(), flags.depths.end());
+  Row base;
+  base.type = WeightTypeLabel(file.dict);
+  if (flags.cache_type != llm::KvCacheType::kF32) {
+    absl::StrAppend(&base.type, " KV ", llm::KvCacheTypeName(flags.cache_type));
+  }
+  base.params = ParameterCount(file.dict);
   std::vector<Row> rows;
-  for (int threads : thread_list) {
+  for (int threads : flags.threads) {
     llm::ModelOptions mo;
     mo.num_threads = threads;
-    mo.prefill_block = static_cast<int>(batch);
-    mo.context_length = static_cast<int>(std::max<int64_t>(n_prompt + n_gen, 1));
-    mo.mapped_file = file.file_bytes;  // drop copied weights' pages
-    mo.kv_cache_type = cache_type;
-    absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(file.dict, mo);
-    if (!loaded.ok()) {
-      return absl::Status(loaded.status().code(),
-                          absl::StrCat(path, ": ", loaded.status().message()));
-    }
-    llm::Model& model = **loaded;
-    const int vocab = model.config().vocab_size;
+    mo.prefill_block = flags.ubatch;
+    mo.context_length = static_cast<int>(
+        std::max<int64_t>(max_depth + flags.n_prompt + flags.n_gen, kTtftPrompt + 1));
+    mo.kv_cache_type = flags.cache_type;
+    base.threads = threads;
+    Row ttft = base;
+    EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<llm::Model> loaded, LoadTimed(path, mo, &ttft));
+    llm::Model& model = *loaded;
+    base.model = absl::StrCat(model.config().architecture, " ", ParamsLabel(base.params));
+    base.bytes = model.weight_bytes();
+    base.kernels = absl::StrJoin(model.MatmulKernels(), ", ");
+    ttft.model = base.model;
+    ttft.bytes = base.bytes;
+    rows.push_back(ttft);
+    absl::FPrintF(stderr, "ttft, %d threads: %.1f ms (%s)\n", threads, ttft.ms, ttft.note);
     std::mt19937 rng(1234);
-    auto random_tokens = [&](int64_t n) {
-      std::vector<int> t(n);
-      for (int& x : t) x = static_cast<int>(rng() % vocab);
-      return t;
-    };
-    struct Test {
-      std::string name;
-      int64_t n_prompt, n_gen;
-    };
-    std::vector<Test> tests;
-    if (n_prompt > 0) tests.push_back({absl::StrCat("pp", n_prompt), n_prompt, 0});
-    if (n_gen > 0) tests.push_back({absl::StrCat("tg", n_gen), 0, n_gen});
-    for (const Test& test : tests) {
-      Row row;
-      row.model =
-          absl::StrCat(model.config().architecture, " ", ParamsLabel(ParameterCount(file.dict)));
-      row.type = WeightTypeLabel(file.dict);
-      if (cache_type != llm::KvCacheType::kF32) {
-        absl::StrAppend(&row.type, " KV ", llm::KvCacheTypeName(cache_type));
+    for (const int64_t depth : flags.depths) {
+      if (depth > 0) {  // the cache filled once, not timed
+        std::vector<int> fill(depth);
+        for (int& x : fill) x = static_cast<int>(rng() % model.config().vocab_size);
+        EDGEQ_RETURN_IF_ERROR(model.Prefill(fill, 0).status());
       }
-      row.bytes = model.weight_bytes();
-      row.params = ParameterCount(file.dict);
-      row.threads = threads;
-      row.n_prompt = static_cast<int>(test.n_prompt);
-      row.n_gen = static_cast<int>(test.n_gen);
-      row.test = test.name;
-      row.kernels = absl::StrJoin(model.MatmulKernels(), ", ");
-      for (int64_t rep = 0; rep <= reps; ++rep) {  // run 0 is the warm-up
-        if (rep == 1 && profile) {
-          model.ResetProfile();
-          model.EnableProfiling(true);
+      const std::string at = depth > 0 ? absl::StrCat(" @ d", depth) : "";
+      for (const bool prompt : {true, false}) {
+        Row row = base;
+        row.n_depth = static_cast<int>(depth);
+        row.n_prompt = prompt ? static_cast<int>(flags.n_prompt) : 0;
+        row.n_gen = prompt ? 0 : static_cast<int>(flags.n_gen);
+        if (row.n_prompt + row.n_gen == 0) continue;
+        row.test = absl::StrCat(prompt ? "pp" : "tg", row.n_prompt + row.n_gen, at);
+        EDGEQ_RETURN_IF_ERROR(RunTest(model, row, depth, flags.reps, profile, rng, &row));
+        if (roofline && !prompt) {
+          EDGEQ_ASSIGN_OR_RETURN(row.roofline, Roofline(model, row));
         }
-        double seconds = 0;
-        if (test.n_prompt > 0) {
-          const std::vector<int> tokens = random_tokens(test.n_prompt);
-          const double t0 = Now();
-          EDGEQ_RETURN_IF_ERROR(model.Prefill(tokens, 0).status());
-          seconds = Now() - t0;
-        } else {
-          int token = static_cast<int>(rng() % vocab);
-          const double t0 = Now();
-          for (int64_t i = 0; i < test.n_gen; ++i) {
-            EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> logits,
-                                   model.Forward(token, static_cast<int>(i)));
-            token =
-                static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
-          }
-          seconds = Now() - t0;
-        }
-        if (rep > 0) {
-          row.samples.push_back((test.n_prompt + test.n_gen) / std::max(seconds, 1e-12));
-        }
+        rows.push_back(std::move(row));
+        absl::FPrintF(stderr, "%s, %d threads: %.2f tokens/s\n", rows.back().test, threads,
+                      rows.back().mean);
       }
-      double sum = 0, sq = 0;
-      for (double s : row.samples) sum += s;
-      row.mean = sum / row.samples.size();
-      for (double s : row.samples) sq += (s - row.mean) * (s - row.mean);
-      row.sd = row.samples.size() > 1 ? std::sqrt(sq / (row.samples.size() - 1)) : 0.0;
-      row.peak_rss = PeakRssBytes();
-      if (roofline && test.n_gen > 0) {
-        const double bw = ReadBandwidth(threads);
-        if (bw <= 0) return absl::InternalError("--roofline: the bandwidth measurement failed");
-        // The bytes a decode step reads: every weight but an untied token embedding, of which
-        // the gather reads one row (a tied one is the classifier, read whole).
-        double step_bytes = static_cast<double>(row.bytes);
-        if (!model.config().tied_output) {
-          absl::StatusOr<const Tensor*> embd = model.weights().Get("token_embd.weight");
-          if (embd.ok()) step_bytes -= static_cast<double>((*embd)->size_bytes());
-        }
-        row.roofline =
-            absl::StrFormat("%.1f GB/s read; weights %.2f GB/s = %.0f%%", bw / 1e9,
-                            step_bytes * row.mean / 1e9, 100.0 * step_bytes * row.mean / bw);
-      }
-      if (profile) {
-        model.EnableProfiling(false);
-        PrintProfile(absl::StrFormat("%s, %d threads, %d timed runs", test.name, threads, reps),
-                     model.Profile(), static_cast<double>(reps * (test.n_prompt + test.n_gen)));
-      }
-      rows.push_back(std::move(row));
-      absl::FPrintF(stderr, "%s, %d threads: %.2f tokens/s\n", test.name, threads,
-                    rows.back().mean);
     }
+    absl::FPrintF(stderr, "memory, %d threads: %s\n", threads, MemoryReport(model));
   }
-  Print(rows, format);
+  Print(rows, flags.format);
   return absl::OkStatus();
 }
 

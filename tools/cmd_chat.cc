@@ -52,7 +52,7 @@ namespace {
 constexpr char kChatUsage[] =
     "MODEL [--system TEXT] [--template NAME|FILE] [--tools FILE.json] [-n N] [--temp T] "
     "[--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--repeat-last-n N] "
-    "[--presence-penalty P] [--frequency-penalty F] [-s SEED] [-t THREADS] [-c CTX] "
+    "[--presence-penalty P] [--frequency-penalty F] [-s SEED] [-t THREADS] [-c CTX] [-ub N] "
     "[--ignore-eos] [--verbose-prompt]\n"
     "    [--grammar GBNF | --grammar-file FILE | -j JSON_SCHEMA]\n"
     "Reads one user message per line from stdin and streams each reply to stdout; the prompt\n"
@@ -71,7 +71,7 @@ constexpr char kChatUsage[] =
     "  --verbose-prompt         print each turn's prompt tokens (id -> piece) to stderr\n"
     "  --grammar, --grammar-file, -j/--json-schema   each reply is a sentence of the grammar\n"
     "                           (as in `edgeq run`; it ends at end-of-turn once complete)\n"
-    "  sampling options, -s, -t as in `edgeq run` (default temperature 0.8)\n"
+    "  sampling options, -s, -t, -ub as in `edgeq run` (default temperature 0.8)\n"
     "Lines (at most 1 MiB each): /reset forgets the conversation (keeps --system); /exit or the\n"
     "end of input ends; /tool TEXT adds a tool result (role tool) and lets the model answer;\n"
     "/assistant TEXT adds TEXT as the model's reply (parsed for tool calls) without generating.\n"
@@ -277,6 +277,7 @@ absl::Status Chat(const Args& raw_args) {
   mo.num_threads = flags.threads > 0 ? flags.threads : kernels::DefaultThreadCount();
   mo.context_length = static_cast<int>(flags.ctx);
   mo.kv_cache_type = flags.cache_type;
+  mo.prefill_block = flags.ubatch;
   mo.mapped_file = file.file_bytes;  // drop copied weights' pages
   absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(file.dict, mo);
   if (!loaded.ok()) {
@@ -289,14 +290,15 @@ absl::Status Chat(const Args& raw_args) {
   const int n_ctx = model.context_length();
   absl::FPrintF(
       stderr,
-      "model: %s (%s)\nchat template: %s%s\nsampler: %s\ncontext %d (%s KV cache), %d threads\n"
+      "model: %s (%s)\nchat template: %s%s\nsampler: %s\ncontext %d (%s KV cache), %d threads, "
+      "ubatch %d\n"
       "/reset forgets the conversation, /exit ends; Ctrl-C stops a reply.\n",
       path, model.config().ToString(), template_note,
       tools.is_null() ? ""
                       : absl::StrFormat(", tools: %d, calls parsed as %s", tools.size(),
                                         llm::ToolCallFormatName(call_format)),
       sampler.options().ToString(), n_ctx, llm::KvCacheTypeName(model.kv_cache_type()),
-      mo.num_threads);
+      mo.num_threads, model.ubatch_size());
 
   llm::GenerateOptions go;
   go.max_tokens = static_cast<int>(n_predict);

@@ -24,12 +24,12 @@ namespace tools {
 namespace {
 
 constexpr char kPerplexityUsage[] =
-    "MODEL -f FILE [-c CTX] [-t THREADS] [--chunks N] [-ctk TYPE] [--tokenizer FILE]\n"
+    "MODEL -f FILE [-c CTX] [-t THREADS] [--chunks N] [-ub N] [-ctk TYPE] [--tokenizer FILE]\n"
     "  -f, --file FILE      text to score (at most 32 MiB)\n"
     "  -c, --ctx-size N     chunk length in tokens (default 512; the text must hold two chunks)\n"
     "  --chunks N           score at most N chunks (default: all)\n"
     "  -t, --threads N      (default: the fastest cluster's cores; at most 4 x the online CPUs,\n"
-    "                       at most 256)\n" EDGEQ_KV_CACHE_USAGE
+    "                       at most 256)\n" EDGEQ_UBATCH_USAGE EDGEQ_KV_CACHE_USAGE
     "Prints [chunk]running-perplexity per chunk and 'Final estimate: PPL = X +/- Y' (stdout).";
 
 absl::Status Perplexity(const Args& raw_args) {
@@ -46,6 +46,7 @@ absl::Status Perplexity(const Args& raw_args) {
   mo.num_threads = flags.threads > 0 ? flags.threads : kernels::DefaultThreadCount();
   mo.context_length = static_cast<int>(n_ctx);
   mo.kv_cache_type = flags.cache_type;
+  mo.prefill_block = flags.ubatch;
   mo.mapped_file = file.file_bytes;  // drop copied weights' pages
   absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(file.dict, mo);
   if (!loaded.ok()) {
@@ -65,9 +66,10 @@ absl::Status Perplexity(const Args& raw_args) {
   int64_t n_chunk = static_cast<int64_t>(tokens.size()) / n_ctx;
   if (max_chunks >= 0) n_chunk = std::min(n_chunk, max_chunks);
   absl::FPrintF(stderr,
-                "model: %s (%s)\nperplexity: %d tokens, %d chunks of %d, %d threads, %s KV cache\n",
+                "model: %s (%s)\nperplexity: %d tokens, %d chunks of %d, %d threads, %s KV cache, "
+                "ubatch %d\n",
                 path, model.config().ToString(), tokens.size(), n_chunk, n_ctx, mo.num_threads,
-                llm::KvCacheTypeName(model.kv_cache_type()));
+                llm::KvCacheTypeName(model.kv_cache_type()), model.ubatch_size());
   llm::PerplexityOptions po;
   po.n_ctx = static_cast<int>(n_ctx);
   po.max_chunks = static_cast<int>(n_chunk);
@@ -79,6 +81,7 @@ absl::Status Perplexity(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(llm::PerplexityResult r, llm::Perplexity(model, tokens, po));
   absl::FPrintF(stdout, "\n");
   absl::FPrintF(stdout, "Final estimate: PPL = %.4f +/- %.5f\n", r.ppl, r.error);
+  absl::FPrintF(stderr, "memory: %s\n", MemoryReport(model));
   return absl::OkStatus();
 }
 

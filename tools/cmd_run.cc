@@ -24,7 +24,7 @@ namespace {
 constexpr char kRunUsage[] =
     "MODEL -p TEXT|-f FILE [-n N] [--temp T] [--top-k K] [--top-p P] [--min-p P] "
     "[--repeat-penalty R] [--repeat-last-n N] [--presence-penalty P] [--frequency-penalty F] "
-    "[-s SEED] [-t THREADS] [-c CTX] [-ctk TYPE] [--tokenizer FILE] [--ignore-eos]\n"
+    "[-s SEED] [-t THREADS] [-c CTX] [-ub N] [-ctk TYPE] [--tokenizer FILE] [--ignore-eos]\n"
     "    [--grammar GBNF | --grammar-file FILE | -j JSON_SCHEMA]\n"
     "  -p, --prompt TEXT        prompt (BOS added as the vocabulary says)\n"
     "  -f, --file FILE          the prompt from a file (at most 32 MiB)\n"
@@ -43,7 +43,7 @@ constexpr char kRunUsage[] =
     "  --grammar-file FILE      the grammar from a file (at most 1 MiB)\n"
     "  -j, --json-schema JSON   constrain the output to JSON valid under this schema\n"
     "  --tokenizer FILE         a llama2.c tokenizer.bin for a model without a "
-    "vocabulary\n" EDGEQ_KV_CACHE_USAGE
+    "vocabulary\n" EDGEQ_UBATCH_USAGE EDGEQ_KV_CACHE_USAGE
     "Sampler order: penalties, top-k, top-p, min-p, temperature, draw (llama.cpp's).\n"
     "The text goes to stdout; the load and speed report to stderr.";
 
@@ -89,6 +89,7 @@ absl::Status Run(const Args& raw_args) {
   mo.num_threads = flags.threads > 0 ? flags.threads : kernels::DefaultThreadCount();
   mo.context_length = static_cast<int>(ctx);
   mo.kv_cache_type = flags.cache_type;
+  mo.prefill_block = flags.ubatch;
   mo.mapped_file = file.file_bytes;  // drop copied weights' pages
   absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(file.dict, mo);
   if (!loaded.ok()) {
@@ -100,10 +101,10 @@ absl::Status Run(const Args& raw_args) {
   EDGEQ_RETURN_IF_ERROR(ConstrainSampler(grammar, *tok, model.config().vocab_size, &sampler));
   absl::FPrintF(stderr,
                 "model: %s (%s)\nsampler: %s\nprompt: %d tokens, context %d (%s KV cache, "
-                "%.2f MiB), %d threads\n",
+                "%.2f MiB), %d threads, ubatch %d\n",
                 path, model.config().ToString(), so.ToString(), ids.size(), model.context_length(),
                 llm::KvCacheTypeName(model.kv_cache_type()), model.kv_cache_bytes() / 1048576.0,
-                mo.num_threads);
+                mo.num_threads, model.ubatch_size());
   if (static_cast<int>(ids.size()) > model.context_length()) {
     return absl::InvalidArgumentError(
         absl::StrFormat("the prompt is %d tokens long, but the context holds %d (-c)", ids.size(),
@@ -131,6 +132,7 @@ absl::Status Run(const Args& raw_args) {
                 ids.size(), r.prefill_seconds * 1e3, ids.size() / std::max(r.prefill_seconds, 1e-9),
                 generated, r.decode_seconds * 1e3, generated / std::max(r.decode_seconds, 1e-9),
                 llm::StopReasonName(r.reason));
+  absl::FPrintF(stderr, "memory: %s\n", MemoryReport(model));
   return absl::OkStatus();
 }
 

@@ -134,8 +134,8 @@ absl::StatusOr<std::shared_ptr<const grammar::Grammar>> LoadGrammar(const Gramma
       break;
     case GrammarFlag::Kind::kGbnfFile: {
       name = "--grammar-file";
-      EDGEQ_ASSIGN_OR_RETURN(text, ReadFileBounded(flag.value, grammar::Limits().max_input_bytes,
-                                                   "grammar file"));
+      EDGEQ_ASSIGN_OR_RETURN(
+          text, ReadFileBounded(flag.value, grammar::Limits().max_input_bytes, "grammar file"));
       break;
     }
     case GrammarFlag::Kind::kJsonSchema: {
@@ -167,8 +167,8 @@ absl::Status ConstrainSampler(std::shared_ptr<const grammar::Grammar> grammar,
   for (int id : eog) {
     if (id >= 0 && id < vocab_size) pieces[id].clear();
   }
-  return sampler->SetGrammar(
-      std::move(grammar), std::make_shared<const llm::GrammarVocab>(std::move(pieces), eog));
+  return sampler->SetGrammar(std::move(grammar),
+                             std::make_shared<const llm::GrammarVocab>(std::move(pieces), eog));
 }
 
 int LlmFail(absl::string_view command, const absl::Status& status) {
@@ -207,6 +207,15 @@ std::string WeightTypeLabel(const checkpoint::TensorDict& dict) {
   std::string label = best->first;
   for (char& c : label) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return by_type.size() > 1 ? absl::StrCat(label, " (mixed)") : label;
+}
+
+std::string MemoryReport(const llm::Model& model) {
+  const std::vector<int> blocks = model.loaded_block_sizes();
+  return absl::StrFormat(
+      "KV cache %.2f MiB (%s), activations %.2f MiB (ubatch %d; prefill blocks built: %s)",
+      model.kv_cache_bytes() / 1048576.0, llm::KvCacheTypeName(model.kv_cache_type()),
+      model.activation_bytes() / 1048576.0, model.ubatch_size(),
+      blocks.empty() ? "none" : absl::StrJoin(blocks, ", "));
 }
 
 uint64_t PeakRssBytes() {

@@ -71,6 +71,9 @@ std::string ParamsLabel(uint64_t params);
 std::string WeightTypeLabel(const checkpoint::TensorDict& dict);
 uint64_t ParameterCount(const checkpoint::TensorDict& dict);
 
+// "KV cache 0.06 MiB (f32), activations 0.12 MiB (ubatch 512; prefill blocks built: 16, 32)".
+std::string MemoryReport(const llm::Model& model);
+
 // Peak resident set size of this process (VmHWM from /proc/self/status) in bytes; 0 if unknown.
 uint64_t PeakRssBytes();
 

@@ -81,11 +81,25 @@ check "bench md exit 0" test $? -eq 0
 check "bench md header" grep -q "^| model | size | params | backend | threads | test | t/s | peak RSS | kernels |" "$tmp/b.md"
 check "bench md pp16 row" grep -q "^| llama .* F32 | 0.31 MiB | .* | CPU | 1 | pp16 | [0-9.]* ± [0-9.]* | [0-9.]* MiB | .*matmul" "$tmp/b.md"
 check "bench md tg8 row" grep -q "| CPU | 1 | tg8 |" "$tmp/b.md"
+# The ttft row first: model open to the first generated token of a 16-token prompt, in parts.
+check "bench md ttft row" grep -q "^| llama .* | CPU | 1 | ttft | [0-9.]* ms | [0-9.]* MiB | open [0-9.]* + load [0-9.]* + repack [0-9.]* + prefill 16 [0-9.]* + first decode [0-9.]* ms |$" "$tmp/b.md"
+check "bench md: ttft before pp16" test "$(grep -n "| ttft |" "$tmp/b.md" | cut -d: -f1)" -lt "$(grep -n "| pp16 |" "$tmp/b.md" | cut -d: -f1)"
 edgeq bench "$tmp/m.gguf" -p 16 -n 0 -r 1 -t 1 -o csv >"$tmp/b.csv" 2>/dev/null
-check "bench csv: header and one row" test "$(wc -l <"$tmp/b.csv")" -eq 2
-check "bench csv row" grep -q "^\"llama .*\",\"F32\",[0-9]*,[0-9]*,1,16,0,\"pp16\"," "$tmp/b.csv"
+check "bench csv: header, ttft and one test row" test "$(wc -l <"$tmp/b.csv")" -eq 3
+check "bench csv row" grep -q "^\"llama .*\",\"F32\",[0-9]*,[0-9]*,1,16,0,0,\"pp16\"," "$tmp/b.csv"
+check "bench csv ttft row" grep -q "^\"llama .*\",\"F32\",[0-9]*,[0-9]*,1,16,1,0,\"ttft\",0.000000,0.000000,[0-9.]*,[0-9]*,\"\",\"\",\"open " "$tmp/b.csv"
 edgeq bench "$tmp/m.gguf" -p 0 -n 4 -r 1 -t 1 -o json >"$tmp/b.json" 2>/dev/null
-check "bench json" grep -q "\"n_threads\": 1, \"n_prompt\": 0, \"n_gen\": 4, \"test\": \"tg4\"" "$tmp/b.json"
+check "bench json" grep -q "\"n_threads\": 1, \"n_prompt\": 0, \"n_gen\": 4, \"n_depth\": 0, \"test\": \"tg4\"" "$tmp/b.json"
+# -d/--n-depth: each test after N positions of the cache were filled (llama-bench's rows).
+edgeq bench "$tmp/m.gguf" -p 8 -n 4 -r 1 -t 1 -d 0,20 >"$tmp/d.md" 2>/dev/null
+check "bench -d exit 0" test $? -eq 0
+for t in pp8 tg4 "pp8 @ d20" "tg4 @ d20"; do
+  check "bench -d 0,20: $t row" grep -q "| CPU | 1 | $t | [0-9.]* ± [0-9.]* |" "$tmp/d.md"
+done
+edgeq bench "$tmp/m.gguf" -p 8 -n 0 -r 1 -t 1 -d 20 -o json >"$tmp/d.json" 2>/dev/null
+check "bench -d json" grep -q "\"n_prompt\": 8, \"n_gen\": 0, \"n_depth\": 20, \"test\": \"pp8 @ d20\"" "$tmp/d.json"
+expect_error "bench -d x" 1 "error: --n-depth 'x': expected a comma-separated list of at most 64 integers in \[0, 1048576\]" \
+  edgeq bench "$tmp/m.gguf" -p 8 -n 0 -r 1 -t 1 -d x
 # --profile: a table per test, ops by time, the attention and the matmuls among them; the shares
 # add up to about 100%. --roofline: the decode row's weight bytes per second against a measured
 # read bandwidth; the bandwidth buffer (1 GiB, in a child process) is not in the peak RSS.
@@ -178,7 +192,7 @@ expect_one_line_error "run -s 2^32" "error: --seed '4294967296': expected an int
 expect_one_line_error "run -n +1" "error: --n-predict '+1': expected an integer" edgeq run "$tmp/m.gguf" -p x -n +1
 expect_one_line_error "perplexity --chunks 2^32" "error: --chunks '4294967296': expected an integer in \[-1, 2147483647\]$" \
   edgeq perplexity "$tmp/m.gguf" -f "$tmp/text.txt" --chunks 4294967296
-expect_one_line_error "bench -b 2^32" "error: --batch '4294967296': expected an integer in \[1, 4096\]$" \
+expect_one_line_error "bench -b 2^32" "error: --ubatch-size '4294967296': expected an integer in \[1, 4096\]$" \
   edgeq bench "$tmp/m.gguf" -b 4294967296
 big_value=$(head -c 100000 /dev/zero | tr '\0' '9')
 expect_one_line_error "run --top-k of 100000 digits: the value is cut" "error: --top-k '9\{64\}'\.\.\. (100000 bytes)" \

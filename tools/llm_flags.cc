@@ -94,6 +94,15 @@ absl::StatusOr<int> GetThreads(const LlmArgs& args) {
   return static_cast<int>(*v);
 }
 
+std::vector<OptionSpec> UbatchOptionSpecs() { return {{{"-ub", "--ubatch-size"}}}; }
+
+absl::StatusOr<int> GetUbatch(const LlmArgs& args) {
+  EDGEQ_ASSIGN_OR_RETURN(
+      const int64_t ub,
+      args.GetInt("ubatch-size", llm::ModelOptions().prefill_block, 1, llm::kMaxUbatchSize));
+  return static_cast<int>(ub);
+}
+
 absl::StatusOr<LlmArgs> ParseLlmArgs(const std::vector<std::string>& raw,
                                      const std::vector<OptionSpec>& specs) {
   LlmArgs args;
@@ -229,10 +238,9 @@ absl::StatusOr<GrammarFlag> ParseGrammarFlag(const LlmArgs& args) {
     g.kind = kind;
     g.value = args.Get(name);
     if (g.value.empty()) {
-      return absl::InvalidArgumentError(absl::StrFormat("--%s is empty; expected %s", name,
-                                                        kind == GrammarFlag::Kind::kGbnfFile
-                                                            ? "a file name"
-                                                            : "a grammar or a JSON schema"));
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "--%s is empty; expected %s", name,
+          kind == GrammarFlag::Kind::kGbnfFile ? "a file name" : "a grammar or a JSON schema"));
     }
   }
   return g;
@@ -246,6 +254,7 @@ absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& raw) {
   for (const OptionSpec& s : SamplerOptionSpecs()) specs.push_back(s);
   for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
   for (const OptionSpec& s : GrammarOptionSpecs()) specs.push_back(s);
+  for (const OptionSpec& s : UbatchOptionSpecs()) specs.push_back(s);
   RunFlags f;
   EDGEQ_ASSIGN_OR_RETURN(f.args, ParseLlmArgs(raw, specs));
   const LlmArgs& args = f.args;
@@ -267,6 +276,7 @@ absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& raw) {
   EDGEQ_ASSIGN_OR_RETURN(f.sampler, ParseSamplerOptions(args));
   EDGEQ_ASSIGN_OR_RETURN(f.cache_type, ParseKvCacheType(args));
   EDGEQ_ASSIGN_OR_RETURN(f.grammar, ParseGrammarFlag(args));
+  EDGEQ_ASSIGN_OR_RETURN(f.ubatch, GetUbatch(args));
   return f;
 }
 
@@ -283,6 +293,7 @@ absl::StatusOr<ChatFlags> ParseChatFlags(const std::vector<std::string>& raw) {
   for (const OptionSpec& s : SamplerOptionSpecs()) specs.push_back(s);
   for (const OptionSpec& s : GrammarOptionSpecs()) specs.push_back(s);
   for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
+  for (const OptionSpec& s : UbatchOptionSpecs()) specs.push_back(s);
   ChatFlags f;
   EDGEQ_ASSIGN_OR_RETURN(f.args, ParseLlmArgs(raw, specs));
   const LlmArgs& args = f.args;
@@ -299,6 +310,7 @@ absl::StatusOr<ChatFlags> ParseChatFlags(const std::vector<std::string>& raw) {
   EDGEQ_ASSIGN_OR_RETURN(f.sampler, ParseSamplerOptions(args));
   EDGEQ_ASSIGN_OR_RETURN(f.cache_type, ParseKvCacheType(args));
   EDGEQ_ASSIGN_OR_RETURN(f.grammar, ParseGrammarFlag(args));
+  EDGEQ_ASSIGN_OR_RETURN(f.ubatch, GetUbatch(args));
   return f;
 }
 
@@ -309,6 +321,7 @@ absl::StatusOr<PerplexityFlags> ParsePerplexityFlags(const std::vector<std::stri
                                    {{"--chunks"}},
                                    {{"--tokenizer"}}};
   for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
+  for (const OptionSpec& s : UbatchOptionSpecs()) specs.push_back(s);
   PerplexityFlags f;
   EDGEQ_ASSIGN_OR_RETURN(f.args, ParseLlmArgs(raw, specs));
   const LlmArgs& args = f.args;
@@ -324,14 +337,20 @@ absl::StatusOr<PerplexityFlags> ParsePerplexityFlags(const std::vector<std::stri
   EDGEQ_ASSIGN_OR_RETURN(f.threads, GetThreads(args));
   EDGEQ_ASSIGN_OR_RETURN(f.max_chunks, args.GetInt("chunks", -1, -1));
   EDGEQ_ASSIGN_OR_RETURN(f.cache_type, ParseKvCacheType(args));
+  EDGEQ_ASSIGN_OR_RETURN(f.ubatch, GetUbatch(args));
   return f;
 }
 
 absl::StatusOr<BenchFlags> ParseBenchFlags(const std::vector<std::string>& raw) {
-  std::vector<OptionSpec> specs = {{{"-p", "--n-prompt"}},    {{"-n", "--n-gen"}},
-                                   {{"-r", "--repetitions"}}, {{"-t", "--threads"}},
-                                   {{"-b", "--batch"}},       {{"-o", "--output"}},
-                                   {{"--profile"}, false},    {{"--roofline"}, false}};
+  std::vector<OptionSpec> specs = {{{"-p", "--n-prompt"}},
+                                   {{"-n", "--n-gen"}},
+                                   {{"-r", "--repetitions"}},
+                                   {{"-t", "--threads"}},
+                                   {{"-ub", "--ubatch-size", "-b", "--batch"}},
+                                   {{"-d", "--n-depth"}},
+                                   {{"-o", "--output"}},
+                                   {{"--profile"}, false},
+                                   {{"--roofline"}, false}};
   for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
   BenchFlags f;
   EDGEQ_ASSIGN_OR_RETURN(f.args, ParseLlmArgs(raw, specs));
@@ -346,7 +365,8 @@ absl::StatusOr<BenchFlags> ParseBenchFlags(const std::vector<std::string>& raw) 
   EDGEQ_ASSIGN_OR_RETURN(f.n_gen, args.GetInt("n-gen", 128, 0, 1 << 20));
   EDGEQ_ASSIGN_OR_RETURN(f.reps, args.GetInt("repetitions", 5, 1, 1000));
   EDGEQ_ASSIGN_OR_RETURN(f.threads, args.GetIntList("threads", {1, 2}, 1, MaxThreads()));
-  EDGEQ_ASSIGN_OR_RETURN(f.batch, args.GetInt("batch", 16, 1, 4096));
+  EDGEQ_ASSIGN_OR_RETURN(f.ubatch, GetUbatch(args));
+  EDGEQ_ASSIGN_OR_RETURN(f.depths, args.GetIntList("n-depth", {0}, 0, 1 << 20));
   EDGEQ_ASSIGN_OR_RETURN(f.cache_type, ParseKvCacheType(args));
   f.format = args.Get("output", "md");
   if (f.format != "md" && f.format != "csv" && f.format != "json") {

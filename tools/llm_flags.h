@@ -77,6 +77,17 @@ std::vector<OptionSpec> KvCacheOptionSpecs();
 // than f32 or q8_0 (f16 included: edgeq keeps f32 or q8_0), or for K and V of different types.
 absl::StatusOr<llm::KvCacheType> ParseKvCacheType(const LlmArgs& args);
 
+// -ub/--ubatch-size N of run, chat, perplexity and bench (bench also takes its older -b/--batch):
+// the most prompt tokens per prefill graph run, in [1, llm::kMaxUbatchSize] (1: token by token).
+std::vector<OptionSpec> UbatchOptionSpecs();
+#define EDGEQ_UBATCH_USAGE                                                                    \
+  "  -ub, --ubatch-size N     prompt tokens per prefill graph run (default 512, llama.cpp's " \
+  "ubatch;\n"                                                                                 \
+  "                           1: one at a time; at most 4096)\n"
+// The value, or without the flag llm::ModelOptions' default (the one prefill rule,
+// llm/prefill_plan.h). InvalidArgument naming the flag, the value and the range otherwise.
+absl::StatusOr<int> GetUbatch(const LlmArgs& args);
+
 // Constrained output (`edgeq run`): --grammar GBNF, --grammar-file FILE, -j/--json-schema JSON,
 // as llama.cpp spells them; at most one of them.
 std::vector<OptionSpec> GrammarOptionSpecs();
@@ -98,6 +109,7 @@ struct RunFlags {
   llm::SamplerOptions sampler;
   llm::KvCacheType cache_type = llm::KvCacheType::kF32;
   GrammarFlag grammar;
+  int ubatch = 0;  // GetUbatch
 };
 absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& raw);
 
@@ -110,6 +122,7 @@ struct ChatFlags {
   llm::SamplerOptions sampler;
   llm::KvCacheType cache_type = llm::KvCacheType::kF32;
   GrammarFlag grammar;  // each reply is a sentence of it
+  int ubatch = 0;       // GetUbatch
 };
 absl::StatusOr<ChatFlags> ParseChatFlags(const std::vector<std::string>& raw);
 
@@ -120,14 +133,17 @@ struct PerplexityFlags {
   int threads = 0;          // as RunFlags::threads
   int64_t max_chunks = -1;  // in [-1, INT32_MAX]
   llm::KvCacheType cache_type = llm::KvCacheType::kF32;
+  int ubatch = 0;  // GetUbatch
 };
 absl::StatusOr<PerplexityFlags> ParsePerplexityFlags(const std::vector<std::string>& raw);
 
 struct BenchFlags {
   LlmArgs args;
   std::string model, format;
-  int64_t n_prompt = 512, n_gen = 128, reps = 5, batch = 16;
+  int64_t n_prompt = 512, n_gen = 128, reps = 5;
+  int ubatch = 0;            // GetUbatch
   std::vector<int> threads;  // each in [1, MaxThreads()]
+  std::vector<int> depths;   // -d/--n-depth: KV cache positions filled before each test
   llm::KvCacheType cache_type = llm::KvCacheType::kF32;
 };
 absl::StatusOr<BenchFlags> ParseBenchFlags(const std::vector<std::string>& raw);

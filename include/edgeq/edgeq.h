@@ -225,6 +225,9 @@ typedef struct edgeq_llm edgeq_llm;
 typedef struct edgeq_llm_options {
   int32_t num_threads;    /* <= 0: 1; at most 1024 */
   int32_t context_length; /* <= 0: the model's; at most 1048576 */
+  /* The most prompt tokens per prefill graph run (llama.cpp's ubatch); <= 0: edgeq's one default
+   * (512, llm/prefill_plan.h); 1: token by token; at most 4096. */
+  int32_t ubatch_size;
 } edgeq_llm_options;
 
 typedef struct edgeq_sampling_params {
@@ -253,6 +256,8 @@ EDGEQ_API void edgeq_llm_free(edgeq_llm* llm);
 /* [shared] */
 EDGEQ_API int32_t edgeq_llm_vocab_size(const edgeq_llm* llm);
 EDGEQ_API int32_t edgeq_llm_context_length(const edgeq_llm* llm);
+/* The ubatch in use (edgeq_llm_options.ubatch_size or the default, capped at the context). */
+EDGEQ_API int32_t edgeq_llm_ubatch_size(const edgeq_llm* llm);
 EDGEQ_API int32_t edgeq_llm_eos(const edgeq_llm* llm);
 /* Text -> ids (BOS added when the vocabulary asks and add_special != 0). On
  * EDGEQ_ERROR_BUFFER_TOO_SMALL *n_tokens is the count needed. [shared] */

@@ -93,6 +93,7 @@ _sig("edgeq_sampling_default", _SamplingParams)
 _sig("edgeq_llm_load", _c.c_int, _c.c_char_p, _c.c_void_p, _c.POINTER(_c.c_void_p))
 _sig("edgeq_llm_free", None, _c.c_void_p)
 _sig("edgeq_llm_vocab_size", _i32, _c.c_void_p)
+_sig("edgeq_llm_ubatch_size", _i32, _c.c_void_p)
 _sig("edgeq_llm_tokenize", _c.c_int, _c.c_void_p, _c.c_char_p, _c.c_int, _i32p, _sz,
      _c.POINTER(_sz))
 _sig("edgeq_llm_detokenize", _c.c_int, _c.c_void_p, _i32p, _sz, _c.c_char_p, _sz,
@@ -314,15 +315,27 @@ def load(path):
     return Checkpoint(path)
 
 
+class _LlmOptions(_c.Structure):
+    _fields_ = [("num_threads", _i32), ("context_length", _i32), ("ubatch_size", _i32)]
+
+
 class _Llm:
     class Model:
-        """A language model with its tokenizer: Model(path).generate(prompt, max_tokens=...)."""
+        """A language model with its tokenizer: Model(path).generate(prompt, max_tokens=...).
 
-        def __init__(self, path):
+        num_threads (0: 1), context_length (0: the model's) and ubatch_size (prompt tokens per
+        prefill graph run; 0: edgeq's one default, 512) are edgeq_llm_options' fields."""
+
+        def __init__(self, path, num_threads=0, context_length=0, ubatch_size=0):
+            options = _LlmOptions(_int_arg(num_threads, "num_threads"),
+                                  _int_arg(context_length, "context_length"),
+                                  _int_arg(ubatch_size, "ubatch_size"))
             h = _c.c_void_p()
-            _check(_lib.edgeq_llm_load(_cpath(path), None, _c.byref(h)))
+            _check(_lib.edgeq_llm_load(_cpath(path), _c.byref(options), _c.byref(h)))
             self._h = h
             self.vocab_size = _lib.edgeq_llm_vocab_size(h)
+            # The ubatch in use (ubatch_size or the default, capped at the context).
+            self.ubatch_size = _lib.edgeq_llm_ubatch_size(h)
 
         def __del__(self):
             if getattr(self, "_h", None):

@@ -57,6 +57,20 @@ def test_load_checkpoint_views():
     assert np.isfinite(emb.sum())  # the view keeps the mapping alive
 
 
+def test_llm_ubatch_size_option():
+    path = os.environ["EDGEQ_MODEL"]  # stories260K: context 512
+    default = edgeq.llm.Model(path)
+    assert default.ubatch_size == 512  # the one default (llm/prefill_plan.h)
+    one = edgeq.llm.Model(path, num_threads=1, ubatch_size=1)
+    assert one.ubatch_size == 1
+    assert edgeq.llm.Model(path, context_length=100).ubatch_size == 100
+    ids = default.tokenize("Once upon a time there was a little girl who liked to play outside")
+    assert np.allclose(default.logits(ids), one.logits(ids), rtol=1e-4, atol=1e-4)
+    with pytest.raises(edgeq.EdgeqError, match="edgeq_llm_options.ubatch_size is 5000; expected "
+                       "at most 4096"):
+        edgeq.llm.Model(path, ubatch_size=5000)
+
+
 def test_llm_generate_greedy_is_deterministic():
     m = edgeq.llm.Model(os.environ["EDGEQ_MODEL"])
     ids = m.tokenize("Once upon a time")

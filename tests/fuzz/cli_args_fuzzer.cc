@@ -111,7 +111,7 @@ void RunLlm(int which, const std::vector<std::string>& args) {
       Check(f->n_gen >= 0 && f->n_gen <= (1 << 20), "bench -n");
       Check(f->n_prompt + f->n_gen > 0, "bench -p -n");
       Check(f->reps >= 1 && f->reps <= 1000, "bench -r");
-      Check(f->batch >= 1 && f->batch <= 4096, "bench -b");
+      Check(f->ubatch >= 1 && f->ubatch <= 4096, "bench -ub");
       Check(!f->threads.empty() && f->threads.size() <= 64, "bench -t count");
       for (int t : f->threads) Check(t >= 1 && t <= max_threads, "bench -t");
       Check(f->format == "md" || f->format == "csv" || f->format == "json", "bench -o");
