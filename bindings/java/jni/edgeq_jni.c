@@ -213,6 +213,7 @@ EDGEQ_JNI(jlong, llmLoad)(JNIEnv* env, jclass cls, jbyteArray path, jint threads
   edgeq_llm* llm = NULL;
   edgeq_status st;
   (void)cls;
+  memset(&options, 0, sizeof(options)); /* every field the binding does not set: its default */
   options.num_threads = threads;
   options.context_length = context;
   st = edgeq_llm_load(p, &options, &llm);
