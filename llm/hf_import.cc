@@ -21,8 +21,8 @@
 #include "core/status_macros.h"
 #include "llm/chat_template.h"
 #include "llm/random_model.h"
-#include "llm/tokenizer.h"
 #include "nlohmann/json.hpp"
+#include "tokenizer/tokenizer.h"
 
 namespace edgeq {
 namespace llm {
@@ -637,8 +637,8 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   const std::string tokenizer_path = dir + "/tokenizer.json";
   const std::string tokenizer_config = dir + "/tokenizer_config.json";
   if (IsFile(tokenizer_path)) {
-    EDGEQ_ASSIGN_OR_RETURN(Tokenizer tok,
-                           Tokenizer::FromHfTokenizerJson(
+    EDGEQ_ASSIGN_OR_RETURN(tokenizer::Tokenizer tok,
+                           tokenizer::Tokenizer::FromHfTokenizerJson(
                                tokenizer_path, IsFile(tokenizer_config) ? tokenizer_config : ""));
     if (tok.n_tokens() > vocab) {
       return absl::InvalidArgumentError(

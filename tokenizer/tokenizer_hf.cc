@@ -6,12 +6,12 @@
 #include "checkpoint/internal/json_input.h"
 #include "core/bounded_input.h"
 #include "core/status_macros.h"
-#include "llm/tokenizer.h"
-#include "llm/unicode.h"
 #include "nlohmann/json.hpp"
+#include "tokenizer/tokenizer.h"
+#include "tokenizer/unicode.h"
 
 namespace edgeq {
-namespace llm {
+namespace tokenizer {
 namespace {
 
 using json = nlohmann::json;
@@ -134,9 +134,9 @@ struct BoolReader {
     if (m == nullptr) return def;
     if (!m->is_boolean()) {
       if (status.ok()) {
-        status = absl::InvalidArgumentError(
-            absl::StrCat(path, ": key \"", key, "\" is ", checkpoint::internal::JsonForError(*m),
-                         ", expected true or false"));
+        status = absl::InvalidArgumentError(absl::StrCat(path, ": key \"", key, "\" is ",
+                                                         checkpoint::internal::JsonForError(*m),
+                                                         ", expected true or false"));
       }
       return def;
     }
@@ -171,7 +171,8 @@ absl::StatusOr<Tokenizer> Tokenizer::FromHfTokenizerJson(const std::string& path
   if (model == nullptr || !model->is_object()) return bad("missing \"model\"");
   const std::string type = StringMember(*model, "type");
   if (type != "BPE") {
-    return bad(absl::StrCat("model type ", DoubleQuoted(type), " is not supported (supported: BPE)"));
+    return bad(
+        absl::StrCat("model type ", DoubleQuoted(type), " is not supported (supported: BPE)"));
   }
   if (Member(*model, "vocab") == nullptr || big.vocab_bad) {
     return bad("model.vocab must be an object of token -> integer id");
@@ -377,9 +378,9 @@ absl::StatusOr<Tokenizer> Tokenizer::FromHfTokenizerJson(const std::string& path
   }
 
   if (!config_path.empty()) {
-    EDGEQ_ASSIGN_OR_RETURN(json cfg, checkpoint::internal::ReadJsonObjectFile(
-                                         config_path, nullptr,
-                                         checkpoint::internal::kMaxTokenizerConfigBytes));
+    EDGEQ_ASSIGN_OR_RETURN(
+        json cfg, checkpoint::internal::ReadJsonObjectFile(
+                      config_path, nullptr, checkpoint::internal::kMaxTokenizerConfigBytes));
     auto token_id = [&](const char* key) -> int32_t {
       const json* v = Member(cfg, key);
       if (v == nullptr) return -1;
@@ -408,5 +409,5 @@ absl::StatusOr<Tokenizer> Tokenizer::FromHfTokenizerJson(const std::string& path
   return t;
 }
 
-}  // namespace llm
+}  // namespace tokenizer
 }  // namespace edgeq

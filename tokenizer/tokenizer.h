@@ -1,10 +1,11 @@
-// llm::Tokenizer: text <-> token ids for the vocabularies GGUF files carry (tokenizer.ggml.*)
+// tokenizer::Tokenizer: text <-> token ids for the vocabularies GGUF files carry (tokenizer.ggml.*)
 // and for Hugging Face tokenizer.json files.
 //
-//   EDGEQ_ASSIGN_OR_RETURN(llm::Tokenizer tok, llm::Tokenizer::FromGgufFile("model.gguf"));
-//   EDGEQ_ASSIGN_OR_RETURN(std::vector<int32_t> ids,
+//   EDGEQ_ASSIGN_OR_RETURN(tokenizer::Tokenizer tok,
+//   tokenizer::Tokenizer::FromGgufFile("model.gguf")); EDGEQ_ASSIGN_OR_RETURN(std::vector<int32_t>
+//   ids,
 //                          tok.Encode("Hello", {.add_special = true, .parse_special = false}));
-//   llm::StreamDecoder stream(tok);
+//   tokenizer::StreamDecoder stream(tok);
 //   for (int32_t id : ids) std::cout << stream.Push(id);
 //   std::cout << stream.Flush();
 //
@@ -13,8 +14,8 @@
 // lower-cased, accents stripped, greedy longest match per word). Behaviour follows
 // llama.cpp's llama-vocab.cpp (special-token partitioning, add_bos/add_eos, add_space_prefix,
 // ignore_merges, clean-up of spaces when decoding), which is what its vocabulary tests check.
-#ifndef EDGEQ_LLM_TOKENIZER_H_
-#define EDGEQ_LLM_TOKENIZER_H_
+#ifndef EDGEQ_TOKENIZER_TOKENIZER_H_
+#define EDGEQ_TOKENIZER_TOKENIZER_H_
 
 #include <cstdint>
 #include <memory>
@@ -27,10 +28,10 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "checkpoint/tensor_dict.h"
-#include "llm/tokenizer_regex.h"
+#include "tokenizer/regex.h"
 
 namespace edgeq {
-namespace llm {
+namespace tokenizer {
 
 // Token attributes (llama.cpp's llama_token_attr bits; GGUF token_type values map onto them).
 enum TokenAttr : uint32_t {
@@ -195,7 +196,7 @@ class StreamDecoder {
   std::string pending_;
 };
 
-}  // namespace llm
+}  // namespace tokenizer
 }  // namespace edgeq
 
-#endif  // EDGEQ_LLM_TOKENIZER_H_
+#endif  // EDGEQ_TOKENIZER_TOKENIZER_H_
