@@ -634,19 +634,23 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   d.SetMetadata("general.quantization_version", u32(2));
 
   // The vocabulary.
-  const std::string tokenizer_path = dir + "/tokenizer.json";
+  // tokenizer.json, else tokenizer.model (SentencePiece).
   const std::string tokenizer_config = dir + "/tokenizer_config.json";
-  if (IsFile(tokenizer_path)) {
-    EDGEQ_ASSIGN_OR_RETURN(tokenizer::Tokenizer tok,
-                           tokenizer::Tokenizer::FromHfTokenizerJson(
-                               tokenizer_path, IsFile(tokenizer_config) ? tokenizer_config : ""));
+  if (IsFile(dir + "/tokenizer.json") || IsFile(dir + "/tokenizer.model")) {
+    const std::string tokenizer_path =
+        dir + (IsFile(dir + "/tokenizer.json") ? "/tokenizer.json" : "/tokenizer.model");
+    EDGEQ_ASSIGN_OR_RETURN(tokenizer::Tokenizer tok, tokenizer::Tokenizer::FromHfDirectory(dir));
     if (tok.n_tokens() > vocab) {
       return absl::InvalidArgumentError(
           absl::StrFormat("%s has %d tokens, more than vocab_size %d in %s", tokenizer_path,
                           tok.n_tokens(), vocab, config_path));
     }
     TensorDict v;
-    tok.ToGgufMetadata(&v);
+    absl::Status written = tok.ToGgufMetadata(&v);
+    if (!written.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(tokenizer_path, ": cannot convert: ", written.message()));
+    }
     // Pad to vocab_size as the converter does: "[PAD<id>]", type unused (5).
     if (tok.n_tokens() < vocab) {
       std::vector<std::string> texts = (*v.GetMetadata("tokenizer.ggml.tokens"))->strings();

@@ -282,7 +282,7 @@ TEST(TokenizerTest, GgufMetadataRoundTrips) {
     absl::StatusOr<Tokenizer> tok = Tokenizer::FromGguf(d);
     ASSERT_TRUE(tok.ok()) << tok.status();
     TensorDict out;
-    tok->ToGgufMetadata(&out);
+    ASSERT_TRUE(tok->ToGgufMetadata(&out).ok());
     absl::StatusOr<std::string> bytes = checkpoint::WriteGgufToString(out);
     ASSERT_TRUE(bytes.ok()) << bytes.status();
     absl::StatusOr<TensorDict> back = checkpoint::ReadGgufFromBuffer(

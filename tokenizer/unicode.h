@@ -55,6 +55,10 @@ uint32_t ToUpper(uint32_t cp);
 
 // NFC normalization (utf8proc). Invalid UTF-8 is returned unchanged.
 std::string NormalizeNfc(absl::string_view text);
+// NFKC normalization (utf8proc). Invalid UTF-8 is returned unchanged.
+std::string NormalizeNfkc(absl::string_view text);
+// Every code point through ToLower (simple case mapping; invalid bytes become U+FFFD).
+std::string LowercaseUtf8(absl::string_view text);
 // NFD of one code point (utf8proc): its canonical decomposition.
 std::vector<uint32_t> DecomposeNfd(uint32_t cp);
 

@@ -94,7 +94,7 @@ absl::Status Run() {
     EDGEQ_ASSIGN_OR_RETURN(tokenizer::Tokenizer tok,
                            tokenizer::Tokenizer::FromHfTokenizerJson(hf + "/tokenizer.json",
                                                                      has_config ? config : ""));
-    tok.ToGgufMetadata(&vocab);
+    EDGEQ_RETURN_IF_ERROR(tok.ToGgufMetadata(&vocab));
     if (has_config) {
       absl::StatusOr<std::string> t = llm::ChatTemplate::TextFromTokenizerConfig(config);
       if (t.ok()) {
