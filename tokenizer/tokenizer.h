@@ -159,6 +159,10 @@ class Tokenizer {
   };
 
   absl::Status Finish(absl::string_view pre);
+  // FromGguf's steps (tokenizer_gguf.cc).
+  absl::Status SetModelFromGguf(const checkpoint::TensorDict& dict);
+  absl::Status ReadGgufVocabulary(const checkpoint::TensorDict& dict);
+  absl::Status ReadGgufSpecialIds(const checkpoint::TensorDict& dict);
   absl::Status SetPreTokenizer(absl::string_view pre);
   void Partition(absl::string_view text, bool parse_special, std::vector<Fragment>* out) const;
   void EncodeSpm(absl::string_view text, std::vector<int32_t>* out) const;

@@ -255,63 +255,68 @@ absl::StatusOr<Tokenizer> Tokenizer::FromGgufFile(const std::string& path) {
   return tok;
 }
 
-absl::StatusOr<Tokenizer> Tokenizer::FromGguf(const checkpoint::TensorDict& dict) {
+// The model kind and its defaults (tokenizer.ggml.model, .pre, WordPiece's options), and the
+// Unicode normalizers.
+absl::Status Tokenizer::SetModelFromGguf(const checkpoint::TensorDict& dict) {
   using Kind = checkpoint::MetadataValue::Kind;
-  Tokenizer t;
-  EDGEQ_ASSIGN_OR_RETURN(t.model_name_, dict.GetString("tokenizer.ggml.model"));
+  EDGEQ_ASSIGN_OR_RETURN(model_name_, dict.GetString("tokenizer.ggml.model"));
   std::string pre = "default";
   if (dict.HasMetadata("tokenizer.ggml.pre")) {
     EDGEQ_ASSIGN_OR_RETURN(pre, dict.GetString("tokenizer.ggml.pre"));
   }
-  if (t.model_name_ == "llama") {
-    t.model_ = Model::kSpm;
-    t.pre_ = pre;
-    t.bos_id_ = 1, t.eos_id_ = 2, t.unk_id_ = 0;
-    t.add_space_prefix_ = true;
-    t.add_bos_ = true;
-    t.escape_whitespaces_ = true;
-    t.byte_encode_ = false;
-  } else if (t.model_name_ == "gpt2") {
-    t.model_ = Model::kBpe;
-    t.bos_id_ = 11, t.eos_id_ = 11;
-    EDGEQ_RETURN_IF_ERROR(t.SetPreTokenizer(pre));
-  } else if (t.model_name_ == "bert") {
-    t.model_ = Model::kWpm;
-    t.pre_ = pre;
-    t.bos_id_ = 101, t.unk_id_ = 100, t.sep_id_ = 102, t.pad_id_ = 0;
-    t.add_bos_ = true;
-    t.add_sep_ = true;
-    t.clean_spaces_ = true;
-    t.escape_whitespaces_ = false;
-    t.byte_encode_ = false;
+  if (model_name_ == "llama") {
+    model_ = Model::kSpm;
+    pre_ = pre;
+    bos_id_ = 1, eos_id_ = 2, unk_id_ = 0;
+    add_space_prefix_ = true;
+    add_bos_ = true;
+    escape_whitespaces_ = true;
+    byte_encode_ = false;
+  } else if (model_name_ == "gpt2") {
+    model_ = Model::kBpe;
+    bos_id_ = 11, eos_id_ = 11;
+    EDGEQ_RETURN_IF_ERROR(SetPreTokenizer(pre));
+  } else if (model_name_ == "bert") {
+    model_ = Model::kWpm;
+    pre_ = pre;
+    bos_id_ = 101, unk_id_ = 100, sep_id_ = 102, pad_id_ = 0;
+    add_bos_ = true;
+    add_sep_ = true;
+    clean_spaces_ = true;
+    escape_whitespaces_ = false;
+    byte_encode_ = false;
     for (const char* key : {"tokenizer.ggml.seperator_token_id", "tokenizer.ggml.cls_token_id"}) {
       if (!dict.HasMetadata(key)) continue;
       EDGEQ_ASSIGN_OR_RETURN(int64_t id, dict.GetInt(key));
-      (std::strcmp(key, "tokenizer.ggml.cls_token_id") == 0 ? t.bos_id_ : t.sep_id_) =
+      (std::strcmp(key, "tokenizer.ggml.cls_token_id") == 0 ? bos_id_ : sep_id_) =
           static_cast<int32_t>(id);
     }
     EDGEQ_RETURN_IF_ERROR(
-        OptionalBool(dict, "tokenizer.ggml.normalizer.lowercase", &t.wpm_lowercase_));
-    t.wpm_strip_accents_ = t.wpm_lowercase_;
+        OptionalBool(dict, "tokenizer.ggml.normalizer.lowercase", &wpm_lowercase_));
+    wpm_strip_accents_ = wpm_lowercase_;
     EDGEQ_RETURN_IF_ERROR(
-        OptionalBool(dict, "tokenizer.ggml.normalizer.strip_accents", &t.wpm_strip_accents_));
+        OptionalBool(dict, "tokenizer.ggml.normalizer.strip_accents", &wpm_strip_accents_));
   } else {
     return absl::InvalidArgumentError(
-        absl::StrCat("unknown tokenizer model ", QuoteForError(t.model_name_),
+        absl::StrCat("unknown tokenizer model ", QuoteForError(model_name_),
                      " (tokenizer.ggml.model); supported: llama (SentencePiece), gpt2 (BPE), bert "
                      "(WordPiece)"));
   }
-  EDGEQ_RETURN_IF_ERROR(
-      OptionalBool(dict, "tokenizer.ggml.add_space_prefix", &t.add_space_prefix_));
+  EDGEQ_RETURN_IF_ERROR(OptionalBool(dict, "tokenizer.ggml.add_space_prefix", &add_space_prefix_));
   if (dict.HasMetadata(kNormalizersKey)) {
     EDGEQ_ASSIGN_OR_RETURN(const checkpoint::MetadataValue* names,
                            GetArray(dict, kNormalizersKey, Kind::kString, "strings"));
     for (const std::string& name : names->strings()) {
       EDGEQ_ASSIGN_OR_RETURN(Normalizer n, NormalizerFromName(name));
-      t.normalizers_.push_back(n);
+      normalizers_.push_back(n);
     }
   }
+  return absl::OkStatus();
+}
 
+// Tokens with scores and types, and the BPE merges.
+absl::Status Tokenizer::ReadGgufVocabulary(const checkpoint::TensorDict& dict) {
+  using Kind = checkpoint::MetadataValue::Kind;
   EDGEQ_ASSIGN_OR_RETURN(const checkpoint::MetadataValue* tokens,
                          GetArray(dict, "tokenizer.ggml.tokens", Kind::kString, "strings"));
   const size_t n = tokens->size();
@@ -327,22 +332,22 @@ absl::StatusOr<Tokenizer> Tokenizer::FromGguf(const checkpoint::TensorDict& dict
       GetPerTokenArray(dict, "tokenizer.ggml.token_type", Kind::kInt, "integers", n));
   const std::vector<double>* scores = score_values ? &score_values->floats() : nullptr;
   const std::vector<int64_t>* types = type_values ? &type_values->ints() : nullptr;
-  t.tokens_.resize(n);
-  t.token_to_id_.reserve(n);
+  tokens_.resize(n);
+  token_to_id_.reserve(n);
   for (size_t i = 0; i < n; ++i) {
-    Token& tok = t.tokens_[i];
+    Token& tok = tokens_[i];
     tok.text = tokens->strings()[i];
     if (tok.text.empty()) tok.text = absl::StrCat("[EMPTY_", i, "]");
     tok.score = scores ? static_cast<float>((*scores)[i]) : 0.0f;
     tok.attr = types ? AttrFromGgufType((*types)[i]) : kAttrNormal;
-    t.token_to_id_[tok.text] = static_cast<int32_t>(i);
-    t.max_token_len_ = std::max(t.max_token_len_, tok.text.size());
+    token_to_id_[tok.text] = static_cast<int32_t>(i);
+    max_token_len_ = std::max(max_token_len_, tok.text.size());
   }
-  if (t.model_ == Model::kBpe) {
+  if (model_ == Model::kBpe) {
     EDGEQ_ASSIGN_OR_RETURN(const checkpoint::MetadataValue* merges,
                            GetArray(dict, "tokenizer.ggml.merges", Kind::kString, "strings"));
-    t.bpe_merges_.reserve(merges->size());
-    t.merge_list_.reserve(merges->size());
+    bpe_merges_.reserve(merges->size());
+    merge_list_.reserve(merges->size());
     for (size_t i = 0; i < merges->size(); ++i) {
       const std::string& m = merges->strings()[i];
       const size_t pos = m.size() > 1 ? m.find(' ', 1) : std::string::npos;
@@ -351,20 +356,22 @@ absl::StatusOr<Tokenizer> Tokenizer::FromGguf(const checkpoint::TensorDict& dict
                                                        " ", QuoteForError(m),
                                                        " is not two tokens separated by a space"));
       }
-      t.AddMerge(absl::string_view(m).substr(0, pos), absl::string_view(m).substr(pos + 1));
+      AddMerge(absl::string_view(m).substr(0, pos), absl::string_view(m).substr(pos + 1));
     }
   }
+  return absl::OkStatus();
+}
 
+// Special token ids and the add_bos / add_eos flags.
+absl::Status Tokenizer::ReadGgufSpecialIds(const checkpoint::TensorDict& dict) {
+  const size_t n = tokens_.size();
   const struct {
     const char* key;
     int32_t* id;
   } kIds[] = {
-      {"tokenizer.ggml.bos_token_id", &t.bos_id_},
-      {"tokenizer.ggml.eos_token_id", &t.eos_id_},
-      {"tokenizer.ggml.eot_token_id", &t.eot_id_},
-      {"tokenizer.ggml.eom_token_id", &t.eom_id_},
-      {"tokenizer.ggml.unknown_token_id", &t.unk_id_},
-      {"tokenizer.ggml.padding_token_id", &t.pad_id_},
+      {"tokenizer.ggml.bos_token_id", &bos_id_},     {"tokenizer.ggml.eos_token_id", &eos_id_},
+      {"tokenizer.ggml.eot_token_id", &eot_id_},     {"tokenizer.ggml.eom_token_id", &eom_id_},
+      {"tokenizer.ggml.unknown_token_id", &unk_id_}, {"tokenizer.ggml.padding_token_id", &pad_id_},
   };
   for (const auto& k : kIds) {
     if (*k.id >= static_cast<int64_t>(n)) *k.id = -1;  // a default outside this vocabulary
@@ -374,17 +381,24 @@ absl::StatusOr<Tokenizer> Tokenizer::FromGguf(const checkpoint::TensorDict& dict
     // default.
     if (id >= 0 && id < static_cast<int64_t>(n)) *k.id = static_cast<int32_t>(id);
   }
-  if (t.sep_id_ >= static_cast<int64_t>(n)) {
-    return absl::InvalidArgumentError(absl::StrCat("the separator token id ", t.sep_id_,
+  if (sep_id_ >= static_cast<int64_t>(n)) {
+    return absl::InvalidArgumentError(absl::StrCat("the separator token id ", sep_id_,
                                                    " is outside the vocabulary (", n, " tokens)"));
   }
-  if (t.add_sep_ && t.sep_id_ < 0) {
+  if (add_sep_ && sep_id_ < 0) {
     return absl::InvalidArgumentError("a WordPiece vocabulary needs a separator token id");
   }
-  EDGEQ_RETURN_IF_ERROR(OptionalBool(dict, "tokenizer.ggml.add_bos_token", &t.add_bos_));
-  EDGEQ_RETURN_IF_ERROR(OptionalBool(dict, "tokenizer.ggml.add_eos_token", &t.add_eos_));
-  if (t.pre_ == "gemma4") t.add_bos_ = true;
+  EDGEQ_RETURN_IF_ERROR(OptionalBool(dict, "tokenizer.ggml.add_bos_token", &add_bos_));
+  EDGEQ_RETURN_IF_ERROR(OptionalBool(dict, "tokenizer.ggml.add_eos_token", &add_eos_));
+  if (pre_ == "gemma4") add_bos_ = true;
+  return absl::OkStatus();
+}
 
+absl::StatusOr<Tokenizer> Tokenizer::FromGguf(const checkpoint::TensorDict& dict) {
+  Tokenizer t;
+  EDGEQ_RETURN_IF_ERROR(t.SetModelFromGguf(dict));
+  EDGEQ_RETURN_IF_ERROR(t.ReadGgufVocabulary(dict));
+  EDGEQ_RETURN_IF_ERROR(t.ReadGgufSpecialIds(dict));
   // llama.cpp sets per-token strip attributes by model name for Phi-3.
   std::string name;
   if (dict.HasMetadata("general.name")) {
