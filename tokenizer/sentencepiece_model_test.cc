@@ -4,6 +4,8 @@
 // strings as its .out file says; malformed and unsupported files are refused naming the problem.
 #include "tokenizer/sentencepiece_model.h"
 
+#include <sys/stat.h>
+
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -194,6 +196,40 @@ TEST(SentencePieceModelTest, ModelsEdgeqCannotRunAreRefusedNamingWhy) {
   }
   EXPECT_EQ(Tokenizer::FromSentencePieceModel("/nonexistent/tokenizer.model").status().code(),
             absl::StatusCode::kNotFound);
+}
+
+// A Hugging Face directory: tokenizer.json wins; without it tokenizer.model is read, with
+// tokenizer_config.json's add_bos_token and added_tokens_decoder applied as llama.cpp's converter
+// does; with neither, NotFound naming the directory.
+TEST(SentencePieceModelTest, HfDirectoryReadsTokenizerModelWithItsConfig) {
+  const std::string dir = ::testing::TempDir() + "/spm_dir";
+  ::mkdir(dir.c_str(), 0755);
+  EXPECT_EQ(Tokenizer::FromHfDirectory(dir).status().code(), absl::StatusCode::kNotFound);
+  WriteTemp("spm_dir/tokenizer.model", TinyModel());
+  WriteTemp("spm_dir/tokenizer_config.json",
+            R"({"add_bos_token": false, "added_tokens_decoder": {)"
+            R"("260": {"content": "<tool>", "special": true},)"
+            R"("259": {"content": "\u2581x", "special": false}}})");
+  absl::StatusOr<Tokenizer> tok = Tokenizer::FromHfDirectory(dir);
+  ASSERT_TRUE(tok.ok()) << tok.status();
+  EXPECT_EQ(tok->model_name(), "llama");
+  EXPECT_FALSE(tok->add_bos());
+  EXPECT_EQ(tok->token_text(260), "<tool>");
+  EXPECT_EQ(tok->token_attr(260), static_cast<uint32_t>(kAttrControl));
+  EXPECT_EQ(tok->token_score(260), -1000.0f);
+  EXPECT_EQ(tok->token_text(259), " x");  // user-defined: "▁" as a space, as the converter
+  EXPECT_EQ(tok->token_attr(259), static_cast<uint32_t>(kAttrUserDefined));
+  absl::StatusOr<std::vector<int32_t>> ids =
+      tok->Encode("<tool>", {.add_special = true, .parse_special = true});
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  EXPECT_EQ(*ids, std::vector<int32_t>({260}));
+  WriteTemp("spm_dir/tokenizer_config.json", R"({"add_bos_token": "no"})");
+  EXPECT_TRUE(absl::StrContains(Tokenizer::FromHfDirectory(dir).status().message(),
+                                "key \"add_bos_token\" is 'no', expected true or false"));
+  // A tokenizer.json beside it is read instead (and here refused, naming that file).
+  WriteTemp("spm_dir/tokenizer.json", R"({"model": {"type": "Unigram"}})");
+  EXPECT_TRUE(absl::StrContains(Tokenizer::FromHfDirectory(dir).status().message(),
+                                "tokenizer.json: model type \"Unigram\" is not supported"));
 }
 
 // Llama 2's vocabulary as llama.cpp's converter wrote it, back through tokenizer.model.
