@@ -180,6 +180,23 @@ TEST(HfImportErrors, WrongShapeIsNamed) {
       << got.status();
 }
 
+// A tokenizer.json whose Split regex has no GGUF pre-tokenizer name would make a GGUF no
+// tokenizer can run: the conversion is refused naming the file and the regex.
+TEST(HfImportErrors, UnnamedSplitRegexIsRefused) {
+  const std::string dir = LlamaDir("unnamed_regex");
+  WriteText(dir + "/tokenizer.json",
+            R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]},)"
+            R"( "pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "Split",)"
+            R"( "pattern": {"Regex": "[ab]"}, "behavior": "Isolated"},)"
+            R"( {"type": "ByteLevel", "use_regex": false}]}})");
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(got.status().message(),
+                                "tokenizer.json: cannot convert: the tokenizer's Split regex "
+                                "'[ab]' (one of 1) has no GGUF pre-tokenizer name"))
+      << got.status();
+}
+
 TEST(HfImportErrors, UnsupportedArchitectureIsNamed) {
   const std::string dir = LlamaDir("hf_err_arch");
   EditConfig(dir, [](json* c) { (*c)["architectures"] = {"MambaForCausalLM"}; });
