@@ -37,9 +37,9 @@
 #include "examples/tinystories/generate.h"
 #include "examples/tinystories/random_llama.h"
 #include "examples/tinystories/sampler.h"
-#include "examples/tinystories/tokenizer.h"
 #include "llm/model.h"
 #include "runtime/kernels/qmatmul.h"
+#include "tokenizer/llama2c.h"
 
 namespace edgeq {
 namespace {
@@ -152,8 +152,8 @@ void BM_Decode(benchmark::State& state, const char* encoding, kernels::Isa isa_c
 void BM_Generate(benchmark::State& state, const char* encoding) {
   absl::StatusOr<std::unique_ptr<llm::Model>> model =
       LoadModel(encoding, static_cast<int>(state.range(0)));
-  absl::StatusOr<tinystories::Tokenizer> tokenizer =
-      tinystories::Tokenizer::Load(TheSetup().tokenizer, kVocab);
+  absl::StatusOr<tokenizer::Llama2cTokenizer> tokenizer =
+      tokenizer::Llama2cTokenizer::Load(TheSetup().tokenizer, kVocab);
   absl::StatusOr<tinystories::Sampler> sampler =
       tinystories::Sampler::Create(kVocab, {.temperature = 0.0f});
   for (const absl::Status& s : {model.status(), tokenizer.status(), sampler.status()}) {

@@ -20,9 +20,9 @@
 #include "core/status_macros.h"
 #include "examples/tinystories/generate.h"
 #include "examples/tinystories/sampler.h"
-#include "examples/tinystories/tokenizer.h"
 #include "llm/model.h"
 #include "tests/util/reference_data.h"
+#include "tokenizer/llama2c.h"
 
 namespace edgeq {
 namespace {
@@ -58,8 +58,8 @@ absl::Status Run(int argc, char** argv) {
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint model,
                          checkpoint::OpenCheckpoint(model_path));
   EDGEQ_ASSIGN_OR_RETURN(llm::ModelConfig config, llm::ModelConfig::FromMetadata(model.dict));
-  EDGEQ_ASSIGN_OR_RETURN(tinystories::Tokenizer tok,
-                         tinystories::Tokenizer::Load(tok_path, config.vocab_size));
+  EDGEQ_ASSIGN_OR_RETURN(tokenizer::Llama2cTokenizer tok,
+                         tokenizer::Llama2cTokenizer::Load(tok_path, config.vocab_size));
   EDGEQ_ASSIGN_OR_RETURN(std::string text, ReadText(text_path));
   EDGEQ_ASSIGN_OR_RETURN(std::string mixed,
                          ReadText(Runfile("examples/tinystories/mixed_rules.txt")));

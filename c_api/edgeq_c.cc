@@ -24,10 +24,10 @@
 #include "llm/model.h"
 #include "llm/sampler.h"
 #include "llm/session.h"
-#include "llm/tokenizer.h"
 #include "quantization/encoding.h"
 #include "runtime/kernels/qmatmul.h"
 #include "runtime/session.h"
+#include "tokenizer/tokenizer.h"
 
 namespace edgeq {
 namespace c_api {
@@ -147,7 +147,7 @@ class SwitchableSampler : public edgeq::llm::TokenSampler {
 
 struct edgeq_llm {
   std::unique_ptr<edgeq::llm::Model> model;
-  std::optional<edgeq::llm::Tokenizer> tokenizer;
+  std::optional<edgeq::tokenizer::Tokenizer> tokenizer;
   SwitchableSampler sampler;
   std::unique_ptr<edgeq::llm::Session> session;
   // Set by edgeq_llm_set_grammar / _set_json_schema; the vocabulary's pieces built once.
@@ -414,7 +414,7 @@ edgeq_status edgeq_llm_load(const char* path, const edgeq_llm_options* options, 
   auto llm = std::make_unique<edgeq_llm>();
   llm->model = std::move(*model);
   // The vocabulary from the file's GGUF-style metadata, when it has one.
-  auto tokenizer = edgeq::llm::Tokenizer::FromGguf(llm->model->weights());
+  auto tokenizer = edgeq::tokenizer::Tokenizer::FromGguf(llm->model->weights());
   if (tokenizer.ok()) llm->tokenizer.emplace(std::move(*tokenizer));
   auto sampler = edgeq::llm::Sampler::Create(llm->model->config().vocab_size, {});
   if (!sampler.ok()) return FromStatus(sampler.status());
@@ -452,7 +452,7 @@ edgeq_status edgeq_llm_tokenize(const edgeq_llm* llm, const char* text, int add_
     return Fail(EDGEQ_ERROR_FAILED_PRECONDITION,
                 "edgeq_llm_tokenize: the model file holds no tokenizer.ggml.* vocabulary");
   }
-  edgeq::llm::Tokenizer::EncodeOptions eo;
+  edgeq::tokenizer::Tokenizer::EncodeOptions eo;
   eo.add_special = add_special != 0;
   auto ids = llm->tokenizer->Encode(text, eo);
   if (!ids.ok()) return FromStatus(ids.status());

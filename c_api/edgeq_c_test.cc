@@ -14,8 +14,8 @@
 #include "llm/model.h"
 #include "llm/sampler.h"
 #include "llm/session.h"
-#include "llm/tokenizer.h"
 #include "tests/util/reference_data.h"
+#include "tokenizer/tokenizer.h"
 
 namespace {
 
@@ -195,7 +195,7 @@ TEST(CApi, LlmGenerateEqualsCppPath) {
   // The C++ path.
   auto model = edgeq::llm::Model::Load(path);
   ASSERT_TRUE(model.ok()) << model.status();
-  auto tok = edgeq::llm::Tokenizer::FromGgufFile(path);
+  auto tok = edgeq::tokenizer::Tokenizer::FromGgufFile(path);
   ASSERT_TRUE(tok.ok()) << tok.status();
   auto sampler = edgeq::llm::Sampler::Create(512, {.temperature = 0});
   ASSERT_TRUE(sampler.ok());

@@ -13,9 +13,9 @@
 #include "grammar/gbnf.h"
 #include "grammar/json_schema.h"
 #include "grammar/matcher.h"
-#include "llm/unicode.h"
 #include "nlohmann/json.hpp"
 #include "tests/util/reference_data.h"
+#include "tokenizer/unicode.h"
 
 namespace {
 
@@ -46,7 +46,7 @@ bool LoadVocab(const std::string& path, std::vector<std::string>* pieces) {
       auto [cp, len] = edgeq::grammar::DecodeUtf8(key);
       if (len == 0) break;
       key.remove_prefix(len);
-      const int b = edgeq::llm::CodePointToByte(cp);
+      const int b = edgeq::tokenizer::CodePointToByte(cp);
       if (b >= 0) bytes.push_back(static_cast<char>(b));
     }
     if (id < pieces->size()) (*pieces)[id] = bytes;

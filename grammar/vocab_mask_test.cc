@@ -10,9 +10,9 @@
 #include "grammar/json_schema.h"
 #include "grammar/matcher.h"
 #include "gtest/gtest.h"
-#include "llm/unicode.h"
 #include "nlohmann/json.hpp"
 #include "tests/util/reference_data.h"
+#include "tokenizer/unicode.h"
 
 namespace edgeq {
 namespace grammar {
@@ -32,7 +32,7 @@ std::vector<std::string> LoadQwen3Pieces(const std::string& path) {
       auto [cp, len] = DecodeUtf8(key);
       if (len == 0) break;
       key.remove_prefix(len);
-      const int b = llm::CodePointToByte(cp);
+      const int b = tokenizer::CodePointToByte(cp);
       if (b >= 0) bytes.push_back(static_cast<char>(b));
     }
     pieces[item.value().get<size_t>()] = bytes;

@@ -19,9 +19,9 @@
 #include "llm/random_model.h"
 #include "llm/sampler.h"
 #include "llm/session.h"
-#include "llm/tokenizer.h"
 #include "nlohmann/json.hpp"
 #include "tests/util/reference_data.h"
+#include "tokenizer/tokenizer.h"
 
 namespace edgeq {
 namespace llm {
@@ -31,7 +31,7 @@ constexpr int kSamples = 200;
 
 struct Fixture {
   std::unique_ptr<Model> model;
-  std::unique_ptr<Tokenizer> tok;
+  std::unique_ptr<tokenizer::Tokenizer> tok;
   std::shared_ptr<const GrammarVocab> vocab;
 };
 
@@ -48,9 +48,9 @@ const Fixture& Tiny() {
     absl::StatusOr<std::unique_ptr<Model>> m = Model::Load(*d, {.num_threads = 1});
     EXPECT_TRUE(m.ok()) << m.status();
     f->model = *std::move(m);
-    absl::StatusOr<Tokenizer> t = Tokenizer::FromGguf(*v);
+    absl::StatusOr<tokenizer::Tokenizer> t = tokenizer::Tokenizer::FromGguf(*v);
     EXPECT_TRUE(t.ok()) << t.status();
-    f->tok = std::make_unique<Tokenizer>(*std::move(t));
+    f->tok = std::make_unique<tokenizer::Tokenizer>(*std::move(t));
     std::vector<std::string> pieces(f->tok->n_tokens());
     for (int i = 0; i < f->tok->n_tokens(); ++i) pieces[i] = f->tok->TokenBytes(i);
     f->vocab = std::make_shared<const GrammarVocab>(

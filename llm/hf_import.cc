@@ -23,8 +23,8 @@
 #include "llm/arch/arch_table.h"
 #include "llm/chat_template.h"
 #include "llm/random_model.h"
-#include "llm/tokenizer.h"
 #include "nlohmann/json.hpp"
+#include "tokenizer/tokenizer.h"
 
 namespace edgeq {
 namespace llm {
@@ -648,19 +648,23 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   const int64_t vocab = m.vocab;
 
   // The vocabulary.
-  const std::string tokenizer_path = dir + "/tokenizer.json";
+  // tokenizer.json, else tokenizer.model (SentencePiece).
   const std::string tokenizer_config = dir + "/tokenizer_config.json";
-  if (IsFile(tokenizer_path)) {
-    EDGEQ_ASSIGN_OR_RETURN(Tokenizer tok,
-                           Tokenizer::FromHfTokenizerJson(
-                               tokenizer_path, IsFile(tokenizer_config) ? tokenizer_config : ""));
+  if (IsFile(dir + "/tokenizer.json") || IsFile(dir + "/tokenizer.model")) {
+    const std::string tokenizer_path =
+        dir + (IsFile(dir + "/tokenizer.json") ? "/tokenizer.json" : "/tokenizer.model");
+    EDGEQ_ASSIGN_OR_RETURN(tokenizer::Tokenizer tok, tokenizer::Tokenizer::FromHfDirectory(dir));
     if (tok.n_tokens() > vocab) {
       return absl::InvalidArgumentError(
           absl::StrFormat("%s has %d tokens, more than vocab_size %d in %s", tokenizer_path,
                           tok.n_tokens(), vocab, config_path));
     }
     TensorDict v;
-    tok.ToGgufMetadata(&v);
+    absl::Status written = tok.ToGgufMetadata(&v);
+    if (!written.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(tokenizer_path, ": cannot convert: ", written.message()));
+    }
     // Pad to vocab_size as the converter does: "[PAD<id>]", type unused (5).
     if (tok.n_tokens() < vocab) {
       std::vector<std::string> texts = (*v.GetMetadata("tokenizer.ggml.tokens"))->strings();

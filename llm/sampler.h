@@ -66,8 +66,8 @@ class TokenSampler {
 };
 
 // A vocabulary as a grammar sees it, built once per vocabulary and shared by samplers: each
-// token's bytes (llm::Tokenizer::TokenBytes; empty for control tokens, which the grammar never
-// allows) and the end-of-generation ids, allowed only when the grammar is complete.
+// token's bytes (tokenizer::Tokenizer::TokenBytes; empty for control tokens, which the grammar
+// never allows) and the end-of-generation ids, allowed only when the grammar is complete.
 struct GrammarVocab {
   GrammarVocab(std::vector<std::string> token_pieces, std::vector<int> eog)
       : pieces(std::move(token_pieces)), trie(pieces), eog_ids(std::move(eog)) {}

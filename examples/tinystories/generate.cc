@@ -16,7 +16,8 @@ double Now() {
 }
 }  // namespace
 
-absl::StatusOr<GenerateResult> Generate(llm::Model& model, const Tokenizer& tokenizer,
+absl::StatusOr<GenerateResult> Generate(llm::Model& model,
+                                        const tokenizer::Llama2cTokenizer& tokenizer,
                                         Sampler& sampler, absl::string_view prompt, int steps,
                                         const std::function<void(const std::string&)>& on_piece) {
   const llm::ModelConfig& c = model.config();
@@ -59,7 +60,7 @@ absl::StatusOr<GenerateResult> Generate(llm::Model& model, const Tokenizer& toke
       ++r.generated_steps;
     }
     r.tokens.push_back(next);
-    if (next == kBosId) break;
+    if (next == tokenizer::kLlama2cBosId) break;
     const std::string piece = tokenizer.DecodeForPrint(token, next);
     r.text += piece;
     if (on_piece && !piece.empty()) on_piece(piece);
@@ -71,7 +72,7 @@ absl::StatusOr<GenerateResult> Generate(llm::Model& model, const Tokenizer& toke
   return r;
 }
 
-absl::StatusOr<double> Perplexity(llm::Model& model, const Tokenizer& tokenizer,
+absl::StatusOr<double> Perplexity(llm::Model& model, const tokenizer::Llama2cTokenizer& tokenizer,
                                   absl::string_view text) {
   const std::vector<int> tokens = tokenizer.Encode(text, /*bos=*/true, /*eos=*/false);
   const int n = static_cast<int>(tokens.size());

@@ -11,8 +11,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "examples/tinystories/sampler.h"
-#include "examples/tinystories/tokenizer.h"
 #include "llm/model.h"
+#include "tokenizer/llama2c.h"
 
 namespace edgeq {
 namespace tinystories {
@@ -33,12 +33,13 @@ struct GenerateResult {
 // InvalidArgument if the encoded prompt does not fit the context. `on_piece` (may be empty)
 // receives each printable piece as it is produced.
 absl::StatusOr<GenerateResult> Generate(
-    llm::Model& model, const Tokenizer& tokenizer, Sampler& sampler, absl::string_view prompt,
-    int steps, const std::function<void(const std::string&)>& on_piece = {});
+    llm::Model& model, const tokenizer::Llama2cTokenizer& tokenizer, Sampler& sampler,
+    absl::string_view prompt, int steps,
+    const std::function<void(const std::string&)>& on_piece = {});
 
 // Teacher-forced perplexity of `text` (encoded with BOS): exp of the mean negative log-likelihood
 // of each token given the ones before it. The text must fit the context.
-absl::StatusOr<double> Perplexity(llm::Model& model, const Tokenizer& tokenizer,
+absl::StatusOr<double> Perplexity(llm::Model& model, const tokenizer::Llama2cTokenizer& tokenizer,
                                   absl::string_view text);
 
 }  // namespace tinystories

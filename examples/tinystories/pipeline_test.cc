@@ -14,10 +14,10 @@
 #include "examples/tinystories/generate.h"
 #include "examples/tinystories/sampler.h"
 #include "examples/tinystories/testing.h"
-#include "examples/tinystories/tokenizer.h"
 #include "gtest/gtest.h"
 #include "llm/model.h"
 #include "tests/util/reference_data.h"
+#include "tokenizer/llama2c.h"
 
 namespace edgeq {
 namespace tinystories {
@@ -37,14 +37,15 @@ checkpoint::TensorDict Open(const std::string& name) {
   return c.ok() ? std::move(c->dict) : checkpoint::TensorDict();
 }
 
-Tokenizer Tok512() {
-  absl::StatusOr<Tokenizer> tok = Tokenizer::Load(testing::ModelPath("tok512.bin"), 512);
+tokenizer::Llama2cTokenizer Tok512() {
+  absl::StatusOr<tokenizer::Llama2cTokenizer> tok =
+      tokenizer::Llama2cTokenizer::Load(testing::ModelPath("tok512.bin"), 512);
   EXPECT_TRUE(tok.ok()) << tok.status();
   return *std::move(tok);
 }
 
 // The golden run's prompt text, recovered from its ids (decoding is tested separately).
-std::string PromptOf(const testing::GoldenRun& golden, const Tokenizer& tok) {
+std::string PromptOf(const testing::GoldenRun& golden, const tokenizer::Llama2cTokenizer& tok) {
   std::string prompt;
   for (size_t i = 1; i < golden.prompt_ids.size(); ++i) {
     prompt += tok.Decode(golden.prompt_ids[i - 1], golden.prompt_ids[i]);
@@ -53,8 +54,8 @@ std::string PromptOf(const testing::GoldenRun& golden, const Tokenizer& tok) {
 }
 
 // Generates with `options` from `dict` and expects run.c's tokens and text for `stem`.
-void ExpectGolden(const checkpoint::TensorDict& dict, const Tokenizer& tok, const std::string& stem,
-                  const SamplerOptions& options, int threads = 1) {
+void ExpectGolden(const checkpoint::TensorDict& dict, const tokenizer::Llama2cTokenizer& tok,
+                  const std::string& stem, const SamplerOptions& options, int threads = 1) {
   absl::StatusOr<testing::GoldenRun> golden = ReadGolden(stem);
   ASSERT_TRUE(golden.ok()) << golden.status();
   absl::StatusOr<std::unique_ptr<llm::Model>> model =
@@ -77,14 +78,14 @@ constexpr SamplerOptions kGreedyOptions = {0.0f, 0.9f, 1};
 TEST(PipelineTest, Llama2cBinGreedyEqualsRunC) {
   EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
   const checkpoint::TensorDict dict = Open("stories260K.bin");
-  const Tokenizer tok = Tok512();
+  const tokenizer::Llama2cTokenizer tok = Tok512();
   for (const char* stem : kGreedy) ExpectGolden(dict, tok, stem, kGreedyOptions);
 }
 
 TEST(PipelineTest, GgufWithItsOwnVocabularyEqualsRunC) {
   EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
   const checkpoint::TensorDict dict = Open("stories260K.gguf");
-  absl::StatusOr<Tokenizer> tok = Tokenizer::FromMetadata(dict);
+  absl::StatusOr<tokenizer::Llama2cTokenizer> tok = tokenizer::Llama2cTokenizer::FromMetadata(dict);
   ASSERT_TRUE(tok.ok()) << tok.status();
   for (const char* stem : kGreedy) ExpectGolden(dict, *tok, stem, kGreedyOptions);
 }
@@ -92,7 +93,7 @@ TEST(PipelineTest, GgufWithItsOwnVocabularyEqualsRunC) {
 TEST(PipelineTest, SampledRunsEqualRunC) {
   EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
   const checkpoint::TensorDict dict = Open("stories260K.bin");
-  const Tokenizer tok = Tok512();
+  const tokenizer::Llama2cTokenizer tok = Tok512();
   ExpectGolden(dict, tok, "sampled_t08_p09_s42", {0.8f, 0.9f, 42});
   ExpectGolden(dict, tok, "sampled_t1_p0_s7", {1.0f, 0.0f, 7}, /*threads=*/2);
 }
@@ -107,7 +108,8 @@ TEST(PipelineTest, ReloadedMaxEqualsRunC) {
   ASSERT_TRUE(checkpoint::Save(dict, path).ok());
   absl::StatusOr<checkpoint::TensorDict> loaded = checkpoint::Load(path, {.verify_data = true});
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  absl::StatusOr<Tokenizer> tok = Tokenizer::FromMetadata(*loaded);
+  absl::StatusOr<tokenizer::Llama2cTokenizer> tok =
+      tokenizer::Llama2cTokenizer::FromMetadata(*loaded);
   ASSERT_TRUE(tok.ok()) << tok.status();
   for (const char* stem : kGreedy) ExpectGolden(*loaded, *tok, stem, kGreedyOptions);
 }
@@ -139,7 +141,7 @@ TEST(PipelineTest, QuantizedMaxRoundTripGeneratesTheSameTokens) {
   ASSERT_TRUE(checkpoint::Save(*q, path).ok());
   absl::StatusOr<checkpoint::TensorDict> loaded = checkpoint::Load(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  const Tokenizer tok = Tok512();
+  const tokenizer::Llama2cTokenizer tok = Tok512();
   auto greedy = [&](const checkpoint::TensorDict& dict) {
     absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(dict);
     EXPECT_TRUE(model.ok()) << model.status();
@@ -164,7 +166,7 @@ TEST(PipelineTest, QuantizedMaxRoundTripGeneratesTheSameTokens) {
 TEST(PipelineTest, BadInputIsAClearError) {
   EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
   const checkpoint::TensorDict dict = Open("stories260K.bin");
-  const Tokenizer tok = Tok512();
+  const tokenizer::Llama2cTokenizer tok = Tok512();
   absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(dict);
   ASSERT_TRUE(model.ok());
   Sampler sampler = *Sampler::Create(512, kGreedyOptions);
@@ -178,12 +180,14 @@ TEST(PipelineTest, BadInputIsAClearError) {
 
   // A tokenizer of another vocabulary size.
   std::vector<std::string> pieces = {"<unk>", "<s>", "</s>", "a"};
-  absl::StatusOr<Tokenizer> small = Tokenizer::FromPieces(pieces, {0, 0, 0, 0});
+  absl::StatusOr<tokenizer::Llama2cTokenizer> small =
+      tokenizer::Llama2cTokenizer::FromPieces(pieces, {0, 0, 0, 0});
   ASSERT_TRUE(small.ok());
   s = Generate(**model, *small, sampler, "a", 16).status();
   EXPECT_TRUE(absl::StrContains(s.message(), "mismatched tokenizer")) << s;
-  EXPECT_EQ(Tokenizer::Load(testing::ModelPath("tok512.bin"), 32000).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      tokenizer::Llama2cTokenizer::Load(testing::ModelPath("tok512.bin"), 32000).status().code(),
+      absl::StatusCode::kInvalidArgument);
 
   // A model whose tensors do not match its header.
   checkpoint::TensorDict bad = dict;

@@ -1,8 +1,8 @@
 #include "examples/tinystories/random_llama.h"
 
-#include "examples/tinystories/tokenizer.h"
 #include "gtest/gtest.h"
 #include "llm/random_model.h"
+#include "tokenizer/llama2c.h"
 
 namespace edgeq {
 namespace tinystories {
@@ -31,7 +31,8 @@ TEST(RandomLlamaTest, ShapeAndDeterminism) {
 TEST(RandomLlamaTest, SyntheticVocabularyRunsThroughTheTokenizer) {
   absl::StatusOr<checkpoint::TensorDict> vocab = llm::SyntheticSpmVocabulary(300);
   ASSERT_TRUE(vocab.ok()) << vocab.status();
-  absl::StatusOr<Tokenizer> tok = Tokenizer::FromMetadata(*vocab);
+  absl::StatusOr<tokenizer::Llama2cTokenizer> tok =
+      tokenizer::Llama2cTokenizer::FromMetadata(*vocab);
   ASSERT_TRUE(tok.ok()) << tok.status();
   EXPECT_EQ(tok->vocab_size(), 300);
   EXPECT_EQ(tok->piece(3), "<0x00>");

@@ -30,10 +30,10 @@
 #include "core/status_macros.h"
 #include "examples/tinystories/generate.h"
 #include "examples/tinystories/sampler.h"
-#include "examples/tinystories/tokenizer.h"
 #include "llm/model.h"
 #include "runtime/kernels/cpu_features.h"
 #include "tests/util/reference_data.h"
+#include "tokenizer/llama2c.h"
 
 ABSL_FLAG(std::string, model, "",
           "model file: llama2.c .bin, .gguf or edgeq .max (default: stories260K.bin)");
@@ -136,8 +136,9 @@ absl::Status Run() {
     return absl::InvalidArgumentError(
         absl::StrFormat("'%s' is not a Llama 2 model: %s", model_path, config.status().message()));
   }
-  EDGEQ_ASSIGN_OR_RETURN(Tokenizer tokenizer, Tokenizer::ForModel(opened.dict, model_path, tok_path,
-                                                                  config->vocab_size));
+  EDGEQ_ASSIGN_OR_RETURN(
+      tokenizer::Llama2cTokenizer tokenizer,
+      tokenizer::Llama2cTokenizer::ForModel(opened.dict, model_path, tok_path, config->vocab_size));
   if (!quiet) {
     absl::FPrintF(stderr,
                   "model: %s (%s; dim %d, hidden %d, %d layers, %d heads, %d kv heads, vocab %d, "

@@ -24,14 +24,14 @@
 #include "llm/chat_template.h"
 #include "llm/arch/arch_table.h"
 #include "llm/random_model.h"
-#include "llm/tokenizer.h"
+#include "tokenizer/tokenizer.h"
 
 ABSL_FLAG(std::string, shape, "", "model shape (the usage message lists them)");
 ABSL_FLAG(std::string, out, "", "output .gguf");
 ABSL_FLAG(std::string, vocab, "", "a GGUF whose tokenizer.* keys (vocabulary) are copied");
 ABSL_FLAG(std::string, hf_tokenizer, "",
           "a directory with a Hugging Face tokenizer.json (and tokenizer_config.json): its "
-          "vocabulary (llm::Tokenizer) and chat template are stored");
+          "vocabulary (tokenizer::Tokenizer) and chat template are stored");
 ABSL_FLAG(std::string, chat_template, "",
           "a file whose text is stored as tokenizer.chat_template (needs a vocabulary)");
 ABSL_FLAG(bool, synthetic_vocab, false,
@@ -90,10 +90,10 @@ absl::Status Run() {
   if (!hf.empty()) {
     const std::string config = hf + "/tokenizer_config.json";
     const bool has_config = static_cast<bool>(std::ifstream(config));
-    EDGEQ_ASSIGN_OR_RETURN(
-        llm::Tokenizer tok,
-        llm::Tokenizer::FromHfTokenizerJson(hf + "/tokenizer.json", has_config ? config : ""));
-    tok.ToGgufMetadata(&vocab);
+    EDGEQ_ASSIGN_OR_RETURN(tokenizer::Tokenizer tok,
+                           tokenizer::Tokenizer::FromHfTokenizerJson(hf + "/tokenizer.json",
+                                                                     has_config ? config : ""));
+    EDGEQ_RETURN_IF_ERROR(tok.ToGgufMetadata(&vocab));
     if (has_config) {
       absl::StatusOr<std::string> t = llm::ChatTemplate::TextFromTokenizerConfig(config);
       if (t.ok()) {

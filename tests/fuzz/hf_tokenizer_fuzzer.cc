@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "llm/tokenizer.h"
 #include "tests/fuzz/fuzz_files.h"
+#include "tokenizer/tokenizer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using edgeq::llm::Tokenizer;
+  using edgeq::tokenizer::Tokenizer;
   namespace fuzz = edgeq::fuzz;
   const std::vector<std::string> parts = fuzz::SplitParts(
       absl::string_view(reinterpret_cast<const char*>(data), size), 3);

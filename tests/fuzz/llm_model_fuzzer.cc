@@ -1,6 +1,6 @@
 // libFuzzer target past the GGUF parser into the model loader: GGUF bytes -> the dict ->
 // llm::ModelConfig::FromMetadata -> llm::Model::Load (context 8, 1 thread, prefill blocks of 4)
-// -> one Forward and one Prefill when it loads, and llm::Tokenizer::FromGguf when the file
+// -> one Forward and one Prefill when it loads, and tokenizer::Tokenizer::FromGguf when the file
 // carries a vocabulary. Whatever the metadata declares (2^30 layers, a 2^30-wide head, bools
 // for counts, strings for flags), loading must refuse or succeed without a crash, a hang or an
 // allocation beyond the file's size; a model that loads must run, and its logits must have the
@@ -14,8 +14,8 @@
 
 #include "checkpoint/gguf.h"
 #include "llm/model.h"
-#include "llm/tokenizer.h"
 #include "tests/fuzz/fuzz_util.h"
+#include "tokenizer/tokenizer.h"
 
 namespace {
 
@@ -33,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::StatusOr<checkpoint::TensorDict> d = checkpoint::ReadGgufFromBuffer(in.span, in.owner);
   if (!d.ok()) return 0;
   if (d->HasMetadata("tokenizer.ggml.model")) {
-    absl::StatusOr<llm::Tokenizer> tok = llm::Tokenizer::FromGguf(*d);
+    absl::StatusOr<tokenizer::Tokenizer> tok = tokenizer::Tokenizer::FromGguf(*d);
     if (tok.ok()) {
       absl::StatusOr<std::vector<int32_t>> ids = tok->Encode("Hello world");
       if (ids.ok()) (void)tok->Decode(*ids);

@@ -4,7 +4,9 @@
 // llm::WriteHfCheckpointDir) and the hostile cases of issue 27 (F2 layer counts, F3 nesting, F7
 // "00" layer index, F13 duplicate keys, booleans as strings, long names); hf_tokenizer: small
 // tokenizer.json files and their hostile variants; chat_template: templates with each family's
-// markers, as text and inside tokenizer_config.json, with messages.
+// markers, as text and inside tokenizer_config.json, with messages; spm_model: SentencePiece
+// tokenizer.model files (BPE/unigram, identity/nmt_nfkc, truncated, a group wire type, a length
+// past the end).
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -182,6 +184,74 @@ void TokenizerSeeds() {
   seed("bad_regex.txt", absl::StrReplaceAll(kTokenizerSplit, {{"\\\\p{N}{1,3}", "(?<=a"}}), "");
 }
 
+// ---- spm_model: SentencePiece ModelProto files (a minimal protobuf writer). ----
+void PbVarint(uint64_t v, std::string* out) {
+  for (; v >= 0x80; v >>= 7) out->push_back(static_cast<char>((v & 0x7f) | 0x80));
+  out->push_back(static_cast<char>(v));
+}
+void PbBytes(uint32_t field, const std::string& data, std::string* out) {
+  PbVarint((field << 3) | 2, out);
+  PbVarint(data.size(), out);
+  *out += data;
+}
+void PbInt(uint32_t field, int64_t v, std::string* out) {
+  PbVarint(field << 3, out);
+  PbVarint(static_cast<uint64_t>(v), out);
+}
+std::string PbPiece(const std::string& text, float score, int type) {
+  std::string p;
+  PbBytes(1, text, &p);
+  PbVarint((2 << 3) | 5, &p);
+  p.append(reinterpret_cast<const char*>(&score), 4);
+  if (type != 1) PbInt(3, type, &p);
+  return p;
+}
+// <unk> <s> </s>, the 256 byte pieces (if `bytes`), "▁a", "b", "▁ab"; model_type and
+// normalizer as given.
+std::string SpmModel(int model_type, const std::string& normalizer, bool bytes) {
+  std::string out;
+  PbBytes(1, PbPiece("<unk>", 0, 2), &out);
+  PbBytes(1, PbPiece("<s>", 0, 3), &out);
+  PbBytes(1, PbPiece("</s>", 0, 3), &out);
+  for (int b = 0; bytes && b < 256; ++b) {
+    char name[8];
+    std::snprintf(name, sizeof(name), "<0x%02X>", b);
+    PbBytes(1, PbPiece(name, 0, 6), &out);
+  }
+  PbBytes(1,
+          PbPiece("\xe2\x96\x81"
+                  "a",
+                  -1, 1),
+          &out);
+  PbBytes(1, PbPiece("b", -2, 4), &out);
+  PbBytes(1,
+          PbPiece("\xe2\x96\x81"
+                  "ab",
+                  -3, 1),
+          &out);
+  std::string trainer;
+  PbInt(3, model_type, &trainer);
+  PbInt(35, bytes, &trainer);
+  PbInt(43, -1, &trainer);
+  PbBytes(2, trainer, &out);
+  std::string norm;
+  PbBytes(1, normalizer, &norm);
+  PbInt(4, 0, &norm);
+  PbBytes(3, norm, &out);
+  return out;
+}
+
+void SpmModelSeeds() {
+  const std::string good = SpmModel(2, "identity", true);
+  Write("spm_model", "bpe_bytes.model", good);
+  Write("spm_model", "bpe_no_bytes.model", SpmModel(2, "identity", false));
+  Write("spm_model", "unigram.model", SpmModel(1, "identity", true));
+  Write("spm_model", "nfkc.model", SpmModel(2, "nmt_nfkc", false));
+  Write("spm_model", "truncated.model", good.substr(0, good.size() - 5));
+  Write("spm_model", "group_wire.model", std::string("\x0b\x0c", 2) + good);
+  Write("spm_model", "long_length.model", std::string("\x0a\xff\xff\xff\xff\x0f", 6) + good);
+}
+
 void ChatSeeds() {
   const std::vector<std::pair<std::string, std::string>> templates = {
       {"chatml", "<|im_start|>{{ m.role }}<|im_end|>"},
@@ -230,5 +300,6 @@ int main(int argc, char** argv) {
   HfImportSeeds();
   TokenizerSeeds();
   ChatSeeds();
+  SpmModelSeeds();
   return 0;
 }

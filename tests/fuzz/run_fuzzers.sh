@@ -6,12 +6,12 @@
 #
 #   tests/fuzz/run_fuzzers.sh [--seconds=N] [--runs=N] [--jobs=N] [--out=DIR] [TARGET...]
 #   TARGET: max gguf llama2c safetensors tokenizer model llm_model cli_args hf_import
-#   hf_tokenizer chat_template grammar jinja (default: all)
+#   hf_tokenizer spm_model chat_template grammar jinja (default: all)
 #   model: a .max or GGUF, then qmatmul and Gather over every quantized tensor (graph, runtime
 #   and every x86 kernel, each file with its Bazel -m flags; XNNPACK, cpuinfo and pthreadpool
 #   from Debian's shared libraries).
 #   llm_model: a GGUF into llm::ModelConfig::FromMetadata, llm::Model::Load (context 8, one
-#   thread), one Forward and Prefill, and llm::Tokenizer::FromGguf (the model target's sources
+#   thread), one Forward and Prefill, and tokenizer::Tokenizer::FromGguf (the model target's sources
 #   plus llm's).
 #   cli_args: the LLM commands' argument vectors (tools/llm_flags.h) and the sampler.
 #   hf_import, hf_tokenizer, chat_template: past the parsers (issue 27): a Hugging Face directory
@@ -38,12 +38,12 @@ for arg in "$@"; do
     --out=*) out="${arg#*=}" ;;
     -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     max|gguf|llama2c|safetensors|tokenizer|model|llm_model|cli_args) targets+=("$arg") ;;
-    hf_import|hf_tokenizer|chat_template|grammar|jinja) targets+=("$arg") ;;
+    hf_import|hf_tokenizer|spm_model|chat_template|grammar|jinja) targets+=("$arg") ;;
     *) echo "run_fuzzers.sh: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
 all_targets=(max gguf llama2c safetensors tokenizer model llm_model cli_args)
-all_targets+=(hf_import hf_tokenizer chat_template grammar jinja)
+all_targets+=(hf_import hf_tokenizer spm_model chat_template grammar jinja)
 [ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
 
 CXX=${CXX:-clang++}
@@ -62,8 +62,10 @@ common+=(checkpoint/internal/json_input.cc)
 quant=(quantization/encoding.cc quantization/{bf16,codec_table,f16,iq4,iq4_nl,iq4_xs,k_quants,q2_k,q3_k,q4_0,q4_1,q4_k,q5_0,q5_1,q5_k,q6_k,q8_0}.cc)
 declare -A lib=([max]=checkpoint/max_format.cc [gguf]=checkpoint/gguf.cc
                 [llama2c]=checkpoint/llama2c.cc [safetensors]=checkpoint/safetensors.cc
-                [tokenizer]="checkpoint/gguf.cc llm/tokenizer.cc llm/tokenizer_hf.cc
-                             llm/tokenizer_regex.cc llm/unicode.cc"
+                [tokenizer]="checkpoint/gguf.cc tokenizer/tokenizer.cc tokenizer/tokenizer_hf.cc
+                             tokenizer/tokenizer_gguf.cc tokenizer/tokenizer_spm_file.cc
+                             tokenizer/sentencepiece_model.cc tokenizer/regex.cc
+                             tokenizer/unicode.cc"
                 [cli_args]="tools/llm_flags.cc tools/command.cc llm/sampler.cc grammar/gbnf.cc
                             grammar/matcher.cc"
                 [grammar]="grammar/gbnf.cc grammar/matcher.cc grammar/json_schema.cc
@@ -71,6 +73,7 @@ declare -A lib=([max]=checkpoint/max_format.cc [gguf]=checkpoint/gguf.cc
 lib[jinja]="jinja/builtins.cc jinja/chat.cc jinja/filters.cc jinja/interpreter.cc jinja/lexer.cc
             jinja/operators.cc jinja/parser.cc jinja/template.cc jinja/text.cc jinja/value.cc"
 lib[hf_tokenizer]="${lib[tokenizer]}"
+lib[spm_model]="${lib[tokenizer]}"
 # llm/chat_template.cc runs a model's own template in the Jinja engine.
 lib[chat_template]="llm/chat_template.cc ${lib[jinja]}"
 lib[hf_import]="${lib[tokenizer]} llm/hf_import.cc ${lib[chat_template]} llm/random_model.cc
@@ -135,8 +138,9 @@ for t in "${targets[@]}"; do
     build_model "$bin"
   elif [ "$t" = llm_model ]; then
     if [ "$(uname -m)" != x86_64 ]; then echo "llm_model: x86-64 only here, skipped"; continue; fi
-    build_model "$bin" tests/fuzz/llm_model_fuzzer.cc llm/model.cc llm/ops.cc llm/tokenizer.cc \
-      llm/tokenizer_hf.cc llm/tokenizer_regex.cc llm/unicode.cc checkpoint/formats.cc \
+    build_model "$bin" tests/fuzz/llm_model_fuzzer.cc llm/model.cc llm/ops.cc tokenizer/tokenizer.cc \
+      tokenizer/tokenizer_hf.cc tokenizer/tokenizer_gguf.cc tokenizer/tokenizer_spm_file.cc \
+      tokenizer/sentencepiece_model.cc tokenizer/regex.cc tokenizer/unicode.cc checkpoint/formats.cc \
       checkpoint/llama2c.cc checkpoint/safetensors.cc
   else
     read -r -a srcs <<< "$(echo ${lib[$t]})"

@@ -13,15 +13,15 @@
 
 #include "absl/strings/string_view.h"
 #include "checkpoint/tensor_dict.h"
-#include "llm/tokenizer.h"
-#include "llm/tokenizer_regex.h"
-#include "llm/unicode.h"
+#include "tokenizer/regex.h"
+#include "tokenizer/tokenizer.h"
+#include "tokenizer/unicode.h"
 
 namespace {
 
 using edgeq::checkpoint::MetadataValue;
 using edgeq::checkpoint::TensorDict;
-using edgeq::llm::Tokenizer;
+using edgeq::tokenizer::Tokenizer;
 
 TensorDict Vocab(bool spm, const char* pre) {
   std::vector<std::string> tokens;
@@ -45,7 +45,7 @@ TensorDict Vocab(bool spm, const char* pre) {
   } else {
     for (int b = 0; b < 256; ++b) {
       std::string s;
-      edgeq::llm::AppendUtf8(edgeq::llm::ByteToCodePoint(static_cast<uint8_t>(b)), &s);
+      edgeq::tokenizer::AppendUtf8(edgeq::tokenizer::ByteToCodePoint(static_cast<uint8_t>(b)), &s);
       tokens.push_back(s);
       types.push_back(1);
     }
@@ -90,12 +90,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const absl::string_view pattern = rest.substr(0, nul);
     const absl::string_view text =
         nul == absl::string_view::npos ? absl::string_view() : rest.substr(nul + 1);
-    absl::StatusOr<edgeq::llm::PreTokenizerRegex> re =
-        edgeq::llm::PreTokenizerRegex::Compile(pattern);
+    absl::StatusOr<edgeq::tokenizer::PreTokenizerRegex> re =
+        edgeq::tokenizer::PreTokenizerRegex::Compile(pattern);
     if (!re.ok()) return 0;
-    std::vector<edgeq::llm::PreTokenizerRegex> res;
+    std::vector<edgeq::tokenizer::PreTokenizerRegex> res;
     res.push_back(*std::move(re));
-    auto parts = edgeq::llm::RegexSplit(text, res);
+    auto parts = edgeq::tokenizer::RegexSplit(text, res);
     if (!parts.ok()) return 0;
     size_t covered = 0;
     for (const auto& p : *parts) {
@@ -107,7 +107,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (mode == 4) {
     const Tokenizer& tok = Get(data[1 % size] % 3);
-    edgeq::llm::StreamDecoder stream(tok, /*special=*/true);
+    edgeq::tokenizer::StreamDecoder stream(tok, /*special=*/true);
     std::string streamed, pieces;
     for (size_t i = 1; i + 1 < size; i += 2) {
       const int32_t id = static_cast<int32_t>((data[i] << 8) | data[i + 1]) - 8;

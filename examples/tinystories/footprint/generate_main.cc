@@ -18,8 +18,8 @@
 #include "checkpoint/tensor_dict.h"
 #include "examples/tinystories/generate.h"
 #include "examples/tinystories/sampler.h"
-#include "examples/tinystories/tokenizer.h"
 #include "llm/model.h"
+#include "tokenizer/llama2c.h"
 
 namespace {
 
@@ -73,8 +73,8 @@ int Run(const Options& o) {
       edgeq::llm::Model::Load(*dict, {.num_threads = o.threads});
   if (!model.ok()) return Fail(model.status());
   const int vocab = (*model)->config().vocab_size;
-  absl::StatusOr<edgeq::tinystories::Tokenizer> tokenizer =
-      edgeq::tinystories::Tokenizer::ForModel(*dict, o.model, o.tokenizer, vocab);
+  absl::StatusOr<edgeq::tokenizer::Llama2cTokenizer> tokenizer =
+      edgeq::tokenizer::Llama2cTokenizer::ForModel(*dict, o.model, o.tokenizer, vocab);
   if (!tokenizer.ok()) return Fail(tokenizer.status());
   edgeq::tinystories::SamplerOptions so;
   so.temperature = o.temperature;

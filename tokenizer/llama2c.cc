@@ -1,4 +1,4 @@
-#include "examples/tinystories/tokenizer.h"
+#include "tokenizer/llama2c.h"
 
 #include <cctype>
 #include <cstdint>
@@ -11,7 +11,7 @@
 #include "core/status_macros.h"
 
 namespace edgeq {
-namespace tinystories {
+namespace tokenizer {
 namespace {
 
 // Parses "<0xXX>" (the llama2.c byte-fallback piece); returns -1 if `piece` is not one.
@@ -37,7 +37,7 @@ int ByteOfPiece(const std::string& piece) {
 
 }  // namespace
 
-absl::StatusOr<Tokenizer> Tokenizer::Load(const std::string& path, int vocab_size) {
+absl::StatusOr<Llama2cTokenizer> Llama2cTokenizer::Load(const std::string& path, int vocab_size) {
   if (vocab_size <= 0) {
     return absl::InvalidArgumentError(
         absl::StrFormat("tokenizer '%s': vocab_size must be positive, got %d", path, vocab_size));
@@ -53,7 +53,8 @@ absl::StatusOr<Tokenizer> Tokenizer::Load(const std::string& path, int vocab_siz
   return FromPieces(std::move(t->pieces), std::move(t->scores));
 }
 
-absl::StatusOr<Tokenizer> Tokenizer::FromMetadata(const checkpoint::TensorDict& dict) {
+absl::StatusOr<Llama2cTokenizer> Llama2cTokenizer::FromMetadata(
+    const checkpoint::TensorDict& dict) {
   absl::StatusOr<const checkpoint::MetadataValue*> tokens =
       dict.GetMetadata("tokenizer.ggml.tokens");
   absl::StatusOr<const checkpoint::MetadataValue*> scores =
@@ -70,11 +71,12 @@ absl::StatusOr<Tokenizer> Tokenizer::FromMetadata(const checkpoint::TensorDict& 
   return FromPieces(std::move(pieces), std::move(s));
 }
 
-absl::StatusOr<Tokenizer> Tokenizer::ForModel(const checkpoint::TensorDict& dict,
-                                              const std::string& model_path,
-                                              const std::string& tokenizer_path, int vocab_size) {
+absl::StatusOr<Llama2cTokenizer> Llama2cTokenizer::ForModel(const checkpoint::TensorDict& dict,
+                                                            const std::string& model_path,
+                                                            const std::string& tokenizer_path,
+                                                            int vocab_size) {
   if (!tokenizer_path.empty()) return Load(tokenizer_path, vocab_size);
-  absl::StatusOr<Tokenizer> t = FromMetadata(dict);
+  absl::StatusOr<Llama2cTokenizer> t = FromMetadata(dict);
   if (!t.ok()) {
     return absl::InvalidArgumentError(
         absl::StrFormat("'%s' carries no vocabulary; pass --tokenizer=PATH (%s)", model_path,
@@ -88,7 +90,7 @@ absl::StatusOr<Tokenizer> Tokenizer::ForModel(const checkpoint::TensorDict& dict
   return t;
 }
 
-void Tokenizer::ToMetadata(checkpoint::TensorDict& dict) const {
+void Llama2cTokenizer::ToMetadata(checkpoint::TensorDict& dict) const {
   dict.SetMetadata("tokenizer.ggml.model", checkpoint::MetadataValue::String("llama"));
   std::vector<std::string> pieces = pieces_;
   for (std::string& p : pieces) p = absl::StrReplaceAll(p, {{" ", "\xE2\x96\x81"}});
@@ -98,14 +100,14 @@ void Tokenizer::ToMetadata(checkpoint::TensorDict& dict) const {
                                                 checkpoint::MetadataValue::Width::kF32));
 }
 
-absl::StatusOr<Tokenizer> Tokenizer::FromPieces(std::vector<std::string> pieces,
-                                                std::vector<float> scores) {
+absl::StatusOr<Llama2cTokenizer> Llama2cTokenizer::FromPieces(std::vector<std::string> pieces,
+                                                              std::vector<float> scores) {
   if (pieces.size() != scores.size() || pieces.size() < 3) {
     return absl::InvalidArgumentError(
         absl::StrFormat("tokenizer: %d pieces and %d scores (need equal counts, at least 3)",
                         pieces.size(), scores.size()));
   }
-  Tokenizer tok;
+  Llama2cTokenizer tok;
   tok.pieces_ = std::move(pieces);
   tok.scores_ = std::move(scores);
   for (int i = 0; i < static_cast<int>(tok.pieces_.size()); ++i) {
@@ -118,15 +120,15 @@ absl::StatusOr<Tokenizer> Tokenizer::FromPieces(std::vector<std::string> pieces,
   return tok;
 }
 
-int Tokenizer::Lookup(absl::string_view piece) const {
+int Llama2cTokenizer::Lookup(absl::string_view piece) const {
   auto it = ids_.find(piece);
   return it == ids_.end() ? -1 : it->second;
 }
 
-std::vector<int> Tokenizer::Encode(absl::string_view text, bool bos, bool eos) const {
+std::vector<int> Llama2cTokenizer::Encode(absl::string_view text, bool bos, bool eos) const {
   std::vector<int> tokens;
   tokens.reserve(text.size() + 3);
-  if (bos) tokens.push_back(kBosId);
+  if (bos) tokens.push_back(kLlama2cBosId);
   if (!text.empty()) {
     const int space = Lookup(" ");
     if (space >= 0) tokens.push_back(space);
@@ -168,20 +170,20 @@ std::vector<int> Tokenizer::Encode(absl::string_view text, bool bos, bool eos) c
     tokens[best_idx] = best_id;
     tokens.erase(tokens.begin() + best_idx + 1);
   }
-  if (eos) tokens.push_back(kEosId);
+  if (eos) tokens.push_back(kLlama2cEosId);
   return tokens;
 }
 
-std::string Tokenizer::Decode(int prev, int token) const {
+std::string Llama2cTokenizer::Decode(int prev, int token) const {
   if (token < 0 || token >= vocab_size()) return "";
   const std::string& piece = pieces_[token];
-  if (prev == kBosId && !piece.empty() && piece[0] == ' ') return piece.substr(1);
+  if (prev == kLlama2cBosId && !piece.empty() && piece[0] == ' ') return piece.substr(1);
   const int byte = ByteOfPiece(piece);
   if (byte >= 0) return std::string(1, static_cast<char>(byte));
   return piece;
 }
 
-std::string Tokenizer::DecodeForPrint(int prev, int token) const {
+std::string Llama2cTokenizer::DecodeForPrint(int prev, int token) const {
   std::string s = Decode(prev, token);
   if (s.size() == 1) {
     const unsigned char c = static_cast<unsigned char>(s[0]);
@@ -190,5 +192,5 @@ std::string Tokenizer::DecodeForPrint(int prev, int token) const {
   return s;
 }
 
-}  // namespace tinystories
+}  // namespace tokenizer
 }  // namespace edgeq

@@ -1,7 +1,7 @@
 // Unicode helpers for the tokenizers: UTF-8 decoding with byte offsets, general categories
 // (from utf8proc), the White_Space property, NFC, and GPT-2's byte <-> code point mapping.
-#ifndef EDGEQ_LLM_UNICODE_H_
-#define EDGEQ_LLM_UNICODE_H_
+#ifndef EDGEQ_TOKENIZER_UNICODE_H_
+#define EDGEQ_TOKENIZER_UNICODE_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -11,7 +11,7 @@
 #include "absl/strings/string_view.h"
 
 namespace edgeq {
-namespace llm {
+namespace tokenizer {
 
 // Code points of a UTF-8 string with the byte offset each one starts at (offsets has one more
 // entry: the string's size). An invalid or truncated sequence becomes U+FFFD covering one byte,
@@ -55,6 +55,10 @@ uint32_t ToUpper(uint32_t cp);
 
 // NFC normalization (utf8proc). Invalid UTF-8 is returned unchanged.
 std::string NormalizeNfc(absl::string_view text);
+// NFKC normalization (utf8proc). Invalid UTF-8 is returned unchanged.
+std::string NormalizeNfkc(absl::string_view text);
+// Every code point through ToLower (simple case mapping; invalid bytes become U+FFFD).
+std::string LowercaseUtf8(absl::string_view text);
 // NFD of one code point (utf8proc): its canonical decomposition.
 std::vector<uint32_t> DecomposeNfd(uint32_t cp);
 
@@ -66,7 +70,7 @@ int CodePointToByte(uint32_t cp);
 // Every byte of `bytes` mapped to its code point, as UTF-8.
 std::string ByteLevelEncode(absl::string_view bytes);
 
-}  // namespace llm
+}  // namespace tokenizer
 }  // namespace edgeq
 
-#endif  // EDGEQ_LLM_UNICODE_H_
+#endif  // EDGEQ_TOKENIZER_UNICODE_H_

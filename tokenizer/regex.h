@@ -8,8 +8,8 @@
 // lookahead (?=...) (?!...); anchors ^ $; quantifiers * + ? {n} {n,} {n,m}, lazy with '?'.
 // Semantics are leftmost-first (Perl/ECMAScript): alternatives in order, greedy by default.
 // Categories come from utf8proc; \s is the White_Space property.
-#ifndef EDGEQ_LLM_TOKENIZER_REGEX_H_
-#define EDGEQ_LLM_TOKENIZER_REGEX_H_
+#ifndef EDGEQ_TOKENIZER_REGEX_H_
+#define EDGEQ_TOKENIZER_REGEX_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -23,7 +23,7 @@
 #include "absl/strings/string_view.h"
 
 namespace edgeq {
-namespace llm {
+namespace tokenizer {
 
 class PreTokenizerRegex {
  public:
@@ -75,7 +75,7 @@ class PreTokenizerRegex {
 absl::StatusOr<std::vector<std::pair<size_t, size_t>>> RegexSplit(
     absl::string_view text, const std::vector<PreTokenizerRegex>& patterns);
 
-}  // namespace llm
+}  // namespace tokenizer
 }  // namespace edgeq
 
-#endif  // EDGEQ_LLM_TOKENIZER_REGEX_H_
+#endif  // EDGEQ_TOKENIZER_REGEX_H_

@@ -1,4 +1,4 @@
-#include "examples/tinystories/tokenizer.h"
+#include "tokenizer/llama2c.h"
 
 #include <string>
 #include <vector>
@@ -9,22 +9,23 @@
 #include "tests/util/reference_data.h"
 
 namespace edgeq {
-namespace tinystories {
+namespace tokenizer {
 namespace {
 
-using testing::ParseIds;
-using testing::ReadFile;
-using testing::TestDataPath;
+namespace ts = tinystories::testing;
+using ts::ParseIds;
+using ts::ReadFile;
+using ts::TestDataPath;
 
-Tokenizer LoadTok512() {
-  absl::StatusOr<Tokenizer> tok = Tokenizer::Load(testing::ModelPath("tok512.bin"), 512);
+Llama2cTokenizer LoadTok512() {
+  absl::StatusOr<Llama2cTokenizer> tok = Llama2cTokenizer::Load(ts::ModelPath("tok512.bin"), 512);
   EXPECT_TRUE(tok.ok()) << tok.status();
   return *std::move(tok);
 }
 
-TEST(TokenizerTest, LoadsPieces) {
+TEST(Llama2cTokenizerTest, LoadsPieces) {
   EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/tok512.bin");
-  Tokenizer tok = LoadTok512();
+  Llama2cTokenizer tok = LoadTok512();
   EXPECT_EQ(tok.vocab_size(), 512);
   EXPECT_EQ(tok.piece(0), "<unk>");
   EXPECT_EQ(tok.piece(1), "\n<s>\n");
@@ -33,9 +34,9 @@ TEST(TokenizerTest, LoadsPieces) {
 }
 
 // Every prompt of tokenizer_cases.tsv (made with run.c) encodes to run.c's ids.
-TEST(TokenizerTest, EncodesLikeRunC) {
+TEST(Llama2cTokenizerTest, EncodesLikeRunC) {
   EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/tok512.bin");
-  Tokenizer tok = LoadTok512();
+  Llama2cTokenizer tok = LoadTok512();
   absl::StatusOr<std::string> cases =
       ReadFile(TestDataPath("tests/testdata/tinystories/tokenizer_cases.tsv"));
   ASSERT_TRUE(cases.ok()) << cases.status();
@@ -50,17 +51,17 @@ TEST(TokenizerTest, EncodesLikeRunC) {
   EXPECT_EQ(checked, 9);
 }
 
-TEST(TokenizerTest, EosAndNoBos) {
+TEST(Llama2cTokenizerTest, EosAndNoBos) {
   EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/tok512.bin");
-  Tokenizer tok = LoadTok512();
+  Llama2cTokenizer tok = LoadTok512();
   EXPECT_EQ(tok.Encode("The cat", false, true), (std::vector<int>{291, 280, 294, 2}));
   EXPECT_EQ(tok.Encode("", false, false), std::vector<int>{});
 }
 
 // Decoding the encoded prompt (after BOS) gives back the text, byte-fallback pieces included.
-TEST(TokenizerTest, DecodeRoundTrip) {
+TEST(Llama2cTokenizerTest, DecodeRoundTrip) {
   EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/tok512.bin");
-  Tokenizer tok = LoadTok512();
+  Llama2cTokenizer tok = LoadTok512();
   for (const std::string text :
        {"Once upon a time", "Hello, world! \xc3\xbc\xe2\x82\xac \xe4\xbd\xa0\xe5\xa5\xbd",
         "  two  spaces", "Tim said: \"I can't!\"\nThe end."}) {
@@ -71,36 +72,36 @@ TEST(TokenizerTest, DecodeRoundTrip) {
   }
 }
 
-TEST(TokenizerTest, PrintFilterDropsControlBytes) {
+TEST(Llama2cTokenizerTest, PrintFilterDropsControlBytes) {
   EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/tok512.bin");
-  Tokenizer tok = LoadTok512();
+  Llama2cTokenizer tok = LoadTok512();
   EXPECT_EQ(tok.DecodeForPrint(0, 3 + 0x07), "");    // BEL
   EXPECT_EQ(tok.DecodeForPrint(0, 3 + 0x0A), "\n");  // newline kept
   EXPECT_EQ(tok.DecodeForPrint(0, 3 + 'A'), "A");
   EXPECT_EQ(tok.Decode(0, 9999), "");
 }
 
-TEST(TokenizerTest, MismatchedVocabularyIsAnError) {
+TEST(Llama2cTokenizerTest, MismatchedVocabularyIsAnError) {
   EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/tok512.bin");
-  absl::StatusOr<Tokenizer> small = Tokenizer::Load(testing::ModelPath("tok512.bin"), 500);
+  absl::StatusOr<Llama2cTokenizer> small = Llama2cTokenizer::Load(ts::ModelPath("tok512.bin"), 500);
   ASSERT_FALSE(small.ok());
   EXPECT_EQ(small.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(small.status().message().find("mismatched tokenizer"), absl::string_view::npos);
-  absl::StatusOr<Tokenizer> big = Tokenizer::Load(testing::ModelPath("tok512.bin"), 32000);
+  absl::StatusOr<Llama2cTokenizer> big = Llama2cTokenizer::Load(ts::ModelPath("tok512.bin"), 32000);
   ASSERT_FALSE(big.ok());
   EXPECT_NE(big.status().message().find("32000 pieces cannot fit"), absl::string_view::npos)
       << big.status();
-  absl::StatusOr<Tokenizer> missing = Tokenizer::Load("/nonexistent/tok.bin", 512);
+  absl::StatusOr<Llama2cTokenizer> missing = Llama2cTokenizer::Load("/nonexistent/tok.bin", 512);
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
 }
 
-TEST(TokenizerTest, MetadataRoundTrip) {
+TEST(Llama2cTokenizerTest, MetadataRoundTrip) {
   EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/tok512.bin");
-  const Tokenizer tok = LoadTok512();
+  const Llama2cTokenizer tok = LoadTok512();
   checkpoint::TensorDict dict;
-  EXPECT_EQ(Tokenizer::FromMetadata(dict).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(Llama2cTokenizer::FromMetadata(dict).status().code(), absl::StatusCode::kNotFound);
   tok.ToMetadata(dict);
-  absl::StatusOr<Tokenizer> back = Tokenizer::FromMetadata(dict);
+  absl::StatusOr<Llama2cTokenizer> back = Llama2cTokenizer::FromMetadata(dict);
   ASSERT_TRUE(back.ok()) << back.status();
   ASSERT_EQ(back->vocab_size(), 512);
   for (int i = 0; i < 512; ++i) {
@@ -113,18 +114,19 @@ TEST(TokenizerTest, MetadataRoundTrip) {
 
 // A model's tokenizer: the file if one is given, else the vocabulary the model carries; errors
 // name the model and the fix.
-TEST(TokenizerTest, ForModel) {
+TEST(Llama2cTokenizerTest, ForModel) {
   EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/tok512.bin");
-  const std::string tok_path = testing::ModelPath("tok512.bin");
+  const std::string tok_path = ts::ModelPath("tok512.bin");
   checkpoint::TensorDict bare;
-  absl::StatusOr<Tokenizer> from_file = Tokenizer::ForModel(bare, "m.bin", tok_path, 512);
+  absl::StatusOr<Llama2cTokenizer> from_file =
+      Llama2cTokenizer::ForModel(bare, "m.bin", tok_path, 512);
   ASSERT_TRUE(from_file.ok()) << from_file.status();
   EXPECT_EQ(from_file->vocab_size(), 512);
   // The file must hold the model's vocabulary size (Load's check).
-  EXPECT_EQ(Tokenizer::ForModel(bare, "m.bin", tok_path, 500).status().code(),
+  EXPECT_EQ(Llama2cTokenizer::ForModel(bare, "m.bin", tok_path, 500).status().code(),
             absl::StatusCode::kInvalidArgument);
 
-  absl::StatusOr<Tokenizer> none = Tokenizer::ForModel(bare, "m.bin", "", 512);
+  absl::StatusOr<Llama2cTokenizer> none = Llama2cTokenizer::ForModel(bare, "m.bin", "", 512);
   EXPECT_EQ(none.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(none.status().message().find("'m.bin' carries no vocabulary; pass --tokenizer=PATH"),
             absl::string_view::npos)
@@ -132,10 +134,12 @@ TEST(TokenizerTest, ForModel) {
 
   checkpoint::TensorDict with_vocab;
   from_file->ToMetadata(with_vocab);
-  absl::StatusOr<Tokenizer> carried = Tokenizer::ForModel(with_vocab, "m.max", "", 512);
+  absl::StatusOr<Llama2cTokenizer> carried =
+      Llama2cTokenizer::ForModel(with_vocab, "m.max", "", 512);
   ASSERT_TRUE(carried.ok()) << carried.status();
   EXPECT_EQ(carried->piece(300), from_file->piece(300));
-  absl::StatusOr<Tokenizer> mismatched = Tokenizer::ForModel(with_vocab, "m.max", "", 32000);
+  absl::StatusOr<Llama2cTokenizer> mismatched =
+      Llama2cTokenizer::ForModel(with_vocab, "m.max", "", 32000);
   EXPECT_EQ(mismatched.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(mismatched.status().message().find(
                 "the tokenizer has 512 pieces but the model's vocabulary is 32000"),
@@ -144,5 +148,5 @@ TEST(TokenizerTest, ForModel) {
 }
 
 }  // namespace
-}  // namespace tinystories
+}  // namespace tokenizer
 }  // namespace edgeq

@@ -1,4 +1,4 @@
-#include "llm/unicode.h"
+#include "tokenizer/unicode.h"
 
 #include <cstdlib>
 #include <memory>
@@ -6,7 +6,7 @@
 #include "utf8proc.h"
 
 namespace edgeq {
-namespace llm {
+namespace tokenizer {
 
 size_t Utf8SequenceLength(uint8_t lead) {
   if (lead < 0xC0) return 1;
@@ -116,15 +116,18 @@ uint32_t ToUpper(uint32_t cp) {
   return cp > 0x10FFFF ? cp : static_cast<uint32_t>(utf8proc_toupper(static_cast<int32_t>(cp)));
 }
 
-std::string NormalizeNfc(absl::string_view text) {
-  // utf8proc_NFC wants a NUL-terminated string; text with NULs is normalized piecewise.
+namespace {
+
+// utf8proc's NUL-terminated normalizers over text that may hold NULs (normalized piecewise).
+std::string NormalizeWith(absl::string_view text,
+                          utf8proc_uint8_t* (*normalize)(const utf8proc_uint8_t*)) {
   std::string out;
   size_t start = 0;
   while (start <= text.size()) {
     size_t end = text.find('\0', start);
     if (end == absl::string_view::npos) end = text.size();
     const std::string piece(text.substr(start, end - start));
-    utf8proc_uint8_t* nfc = utf8proc_NFC(reinterpret_cast<const utf8proc_uint8_t*>(piece.c_str()));
+    utf8proc_uint8_t* nfc = normalize(reinterpret_cast<const utf8proc_uint8_t*>(piece.c_str()));
     if (nfc == nullptr) {
       out += piece;
     } else {
@@ -135,6 +138,19 @@ std::string NormalizeNfc(absl::string_view text) {
     out.push_back('\0');
     start = end + 1;
   }
+  return out;
+}
+
+}  // namespace
+
+std::string NormalizeNfc(absl::string_view text) { return NormalizeWith(text, utf8proc_NFC); }
+std::string NormalizeNfkc(absl::string_view text) { return NormalizeWith(text, utf8proc_NFKC); }
+
+std::string LowercaseUtf8(absl::string_view text) {
+  const CodePoints cps = DecodeUtf8(text);
+  std::string out;
+  out.reserve(text.size());
+  for (uint32_t cp : cps.cps) AppendUtf8(ToLower(cp), &out);
   return out;
 }
 
@@ -178,5 +194,5 @@ std::string ByteLevelEncode(absl::string_view bytes) {
   return out;
 }
 
-}  // namespace llm
+}  // namespace tokenizer
 }  // namespace edgeq

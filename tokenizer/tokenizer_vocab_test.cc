@@ -13,12 +13,12 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "gtest/gtest.h"
-#include "llm/tokenizer.h"
-#include "llm/unicode.h"
 #include "tests/util/reference_data.h"
+#include "tokenizer/tokenizer.h"
+#include "tokenizer/unicode.h"
 
 namespace edgeq {
-namespace llm {
+namespace tokenizer {
 namespace {
 
 std::string ReadFile(const std::string& path) {
@@ -199,5 +199,5 @@ TEST(VocabTest, GptNeoxAndBaichuanLoadAndRoundTrip) {
 }
 
 }  // namespace
-}  // namespace llm
+}  // namespace tokenizer
 }  // namespace edgeq

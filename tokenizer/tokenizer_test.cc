@@ -1,7 +1,7 @@
-// Unit tests of llm::Tokenizer on small hand-made vocabularies, the pre-tokenizer regex engine
-// and the streaming decoder. The real vocabularies are in tokenizer_vocab_test and
+// Unit tests of tokenizer::Tokenizer on small hand-made vocabularies, the pre-tokenizer regex
+// engine and the streaming decoder. The real vocabularies are in tokenizer_vocab_test and
 // tokenizer_hf_test.
-#include "llm/tokenizer.h"
+#include "tokenizer/tokenizer.h"
 
 #include <cstdio>
 #include <fstream>
@@ -12,11 +12,11 @@
 #include "absl/strings/match.h"
 #include "checkpoint/gguf.h"
 #include "gtest/gtest.h"
-#include "llm/tokenizer_regex.h"
-#include "llm/unicode.h"
+#include "tokenizer/regex.h"
+#include "tokenizer/unicode.h"
 
 namespace edgeq {
-namespace llm {
+namespace tokenizer {
 namespace {
 
 using checkpoint::MetadataValue;
@@ -282,7 +282,7 @@ TEST(TokenizerTest, GgufMetadataRoundTrips) {
     absl::StatusOr<Tokenizer> tok = Tokenizer::FromGguf(d);
     ASSERT_TRUE(tok.ok()) << tok.status();
     TensorDict out;
-    tok->ToGgufMetadata(&out);
+    ASSERT_TRUE(tok->ToGgufMetadata(&out).ok());
     absl::StatusOr<std::string> bytes = checkpoint::WriteGgufToString(out);
     ASSERT_TRUE(bytes.ok()) << bytes.status();
     absl::StatusOr<TensorDict> back = checkpoint::ReadGgufFromBuffer(
@@ -462,5 +462,5 @@ TEST(TokenizerTest, HfTokenizerJsonErrorsNameTheProblem) {
 }
 
 }  // namespace
-}  // namespace llm
+}  // namespace tokenizer
 }  // namespace edgeq

@@ -1,12 +1,12 @@
-#include "llm/tokenizer_regex.h"
+#include "tokenizer/regex.h"
 
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "llm/unicode.h"
+#include "tokenizer/unicode.h"
 
 namespace edgeq {
-namespace llm {
+namespace tokenizer {
 namespace {
 
 using Item = PreTokenizerRegex::CharClass::Item;
@@ -736,5 +736,5 @@ absl::StatusOr<std::vector<std::pair<size_t, size_t>>> RegexSplit(
   return bytes;
 }
 
-}  // namespace llm
+}  // namespace tokenizer
 }  // namespace edgeq

@@ -1,10 +1,11 @@
-// llm::Tokenizer: text <-> token ids for the vocabularies GGUF files carry (tokenizer.ggml.*)
+// tokenizer::Tokenizer: text <-> token ids for the vocabularies GGUF files carry (tokenizer.ggml.*)
 // and for Hugging Face tokenizer.json files.
 //
-//   EDGEQ_ASSIGN_OR_RETURN(llm::Tokenizer tok, llm::Tokenizer::FromGgufFile("model.gguf"));
-//   EDGEQ_ASSIGN_OR_RETURN(std::vector<int32_t> ids,
+//   EDGEQ_ASSIGN_OR_RETURN(tokenizer::Tokenizer tok,
+//   tokenizer::Tokenizer::FromGgufFile("model.gguf")); EDGEQ_ASSIGN_OR_RETURN(std::vector<int32_t>
+//   ids,
 //                          tok.Encode("Hello", {.add_special = true, .parse_special = false}));
-//   llm::StreamDecoder stream(tok);
+//   tokenizer::StreamDecoder stream(tok);
 //   for (int32_t id : ids) std::cout << stream.Push(id);
 //   std::cout << stream.Flush();
 //
@@ -13,8 +14,8 @@
 // lower-cased, accents stripped, greedy longest match per word). Behaviour follows
 // llama.cpp's llama-vocab.cpp (special-token partitioning, add_bos/add_eos, add_space_prefix,
 // ignore_merges, clean-up of spaces when decoding), which is what its vocabulary tests check.
-#ifndef EDGEQ_LLM_TOKENIZER_H_
-#define EDGEQ_LLM_TOKENIZER_H_
+#ifndef EDGEQ_TOKENIZER_TOKENIZER_H_
+#define EDGEQ_TOKENIZER_TOKENIZER_H_
 
 #include <cstdint>
 #include <memory>
@@ -27,10 +28,10 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "checkpoint/tensor_dict.h"
-#include "llm/tokenizer_regex.h"
+#include "tokenizer/regex.h"
 
 namespace edgeq {
-namespace llm {
+namespace tokenizer {
 
 // Token attributes (llama.cpp's llama_token_attr bits; GGUF token_type values map onto them).
 enum TokenAttr : uint32_t {
@@ -58,8 +59,23 @@ class Tokenizer {
   // From a Hugging Face tokenizer.json (model type BPE: byte-level like Llama 3 / Qwen, or with
   // byte fallback and "▁" for spaces like Gemma). `config_path` (tokenizer_config.json, may be
   // empty) supplies add_bos_token / add_eos_token / bos_token / eos_token when present.
+  // Normalizers (NFC, NFKC, Lowercase; Prepend/Replace of "▁" and Metaspace become the llama
+  // model's space handling), pre-tokenizers (ByteLevel, Split regexes, Metaspace) and the BPE
+  // model are read as edgeq runs them; anything else is refused naming it. A "▁" vocabulary
+  // with a prefix space and byte_fallback (Llama 2, Mistral, TinyLlama, Phi-3) becomes the
+  // "llama" (SentencePiece) model with scores from the merge ranks.
   static absl::StatusOr<Tokenizer> FromHfTokenizerJson(const std::string& path,
                                                        const std::string& config_path = "");
+  // From a SentencePiece tokenizer.model (BPE model type, identity normalization), as llama.cpp's
+  // converter writes it: the "llama" model with the file's scores and piece types (user-defined
+  // pieces as normal ones), its unk/bos/eos/pad ids and add_dummy_prefix. `config_path`
+  // (tokenizer_config.json, may be empty) supplies add_bos_token / add_eos_token and its
+  // added_tokens_decoder entries (control if special, else user-defined; score -1000), as there.
+  static absl::StatusOr<Tokenizer> FromSentencePieceModel(const std::string& path,
+                                                          const std::string& config_path = "");
+  // The tokenizer of a Hugging Face model directory: tokenizer.json if present, else
+  // tokenizer.model, each with tokenizer_config.json if present. NotFound if it has neither.
+  static absl::StatusOr<Tokenizer> FromHfDirectory(const std::string& dir);
 
   static std::vector<std::string> SupportedModels();
   static std::vector<std::string> SupportedPreTokenizers();
@@ -110,19 +126,26 @@ class Tokenizer {
   bool add_bos() const { return add_bos_; }
   bool add_eos() const { return add_eos_; }
   bool add_space_prefix() const { return add_space_prefix_; }
-  // True if Encode applies NFC to the text first (Hugging Face normalizer "NFC").
-  bool normalizes_nfc() const { return nfc_; }
+  // Unicode normalizers Encode applies to each piece of text between special tokens, in order
+  // (Hugging Face normalizers; stored in GGUF as tokenizer.edgeq.normalizers).
+  enum class Normalizer { kNfc, kNfkc, kLowercase };
+  const std::vector<Normalizer>& normalizers() const { return normalizers_; }
+  // True if Encode applies NFC (Hugging Face normalizer "NFC").
+  bool normalizes_nfc() const;
+  // `text` through normalizers().
+  std::string Normalize(absl::string_view text) const;
   // Ids that end generation: eos, eot, eom, and control/user-defined tokens whose text ends a
   // turn in common chat formats (<|eot_id|>, <|im_end|>, <|end|>, <end_of_turn>, <|endoftext|>,
   // <EOT>), as llama.cpp collects them.
   const std::vector<int32_t>& eog_ids() const { return eog_ids_; }
   bool IsEndOfGeneration(int32_t id) const;
 
-  // Writes this vocabulary as GGUF tokenizer.ggml.* metadata (what FromGguf reads back). A
-  // tokenizer.json whose split pattern is not one edgeq has a GGUF name for gets pre =
-  // "hf-regex", which FromGguf refuses; a Gemma-style one becomes pre "gemma4", which (as in
-  // llama.cpp) also splits at newlines.
-  void ToGgufMetadata(checkpoint::TensorDict* dict) const;
+  // Writes this vocabulary as GGUF tokenizer.ggml.* metadata (what FromGguf reads back), and
+  // its normalizers as tokenizer.edgeq.normalizers (NFC, NFKC, Lowercase). A Gemma-style
+  // tokenizer.json becomes pre "gemma4", which (as in llama.cpp) also splits at newlines. A
+  // tokenizer.json whose split patterns have no GGUF pre-tokenizer name (it runs from the json
+  // only) is refused: InvalidArgument naming the first pattern, never an unusable file.
+  absl::Status ToGgufMetadata(checkpoint::TensorDict* dict) const;
 
  private:
   struct Token {
@@ -136,6 +159,10 @@ class Tokenizer {
   };
 
   absl::Status Finish(absl::string_view pre);
+  // FromGguf's steps (tokenizer_gguf.cc).
+  absl::Status SetModelFromGguf(const checkpoint::TensorDict& dict);
+  absl::Status ReadGgufVocabulary(const checkpoint::TensorDict& dict);
+  absl::Status ReadGgufSpecialIds(const checkpoint::TensorDict& dict);
   absl::Status SetPreTokenizer(absl::string_view pre);
   void Partition(absl::string_view text, bool parse_special, std::vector<Fragment>* out) const;
   void EncodeSpm(absl::string_view text, std::vector<int32_t>* out) const;
@@ -170,10 +197,12 @@ class Tokenizer {
   bool byte_encode_ = true;         // BPE: GPT-2 byte-level mapping
   bool ignore_merges_ = false;
   bool clean_spaces_ = false;
-  bool nfc_ = false;                // HF normalizer NFC
+  std::vector<Normalizer> normalizers_;
+  std::vector<std::string> hf_patterns_;  // split patterns without a GGUF name (pre "hf-regex")
   bool bpe_byte_fallback_ = false;  // BPE: <0xXX> tokens for bytes not in the vocabulary
 
   friend class StreamDecoder;
+  friend class HfTokenizerBuilder;
 };
 
 // Turns a stream of ids into text that never ends inside a UTF-8 character: bytes of an
@@ -195,7 +224,7 @@ class StreamDecoder {
   std::string pending_;
 };
 
-}  // namespace llm
+}  // namespace tokenizer
 }  // namespace edgeq
 
-#endif  // EDGEQ_LLM_TOKENIZER_H_
+#endif  // EDGEQ_TOKENIZER_TOKENIZER_H_
