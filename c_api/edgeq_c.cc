@@ -607,7 +607,7 @@ edgeq_status edgeq_llm_chat_tokenize(const edgeq_llm* llm, const char* chat_temp
               "edgeq_llm_chat_tokenize: this libedgeq was built without chat templates "
               "(--define=edgeq_chat=off)");
 #else
-  const edgeq::llm::Tokenizer& tok = *llm->tokenizer;
+  const edgeq::tokenizer::Tokenizer& tok = *llm->tokenizer;
   const std::string bos = tok.bos_id() >= 0 ? tok.TokenBytes(tok.bos_id()) : "";
   const std::string eos = tok.eos_id() >= 0 ? tok.TokenBytes(tok.eos_id()) : "";
   std::string name_or_text = chat_template != nullptr ? chat_template : "";
@@ -632,7 +632,7 @@ edgeq_status edgeq_llm_chat_tokenize(const edgeq_llm* llm, const char* chat_temp
   }
   auto prompt = t->Render(messages, add_generation_prompt != 0);
   if (!prompt.ok()) return FromStatus(prompt.status());
-  edgeq::llm::Tokenizer::EncodeOptions eo;
+  edgeq::tokenizer::Tokenizer::EncodeOptions eo;
   eo.add_special = bos.empty() || prompt->compare(0, bos.size(), bos) != 0;
   eo.parse_special = true;
   auto ids = tok.Encode(*prompt, eo);
