@@ -7,8 +7,8 @@
 // rebuilt from the tape without that call, and the call returns the error.
 #include <algorithm>
 #include <cstring>
-#include <map>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -42,16 +42,14 @@ using edgeq::c_api::FromStatus;
 struct Step {
   enum class Kind { kInput, kConstant, kOp, kQMatmul, kOutput };
   Kind kind = Kind::kConstant;
-  int index = 0;          // kInput: the input index
-  edgeq::Tensor tensor;   // kConstant (plain or quantized)
-  std::string name;       // kOp: op name; kQMatmul: encoding name
-  std::vector<int> args;  // C value ids (kOp, kQMatmul, kOutput)
+  int index = 0;                   // kInput: the input index
+  edgeq::Tensor tensor;            // kConstant (plain or quantized)
+  std::string name;                // kOp: op name; kQMatmul: encoding name
+  std::vector<int> args;           // C value ids (kOp, kQMatmul, kOutput)
   edgeq::AttributeMap attributes;  // kOp
 };
 
-std::string OpNames() {
-  return absl::StrJoin(edgeq::OpRegistry::Global().Names(), ", ");
-}
+std::string OpNames() { return absl::StrJoin(edgeq::OpRegistry::Global().Names(), ", "); }
 
 // A JSON object of attributes -> AttributeMap (integers, reals, strings, lists of integers;
 // booleans as 0/1).
@@ -340,12 +338,13 @@ edgeq_status edgeq_graph_op_with_attributes(edgeq_graph* graph, const char* op,
   EDGEQ_C_CHECK_ARG(n_inputs == 0 || inputs != nullptr, "inputs is NULL");
   absl::StatusOr<const edgeq::OpDef*> def = edgeq::OpRegistry::Global().Find(op);
   if (!def.ok()) {
-    return Fail(EDGEQ_ERROR_NOT_FOUND, absl::StrCat("edgeq_graph_op: unknown op ",
-                                                    edgeq::QuoteForError(op), " (known: ",
-                                                    OpNames(), ")"));
+    return Fail(EDGEQ_ERROR_NOT_FOUND,
+                absl::StrCat("edgeq_graph_op: unknown op ", edgeq::QuoteForError(op),
+                             " (known: ", OpNames(), ")"));
   }
   const size_t lo = std::max(1, (*def)->min_inputs);  // a graph op needs an input of the graph
-  if (n_inputs < lo || ((*def)->max_inputs >= 0 && n_inputs > static_cast<size_t>((*def)->max_inputs))) {
+  if (n_inputs < lo ||
+      ((*def)->max_inputs >= 0 && n_inputs > static_cast<size_t>((*def)->max_inputs))) {
     return Fail(EDGEQ_ERROR_INVALID_ARGUMENT,
                 absl::StrCat("edgeq_graph_op: op ", op, " takes ",
                              (*def)->max_inputs < 0 ? absl::StrCat("at least ", lo)

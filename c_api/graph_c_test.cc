@@ -217,10 +217,13 @@ TEST(CGraph, EveryRegisteredOpIsListedAndReachable) {
     }
   }
   EXPECT_EQ(listed, registry);
-  for (const char* builtin :
-       {"add", "attention", "concat", "div", "gather", "gelu", "gelu_tanh", "matmul",
-        "matmul_transposed", "mul", "qmatmul", "reshape", "rms_norm", "rope", "silu", "slice",
-        "softmax", "sub", "swiglu", "tanh", "transpose"}) {
+  for (const char* builtin : {"add",       "attention", "concat",
+                              "div",       "gather",    "gelu",
+                              "gelu_tanh", "matmul",    "matmul_transposed",
+                              "mul",       "qmatmul",   "reshape",
+                              "rms_norm",  "rope",      "silu",
+                              "slice",     "softmax",   "sub",
+                              "swiglu",    "tanh",      "transpose"}) {
     EXPECT_NE(std::find(listed.begin(), listed.end(), builtin), listed.end()) << builtin;
   }
   edgeq_op_info info;
@@ -270,9 +273,9 @@ TEST(CGraph, OpsWithAttributesMatchCpp) {
   const edgeq_value cin[2] = {r, r};
   ASSERT_EQ(edgeq_graph_op_with_attributes(g, "concat", cin, 2, "{\"axis\": -1}", &c), EDGEQ_OK)
       << edgeq_last_error();
-  ASSERT_EQ(edgeq_graph_op_with_attributes(g, "gelu_tanh", &c, 1,
-                                           "{\"half_precision_table\": true}", &y),
-            EDGEQ_OK)
+  ASSERT_EQ(
+      edgeq_graph_op_with_attributes(g, "gelu_tanh", &c, 1, "{\"half_precision_table\": true}", &y),
+      EDGEQ_OK)
       << edgeq_last_error();
   edgeq_tensor_type t;
   ASSERT_EQ(edgeq_graph_value_type(g, y, &t, nullptr), EDGEQ_OK);
@@ -305,8 +308,9 @@ TEST(CGraph, OpsWithAttributesMatchCpp) {
   ASSERT_TRUE(cpp.status().ok()) << cpp.status();
   edgeq::InferenceSession cpp_session;
   edgeq::Model cpp_model = *cpp_session.Load(cpp);
-  edgeq::Tensor want = *cpp_model.Execute({{"input0", *edgeq::Tensor::FromValues<float>({2, 4}, x)}})
-                            ->Get("output0");
+  edgeq::Tensor want =
+      *cpp_model.Execute({{"input0", *edgeq::Tensor::FromValues<float>({2, 4}, x)}})
+           ->Get("output0");
 
   edgeq_session* session = nullptr;
   edgeq_model* model = nullptr;

@@ -77,7 +77,8 @@ std::vector<const OpDef*> OpRegistry::Ops() const {
 OpRegistration::OpRegistration(OpDef def) {
   const std::string name = def.name;
   absl::Status s = OpRegistry::Global().Register(std::move(def));
-  if (!s.ok()) std::fprintf(stderr, "edgeq: built-in op %s: %s\n", name.c_str(), s.ToString().c_str());
+  if (!s.ok())
+    std::fprintf(stderr, "edgeq: built-in op %s: %s\n", name.c_str(), s.ToString().c_str());
 }
 
 absl::StatusOr<std::shared_ptr<const OpAttributes>> ParseNoAttributes(absl::string_view op,
@@ -125,8 +126,7 @@ absl::StatusOr<std::string> GetStringAttribute(absl::string_view op, const Attri
   return WrongKind(op, key, "a string");
 }
 
-absl::StatusOr<std::vector<int64_t>> GetIntsAttribute(absl::string_view op,
-                                                      const AttributeMap& map,
+absl::StatusOr<std::vector<int64_t>> GetIntsAttribute(absl::string_view op, const AttributeMap& map,
                                                       absl::string_view key) {
   const AttributeValue* v = Lookup(map, key);
   if (v == nullptr) {
@@ -143,9 +143,9 @@ absl::Status CheckAttributeKeys(absl::string_view op, const AttributeMap& map,
     bool found = false;
     for (const char* k : known) found = found || entry.first == k;
     if (!found) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: unknown attribute \"%s\" (expected %s)", op, entry.first,
-          known.empty() ? "none" : absl::StrJoin(known, ", ")));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: unknown attribute \"%s\" (expected %s)", op, entry.first,
+                          known.empty() ? "none" : absl::StrJoin(known, ", ")));
     }
   }
   return absl::OkStatus();

@@ -114,8 +114,7 @@ absl::StatusOr<double> GetRealAttribute(absl::string_view op, const AttributeMap
                                         absl::string_view key, double fallback);
 absl::StatusOr<std::string> GetStringAttribute(absl::string_view op, const AttributeMap& map,
                                                absl::string_view key, std::string fallback);
-absl::StatusOr<std::vector<int64_t>> GetIntsAttribute(absl::string_view op,
-                                                      const AttributeMap& map,
+absl::StatusOr<std::vector<int64_t>> GetIntsAttribute(absl::string_view op, const AttributeMap& map,
                                                       absl::string_view key);
 // InvalidArgument naming the first key of `map` not in `known`.
 absl::Status CheckAttributeKeys(absl::string_view op, const AttributeMap& map,

@@ -58,8 +58,8 @@ std::string TypesString(absl::Span<const Value> inputs) {
 
 Value Fail(GraphData* g, absl::string_view op, absl::Span<const Value> inputs,
            const absl::Status& why) {
-  return g->Fail(absl::Status(why.code(),
-                              absl::StrFormat("%s(%s): %s", op, TypesString(inputs), why.message())));
+  return g->Fail(absl::Status(
+      why.code(), absl::StrFormat("%s(%s): %s", op, TypesString(inputs), why.message())));
 }
 
 // The node's outputs as its OpDef infers them, or the recorded error.
@@ -87,7 +87,7 @@ std::vector<Value> Build(absl::string_view name, absl::Span<const Value> inputs,
   if (n < (*def)->min_inputs || ((*def)->max_inputs >= 0 && n > (*def)->max_inputs)) {
     const std::string want =
         (*def)->max_inputs == (*def)->min_inputs ? absl::StrCat((*def)->min_inputs)
-        : (*def)->max_inputs < 0 ? absl::StrCat("at least ", (*def)->min_inputs)
+        : (*def)->max_inputs < 0                 ? absl::StrCat("at least ", (*def)->min_inputs)
                                  : absl::StrCat((*def)->min_inputs, " to ", (*def)->max_inputs);
     return {Fail(g, name, inputs,
                  absl::InvalidArgumentError(absl::StrFormat("takes %s inputs, got %d", want, n)))};

@@ -67,8 +67,8 @@ OpDef ToOpDef(const CustomOpDef* custom) {
     for (const TensorType& t : *types) out.push_back(ValueType{t, "", t.shape});
     return out;
   };
-  def.create_kernel = [custom](const internal::KernelArgs& a)
-      -> absl::StatusOr<std::unique_ptr<OpKernel>> {
+  def.create_kernel =
+      [custom](const internal::KernelArgs& a) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
     std::vector<ValueType> in_types, out_types;
     for (int id : a.node.inputs) in_types.push_back(a.graph.value_type(id));
     for (int id : a.node.outputs) out_types.push_back(a.graph.value_type(id));

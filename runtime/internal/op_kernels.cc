@@ -55,9 +55,9 @@ absl::Status CheckDeclaredOutputs(const Graph& graph, const Node& node, const Op
   in.types = in_types;
   const int n = static_cast<int>(node.inputs.size());
   if (n < def.min_inputs || (def.max_inputs >= 0 && n > def.max_inputs)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "custom op %s: takes %d to %d inputs, the graph gives %d", node.op, def.min_inputs,
-        def.max_inputs, n));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("custom op %s: takes %d to %d inputs, the graph gives %d", node.op,
+                        def.min_inputs, def.max_inputs, n));
   }
   absl::StatusOr<std::vector<ValueType>> expected = def.infer(in, *node.attrs);
   if (!expected.ok()) {

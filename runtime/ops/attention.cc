@@ -5,6 +5,8 @@
 // The work is split into tasks over the (kv head, tile of query rows) groups, each task with its
 // own slice of the scratch buffer for its scores; the ISA's kernel does a group
 // (runtime/kernels/attention/attention.h).
+#include "runtime/kernels/attention/attention.h"
+
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -14,7 +16,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/parallel.h"
-#include "runtime/kernels/attention/attention.h"
 #include "runtime/ops/op_util.h"
 
 namespace edgeq {
@@ -142,8 +143,8 @@ AttributesOr Parse(const AttributeMap& map) {
     }
   }
   if (!known) {
-    return Invalid(absl::StrCat("attention: attribute kv_cache is \"", *cache,
-                                "\", expected f32 or q8_0"));
+    return Invalid(
+        absl::StrCat("attention: attribute kv_cache is \"", *cache, "\", expected f32 or q8_0"));
   }
   return std::shared_ptr<const OpAttributes>(std::move(attrs));
 }
@@ -152,8 +153,8 @@ absl::Status CheckInputKinds(const InferInput& in, bool q8_0) {
   for (int i = 0; i < 5; ++i) {
     const bool cache = i == 1 || i == 2;
     const ValueType& v = in.types[i];
-    const bool ok = q8_0 && cache ? v.type.dtype == DType::kUInt8 && !v.is_quantized()
-                                  : IsPlainF32(v);
+    const bool ok =
+        q8_0 && cache ? v.type.dtype == DType::kUInt8 && !v.is_quantized() : IsPlainF32(v);
     if (!ok || v.type.shape.rank() != 3) {
       return Invalid(
           "q, k_new and v_new must be plain f32 of rank 3, and k_cache and v_cache both plain "

@@ -121,7 +121,8 @@ inline TypesOr InferBinary(const InferInput& in, const OpAttributes&) {
   if (!IsPlainF32(in.types[0]) || !IsPlainF32(in.types[1])) {
     return Invalid("operands must be plain f32");
   }
-  absl::StatusOr<Shape> shape = ops::BroadcastShapes(in.types[0].type.shape, in.types[1].type.shape);
+  absl::StatusOr<Shape> shape =
+      ops::BroadcastShapes(in.types[0].type.shape, in.types[1].type.shape);
   if (!shape.ok()) return Invalid(shape.status().message());
   return One(Plain(DType::kFloat32, *shape));
 }
@@ -133,8 +134,8 @@ OpDef BinaryOpDef(const char* name) {
   def.min_inputs = def.max_inputs = 2;
   def.infer = InferBinary;
   def.create_kernel = [name](const KernelArgs& a) -> KernelOr {
-    return Make(new BinaryKernel<Fn>(name, a.in(0), a.in(1), a.out(), a.in_shape(0),
-                                     a.in_shape(1), a.out_type().type.shape));
+    return Make(new BinaryKernel<Fn>(name, a.in(0), a.in(1), a.out(), a.in_shape(0), a.in_shape(1),
+                                     a.out_type().type.shape));
   };
   return def;
 }

@@ -111,7 +111,8 @@ TypesOr Infer(const InferInput& in, const OpAttributes&) {
   const int64_t k = a.dim(-1);
   const int64_t rk = kTransposed ? b.dim(-1) : b.dim(-2);
   const int64_t n = kTransposed ? b.dim(-2) : b.dim(-1);
-  if (rk != k) return Invalid(absl::StrFormat("inner dimensions differ: lhs k=%d, rhs k=%d", k, rk));
+  if (rk != k)
+    return Invalid(absl::StrFormat("inner dimensions differ: lhs k=%d, rhs k=%d", k, rk));
   if (b.rank() > 2) {
     std::vector<int64_t> ab(a.dims().begin(), a.dims().end() - 2);
     std::vector<int64_t> bb(b.dims().begin(), b.dims().end() - 2);

@@ -2,6 +2,8 @@
 // f32 [..., n]. Attribute encoding (string: any registered encoding with a qmatmul kernel, the 14
 // built-ins of runtime/kernels/qmatmul.h). The kernel (per ISA, chosen by
 // kernels::QMatmulKernel::Create) repacks the weights at Load, shared by the graphs of a session.
+#include "runtime/kernels/qmatmul.h"
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,7 +11,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "quantization/encoding.h"
-#include "runtime/kernels/qmatmul.h"
 #include "runtime/ops/op_util.h"
 
 namespace edgeq {

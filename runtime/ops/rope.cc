@@ -73,8 +73,8 @@ class RopeKernel : public OpKernel {
     const int64_t heads = heads_, d = d_, pairs = pairs_;
     for (size_t jj = begin; jj < end; ++jj) {
       const int64_t j = static_cast<int64_t>(jj);
-      const int64_t p = pos64_ ? static_cast<const int64_t*>(pos)[j]
-                               : static_cast<const int32_t*>(pos)[j];
+      const int64_t p =
+          pos64_ ? static_cast<const int64_t*>(pos)[j] : static_cast<const int32_t*>(pos)[j];
       const float fp = static_cast<float>(p);
       for (int64_t i = 0; i < pairs; ++i) {
         const float val = fp * inv_freq[i];

@@ -99,8 +99,7 @@ TypesOr Infer(const InferInput& in, const OpAttributes& attributes) {
   for (int i = 0; i < rank; ++i) {
     const int64_t s = attrs.starts[i], e = attrs.ends[i], d = x.type.shape.dim(i);
     if (s < 0 || s > e || e > d) {
-      return Invalid(
-          absl::StrFormat("dimension %d: [%d, %d) is not inside [0, %d]", i, s, e, d));
+      return Invalid(absl::StrFormat("dimension %d: [%d, %d) is not inside [0, %d]", i, s, e, d));
     }
     dims[i] = e - s;
   }
