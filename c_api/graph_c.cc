@@ -5,8 +5,10 @@
 // its first error and then refuses every later op; a C caller (or Python at a prompt) expects a
 // failed call to change nothing. So when a call leaves the C++ graph in error, the graph is
 // rebuilt from the tape without that call, and the call returns the error.
+#include <algorithm>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -16,13 +18,17 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
 #include "c_api/internal.h"
+#include "core/bounded_input.h"
 #include "core/dtype.h"
 #include "core/shape.h"
 #include "core/tensor.h"
 #include "edgeq/edgeq.h"
 #include "graph/graph.h"
+#include "graph/op.h"
 #include "graph/ops.h"
+#include "nlohmann/json.hpp"
 #include "quantization/encoding.h"
 #include "runtime/session.h"
 
@@ -36,48 +42,58 @@ using edgeq::c_api::FromStatus;
 struct Step {
   enum class Kind { kInput, kConstant, kOp, kQMatmul, kOutput };
   Kind kind = Kind::kConstant;
-  int index = 0;          // kInput: the input index
-  edgeq::Tensor tensor;   // kConstant (plain or quantized)
-  std::string name;       // kOp: op name; kQMatmul: encoding name
-  std::vector<int> args;  // C value ids (kOp, kQMatmul, kOutput)
+  int index = 0;                   // kInput: the input index
+  edgeq::Tensor tensor;            // kConstant (plain or quantized)
+  std::string name;                // kOp: op name; kQMatmul: encoding name
+  std::vector<int> args;           // C value ids (kOp, kQMatmul, kOutput)
+  edgeq::AttributeMap attributes;  // kOp
 };
 
-using OpFn = std::function<edgeq::Value(const std::vector<edgeq::Value>&)>;
+std::string OpNames() { return absl::StrJoin(edgeq::OpRegistry::Global().Names(), ", "); }
 
-struct OpInfo {
-  const char* name;
-  size_t arity;
-  OpFn fn;
-};
-
-const std::vector<OpInfo>& Ops() {
-  static const std::vector<OpInfo>* ops = new std::vector<OpInfo>{
-      {"matmul", 2, [](const auto& a) { return edgeq::ops::Matmul(a[0], a[1]); }},
-      {"matmul_transposed", 2,
-       [](const auto& a) { return edgeq::ops::MatmulTransposed(a[0], a[1]); }},
-      {"add", 2, [](const auto& a) { return edgeq::ops::Add(a[0], a[1]); }},
-      {"sub", 2, [](const auto& a) { return edgeq::ops::Sub(a[0], a[1]); }},
-      {"mul", 2, [](const auto& a) { return edgeq::ops::Mul(a[0], a[1]); }},
-      {"div", 2, [](const auto& a) { return edgeq::ops::Div(a[0], a[1]); }},
-      {"softmax", 1, [](const auto& a) { return edgeq::ops::Softmax(a[0]); }},
-      {"silu", 1, [](const auto& a) { return edgeq::ops::Silu(a[0]); }},
-      {"gelu", 1, [](const auto& a) { return edgeq::ops::Gelu(a[0]); }},
-      {"rms_norm", 2, [](const auto& a) { return edgeq::ops::RmsNorm(a[0], a[1]); }},
-  };
-  return *ops;
-}
-
-const OpInfo* FindOp(const char* name) {
-  for (const OpInfo& op : Ops()) {
-    if (std::strcmp(op.name, name) == 0) return &op;
+// A JSON object of attributes -> AttributeMap (integers, reals, strings, lists of integers;
+// booleans as 0/1).
+absl::StatusOr<edgeq::AttributeMap> ParseAttributes(const char* op, const char* text) {
+  edgeq::AttributeMap map;
+  if (text == nullptr || *text == '\0') return map;
+  const std::string what = absl::StrCat("edgeq_graph_op_with_attributes: ", op, " attributes");
+  if (absl::Status s = edgeq::CheckJsonDepth(text, 2, what); !s.ok()) return s;
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": expected a JSON object, got ", edgeq::QuoteForError(text)));
   }
-  return nullptr;
+  for (const auto& [key, v] : j.items()) {
+    if (v.is_boolean()) {
+      map[key] = int64_t{v.get<bool>()};
+    } else if (v.is_number_integer()) {
+      map[key] = v.get<int64_t>();
+    } else if (v.is_number_float()) {
+      map[key] = v.get<double>();
+    } else if (v.is_string()) {
+      map[key] = v.get<std::string>();
+    } else if (v.is_array() && std::all_of(v.begin(), v.end(), [](const nlohmann::json& e) {
+                 return e.is_number_integer();
+               })) {
+      map[key] = v.get<std::vector<int64_t>>();
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, ": ", key, " must be an integer, a number, a string or a list of integers"));
+    }
+  }
+  return map;
 }
 
-std::string OpNames() {
-  std::vector<std::string> names;
-  for (const OpInfo& op : Ops()) names.push_back(op.name);
-  return absl::StrJoin(names, ", ");
+// The attribute keys of each op, joined (the strings edgeq_op_get hands out).
+const char* AttributeList(const edgeq::OpDef* def) {
+  static absl::Mutex mu(absl::kConstInit);
+  static auto* lists = new std::map<const edgeq::OpDef*, std::string>();
+  absl::MutexLock lock(&mu);
+  auto it = lists->find(def);
+  if (it == lists->end()) {
+    it = lists->emplace(def, absl::StrJoin(def->attribute_names, ",")).first;
+  }
+  return it->second.c_str();
 }
 
 absl::StatusOr<edgeq::Shape> ShapeOf(int32_t rank, const int64_t* dims, const char* what) {
@@ -136,7 +152,7 @@ struct edgeq_graph {
       case Step::Kind::kOp: {
         std::vector<edgeq::Value> args;
         for (int id : step.args) args.push_back(values[id]);
-        values.push_back(FindOp(step.name.c_str())->fn(args));
+        values.push_back(edgeq::ops::Op(step.name, args, step.attributes));
         break;
       }
       case Step::Kind::kQMatmul: {
@@ -314,29 +330,62 @@ edgeq_status edgeq_graph_qmatmul(edgeq_graph* graph, const char* encoding, edgeq
   return AddValue(graph, std::move(step), out);
 }
 
-edgeq_status edgeq_graph_op(edgeq_graph* graph, const char* op, const edgeq_value* inputs,
-                            size_t n_inputs, edgeq_value* out) {
+edgeq_status edgeq_graph_op_with_attributes(edgeq_graph* graph, const char* op,
+                                            const edgeq_value* inputs, size_t n_inputs,
+                                            const char* attributes_json, edgeq_value* out) {
   EDGEQ_C_CHECK_ARG(graph != nullptr && out != nullptr, "graph or out is NULL");
   EDGEQ_C_CHECK_ARG(op != nullptr, "op is NULL");
   EDGEQ_C_CHECK_ARG(n_inputs == 0 || inputs != nullptr, "inputs is NULL");
-  const OpInfo* info = FindOp(op);
-  if (info == nullptr) {
+  absl::StatusOr<const edgeq::OpDef*> def = edgeq::OpRegistry::Global().Find(op);
+  if (!def.ok()) {
     return Fail(EDGEQ_ERROR_NOT_FOUND,
-                absl::StrCat("edgeq_graph_op: unknown op '", op, "' (known: ", OpNames(), ")"));
+                absl::StrCat("edgeq_graph_op: unknown op ", edgeq::QuoteForError(op),
+                             " (known: ", OpNames(), ")"));
   }
-  if (n_inputs != info->arity) {
-    return Fail(EDGEQ_ERROR_INVALID_ARGUMENT, absl::StrCat("edgeq_graph_op: op '", op, "' takes ",
-                                                           info->arity, " inputs, got ", n_inputs));
+  const size_t lo = std::max(1, (*def)->min_inputs);  // a graph op needs an input of the graph
+  if (n_inputs < lo ||
+      ((*def)->max_inputs >= 0 && n_inputs > static_cast<size_t>((*def)->max_inputs))) {
+    return Fail(EDGEQ_ERROR_INVALID_ARGUMENT,
+                absl::StrCat("edgeq_graph_op: op ", op, " takes ",
+                             (*def)->max_inputs < 0 ? absl::StrCat("at least ", lo)
+                             : lo == static_cast<size_t>((*def)->max_inputs)
+                                 ? absl::StrCat(lo)
+                                 : absl::StrCat(lo, " to ", (*def)->max_inputs),
+                             " inputs, got ", n_inputs));
   }
+  absl::StatusOr<edgeq::AttributeMap> attributes = ParseAttributes(op, attributes_json);
+  if (!attributes.ok()) return FromStatus(attributes.status());
   Step step;
   step.kind = Step::Kind::kOp;
   step.name = op;
+  step.attributes = *std::move(attributes);
   for (size_t i = 0; i < n_inputs; ++i) {
     absl::Status s = graph->CheckValue(inputs[i]);
     if (!s.ok()) return FromStatus(s);
     step.args.push_back(inputs[i]);
   }
   return AddValue(graph, std::move(step), out);
+}
+
+edgeq_status edgeq_graph_op(edgeq_graph* graph, const char* op, const edgeq_value* inputs,
+                            size_t n_inputs, edgeq_value* out) {
+  return edgeq_graph_op_with_attributes(graph, op, inputs, n_inputs, nullptr, out);
+}
+
+size_t edgeq_op_count(void) { return edgeq::OpRegistry::Global().Ops().size(); }
+
+edgeq_status edgeq_op_get(size_t index, edgeq_op_info* info) {
+  EDGEQ_C_CHECK_ARG(info != nullptr, "info is NULL");
+  const std::vector<const edgeq::OpDef*> ops = edgeq::OpRegistry::Global().Ops();
+  if (index >= ops.size()) {
+    return Fail(EDGEQ_ERROR_OUT_OF_RANGE,
+                absl::StrCat("op index ", index, " not below ", ops.size()));
+  }
+  info->name = ops[index]->name.c_str();
+  info->min_inputs = ops[index]->min_inputs;
+  info->max_inputs = ops[index]->max_inputs;
+  info->attributes = AttributeList(ops[index]);
+  return EDGEQ_OK;
 }
 
 edgeq_status edgeq_graph_output(edgeq_graph* graph, edgeq_value value) {

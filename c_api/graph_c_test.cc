@@ -1,6 +1,7 @@
 // The C API's graphs, sessions, models and checkpoint writer against the C++ API they wrap.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -11,12 +12,18 @@
 #include "core/tensor.h"
 #include "edgeq/edgeq.h"
 #include "graph/graph.h"
+#include "graph/op.h"
 #include "graph/ops.h"
 #include "gtest/gtest.h"
 #include "quantization/encoding.h"
 #include "runtime/session.h"
 
 namespace {
+
+edgeq_value& out_unused() {
+  static edgeq_value v;
+  return v;
+}
 
 std::string ToString(const edgeq_graph* g) {
   size_t length = 0;
@@ -141,7 +148,7 @@ TEST(CGraph, FailedCallLeavesTheGraphAsItWas) {
             std::string::npos)
       << edgeq_last_error();
   EXPECT_EQ(edgeq_graph_op(g, "conv2d", args, 1, &out), EDGEQ_ERROR_NOT_FOUND);
-  EXPECT_NE(std::string(edgeq_last_error()).find("unknown op 'conv2d' (known: matmul"),
+  EXPECT_NE(std::string(edgeq_last_error()).find("unknown op 'conv2d' (known: add, attention"),
             std::string::npos)
       << edgeq_last_error();
   EXPECT_EQ(edgeq_graph_op(g, "silu", args, 2, &out), EDGEQ_ERROR_INVALID_ARGUMENT);
@@ -188,6 +195,135 @@ TEST(CGraph, FailedCallLeavesTheGraphAsItWas) {
     for (int l = 0; l < 64; ++l) ref += w64[j * 64 + l];
     EXPECT_NEAR(out_y[j], ref, 0.02) << j;
   }
+  edgeq_model_free(model);
+  edgeq_session_free(session);
+  edgeq_graph_free(g);
+}
+
+// Every op of the registry is listed and reachable by name: given min_inputs copies of an f32
+// [2, 4] input, each call reaches the op (which builds it, or refuses the types or its missing
+// attributes naming itself), never NOT_FOUND.
+TEST(CGraph, EveryRegisteredOpIsListedAndReachable) {
+  const std::vector<std::string> registry = edgeq::OpRegistry::Global().Names();
+  std::vector<std::string> listed;
+  for (size_t i = 0; i < edgeq_op_count(); ++i) {
+    edgeq_op_info info;
+    ASSERT_EQ(edgeq_op_get(i, &info), EDGEQ_OK);
+    listed.push_back(info.name);
+    if (std::string(info.name) == "rope") {
+      EXPECT_STREQ(info.attributes, "mode,theta");
+      EXPECT_EQ(info.min_inputs, 2);
+      EXPECT_EQ(info.max_inputs, 3);
+    }
+  }
+  EXPECT_EQ(listed, registry);
+  for (const char* builtin : {"add",       "attention", "concat",
+                              "div",       "gather",    "gelu",
+                              "gelu_tanh", "matmul",    "matmul_transposed",
+                              "mul",       "qmatmul",   "reshape",
+                              "rms_norm",  "rope",      "silu",
+                              "slice",     "softmax",   "sub",
+                              "swiglu",    "tanh",      "transpose"}) {
+    EXPECT_NE(std::find(listed.begin(), listed.end(), builtin), listed.end()) << builtin;
+  }
+  edgeq_op_info info;
+  EXPECT_EQ(edgeq_op_get(edgeq_op_count(), &info), EDGEQ_ERROR_OUT_OF_RANGE);
+
+  const edgeq_tensor_type in = F32({2, 4});
+  edgeq_graph* g = nullptr;
+  ASSERT_EQ(edgeq_graph_create("all", &in, 1, &g), EDGEQ_OK);
+  edgeq_value x0, out;
+  ASSERT_EQ(edgeq_graph_input(g, 0, &x0), EDGEQ_OK);
+  for (size_t i = 0; i < edgeq_op_count(); ++i) {
+    ASSERT_EQ(edgeq_op_get(i, &info), EDGEQ_OK);
+    const std::vector<edgeq_value> args(std::max(1, info.min_inputs), x0);
+    const edgeq_status s = edgeq_graph_op(g, info.name, args.data(), args.size(), &out);
+    EXPECT_TRUE(s == EDGEQ_OK || s == EDGEQ_ERROR_INVALID_ARGUMENT) << info.name;
+    if (s != EDGEQ_OK) {
+      EXPECT_NE(std::string(edgeq_last_error()).find(info.name), std::string::npos)
+          << edgeq_last_error();
+    }
+  }
+  EXPECT_EQ(edgeq_graph_op(g, "silu", nullptr, 0, &out), EDGEQ_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(edgeq_last_error()).find("op silu takes 1 inputs, got 0"),
+            std::string::npos)
+      << edgeq_last_error();
+  edgeq_graph_free(g);
+}
+
+// Ops with attributes through the JSON form: x [2, 4] -> rms_norm(epsilon) -> reshape [4, 2]
+// -> concat with itself on axis -1 -> gelu_tanh (half-precision table), against the C++ graph.
+TEST(CGraph, OpsWithAttributesMatchCpp) {
+  std::vector<float> x = {0.5f, -1.0f, 2.0f, 0.25f, -3.0f, 1.5f, 0.75f, -0.5f};
+  std::vector<float> w = {1.0f, 0.5f, -1.0f, 2.0f};
+  const edgeq_tensor_type in = F32({2, 4});
+  edgeq_graph* g = nullptr;
+  ASSERT_EQ(edgeq_graph_create("attrs", &in, 1, &g), EDGEQ_OK);
+  edgeq_value x0, wv, n, r, c, y;
+  const int64_t wshape[1] = {4};
+  ASSERT_EQ(edgeq_graph_input(g, 0, &x0), EDGEQ_OK);
+  ASSERT_EQ(edgeq_graph_constant(g, w.data(), 1, wshape, &wv), EDGEQ_OK);
+  const edgeq_value nin[2] = {x0, wv};
+  ASSERT_EQ(edgeq_graph_op_with_attributes(g, "rms_norm", nin, 2, "{\"epsilon\": 0.001}", &n),
+            EDGEQ_OK)
+      << edgeq_last_error();
+  ASSERT_EQ(edgeq_graph_op_with_attributes(g, "reshape", &n, 1, "{\"shape\": [4, -1]}", &r),
+            EDGEQ_OK)
+      << edgeq_last_error();
+  const edgeq_value cin[2] = {r, r};
+  ASSERT_EQ(edgeq_graph_op_with_attributes(g, "concat", cin, 2, "{\"axis\": -1}", &c), EDGEQ_OK)
+      << edgeq_last_error();
+  ASSERT_EQ(
+      edgeq_graph_op_with_attributes(g, "gelu_tanh", &c, 1, "{\"half_precision_table\": true}", &y),
+      EDGEQ_OK)
+      << edgeq_last_error();
+  edgeq_tensor_type t;
+  ASSERT_EQ(edgeq_graph_value_type(g, y, &t, nullptr), EDGEQ_OK);
+  EXPECT_EQ(t.rank, 2);
+  EXPECT_EQ(t.shape[0], 4);
+  EXPECT_EQ(t.shape[1], 4);
+  // Refusals: unknown key, wrong kind, not an object; the graph is unchanged.
+  const std::string before = ToString(g);
+  EXPECT_EQ(edgeq_graph_op_with_attributes(g, "rms_norm", nin, 2, "{\"eps\": 1}", &out_unused()),
+            EDGEQ_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(edgeq_last_error()).find("unknown attribute \"eps\" (expected epsilon)"),
+            std::string::npos)
+      << edgeq_last_error();
+  EXPECT_EQ(edgeq_graph_op_with_attributes(g, "reshape", &n, 1, "{\"shape\": 8}", &out_unused()),
+            EDGEQ_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(edgeq_last_error()).find("attribute shape must be a list of integers"),
+            std::string::npos)
+      << edgeq_last_error();
+  EXPECT_EQ(edgeq_graph_op_with_attributes(g, "rope", nin, 2, "[1]", &out_unused()),
+            EDGEQ_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(edgeq_last_error()).find("expected a JSON object"), std::string::npos);
+  EXPECT_EQ(ToString(g), before);
+  ASSERT_EQ(edgeq_graph_output(g, y), EDGEQ_OK);
+
+  edgeq::Graph cpp("attrs", {edgeq::TensorType(edgeq::DType::kFloat32, {2, 4})});
+  edgeq::Value cn = edgeq::ops::RmsNorm(
+      cpp.Input(0), cpp.Constant(*edgeq::Tensor::FromValues<float>({4}, w)), 0.001f);
+  edgeq::Value cr = edgeq::ops::Reshape(cn, {4, -1});
+  cpp.Output(edgeq::ops::GeluTanh(edgeq::ops::Concat({cr, cr}, -1), true));
+  ASSERT_TRUE(cpp.status().ok()) << cpp.status();
+  edgeq::InferenceSession cpp_session;
+  edgeq::Model cpp_model = *cpp_session.Load(cpp);
+  edgeq::Tensor want =
+      *cpp_model.Execute({{"input0", *edgeq::Tensor::FromValues<float>({2, 4}, x)}})
+           ->Get("output0");
+
+  edgeq_session* session = nullptr;
+  edgeq_model* model = nullptr;
+  ASSERT_EQ(edgeq_session_create(1, &session), EDGEQ_OK);
+  ASSERT_EQ(edgeq_session_load(session, g, &model), EDGEQ_OK) << edgeq_last_error();
+  std::vector<float> got(16);
+  const void* inputs[] = {x.data()};
+  void* outputs[] = {got.data()};
+  ASSERT_EQ(edgeq_model_execute(model, inputs, 1, outputs, 1), EDGEQ_OK) << edgeq_last_error();
+  const auto want_values = *want.Values<float>();
+  ASSERT_EQ(want_values.size(), got.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], want_values[i]) << i;
+  EXPECT_NE(got[0], 0.0f);
   edgeq_model_free(model);
   edgeq_session_free(session);
   edgeq_graph_free(g);

@@ -24,13 +24,8 @@ Value GraphData::Fail(absl::Status error) {
   return Value(this, -1);
 }
 
-std::vector<Value> GraphData::AddNode(std::string op, std::vector<int> inputs, NodeAttributes attrs,
-                                      std::vector<ValueType> output_types, bool custom) {
-  Node node;
-  node.op = std::move(op);
-  node.custom = custom;
-  node.inputs = std::move(inputs);
-  node.attrs = std::move(attrs);
+std::vector<Value> GraphData::AddNode(Node node, std::vector<ValueType> output_types) {
+  node.outputs.clear();
   std::vector<Value> result;
   const int node_index = static_cast<int>(nodes.size());
   for (ValueType& t : output_types) {
@@ -57,11 +52,12 @@ Graph::Graph(std::string name, std::vector<TensorType> input_types)
       data_->Fail(absl::InvalidArgumentError(absl::StrFormat(
           "graph \"%s\": input%d has an invalid shape: %s", data_->name, i, valid.message())));
     }
-    NodeAttributes attrs;
-    attrs.axis = static_cast<int64_t>(i);
+    Node node;
+    node.kind = NodeKind::kInput;
+    node.op = "input";
+    node.input_index = static_cast<int>(i);
     ValueType vt{t, "", t.shape};
-    data_->input_values.push_back(
-        data_->AddNode("input", {}, std::move(attrs), {std::move(vt)})[0].id());
+    data_->input_values.push_back(data_->AddNode(std::move(node), {std::move(vt)})[0].id());
   }
 }
 
@@ -93,9 +89,11 @@ Value Graph::Constant(const Tensor& tensor) {
   vt.type = TensorType(tensor.dtype(), tensor.shape());
   vt.encoding = tensor.encoding();
   vt.logical_shape = tensor.logical_shape();
-  NodeAttributes attrs;
-  attrs.constant = tensor;
-  return data_->AddNode("constant", {}, std::move(attrs), {std::move(vt)})[0];
+  Node node;
+  node.kind = NodeKind::kConstant;
+  node.op = "constant";
+  node.constant = tensor;
+  return data_->AddNode(std::move(node), {std::move(vt)})[0];
 }
 
 Value Graph::Quantize(const QuantizationEncoding& encoding, const Tensor& tensor) {
@@ -140,24 +138,8 @@ namespace {
 
 std::string AttributesToString(const Node& node) {
   std::vector<std::string> parts;
-  const NodeAttributes& a = node.attrs;
-  if (!a.encoding.empty()) parts.push_back(absl::StrCat("encoding=", a.encoding));
-  const std::string& op = node.op;
-  if (op == "reshape") parts.push_back(absl::StrCat("shape=[", absl::StrJoin(a.ints, ", "), "]"));
-  if (op == "transpose") parts.push_back(absl::StrCat("perm=[", absl::StrJoin(a.ints, ", "), "]"));
-  if (op == "slice") {
-    parts.push_back(absl::StrCat("starts=[", absl::StrJoin(a.ints, ", "), "]"));
-    parts.push_back(absl::StrCat("ends=[", absl::StrJoin(a.ints2, ", "), "]"));
-  }
-  if (op == "concat") parts.push_back(absl::StrCat("axis=", a.axis));
-  if (op == "rms_norm") parts.push_back(absl::StrFormat("epsilon=%g", a.f));
-  if (op == "rope") parts.push_back(absl::StrFormat("theta=%g", a.f));
-  if (op == "attention") {
-    parts.push_back(absl::StrFormat("scale=%g", a.f));
-    if (!a.ints.empty() && a.ints[0] > 0) parts.push_back(absl::StrCat("window=", a.ints[0]));
-  }
-  if (op == "matmul" && a.flag) parts.push_back("transpose_rhs");
-  if (node.custom) parts.push_back("custom");
+  if (node.attrs != nullptr) parts = node.attrs->Describe();
+  if (node.def == nullptr || node.def->custom) parts.push_back("custom");
   if (parts.empty()) return "";
   return absl::StrCat(" {", absl::StrJoin(parts, ", "), "}");
 }
@@ -176,16 +158,18 @@ std::string Graph::ToString() const {
       if (i > 0) absl::StrAppend(&types, ", ");
       absl::StrAppend(&types, data_->values[node.outputs[i]].ToString());
     }
-    if (node.op == "input") {
-      absl::StrAppendFormat(&out, "  %s = input%d : %s\n", lhs, node.attrs.axis, types);
+    if (node.kind == NodeKind::kInput) {
+      absl::StrAppendFormat(&out, "  %s = input%d : %s\n", lhs, node.input_index, types);
+      continue;
+    }
+    if (node.kind == NodeKind::kConstant) {
+      absl::StrAppendFormat(&out, "  %s = constant : %s\n", lhs, types);
       continue;
     }
     std::vector<std::string> ins;
     for (int id : node.inputs) ins.push_back(absl::StrCat("%", id));
-    absl::StrAppendFormat(
-        &out, "  %s = %s%s%s : %s\n", lhs, node.op,
-        node.op == "constant" ? "" : absl::StrCat("(", absl::StrJoin(ins, ", "), ")"),
-        AttributesToString(node), types);
+    absl::StrAppendFormat(&out, "  %s = %s(%s)%s : %s\n", lhs, node.op, absl::StrJoin(ins, ", "),
+                          AttributesToString(node), types);
   }
   for (size_t i = 0; i < data_->outputs.size(); ++i) {
     absl::StrAppendFormat(&out, "  output%d = %%%d\n", i, data_->outputs[i]);

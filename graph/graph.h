@@ -26,6 +26,7 @@
 #include "absl/types/span.h"
 #include "core/shape.h"
 #include "core/tensor.h"
+#include "graph/op.h"
 #include "quantization/encoding.h"
 
 namespace edgeq {
@@ -74,25 +75,31 @@ class Value {
   int id_ = -1;
 };
 
-// Attributes of a node; each op uses the fields its builder documents.
-struct NodeAttributes {
-  std::string encoding;        // qmatmul, gather: the weights'/table's encoding name
-  std::vector<int64_t> ints;   // reshape: new shape; transpose: permutation; slice: starts
-  std::vector<int64_t> ints2;  // slice: ends
-  int64_t axis = 0;            // softmax, concat
-  float f = 0.0f;              // rms_norm: epsilon; rope: theta
-  bool flag = false;           // matmul: rhs is transposed ([..., n, k])
-  Tensor constant;             // constant: the data
+enum class NodeKind {
+  kInput,     // graph input `input_index`
+  kConstant,  // `constant`
+  kOp,        // an op of the registry (graph/op.h)
 };
 
-// One operation. `op` is a built-in name ("input", "constant", "matmul", "qmatmul", "add", ...)
-// or, for a custom op, the name it was registered with (custom == true).
+// One node: a graph input, a constant or an op. `op` is "input", "constant" or the op's
+// registered name; `def` its registry entry (null for inputs and constants, and for a custom op
+// that was not registered when the graph was built: the runtime looks it up at Load).
 struct Node {
+  NodeKind kind = NodeKind::kOp;
   std::string op;
-  bool custom = false;
+  const OpDef* def = nullptr;
   std::vector<int> inputs;   // value ids
   std::vector<int> outputs;  // value ids
-  NodeAttributes attrs;
+  // The op's typed attributes (never null for an op); read with attributes<T>().
+  std::shared_ptr<const OpAttributes> attrs;
+  int input_index = 0;  // kInput
+  Tensor constant;      // kConstant: the data
+
+  // The attributes as the op's struct T (the type its OpDef parses into).
+  template <typename T>
+  const T& attributes() const {
+    return static_cast<const T&>(*attrs);
+  }
 };
 
 class Graph {
@@ -164,9 +171,9 @@ struct GraphData {
 
   // Records `status` if it is the first error; returns an invalid Value of this graph.
   Value Fail(absl::Status error);
-  // Appends a node with the given outputs; returns the Values of its outputs.
-  std::vector<Value> AddNode(std::string op, std::vector<int> inputs, NodeAttributes attrs,
-                             std::vector<ValueType> output_types, bool custom = false);
+  // Appends `node` (its outputs are set here) with the given output types; returns the Values
+  // of its outputs.
+  std::vector<Value> AddNode(Node node, std::vector<ValueType> output_types);
 };
 
 }  // namespace internal

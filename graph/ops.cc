@@ -1,7 +1,7 @@
 #include "graph/ops.h"
 
 #include <algorithm>
-#include <cmath>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,81 +57,66 @@ std::string TypesString(absl::Span<const Value> inputs) {
 }
 
 Value Fail(GraphData* g, absl::string_view op, absl::Span<const Value> inputs,
-           absl::string_view why) {
-  return g->Fail(
-      absl::InvalidArgumentError(absl::StrFormat("%s(%s): %s", op, TypesString(inputs), why)));
+           const absl::Status& why) {
+  return g->Fail(absl::Status(
+      why.code(), absl::StrFormat("%s(%s): %s", op, TypesString(inputs), why.message())));
 }
 
-ValueType Plain(DType dtype, Shape shape) {
-  ValueType t;
-  t.type = TensorType(dtype, shape);
-  t.logical_shape = std::move(shape);
-  return t;
+// The node's outputs as its OpDef infers them, or the recorded error.
+absl::StatusOr<std::vector<ValueType>> Infer(GraphData* g, const OpDef& def,
+                                             absl::Span<const Value> inputs,
+                                             const OpAttributes& attrs) {
+  std::vector<ValueType> types;
+  InferInput in;
+  for (const Value& v : inputs) {
+    types.push_back(v.value_type());
+    in.is_constant.push_back(g->nodes[g->producers[v.id()]].kind == NodeKind::kConstant);
+  }
+  in.types = types;
+  return def.infer(in, attrs);
 }
 
-bool IsPlainF32(const Value& v) { return v.dtype() == DType::kFloat32 && !v.is_quantized(); }
-bool IsIndex(const Value& v) {
-  return (v.dtype() == DType::kInt32 || v.dtype() == DType::kInt64) && !v.is_quantized();
-}
-
-Value Single(GraphData* g, std::string op, std::vector<int> inputs, NodeAttributes attrs,
-             ValueType out) {
-  return g->AddNode(std::move(op), std::move(inputs), std::move(attrs), {std::move(out)})[0];
-}
-
-Value MatmulImpl(Value lhs, Value rhs, bool transposed) {
-  const char* op = transposed ? "matmul_transposed" : "matmul";
+std::vector<Value> Build(absl::string_view name, absl::Span<const Value> inputs,
+                         const AttributeMap& attributes) {
   Value failed;
-  GraphData* g = CommonGraph(op, {lhs, rhs}, &failed);
-  if (g == nullptr) return failed;
-  if (!IsPlainF32(lhs) || !IsPlainF32(rhs)) {
-    return Fail(g, op, {lhs, rhs}, "both operands must be plain f32 (use qmatmul for quantized)");
+  GraphData* g = CommonGraph(name, inputs, &failed);
+  if (g == nullptr) return {failed};
+  absl::StatusOr<const OpDef*> def = OpRegistry::Global().Find(name);
+  if (!def.ok()) return {g->Fail(def.status())};
+  const int n = static_cast<int>(inputs.size());
+  if (n < (*def)->min_inputs || ((*def)->max_inputs >= 0 && n > (*def)->max_inputs)) {
+    const std::string want =
+        (*def)->max_inputs == (*def)->min_inputs ? absl::StrCat((*def)->min_inputs)
+        : (*def)->max_inputs < 0                 ? absl::StrCat("at least ", (*def)->min_inputs)
+                                 : absl::StrCat((*def)->min_inputs, " to ", (*def)->max_inputs);
+    return {Fail(g, name, inputs,
+                 absl::InvalidArgumentError(absl::StrFormat("takes %s inputs, got %d", want, n)))};
   }
-  const Shape& a = lhs.shape();
-  const Shape& b = rhs.shape();
-  if (a.rank() < 2 || b.rank() < 2) return Fail(g, op, {lhs, rhs}, "operands need rank >= 2");
-  const int64_t k = a.dim(-1);
-  const int64_t rk = transposed ? b.dim(-1) : b.dim(-2);
-  const int64_t n = transposed ? b.dim(-2) : b.dim(-1);
-  if (rk != k) {
-    return Fail(g, op, {lhs, rhs},
-                absl::StrFormat("inner dimensions differ: lhs k=%d, rhs k=%d", k, rk));
-  }
-  if (b.rank() > 2) {
-    std::vector<int64_t> ab(a.dims().begin(), a.dims().end() - 2);
-    std::vector<int64_t> bb(b.dims().begin(), b.dims().end() - 2);
-    if (ab != bb) {
-      return Fail(g, op, {lhs, rhs}, "a batched rhs must have exactly lhs's batch dimensions");
-    }
-  }
-  NodeAttributes attrs;
-  attrs.flag = transposed;
-  return Single(g, "matmul", {lhs.id(), rhs.id()}, std::move(attrs),
-                Plain(DType::kFloat32, a.WithLastDim(n)));
-}
-
-Value Binary(const char* op, Value x, Value y) {
-  Value failed;
-  GraphData* g = CommonGraph(op, {x, y}, &failed);
-  if (g == nullptr) return failed;
-  if (!IsPlainF32(x) || !IsPlainF32(y)) return Fail(g, op, {x, y}, "operands must be plain f32");
-  absl::StatusOr<Shape> shape = BroadcastShapes(x.shape(), y.shape());
-  if (!shape.ok()) return Fail(g, op, {x, y}, shape.status().message());
-  return Single(g, op, {x.id(), y.id()}, {}, Plain(DType::kFloat32, *shape));
-}
-
-Value Unary(const char* op, Value x) {
-  Value failed;
-  GraphData* g = CommonGraph(op, {x}, &failed);
-  if (g == nullptr) return failed;
-  if (!IsPlainF32(x)) return Fail(g, op, {x}, "operand must be plain f32");
-  if (x.shape().rank() < 1 && std::string(op) == "softmax") {
-    return Fail(g, op, {x}, "operand needs rank >= 1");
-  }
-  return Single(g, op, {x.id()}, {}, Plain(DType::kFloat32, x.shape()));
+  absl::StatusOr<std::shared_ptr<const OpAttributes>> attrs =
+      (*def)->parse_attributes ? (*def)->parse_attributes(attributes)
+                               : ParseNoAttributes(name, attributes);
+  if (!attrs.ok()) return {g->Fail(attrs.status())};
+  absl::StatusOr<std::vector<ValueType>> outs = Infer(g, **def, inputs, **attrs);
+  if (!outs.ok()) return {Fail(g, name, inputs, outs.status())};
+  Node node;
+  node.op = (*def)->name;
+  node.def = *def;
+  node.attrs = *std::move(attrs);
+  for (const Value& v : inputs) node.inputs.push_back(v.id());
+  return g->AddNode(std::move(node), *std::move(outs));
 }
 
 }  // namespace
+
+std::vector<Value> OpOutputs(absl::string_view name, absl::Span<const Value> inputs,
+                             const AttributeMap& attributes) {
+  return Build(name, inputs, attributes);
+}
+
+Value Op(absl::string_view name, absl::Span<const Value> inputs, const AttributeMap& attributes) {
+  std::vector<Value> outs = Build(name, inputs, attributes);
+  return outs.empty() ? Value() : outs[0];
+}
 
 absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b) {
   const int rank = std::max(a.rank(), b.rank());
@@ -151,296 +136,57 @@ absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b) {
   return Shape(std::move(dims));
 }
 
-Value Matmul(Value lhs, Value rhs) { return MatmulImpl(lhs, rhs, false); }
-Value MatmulTransposed(Value lhs, Value rhs) { return MatmulImpl(lhs, rhs, true); }
-
+Value Matmul(Value lhs, Value rhs) { return Op("matmul", {lhs, rhs}); }
+Value MatmulTransposed(Value lhs, Value rhs) { return Op("matmul_transposed", {lhs, rhs}); }
 Value QMatmul(const QuantizationEncoding& encoding, Value lhs, Value rhs) {
-  const char* op = "qmatmul";
-  Value failed;
-  GraphData* g = CommonGraph(op, {lhs, rhs}, &failed);
-  if (g == nullptr) return failed;
-  const std::string enc(encoding.name());
-  if (!IsPlainF32(lhs)) return Fail(g, op, {lhs, rhs}, "lhs must be plain f32");
-  if (lhs.shape().rank() < 1) return Fail(g, op, {lhs, rhs}, "lhs needs rank >= 1");
-  if (!rhs.is_quantized() || rhs.dtype() != DType::kUInt8) {
-    return Fail(g, op, {lhs, rhs},
-                absl::StrFormat("rhs must be a uint8 tensor quantized with %s", enc));
-  }
-  if (rhs.value_type().encoding != enc) {
-    return Fail(g, op, {lhs, rhs},
-                absl::StrFormat("rhs is encoded with %s, but the op was given encoding %s",
-                                rhs.value_type().encoding, enc));
-  }
-  const Shape& w = rhs.logical_shape();
-  if (w.rank() != 2) {
-    return Fail(g, op, {lhs, rhs}, "rhs must have logical shape [n, k]");
-  }
-  if (w.dim(1) != lhs.shape().dim(-1)) {
-    return Fail(g, op, {lhs, rhs},
-                absl::StrFormat("lhs k=%d but rhs (logical %s, transposed) has k=%d",
-                                lhs.shape().dim(-1), w.ToString(), w.dim(1)));
-  }
-  if (g->nodes[g->producers[rhs.id()]].op != "constant") {
-    return Fail(g, op, {lhs, rhs}, "rhs must be a constant (Graph::Quantize or Constant)");
-  }
-  NodeAttributes attrs;
-  attrs.encoding = enc;
-  return Single(g, op, {lhs.id(), rhs.id()}, std::move(attrs),
-                Plain(DType::kFloat32, lhs.shape().WithLastDim(w.dim(0))));
+  return Op("qmatmul", {lhs, rhs}, {{"encoding", std::string(encoding.name())}});
 }
-
-Value Add(Value a, Value b) { return Binary("add", a, b); }
-Value Sub(Value a, Value b) { return Binary("sub", a, b); }
-Value Mul(Value a, Value b) { return Binary("mul", a, b); }
-Value Div(Value a, Value b) { return Binary("div", a, b); }
-
+Value Add(Value a, Value b) { return Op("add", {a, b}); }
+Value Sub(Value a, Value b) { return Op("sub", {a, b}); }
+Value Mul(Value a, Value b) { return Op("mul", {a, b}); }
+Value Div(Value a, Value b) { return Op("div", {a, b}); }
 Value RmsNorm(Value x, Value weight, float epsilon) {
-  const char* op = "rms_norm";
-  Value failed;
-  GraphData* g = CommonGraph(op, {x, weight}, &failed);
-  if (g == nullptr) return failed;
-  if (!IsPlainF32(x) || !IsPlainF32(weight)) {
-    return Fail(g, op, {x, weight}, "operands must be plain f32");
-  }
-  if (x.shape().rank() < 1 || weight.shape().rank() != 1 ||
-      weight.shape().dim(0) != x.shape().dim(-1)) {
-    return Fail(g, op, {x, weight}, "weight must be [d] with d the last dimension of x");
-  }
-  if (!(epsilon >= 0.0f)) return Fail(g, op, {x, weight}, "epsilon must be >= 0");
-  NodeAttributes attrs;
-  attrs.f = epsilon;
-  return Single(g, op, {x.id(), weight.id()}, std::move(attrs), Plain(DType::kFloat32, x.shape()));
+  return Op("rms_norm", {x, weight}, {{"epsilon", static_cast<double>(epsilon)}});
 }
-
-Value Softmax(Value x) { return Unary("softmax", x); }
-Value Silu(Value x) { return Unary("silu", x); }
-
-Value SwiGlu(Value gate, Value up) {
-  const char* op = "swiglu";
-  Value failed;
-  GraphData* g = CommonGraph(op, {gate, up}, &failed);
-  if (g == nullptr) return failed;
-  if (!IsPlainF32(gate) || !IsPlainF32(up)) {
-    return Fail(g, op, {gate, up}, "gate and up must be plain f32");
-  }
-  if (gate.shape() != up.shape()) return Fail(g, op, {gate, up}, "gate and up must have one shape");
-  return Single(g, op, {gate.id(), up.id()}, {}, Plain(DType::kFloat32, gate.shape()));
+Value Softmax(Value x) { return Op("softmax", {x}); }
+Value Silu(Value x) { return Op("silu", {x}); }
+Value SwiGlu(Value gate, Value up) { return Op("swiglu", {gate, up}); }
+Value Gelu(Value x) { return Op("gelu", {x}); }
+Value GeluTanh(Value x, bool half_precision_table) {
+  return Op("gelu_tanh", {x}, {{"half_precision_table", int64_t{half_precision_table}}});
 }
-Value Gelu(Value x) { return Unary("gelu", x); }
+Value Tanh(Value x) { return Op("tanh", {x}); }
 
 Value Rope(Value x, Value positions, float theta) {
-  const char* op = "rope";
-  Value failed;
-  GraphData* g = CommonGraph(op, {x, positions}, &failed);
-  if (g == nullptr) return failed;
-  if (!IsPlainF32(x)) return Fail(g, op, {x, positions}, "x must be plain f32");
-  if (!IsIndex(positions)) return Fail(g, op, {x, positions}, "positions must be i32 or i64");
-  if (x.shape().rank() < 2 || x.shape().dim(-1) % 2 != 0) {
-    return Fail(g, op, {x, positions}, "x must be [s, ..., d] with d even");
-  }
-  if (positions.shape().rank() != 1 || positions.shape().dim(0) != x.shape().dim(0)) {
-    return Fail(g, op, {x, positions}, "positions must be [s] with s the first dimension of x");
-  }
-  if (!(theta > 0.0f)) return Fail(g, op, {x, positions}, "theta must be > 0");
-  NodeAttributes attrs;
-  attrs.f = theta;
-  return Single(g, op, {x.id(), positions.id()}, std::move(attrs),
-                Plain(DType::kFloat32, x.shape()));
+  return Op("rope", {x, positions}, {{"theta", static_cast<double>(theta)}});
+}
+Value Rope(Value x, Value positions, Value inv_freq, RopeMode mode) {
+  return Op("rope", {x, positions, inv_freq},
+            {{"mode", std::string(mode == RopeMode::kNeox ? "neox" : "norm")}});
 }
 
 Value Attention(Value q, Value k_cache, Value v_cache, Value k_new, Value v_new, Value positions,
                 float scale, int64_t window) {
-  const char* op = "attention";
-  const std::vector<Value> in = {q, k_cache, v_cache, k_new, v_new, positions};
-  Value failed;
-  GraphData* g = CommonGraph(op, in, &failed);
-  if (g == nullptr) return failed;
-  // The caches are f32 or q8_0 rows (plain u8, both alike).
-  const bool q8_0 = k_cache.dtype() == DType::kUInt8 && !k_cache.is_quantized();
-  for (int i = 0; i < 5; ++i) {
-    const bool cache = i == 1 || i == 2;
-    const bool ok =
-        q8_0 && cache ? in[i].dtype() == DType::kUInt8 && !in[i].is_quantized() : IsPlainF32(in[i]);
-    if (!ok || in[i].shape().rank() != 3) {
-      return Fail(g, op, in,
-                  "q, k_new and v_new must be plain f32 of rank 3, and k_cache and v_cache both "
-                  "plain f32 or both q8_0 rows (u8) of rank 3");
-    }
-  }
-  if (positions.dtype() != DType::kInt32 || positions.is_quantized()) {
-    return Fail(g, op, in, "positions must be i32");
-  }
-  const int64_t t = q.shape().dim(0), heads = q.shape().dim(1), hs = q.shape().dim(2);
-  const int64_t kvh = k_cache.shape().dim(0), ctx = k_cache.shape().dim(1);
-  if (kvh <= 0 || heads % kvh != 0) {
-    return Fail(g, op, in, "heads (q's dimension 1) must be a multiple of kv_heads (k_cache's 0)");
-  }
-  if (q8_0 && hs % 32 != 0) {
-    return Fail(g, op, in,
-                absl::StrFormat("a q8_0 cache needs head_dim (q's dimension 2, %d) to be a "
-                                "multiple of 32",
-                                hs));
-  }
-  const int64_t row = q8_0 ? hs / 32 * 34 : hs;
-  if (k_cache.shape() != Shape({kvh, ctx, row}) || v_cache.shape() != k_cache.shape()) {
-    return Fail(g, op, in,
-                q8_0 ? "k_cache and v_cache must both be [kv_heads, ctx, head_dim / 32 * 34]"
-                     : "k_cache and v_cache must both be [kv_heads, ctx, head_dim]");
-  }
-  if (k_new.shape() != Shape({t, kvh, hs}) || v_new.shape() != k_new.shape()) {
-    return Fail(g, op, in, "k_new and v_new must both be [t, kv_heads, head_dim]");
-  }
-  if (positions.shape() != Shape({t})) return Fail(g, op, in, "positions must be [t]");
-  if (!(scale > 0.0f) || !std::isfinite(scale)) return Fail(g, op, in, "scale must be > 0");
-  if (window < 0) return Fail(g, op, in, "window must be >= 0 (0: no window)");
-  NodeAttributes attrs;
-  attrs.f = scale;
-  attrs.ints = {window};
-  if (q8_0) attrs.encoding = "q8_0";
-  std::vector<int> ids;
-  for (const Value& v : in) ids.push_back(v.id());
-  return Single(g, op, std::move(ids), std::move(attrs),
-                Plain(DType::kFloat32, Shape({t, heads * hs})));
+  // The caches' dtype says their type: u8 rows are q8_0 blocks.
+  const bool q8_0 = k_cache.ok() && k_cache.dtype() == DType::kUInt8 && !k_cache.is_quantized();
+  return Op("attention", {q, k_cache, v_cache, k_new, v_new, positions},
+            {{"scale", static_cast<double>(scale)},
+             {"window", window},
+             {"kv_cache", std::string(q8_0 ? "q8_0" : "f32")}});
 }
 
-Value Gather(Value table, Value indices) {
-  const char* op = "gather";
-  Value failed;
-  GraphData* g = CommonGraph(op, {table, indices}, &failed);
-  if (g == nullptr) return failed;
-  if (!IsIndex(indices)) return Fail(g, op, {table, indices}, "indices must be i32 or i64");
-  const Shape& t = table.logical_shape();
-  if (t.rank() != 2) return Fail(g, op, {table, indices}, "table must be [v, d]");
-  if (!table.is_quantized() && table.dtype() != DType::kFloat32) {
-    return Fail(g, op, {table, indices}, "table must be f32 or quantized");
-  }
-  NodeAttributes attrs;
-  attrs.encoding = table.value_type().encoding;
-  std::vector<int64_t> dims = indices.shape().dims();
-  dims.push_back(t.dim(1));
-  return Single(g, op, {table.id(), indices.id()}, std::move(attrs),
-                Plain(DType::kFloat32, Shape(std::move(dims))));
-}
-
+Value Gather(Value table, Value indices) { return Op("gather", {table, indices}); }
 Value Reshape(Value x, std::vector<int64_t> shape) {
-  const char* op = "reshape";
-  Value failed;
-  GraphData* g = CommonGraph(op, {x}, &failed);
-  if (g == nullptr) return failed;
-  const std::string target = absl::StrCat("[", absl::StrJoin(shape, ", "), "]");
-  if (x.is_quantized()) return Fail(g, op, {x}, "cannot reshape a quantized value");
-  int infer = -1;
-  int64_t known = 1;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == -1 && infer < 0) {
-      infer = static_cast<int>(i);
-    } else if (shape[i] < 0) {
-      return Fail(g, op, {x}, absl::StrCat("bad target shape ", target));
-    } else {
-      known *= shape[i];
-    }
-  }
-  const int64_t total = x.shape().num_elements();
-  if (infer >= 0) {
-    if (known == 0 || total % known != 0) {
-      return Fail(g, op, {x}, absl::StrCat("cannot infer -1 in target shape ", target));
-    }
-    shape[infer] = total / known;
-    known = total;
-  }
-  if (known != total) {
-    return Fail(
-        g, op, {x},
-        absl::StrFormat("target shape %s holds %d elements, the input %d", target, known, total));
-  }
-  NodeAttributes attrs;
-  attrs.ints = shape;
-  return Single(g, op, {x.id()}, std::move(attrs), Plain(x.dtype(), Shape(shape)));
+  return Op("reshape", {x}, {{"shape", std::move(shape)}});
 }
-
 Value Transpose(Value x, std::vector<int64_t> perm) {
-  const char* op = "transpose";
-  Value failed;
-  GraphData* g = CommonGraph(op, {x}, &failed);
-  if (g == nullptr) return failed;
-  if (x.is_quantized()) return Fail(g, op, {x}, "cannot transpose a quantized value");
-  const int rank = x.shape().rank();
-  std::vector<bool> seen(rank, false);
-  bool ok = static_cast<int>(perm.size()) == rank;
-  for (size_t i = 0; ok && i < perm.size(); ++i) {
-    if (perm[i] < 0 || perm[i] >= rank || seen[perm[i]]) ok = false;
-    if (ok) seen[perm[i]] = true;
-  }
-  if (!ok) {
-    return Fail(g, op, {x},
-                absl::StrFormat("[%s] is not a permutation of %d dimensions",
-                                absl::StrJoin(perm, ", "), rank));
-  }
-  std::vector<int64_t> dims(rank);
-  for (int i = 0; i < rank; ++i) dims[i] = x.shape().dim(static_cast<int>(perm[i]));
-  NodeAttributes attrs;
-  attrs.ints = perm;
-  return Single(g, op, {x.id()}, std::move(attrs), Plain(x.dtype(), Shape(std::move(dims))));
+  return Op("transpose", {x}, {{"perm", std::move(perm)}});
 }
-
 Value Slice(Value x, std::vector<int64_t> starts, std::vector<int64_t> ends) {
-  const char* op = "slice";
-  Value failed;
-  GraphData* g = CommonGraph(op, {x}, &failed);
-  if (g == nullptr) return failed;
-  if (x.is_quantized()) return Fail(g, op, {x}, "cannot slice a quantized value");
-  const int rank = x.shape().rank();
-  if (static_cast<int>(starts.size()) != rank || static_cast<int>(ends.size()) != rank) {
-    return Fail(g, op, {x},
-                absl::StrFormat("need %d starts and ends, got %d and %d", rank, starts.size(),
-                                ends.size()));
-  }
-  std::vector<int64_t> dims(rank);
-  for (int i = 0; i < rank; ++i) {
-    if (starts[i] < 0 || starts[i] > ends[i] || ends[i] > x.shape().dim(i)) {
-      return Fail(g, op, {x},
-                  absl::StrFormat("dimension %d: [%d, %d) is not inside [0, %d]", i, starts[i],
-                                  ends[i], x.shape().dim(i)));
-    }
-    dims[i] = ends[i] - starts[i];
-  }
-  NodeAttributes attrs;
-  attrs.ints = std::move(starts);
-  attrs.ints2 = std::move(ends);
-  return Single(g, op, {x.id()}, std::move(attrs), Plain(x.dtype(), Shape(std::move(dims))));
+  return Op("slice", {x}, {{"starts", std::move(starts)}, {"ends", std::move(ends)}});
 }
-
 Value Concat(absl::Span<const Value> values, int64_t axis) {
-  const char* op = "concat";
-  Value failed;
-  GraphData* g = CommonGraph(op, values, &failed);
-  if (g == nullptr) return failed;
-  const Value& first = values[0];
-  const int rank = first.shape().rank();
-  if (axis < 0) axis += rank;
-  if (axis < 0 || axis >= rank) {
-    return Fail(g, op, values, absl::StrFormat("axis %d is out of range for rank %d", axis, rank));
-  }
-  std::vector<int64_t> dims = first.shape().dims();
-  dims[axis] = 0;
-  std::vector<int> ids;
-  for (const Value& v : values) {
-    if (v.is_quantized() || v.dtype() != first.dtype() || v.shape().rank() != rank) {
-      return Fail(g, op, values, "values must be plain tensors of one dtype and rank");
-    }
-    for (int i = 0; i < rank; ++i) {
-      if (i != axis && v.shape().dim(i) != first.shape().dim(i)) {
-        return Fail(g, op, values,
-                    absl::StrFormat("dimension %d differs outside axis %d", i, axis));
-      }
-    }
-    dims[axis] += v.shape().dim(static_cast<int>(axis));
-    ids.push_back(v.id());
-  }
-  NodeAttributes attrs;
-  attrs.axis = axis;
-  return Single(g, op, std::move(ids), std::move(attrs),
-                Plain(first.dtype(), Shape(std::move(dims))));
+  return Op("concat", values, {{"axis", axis}});
 }
 
 std::vector<Value> Custom(absl::string_view name, absl::Span<const Value> inputs,
@@ -451,17 +197,35 @@ std::vector<Value> Custom(absl::string_view name, absl::Span<const Value> inputs
   auto fail_all = [&](Value v) { return std::vector<Value>(output_types.size(), v); };
   if (g == nullptr) return fail_all(failed);
   if (name.empty() || output_types.empty()) {
-    return fail_all(Fail(g, op, inputs, "needs a name and at least one output type"));
+    return fail_all(Fail(g, op, inputs,
+                         absl::InvalidArgumentError("needs a name and at least one output type")));
   }
   std::vector<ValueType> outs;
   for (const TensorType& t : output_types) {
     absl::Status s = t.shape.Validate();
-    if (!s.ok()) return fail_all(Fail(g, op, inputs, s.message()));
-    outs.push_back(Plain(t.dtype, t.shape));
+    if (!s.ok()) return fail_all(Fail(g, op, inputs, absl::InvalidArgumentError(s.message())));
+    ValueType v;
+    v.type = t;
+    v.logical_shape = t.shape;
+    outs.push_back(std::move(v));
   }
-  std::vector<int> ids;
-  for (const Value& v : inputs) ids.push_back(v.id());
-  return g->AddNode(std::string(name), std::move(ids), {}, std::move(outs), /*custom=*/true);
+  // Resolved now if registered (a built-in's attributes take their defaults), else at Load
+  // (CustomOpRegistry::Register may come after the graph is built). The runtime checks the
+  // declared output types against the op's inference at Load.
+  Node node;
+  node.op = std::string(name);
+  absl::StatusOr<const OpDef*> def = OpRegistry::Global().Find(name);
+  node.attrs = std::make_shared<NoAttributes>();
+  if (def.ok()) {
+    node.def = *def;
+    if ((*def)->parse_attributes) {
+      absl::StatusOr<std::shared_ptr<const OpAttributes>> attrs = (*def)->parse_attributes({});
+      if (!attrs.ok()) return fail_all(Fail(g, op, inputs, attrs.status()));
+      node.attrs = *std::move(attrs);
+    }
+  }
+  for (const Value& v : inputs) node.inputs.push_back(v.id());
+  return g->AddNode(std::move(node), std::move(outs));
 }
 
 }  // namespace ops

@@ -2,6 +2,11 @@
 // the graph (Graph::status()) with a message naming the op and the offending types, and returns
 // an invalid Value. Inputs must all belong to the same graph.
 //
+// Every builder below is a thin wrapper over ops::Op (by the op's registered name, with its
+// attributes): the op itself -- attributes, type inference, kernels -- is one file of
+// runtime/ops/ registered in the op registry (graph/op.h). A program that builds graphs must
+// link //runtime/ops (every program that runs them does).
+//
 // Unless said otherwise, ops take and produce f32 tensors.
 #ifndef EDGEQ_GRAPH_OPS_H_
 #define EDGEQ_GRAPH_OPS_H_
@@ -10,14 +15,25 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "core/tensor.h"
 #include "graph/graph.h"
+#include "graph/op.h"
 #include "quantization/encoding.h"
 
 namespace edgeq {
 namespace ops {
+
+// The op registered as `name` over `inputs` with `attributes` (keys and kinds as the op's file in
+// runtime/ops/ documents them; OpRegistry lists the ops). Records NotFound for an unknown name,
+// InvalidArgument for a wrong input count, attribute or input type.
+Value Op(absl::string_view name, absl::Span<const Value> inputs,
+         const AttributeMap& attributes = {});
+// As Op, for an op with several outputs (one Value per output; all invalid on error).
+std::vector<Value> OpOutputs(absl::string_view name, absl::Span<const Value> inputs,
+                             const AttributeMap& attributes = {});
 
 // lhs [..., m, k] · rhs [k, n] -> [..., m, n]. rhs may also be batched, [..., k, n] with exactly
 // lhs's batch dimensions. A rank-2 constant rhs runs as XNNPACK's fully-connected operator.
@@ -26,9 +42,10 @@ Value Matmul(Value lhs, Value rhs);
 // a linear layer's weights (out_features x in_features), and of Q·K^T in attention.
 Value MatmulTransposed(Value lhs, Value rhs);
 
-// lhs f32 [..., k] · W^T with W a quantized constant of logical shape [n, k] in `encoding`
-// (any built-in: q4_0, q8_0, q4_k, q5_k, q6_k, bf16) -> f32 [..., n]. The activations are
-// quantized to 8 bits on the fly by the kernel (except for bf16 weights).
+// lhs f32 [..., k] · W^T with W a quantized constant of logical shape [n, k] in `encoding` (any
+// of the 14 built-in encodings: q4_0, q4_1, q5_0, q5_1, q8_0, q2_k, q3_k, q4_k, q5_k, q6_k,
+// iq4_nl, iq4_xs, f16, bf16) -> f32 [..., n]. The activations are quantized on the fly by the kernel as the encoding's GGML
+// vec_dot_type says (8-bit q8_0/q8_K blocks; f16 and bf16 weights take f16/bf16 activations).
 Value QMatmul(const QuantizationEncoding& encoding, Value lhs, Value rhs);
 
 // Element-wise arithmetic with numpy broadcasting (f32).
@@ -48,11 +65,29 @@ Value Silu(Value x);
 Value SwiGlu(Value gate, Value up);
 // 0.5 x (1 + erf(x / sqrt(2))) (exact GELU).
 Value Gelu(Value x);
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))): the tanh approximation of GELU (GeGLU of
+// Gemma). With `half_precision_table`, as ggml's CPU backend computes it for f32 (GGML_GELU_FP16):
+// x <= -10 gives 0, x >= 10 gives x, otherwise x is rounded to fp16 and the result is the fp16
+// rounding of the formula at that value (a 64K-entry table).
+Value GeluTanh(Value x, bool half_precision_table = false);
+// tanh(x), element-wise (final logit soft-capping: cap * tanh(logits / cap)).
+Value Tanh(Value x);
+
+// Which elements RoPE rotates together (llama.cpp's rope types).
+enum class RopeMode {
+  kNorm,  // adjacent pairs (2i, 2i+1): Llama, llama2.c (LLAMA_ROPE_TYPE_NORM)
+  kNeox,  // halves (i, i + n/2) of the first n = 2 * pairs dimensions: GPT-NeoX, Qwen, Gemma,
+          // Phi-3 (LLAMA_ROPE_TYPE_NEOX)
+};
 
 // Rotary position embedding on adjacent pairs (Llama 2 / llama2.c order). x is f32 [s, ..., d]
 // with d even; positions is i32 or i64 [s]. Element pair (2i, 2i+1) of every row at sequence
 // index j is rotated by the angle positions[j] * theta^(-2i/d).
 Value Rope(Value x, Value positions, float theta = 10000.0f);
+// The same op with an angle table: inv_freq f32 [pairs] with 2 * pairs <= d (the model's RoPE
+// frequencies, with llama3 or long/short factors already applied). Pair i of a row at position
+// p turns by the angle p * inv_freq[i]; dimensions from 2 * pairs on pass through unchanged.
+Value Rope(Value x, Value positions, Value inv_freq, RopeMode mode);
 
 // Causal self-attention of a block of t query rows over a key/value cache and the block's own
 // keys/values (grouped-query: `heads` query heads share `kv_heads` key/value heads in order).
@@ -61,6 +96,7 @@ Value Rope(Value x, Value positions, float theta = 10000.0f);
 //   v_cache  f32 [kv_heads, ctx, head_dim]
 //            or both caches q8_0: u8 [kv_heads, ctx, head_dim / 32 * 34], each row head_dim / 32
 //            GGML block_q8_0 (head_dim a multiple of 32); rows are decoded as they are read
+//            (the op's typed attribute kv_cache = q8_0, set here from the caches' dtype)
 //   k_new    f32 [t, kv_heads, head_dim]    the block's keys, positions pos..pos+t-1 (the
 //   v_new    f32 [t, kv_heads, head_dim]    projections' own layout: no transpose needed)
 //   positions i32 [t]: pos, pos + 1, ..., pos + t - 1 (read at Execute; consecutive, and

@@ -15,9 +15,10 @@
 // graph ops they need are in llm/ops.h. Covered: grouped query attention (head_count_kv), tied
 // output (no output.weight: the classifier is token_embd), any rope.freq_base, RoPE frequency
 // factors (rope_freqs.weight, or rope.scaling.type = llama3 from its keys), linear RoPE scaling,
-// any head dimension (attention.key_length), and any mix of block types per tensor (f32, f16, bf16,
-// q4_0, q8_0, q4_k, q5_k, q6_k). A GGUF with a block type edgeq cannot read fails at Load with the
-// tensor and the type named (the GGUF reader's error).
+// any head dimension (attention.key_length), and any mix of block types per tensor (f32 and the
+// 14 block types of quantization/block_layout.h: f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q2_k,
+// q3_k, q4_k, q5_k, q6_k, iq4_nl, iq4_xs). A GGUF with a block type edgeq cannot read fails at
+// Load with the tensor and the type named (the GGUF reader's error).
 //
 // Graphs: one "body" graph per block size (1 token: decode, built at Load; the prefill blocks of
 // llm/prefill_plan.h, up to `prefill_block` tokens, with matrix-matrix kernels, each built on first

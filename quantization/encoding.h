@@ -38,7 +38,8 @@ class QuantizationEncoding {
  public:
   virtual ~QuantizationEncoding() = default;
 
-  // Registry key, lower case: "q4_0", "q8_0", "q4_k", "q5_k", "q6_k", "bf16", or a user's name.
+  // Registry key, lower case: one of the 14 built-ins ("q4_0", "q4_1", "q5_0", "q5_1", "q8_0",
+  // "q2_k", "q3_k", "q4_k", "q5_k", "q6_k", "iq4_nl", "iq4_xs", "f16", "bf16") or a user's name.
   virtual absl::string_view name() const = 0;
   virtual BlockParameters block_parameters() const = 0;
 

@@ -8,9 +8,11 @@
 //                   pthreadpool_t pool) -> absl::Status { ...; return absl::OkStatus(); };
 //   EDGEQ_RETURN_IF_ERROR(edgeq::CustomOpRegistry::Global().Register(std::move(def)));
 //
-// At Load the runtime looks the name up (NotFound naming it if it is not registered), calls the
-// shape function with the input types and checks that it returns the output types the graph
-// declared. At Execute the kernel is called with views of the inputs and of the (preallocated)
+// A custom op is registered like a built-in: CustomOpRegistry::Register adds an OpDef (graph/op.h)
+// to the one op registry, whose type inference is the shape function and whose kernel factory
+// wraps the kernel. At Load the runtime looks the name up (NotFound naming it if it is not
+// registered), calls the shape function with the input types and checks that it returns the
+// output types the graph declared. At Execute the kernel is called with views of the inputs and of the (preallocated)
 // outputs; it must not allocate if the model is to stay allocation-free, must not keep the
 // pointers, and may use `pool` (null when the session has one thread).
 #ifndef EDGEQ_RUNTIME_CUSTOM_OP_H_
@@ -60,17 +62,18 @@ struct CustomOpDef {
   CustomKernel kernel;
 };
 
-// The process-wide registry of custom ops. Thread-safe.
+// The custom ops of the process-wide op registry (OpRegistry::Global()). Thread-safe.
 class CustomOpRegistry {
  public:
   static CustomOpRegistry& Global();
 
-  // InvalidArgument on an empty name or a missing function; AlreadyExists if the name is taken.
+  // InvalidArgument on an empty name or a missing function; AlreadyExists if the name is taken
+  // (by a custom or a built-in op).
   absl::Status Register(CustomOpDef def);
   // NotFound naming the op and listing the registered names. The pointer stays valid for the
   // life of the process (ops are never unregistered).
   absl::StatusOr<const CustomOpDef*> Find(absl::string_view name) const;
-  std::vector<std::string> Names() const;  // sorted
+  std::vector<std::string> Names() const;  // sorted; custom ops only
 
   CustomOpRegistry();
   ~CustomOpRegistry();

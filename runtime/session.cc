@@ -279,9 +279,12 @@ absl::StatusOr<Model> InferenceSession::Load(const Graph& graph) {
   const std::vector<Node>& nodes = graph.nodes();
   const int num_values = graph.num_values();
 
-  // Every custom op must be registered, also in parts of the graph no output needs.
+  // Every custom op must be registered, also in parts of the graph no output needs (one not
+  // registered when the graph was built has no OpDef yet).
   for (const Node& node : nodes) {
-    if (node.custom) EDGEQ_RETURN_IF_ERROR(CustomOpRegistry::Global().Find(node.op).status());
+    if (node.kind == NodeKind::kOp && node.def == nullptr) {
+      EDGEQ_RETURN_IF_ERROR(CustomOpRegistry::Global().Find(node.op).status());
+    }
   }
 
   // Nodes that some output depends on.
@@ -310,17 +313,18 @@ absl::StatusOr<Model> InferenceSession::Load(const Graph& graph) {
   int num_slots = num_values;
 
   for (const Node& node : nodes) {
-    if (node.op == "input") {
+    if (node.kind == NodeKind::kInput) {
       impl->input_ids.push_back(node.outputs[0]);
-      impl->input_names.push_back(absl::StrCat("input", node.attrs.axis));
+      impl->input_names.push_back(absl::StrCat("input", node.input_index));
       impl->input_types.push_back(graph.value_type(node.outputs[0]).type);
       continue;
     }
     const int step = static_cast<int>(impl->kernels.size());
-    if (node.op == "constant" || !live[&node - nodes.data()]) {
-      if (node.op == "constant" && live[&node - nodes.data()]) {
-        impl->constants.push_back(node.attrs.constant);
-        impl->constant_bytes += node.attrs.constant.size_bytes();
+    const bool constant = node.kind == NodeKind::kConstant;
+    if (constant || !live[&node - nodes.data()]) {
+      if (constant && live[&node - nodes.data()]) {
+        impl->constants.push_back(node.constant);
+        impl->constant_bytes += node.constant.size_bytes();
       }
       continue;
     }
@@ -331,12 +335,11 @@ absl::StatusOr<Model> InferenceSession::Load(const Graph& graph) {
     }
     for (size_t p = 0; p < node.inputs.size(); ++p) {
       const Node& producer = nodes[graph.producer(node.inputs[p])];
-      if (producer.op != "constant") continue;
+      if (producer.kind != NodeKind::kConstant) continue;
       const bool copied = kernel->CopiesConstantInput(static_cast<int>(p));
-      impl->RecordConstantUse(producer.attrs.constant, copied);
+      impl->RecordConstantUse(producer.constant, copied);
       if (copied && options_.on_constant_copied) {
-        options_.on_constant_copied(producer.attrs.constant.raw_data(),
-                                    producer.attrs.constant.size_bytes());
+        options_.on_constant_copied(producer.constant.raw_data(), producer.constant.size_bytes());
       }
     }
     for (int id : node.outputs) {
@@ -364,7 +367,7 @@ absl::StatusOr<Model> InferenceSession::Load(const Graph& graph) {
     const ValueType& t = graph.value_type(id);
     const size_t bytes = t.type.shape.num_elements() * DTypeSize(t.type.dtype);
     const Node& producer = nodes[graph.producer(id)];
-    if (producer.op == "constant") impl->RecordConstantUse(producer.attrs.constant, false);
+    if (producer.kind == NodeKind::kConstant) impl->RecordConstantUse(producer.constant, false);
     const int slot = num_slots++;
     const int step = static_cast<int>(impl->kernels.size());
     uses.push_back({bytes, step, INT_MAX});
@@ -384,8 +387,8 @@ absl::StatusOr<Model> InferenceSession::Load(const Graph& graph) {
   uint8_t* base = static_cast<uint8_t*>(impl->arena.raw_mutable_data());
   for (size_t b = 0; b < uses.size(); ++b) impl->slots[buffer_slot[b]] = base + plan.offsets[b];
   for (const Node& node : nodes) {
-    if (node.op == "constant") {
-      impl->slots[node.outputs[0]] = const_cast<void*>(node.attrs.constant.raw_data());
+    if (node.kind == NodeKind::kConstant) {
+      impl->slots[node.outputs[0]] = const_cast<void*>(node.constant.raw_data());
     }
   }
 

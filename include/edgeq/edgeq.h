@@ -180,11 +180,29 @@ EDGEQ_API edgeq_status edgeq_graph_quantized_constant(edgeq_graph* graph, const 
 /* ops::QMatmul(encoding, lhs, rhs): lhs f32 [..., k] . rhs^T, rhs a quantized [n, k] constant. */
 EDGEQ_API edgeq_status edgeq_graph_qmatmul(edgeq_graph* graph, const char* encoding,
                                            edgeq_value lhs, edgeq_value rhs, edgeq_value* out);
-/* Other ops by name: "matmul" (a . b), "matmul_transposed" (a . b^T), "add", "sub", "mul",
- * "div" (broadcasting), "softmax", "silu", "gelu" (one input); "rms_norm" (x, weight;
- * epsilon 1e-5). */
+/* Any op of the op registry by name (edgeq_op_count/edgeq_op_get list them: "add", "attention",
+ * "concat", "matmul", "rms_norm", "rope", ... and registered custom ops), with its attributes'
+ * defaults. EDGEQ_ERROR_NOT_FOUND for an unknown name (the message lists the known ones). */
 EDGEQ_API edgeq_status edgeq_graph_op(edgeq_graph* graph, const char* op, const edgeq_value* inputs,
                                       size_t n_inputs, edgeq_value* out);
+/* As edgeq_graph_op with attributes as a JSON object of integers, numbers, strings and lists of
+ * integers: {"epsilon": 1e-6}, {"shape": [2, -1]}, {"mode": "neox", "theta": 500000}; NULL or
+ * "" for none. An unknown key or a value of the wrong kind: EDGEQ_ERROR_INVALID_ARGUMENT. */
+EDGEQ_API edgeq_status edgeq_graph_op_with_attributes(edgeq_graph* graph, const char* op,
+                                                      const edgeq_value* inputs, size_t n_inputs,
+                                                      const char* attributes_json,
+                                                      edgeq_value* out);
+/* The op registry, sorted by name: `attributes` lists the keys the op reads, comma-separated
+ * ("" if none); max_inputs -1: any number. Strings are owned by the library and stay valid.
+ * [any thread] */
+typedef struct edgeq_op_info {
+  const char* name;
+  int32_t min_inputs;
+  int32_t max_inputs;
+  const char* attributes;
+} edgeq_op_info;
+EDGEQ_API size_t edgeq_op_count(void);
+EDGEQ_API edgeq_status edgeq_op_get(size_t index, edgeq_op_info* info);
 /* Marks a value as the next output ("output0", "output1", ...). */
 EDGEQ_API edgeq_status edgeq_graph_output(edgeq_graph* graph, edgeq_value value);
 /* A value's type: storage dtype ("u8" for quantized), its encoding ("" if plain; both strings

@@ -119,6 +119,16 @@ _sig("edgeq_graph_quantize", _c.c_int, _vp, _c.c_char_p, _fp, _i32, _i64p, _i32p
 _sig("edgeq_graph_quantized_constant", _c.c_int, _vp, _c.c_char_p, _u8p, _sz, _i32, _i64p, _i32p)
 _sig("edgeq_graph_qmatmul", _c.c_int, _vp, _c.c_char_p, _i32, _i32, _i32p)
 _sig("edgeq_graph_op", _c.c_int, _vp, _c.c_char_p, _i32p, _sz, _i32p)
+_sig("edgeq_graph_op_with_attributes", _c.c_int, _vp, _c.c_char_p, _i32p, _sz, _c.c_char_p, _i32p)
+
+
+class _OpInfo(_c.Structure):
+    _fields_ = [("name", _c.c_char_p), ("min_inputs", _i32), ("max_inputs", _i32),
+                ("attributes", _c.c_char_p)]
+
+
+_sig("edgeq_op_count", _sz)
+_sig("edgeq_op_get", _c.c_int, _sz, _c.POINTER(_OpInfo))
 _sig("edgeq_graph_output", _c.c_int, _vp, _i32)
 _sig("edgeq_graph_value_type", _c.c_int, _vp, _i32, _ttp, _c.POINTER(_c.c_char_p))
 _sig("edgeq_graph_to_string", _c.c_int, _vp, _c.c_char_p, _sz, _c.POINTER(_sz))
@@ -724,15 +734,48 @@ def _graph_of(*values):
 
 
 class _Ops:
-    """Graph ops: ops.qmatmul(encoding, lhs, rhs) and the elementwise/matmul ops."""
+    """Graph ops, from the library's op registry: ops.op(name, *inputs, **attributes) builds any
+    of them, and every registered op is also a method, ops.<name>(*inputs, **attributes)
+    (ops.rms_norm(x, w, epsilon=1e-6), ops.rope(x, positions, mode="neox"),
+    ops.reshape(x, shape=[4, -1]), ...); ops.qmatmul(encoding, lhs, rhs) takes the encoding
+    first. ops.names() lists the ops, ops.info(name) one op's inputs and attribute keys."""
 
     @staticmethod
-    def _op(name, *args):
+    def registry():
+        """{name: (min_inputs, max_inputs (-1: any), [attribute keys])} of every registered op."""
+        info, out = _OpInfo(), {}
+        for i in range(_lib.edgeq_op_count()):
+            _check(_lib.edgeq_op_get(i, _c.byref(info)))
+            keys = info.attributes.decode()
+            out[info.name.decode()] = (info.min_inputs, info.max_inputs,
+                                       keys.split(",") if keys else [])
+        return out
+
+    def names(self):
+        return sorted(self.registry())
+
+    def info(self, name):
+        return self.registry()[name]
+
+    @staticmethod
+    def op(name, *args, **attributes):
         graph = _graph_of(*args)
         ids = (_i32 * len(args))(*[graph._value(a).id for a in args])
         out = _i32()
-        _check(_lib.edgeq_graph_op(graph._h, name.encode(), ids, len(args), _c.byref(out)))
+        text = _json.dumps(attributes).encode() if attributes else None
+        _check(_lib.edgeq_graph_op_with_attributes(graph._h, _cstr(name, "op name"), ids,
+                                                   len(args), text, _c.byref(out)))
         return Value(graph, out.value)
+
+    _op = op
+
+    def __getattr__(self, name):
+        if name.startswith("_") or name not in self.registry():
+            raise AttributeError(f"edgeq.ops has no op {name!r} (ops: {', '.join(self.names())})")
+        return lambda *args, **attributes: self.op(name, *args, **attributes)
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self.names()))
 
     @staticmethod
     def qmatmul(encoding, lhs, rhs):
@@ -746,35 +789,8 @@ class _Ops:
                                         lhs.id, graph._value(rhs).id, _c.byref(out)))
         return Value(graph, out.value)
 
-    def matmul(self, a, b):
-        return self._op("matmul", a, b)
-
-    def matmul_transposed(self, a, b):
-        return self._op("matmul_transposed", a, b)
-
-    def add(self, a, b):
-        return self._op("add", a, b)
-
-    def sub(self, a, b):
-        return self._op("sub", a, b)
-
-    def mul(self, a, b):
-        return self._op("mul", a, b)
-
-    def div(self, a, b):
-        return self._op("div", a, b)
-
-    def softmax(self, x):
-        return self._op("softmax", x)
-
-    def silu(self, x):
-        return self._op("silu", x)
-
-    def gelu(self, x):
-        return self._op("gelu", x)
-
-    def rms_norm(self, x, weight):
-        return self._op("rms_norm", x, weight)
+    def rms_norm(self, x, weight, epsilon=1e-5):
+        return self.op("rms_norm", x, weight, epsilon=epsilon)
 
 
 ops = _Ops()

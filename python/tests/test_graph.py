@@ -142,3 +142,45 @@ def test_encodings_objects():
     assert edgeq.QuantizationEncoding.Q4_K.block_size == 144
     assert edgeq.Q4_KEncoding == "q4_k"
     assert {e.lower() for e in edgeq.encodings()} >= {"q4_0", "q5_1", "iq4_xs", "f16"}
+
+
+def test_every_registered_op_is_reachable():
+    registry = edgeq.ops.registry()
+    for name in ("add", "attention", "concat", "gather", "gelu_tanh", "matmul_transposed",
+                 "qmatmul", "reshape", "rms_norm", "rope", "slice", "swiglu", "tanh",
+                 "transpose"):
+        assert name in registry, name
+    assert registry["rope"] == (2, 3, ["mode", "theta"])
+    g = edgeq.Graph("all", [edgeq.TensorType(edgeq.DType.float32, (2, 4))])
+    for name, (lo, _, _) in registry.items():
+        # Given min_inputs copies of an f32 input each op builds or refuses the types or its
+        # attributes naming itself (never "unknown op").
+        assert callable(getattr(edgeq.ops, name))
+        try:
+            edgeq.ops.op(name, *([g[0]] * max(lo, 1)))
+        except edgeq.EdgeqError as e:
+            assert name in str(e) and "unknown op" not in str(e), (name, str(e))
+    with pytest.raises(AttributeError, match="no op 'conv2d'"):
+        edgeq.ops.conv2d(g[0])
+
+
+def test_ops_with_attributes():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3, 2, 8)).astype(np.float32)
+    pos = np.array([0, 5, 17], np.int32)
+    g = edgeq.Graph("attrs", [edgeq.TensorType(edgeq.DType.float32, (3, 2, 8)),
+                              edgeq.TensorType(edgeq.DType.int32, (3,))])
+    r = edgeq.ops.rope(g[0], g[1], mode="neox", theta=100.0)
+    g.output(edgeq.ops.transpose(edgeq.ops.tanh(r), perm=[1, 0, 2]),
+             edgeq.ops.slice(g[0], starts=[1, 0, 2], ends=[3, 1, 6]))
+    assert "mode=neox" in str(g)
+    out = edgeq.InferenceSession().load(g).execute(input0=x, input1=pos)
+    inv = 100.0 ** (-np.arange(4) * 2 / 8)
+    ang = pos[:, None] * inv[None, :]
+    c, s = np.cos(ang)[:, None, :], np.sin(ang)[:, None, :]
+    a, b = x[..., :4], x[..., 4:]
+    ref = np.concatenate([a * c - b * s, a * s + b * c], axis=-1)
+    np.testing.assert_allclose(out["output0"], np.tanh(ref).transpose(1, 0, 2), atol=2e-5)
+    np.testing.assert_array_equal(out["output1"], x[1:3, 0:1, 2:6])
+    with pytest.raises(edgeq.EdgeqError, match="unknown attribute"):
+        edgeq.ops.rope(g[0], g[1], angle=1.0)

@@ -1,4 +1,5 @@
-// The runtime's kernels for built-in and custom ops, bound at Load to value ids and shapes.
+// The runtime's kernel interface: what an op's kernel factory (an OpDef of graph/op.h, one file
+// per op in runtime/ops/) is given at Load and what it returns, bound to value ids and shapes.
 #ifndef EDGEQ_RUNTIME_INTERNAL_OP_KERNELS_H_
 #define EDGEQ_RUNTIME_INTERNAL_OP_KERNELS_H_
 
@@ -89,15 +90,38 @@ struct KernelEnv {
   std::function<void(const void* data, size_t bytes_read)> on_constant_bytes_read = nullptr;
 };
 
-// A kernel for `node` of `graph` (any op but "input" and "constant"). Constant inputs are read
-// through the slots like every other value; kernels that prepare weights at Load (qmatmul,
-// XNNPACK fully-connected) read them from the graph's constant tensors, which the caller keeps
-// alive as long as the kernel.
+// What a kernel factory (OpDef::create_kernel) is given: the node, its graph (types, constant
+// tensors) and the session's environment.
+struct KernelArgs {
+  const Graph& graph;
+  const Node& node;
+  const KernelEnv& env;
+
+  const ValueType& in_type(int i) const { return graph.value_type(node.inputs[i]); }
+  const Shape& in_shape(int i) const { return in_type(i).type.shape; }
+  int in(int i) const { return node.inputs[i]; }
+  int out() const { return node.outputs[0]; }
+  const ValueType& out_type() const { return graph.value_type(node.outputs[0]); }
+  // The constant tensor input `i` is, or null if it is computed.
+  const Tensor* constant(int i) const;
+};
+
+// A kernel for an op node of `graph` (kind NodeKind::kOp), from its OpDef (node.def, or for a
+// custom op registered after the graph was built, the registry's entry of that name: NotFound
+// naming it if there is none). A custom op's declared output types are checked against its
+// inference. Constant inputs are read through the slots like every other value; kernels that
+// prepare weights at Load (qmatmul, XNNPACK fully-connected) read them from the graph's constant
+// tensors, which the caller keeps alive as long as the kernel.
 absl::StatusOr<std::unique_ptr<OpKernel>> CreateOpKernel(const Graph& graph, const Node& node,
                                                          const KernelEnv& env);
 
-// A kernel that copies value `from` to value `to` (`bytes` bytes).
-std::unique_ptr<OpKernel> CreateCopyKernel(int from, int to, size_t bytes);
+// A kernel that copies value `from` to value `to` (`bytes` bytes), named `name`.
+std::unique_ptr<OpKernel> CreateCopyKernel(int from, int to, size_t bytes,
+                                           const char* name = "copy");
+
+// A new XNNPACK fully-connected operator over f32 weights [n, k] (transposed) or [k, n].
+absl::StatusOr<std::shared_ptr<SharedXnnFullyConnected>> CreateXnnFullyConnected(
+    const float* weights, int64_t k, int64_t n, bool transposed);
 
 // Calls xnn_initialize once per process; the status says why XNNPACK is unusable.
 absl::Status InitializeXnnpack();

@@ -1,0 +1,236 @@
+// Op "attention": causal self-attention of a block of t query rows over a key/value cache and the
+// block's own keys/values (graph/ops.h, ops::Attention, documents the inputs).
+//   attributes scale (number > 0), window (integer >= 0, default 0: no window) and kv_cache (the
+//   caches' type, a typed enum: "f32", default, or "q8_0": u8 rows of GGML block_q8_0)
+// The work is split into tasks over the (kv head, tile of query rows) groups, each task with its
+// own slice of the scratch buffer for its scores; the ISA's kernel does a group
+// (runtime/kernels/attention/attention.h).
+#include "runtime/kernels/attention/attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/parallel.h"
+#include "runtime/ops/op_util.h"
+
+namespace edgeq {
+namespace op_util {
+namespace {
+
+constexpr char kAttentionOpName[] = "attention";
+
+enum class KvCacheType { kF32, kQ8_0 };
+constexpr KvCacheType kKvCacheTypes[] = {KvCacheType::kF32, KvCacheType::kQ8_0};
+constexpr const char* kKvCacheTypeNames[] = {"f32", "q8_0"};
+
+struct AttentionAttributes : OpAttributes {
+  float scale = 1.0f;
+  int64_t window = 0;
+  KvCacheType kv_cache = KvCacheType::kF32;
+  std::vector<std::string> Describe() const override {
+    std::vector<std::string> parts = {absl::StrFormat("scale=%g", scale)};
+    if (window > 0) parts.push_back(absl::StrCat("window=", window));
+    if (kv_cache == KvCacheType::kQ8_0) parts.push_back("kv_cache=q8_0");
+    return parts;
+  }
+};
+
+class AttentionKernel : public OpKernel {
+ public:
+  AttentionKernel(std::vector<int> in, int out, kernels::AttentionArgs shape, bool q8_0,
+                  int64_t slots, const kernels::AttentionKernel* kernel)
+      : in_(std::move(in)), out_(out), shape_(shape), q8_0_(q8_0), slots_(slots), kernel_(kernel) {}
+
+  absl::Status Run(const ExecContext& ctx) override {
+    kernels::AttentionArgs a = shape_;
+    const int32_t* positions = Data<int32_t>(ctx, in_[5]);
+    a.pos = a.t > 0 ? positions[0] : 0;
+    if (a.pos < 0 || a.pos > a.ctx) {
+      return absl::OutOfRangeError(
+          absl::StrFormat("attention: position %d is outside the cache's [0, %d]", a.pos, a.ctx));
+    }
+    for (int64_t i = 1; i < a.t; ++i) {
+      if (positions[i] != a.pos + i) {
+        return absl::OutOfRangeError(absl::StrFormat(
+            "attention: positions must be consecutive; positions[%d] is %d, expected %d", i,
+            positions[i], a.pos + i));
+      }
+    }
+    a.q = Data(ctx, in_[0]);
+    if (q8_0_) {
+      a.k_cache_q8_0 = Data<uint8_t>(ctx, in_[1]);
+      a.v_cache_q8_0 = Data<uint8_t>(ctx, in_[2]);
+    } else {
+      a.k_cache = Data(ctx, in_[1]);
+      a.v_cache = Data(ctx, in_[2]);
+    }
+    a.k_new = Data(ctx, in_[3]);
+    a.v_new = Data(ctx, in_[4]);
+    a.out = Data(ctx, out_);
+    RunGroups(ctx, a);
+    return absl::OkStatus();
+  }
+  std::string name() const override {
+    return q8_0_ ? absl::StrCat(kernel_->name, "_q8_0_cache") : std::string(kernel_->name);
+  }
+  size_t ScratchBytes() const override {
+    return static_cast<size_t>(slots_) * SlotFloats() * sizeof(float);
+  }
+
+ private:
+  void RunGroups(const ExecContext& ctx, const kernels::AttentionArgs& a) const {
+    // Groups: (kv head, tile of up to kAttentionTileRows consecutive query rows).
+    const int64_t tiles = (a.t + kernels::kAttentionTileRows - 1) / kernels::kAttentionTileRows;
+    const int64_t groups = a.kv_heads * tiles;
+    if (groups == 0) return;
+    const int64_t slots = std::min(slots_, groups);
+    const int64_t per_slot = (groups + slots - 1) / slots;
+    const size_t slot_floats = SlotFloats();
+    float* scratch = static_cast<float*>(ctx.scratch);
+    const kernels::AttentionGroupFn group = kernel_->group;
+    const int64_t work = MatmulWork(2 * a.heads * a.t * (a.pos + a.t) * a.head_dim) * 4;
+    ParallelFor(ctx.pool, static_cast<size_t>(slots), 1, work, [&](size_t s, size_t c) {
+      for (size_t slot = s; slot < s + c; ++slot) {
+        float* scores = scratch + slot * slot_floats;
+        const int64_t end = std::min(groups, static_cast<int64_t>(slot + 1) * per_slot);
+        for (int64_t gi = static_cast<int64_t>(slot) * per_slot; gi < end; ++gi) {
+          const int64_t row0 = (gi % tiles) * kernels::kAttentionTileRows;
+          group(a, gi / tiles, row0, std::min(kernels::kAttentionTileRows, a.t - row0), scores);
+        }
+      }
+    });
+  }
+
+  // Scores of one group at the largest position: heads / kv_heads x (ctx + t), plus one decoded
+  // row with a q8_0 cache, rounded to 64 bytes.
+  size_t SlotFloats() const {
+    const int64_t rep = shape_.heads / shape_.kv_heads;
+    const int64_t row = q8_0_ ? shape_.head_dim : 0;
+    return static_cast<size_t>(
+        (kernels::kAttentionTileRows * rep * (shape_.ctx + shape_.t) + row + 15) / 16 * 16);
+  }
+
+  std::vector<int> in_;
+  int out_;
+  kernels::AttentionArgs shape_;
+  bool q8_0_;
+  int64_t slots_;
+  const kernels::AttentionKernel* kernel_;
+};
+
+AttributesOr Parse(const AttributeMap& map) {
+  static constexpr const char* kKeys[] = {"scale", "window", "kv_cache"};
+  if (absl::Status s = CheckAttributeKeys(kAttentionOpName, map, kKeys); !s.ok()) return s;
+  absl::StatusOr<double> scale = GetRealAttribute(kAttentionOpName, map, "scale", 1.0);
+  if (!scale.ok()) return scale.status();
+  absl::StatusOr<int64_t> window = GetIntAttribute(kAttentionOpName, map, "window", 0);
+  if (!window.ok()) return window.status();
+  absl::StatusOr<std::string> cache = GetStringAttribute(kAttentionOpName, map, "kv_cache", "f32");
+  if (!cache.ok()) return cache.status();
+  auto attrs = std::make_shared<AttentionAttributes>();
+  attrs->scale = static_cast<float>(*scale);
+  attrs->window = *window;
+  bool known = false;
+  for (int i = 0; i < 2; ++i) {
+    if (*cache == kKvCacheTypeNames[i]) {
+      attrs->kv_cache = kKvCacheTypes[i];
+      known = true;
+    }
+  }
+  if (!known) {
+    return Invalid(
+        absl::StrCat("attention: attribute kv_cache is \"", *cache, "\", expected f32 or q8_0"));
+  }
+  return std::shared_ptr<const OpAttributes>(std::move(attrs));
+}
+
+absl::Status CheckInputKinds(const InferInput& in, bool q8_0) {
+  for (int i = 0; i < 5; ++i) {
+    const bool cache = i == 1 || i == 2;
+    const ValueType& v = in.types[i];
+    const bool ok =
+        q8_0 && cache ? v.type.dtype == DType::kUInt8 && !v.is_quantized() : IsPlainF32(v);
+    if (!ok || v.type.shape.rank() != 3) {
+      return Invalid(
+          "q, k_new and v_new must be plain f32 of rank 3, and k_cache and v_cache both plain "
+          "f32 or both q8_0 rows (u8) of rank 3");
+    }
+  }
+  const ValueType& positions = in.types[5];
+  if (positions.type.dtype != DType::kInt32 || positions.is_quantized()) {
+    return Invalid("positions must be i32");
+  }
+  return absl::OkStatus();
+}
+
+TypesOr Infer(const InferInput& in, const OpAttributes& attributes) {
+  const auto& attrs = static_cast<const AttentionAttributes&>(attributes);
+  const bool q8_0 = attrs.kv_cache == KvCacheType::kQ8_0;
+  if (absl::Status s = CheckInputKinds(in, q8_0); !s.ok()) return s;
+  const Shape& q = in.types[0].type.shape;
+  const Shape& k_cache = in.types[1].type.shape;
+  const int64_t t = q.dim(0), heads = q.dim(1), hs = q.dim(2);
+  const int64_t kvh = k_cache.dim(0), ctx = k_cache.dim(1);
+  if (kvh <= 0 || heads % kvh != 0) {
+    return Invalid("heads (q's dimension 1) must be a multiple of kv_heads (k_cache's 0)");
+  }
+  if (q8_0 && hs % 32 != 0) {
+    return Invalid(absl::StrFormat(
+        "a q8_0 cache needs head_dim (q's dimension 2, %d) to be a multiple of 32", hs));
+  }
+  const int64_t row = q8_0 ? hs / 32 * 34 : hs;
+  if (k_cache != Shape({kvh, ctx, row}) || in.types[2].type.shape != k_cache) {
+    return Invalid(q8_0 ? "k_cache and v_cache must both be [kv_heads, ctx, head_dim / 32 * 34]"
+                        : "k_cache and v_cache must both be [kv_heads, ctx, head_dim]");
+  }
+  if (in.types[3].type.shape != Shape({t, kvh, hs}) ||
+      in.types[4].type.shape != in.types[3].type.shape) {
+    return Invalid("k_new and v_new must both be [t, kv_heads, head_dim]");
+  }
+  if (in.types[5].type.shape != Shape({t})) return Invalid("positions must be [t]");
+  if (!(attrs.scale > 0.0f) || !std::isfinite(attrs.scale)) return Invalid("scale must be > 0");
+  if (attrs.window < 0) return Invalid("window must be >= 0 (0: no window)");
+  return One(Plain(DType::kFloat32, Shape({t, heads * hs})));
+}
+
+KernelOr Create(const KernelArgs& args) {
+  const AttentionAttributes& attrs = args.node.attributes<AttentionAttributes>();
+  kernels::AttentionArgs a;
+  a.t = args.in_shape(0).dim(0);
+  a.heads = args.in_shape(0).dim(1);
+  a.head_dim = args.in_shape(0).dim(2);
+  a.kv_heads = args.in_shape(1).dim(0);
+  a.ctx = args.in_shape(1).dim(1);
+  a.scale = attrs.scale;
+  a.window = attrs.window;
+  const int64_t threads = args.env.pool == nullptr
+                              ? 1
+                              : static_cast<int64_t>(pthreadpool_get_threads_count(args.env.pool));
+  // A few tasks per thread balance the causal rows' unequal lengths.
+  const int64_t slots = std::max<int64_t>(1, std::min(a.kv_heads * a.t, 4 * threads));
+  return Make(new AttentionKernel(args.node.inputs, args.out(), a,
+                                  attrs.kv_cache == KvCacheType::kQ8_0, slots,
+                                  &kernels::SelectAttentionKernel(args.env.isa_cap)));
+}
+
+OpDef Def() {
+  OpDef def;
+  def.name = kAttentionOpName;
+  def.min_inputs = def.max_inputs = 6;
+  def.attribute_names = {"scale", "window", "kv_cache"};
+  def.parse_attributes = Parse;
+  def.infer = Infer;
+  def.create_kernel = Create;
+  return def;
+}
+
+EDGEQ_REGISTER_OP(attention, Def());
+
+}  // namespace
+}  // namespace op_util
+}  // namespace edgeq

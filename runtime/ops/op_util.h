@@ -1,0 +1,81 @@
+// Helpers shared by the op files of runtime/ops/ (one file per op: its name, typed attributes,
+// type inference and kernel factories, registered with EDGEQ_REGISTER_OP).
+#ifndef EDGEQ_RUNTIME_OPS_OP_UTIL_H_
+#define EDGEQ_RUNTIME_OPS_OP_UTIL_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/dtype.h"
+#include "core/shape.h"
+#include "graph/graph.h"
+#include "graph/op.h"
+#include "runtime/internal/op_kernels.h"
+
+// Registers `def` (an OpDef expression) in the op registry at static initialization.
+#define EDGEQ_REGISTER_OP(id, def) \
+  static const ::edgeq::OpRegistration edgeq_op_registration_##id(def)
+
+namespace edgeq {
+namespace op_util {
+
+using internal::ExecContext;
+using internal::KernelArgs;
+using internal::OpKernel;
+using KernelOr = absl::StatusOr<std::unique_ptr<OpKernel>>;
+using TypesOr = absl::StatusOr<std::vector<ValueType>>;
+using AttributesOr = absl::StatusOr<std::shared_ptr<const OpAttributes>>;
+
+// The buffer of value `id` at Execute.
+template <typename T = float>
+T* Data(const ExecContext& ctx, int id) {
+  return static_cast<T*>(ctx.slots[id]);
+}
+
+inline ValueType Plain(DType dtype, Shape shape) {
+  ValueType t;
+  t.type = TensorType(dtype, shape);
+  t.logical_shape = std::move(shape);
+  return t;
+}
+inline TypesOr One(ValueType t) { return std::vector<ValueType>{std::move(t)}; }
+
+inline bool IsPlainF32(const ValueType& v) {
+  return v.type.dtype == DType::kFloat32 && !v.is_quantized();
+}
+inline bool IsIndex(const ValueType& v) {
+  return (v.type.dtype == DType::kInt32 || v.type.dtype == DType::kInt64) && !v.is_quantized();
+}
+
+// InvalidArgument with the reason (the builder prefixes "op(input types): ").
+inline absl::Status Invalid(absl::string_view why) { return absl::InvalidArgumentError(why); }
+
+inline KernelOr Make(OpKernel* kernel) { return std::unique_ptr<OpKernel>(kernel); }
+
+// "activation_avx512" -> "avx512".
+inline std::string SuffixOf(const char* name) {
+  const std::string n = name;
+  const size_t u = n.find('_');
+  return u == std::string::npos ? n : n.substr(u + 1);
+}
+
+// Rows of the last axis: (elements / d, d), with 0 rows when d is 0.
+inline std::pair<int64_t, int64_t> RowsOf(const Shape& s) {
+  const int64_t d = s.rank() == 0 ? 1 : s.dim(-1);
+  return {d == 0 ? 0 : s.num_elements() / d, d};
+}
+
+// An OpDef of an element-wise op of one plain f32 input (output of the same type) without
+// attributes, whose kernel `factory` makes.
+OpDef UnaryF32OpDef(const char* name, KernelFactory factory);
+
+}  // namespace op_util
+}  // namespace edgeq
+
+#endif  // EDGEQ_RUNTIME_OPS_OP_UTIL_H_

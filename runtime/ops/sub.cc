@@ -1,0 +1,18 @@
+// Op "sub": a - b element-wise over two plain f32 tensors with numpy broadcasting (binary.h).
+#include "runtime/ops/binary.h"
+
+namespace edgeq {
+namespace op_util {
+namespace {
+
+constexpr char kSubOpName[] = "sub";
+
+struct SubFn {
+  static float Apply(float a, float b) { return a - b; }
+};
+
+EDGEQ_REGISTER_OP(sub, BinaryOpDef<SubFn>(kSubOpName));
+
+}  // namespace
+}  // namespace op_util
+}  // namespace edgeq
