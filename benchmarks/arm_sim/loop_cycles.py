@@ -5,7 +5,7 @@ For each kernel given as NAME=FILE:SYMBOL_REGEX:DOTS[:LOOP[:TRIPS]], disassemble
 binary) with objdump, finds the function whose demangled name matches SYMBOL_REGEX (the first
 match; --list prints the candidates), picks its hot loop (by default the innermost loop, i.e. the
 range [target, branch] of a backward branch that contains no other backward branch, with the most
-sdot/smmla/usdot instructions; LOOP (or --loop) picks the LOOP-th loop of --list instead; a loop
+sdot/smmla/usdot instructions, the first of equals; LOOP (or --loop) picks the LOOP-th loop of --list instead; a loop
 with nested loops is unrolled, TRIPS giving the trip count per nesting depth, e.g. 4,2), and runs
 the loop body, as straight-line code, through llvm-mca for each core model. DOTS is the number of 32-value
 dot products (weight row x activation row x 32 values) one iteration computes; the report gives
@@ -150,7 +150,8 @@ def pick_loop(insns, loop_index):
             fail("--loop %d out of range; expected 0..%d (--list)" % (loop_index, len(found) - 1))
         return found[loop_index]
     inner = [l for l in found if l[2]]
-    return max(inner, key=lambda l: (l[3], l[1] - l[0]))
+    # Ties (the same tile compiled twice, e.g. for the last columns): the first one.
+    return max(inner, key=lambda l: (l[3], -l[0]))
 
 
 def expand(insns, start, end, all_loops, trips, depth=0):
