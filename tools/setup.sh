@@ -39,7 +39,7 @@ HOST_PKGS=(
   libxxhash-dev nlohmann-json3-dev libutf8proc-dev python3 binutils
   cmake make pkg-config python3-numpy python3-pytest python3-setuptools python3-pip
 )
-ARM_TOOL_PKGS=(g++-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user)
+ARM_TOOL_PKGS=(g++-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user llvm-19)
 # Multi-Arch friendly: installed as :arm64 next to the amd64 ones.
 ARM_MULTIARCH_PKGS=(libabsl-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64
   libbenchmark-dev:arm64 libxxhash-dev:arm64 libxxhash0:arm64 libutf8proc-dev:arm64)

@@ -38,6 +38,9 @@ struct R4BlockTraits {
   static constexpr int kLevelOffset = kOffset;
   static constexpr int kMaxAbsLevel = kMaxAbs;
   static constexpr float kOutScale = 1.0f;
+  // R4SdotPairs takes two pairs per asm group (false: one pair at a time, where the grouped
+  // loop executes more instructions).
+  static constexpr bool kSdotGroups = true;
 };
 
 inline float32x4_t LoadHalf4(const uint8_t* p) {
@@ -138,6 +141,7 @@ inline void FiveBitLevels(uint8x16_t h, const uint8x16x4_t& v, int8x16_t w[8]) {
 }
 
 struct Q5_0R4Block : R4BlockTraits<88, false, 0, 16> {
+  static constexpr bool kSdotGroups = false;  // grouped: 144 instructions per block loop, not 140
   static inline void Load(const uint8_t* blk, int8x16_t w[8], float32x4_t* d, float32x4_t*) {
     FiveBitLevels(vld1q_u8(blk + 8), vld1q_u8_x4(blk + 24), w);
     *d = LoadHalf4(blk);
@@ -294,9 +298,50 @@ struct R4Tile {
 template <typename W>
 using R4Dotprod = R4Tile<W, SdotLanes>;
 
+// The dotprod pair GEMM's inner step in assembly (R4SdotPairs, for groups of two activation
+// pairs): with intrinsics the compiler emits each sdot chain in one run whatever the source
+// order, and an in-order core (Cortex-A55: dual issue, sdot latency 4) then waits on every sdot.
+// Here the four chains of a group are interleaved: a chain's next sdot is four sdot later. The
+// activations are loaded outside (one 64-byte ld1 per pair, as before: the instruction count does
+// not grow), so the compiler can hoist the loads ahead of the group.
+//
+// Four sdot of weight chunk register `wr` with activation registers xa (pair 0) and xb (pair 1):
+// lanes la of both rows' words go to s0 / s2, lanes lb to s1 / s3.
+#define EDGEQ_SDOT4(wr, xa, xb, la, lb)                          \
+  "sdot %[s0].4s, %[" wr "].16b, %[" xa "].4b[" la "]\n\t"       \
+  "sdot %[s1].4s, %[" wr "].16b, %[" xa "].4b[" lb "]\n\t"       \
+  "sdot %[s2].4s, %[" wr "].16b, %[" xb "].4b[" la "]\n\t"       \
+  "sdot %[s3].4s, %[" wr "].16b, %[" xb "].4b[" lb "]\n\t"
+
+// s = the four rows' dots of block w with the rows of pairs a and b (lanes: as R4SdotPairs' s0,
+// s1 of each pair).
+inline void SdotGroup(const int8x16_t w[8], const int8x16x4_t& a, const int8x16x4_t& b,
+                      int32x4_t s[4]) {
+  asm("movi %[s0].4s, #0\n\t"
+      "movi %[s1].4s, #0\n\t"
+      "movi %[s2].4s, #0\n\t"
+      "movi %[s3].4s, #0\n\t"
+      EDGEQ_SDOT4("w0", "a0", "b0", "0", "2")
+      EDGEQ_SDOT4("w1", "a0", "b0", "1", "3")
+      EDGEQ_SDOT4("w2", "a1", "b1", "0", "2")
+      EDGEQ_SDOT4("w3", "a1", "b1", "1", "3")
+      EDGEQ_SDOT4("w4", "a2", "b2", "0", "2")
+      EDGEQ_SDOT4("w5", "a2", "b2", "1", "3")
+      EDGEQ_SDOT4("w6", "a3", "b3", "0", "2")
+      EDGEQ_SDOT4("w7", "a3", "b3", "1", "3")
+      : [s0] "=&w"(s[0]), [s1] "=&w"(s[1]), [s2] "=&w"(s[2]), [s3] "=&w"(s[3])
+      : [w0] "w"(w[0]), [w1] "w"(w[1]), [w2] "w"(w[2]), [w3] "w"(w[3]), [w4] "w"(w[4]),
+        [w5] "w"(w[5]), [w6] "w"(w[6]), [w7] "w"(w[7]), [a0] "w"(a.val[0]), [a1] "w"(a.val[1]),
+        [a2] "w"(a.val[2]), [a3] "w"(a.val[3]), [b0] "w"(b.val[0]), [b1] "w"(b.val[1]),
+        [b2] "w"(b.val[2]), [b3] "w"(b.val[3]));
+}
+#undef EDGEQ_SDOT4
+
 // The sdot GEMM tile over activation pairs (Q8_0P / Q8_1P, kernel_api.h): per pair of rows and
-// block one 64-byte load (lane 2 r + t of its h-th 16 bytes: row r's chunk 2 h + t), one 16-byte
-// load of the scales, 16 lane-indexed sdot; no address arithmetic per row. Dotprod only.
+// block one 64-byte record (lane 2 r + t of its h-th 16 bytes: row r's chunk 2 h + t) and its
+// 16-byte scales, 16 lane-indexed sdot; no address arithmetic per row. Dotprod only. Pairs go in
+// groups of two (SdotGroup: four interleaved sdot chains), each group scaled before the next
+// one's dots (the registers of a 4-pair tile's two groups at once would spill).
 template <typename W>
 struct R4SdotPairs {
   static_assert(W::kLevelOffset == 0 && W::kMaxAbsLevel <= SdotLanes::kMaxAbsLevel,
@@ -307,6 +352,49 @@ struct R4SdotPairs {
   template <int P>
   static void Tile(const uint8_t* wg, const uint8_t* x, size_t unit_bytes, int64_t k,
                    float32x4_t out[2 * P]) {
+    if constexpr (P == 1 || W::kHasMin || !W::kSdotGroups) {
+      // One pair at a time (with a min, Q8_1P's sums and the blocks' mins, two pairs'
+      // registers would spill).
+      TileByPair<P>(wg, x, unit_bytes, k, out);
+    } else {
+      TileByGroup<P>(wg, x, unit_bytes, k, out);
+    }
+  }
+
+  template <int P>
+  static void TileByGroup(const uint8_t* wg, const uint8_t* x, size_t unit_bytes, int64_t k,
+                          float32x4_t out[2 * P]) {
+    float32x4_t acc[2 * P];
+    const uint8_t* xp[P];
+    for (int p = 0; p < P; ++p) {
+      acc[2 * p] = acc[2 * p + 1] = vdupq_n_f32(0.0f);
+      xp[p] = x + p * unit_bytes;
+    }
+    for (int64_t b = 0; b < k / 32; ++b) {
+      int8x16_t w[8];
+      float32x4_t d;
+      W::Load(wg + b * W::kBlockBytes, w, &d, nullptr);
+      for (int g = 0; g < P; g += 2) {
+        int32x4_t s[4];
+        SdotGroup(w, vld1q_s8_x4(reinterpret_cast<const int8_t*>(xp[g])),
+                  vld1q_s8_x4(reinterpret_cast<const int8_t*>(xp[g + 1])), s);
+        // Scaled before the next group's dots (holding both groups' sums would spill).
+        for (int q = 0; q < 2; ++q) {
+          const int p = g + q;
+          const float32x4_t dx = vld1q_f32(reinterpret_cast<const float*>(xp[p] + 64));
+          acc[2 * p] = vfmaq_f32(acc[2 * p], vcvtq_f32_s32(s[2 * q]), vmulq_laneq_f32(d, dx, 0));
+          acc[2 * p + 1] =
+              vfmaq_f32(acc[2 * p + 1], vcvtq_f32_s32(s[2 * q + 1]), vmulq_laneq_f32(d, dx, 2));
+          xp[p] += kRecordBytes;
+        }
+      }
+    }
+    for (int t = 0; t < 2 * P; ++t) out[t] = OutScaled<W>(acc[t]);
+  }
+
+  template <int P>
+  static void TileByPair(const uint8_t* wg, const uint8_t* x, size_t unit_bytes, int64_t k,
+                         float32x4_t out[2 * P]) {
     float32x4_t acc[2 * P];
     const uint8_t* xp[P];
     for (int p = 0; p < P; ++p) {
