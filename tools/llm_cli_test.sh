@@ -108,7 +108,7 @@ check "bench --profile exit 0" test $? -eq 0
 check "profile pp16 title" grep -q "^profile: pp16, 1 threads, 1 timed runs (.* ms per token in kernels)" "$tmp/p.md"
 check "profile tg4 title" grep -q "^profile: tg4, 1 threads" "$tmp/p.md"
 check "profile attention row" grep -q "^| attention | attention_[a-z0-9]* | [0-9]* |" "$tmp/p.md"
-check "profile matmul row" grep -q "^| matmul |" "$tmp/p.md"
+check "profile matmul row" grep -Eq "^\| matmul(_transposed)? \|" "$tmp/p.md"
 shares=$(awk -F'|' '/^profile: tg4/{on=1} on && /^\| [a-z]/ && $7 ~ /%/ {gsub(/[ %]/, "", $7); s += $7} END {printf "%d", s + 0.5}' "$tmp/p.md")
 check "profile tg4 shares sum to 100% (got $shares)" test "$shares" -ge 99 -a "$shares" -le 101
 check "roofline column" grep -q "| CPU | 1 | tg4 | .* GB/s read; weights .* GB/s = [0-9]*% |$" "$tmp/p.md"
