@@ -44,7 +44,7 @@ PHASES = {"decode": (16, 48), "prefill": (32, 160)}
 EDGEQ_BATCH = 32
 # The core models each qemu CPU's code path is modelled on (llvm-mca -mcpu names).
 MODELS_FOR_CPU = {
-    "cortex-a76": ["cortex-a55", "cortex-a76", "cortex-x2"],
+    "cortex-a76": ["cortex-a55", "cortex-a76", "neoverse-n1", "cortex-x2"],
     "max": ["cortex-a510", "cortex-x2", "neoverse-v2"],
     "cortex-a53": ["cortex-a55"],
 }

@@ -10,6 +10,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cycle_model  # noqa: E402
 import gguf_bytes  # noqa: E402
+import op_breakdown  # noqa: E402
 import whole_model  # noqa: E402
 
 MCA_TEXT = """
@@ -101,6 +102,31 @@ class AggregationTest(unittest.TestCase):
         # edgeq: compute 5 ms, read 3 ms at 30 GB/s -> 5; llama.cpp: compute 10 ms.
         self.assertIn("| f | edgeq | cortex-x2 | 90.0 | 5.00 | 5.00 | 5.00 |", mem)
         self.assertIn("| f | llama.cpp | cortex-x2 | 60.0 | 10.00 | 10.00 | 10.00 |", mem)
+
+
+class FamilyTest(unittest.TestCase):
+    def test_families(self):
+        cases = {
+            "ggml_gemv_q4_0_4x8_q8_0": "qmatmul q4_0",
+            "ggml_vec_dot_q6_K_q8_K": "qmatmul q6_k",
+            "void edgeq::kernels::internal::arm::(anonymous namespace)::TileGemv<edgeq::kernels::"
+            "internal::arm::(anonymous namespace)::Q6KTile<DotprodDot16, false> >(...)":
+                "qmatmul q6_k",
+            "edgeq::kernels::internal::RepackQ4_0R4(unsigned char const*, long, long, "
+            "unsigned char*)": "repack (load)",
+            "ggml_vec_dot_f16": "attention",
+            "ggml_compute_forward_flash_attn_ext_f16_one_chunk": "attention",
+            "quantize_row_q8_0": "quantize activations",
+            "ggml_compute_forward_soft_max_f32": "softmax",
+            "ggml_compute_forward_rms_norm_f32": "norm",
+            "ggml_rope_cache_init": "rope",
+            "ggml_barrier": "thread sync",
+            "ggml_compute_forward_mul_mat": "qmatmul (driver)",
+            None: "shared libraries",
+            "frobnicate": "other",
+        }
+        for name, family in cases.items():
+            self.assertEqual(op_breakdown.family_of(name), family, name)
 
 
 def gguf_string(s):
