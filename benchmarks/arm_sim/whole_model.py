@@ -49,6 +49,9 @@ MODELS_FOR_CPU = {
     "cortex-a53": ["cortex-a55"],
 }
 COVERAGE = 0.995
+# Clock assumed per core model for the memory bound (GHz): typical phone/server clocks.
+FREQ_GHZ = {"cortex-a55": 2.0, "cortex-a510": 2.0, "cortex-a76": 2.4, "neoverse-n1": 2.4,
+            "cortex-x2": 3.0, "neoverse-v2": 3.0}
 
 
 def bench_argv(program, binary, model, phase, tokens):
@@ -129,8 +132,11 @@ def model_cycles(record, cache, mcpus):
 
 
 def ratio_cell(ours, theirs):
-    if not ours or not theirs:
+    if not ours and not theirs:
         return "-"
+    if not ours or not theirs:
+        return "%s / %s" % ("%.1fM" % (ours / 1e6) if ours else "-",
+                            "%.1fM" % (theirs / 1e6) if theirs else "-")
     return "%.1fM / %.1fM = %.2f" % (ours / 1e6, theirs / 1e6, ours / theirs)
 
 
@@ -164,21 +170,39 @@ def tables(records):
     return "\n".join(lines)
 
 
-def memory_table(records, sizes, ghz, bandwidths):
-    """Decode: bytes read per token and the bound max(cycles / f, bytes / BW) per token."""
-    lines = ["| file | program | core model | weights + KV MB/token | compute ms/token at %.1f GHz"
-             " | %s |" % (ghz, " | ".join("bound ms at %g GB/s" % bw for bw in bandwidths)),
-             "|---|---|---|---:|---:|" + "---:|" * len(bandwidths)]
+def memory_table(records, sizes, bandwidths):
+    """Decode: bytes read per token and the bound max(cycles / f, bytes / BW) per token, f from
+    FREQ_GHZ."""
+    lines = ["| file | qemu CPU | program | core model (GHz) | weights + KV MB/token | compute "
+             "ms/token | %s |" % " | ".join("bound ms at %g GB/s" % bw for bw in bandwidths),
+             "|---|---|---|---|---:|---:|" + "---:|" * len(bandwidths)]
     for r in sorted(records, key=lambda r: (r["file"], r["cpu"], r["program"])):
         if r["phase"] != "decode" or r["file"] not in sizes:
             continue
         nbytes = sizes[r["file"]][r["program"]]
         for mcpu, cyc in sorted(r.get("cycles_per_token", {}).items()):
+            ghz = FREQ_GHZ.get(mcpu, 2.4)
             compute_ms = cyc / (ghz * 1e6)
             bounds = ["%.2f" % max(compute_ms, nbytes / (bw * 1e6)) for bw in bandwidths]
-            lines.append("| %s | %s | %s | %.1f | %.2f | %s |" % (
-                r["file"], r["program"], mcpu, nbytes / 1e6, compute_ms, " | ".join(bounds)))
+            lines.append("| %s | %s | %s | %s (%.1f) | %.1f | %.2f | %s |" % (
+                r["file"], r["cpu"], r["program"], mcpu, ghz, nbytes / 1e6, compute_ms,
+                " | ".join(bounds)))
     return "\n".join(lines)
+
+
+def merge(paths):
+    """The records of several --json files (a later file's record replaces an earlier one's)."""
+    data = {"records": [], "decode_bytes": {}}
+    for path in paths:
+        with open(path) as f:
+            part = json.load(f)
+        for r in part["records"]:
+            key = (r["file"], r["cpu"], r["program"], r["phase"])
+            data["records"] = [x for x in data["records"]
+                               if (x["file"], x["cpu"], x["program"], x["phase"]) != key]
+            data["records"].append(r)
+        data["decode_bytes"].update(part.get("decode_bytes", {}))
+    return data
 
 
 def parse_pairs(values, what):
@@ -205,15 +229,13 @@ def main():
     parser.add_argument("--reuse", action="store_true", help="reuse histograms in --work")
     parser.add_argument("--mca-cache", default="", help="JSON cache of llvm-mca results")
     parser.add_argument("--json", help="write (or extend) the records here")
-    parser.add_argument("--table-only", help="print the tables of a --json file")
-    parser.add_argument("--ghz", type=float, default=2.4)
+    parser.add_argument("--table-only", nargs="+", help="print the tables of --json files")
     args = parser.parse_args()
     if args.table_only:
-        with open(args.table_only) as f:
-            data = json.load(f)
+        data = merge(args.table_only)
         print(tables(data["records"]))
         print()
-        print(memory_table(data["records"], data.get("decode_bytes", {}), args.ghz, [30, 60]))
+        print(memory_table(data["records"], data["decode_bytes"], [30, 60]))
         return 0
     args.llama_bench = parse_pairs(args.llama_bench, "llama-bench")
     args.models = parse_pairs(args.model, "model")

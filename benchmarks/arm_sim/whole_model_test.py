@@ -97,11 +97,14 @@ class AggregationTest(unittest.TestCase):
         text = whole_model.tables(records)
         self.assertIn("| f | max | 30.0M / 40.0M = 0.75 | - |", text)
         self.assertIn("| f | max | cortex-x2 | 10.0M / 20.0M = 0.50 | - |", text)
-        mem = whole_model.memory_table(records, {"f": {"edgeq": 90e6, "llama.cpp": 60e6}}, 2.0,
+        records[0]["cpu"] = records[1]["cpu"] = "max"
+        mem = whole_model.memory_table(records, {"f": {"edgeq": 90e6, "llama.cpp": 60e6}},
                                        [30, 60])
-        # edgeq: compute 5 ms, read 3 ms at 30 GB/s -> 5; llama.cpp: compute 10 ms.
-        self.assertIn("| f | edgeq | cortex-x2 | 90.0 | 5.00 | 5.00 | 5.00 |", mem)
-        self.assertIn("| f | llama.cpp | cortex-x2 | 60.0 | 10.00 | 10.00 | 10.00 |", mem)
+        # x2 at 3 GHz: edgeq computes 3.33 ms, reads 3 ms at 30 GB/s; llama.cpp computes 6.67.
+        self.assertIn("| f | max | edgeq | cortex-x2 (3.0) | 90.0 | 3.33 | 3.33 | 3.33 |", mem)
+        self.assertIn("| f | max | llama.cpp | cortex-x2 (3.0) | 60.0 | 6.67 | 6.67 | 6.67 |",
+                      mem)
+        self.assertEqual(whole_model.ratio_cell(30e6, None), "30.0M / -")
 
 
 class FamilyTest(unittest.TestCase):
