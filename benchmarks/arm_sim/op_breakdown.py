@@ -131,13 +131,8 @@ def function_of(addr, syms, starts):
 
 def breakdown(record, binary, cache):
     """{family: {"insns": per token, mcpu: cycles per token}} and the top functions."""
+    diff, keys, covered, total = whole_model.hot_diff(record)
     small, large = record["runs"]
-    with open(large["hist"]) as f:
-        _, hist_large = cycle_model.parse_histogram(f.read())
-    with open(small["hist"]) as f:
-        _, hist_small = cycle_model.parse_histogram(f.read())
-    diff = cycle_model.difference(hist_large, hist_small)
-    keys, covered, total = cycle_model.hot_blocks(diff, whole_model.COVERAGE)
     base, segs = find_base(keys, binary)
     syms = load_symbols(binary)
     starts = [s[0] for s in syms]

@@ -108,20 +108,35 @@ def measure(args, file_name, cpu, program, phase):
     return record
 
 
+def hot_diff(record):
+    """The record's hot blocks {(vaddr, bytes): [insns, executions added]}, the instructions they
+    cover and the total added: from its histograms, kept in the record as "hot" (so that the
+    committed JSON can be modelled again without qemu)."""
+    if "hot" not in record:
+        small, large = record["runs"]
+        with open(large["hist"]) as f:
+            _, hist_large = cycle_model.parse_histogram(f.read())
+        with open(small["hist"]) as f:
+            _, hist_small = cycle_model.parse_histogram(f.read())
+        diff = cycle_model.difference(hist_large, hist_small)
+        keys, covered, total = cycle_model.hot_blocks(diff, COVERAGE)
+        record["hot"] = [["%x" % k[0], diff[k][0], diff[k][1], k[1]] for k in keys]
+        record["added_insns"] = total
+    diff = {(int(v, 16), h): [n, d] for v, n, d, h in record["hot"]}
+    keys = [(int(v, 16), h) for v, _, _, h in record["hot"]]
+    covered = sum(n * d for n, d in diff.values())
+    return diff, keys, covered, record["added_insns"]
+
+
 def model_cycles(record, cache, mcpus):
     """Adds modelled cycles per token for each core model to a measured record."""
+    diff, keys, covered, total = hot_diff(record)
     small, large = record["runs"]
-    with open(large["hist"]) as f:
-        _, hist_large = cycle_model.parse_histogram(f.read())
-    with open(small["hist"]) as f:
-        _, hist_small = cycle_model.parse_histogram(f.read())
-    diff = cycle_model.difference(hist_large, hist_small)
-    keys, covered, total = cycle_model.hot_blocks(diff, COVERAGE)
     tokens = small["runs"] * (large["tokens"] - small["tokens"])
     record["hot_blocks"] = len(keys)
     record["hot_coverage"] = covered / float(total) if total else 0.0
-    record["cycles_per_token"] = {}
-    record["modelled_fraction"] = {}
+    record.setdefault("cycles_per_token", {})
+    record.setdefault("modelled_fraction", {})
     for mcpu in mcpus:
         cycles_of = cache.cycles(mcpu, [k[1] for k in keys])
         cyc, modelled = cycle_model.modelled_cycles(diff, keys, covered, total, cycles_of)
@@ -205,6 +220,12 @@ def merge(paths):
     return data
 
 
+def write_json(data, path):
+    with open(path + ".tmp", "w") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+    os.replace(path + ".tmp", path)
+
+
 def parse_pairs(values, what):
     out = {}
     for v in values or []:
@@ -230,12 +251,23 @@ def main():
     parser.add_argument("--mca-cache", default="", help="JSON cache of llvm-mca results")
     parser.add_argument("--json", help="write (or extend) the records here")
     parser.add_argument("--table-only", nargs="+", help="print the tables of --json files")
+    parser.add_argument("--remodel", action="store_true",
+                        help="model the --json file's records again (core models of each CPU)")
     args = parser.parse_args()
     if args.table_only:
         data = merge(args.table_only)
         print(tables(data["records"]))
         print()
         print(memory_table(data["records"], data["decode_bytes"], [30, 60]))
+        return 0
+    if args.remodel:
+        with open(args.json) as f:
+            data = json.load(f)
+        cache = cycle_model.McaCache(args.mca_cache or os.path.join(args.work, "mca_cache.json"))
+        for r in data["records"]:
+            model_cycles(r, cache, MODELS_FOR_CPU[r["cpu"]])
+        write_json(data, args.json)
+        print(tables(data["records"]))
         return 0
     args.llama_bench = parse_pairs(args.llama_bench, "llama-bench")
     args.models = parse_pairs(args.model, "model")
@@ -258,9 +290,7 @@ def main():
                                    if (r["file"], r["cpu"], r["program"], r["phase"]) != key]
                 data["records"].append(record)
                 if args.json:
-                    with open(args.json + ".tmp", "w") as f:
-                        json.dump(data, f, indent=1, sort_keys=True)
-                    os.replace(args.json + ".tmp", args.json)
+                    write_json(data, args.json)
     print(tables(data["records"]))
     return 0
 
