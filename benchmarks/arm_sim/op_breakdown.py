@@ -31,8 +31,9 @@ import whole_model  # noqa: E402
 # kernels (runtime/kernels, runtime/internal) and ggml's (ggml-cpu, repack).
 FAMILIES = [
     ("repack (load)", r"repack|Repack"),
-    ("quantize activations", r"quantize_row_q8|QuantizeRow|quantize_mat_q8|QuantizeActivation|"
-                             r"Q8_0S|quantize_q8|Q8KQuantize|QuantizeQ8"),
+    ("quantize activations", r"quantize_row_q8|Quantize(Row|Pair)Q8|quantize_mat_q8|"
+                             r"QuantizeActivation|quantize_q8|Q8KQuantize|QuantizeQ8"),
+    ("embedding lookup", r"DequantizeRow|get_rows|dequantize_row"),
     ("softmax", r"soft_max|softmax|Softmax"),
     ("attention", r"attention|Attention|flash_attn|FlashAttn|attn|AttendGroup|WeightedSum|"
                   r"vec_dot_f16|vec_mad_f16|KvCache|kv_cache|ggml_compute_forward_cpy|"
@@ -41,7 +42,7 @@ FAMILIES = [
     ("rope", r"rope|Rope|RoPE"),
     ("swiglu/silu", r"swiglu|Swiglu|silu|Silu|SiLU|_glu|Glu"),
     ("elementwise add/mul", r"BinaryKernel|ggml_compute_forward_add|ggml_compute_forward_mul\b|"
-                            r"ggml_vec_add|ggml_vec_mul|ggml_compute_forward_get_rows"),
+                            r"ggml_vec_add|ggml_vec_mul"),
     ("thread sync", r"barrier|Barrier|pthread|futex|spin|ggml_graph_compute_thread|"
                     r"ThreadPool|threadpool|atomic"),
     ("argmax / sampling (bench loop)", r"Bench\(|argmax|max_element|Sampler|sampler"),

@@ -120,6 +120,11 @@ class FamilyTest(unittest.TestCase):
             "ggml_vec_dot_f16": "attention",
             "ggml_compute_forward_flash_attn_ext_f16_one_chunk": "attention",
             "quantize_row_q8_0": "quantize activations",
+            "edgeq::kernels::internal::arm::(anonymous namespace)::QuantizePairQ8_0PNeon(float "
+            "const*, float const*, long, unsigned char*)": "quantize activations",
+            "edgeq::quantization_internal::DequantizeRowQ4_0(unsigned char const*, float*, long)":
+                "embedding lookup",
+            "ggml_compute_forward_get_rows": "embedding lookup",
             "ggml_compute_forward_soft_max_f32": "softmax",
             "ggml_compute_forward_rms_norm_f32": "norm",
             "ggml_rope_cache_init": "rope",
