@@ -37,7 +37,8 @@ FAMILIES = [
     ("softmax", r"soft_max|softmax|Softmax"),
     ("attention", r"attention|Attention|flash_attn|FlashAttn|attn|AttendGroup|WeightedSum|"
                   r"vec_dot_f16|vec_mad_f16|KvCache|kv_cache|ggml_compute_forward_cpy|"
-                  r"ggml_compute_forward_dup|ggml_compute_forward_set_rows|fp32_to_fp16"),
+                  r"ggml_compute_forward_dup|ggml_compute_forward_set_rows|fp32_to_fp16|"
+                  r"fp16_to_fp32"),
     ("norm", r"rms_norm|RmsNorm|rmsnorm|_norm|Norm"),
     ("rope", r"rope|Rope|RoPE"),
     ("swiglu/silu", r"swiglu|Swiglu|silu|Silu|SiLU|_glu|Glu"),
