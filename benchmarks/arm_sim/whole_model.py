@@ -17,7 +17,7 @@ block's cycles from llvm-mca (cycle_model.py), gives modelled core cycles per to
     bazel build --config=aarch64 -c opt //tools:edgeq
     python3 benchmarks/arm_sim/whole_model.py \\
         --plugin bazel-bin/benchmarks/arm_sim/host/libtbhist.so \\
-        --edgeq bazel-out/aarch64-opt/bin/tools/edgeq \\
+        --edgeq bazel-out/aarch64-optaarch64/bin/tools/edgeq \\
         --llama-bench max=/work/ext/f/bin/llama-bench-armv8.6-a+dotprod+i8mm \\
         --llama-bench cortex-a76=/work/ext/f/bin/llama-bench-armv8.2-a+dotprod \\
         --model 166m-q4_0=m.gguf --cells 166m-q4_0:cortex-a76,166m-q4_0:max \\
