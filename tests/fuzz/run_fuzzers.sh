@@ -76,8 +76,11 @@ lib[hf_tokenizer]="${lib[tokenizer]}"
 lib[spm_model]="${lib[tokenizer]}"
 # llm/chat_template.cc runs a model's own template in the Jinja engine.
 lib[chat_template]="llm/chat_template.cc ${lib[jinja]}"
-lib[hf_import]="${lib[tokenizer]} llm/hf_import.cc ${lib[chat_template]} llm/random_model.cc
-                checkpoint/safetensors.cc"
+# The llm library (model, architectures, tokenizers) for the targets built with the runtime: the
+# architecture table names each architecture's graph builder, so HF import links it too.
+llm_srcs=(llm/model.cc llm/ops.cc llm/prefill_plan.cc $(ls llm/arch/*.cc | grep -v _test)
+          ${lib[tokenizer]} checkpoint/formats.cc checkpoint/llama2c.cc checkpoint/safetensors.cc)
+hf_import_srcs=(llm/hf_import.cc ${lib[chat_template]} llm/random_model.cc)
 [ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/edgeq_fuzz.XXXXXX")
 mkdir -p "$out"
 echo "run_fuzzers.sh: building and fuzzing in $out"
@@ -87,6 +90,7 @@ echo "run_fuzzers.sh: building and fuzzing in $out"
 # build_model BIN [FUZZER_SOURCE EXTRA_SOURCE...] (default: the model target).
 build_model() {
   local bin=$1 objs=() src f extra
+  local -A seen=()
   local fuzzer=${2:-tests/fuzz/model_fuzzer.cc}
   local more=("${@:3}")
   # One object folder for every target built here: a source compiles with the same flags for
@@ -94,8 +98,9 @@ build_model() {
   local obj_dir="$out/model_obj"
   mkdir -p "$obj_dir"
   local avx2=(-mavx2 -mfma -mf16c)
-  local plain=(checkpoint/max_format.cc checkpoint/gguf.cc graph/graph.cc graph/ops.cc
+  local plain=(checkpoint/max_format.cc checkpoint/gguf.cc graph/graph.cc graph/ops.cc graph/op.cc
                runtime/custom_op.cc runtime/internal/op_kernels.cc
+               $(ls runtime/ops/*.cc | grep -v -e _test -e _testing -e test_util)
                runtime/session.cc runtime/internal/planner.cc runtime/kernels/isa.cc
                runtime/kernels/qmatmul.cc runtime/kernels/internal/activations.cc
                runtime/kernels/internal/repack.cc runtime/kernels/internal/repack_x16.cc
@@ -106,6 +111,8 @@ build_model() {
              runtime/kernels/attention/attention_avx512.cc \
              runtime/kernels/vector/activation_avx2.cc \
              runtime/kernels/vector/activation_avx512.cc; do
+    [ -z "${seen[$src]:-}" ] || continue  # a source listed twice links once
+    seen[$src]=1
     extra=()
     case "$src" in
       quantization/encoding.cc) ;;
@@ -138,10 +145,10 @@ for t in "${targets[@]}"; do
     build_model "$bin"
   elif [ "$t" = llm_model ]; then
     if [ "$(uname -m)" != x86_64 ]; then echo "llm_model: x86-64 only here, skipped"; continue; fi
-    build_model "$bin" tests/fuzz/llm_model_fuzzer.cc llm/model.cc llm/ops.cc tokenizer/tokenizer.cc \
-      tokenizer/tokenizer_hf.cc tokenizer/tokenizer_gguf.cc tokenizer/tokenizer_spm_file.cc \
-      tokenizer/sentencepiece_model.cc tokenizer/regex.cc tokenizer/unicode.cc checkpoint/formats.cc \
-      checkpoint/llama2c.cc checkpoint/safetensors.cc
+    build_model "$bin" tests/fuzz/llm_model_fuzzer.cc "${llm_srcs[@]}"
+  elif [ "$t" = hf_import ]; then
+    if [ "$(uname -m)" != x86_64 ]; then echo "hf_import: x86-64 only here, skipped"; continue; fi
+    build_model "$bin" tests/fuzz/hf_import_fuzzer.cc "${llm_srcs[@]}" "${hf_import_srcs[@]}"
   else
     read -r -a srcs <<< "$(echo ${lib[$t]})"
     fuzzer="tests/fuzz/${t}_fuzzer.cc"
