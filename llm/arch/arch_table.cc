@@ -158,13 +158,15 @@ constexpr bool NamesDistinct() {
 }
 static_assert(NamesDistinct(), "GGUF names and Hugging Face classes are distinct");
 
-constexpr bool EveryRowBuildsLayers() {
+// Whether a row's layer builder is set is checked by arch_table_test: comparing a function's
+// address with nullptr is not a constant expression under GCC's -fsanitize=undefined.
+constexpr bool EveryRowHasTensors() {
   for (const ArchInfo& a : kArchitectures) {
-    if (a.build_layer == nullptr || a.hf_tensor_count == 0) return false;
+    if (a.hf_tensor_count == 0) return false;
   }
   return true;
 }
-static_assert(EveryRowBuildsLayers(), "every row has a layer builder and its tensors");
+static_assert(EveryRowHasTensors(), "every row has its tensors");
 
 }  // namespace
 

@@ -17,6 +17,7 @@ TEST(ArchTableTest, RowsAreFoundByGgufNameAndHfClass) {
     EXPECT_EQ(FindByGgufName(a.gguf_name), &a) << a.gguf_name;
     EXPECT_EQ(FindByHfClass(a.hf.class_name), &a) << a.hf.class_name;
     EXPECT_EQ(&Info(a.arch), &a) << a.gguf_name;
+    EXPECT_NE(a.build_layer, nullptr) << a.gguf_name << " has no layer builder";
   }
   EXPECT_EQ(FindByGgufName("mamba"), nullptr);
   EXPECT_EQ(FindByGgufName("Llama"), nullptr);  // GGUF names are exact
