@@ -37,7 +37,7 @@ HOST_PKGS=(
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcpuinfo-dev libxnnpack-dev libpthreadpool-dev
   libxxhash-dev nlohmann-json3-dev libutf8proc-dev python3 binutils
-  cmake make pkg-config python3-numpy python3-pytest python3-setuptools python3-pip
+  cmake make pkg-config python3-numpy python3-pytest python3-setuptools python3-pip python3-venv
 )
 ARM_TOOL_PKGS=(g++-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user llvm-19)
 # Multi-Arch friendly: installed as :arm64 next to the amd64 ones.
