@@ -218,8 +218,9 @@ absl::StatusOr<Llama2cConfig> Llama2cConfigFromMetadata(const TensorDict& dict) 
   EDGEQ_RETURN_IF_ERROR(CheckConfig(c, "metadata"));
   c.shared_classifier = true;
   if (dict.HasMetadata("llama2c.shared_classifier") &&
-      dict.GetInt("llama2c.shared_classifier").ok()) {
-    c.shared_classifier = *dict.GetInt("llama2c.shared_classifier") != 0;
+      dict.GetBool("llama2c.shared_classifier").ok()) {
+    // The reader stores a BOOL (GetInt refuses bools since the hostile-inputs issue).
+    c.shared_classifier = *dict.GetBool("llama2c.shared_classifier");
   } else if (dict.Contains("output.weight")) {
     const Tensor& out = **dict.Get("output.weight");
     absl::StatusOr<const Tensor*> emb = dict.Get("token_embd.weight");
