@@ -92,8 +92,7 @@ TEST(GraphTest, QuantizeEqualsConstantOfQuantized) {
   Value a = graph.Quantize(Q8_0Encoding(), w);
   Value b = graph.Constant(*Q8_0Encoding().Quantize(w));
   EXPECT_EQ(a.value_type().ToString(), b.value_type().ToString());
-  EXPECT_EQ(graph.nodes()[a.id()].constant.bytes(),
-            graph.nodes()[b.id()].constant.bytes());
+  EXPECT_EQ(graph.nodes()[a.id()].constant.bytes(), graph.nodes()[b.id()].constant.bytes());
 }
 
 TEST(GraphTest, FirstErrorIsKeptAndNamesOpAndShapes) {
