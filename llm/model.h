@@ -134,6 +134,17 @@ class Model {
   // "matmul_f32"}, in order of first use.
   std::vector<std::string> MatmulKernels() const;
 
+  // The tensors that hold one sequence's state (llm/state_file.h saves and restores them by
+  // name): the KV cache ("k_cache.L", "v_cache.L", [kv heads, context, head dim] f32 or q8_0
+  // rows), and any other per-sequence state the model keeps. position_axis is the axis indexed by
+  // position (only positions before n_past are state), or -1 if the whole tensor is state.
+  struct SequenceTensor {
+    std::string name;
+    Tensor* tensor = nullptr;
+    int position_axis = -1;
+  };
+  std::vector<SequenceTensor> SequenceTensors();
+
   // Bytes of mapped weights whose pages were dropped after their kernels copied them
   // (ModelOptions::mapped_file).
   uint64_t released_weight_bytes() const { return released_weight_bytes_; }
