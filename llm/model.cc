@@ -23,6 +23,7 @@
 #include "core/status_macros.h"
 #include "graph/ops.h"
 #include "llm/arch/common.h"
+#include "llm/load_progress.h"
 #include "llm/ops.h"
 #include "quantization/block_layout.h"
 #include "quantization/encoding.h"
@@ -242,12 +243,17 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
           QuoteForError(name), c.architecture, Key(c.architecture, "block_count"), c.block_count));
     }
   }
+  auto progress = std::make_shared<LoadProgress>(options.on_progress, m->weight_bytes_);
+  progress->Report(0.0f);
+  EDGEQ_RETURN_IF_ERROR(progress->status());
   SessionOptions so{.num_threads = options.num_threads, .isa_cap = options.isa_cap};
+  so.on_constant_copied = [progress](const void*, size_t bytes) { progress->Add(bytes); };
   if (!options.mapped_file.empty()) {
     Model* model = m.get();
     const absl::Span<const uint8_t> mapping = options.mapped_file;
-    so.on_constant_copied = [model, mapping](const void* data, size_t bytes) {
+    so.on_constant_copied = [model, mapping, progress](const void* data, size_t bytes) {
       model->ReleaseCopiedWeight(mapping, data, bytes);
+      progress->Add(bytes);
     };
     auto state = std::make_shared<DropState>();
     so.on_constant_bytes_read = [mapping, state](const void* data, size_t bytes_read) {
@@ -256,6 +262,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
   }
   m->session_ = std::make_unique<InferenceSession>(std::move(so));
   EDGEQ_ASSIGN_OR_RETURN(m->decode_, m->LoadBlock(1));
+  EDGEQ_RETURN_IF_ERROR(progress->status());
   // The prefill blocks are built on first use (BlockOfSize).
   m->block_sizes_ =
       PrefillBlockSizes(static_cast<int>(std::min<int64_t>(options.prefill_block, ctx)));
@@ -285,6 +292,8 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
     m->k_cache_.push_back(std::move(kc));
     m->v_cache_.push_back(std::move(vc));
   }
+  progress->Finish();
+  EDGEQ_RETURN_IF_ERROR(progress->status());
   return m;
 }
 

@@ -78,6 +78,9 @@ struct ModelOptions {
   // a tied embedding's gather brings back only the pages of the rows it reads), so that resident
   // memory stays near the file size instead of file + copies. Empty: nothing is dropped.
   absl::Span<const uint8_t> mapped_file = {};
+  // Load progress (llm/load_progress.h): called with the fraction done, 0 first and 1 last;
+  // return false to cancel the load (Cancelled). Not called after Load returns.
+  std::function<bool(float fraction)> on_progress = nullptr;
 };
 
 class Model {
