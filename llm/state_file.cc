@@ -386,5 +386,17 @@ absl::Status LoadSessionStateFile(const std::string& path, Model& model, Session
   return LoadSessionState(bytes, model, session, sampler, path);
 }
 
+absl::StatusOr<int> LoadPromptCache(const std::string& path, Model& model, Session& session,
+                                    absl::Span<const int> prompt) {
+  if (access(path.c_str(), F_OK) != 0) return 0;
+  EDGEQ_ASSIGN_OR_RETURN(std::string bytes, ReadFileBounded(path, kMaxStateBytes, "prompt cache"));
+  EDGEQ_ASSIGN_OR_RETURN(std::vector<int> tokens, SessionStateTokens(bytes, model, path));
+  if (tokens.size() > prompt.size() || !std::equal(tokens.begin(), tokens.end(), prompt.begin())) {
+    return 0;
+  }
+  EDGEQ_RETURN_IF_ERROR(LoadSessionState(bytes, model, session, nullptr, path));
+  return static_cast<int>(tokens.size());
+}
+
 }  // namespace llm
 }  // namespace edgeq

@@ -32,6 +32,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "llm/model.h"
 #include "llm/sampler.h"
 #include "llm/session.h"
@@ -60,6 +61,14 @@ absl::Status LoadSessionStateFile(const std::string& path, Model& model, Session
 // is it a prefix of the new prompt?); nothing is loaded.
 absl::StatusOr<std::vector<int>> SessionStateTokens(absl::string_view bytes, Model& model,
                                                     absl::string_view what = "session state");
+
+// A prompt cache (`edgeq run --prompt-cache FILE`, as llama.cpp's): when `path` exists and holds
+// a state of this model whose tokens are a prefix of `prompt`, loads it into `session` (not the
+// sampler: the caller gives it the reused tokens) and returns that prefix's length; 0 when the
+// file does not exist or does not prefix the prompt (nothing is loaded). A file that is not a
+// whole state of this model is an error, as in LoadSessionState.
+absl::StatusOr<int> LoadPromptCache(const std::string& path, Model& model, Session& session,
+                                    absl::Span<const int> prompt);
 
 // "llama dim 64 layers 2 heads 4/2 head_dim 16 vocab 320 kv f32"; and the weights' fingerprint.
 std::string ModelDescription(const Model& model);
