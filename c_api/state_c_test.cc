@@ -189,3 +189,35 @@ TEST(CApiProgress, ReportsAndCancels) {
 }
 
 }  // namespace
+
+namespace {
+
+// edgeq_llm_embed: sizes, pooling rows and refusals (llama-embedding parity: //llm:embed_test).
+TEST(CApiEmbed, PoolingsAndErrors) {
+  edgeq_llm* llm = Load(WriteModel("e.gguf", 128));
+  const int32_t ids[] = {1, 9, 33, 4};
+  size_t n = 0;
+  EXPECT_EQ(edgeq_llm_embed(llm, ids, 4, "none", -1, nullptr, 0, &n),
+            EDGEQ_ERROR_BUFFER_TOO_SMALL);
+  EXPECT_EQ(n, 4u * 32);
+  std::vector<float> rows(n), last(32);
+  ASSERT_EQ(edgeq_llm_embed(llm, ids, 4, "none", -1, rows.data(), rows.size(), &n), EDGEQ_OK);
+  ASSERT_EQ(edgeq_llm_embed(llm, ids, 4, "last", -1, last.data(), last.size(), &n), EDGEQ_OK);
+  EXPECT_EQ(n, 32u);
+  for (int k = 0; k < 32; ++k) EXPECT_EQ(last[k], rows[3 * 32 + k]);
+  ASSERT_EQ(edgeq_llm_embed(llm, ids, 4, "last", 2, last.data(), last.size(), &n), EDGEQ_OK);
+  double n2 = 0;
+  for (float x : last) n2 += x * x;
+  EXPECT_NEAR(n2, 1.0, 1e-6);
+  EXPECT_EQ(edgeq_llm_embed(llm, ids, 4, "max", 2, last.data(), last.size(), &n),
+            EDGEQ_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(edgeq_last_error(),
+               "edgeq_llm_embed: pooling 'max'; expected one of none, mean, cls, last");
+  const int32_t bad[] = {1, 64};
+  EXPECT_EQ(edgeq_llm_embed(llm, bad, 2, "mean", 2, last.data(), last.size(), &n),
+            EDGEQ_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(edgeq_llm_n_past(llm), 0);
+  edgeq_llm_free(llm);
+}
+
+}  // namespace

@@ -137,6 +137,13 @@ class Model {
   // "matmul_f32"}, in order of first use.
   std::vector<std::string> MatmulKernels() const;
 
+  // The hidden states after the output norm (llama.cpp's t_embd: what its embeddings pool) of
+  // `tokens` at positions pos..: on_row(i, row [embedding_length]) for each, in order (the span
+  // is valid during the call). Runs and caches the tokens as Prefill does (llm/embed.cc).
+  absl::Status PrefillEmbeddings(
+      absl::Span<const int> tokens, int pos,
+      const std::function<absl::Status(int, absl::Span<const float>)>& on_row);
+
   // The tensors that hold one sequence's state (llm/state_file.h saves and restores them by
   // name): the KV cache ("k_cache.L", "v_cache.L", [kv heads, context, head dim] f32 or q8_0
   // rows), and any other per-sequence state the model keeps. position_axis is the axis indexed by

@@ -334,6 +334,18 @@ EDGEQ_API int32_t edgeq_llm_n_past(const edgeq_llm* llm);
 /* Forgets the sequence. [one thread per handle] */
 EDGEQ_API void edgeq_llm_reset(edgeq_llm* llm);
 
+/* ---- Embeddings (llm/embed.h) -----------------------------------------------------------------
+ * The embedding of `tokens` as one sequence, as llama-embedding computes it for decoder models:
+ * the hidden states after the output norm, pooled by `pooling` ("mean", "last" (Qwen3-Embedding),
+ * "cls": the first token, "none": one row per token) and normalized as --embd-normalize
+ * (2 euclidean, -1 none, 0 max-abs to int16 range, 1 taxicab, > 2 p-norm). The context is
+ * forgotten first (as edgeq_llm_eval). *n_floats gets the count (the embedding size, or n_tokens
+ * times it for "none"; the count needed on EDGEQ_ERROR_BUFFER_TOO_SMALL). An unknown pooling or
+ * normalize < -1: EDGEQ_ERROR_INVALID_ARGUMENT. [one thread per handle] */
+EDGEQ_API edgeq_status edgeq_llm_embed(edgeq_llm* llm, const int32_t* tokens, size_t n_tokens,
+                                       const char* pooling, int32_t normalize, float* out,
+                                       size_t capacity, size_t* n_floats);
+
 /* ---- Saved sessions (llm/state_file.h) --------------------------------------------------------
  * A state holds the sequence (its tokens and the logits not yet sampled from), the model's
  * per-sequence tensors (the KV cache rows of the positions used) and the sampler's random
