@@ -105,6 +105,8 @@ _sig("edgeq_llm_reset", None, _c.c_void_p)
 _sig("edgeq_llm_set_grammar", _c.c_int, _c.c_void_p, _c.c_char_p)
 _sig("edgeq_llm_set_json_schema", _c.c_int, _c.c_void_p, _c.c_char_p)
 _sig("edgeq_llm_n_past", _i32, _c.c_void_p)
+_sig("edgeq_llm_embed", _c.c_int, _c.c_void_p, _i32p, _sz, _c.c_char_p, _i32, _fp, _sz,
+     _c.POINTER(_sz))
 _sig("edgeq_llm_state_save", _c.c_int, _c.c_void_p, _u8p, _sz, _c.POINTER(_sz))
 _sig("edgeq_llm_state_load", _c.c_int, _c.c_void_p, _u8p, _sz)
 _sig("edgeq_llm_state_save_file", _c.c_int, _c.c_void_p, _c.c_char_p)
@@ -418,6 +420,25 @@ class _Llm:
 
         def reset(self):
             _lib.edgeq_llm_reset(self._h)
+
+        def embed(self, text, pooling="mean", normalize=2):
+            """The embedding of `text` (str, or a list of token ids) as llama-embedding computes
+            it: a float32 array [embedding size] (pooling "mean", "last", "cls"), or [tokens,
+            embedding size] for "none"; normalize as --embd-normalize (2 euclidean, -1 none).
+            Forgets the context (as logits())."""
+            ids = self.tokenize(text) if isinstance(text, (str, bytes)) else list(text)
+            arr = _i32_array(ids, "ids")
+            normalize = _int_arg(normalize, "normalize")
+            p = _cstr(pooling, "pooling")
+            n = _sz()
+            status = _lib.edgeq_llm_embed(self._h, arr, len(ids), p, normalize, None, 0,
+                                          _c.byref(n))
+            if status != _BUFFER_TOO_SMALL:
+                _check(status)
+            out = np.empty(n.value, dtype=np.float32)
+            _check(_lib.edgeq_llm_embed(self._h, arr, len(ids), p, normalize,
+                                        out.ctypes.data_as(_fp), out.size, _c.byref(n)))
+            return out.reshape(len(ids), -1) if pooling == "none" else out
 
         def generate(self, prompt, max_tokens=32, temperature=0.0, top_k=40, top_p=0.95,
                      min_p=0.05, seed=None, on_token=None, grammar=None, json_schema=None):

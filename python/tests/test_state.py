@@ -5,6 +5,7 @@ import subprocess
 import sys
 import threading
 
+import numpy as np
 import pytest
 
 import edgeq
@@ -121,3 +122,18 @@ def test_load_progress_reports_and_cancels():
 
     with pytest.raises(ValueError, match="no load today"):
         edgeq.llm.Model(MODEL, progress=boom)
+
+
+@needs_model
+def test_embed_pooling_and_errors():
+    m = edgeq.llm.Model(MODEL)
+    ids = m.tokenize("Once upon a time there was a cat")
+    rows = m.embed(ids, pooling="none", normalize=-1)
+    assert rows.shape == (len(ids), 64) and rows.dtype == np.float32
+    np.testing.assert_array_equal(m.embed(ids, pooling="last", normalize=-1), rows[-1])
+    np.testing.assert_allclose(m.embed(ids, pooling="mean", normalize=-1), rows.mean(axis=0),
+                               rtol=1e-5, atol=1e-6)
+    v = m.embed("Once upon a time there was a cat")
+    assert v.shape == (64,) and abs(float(np.dot(v, v)) - 1.0) < 1e-5
+    with pytest.raises(edgeq.EdgeqError, match="pooling 'max'; expected one of none, mean"):
+        m.embed(ids, pooling="max")
