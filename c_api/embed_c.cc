@@ -15,13 +15,14 @@ edgeq_status edgeq_llm_embed(edgeq_llm* llm, const int32_t* tokens, size_t n_tok
                              size_t* n_floats) {
   using edgeq::c_api::Fail;
   using edgeq::c_api::FromStatus;
-  EDGEQ_C_CHECK_ARG(llm != nullptr && tokens != nullptr && pooling != nullptr &&
-                        n_floats != nullptr,
-                    "llm, tokens, pooling or n_floats is NULL");
+  EDGEQ_C_CHECK_ARG(
+      llm != nullptr && tokens != nullptr && pooling != nullptr && n_floats != nullptr,
+      "llm, tokens, pooling or n_floats is NULL");
   EDGEQ_C_CHECK_ARG(n_tokens > 0, "n_tokens is 0");
   auto p = edgeq::llm::ParsePooling(pooling);
-  if (!p.ok()) return Fail(EDGEQ_ERROR_INVALID_ARGUMENT, absl::StrCat("edgeq_llm_embed: ",
-                                                                     p.status().message()));
+  if (!p.ok())
+    return Fail(EDGEQ_ERROR_INVALID_ARGUMENT,
+                absl::StrCat("edgeq_llm_embed: ", p.status().message()));
   const int vocab = llm->model->config().vocab_size;
   const size_t ctx = static_cast<size_t>(llm->model->context_length());
   if (n_tokens > ctx) {
@@ -40,13 +41,13 @@ edgeq_status edgeq_llm_embed(edgeq_llm* llm, const int32_t* tokens, size_t n_tok
   const std::vector<int> ids(tokens, tokens + n_tokens);
   auto v = edgeq::llm::Embed(*llm->model, ids, *p, normalize);
   if (!v.ok()) {
-    return FromStatus(absl::Status(v.status().code(),
-                                   absl::StrCat("edgeq_llm_embed: ", v.status().message())));
+    return FromStatus(
+        absl::Status(v.status().code(), absl::StrCat("edgeq_llm_embed: ", v.status().message())));
   }
   *n_floats = v->size();
   if (out == nullptr || capacity < v->size()) {
-    return Fail(EDGEQ_ERROR_BUFFER_TOO_SMALL, absl::StrCat("edgeq_llm_embed: ", v->size(),
-                                                           " floats, capacity ", capacity));
+    return Fail(EDGEQ_ERROR_BUFFER_TOO_SMALL,
+                absl::StrCat("edgeq_llm_embed: ", v->size(), " floats, capacity ", capacity));
   }
   std::memcpy(out, v->data(), v->size() * sizeof(float));
   return EDGEQ_OK;

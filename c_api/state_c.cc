@@ -60,8 +60,7 @@ using edgeq::c_api::Prefixed;
 
 extern "C" {
 
-edgeq_status edgeq_llm_state_save(edgeq_llm* llm, uint8_t* buffer, size_t capacity,
-                                  size_t* size) {
+edgeq_status edgeq_llm_state_save(edgeq_llm* llm, uint8_t* buffer, size_t capacity, size_t* size) {
   EDGEQ_C_CHECK_ARG(llm != nullptr && size != nullptr, "llm or size is NULL");
   const edgeq::c_api::SavedSampler sampler(*llm);
   auto bytes = edgeq::llm::SaveSessionState(*llm->model, *llm->session, &sampler);
@@ -109,8 +108,7 @@ void edgeq_llm_cancel(edgeq_llm* llm) {
   if (llm != nullptr) llm->cancel.store(true, std::memory_order_relaxed);
 }
 
-void edgeq_llm_set_abort_callback(edgeq_llm* llm, edgeq_abort_callback callback,
-                                  void* user_data) {
+void edgeq_llm_set_abort_callback(edgeq_llm* llm, edgeq_abort_callback callback, void* user_data) {
   if (llm == nullptr) return;
   llm->abort_callback = callback;
   llm->abort_user_data = user_data;

@@ -69,8 +69,7 @@ TEST(CApiState, BufferRoundTripAndRefusals) {
   EXPECT_EQ(edgeq_llm_state_load(b, state.data(), 40), EDGEQ_ERROR_IO);
   EXPECT_EQ(edgeq_llm_n_past(b), 0);
   edgeq_llm* other = Load(WriteModel("o.gguf", 128, 5));
-  EXPECT_EQ(edgeq_llm_state_load(other, state.data(), state.size()),
-            EDGEQ_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(edgeq_llm_state_load(other, state.data(), state.size()), EDGEQ_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(edgeq_last_error()).find("the weights differ"), std::string::npos);
   edgeq_llm_free(other);
 
@@ -85,8 +84,7 @@ TEST(CApiState, BufferRoundTripAndRefusals) {
   EXPECT_EQ(got, want);
   EXPECT_EQ(edgeq_llm_state_load_file(b, (::testing::TempDir() + "/none.state").c_str()),
             EDGEQ_ERROR_NOT_FOUND);
-  EXPECT_NE(std::string(edgeq_last_error()).find("edgeq_llm_state_load_file: "),
-            std::string::npos);
+  EXPECT_NE(std::string(edgeq_last_error()).find("edgeq_llm_state_load_file: "), std::string::npos);
   edgeq_llm_free(a);
   edgeq_llm_free(b);
 }
@@ -179,8 +177,7 @@ TEST(CApiProgress, ReportsAndCancels) {
   llm = reinterpret_cast<edgeq_llm*>(&calls);
   EXPECT_EQ(edgeq_llm_load_with_progress(
                 path.c_str(), nullptr,
-                [](float, void* p) { return ++*static_cast<int*>(p) < 2 ? 1 : 0; }, &calls,
-                &llm),
+                [](float, void* p) { return ++*static_cast<int*>(p) < 2 ? 1 : 0; }, &calls, &llm),
             EDGEQ_CANCELLED);
   EXPECT_EQ(llm, nullptr);
   EXPECT_NE(std::string(edgeq_last_error()).find("model load cancelled by the progress callback"),
@@ -197,8 +194,7 @@ TEST(CApiEmbed, PoolingsAndErrors) {
   edgeq_llm* llm = Load(WriteModel("e.gguf", 128));
   const int32_t ids[] = {1, 9, 33, 4};
   size_t n = 0;
-  EXPECT_EQ(edgeq_llm_embed(llm, ids, 4, "none", -1, nullptr, 0, &n),
-            EDGEQ_ERROR_BUFFER_TOO_SMALL);
+  EXPECT_EQ(edgeq_llm_embed(llm, ids, 4, "none", -1, nullptr, 0, &n), EDGEQ_ERROR_BUFFER_TOO_SMALL);
   EXPECT_EQ(n, 4u * 32);
   std::vector<float> rows(n), last(32);
   ASSERT_EQ(edgeq_llm_embed(llm, ids, 4, "none", -1, rows.data(), rows.size(), &n), EDGEQ_OK);

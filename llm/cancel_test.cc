@@ -99,8 +99,8 @@ TEST(CancelTest, CancelDuringPrefillThenSessionGeneratesAsFreshRun) {
     session.SetAbortCheck({});
   }
   // The rest of the prompt after what the session kept: the same tokens as a fresh run.
-  absl::StatusOr<GenerateResult> r = session.Generate(
-      absl::MakeConstSpan(prompt).subspan(session.n_past()), {.max_tokens = 12});
+  absl::StatusOr<GenerateResult> r =
+      session.Generate(absl::MakeConstSpan(prompt).subspan(session.n_past()), {.max_tokens = 12});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->tokens, want);
   // And after a reset, the whole prompt again.

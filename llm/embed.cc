@@ -1,8 +1,8 @@
 #include "llm/embed.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <algorithm>
 #include <vector>
 
 #include "absl/strings/str_format.h"
@@ -16,8 +16,8 @@ absl::StatusOr<Pooling> ParsePooling(absl::string_view name) {
   for (Pooling p : {Pooling::kNone, Pooling::kMean, Pooling::kCls, Pooling::kLast}) {
     if (name == PoolingName(p)) return p;
   }
-  return absl::InvalidArgumentError(absl::StrFormat(
-      "pooling %s; expected one of none, mean, cls, last", QuoteForError(name)));
+  return absl::InvalidArgumentError(
+      absl::StrFormat("pooling %s; expected one of none, mean, cls, last", QuoteForError(name)));
 }
 
 const char* PoolingName(Pooling pooling) {
@@ -66,24 +66,21 @@ absl::StatusOr<std::vector<float>> Embed(Model& model, absl::Span<const int> tok
   const int64_t dim = model.config().embedding_length, n = static_cast<int64_t>(tokens.size());
   std::vector<float> out(pooling == Pooling::kNone ? n * dim : dim, 0.0f);
   std::vector<double> sum(pooling == Pooling::kMean ? dim : 0, 0.0);
-  EDGEQ_RETURN_IF_ERROR(
-      model.PrefillEmbeddings(tokens, 0, [&](int i, absl::Span<const float> row) {
-        if (pooling == Pooling::kNone) {
-          std::copy(row.begin(), row.end(), out.begin() + i * dim);
-        } else if (pooling == Pooling::kMean) {
-          for (int64_t k = 0; k < dim; ++k) sum[k] += row[k];
-        } else if ((pooling == Pooling::kCls && i == 0) ||
-                   (pooling == Pooling::kLast && i == n - 1)) {
-          std::copy(row.begin(), row.end(), out.begin());
-        }
-        return absl::OkStatus();
-      }));
+  EDGEQ_RETURN_IF_ERROR(model.PrefillEmbeddings(tokens, 0, [&](int i, absl::Span<const float> row) {
+    if (pooling == Pooling::kNone) {
+      std::copy(row.begin(), row.end(), out.begin() + i * dim);
+    } else if (pooling == Pooling::kMean) {
+      for (int64_t k = 0; k < dim; ++k) sum[k] += row[k];
+    } else if ((pooling == Pooling::kCls && i == 0) || (pooling == Pooling::kLast && i == n - 1)) {
+      std::copy(row.begin(), row.end(), out.begin());
+    }
+    return absl::OkStatus();
+  }));
   if (pooling == Pooling::kMean) {
     for (int64_t k = 0; k < dim; ++k) out[k] = static_cast<float>(sum[k] / n);
   }
   for (int64_t r = 0; r < static_cast<int64_t>(out.size()) / dim; ++r) {
-    EDGEQ_RETURN_IF_ERROR(
-        NormalizeEmbedding(absl::MakeSpan(out).subspan(r * dim, dim), normalize));
+    EDGEQ_RETURN_IF_ERROR(NormalizeEmbedding(absl::MakeSpan(out).subspan(r * dim, dim), normalize));
   }
   return out;
 }

@@ -64,9 +64,9 @@ double Cosine(const std::vector<float>& a, const std::vector<float>& b) {
 TEST(EmbedTest, MatchesLlamaEmbedding) {
   const std::vector<int> ids = Tokens();
   ASSERT_EQ(ids.size(), 58u);
-  for (const auto& [shape, xxh3] : {std::pair<std::string, uint64_t>{"smollm2-135m",
-                                                                      0xbf5940ff7850c8b4ull},
-                                    {"qwen3-0.6b", 0xa8ec1ef3d5753b12ull}}) {
+  for (const auto& [shape, xxh3] :
+       {std::pair<std::string, uint64_t>{"smollm2-135m", 0xbf5940ff7850c8b4ull},
+        {"qwen3-0.6b", 0xa8ec1ef3d5753b12ull}}) {
     std::unique_ptr<Model> m = Load(shape, xxh3);
     for (Pooling p : {Pooling::kMean, Pooling::kLast}) {
       absl::StatusOr<std::vector<float>> got = Embed(*m, ids, p, 2);
@@ -103,8 +103,7 @@ TEST(EmbedTest, PoolingsAgree) {
   for (float x : unit) n2 += x * x;
   EXPECT_NEAR(n2, 1.0, 1e-6);
   EXPECT_EQ(Embed(*m, {}, Pooling::kMean, 2).status().message(), "Embed: no tokens given");
-  EXPECT_EQ(Embed(*m, ids, Pooling::kMean, -2).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Embed(*m, ids, Pooling::kMean, -2).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(ParsePooling("max").status().message(),
             "pooling 'max'; expected one of none, mean, cls, last");
   EXPECT_EQ(*ParsePooling("last"), Pooling::kLast);

@@ -85,7 +85,9 @@ class Session {
   // tokens") and the session keeps the blocks already run (n_past() grows by N, their logits are
   // pending, so Generate with the rest of the prompt or with none goes on); during decoding it
   // returns the tokens so far with StopReason::kCancelled. Either way the session stays usable.
-  void SetAbortCheck(std::function<bool()> should_abort) { should_abort_ = std::move(should_abort); }
+  void SetAbortCheck(std::function<bool()> should_abort) {
+    should_abort_ = std::move(should_abort);
+  }
 
  private:
   // Runs the prompt block by block after what the session holds (SetAbortCheck).

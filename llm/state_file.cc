@@ -145,9 +145,9 @@ absl::StatusOr<ParsedState> ParsePayload(absl::string_view payload, Model& model
   }
   EDGEQ_ASSIGN_OR_RETURN(uint32_t nl, r.Get<uint32_t>("the logits count"));
   if (nl != 0 && static_cast<int>(nl) != model.config().vocab_size) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s holds %d logits; expected 0 or the vocabulary's %d", what, nl,
-        model.config().vocab_size));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s holds %d logits; expected 0 or the vocabulary's %d", what, nl,
+                        model.config().vocab_size));
   }
   EDGEQ_ASSIGN_OR_RETURN(absl::string_view lb, r.Take(uint64_t{nl} * 4, "the logits"));
   s.pending.resize(nl);
@@ -161,16 +161,16 @@ absl::StatusOr<ParsedState> ParsePayload(absl::string_view payload, Model& model
     t.name = std::string(name);
     EDGEQ_ASSIGN_OR_RETURN(uint32_t dtype, r.Get<uint32_t>("a tensor type"));
     if (dtype >= static_cast<uint32_t>(kNumDTypes)) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("%s: tensor %s has type %d; expected < %d", what,
-                          QuoteForError(t.name), dtype, kNumDTypes));
+      return absl::InvalidArgumentError(absl::StrFormat("%s: tensor %s has type %d; expected < %d",
+                                                        what, QuoteForError(t.name), dtype,
+                                                        kNumDTypes));
     }
     t.dtype = static_cast<DType>(dtype);
     EDGEQ_ASSIGN_OR_RETURN(uint32_t rank, r.Get<uint32_t>("a tensor rank"));
     if (rank > kMaxRank) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: tensor %s has rank %d; expected <= %d", what, QuoteForError(t.name), rank,
-          kMaxRank));
+      return absl::InvalidArgumentError(absl::StrFormat("%s: tensor %s has rank %d; expected <= %d",
+                                                        what, QuoteForError(t.name), rank,
+                                                        kMaxRank));
     }
     for (uint32_t k = 0; k < rank; ++k) {
       EDGEQ_ASSIGN_OR_RETURN(int64_t d, r.Get<int64_t>("a tensor dimension"));
@@ -182,8 +182,7 @@ absl::StatusOr<ParsedState> ParsePayload(absl::string_view payload, Model& model
     s.tensors.push_back(std::move(t));
   }
   if (!r.done()) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s has bytes after its last tensor", what));
+    return absl::InvalidArgumentError(absl::StrFormat("%s has bytes after its last tensor", what));
   }
   return s;
 }
@@ -205,16 +204,15 @@ absl::Status CheckTensors(const ParsedState& s, const std::vector<Model::Sequenc
     if (t.name != m.name || t.dtype != m.tensor->dtype() || t.dims != want ||
         t.position_axis != m.position_axis) {
       return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: sequence tensor %d is %s %s[%s] (position axis %d); expected %s %s[%s] (%d)", what, i,
-          QuoteForError(t.name), DTypeName(t.dtype), absl::StrJoin(t.dims, ","),
-          t.position_axis, m.name, DTypeName(m.tensor->dtype()), absl::StrJoin(want, ","),
-          m.position_axis));
+          "%s: sequence tensor %d is %s %s[%s] (position axis %d); expected %s %s[%s] (%d)", what,
+          i, QuoteForError(t.name), DTypeName(t.dtype), absl::StrJoin(t.dims, ","), t.position_axis,
+          m.name, DTypeName(m.tensor->dtype()), absl::StrJoin(want, ","), m.position_axis));
     }
     const Layout l = LayoutOf(*m.tensor, m.position_axis, n);
     if (static_cast<uint64_t>(l.outer * l.run) != t.bytes.size()) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: tensor %s holds %d bytes; expected %d", what, m.name, t.bytes.size(),
-          l.outer * l.run));
+      return absl::InvalidArgumentError(absl::StrFormat("%s: tensor %s holds %d bytes; expected %d",
+                                                        what, m.name, t.bytes.size(),
+                                                        l.outer * l.run));
     }
   }
   return absl::OkStatus();
@@ -223,9 +221,9 @@ absl::Status CheckTensors(const ParsedState& s, const std::vector<Model::Sequenc
 // Checks the header and the checksum; returns the payload.
 absl::StatusOr<absl::string_view> Payload(absl::string_view bytes, absl::string_view what) {
   if (bytes.size() < kHeaderBytes) {
-    return absl::DataLossError(absl::StrFormat(
-        "%s is truncated: %d bytes; a state starts with a %d-byte header", what, bytes.size(),
-        kHeaderBytes));
+    return absl::DataLossError(
+        absl::StrFormat("%s is truncated: %d bytes; a state starts with a %d-byte header", what,
+                        bytes.size(), kHeaderBytes));
   }
   if (std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -238,8 +236,8 @@ absl::StatusOr<absl::string_view> Payload(absl::string_view bytes, absl::string_
   std::memcpy(&size, bytes.data() + 16, 8);
   std::memcpy(&sum, bytes.data() + 24, 8);
   if (version != kStateFileVersion) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s has format version %d; expected %d", what, version, kStateFileVersion));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s has format version %d; expected %d", what, version, kStateFileVersion));
   }
   if (size != bytes.size() - kHeaderBytes) {
     return absl::DataLossError(
@@ -363,9 +361,8 @@ absl::Status SaveSessionStateFile(const std::string& path, Model& model, const S
   const std::string tmp = absl::StrCat(path, ".tmp.", getpid());
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (f == nullptr) {
-    return absl::UnavailableError(
-        absl::StrFormat("cannot write session state %s: %s", QuoteForError(tmp),
-                        std::strerror(errno)));
+    return absl::UnavailableError(absl::StrFormat("cannot write session state %s: %s",
+                                                  QuoteForError(tmp), std::strerror(errno)));
   }
   const bool written = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
   const bool flushed = std::fflush(f) == 0 && fsync(fileno(f)) == 0;
@@ -373,16 +370,15 @@ absl::Status SaveSessionStateFile(const std::string& path, Model& model, const S
   if (!written || !flushed || !closed || std::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string err = std::strerror(errno);
     std::remove(tmp.c_str());
-    return absl::UnavailableError(absl::StrFormat("cannot write session state %s: %s",
-                                                  QuoteForError(path), err));
+    return absl::UnavailableError(
+        absl::StrFormat("cannot write session state %s: %s", QuoteForError(path), err));
   }
   return absl::OkStatus();
 }
 
 absl::Status LoadSessionStateFile(const std::string& path, Model& model, Session& session,
                                   TokenSampler* sampler) {
-  EDGEQ_ASSIGN_OR_RETURN(std::string bytes,
-                         ReadFileBounded(path, kMaxStateBytes, "session state"));
+  EDGEQ_ASSIGN_OR_RETURN(std::string bytes, ReadFileBounded(path, kMaxStateBytes, "session state"));
   return LoadSessionState(bytes, model, session, sampler, path);
 }
 

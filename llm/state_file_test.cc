@@ -189,8 +189,9 @@ TEST(StateFileTest, RefusesBadBytesAndChangesNothing) {
       << st;
   std::unique_ptr<Model> reseeded = Load(TinySpec("llama", 6));
   st = LoadSessionState(s.bytes, *reseeded, session, nullptr, "s.state");
-  EXPECT_NE(std::string(st.message()).find("same shape (llama dim 32 layers 2 heads 4/2 head_dim "
-                                           "8 ffn 48 vocab 64 kv f32) but the weights differ"),
+  EXPECT_NE(std::string(st.message())
+                .find("same shape (llama dim 32 layers 2 heads 4/2 head_dim "
+                      "8 ffn 48 vocab 64 kv f32) but the weights differ"),
             std::string::npos)
       << st;
   EXPECT_EQ(session.tokens(), before);

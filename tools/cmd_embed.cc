@@ -32,7 +32,8 @@ constexpr char kEmbedUsage[] =
     "                           (one vector per token)\n"
     "  --embd-normalize N       2 euclidean (default), -1 none, 0 max-abs int16, 1 taxicab, >2\n"
     "                           p-norm\n"
-    "  --embd-output-format F   json (OpenAI-style list) or array; default: llama-embedding's text\n"
+    "  --embd-output-format F   json (OpenAI-style list) or array; default: llama-embedding's "
+    "text\n"
     "The embeddings are the hidden states after the output norm, as llama-embedding's (stdout).";
 
 double Cosine(const float* a, const float* b, int n) {
@@ -114,10 +115,10 @@ void PrintJson(const std::vector<std::vector<float>>& emb, int dim, bool array, 
 }
 
 absl::Status Embed(const Args& raw_args) {
-  std::vector<OptionSpec> specs = {{{"-p", "--prompt"}},         {{"-f", "--file"}},
-                                   {{"--pooling"}},              {{"--embd-normalize"}},
-                                   {{"--embd-output-format"}},   {{"-t", "--threads"}},
-                                   {{"-c", "--ctx-size"}},       {{"--tokenizer"}}};
+  std::vector<OptionSpec> specs = {
+      {{"-p", "--prompt"}},   {{"-f", "--file"}},         {{"--pooling"}},
+      {{"--embd-normalize"}}, {{"--embd-output-format"}}, {{"-t", "--threads"}},
+      {{"-c", "--ctx-size"}}, {{"--tokenizer"}}};
   for (const OptionSpec& s : UbatchOptionSpecs()) specs.push_back(s);
   EDGEQ_ASSIGN_OR_RETURN(const LlmArgs args, ParseLlmArgs(raw_args.raw, specs));
   if (args.positional.size() != 1) {
@@ -134,12 +135,13 @@ absl::Status Embed(const Args& raw_args) {
   if (args.Has("file")) {
     EDGEQ_ASSIGN_OR_RETURN(text, ReadFileBounded(args.Get("file"), kMaxTextFileBytes, "text file"));
   }
-  EDGEQ_ASSIGN_OR_RETURN(const llm::Pooling pooling, llm::ParsePooling(args.Get("pooling", "mean")));
+  EDGEQ_ASSIGN_OR_RETURN(const llm::Pooling pooling,
+                         llm::ParsePooling(args.Get("pooling", "mean")));
   EDGEQ_ASSIGN_OR_RETURN(const int64_t normalize, args.GetInt("embd-normalize", 2, -1, 1000));
   const std::string format = args.Get("embd-output-format");
   if (!format.empty() && format != "json" && format != "array") {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "--embd-output-format %s; expected json or array", QuoteForError(format)));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--embd-output-format %s; expected json or array", QuoteForError(format)));
   }
   EDGEQ_ASSIGN_OR_RETURN(const int threads, GetThreads(args));
   EDGEQ_ASSIGN_OR_RETURN(const int64_t ctx, args.GetInt("ctx-size", 0, 0, 1 << 20));

@@ -59,8 +59,8 @@ absl::StatusOr<double> UsePromptCache(const std::string& path, llm::Model& model
   if (path.empty()) return 0.0;
   EDGEQ_ASSIGN_OR_RETURN(const int reused, llm::LoadPromptCache(path, model, session, ids));
   for (int i = 0; i < reused; ++i) sampler.Accept(ids[i]);
-  absl::FPrintF(stderr, "prompt cache: %d of %d prompt tokens reused from %s\n", reused,
-                ids.size(), path);
+  absl::FPrintF(stderr, "prompt cache: %d of %d prompt tokens reused from %s\n", reused, ids.size(),
+                path);
   if (reused == static_cast<int>(ids.size())) return 0.0;
   EDGEQ_ASSIGN_OR_RETURN(
       llm::GenerateResult p,
@@ -144,12 +144,12 @@ absl::Status Run(const Args& raw_args) {
   const bool cached = !flags.prompt_cache.empty();
   EDGEQ_ASSIGN_OR_RETURN(llm::GenerateResult r,
                          session.Generate(cached ? std::vector<int>() : ids, go, [&](int token) {
-    const std::string piece = tok->Decode(prev, token);
-    std::fwrite(piece.data(), 1, piece.size(), stdout);
-    std::fflush(stdout);
-    prev = token;
-    return true;
-  }));
+                           const std::string piece = tok->Decode(prev, token);
+                           std::fwrite(piece.data(), 1, piece.size(), stdout);
+                           std::fflush(stdout);
+                           prev = token;
+                           return true;
+                         }));
   absl::FPrintF(stdout, "\n");
   r.prefill_seconds += cache_prefill_seconds;
   const int generated = static_cast<int>(r.tokens.size());

@@ -249,8 +249,7 @@ absl::StatusOr<GrammarFlag> ParseGrammarFlag(const LlmArgs& args) {
 absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& raw) {
   std::vector<OptionSpec> specs = {
       {{"-p", "--prompt"}},   {{"-f", "--file"}}, {{"-n", "--n-predict"}},   {{"-t", "--threads"}},
-      {{"-c", "--ctx-size"}}, {{"--tokenizer"}},  {{"--ignore-eos"}, false},
-      {{"--prompt-cache"}},
+      {{"-c", "--ctx-size"}}, {{"--tokenizer"}},  {{"--ignore-eos"}, false}, {{"--prompt-cache"}},
   };
   for (const OptionSpec& s : SamplerOptionSpecs()) specs.push_back(s);
   for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);

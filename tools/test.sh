@@ -97,7 +97,7 @@ run_stage asan --config=asan --build_tests_only "${asan_targets[@]}" -- -//tests
 # The runtime's threaded tests (two Models executing at once, 2-thread kernels) under
 # ThreadSanitizer.
 run_stage tsan --config=tsan --build_tests_only //runtime:session_test //runtime:ops_test \
-  //runtime:qmatmul_op_test //runtime:execute_alloc_test //llm:cancel_test
+  //runtime:qmatmul_op_test //runtime:execute_alloc_test
 
 if [ -x tests/fuzz/run_fuzzers.sh ]; then
   echo "=== fuzz: tests/fuzz/run_fuzzers.sh (short run)"
