@@ -52,21 +52,25 @@ constexpr char kRunUsage[] =
 
 // --prompt-cache FILE: the session takes the file's state when its tokens begin the prompt, then
 // runs the rest of the prompt and, if there was a rest, saves the state (without the sampler's)
-// to FILE. Returns the seconds the rest took.
-absl::StatusOr<double> UsePromptCache(const std::string& path, llm::Model& model,
-                                      llm::Session& session, llm::Sampler& sampler,
-                                      const std::vector<int>& ids) {
-  if (path.empty()) return 0.0;
+// to FILE.
+struct CacheUse {
+  int reused = 0;      // prompt tokens taken from FILE
+  double seconds = 0;  // the rest of the prompt's prefill
+};
+absl::StatusOr<CacheUse> UsePromptCache(const std::string& path, llm::Model& model,
+                                        llm::Session& session, llm::Sampler& sampler,
+                                        const std::vector<int>& ids) {
+  if (path.empty()) return CacheUse();
   EDGEQ_ASSIGN_OR_RETURN(const int reused, llm::LoadPromptCache(path, model, session, ids));
   for (int i = 0; i < reused; ++i) sampler.Accept(ids[i]);
   absl::FPrintF(stderr, "prompt cache: %d of %d prompt tokens reused from %s\n", reused, ids.size(),
                 path);
-  if (reused == static_cast<int>(ids.size())) return 0.0;
+  if (reused == static_cast<int>(ids.size())) return CacheUse{reused, 0.0};
   EDGEQ_ASSIGN_OR_RETURN(
       llm::GenerateResult p,
       session.Generate(absl::MakeConstSpan(ids).subspan(reused), {.max_tokens = 0}));
   EDGEQ_RETURN_IF_ERROR(llm::SaveSessionStateFile(path, model, session, nullptr));
-  return p.prefill_seconds;
+  return CacheUse{reused, p.prefill_seconds};
 }
 
 absl::Status Run(const Args& raw_args) {
@@ -139,7 +143,7 @@ absl::Status Run(const Args& raw_args) {
   std::fflush(stdout);
   int prev = ids.back();
   llm::Session session(model, sampler);
-  EDGEQ_ASSIGN_OR_RETURN(double cache_prefill_seconds,
+  EDGEQ_ASSIGN_OR_RETURN(const CacheUse cache,
                          UsePromptCache(flags.prompt_cache, model, session, sampler, ids));
   const bool cached = !flags.prompt_cache.empty();
   EDGEQ_ASSIGN_OR_RETURN(llm::GenerateResult r,
@@ -151,13 +155,14 @@ absl::Status Run(const Args& raw_args) {
                            return true;
                          }));
   absl::FPrintF(stdout, "\n");
-  r.prefill_seconds += cache_prefill_seconds;
+  r.prefill_seconds += cache.seconds;
+  const size_t run = ids.size() - cache.reused;  // prompt tokens run (the rest came from FILE)
   const int generated = static_cast<int>(r.tokens.size());
   absl::FPrintF(stderr,
                 "prefill: %d tokens in %.1f ms (%.2f tokens/s); decode: %d tokens in %.1f ms "
                 "(%.2f tokens/s); stop: %s\n",
-                ids.size(), r.prefill_seconds * 1e3, ids.size() / std::max(r.prefill_seconds, 1e-9),
-                generated, r.decode_seconds * 1e3, generated / std::max(r.decode_seconds, 1e-9),
+                run, r.prefill_seconds * 1e3, run / std::max(r.prefill_seconds, 1e-9), generated,
+                r.decode_seconds * 1e3, generated / std::max(r.decode_seconds, 1e-9),
                 llm::StopReasonName(r.reason));
   absl::FPrintF(stderr, "memory: %s\n", MemoryReport(model));
   return absl::OkStatus();

@@ -27,6 +27,7 @@ for s in "--temp 0" "--temp 1 --seed 5 --top-k 0"; do
   edgeq run "$tmp/m.gguf" -p "$p" -n 16 -c 128 -t 1 $s --prompt-cache "$tmp/c.state" \
     >"$tmp/second.txt" 2>"$tmp/second.err"
   check "$s: second run reuses the whole prompt" grep -q "^prompt cache: 35 of 35 prompt tokens reused" "$tmp/second.err"
+  check "$s: second run reports no prompt token run" grep -q "^prefill: 0 tokens in" "$tmp/second.err"
   check "$s: first run = plain run" cmp -s "$tmp/plain.txt" "$tmp/first.txt"
   check "$s: cached run = plain run" cmp -s "$tmp/plain.txt" "$tmp/second.txt"
 done
