@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "c_api/internal.h"
+#include "c_api/llm_internal.h"
 #include "checkpoint/formats.h"
 #include "core/dtype.h"
 #include "core/tensor.h"
@@ -55,6 +56,9 @@ edgeq_status FromStatus(const absl::Status& status) {
     case absl::StatusCode::kFailedPrecondition:
     case absl::StatusCode::kAlreadyExists:
       code = EDGEQ_ERROR_FAILED_PRECONDITION;
+      break;
+    case absl::StatusCode::kCancelled:
+      code = EDGEQ_CANCELLED;
       break;
     case absl::StatusCode::kUnavailable:
     case absl::StatusCode::kPermissionDenied:
@@ -133,28 +137,6 @@ struct edgeq_checkpoint {
   std::vector<std::string> dtypes;  // per tensor, in Keys() order
 };
 
-// Forwards to a Sampler replaced on every generate call (Session keeps a reference).
-class SwitchableSampler : public edgeq::llm::TokenSampler {
- public:
-  int Sample(absl::Span<const float> logits) override { return sampler->Sample(logits); }
-  void Accept(int token) override { sampler->Accept(token); }
-  absl::Status TakeError() override { return sampler->TakeError(); }
-  void Reset() override {
-    if (sampler) sampler->Reset();
-  }
-  std::optional<edgeq::llm::Sampler> sampler;
-};
-
-struct edgeq_llm {
-  std::unique_ptr<edgeq::llm::Model> model;
-  std::optional<edgeq::tokenizer::Tokenizer> tokenizer;
-  SwitchableSampler sampler;
-  std::unique_ptr<edgeq::llm::Session> session;
-  // Set by edgeq_llm_set_grammar / _set_json_schema; the vocabulary's pieces built once.
-  std::shared_ptr<const edgeq::grammar::Grammar> grammar;
-  std::shared_ptr<const edgeq::llm::GrammarVocab> grammar_vocab;
-};
-
 namespace {
 
 edgeq_status SetGrammarText(edgeq_llm* llm, const char* fn, const char* what,
@@ -210,6 +192,8 @@ const char* edgeq_status_name(edgeq_status status) {
       return "IO";
     case EDGEQ_ERROR_INTERNAL:
       return "INTERNAL";
+    case EDGEQ_CANCELLED:
+      return "CANCELLED";
   }
   return "UNKNOWN";
 }
@@ -385,9 +369,18 @@ edgeq_sampling_params edgeq_sampling_default(void) {
 }
 
 edgeq_status edgeq_llm_load(const char* path, const edgeq_llm_options* options, edgeq_llm** out) {
+  return edgeq_llm_load_with_progress(path, options, nullptr, nullptr, out);
+}
+
+edgeq_status edgeq_llm_load_with_progress(const char* path, const edgeq_llm_options* options,
+                                          edgeq_progress_callback progress, void* user_data,
+                                          edgeq_llm** out) {
   EDGEQ_C_CHECK_ARG(path != nullptr && out != nullptr, "path or out is NULL");
   *out = nullptr;
   edgeq::llm::ModelOptions mo;
+  if (progress != nullptr) {
+    mo.on_progress = [progress, user_data](float f) { return progress(f, user_data) != 0; };
+  }
   if (options != nullptr) {
     if (options->num_threads > edgeq::kMaxSessionThreads) {
       return Fail(EDGEQ_ERROR_INVALID_ARGUMENT,
@@ -424,6 +417,7 @@ edgeq_status edgeq_llm_load(const char* path, const edgeq_llm_options* options, 
     if (!g.ok()) return FromStatus(g);
   }
   llm->session = std::make_unique<edgeq::llm::Session>(*llm->model, llm->sampler);
+  edgeq::c_api::InstallAbortCheck(llm.get());
   *out = llm.release();
   return EDGEQ_OK;
 }
@@ -522,6 +516,13 @@ edgeq_status edgeq_llm_generate(edgeq_llm* llm, const int32_t* prompt, size_t n_
   }
   // Re-accept what the context holds so penalties see it.
   for (int t : llm->session->tokens()) llm->sampler.Accept(t);
+  // A loaded state's sampler (random sequence, penalties window) goes on where it was saved.
+  if (!llm->restored_sampler.empty()) {
+    const absl::Status st = llm->sampler.LoadState(llm->restored_sampler);
+    if (!st.ok()) return FromStatus(st);
+    llm->restored_sampler.clear();
+  }
+  llm->cancel.store(false);
 
   edgeq::llm::GenerateOptions go;
   go.max_tokens = max_tokens;
@@ -543,6 +544,10 @@ edgeq_status edgeq_llm_generate(edgeq_llm* llm, const int32_t* prompt, size_t n_
     const size_t n = std::min(capacity, result->tokens.size());
     for (size_t i = 0; i < n; ++i) out_tokens[i] = result->tokens[i];
   }
+  if (result->reason == edgeq::llm::StopReason::kCancelled) {
+    return Fail(EDGEQ_CANCELLED, absl::StrCat("edgeq_llm_generate: cancelled after ",
+                                              result->tokens.size(), " generated tokens"));
+  }
   return EDGEQ_OK;
 }
 
@@ -562,6 +567,7 @@ edgeq_status edgeq_llm_eval(edgeq_llm* llm, const int32_t* tokens, size_t n_toke
         absl::StrCat("edgeq_llm_eval: logits holds ", capacity, " floats, vocabulary ", vocab));
   }
   llm->session->Reset();
+  llm->restored_sampler.clear();
   std::vector<int> t(tokens, tokens + n_tokens);
   auto out = llm->model->Prefill(t, 0);
   if (!out.ok()) return FromStatus(out.status());
@@ -649,6 +655,7 @@ edgeq_status edgeq_llm_chat_tokenize(const edgeq_llm* llm, const char* chat_temp
 
 void edgeq_llm_reset(edgeq_llm* llm) {
   if (llm) llm->session->Reset();
+  if (llm) llm->restored_sampler.clear();
 }
 
 }  // extern "C"

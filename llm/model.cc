@@ -21,6 +21,7 @@
 #include "core/status_macros.h"
 #include "graph/ops.h"
 #include "llm/arch/common.h"
+#include "llm/load_progress.h"
 #include "llm/ops.h"
 #include "llm/rope_frequencies.h"
 #include "quantization/block_layout.h"
@@ -107,9 +108,15 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
   EDGEQ_ASSIGN_OR_RETURN(m->inv_freq_, RopeFrequencies(c, m->weights_, m->context_, false));
   EDGEQ_ASSIGN_OR_RETURN(m->inv_freq_swa_, RopeFrequencies(c, m->weights_, m->context_, true));
   EDGEQ_RETURN_IF_ERROR(m->CheckEveryTensorUsed(dict));
-  m->CreateSession(options);
+  auto progress = std::make_shared<LoadProgress>(options.on_progress, m->weight_bytes_);
+  progress->Report(0.0f);
+  EDGEQ_RETURN_IF_ERROR(progress->status());
+  m->CreateSession(options, progress);
   EDGEQ_RETURN_IF_ERROR(m->LoadGraphs(options.prefill_block));
+  EDGEQ_RETURN_IF_ERROR(progress->status());
   EDGEQ_RETURN_IF_ERROR(m->AllocateKvCache());
+  progress->Finish();
+  EDGEQ_RETURN_IF_ERROR(progress->status());
   return m;
 }
 
@@ -189,12 +196,14 @@ absl::Status Model::CheckEveryTensorUsed(const TensorDict& dict) {
   return absl::OkStatus();
 }
 
-void Model::CreateSession(const ModelOptions& options) {
+void Model::CreateSession(const ModelOptions& options, std::shared_ptr<LoadProgress> progress) {
   SessionOptions so{.num_threads = options.num_threads, .isa_cap = options.isa_cap};
+  so.on_constant_copied = [progress](const void*, size_t bytes) { progress->Add(bytes); };
   if (!options.mapped_file.empty()) {
     const absl::Span<const uint8_t> mapping = options.mapped_file;
-    so.on_constant_copied = [this, mapping](const void* data, size_t bytes) {
+    so.on_constant_copied = [this, mapping, progress](const void* data, size_t bytes) {
       ReleaseCopiedWeight(mapping, data, bytes);
+      progress->Add(bytes);
     };
     auto release = std::make_shared<checkpoint::ProgressivePageRelease>(mapping);
     so.on_constant_bytes_read = [release](const void* data, size_t bytes_read) {

@@ -46,6 +46,7 @@
 #include "llm/arch/model_config.h"
 #include "llm/prefill_plan.h"
 #include "runtime/session.h"
+#include "llm/load_progress.h"
 
 namespace edgeq {
 namespace llm {
@@ -77,6 +78,9 @@ struct ModelOptions {
   // a tied embedding's gather brings back only the pages of the rows it reads), so that resident
   // memory stays near the file size instead of file + copies. Empty: nothing is dropped.
   absl::Span<const uint8_t> mapped_file = {};
+  // Load progress (llm/load_progress.h): called with the fraction done, 0 first and 1 last;
+  // return false to cancel the load (Cancelled). Not called after Load returns.
+  std::function<bool(float fraction)> on_progress = nullptr;
 };
 
 class Model {
@@ -133,6 +137,24 @@ class Model {
   // "matmul_f32"}, in order of first use.
   std::vector<std::string> MatmulKernels() const;
 
+  // The hidden states after the output norm (llama.cpp's t_embd: what its embeddings pool) of
+  // `tokens` at positions pos..: on_row(i, row [embedding_length]) for each, in order (the span
+  // is valid during the call). Runs and caches the tokens as Prefill does (llm/embed.cc).
+  absl::Status PrefillEmbeddings(
+      absl::Span<const int> tokens, int pos,
+      const std::function<absl::Status(int, absl::Span<const float>)>& on_row);
+
+  // The tensors that hold one sequence's state (llm/state_file.h saves and restores them by
+  // name): the KV cache ("k_cache.L", "v_cache.L", [kv heads, context, head dim] f32 or q8_0
+  // rows), and any other per-sequence state the model keeps. position_axis is the axis indexed by
+  // position (only positions before n_past are state), or -1 if the whole tensor is state.
+  struct SequenceTensor {
+    std::string name;
+    Tensor* tensor = nullptr;
+    int position_axis = -1;
+  };
+  std::vector<SequenceTensor> SequenceTensors();
+
   // Bytes of mapped weights whose pages were dropped after their kernels copied them
   // (ModelOptions::mapped_file).
   uint64_t released_weight_bytes() const { return released_weight_bytes_; }
@@ -165,7 +187,7 @@ class Model {
   static absl::Status CheckOptions(const ModelOptions& options, const ModelConfig& c);
   absl::Status AdoptWeights(const checkpoint::TensorDict& dict);
   absl::Status CheckEveryTensorUsed(const checkpoint::TensorDict& dict);
-  void CreateSession(const ModelOptions& options);
+  void CreateSession(const ModelOptions& options, std::shared_ptr<LoadProgress> progress);
   absl::Status LoadGraphs(int prefill_block);
   absl::Status AllocateKvCache();
   absl::StatusOr<Block> LoadBlock(int64_t t);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <sstream>
+#include <string>
 
 #include "absl/strings/str_format.h"
 
@@ -64,6 +66,50 @@ void Sampler::Accept(int token) {
     if (--counts_[old] == 0) counts_.erase(old);
   }
   prev_.push_back(token);
+}
+
+namespace {
+constexpr char kStateTag[] = "edgeq-sampler-state 1";
+}  // namespace
+
+std::string Sampler::SaveState() const {
+  std::ostringstream os;
+  os << kStateTag << "\n" << rng_ << "\n" << prev_.size();
+  for (int t : prev_) os << ' ' << t;
+  os << "\n";
+  return os.str();
+}
+
+absl::Status Sampler::LoadState(absl::string_view state) {
+  std::istringstream is{std::string(state)};
+  std::string tag;
+  std::getline(is, tag);
+  if (tag != kStateTag) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("sampler state does not start with \"%s\"", kStateTag));
+  }
+  std::mt19937 rng;
+  int64_t n = -1;
+  is >> rng >> n;
+  if (!is || n < 0 || n > static_cast<int64_t>(state.size())) {
+    return absl::InvalidArgumentError(
+        "sampler state: the random generator's state or the window's length is malformed");
+  }
+  std::vector<int> window(static_cast<size_t>(n));
+  for (int& t : window) {
+    is >> t;
+    if (!is || t < 0 || t >= static_cast<int>(cur_.size())) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "sampler state: a penalties-window token is not an id in [0, %d)", cur_.size()));
+    }
+  }
+  rng_ = rng;
+  prev_.clear();
+  counts_.clear();
+  for (int t : window) Accept(t);
+  RestartGrammar();
+  error_ = absl::OkStatus();
+  return absl::OkStatus();
 }
 
 absl::Status Sampler::SetGrammar(std::shared_ptr<const grammar::Grammar> grammar,

@@ -63,6 +63,13 @@ class TokenSampler {
   // An error met by the last Sample (e.g. a grammar that no token can continue), cleared by the
   // call; the token Sample returned with it is not to be used.
   virtual absl::Status TakeError() { return absl::OkStatus(); }
+  // The state that decides the next samples, as bytes (llm/state_file.h); "" if it has none.
+  virtual std::string SaveState() const { return std::string(); }
+  // Restores what SaveState gave; InvalidArgument naming what is wrong if `state` is not one.
+  virtual absl::Status LoadState(absl::string_view state) {
+    return state.empty() ? absl::OkStatus()
+                         : absl::InvalidArgumentError("sampler state given to a stateless sampler");
+  }
 };
 
 // A vocabulary as a grammar sees it, built once per vocabulary and shared by samplers: each
@@ -119,6 +126,10 @@ class Sampler : public TokenSampler {
   // The grammar's state (for tests: IsAccepting after generation); requires has_grammar().
   const grammar::Matcher& matcher() const { return *matcher_; }
   absl::Status TakeError() override;
+  // The random generator's state and the penalties window (the accepted tokens it remembers);
+  // not the grammar's position (LoadState restarts the grammar) nor the options.
+  std::string SaveState() const override;
+  absl::Status LoadState(absl::string_view state) override;
 
   const SamplerOptions& options() const { return options_; }
   // The seed in use (the clock's if options.seed was kRandomSeed).

@@ -25,6 +25,8 @@ const char* StopReasonName(StopReason reason) {
       return "context full";
     case StopReason::kCallback:
       return "stopped by callback";
+    case StopReason::kCancelled:
+      return "cancelled";
   }
   return "?";
 }
@@ -46,6 +48,33 @@ absl::Status Session::Rewind(int n) {
   return absl::OkStatus();
 }
 
+absl::Status Session::PrefillPrompt(absl::Span<const int> prompt) {
+  const int vocab = model_.config().vocab_size;
+  for (int t : prompt) {  // all checked before the first block runs
+    if (t < 0 || t >= vocab) {
+      return absl::OutOfRangeError(
+          absl::StrFormat("token %d is outside the vocabulary [0, %d)", t, vocab));
+    }
+  }
+  // One model block at a time (the model plans a longer span as the same full blocks first), so
+  // that the abort check runs between blocks.
+  const size_t step = static_cast<size_t>(std::max(1, model_.ubatch_size()));
+  for (size_t i = 0; i < prompt.size(); i += step) {
+    if (should_abort_ && should_abort_()) {
+      return absl::CancelledError(
+          absl::StrFormat("cancelled after %d of %d prompt tokens", i, prompt.size()));
+    }
+    const absl::Span<const int> block = prompt.subspan(i, step);
+    EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> logits, model_.Prefill(block, n_past()));
+    pending_.assign(logits.begin(), logits.end());
+    for (int t : block) {
+      tokens_.push_back(t);
+      sampler_.Accept(t);
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<GenerateResult> Session::Generate(absl::Span<const int> prompt,
                                                  const GenerateOptions& options,
                                                  const TokenCallback& on_token) {
@@ -63,17 +92,14 @@ absl::StatusOr<GenerateResult> Session::Generate(absl::Span<const int> prompt,
   GenerateResult r;
   r.prompt_tokens = static_cast<int>(prompt.size());
   const double start = Now();
-  if (!prompt.empty()) {
-    EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> logits, model_.Prefill(prompt, n_past()));
-    pending_.assign(logits.begin(), logits.end());
-    for (int t : prompt) {
-      tokens_.push_back(t);
-      sampler_.Accept(t);
-    }
-  }
+  EDGEQ_RETURN_IF_ERROR(PrefillPrompt(prompt));
   double decode_start = Now();
   r.prefill_seconds = decode_start - start;
   while (true) {
+    if (should_abort_ && should_abort_()) {
+      r.reason = StopReason::kCancelled;
+      break;
+    }
     if (options.max_tokens >= 0 && static_cast<int>(r.tokens.size()) >= options.max_tokens) {
       r.reason = StopReason::kMaxTokens;
       break;

@@ -15,6 +15,7 @@
 #define EDGEQ_LLM_SESSION_H_
 
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -30,7 +31,8 @@ struct GenerateOptions {
   std::vector<int> stop_tokens = {};  // e.g. the vocabulary's EOS/EOT
 };
 
-enum class StopReason { kMaxTokens, kStopToken, kContextFull, kCallback };
+// kCancelled: the abort check (SetAbortCheck) asked to stop during decoding.
+enum class StopReason { kMaxTokens, kStopToken, kContextFull, kCallback, kCancelled };
 const char* StopReasonName(StopReason reason);  // "max tokens", "stop token", ...
 
 struct GenerateResult {
@@ -67,13 +69,36 @@ class Session {
   // Tokens in the context so far (prompts and generated tokens that were fed to the model).
   const std::vector<int>& tokens() const { return tokens_; }
   int n_past() const { return static_cast<int>(tokens_.size()); }
+  // The logits after the last token when they were not yet sampled from, else empty.
+  const std::vector<float>& pending_logits() const { return pending_; }
+  // Sets the sequence to `tokens` whose state the model's sequence tensors already hold (a state
+  // restored by llm/state_file.h) and the logits after them (may be empty); the sampler is
+  // untouched.
+  void Restore(std::vector<int> tokens, std::vector<float> pending) {
+    tokens_ = std::move(tokens);
+    pending_ = std::move(pending);
+  }
+
+  // Cancellation: `should_abort` (may be empty) is called, from the thread running Generate,
+  // before each prefill block (the model's ubatch) and each decode step; when it returns true,
+  // Generate stops there: during the prompt it returns Cancelled ("cancelled after N of M prompt
+  // tokens") and the session keeps the blocks already run (n_past() grows by N, their logits are
+  // pending, so Generate with the rest of the prompt or with none goes on); during decoding it
+  // returns the tokens so far with StopReason::kCancelled. Either way the session stays usable.
+  void SetAbortCheck(std::function<bool()> should_abort) {
+    should_abort_ = std::move(should_abort);
+  }
 
  private:
+  // Runs the prompt block by block after what the session holds (SetAbortCheck).
+  absl::Status PrefillPrompt(absl::Span<const int> prompt);
+
   Model& model_;
   TokenSampler& sampler_;
   std::vector<int> tokens_;
   // The logits after the last token in tokens_, when it was not yet sampled from; else empty.
   std::vector<float> pending_;
+  std::function<bool()> should_abort_;
 };
 
 }  // namespace llm

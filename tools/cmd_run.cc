@@ -12,6 +12,7 @@
 #include "llm/model.h"
 #include "llm/sampler.h"
 #include "llm/session.h"
+#include "llm/state_file.h"
 #include "runtime/kernels/cpu_features.h"
 #include "tools/command.h"
 #include "tools/llm_cli.h"
@@ -25,7 +26,7 @@ constexpr char kRunUsage[] =
     "MODEL -p TEXT|-f FILE [-n N] [--temp T] [--top-k K] [--top-p P] [--min-p P] "
     "[--repeat-penalty R] [--repeat-last-n N] [--presence-penalty P] [--frequency-penalty F] "
     "[-s SEED] [-t THREADS] [-c CTX] [-ub N] [-ctk TYPE] [--tokenizer FILE] [--ignore-eos]\n"
-    "    [--grammar GBNF | --grammar-file FILE | -j JSON_SCHEMA]\n"
+    "    [--grammar GBNF | --grammar-file FILE | -j JSON_SCHEMA] [--prompt-cache FILE]\n"
     "  -p, --prompt TEXT        prompt (BOS added as the vocabulary says)\n"
     "  -f, --file FILE          the prompt from a file (at most 32 MiB)\n"
     "  -n, --n-predict N        tokens to generate (default -1: until EOS or the context ends)\n"
@@ -42,10 +43,35 @@ constexpr char kRunUsage[] =
     "  --grammar GBNF           constrain the output to a GBNF grammar (llama.cpp's format)\n"
     "  --grammar-file FILE      the grammar from a file (at most 1 MiB)\n"
     "  -j, --json-schema JSON   constrain the output to JSON valid under this schema\n"
+    "  --prompt-cache FILE      reuse the state saved in FILE when its tokens begin the prompt;\n"
+    "                           else run the prompt and save its state there (llama.cpp's)\n"
     "  --tokenizer FILE         a llama2.c tokenizer.bin for a model without a "
     "vocabulary\n" EDGEQ_UBATCH_USAGE EDGEQ_KV_CACHE_USAGE
     "Sampler order: penalties, top-k, top-p, min-p, temperature, draw (llama.cpp's).\n"
     "The text goes to stdout; the load and speed report to stderr.";
+
+// --prompt-cache FILE: the session takes the file's state when its tokens begin the prompt, then
+// runs the rest of the prompt and, if there was a rest, saves the state (without the sampler's)
+// to FILE.
+struct CacheUse {
+  int reused = 0;      // prompt tokens taken from FILE
+  double seconds = 0;  // the rest of the prompt's prefill
+};
+absl::StatusOr<CacheUse> UsePromptCache(const std::string& path, llm::Model& model,
+                                        llm::Session& session, llm::Sampler& sampler,
+                                        const std::vector<int>& ids) {
+  if (path.empty()) return CacheUse();
+  EDGEQ_ASSIGN_OR_RETURN(const int reused, llm::LoadPromptCache(path, model, session, ids));
+  for (int i = 0; i < reused; ++i) sampler.Accept(ids[i]);
+  absl::FPrintF(stderr, "prompt cache: %d of %d prompt tokens reused from %s\n", reused, ids.size(),
+                path);
+  if (reused == static_cast<int>(ids.size())) return CacheUse{reused, 0.0};
+  EDGEQ_ASSIGN_OR_RETURN(
+      llm::GenerateResult p,
+      session.Generate(absl::MakeConstSpan(ids).subspan(reused), {.max_tokens = 0}));
+  EDGEQ_RETURN_IF_ERROR(llm::SaveSessionStateFile(path, model, session, nullptr));
+  return CacheUse{reused, p.prefill_seconds};
+}
 
 absl::Status Run(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(RunFlags flags, ParseRunFlags(raw_args.raw));
@@ -117,20 +143,26 @@ absl::Status Run(const Args& raw_args) {
   std::fflush(stdout);
   int prev = ids.back();
   llm::Session session(model, sampler);
-  EDGEQ_ASSIGN_OR_RETURN(llm::GenerateResult r, session.Generate(ids, go, [&](int token) {
-    const std::string piece = tok->Decode(prev, token);
-    std::fwrite(piece.data(), 1, piece.size(), stdout);
-    std::fflush(stdout);
-    prev = token;
-    return true;
-  }));
+  EDGEQ_ASSIGN_OR_RETURN(const CacheUse cache,
+                         UsePromptCache(flags.prompt_cache, model, session, sampler, ids));
+  const bool cached = !flags.prompt_cache.empty();
+  EDGEQ_ASSIGN_OR_RETURN(llm::GenerateResult r,
+                         session.Generate(cached ? std::vector<int>() : ids, go, [&](int token) {
+                           const std::string piece = tok->Decode(prev, token);
+                           std::fwrite(piece.data(), 1, piece.size(), stdout);
+                           std::fflush(stdout);
+                           prev = token;
+                           return true;
+                         }));
   absl::FPrintF(stdout, "\n");
+  r.prefill_seconds += cache.seconds;
+  const size_t run = ids.size() - cache.reused;  // prompt tokens run (the rest came from FILE)
   const int generated = static_cast<int>(r.tokens.size());
   absl::FPrintF(stderr,
                 "prefill: %d tokens in %.1f ms (%.2f tokens/s); decode: %d tokens in %.1f ms "
                 "(%.2f tokens/s); stop: %s\n",
-                ids.size(), r.prefill_seconds * 1e3, ids.size() / std::max(r.prefill_seconds, 1e-9),
-                generated, r.decode_seconds * 1e3, generated / std::max(r.decode_seconds, 1e-9),
+                run, r.prefill_seconds * 1e3, run / std::max(r.prefill_seconds, 1e-9), generated,
+                r.decode_seconds * 1e3, generated / std::max(r.decode_seconds, 1e-9),
                 llm::StopReasonName(r.reason));
   absl::FPrintF(stderr, "memory: %s\n", MemoryReport(model));
   return absl::OkStatus();

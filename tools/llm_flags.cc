@@ -249,7 +249,7 @@ absl::StatusOr<GrammarFlag> ParseGrammarFlag(const LlmArgs& args) {
 absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& raw) {
   std::vector<OptionSpec> specs = {
       {{"-p", "--prompt"}},   {{"-f", "--file"}}, {{"-n", "--n-predict"}},   {{"-t", "--threads"}},
-      {{"-c", "--ctx-size"}}, {{"--tokenizer"}},  {{"--ignore-eos"}, false},
+      {{"-c", "--ctx-size"}}, {{"--tokenizer"}},  {{"--ignore-eos"}, false}, {{"--prompt-cache"}},
   };
   for (const OptionSpec& s : SamplerOptionSpecs()) specs.push_back(s);
   for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
@@ -277,6 +277,10 @@ absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& raw) {
   EDGEQ_ASSIGN_OR_RETURN(f.cache_type, ParseKvCacheType(args));
   EDGEQ_ASSIGN_OR_RETURN(f.grammar, ParseGrammarFlag(args));
   EDGEQ_ASSIGN_OR_RETURN(f.ubatch, GetUbatch(args));
+  f.prompt_cache = args.Get("prompt-cache");
+  if (args.Has("prompt-cache") && f.prompt_cache.empty()) {
+    return absl::InvalidArgumentError("--prompt-cache is empty; expected a file name");
+  }
   return f;
 }
 

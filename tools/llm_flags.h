@@ -109,7 +109,8 @@ struct RunFlags {
   llm::SamplerOptions sampler;
   llm::KvCacheType cache_type = llm::KvCacheType::kF32;
   GrammarFlag grammar;
-  int ubatch = 0;  // GetUbatch
+  int ubatch = 0;            // GetUbatch
+  std::string prompt_cache;  // --prompt-cache FILE (llm/state_file.h LoadPromptCache)
 };
 absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& raw);
 

@@ -43,5 +43,5 @@ run_junit graph dev.edgeq.GraphTest
 reference_data_dir models
 props=("-Dedgeq.model=$REPLY/stories260K.gguf"
   "-Dedgeq.golden_dir=$PWD/tests/testdata/tinystories")
-run_junit llm dev.edgeq.LlmTest dev.edgeq.LongGenerationTest
+run_junit llm dev.edgeq.LlmTest dev.edgeq.LongGenerationTest dev.edgeq.StateTest
 finish

@@ -46,7 +46,9 @@ typedef enum edgeq_status {
   EDGEQ_ERROR_FAILED_PRECONDITION = 4,
   EDGEQ_ERROR_BUFFER_TOO_SMALL = 5,
   EDGEQ_ERROR_IO = 6,
-  EDGEQ_ERROR_INTERNAL = 7
+  EDGEQ_ERROR_INTERNAL = 7,
+  /* A call stopped by edgeq_llm_cancel, an abort callback or a progress callback. */
+  EDGEQ_CANCELLED = 8
 } edgeq_status;
 
 /* ---- Library info ------------------------------------------------------------------------- */
@@ -331,6 +333,59 @@ EDGEQ_API edgeq_status edgeq_llm_eval(edgeq_llm* llm, const int32_t* tokens, siz
 EDGEQ_API int32_t edgeq_llm_n_past(const edgeq_llm* llm);
 /* Forgets the sequence. [one thread per handle] */
 EDGEQ_API void edgeq_llm_reset(edgeq_llm* llm);
+
+/* ---- Embeddings (llm/embed.h) -----------------------------------------------------------------
+ * The embedding of `tokens` as one sequence, as llama-embedding computes it for decoder models:
+ * the hidden states after the output norm, pooled by `pooling` ("mean", "last" (Qwen3-Embedding),
+ * "cls": the first token, "none": one row per token) and normalized as --embd-normalize
+ * (2 euclidean, -1 none, 0 max-abs to int16 range, 1 taxicab, > 2 p-norm). The context is
+ * forgotten first (as edgeq_llm_eval). *n_floats gets the count (the embedding size, or n_tokens
+ * times it for "none"; the count needed on EDGEQ_ERROR_BUFFER_TOO_SMALL). An unknown pooling or
+ * normalize < -1: EDGEQ_ERROR_INVALID_ARGUMENT. [one thread per handle] */
+EDGEQ_API edgeq_status edgeq_llm_embed(edgeq_llm* llm, const int32_t* tokens, size_t n_tokens,
+                                       const char* pooling, int32_t normalize, float* out,
+                                       size_t capacity, size_t* n_floats);
+
+/* ---- Saved sessions (llm/state_file.h) --------------------------------------------------------
+ * A state holds the sequence (its tokens and the logits not yet sampled from), the model's
+ * per-sequence tensors (the KV cache rows of the positions used) and the sampler's random
+ * sequence and penalties window, in a versioned format checked by XXH64 and tied to the model
+ * (architecture, widths, KV cache type and a fingerprint of the weights). After a load, the next
+ * edgeq_llm_generate (prompt may be empty) continues exactly as the saved handle would have: the
+ * same tokens as one uninterrupted run, greedy or seeded. Truncated or corrupted bytes are
+ * EDGEQ_ERROR_IO, another model's state or another format version EDGEQ_ERROR_INVALID_ARGUMENT;
+ * on any error the handle is unchanged. [one thread per handle] */
+/* Writes the state into `buffer` (capacity bytes); *size gets its size (the size needed on
+ * EDGEQ_ERROR_BUFFER_TOO_SMALL; buffer may be NULL with capacity 0 to ask). */
+EDGEQ_API edgeq_status edgeq_llm_state_save(edgeq_llm* llm, uint8_t* buffer, size_t capacity,
+                                            size_t* size);
+EDGEQ_API edgeq_status edgeq_llm_state_load(edgeq_llm* llm, const uint8_t* buffer, size_t size);
+/* The same with a file, written atomically (a temporary beside it renamed over it). */
+EDGEQ_API edgeq_status edgeq_llm_state_save_file(edgeq_llm* llm, const char* path);
+EDGEQ_API edgeq_status edgeq_llm_state_load_file(edgeq_llm* llm, const char* path);
+
+/* ---- Cancellation and progress ----------------------------------------------------------------
+ * edgeq_llm_cancel asks the edgeq_llm_generate running on the handle to stop at its next check:
+ * before each prompt block (at most the ubatch of tokens) and each generated token. It returns
+ * EDGEQ_CANCELLED; the handle stays usable: the prompt blocks already run stay in the context
+ * (edgeq_llm_n_past), as do the tokens generated (in out_tokens and *n_generated), and a later
+ * edgeq_llm_generate goes on from there. A cancel while no call runs is forgotten when the next
+ * call starts. [any thread] */
+EDGEQ_API void edgeq_llm_cancel(edgeq_llm* llm);
+/* Called at the same checks, from the generating thread; return non-zero to cancel. NULL
+ * removes it. [one thread per handle] */
+typedef int (*edgeq_abort_callback)(void* user_data);
+EDGEQ_API void edgeq_llm_set_abort_callback(edgeq_llm* llm, edgeq_abort_callback callback,
+                                            void* user_data);
+/* Load progress: called from the loading thread with the fraction done in [0, 1] (0 first, 1
+ * last, growing with the weight bytes prepared); return 0 to cancel the load (EDGEQ_CANCELLED,
+ * *out NULL). */
+typedef int (*edgeq_progress_callback)(float fraction, void* user_data);
+/* edgeq_llm_load with a progress callback (may be NULL). [any thread] */
+EDGEQ_API edgeq_status edgeq_llm_load_with_progress(const char* path,
+                                                    const edgeq_llm_options* options,
+                                                    edgeq_progress_callback progress,
+                                                    void* user_data, edgeq_llm** out);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -24,7 +24,7 @@ import os
 
 import numpy as np
 
-__all__ = ["EdgeqError", "QuantizedArray", "encodings", "quantize", "dequantize", "qmatmul",
+__all__ = ["EdgeqError", "Cancelled", "QuantizedArray", "encodings", "quantize", "dequantize", "qmatmul",
            "load", "save", "Checkpoint", "llm", "version", "best_isa", "DType", "TensorType",
            "QuantizationEncoding", "Graph", "Value", "ops", "InferenceSession", "Model"]
 
@@ -104,6 +104,19 @@ _sig("edgeq_llm_eval", _c.c_int, _c.c_void_p, _i32p, _sz, _fp, _sz)
 _sig("edgeq_llm_reset", None, _c.c_void_p)
 _sig("edgeq_llm_set_grammar", _c.c_int, _c.c_void_p, _c.c_char_p)
 _sig("edgeq_llm_set_json_schema", _c.c_int, _c.c_void_p, _c.c_char_p)
+_sig("edgeq_llm_n_past", _i32, _c.c_void_p)
+_sig("edgeq_llm_embed", _c.c_int, _c.c_void_p, _i32p, _sz, _c.c_char_p, _i32, _fp, _sz,
+     _c.POINTER(_sz))
+_sig("edgeq_llm_state_save", _c.c_int, _c.c_void_p, _u8p, _sz, _c.POINTER(_sz))
+_sig("edgeq_llm_state_load", _c.c_int, _c.c_void_p, _u8p, _sz)
+_sig("edgeq_llm_state_save_file", _c.c_int, _c.c_void_p, _c.c_char_p)
+_sig("edgeq_llm_state_load_file", _c.c_int, _c.c_void_p, _c.c_char_p)
+_sig("edgeq_llm_cancel", None, _c.c_void_p)
+_ABORT_CALLBACK = _c.CFUNCTYPE(_c.c_int, _c.c_void_p)
+_PROGRESS_CALLBACK = _c.CFUNCTYPE(_c.c_int, _c.c_float, _c.c_void_p)
+_sig("edgeq_llm_set_abort_callback", None, _c.c_void_p, _ABORT_CALLBACK, _c.c_void_p)
+_sig("edgeq_llm_load_with_progress", _c.c_int, _c.c_char_p, _c.c_void_p, _PROGRESS_CALLBACK,
+     _c.c_void_p, _c.POINTER(_c.c_void_p))
 _vp, _i64p, _ttp = _c.c_void_p, _c.POINTER(_i64), _c.POINTER(_TensorType)
 _sig("edgeq_encoding_block", _c.c_int, _c.c_char_p, _i64p, _i64p)
 _sig("edgeq_tensor_dict_create", _c.c_int, _c.POINTER(_vp))
@@ -143,6 +156,7 @@ _sig("edgeq_model_output_type", _c.c_int, _vp, _sz, _ttp)
 _sig("edgeq_model_execute", _c.c_int, _vp, _c.POINTER(_vp), _sz, _c.POINTER(_vp), _sz)
 
 _BUFFER_TOO_SMALL = 5
+_CANCELLED = 8
 
 
 class EdgeqError(RuntimeError):
@@ -153,7 +167,14 @@ class EdgeqError(RuntimeError):
         self.status = status
 
 
+class Cancelled(EdgeqError):
+    """A call stopped by Session.cancel(), an abort callback or a load progress callback
+    (status 8, EDGEQ_CANCELLED)."""
+
+
 def _check(status):
+    if status == _CANCELLED:
+        raise Cancelled(status, _lib.edgeq_last_error().decode("utf-8", "replace"))
     if status != 0:
         raise EdgeqError(status, _lib.edgeq_last_error().decode("utf-8", "replace"))
 
@@ -336,12 +357,30 @@ class _Llm:
         num_threads (0: 1), context_length (0: the model's) and ubatch_size (prompt tokens per
         prefill graph run; 0: edgeq's one default, 512) are edgeq_llm_options' fields."""
 
-        def __init__(self, path, num_threads=0, context_length=0, ubatch_size=0):
+        def __init__(self, path, num_threads=0, context_length=0, ubatch_size=0,
+                     progress=None):
+            """progress(fraction) is called during the load (0 first, 1 last); returning False
+            cancels it (edgeq.Cancelled), and an exception it raises cancels it and is raised
+            here."""
             options = _LlmOptions(_int_arg(num_threads, "num_threads"),
                                   _int_arg(context_length, "context_length"),
                                   _int_arg(ubatch_size, "ubatch_size"))
             h = _c.c_void_p()
-            _check(_lib.edgeq_llm_load(_cpath(path), _c.byref(options), _c.byref(h)))
+            raised = []
+
+            def report(fraction, _user):
+                try:
+                    return 0 if progress(fraction) is False else 1
+                except BaseException as e:  # KeyboardInterrupt too
+                    raised.append(e)
+                    return 0
+
+            callback = _PROGRESS_CALLBACK(report) if progress is not None else _PROGRESS_CALLBACK()
+            status = _lib.edgeq_llm_load_with_progress(_cpath(path), _c.byref(options), callback,
+                                                       None, _c.byref(h))
+            if raised:
+                raise raised[0]
+            _check(status)
             self._h = h
             self.vocab_size = _lib.edgeq_llm_vocab_size(h)
             # The ubatch in use (ubatch_size or the default, capped at the context).
@@ -382,6 +421,25 @@ class _Llm:
         def reset(self):
             _lib.edgeq_llm_reset(self._h)
 
+        def embed(self, text, pooling="mean", normalize=2):
+            """The embedding of `text` (str, or a list of token ids) as llama-embedding computes
+            it: a float32 array [embedding size] (pooling "mean", "last", "cls"), or [tokens,
+            embedding size] for "none"; normalize as --embd-normalize (2 euclidean, -1 none).
+            Forgets the context (as logits())."""
+            ids = self.tokenize(text) if isinstance(text, (str, bytes)) else list(text)
+            arr = _i32_array(ids, "ids")
+            normalize = _int_arg(normalize, "normalize")
+            p = _cstr(pooling, "pooling")
+            n = _sz()
+            status = _lib.edgeq_llm_embed(self._h, arr, len(ids), p, normalize, None, 0,
+                                          _c.byref(n))
+            if status != _BUFFER_TOO_SMALL:
+                _check(status)
+            out = np.empty(n.value, dtype=np.float32)
+            _check(_lib.edgeq_llm_embed(self._h, arr, len(ids), p, normalize,
+                                        out.ctypes.data_as(_fp), out.size, _c.byref(n)))
+            return out.reshape(len(ids), -1) if pooling == "none" else out
+
         def generate(self, prompt, max_tokens=32, temperature=0.0, top_k=40, top_p=0.95,
                      min_p=0.05, seed=None, on_token=None, grammar=None, json_schema=None):
             """Generates after `prompt` (a fresh context); returns the generated text.
@@ -402,44 +460,143 @@ class _Llm:
                 seed = _int_arg(seed, "seed", 0, 2 ** 32 - 1)
             self.reset()
             ids = self.tokenize(prompt)
-            arr = (_i32 * len(ids))(*ids)
-            params = _lib.edgeq_sampling_default()
-            params.temperature, params.top_k, params.top_p, params.min_p = (
-                temperature, top_k, top_p, min_p)
-            if seed is not None:
-                params.seed = seed
-            pieces = []
-            raised = []
+            return _generate(self, ids, max_tokens, temperature, top_k, top_p, min_p, seed,
+                             on_token, grammar, json_schema)
 
-            def cb(token, piece, _user):
-                # ctypes would print and drop an exception raised here: keep it, stop, re-raise.
-                try:
-                    p = piece.decode("utf-8", "replace")
-                    pieces.append(p)
-                    if on_token is not None and on_token(token, p) is False:
-                        return 0
-                    return 1
-                except BaseException as e:  # KeyboardInterrupt too
-                    raised.append(e)
-                    return 0
+        def session(self):
+            """The model's sequence as a Session (generate appends, save_state/load_state)."""
+            return _Llm.Session(self)
 
-            callback = _TOKEN_CALLBACK(cb)
-            n = _sz()
-            if grammar is not None:
-                _check(_lib.edgeq_llm_set_grammar(self._h, _cstr(grammar, "grammar")))
-            elif json_schema is not None:
-                _check(_lib.edgeq_llm_set_json_schema(self._h, _cstr(json_schema, "json_schema")))
+    class Session:
+        """The sequence a Model holds (one per Model; Model.generate starts it afresh):
+        generate() appends to it, save_state()/load_state() keep it across processes, cancel()
+        stops a generate() running in another thread (it raises edgeq.Cancelled; the session
+        keeps what was run and goes on from there)."""
+
+        def __init__(self, model):
+            self.model = model
+            self._abort = None
+            self._raised = []
+
+        @property
+        def n_past(self):
+            """Tokens in the context."""
+            return _lib.edgeq_llm_n_past(self.model._h)
+
+        def reset(self):
+            self.model.reset()
+
+        def generate(self, prompt=None, max_tokens=32, temperature=0.0, top_k=40, top_p=0.95,
+                     min_p=0.05, seed=None, on_token=None):
+            """Appends `prompt` (text, a list of ids, or None to continue) and generates after
+            it; returns the generated text. Arguments as Model.generate's. After load_state the
+            sampler goes on where the saved one stopped (same seed: the tokens of one
+            uninterrupted run)."""
+            if prompt is None:
+                ids = []
+            elif isinstance(prompt, (str, bytes)):
+                ids = self.model.tokenize(prompt, add_special=self.n_past == 0)
+            else:
+                ids = [int(t) for t in prompt]
+            self._raised = []
             try:
-                status = _lib.edgeq_llm_generate(self._h, arr, len(ids), max_tokens,
-                                                 _c.byref(params), callback, None, None, 0,
-                                                 _c.byref(n))
-            finally:
-                if grammar is not None or json_schema is not None:
-                    _lib.edgeq_llm_set_grammar(self._h, None)
-            if raised:
-                raise raised[0]
-            _check(status)
-            return "".join(pieces)
+                return _generate(self.model, ids, _int_arg(max_tokens, "max_tokens"),
+                                 temperature, _int_arg(top_k, "top_k"), top_p, min_p,
+                                 None if seed is None else _int_arg(seed, "seed", 0, 2 ** 32 - 1),
+                                 on_token, None, None)
+            except Cancelled:
+                if self._raised:
+                    raise self._raised[0]
+                raise
+
+        def save_state(self, path=None):
+            """The session's state as bytes, or written to `path` (atomically) when given."""
+            if path is not None:
+                _check(_lib.edgeq_llm_state_save_file(self.model._h, _cpath(path)))
+                return None
+            size = _sz()
+            status = _lib.edgeq_llm_state_save(self.model._h, None, 0, _c.byref(size))
+            if status != _BUFFER_TOO_SMALL:
+                _check(status)
+            buf = (_c.c_uint8 * size.value)()
+            _check(_lib.edgeq_llm_state_save(self.model._h, buf, size.value, _c.byref(size)))
+            return bytes(buf)
+
+        def load_state(self, state):
+            """Restores bytes from save_state(), or a file when given a path (str/PathLike).
+            EdgeqError for a truncated, corrupted or another model's state (the session is then
+            unchanged)."""
+            if isinstance(state, (bytes, bytearray, memoryview)):
+                data = bytes(state)
+                buf = (_c.c_uint8 * len(data)).from_buffer_copy(data)
+                _check(_lib.edgeq_llm_state_load(self.model._h, buf, len(data)))
+            else:
+                _check(_lib.edgeq_llm_state_load_file(self.model._h, _cpath(state)))
+
+        def cancel(self):
+            """Stops the generate() running on this session (any thread) at its next block."""
+            _lib.edgeq_llm_cancel(self.model._h)
+
+        def set_abort_callback(self, should_abort):
+            """should_abort() is called before each prompt block and generated token; True
+            cancels (edgeq.Cancelled); an exception it raises cancels and is raised by
+            generate(). None removes it."""
+            if should_abort is None:
+                self._abort = None
+                _lib.edgeq_llm_set_abort_callback(self.model._h, _ABORT_CALLBACK(), None)
+                return
+            def check(_user):
+                try:
+                    return 1 if should_abort() else 0
+                except BaseException as e:  # cancels; generate() raises it
+                    self._raised.append(e)
+                    return 1
+
+            self._abort = _ABORT_CALLBACK(check)
+            _lib.edgeq_llm_set_abort_callback(self.model._h, self._abort, None)
+
+
+def _generate(model, ids, max_tokens, temperature, top_k, top_p, min_p, seed, on_token, grammar,
+              json_schema):
+    """edgeq_llm_generate after what the model's session holds; the generated text."""
+    arr = (_i32 * len(ids))(*ids)
+    params = _lib.edgeq_sampling_default()
+    params.temperature, params.top_k, params.top_p, params.min_p = (
+        temperature, top_k, top_p, min_p)
+    if seed is not None:
+        params.seed = seed
+    pieces = []
+    raised = []
+
+    def cb(token, piece, _user):
+        # ctypes would print and drop an exception raised here: keep it, stop, re-raise.
+        try:
+            p = piece.decode("utf-8", "replace")
+            pieces.append(p)
+            if on_token is not None and on_token(token, p) is False:
+                return 0
+            return 1
+        except BaseException as e:  # KeyboardInterrupt too
+            raised.append(e)
+            return 0
+
+    callback = _TOKEN_CALLBACK(cb)
+    n = _sz()
+    h = model._h
+    if grammar is not None:
+        _check(_lib.edgeq_llm_set_grammar(h, _cstr(grammar, "grammar")))
+    elif json_schema is not None:
+        _check(_lib.edgeq_llm_set_json_schema(h, _cstr(json_schema, "json_schema")))
+    try:
+        status = _lib.edgeq_llm_generate(h, arr, len(ids), max_tokens, _c.byref(params),
+                                         callback, None, None, 0, _c.byref(n))
+    finally:
+        if grammar is not None or json_schema is not None:
+            _lib.edgeq_llm_set_grammar(h, None)
+    if raised:
+        raise raised[0]
+    _check(status)
+    return "".join(pieces)
 
 
 llm = _Llm()

@@ -17,19 +17,18 @@
 #include <string.h>
 
 #include "edgeq/edgeq.h"
-
-#define EDGEQ_JNI(ret, name) JNIEXPORT ret JNICALL Java_dev_edgeq_Native_##name
+#include "jni_util.h"
 
 /* ---- Errors --------------------------------------------------------------------------------- */
 
-static void throw_class(JNIEnv* env, const char* cls_name, const char* message) {
+EDGEQ_JNI_INTERNAL void throw_class(JNIEnv* env, const char* cls_name, const char* message) {
   jclass cls = (*env)->FindClass(env, cls_name);
   if (cls == NULL) return; /* NoClassDefFoundError is pending */
   (*env)->ThrowNew(env, cls, message);
   (*env)->DeleteLocalRef(env, cls);
 }
 
-static jbyteArray new_bytes(JNIEnv* env, const char* data, size_t n) {
+EDGEQ_JNI_INTERNAL jbyteArray new_bytes(JNIEnv* env, const char* data, size_t n) {
   jbyteArray a;
   if (n > (size_t)INT32_MAX) {
     throw_class(env, "java/lang/OutOfMemoryError", "edgeq: a string of more than 2 GiB");
@@ -42,7 +41,7 @@ static jbyteArray new_bytes(JNIEnv* env, const char* data, size_t n) {
 
 /* Throws EdgeqException(status, edgeq_last_error()) unless status is EDGEQ_OK; returns 1 if it
  * threw. */
-static int check(JNIEnv* env, edgeq_status status) {
+EDGEQ_JNI_INTERNAL int check(JNIEnv* env, edgeq_status status) {
   const char* message;
   jclass cls;
   jmethodID ctor;
@@ -68,12 +67,12 @@ static int check(JNIEnv* env, edgeq_status status) {
 
 /* A NUL-terminated UTF-8 string from a byte[] the Java side terminated (NULL stays NULL). The
  * caller frees it with release_cstr. */
-static const char* get_cstr(JNIEnv* env, jbyteArray a) {
+EDGEQ_JNI_INTERNAL const char* get_cstr(JNIEnv* env, jbyteArray a) {
   if (a == NULL) return NULL;
   return (const char*)(*env)->GetByteArrayElements(env, a, NULL);
 }
 
-static void release_cstr(JNIEnv* env, jbyteArray a, const char* s) {
+EDGEQ_JNI_INTERNAL void release_cstr(JNIEnv* env, jbyteArray a, const char* s) {
   if (a != NULL && s != NULL) (*env)->ReleaseByteArrayElements(env, a, (jbyte*)s, JNI_ABORT);
 }
 
@@ -306,7 +305,20 @@ typedef struct {
   JNIEnv* env;
   jobject target;
   jmethodID method;
+  jmethodID abort_method; /* session.onNativeAbortCheck() -> boolean */
 } token_sink;
+
+/* The abort check (before each prompt block and token): session.onNativeAbortCheck(); a Java
+ * exception cancels and reaches the caller. */
+static int on_abort(void* user_data) {
+  token_sink* s = (token_sink*)user_data;
+  JNIEnv* env = s->env;
+  jboolean stop;
+  if ((*env)->ExceptionCheck(env)) return 1;
+  stop = (*env)->CallBooleanMethod(env, s->target, s->abort_method);
+  if ((*env)->ExceptionCheck(env)) return 1;
+  return stop ? 1 : 0;
+}
 
 static int on_token(int32_t token, const char* piece, void* user_data) {
   token_sink* s = (token_sink*)user_data;
@@ -361,16 +373,22 @@ EDGEQ_JNI(jintArray, llmGenerate)
   if (target != NULL) {
     jclass tc = (*env)->GetObjectClass(env, target);
     sink.method = (*env)->GetMethodID(env, tc, "onNativeToken", "(I[B)Z");
+    sink.abort_method =
+        sink.method != NULL ? (*env)->GetMethodID(env, tc, "onNativeAbortCheck", "()Z") : NULL;
     (*env)->DeleteLocalRef(env, tc);
-    if (sink.method == NULL) {
+    if (sink.method == NULL || sink.abort_method == NULL) {
       free(out_ids);
       return NULL; /* NoSuchMethodError pending */
     }
   }
   ids = (*env)->GetIntArrayElements(env, prompt, NULL);
+  if (target != NULL) edgeq_llm_set_abort_callback(llm, on_abort, &sink);
   st = edgeq_llm_generate(llm, (const int32_t*)ids, (size_t)n_prompt, max_tokens,
                           fparams != NULL ? &params : NULL, target != NULL ? on_token : NULL, &sink,
                           out_ids, capacity, &n_generated);
+  if (target != NULL) edgeq_llm_set_abort_callback(llm, NULL, NULL);
+  /* Session.cancel() (edgeq_llm_cancel): the tokens so far, the session says it was cancelled. */
+  if (st == EDGEQ_CANCELLED) st = EDGEQ_OK;
   (*env)->ReleaseIntArrayElements(env, prompt, ids, JNI_ABORT);
   if ((*env)->ExceptionCheck(env)) {
     free(out_ids); /* the listener's exception reaches the caller */

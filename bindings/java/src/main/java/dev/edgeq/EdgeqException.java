@@ -7,7 +7,7 @@ public class EdgeqException extends RuntimeException {
   private static final long serialVersionUID = 1L;
   private static final String[] NAMES = {
     "OK", "INVALID_ARGUMENT", "NOT_FOUND", "OUT_OF_RANGE", "FAILED_PRECONDITION",
-    "BUFFER_TOO_SMALL", "IO", "INTERNAL"
+    "BUFFER_TOO_SMALL", "IO", "INTERNAL", "CANCELLED"
   };
 
   private final int status;
@@ -18,7 +18,7 @@ public class EdgeqException extends RuntimeException {
     this.status = status;
   }
 
-  /** The C API's status code (1 INVALID_ARGUMENT ... 7 INTERNAL). */
+  /** The C API's status code (1 INVALID_ARGUMENT ... 7 INTERNAL, 8 CANCELLED). */
   public int status() {
     return status;
   }

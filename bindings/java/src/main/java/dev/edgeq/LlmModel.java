@@ -18,6 +18,7 @@ public final class LlmModel implements AutoCloseable {
   public static final class Options {
     int numThreads;
     int contextLength;
+    int ubatchSize;
 
     /** Kernel threads (<= 0: 1; at most 1024). */
     public Options numThreads(int n) {
@@ -30,9 +31,18 @@ public final class LlmModel implements AutoCloseable {
       contextLength = n;
       return this;
     }
+
+    /** Prompt tokens per prefill graph run (<= 0: edgeq's default, 512; at most 4096). */
+    public Options ubatchSize(int n) {
+      ubatchSize = n;
+      return this;
+    }
   }
 
   private long handle;
+  // Guards handle's release against Session.cancel() from another thread (which does not take
+  // the model's lock, held by the generating thread).
+  private final Object cancelLock = new Object();
   private final Session session;
   private final Tokenizer tokenizer;
 
@@ -49,8 +59,29 @@ public final class LlmModel implements AutoCloseable {
 
   /** Loads {@code path}; throws {@link EdgeqException} with the C API's message on failure. */
   public static LlmModel load(String path, Options options) {
+    return load(path, options, null);
+  }
+
+  /**
+   * Loads {@code path}, calling {@code listener} (may be null) with the fraction done; the
+   * listener returning
+   * false cancels the load (EdgeqException CANCELLED), and an exception it throws cancels it and
+   * is rethrown here.
+   */
+  public static LlmModel load(String path, Options options, LoadProgressListener listener) {
     Options o = options != null ? options : new Options();
-    return new LlmModel(Native.llmLoad(Native.cstr("path", path), o.numThreads, o.contextLength));
+    return new LlmModel(
+        Native.llmLoadWithProgress(
+            Native.cstr("path", path), o.numThreads, o.contextLength, o.ubatchSize, listener));
+  }
+
+  // edgeq_llm_cancel: any thread, without the model's lock.
+  void nativeCancel() {
+    synchronized (cancelLock) {
+      if (handle != 0) {
+        Native.llmCancel(handle);
+      }
+    }
   }
 
   synchronized long handle() {
@@ -84,9 +115,11 @@ public final class LlmModel implements AutoCloseable {
   @Override
   public synchronized void close() {
     session.checkNotGenerating("close");
-    if (handle != 0) {
-      Native.llmFree(handle);
-      handle = 0;
+    synchronized (cancelLock) {
+      if (handle != 0) {
+        Native.llmFree(handle);
+        handle = 0;
+      }
     }
   }
 }

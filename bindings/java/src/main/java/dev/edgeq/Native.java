@@ -89,6 +89,15 @@ final class Native {
 
   static native void llmConstrain(long llm, int kind, byte[] text);
 
+  static native void llmCancel(long llm);
+
+  static native byte[] llmStateSave(long llm, byte[] path);
+
+  static native void llmStateLoad(long llm, byte[] data, byte[] path);
+
+  static native long llmLoadWithProgress(
+      byte[] path, int threads, int context, int ubatch, LoadProgressListener listener);
+
   static native int[] llmChatTokenize(
       long llm,
       byte[] chatTemplate,

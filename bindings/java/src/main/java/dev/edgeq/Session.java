@@ -11,6 +11,7 @@ import java.util.List;
 public final class Session {
   private final LlmModel model;
   private volatile boolean cancelRequested;
+  private volatile java.util.function.BooleanSupplier abortCheck;
   // State of the running generation (guarded by the model's lock).
   private TokenListener listener;
   private final ByteArrayOutputStream text = new ByteArrayOutputStream();
@@ -61,6 +62,9 @@ public final class Session {
                 params != null ? params.ints() : null,
                 this);
         flushPending();
+        if (cancelRequested) {
+          cancelled = true; // stopped by edgeq_llm_cancel, possibly during the prompt
+        }
         return new GenerationResult(
             ids, new String(text.toByteArray(), StandardCharsets.UTF_8), cancelled);
       } finally {
@@ -114,11 +118,52 @@ public final class Session {
   }
 
   /**
-   * Stops the running generation after the token being sampled (safe from any thread; a no-op
-   * when none runs). The generation returns normally with {@code cancelled() == true}.
+   * Stops the running generation at its next check: before the next prompt block (the ubatch)
+   * or the next token (safe from any thread; a no-op when none runs). The generation returns
+   * normally with {@code cancelled() == true} and the tokens so far; the prompt blocks already
+   * run stay in the context ({@link #nPast()}), and a later generate goes on from there.
    */
   public void cancel() {
     cancelRequested = true;
+    model.nativeCancel();
+  }
+
+  /** The session's state (edgeq_llm_state_save): tokens, KV cache rows, sampler state. */
+  public byte[] saveState() {
+    synchronized (model) {
+      checkNotGenerating("saveState");
+      return Native.llmStateSave(model.handle(), null);
+    }
+  }
+
+  /** The same, written to {@code path} atomically. */
+  public void saveState(String path) {
+    byte[] p = Native.cstr("path", path);
+    synchronized (model) {
+      checkNotGenerating("saveState");
+      Native.llmStateSave(model.handle(), p);
+    }
+  }
+
+  /**
+   * Restores a state from {@link #saveState()}: the next generate (prompt may be empty)
+   * continues as the saved session would have. EdgeqException IO for truncated or corrupted
+   * bytes, INVALID_ARGUMENT for another model's state; the session is then unchanged.
+   */
+  public void loadState(byte[] state) {
+    synchronized (model) {
+      checkNotGenerating("loadState");
+      Native.llmStateLoad(model.handle(), state, null);
+    }
+  }
+
+  /** The same from a file written by {@link #saveState(String)}. */
+  public void loadState(String path) {
+    byte[] p = Native.cstr("path", path);
+    synchronized (model) {
+      checkNotGenerating("loadState");
+      Native.llmStateLoad(model.handle(), null, p);
+    }
   }
 
   /** Forgets the sequence. */
@@ -160,6 +205,25 @@ public final class Session {
       throw new IllegalStateException(
           what + " called from a TokenListener during generate; expected cancel() there");
     }
+  }
+
+  /**
+   * {@code check} (null: none) is called on the generating thread before each prompt block and
+   * each token; true stops the generation as {@link #cancel()} does. An exception it throws
+   * stops it too and is rethrown by generate.
+   */
+  public void setAbortCheck(java.util.function.BooleanSupplier check) {
+    abortCheck = check;
+  }
+
+  // Called from JNI before each prompt block and token (edgeq_jni.c, on_abort).
+  boolean onNativeAbortCheck() {
+    java.util.function.BooleanSupplier c = abortCheck;
+    if (c != null && c.getAsBoolean()) {
+      cancelRequested = true;
+      return true;
+    }
+    return false;
   }
 
   // Called from JNI for each token (edgeq_jni.c, on_token); false stops the generation.
