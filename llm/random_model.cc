@@ -1,5 +1,6 @@
 #include "llm/random_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -79,6 +80,15 @@ std::vector<Preset> Presets() {
   s.name = "SmolLM3 tiny";  // its structure at small width: 8 layers, 2 without RoPE
   s.dim = 64, s.layers = 8, s.heads = 4, s.kv_heads = 2, s.ffn = 128, s.vocab = 512;
   p.push_back({"smollm3-tiny", s});
+  s = RandomModelSpec{};
+  s.name = "LFM2-1.2B", s.architecture = "lfm2";  // conv layers but 2, 5, 8, 10, 12, 14
+  s.dim = 2048, s.layers = 16, s.heads = 32, s.kv_heads = 8, s.ffn = 8192, s.vocab = 65536;
+  s.context = 128000, s.rope_base = 1000000.0f, s.rms_eps = 1e-5f, s.tied = true;
+  s.shortconv_l_cache = 3, s.attention_layers = {2, 5, 8, 10, 12, 14};
+  p.push_back({"lfm2-1.2b", s});
+  s.name = "LFM2 tiny";  // its structure at small width: 6 layers, attention on 2 and 5
+  s.dim = 64, s.layers = 6, s.heads = 4, s.kv_heads = 2, s.ffn = 128, s.vocab = 512;
+  p.push_back({"lfm2-tiny", s});
   return p;
 }
 
@@ -104,7 +114,15 @@ void AddMetadata(const RandomModelSpec& s, const arch::ArchInfo& row, int64_t n_
   d.SetMetadata(a + ".embedding_length", u32(s.dim));
   d.SetMetadata(a + ".feed_forward_length", u32(s.ffn));
   d.SetMetadata(a + ".attention.head_count", u32(s.heads));
-  d.SetMetadata(a + ".attention.head_count_kv", u32(s.kv_heads));
+  if (s.shortconv_l_cache > 0) {  // per layer, 0 on the conv layers (as the lfm2 converter)
+    std::vector<int64_t> kv(static_cast<size_t>(s.layers), 0);
+    for (int l : s.attention_layers) {
+      if (l >= 0 && l < s.layers) kv[static_cast<size_t>(l)] = s.kv_heads;
+    }
+    d.SetMetadata(a + ".attention.head_count_kv", MetadataValue::IntArray(kv, Width::kI32));
+  } else {
+    d.SetMetadata(a + ".attention.head_count_kv", u32(s.kv_heads));
+  }
   d.SetMetadata(a + ".rope.freq_base", f32(s.rope_base));
   d.SetMetadata(a + ".attention.layer_norm_rms_epsilon", f32(s.rms_eps));
   if (s.head_dim_keys || s.head_dim > 0) {
@@ -127,6 +145,9 @@ void AddMetadata(const RandomModelSpec& s, const arch::ArchInfo& row, int64_t n_
   d.SetMetadata("general.file_type", u32(0));  // LLAMA_FTYPE_ALL_F32
   d.SetMetadata(a + ".vocab_size", u32(n_vocab));
   d.SetMetadata(a + ".rope.dimension_count", u32(head_dim));
+  if (s.shortconv_l_cache > 0) {
+    d.SetMetadata(a + ".shortconv.l_cache", u32(s.shortconv_l_cache));
+  }
   d.SetMetadata("general.quantization_version", u32(2));
   if (vocab != nullptr) {
     for (const std::string& key : vocab->MetadataKeys()) {
@@ -305,6 +326,15 @@ absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& s,
       EDGEQ_RETURN_IF_ERROR(add(p + "post_attention_norm.weight", {s.dim}));
       EDGEQ_RETURN_IF_ERROR(add(p + "post_ffw_norm.weight", {s.dim}));
     }
+    const bool conv = s.shortconv_l_cache > 0 &&
+                      std::find(s.attention_layers.begin(), s.attention_layers.end(), l) ==
+                          s.attention_layers.end();
+    if (conv) {  // lfm2's short-convolution layer
+      EDGEQ_RETURN_IF_ERROR(add(p + "shortconv.conv.weight", {s.dim, s.shortconv_l_cache}));
+      EDGEQ_RETURN_IF_ERROR(add(p + "shortconv.in_proj.weight", {3 * s.dim, s.dim}));
+      EDGEQ_RETURN_IF_ERROR(add(p + "shortconv.out_proj.weight", {s.dim, s.dim}));
+      continue;
+    }
     // The converter's order (Hugging Face names sorted: k, o, q, v).
     if (fused_qkv) {
       EDGEQ_RETURN_IF_ERROR(add(p + "attn_output.weight", {s.dim, q_dim}));
@@ -327,7 +357,8 @@ absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& s,
       EDGEQ_RETURN_IF_ERROR(add(p + "attn_q_norm.weight", {head_dim}));
     }
   }
-  EDGEQ_RETURN_IF_ERROR(add("output_norm.weight", {s.dim}));
+  EDGEQ_RETURN_IF_ERROR(
+      add(s.shortconv_l_cache > 0 ? "token_embd_norm.weight" : "output_norm.weight", {s.dim}));
   if (!s.tied) EDGEQ_RETURN_IF_ERROR(add("output.weight", {n_vocab, s.dim}));
 
   AddMetadata(s, row, n_vocab, head_dim, vocab, d);

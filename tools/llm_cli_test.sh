@@ -147,7 +147,7 @@ done
 expect_error "run missing model" 1 "^edgeq run: error: .*nonexistent.gguf" edgeq run /nonexistent.gguf -p x
 echo "not a model" >"$tmp/bad.gguf"
 expect_error "run wrong magic" 1 "^edgeq run: error: .*bad.gguf" edgeq run "$tmp/bad.gguf" -p x
-expect_error "run unknown architecture" 1 "error: .*architecture 'mamba' is not supported; supported: llama, qwen2, qwen3, gemma3, phi3, smollm3" \
+expect_error "run unknown architecture" 1 "error: .*architecture 'mamba' is not supported; supported: llama, qwen2, qwen3, gemma3, phi3, smollm3, lfm2" \
   edgeq run "$tmp/mamba.gguf" -p x
 expect_error "run prompt longer than the context" 1 "error: the prompt is [0-9]* tokens long, but the context holds 4" \
   edgeq run "$tmp/m.gguf" -p "once upon a time" -c 4 -t 1

@@ -253,7 +253,7 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildHeadGraph(const WeightReader& dict,
                               std::vector<TensorType>{TensorType(DType::kFloat32, {1, dim})});
   Graph& g = *graph;
   EDGEQ_ASSIGN_OR_RETURN(Value x,
-                         Norm(g, dict, "output_norm.weight", dim, c.rms_norm_epsilon, g.Input(0)));
+                         Norm(g, dict, c.output_norm, dim, c.rms_norm_epsilon, g.Input(0)));
   const std::string classifier = c.tied_output ? "token_embd.weight" : "output.weight";
   EDGEQ_ASSIGN_OR_RETURN(Value logits, Linear(g, dict, classifier, c.vocab_size, dim, x));
   EDGEQ_ASSIGN_OR_RETURN(logits, MaybeBias(g, dict, "output.bias", c.vocab_size, logits));

@@ -85,6 +85,8 @@ class LayerGraph {
 
   Graph& graph() { return g_; }
   const ModelConfig& config() const { return c_; }
+  const WeightReader& weights() const { return dict_; }
+  int64_t t() const { return t_; }  // the block's rows
 
   // RMSNorm of x [.., n] by blk.<layer>.<name> (f32 [n]; n = embedding_length if 0).
   absl::StatusOr<Value> Norm(int layer, const char* name, Value x, int64_t n = 0);

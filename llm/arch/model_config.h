@@ -83,6 +83,8 @@ struct ModelConfig {
   // rope_scaling_original_context_length (<arch>.rope.scaling.original_context_length), as
   // llama.cpp chooses them by its context size.
   bool has_rope_factors = false;
+  // The final norm's tensor (lfm2: token_embd_norm.weight, as llama.cpp names it).
+  std::string output_norm = "output_norm.weight";
 
   // Recurrent layers (lfm2's short-convolution layers, qwen35's linear-attention ones) have no
   // KV cache: recurrent_layers[l] (empty or false: an attention layer). The generic reader marks
