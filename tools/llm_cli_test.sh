@@ -123,7 +123,8 @@ gen --shape=qwen2.5-0.5b "${tiny[@]}" --out="$tmp/qwen2.gguf" 2>/dev/null
 gen --shape=qwen3-0.6b "${tiny[@]}" --head_dim=32 --out="$tmp/qwen3.gguf" 2>/dev/null
 gen --shape=gemma3-270m "${tiny[@]}" --layers=3 --head_dim=16 --sliding_window=4 --out="$tmp/gemma3.gguf" 2>/dev/null
 gen --shape=phi3.5-mini "${tiny[@]}" --kv_heads=4 --out="$tmp/phi3.gguf" 2>/dev/null
-for a in qwen2 qwen3 gemma3 phi3; do
+gen --shape=lfm2-1.2b "${tiny[@]}" --layers=3 --out="$tmp/lfm2.gguf" 2>/dev/null  # conv, conv, attention
+for a in qwen2 qwen3 gemma3 phi3 lfm2; do
   edgeq run "$tmp/$a.gguf" -p "once upon a time" -n 12 --temp 0 -t 1 >"$tmp/$a.1.txt" 2>"$tmp/$a.err"
   check "$a run exit 0" test $? -eq 0
   edgeq run "$tmp/$a.gguf" -p "once upon a time" -n 12 --temp 0 -t 1 >"$tmp/$a.2.txt" 2>/dev/null
@@ -135,6 +136,12 @@ for a in qwen2 qwen3 gemma3 phi3; do
   check "$a bench pp16 row" grep -q "^| $a .* | CPU | 1 | pp16 | [0-9.]* ± [0-9.]* |" "$tmp/$a.md"
   check "$a bench tg4 row" grep -q "| CPU | 1 | tg4 |" "$tmp/$a.md"
 done
+
+# lfm2's conv states through perplexity (each chunk restarts at position 0).
+for i in $(seq 40); do echo "once upon a time there was a little girl who loved the park"; done >"$tmp/ppl.txt"
+edgeq perplexity "$tmp/lfm2.gguf" -f "$tmp/ppl.txt" -c 32 -t 1 >"$tmp/lfm2.ppl" 2>&1
+check "lfm2 perplexity exit 0" test $? -eq 0
+check "lfm2 perplexity final estimate" grep -q "^Final estimate: PPL = [0-9.]*" "$tmp/lfm2.ppl"
 
 # --help of each command.
 for c in run perplexity bench; do
