@@ -99,6 +99,33 @@ uint64_t StreamSeed(uint64_t seed, const std::string& name) {
   return (h ^ (seed * 0x9E3779B97F4A7C15ull)) | 1;
 }
 
+// `values` as an f32 tensor of `shape`, or, if empty, the seeded random values of tensor `name`:
+// vectors 1 + U(-0.25, 0.25) (U(-0.5, 0.5) if `centered`), matrices U(-1, 1) / sqrt(columns).
+absl::StatusOr<Tensor> RandomTensor(uint64_t seed, const std::string& name,
+                                    const std::vector<int64_t>& shape,
+                                    const std::vector<float>& values, bool centered) {
+  EDGEQ_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(DType::kFloat32, Shape(shape)));
+  EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> v, t.MutableValues<float>());
+  if (!values.empty()) {
+    std::copy(values.begin(), values.end(), v.begin());
+    return t;
+  }
+  uint64_t state = StreamSeed(seed, name);
+  auto next = [&state]() {  // xorshift64*, uniform in [-1, 1)
+    state ^= state >> 12;
+    state ^= state << 25;
+    state ^= state >> 27;
+    return static_cast<float>((state * 0x2545F4914F6CDD1Dull) >> 40) / 8388608.0f - 1.0f;
+  };
+  if (shape.size() == 1) {
+    for (float& x : v) x = centered ? 0.5f * next() : 1.0f + 0.25f * next();
+  } else {
+    const float a = 1.0f / std::sqrt(static_cast<float>(shape.back()));
+    for (float& x : v) x = a * next();
+  }
+  return t;
+}
+
 // Metadata in the order convert_hf_to_gguf.py writes it: general.*, set_gguf_parameters(),
 // quantization version, then the vocabulary.
 void AddMetadata(const RandomModelSpec& s, const arch::ArchInfo& row, int64_t n_vocab,
@@ -276,25 +303,7 @@ absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& s,
   checkpoint::TensorDict d;
   auto add = [&](const std::string& name, std::vector<int64_t> shape,
                  std::vector<float> values = {}, bool centered = false) -> absl::Status {
-    EDGEQ_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(DType::kFloat32, Shape(shape)));
-    EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> v, t.MutableValues<float>());
-    if (!values.empty()) {
-      std::copy(values.begin(), values.end(), v.begin());
-      return d.Set(name, std::move(t));
-    }
-    uint64_t state = StreamSeed(s.seed, name);
-    auto next = [&state]() {  // xorshift64*, uniform in [-1, 1)
-      state ^= state >> 12;
-      state ^= state << 25;
-      state ^= state >> 27;
-      return static_cast<float>((state * 0x2545F4914F6CDD1Dull) >> 40) / 8388608.0f - 1.0f;
-    };
-    if (shape.size() == 1) {
-      for (float& x : v) x = centered ? 0.5f * next() : 1.0f + 0.25f * next();
-    } else {
-      const float a = 1.0f / std::sqrt(static_cast<float>(shape.back()));
-      for (float& x : v) x = a * next();
-    }
+    EDGEQ_ASSIGN_OR_RETURN(Tensor t, RandomTensor(s.seed, name, shape, values, centered));
     return d.Set(name, std::move(t));
   };
   if (s.llama3_rope) {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "core/status_macros.h"
 #include "graph/ops.h"
+#include "llm/arch/recurrent_state.h"
 #include "llm/ops.h"
 #include "quantization/encoding.h"
 
@@ -53,6 +54,13 @@ absl::StatusOr<Value> MaybeBias(Graph& g, const WeightReader& dict, const std::s
 }
 
 }  // namespace
+
+namespace io {
+std::string KCache(int layer) { return absl::StrCat("cache.", layer, ".k"); }
+std::string VCache(int layer) { return absl::StrCat("cache.", layer, ".v"); }
+std::string KRows(int layer) { return absl::StrCat("cache.", layer, ".k.rows"); }
+std::string VRows(int layer) { return absl::StrCat("cache.", layer, ".v.rows"); }
+}  // namespace io
 
 // Adds the weight `name` as a constant and returns x · W^T: QMatmul for a quantized weight,
 // MatmulTransposed for f32. `rows` x `cols` is the expected logical shape [out, in].
@@ -106,8 +114,7 @@ absl::StatusOr<Value> LayerGraph::Attention(int layer, Value h) {
   const std::string p = absl::StrCat("blk.", layer, ".");
   const bool swa = c_.sliding_window > 0 && layer < static_cast<int>(c_.sliding_layers.size()) &&
                    c_.sliding_layers[layer];
-  const int slot = c_.KvSlot(layer);
-  const Value k_cache = g_.Input(2 + 2 * slot), v_cache = g_.Input(3 + 2 * slot);
+  const Value k_cache = g_.Input(io::KCache(layer)), v_cache = g_.Input(io::VCache(layer));
   Value q, k, v;
   if (dict_.Contains(p + "attn_qkv.weight")) {
     // Fused Q, K, V rows (Phi-3): [q_dim + 2 kv_dim, dim].
@@ -150,8 +157,8 @@ absl::StatusOr<Value> LayerGraph::Attention(int layer, Value h) {
   EDGEQ_ASSIGN_OR_RETURN(Value out,
                          Linear(g_, dict_, p + "attn_output.weight", dim, q_dim, o_rows));
   EDGEQ_ASSIGN_OR_RETURN(out, MaybeBias(g_, dict_, p + "attn_output.bias", dim, out));
-  outputs_->push_back(k_new);
-  outputs_->push_back(v_new);
+  g_.Output(io::KRows(layer), k_new);
+  g_.Output(io::VRows(layer), v_new);
   return out;
 }
 
@@ -162,11 +169,12 @@ int LayerGraph::StateSlot(int layer, int k) const {
   return -1;
 }
 
-Value LayerGraph::StateInput(int slot) { return g_.Input(2 + 2 * c_.KvLayerCount() + slot); }
+Value LayerGraph::StateInput(int slot) { return g_.Input(io::State(slot)); }
 
 void LayerGraph::SetStateOutput(int slot, Value v) {
-  state_outputs_.resize(c_.recurrent_states.size());
-  state_outputs_[static_cast<size_t>(slot)] = v;
+  states_set_.resize(c_.recurrent_states.size(), false);
+  states_set_[static_cast<size_t>(slot)] = true;
+  g_.Output(io::NewState(slot), v);
 }
 
 absl::StatusOr<Value> LayerGraph::FeedForward(int layer, Value h) {
@@ -193,23 +201,28 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
                                                       bool q8_0_cache, const Tensor& inv_freq,
                                                       const Tensor& inv_freq_swa, int64_t t) {
   const int64_t dim = c.embedding_length, hs = c.head_dim, kvh = c.head_count_kv;
-  std::vector<TensorType> input_types = {TensorType(DType::kInt32, {t}),
-                                         TensorType(DType::kInt32, {t})};
+  auto graph =
+      std::make_unique<Graph>(absl::StrCat(c.architecture, "_t", t), std::vector<TensorType>{});
+  Graph& g = *graph;
+  const Value tokens = g.AddInput(io::kTokens, TensorType(DType::kInt32, {t}));
+  const Value positions = g.AddInput(io::kPositions, TensorType(DType::kInt32, {t}));
   // The caches: f32 [kv heads, ctx, hs], or q8_0 rows u8 [kv heads, ctx, hs / 32 * 34].
   const TensorType cache_type_of =
       q8_0_cache ? TensorType(DType::kUInt8, Shape({kvh, ctx, arch::Q8_0RowBytes(hs)}))
                  : TensorType(DType::kFloat32, Shape({kvh, ctx, hs}));
-  for (int l = 0; l < c.KvLayerCount(); ++l) {
-    input_types.push_back(cache_type_of);  // K cache
-    input_types.push_back(cache_type_of);  // V cache
+  for (int l = 0; l < c.block_count; ++l) {
+    if (c.IsRecurrent(l)) continue;  // no KV cache
+    g.AddInput(io::KCache(l), cache_type_of);
+    g.AddInput(io::VCache(l), cache_type_of);
   }
-  for (const RecurrentStateSpec& s : c.recurrent_states) {
-    input_types.push_back(TensorType(DType::kFloat32, Shape(s.shape)));
+  // Recurrent layers: their states and the block's real token count.
+  for (size_t s = 0; s < c.recurrent_states.size(); ++s) {
+    g.AddInput(io::State(static_cast<int>(s)),
+               TensorType(DType::kFloat32, Shape(c.recurrent_states[s].shape)));
   }
-  if (!c.recurrent_states.empty()) input_types.push_back(TensorType(DType::kInt32, {1}));
-  auto graph = std::make_unique<Graph>(absl::StrCat(c.architecture, "_t", t), input_types);
-  Graph& g = *graph;
-  const Value tokens = g.Input(0);
+  const Value real_rows = c.recurrent_states.empty()
+                              ? Value()
+                              : g.AddInput(io::kRealRows, TensorType(DType::kInt32, {1}));
 
   EDGEQ_ASSIGN_OR_RETURN(const Tensor* embedding,
                          GetMatrix(dict, "token_embd.weight", c.vocab_size, dim));
@@ -218,28 +231,24 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
     EDGEQ_ASSIGN_OR_RETURN(Value s, Scalar(g, c.embedding_scale));
     x = ops::Mul(x, s);
   }
-  std::vector<Value> outputs(1);  // hidden states first
-  LayerGraph b(g, dict, c, t, &outputs);
-  b.positions = g.Input(1);
+  LayerGraph b(g, dict, c, t);
+  b.positions = positions;
   b.freqs = g.Constant(inv_freq);
   b.freqs_swa = g.Constant(inv_freq_swa);
   if (c.rope_attn_factor != 1.0f) b.attn_factor = Scalar(g, c.rope_attn_factor);
-  const int states = static_cast<int>(c.recurrent_states.size());
-  if (states > 0) b.real_rows = g.Input(2 + 2 * c.KvLayerCount() + states);
+  b.real_rows = real_rows;
   const arch::LayerFn layer = arch::Info(c.arch).build_layer;
   for (int l = 0; l < c.block_count; ++l) {
     EDGEQ_ASSIGN_OR_RETURN(x, layer(b, l, x));
   }
-  outputs[0] = x;
-  for (int s = 0; s < states; ++s) {
-    if (static_cast<int>(b.state_outputs().size()) <= s || !b.state_outputs()[s].ok()) {
+  for (size_t s = 0; s < c.recurrent_states.size(); ++s) {
+    if (!b.state_set(static_cast<int>(s))) {
       return absl::InternalError(absl::StrFormat(
           "the %s graph sets no new value of recurrent state %d (layer %d)", c.architecture, s,
           c.recurrent_states[s].layer));
     }
-    outputs.push_back(b.state_outputs()[s]);
   }
-  g.Output(outputs);
+  g.Output(io::kHidden, x);
   EDGEQ_RETURN_IF_ERROR(g.status());
   return graph;
 }
@@ -249,11 +258,11 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildHeadGraph(const WeightReader& dict,
                                                       const ModelConfig& c) {
   const int64_t dim = c.embedding_length;
   auto graph =
-      std::make_unique<Graph>(absl::StrCat(c.architecture, "_head"),
-                              std::vector<TensorType>{TensorType(DType::kFloat32, {1, dim})});
+      std::make_unique<Graph>(absl::StrCat(c.architecture, "_head"), std::vector<TensorType>{});
   Graph& g = *graph;
+  const Value hidden = g.AddInput(io::kHidden, TensorType(DType::kFloat32, {1, dim}));
   EDGEQ_ASSIGN_OR_RETURN(Value x,
-                         Norm(g, dict, c.output_norm, dim, c.rms_norm_epsilon, g.Input(0)));
+                         Norm(g, dict, c.output_norm, dim, c.rms_norm_epsilon, hidden));
   const std::string classifier = c.tied_output ? "token_embd.weight" : "output.weight";
   EDGEQ_ASSIGN_OR_RETURN(Value logits, Linear(g, dict, classifier, c.vocab_size, dim, x));
   EDGEQ_ASSIGN_OR_RETURN(logits, MaybeBias(g, dict, "output.bias", c.vocab_size, logits));
@@ -262,7 +271,7 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildHeadGraph(const WeightReader& dict,
     EDGEQ_ASSIGN_OR_RETURN(Value cap, Scalar(g, c.final_logit_softcapping));
     logits = ops::Mul(Tanh(ops::Mul(logits, inv_cap)), cap);
   }
-  g.Output(logits);
+  g.Output(io::kLogits, logits);
   EDGEQ_RETURN_IF_ERROR(g.status());
   return graph;
 }

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "core/status_macros.h"
@@ -10,6 +11,11 @@
 
 namespace edgeq {
 namespace llm {
+
+namespace io {
+std::string State(int slot) { return absl::StrCat("state.", slot); }
+std::string NewState(int slot) { return absl::StrCat("state.", slot, ".next"); }
+}  // namespace io
 
 SsmConvResult SsmConv(Value x, Value state, Value weight, Value real_rows) {
   std::vector<Value> out = ops::OpOutputs("ssm_conv", {x, state, weight, real_rows});

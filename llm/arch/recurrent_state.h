@@ -11,6 +11,7 @@
 #define EDGEQ_LLM_ARCH_RECURRENT_STATE_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -20,6 +21,15 @@
 
 namespace edgeq {
 namespace llm {
+
+// The body graphs' recurrent inputs and outputs, by name (beside llm/arch/common.h's io::).
+namespace io {
+inline constexpr char kRealRows[] = "real_rows";  // body input: i32 [1], the block's tokens
+// Body input: recurrent state `slot` (of ModelConfig::recurrent_states), "state.<slot>"; body
+// output: its value after the block, "state.<slot>.next".
+std::string State(int slot);
+std::string NewState(int slot);
+}  // namespace io
 
 // The causal depthwise convolution with state (op "ssm_conv", runtime/ops/ssm_conv.cc): x [t, c]
 // (rows past `real_rows` are padding), state [k - 1, c], weight [c, k] (taps oldest first),
