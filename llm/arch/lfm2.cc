@@ -17,6 +17,7 @@
 #include "graph/ops.h"
 #include "llm/arch/common.h"
 #include "llm/arch/recurrent_state.h"
+#include "quantization/encoding.h"
 
 namespace edgeq {
 namespace llm {
@@ -61,6 +62,27 @@ absl::Status Lfm2Config(const checkpoint::TensorDict& d, ModelConfig* c) {
 
 namespace {
 
+// The taps `name` as f32 [dim, taps]: llama.cpp's files keep them f32; a quantized, f16 or bf16
+// copy (edgeq quantize's fallback for 3 columns) is decoded here.
+absl::StatusOr<Tensor> ConvWeight(const WeightReader& weights, const std::string& name, int64_t dim,
+                                  int64_t taps) {
+  absl::StatusOr<const Tensor*> w = weights.Get(name);
+  if (!w.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("tensor '%s' is missing (expected f32 [%d, %d])", name, dim, taps));
+  }
+  const Tensor& t = **w;
+  if (t.logical_shape() == Shape({dim, taps}) && t.is_quantized()) {
+    absl::StatusOr<const QuantizationEncoding*> enc = FindEncoding(t.encoding());
+    if (enc.ok()) return (*enc)->Dequantize(t);
+  }
+  if (t.dtype() != DType::kFloat32 || t.is_quantized() || t.shape() != Shape({dim, taps})) {
+    return absl::InvalidArgumentError(absl::StrFormat("tensor '%s' is %s, expected f32 [%d, %d]",
+                                                      name, t.DebugString(), dim, taps));
+  }
+  return t;
+}
+
 // The short-convolution block of a conv layer on h = attn_norm(x): [t, dim].
 absl::StatusOr<Value> ShortConv(LayerGraph& b, int layer, Value h) {
   const ModelConfig& c = b.config();
@@ -74,19 +96,9 @@ absl::StatusOr<Value> ShortConv(LayerGraph& b, int layer, Value h) {
   const Value gate_b = ops::Slice(bcx, {0, 0}, {t, dim});
   const Value gate_c = ops::Slice(bcx, {0, dim}, {t, 2 * dim});
   const Value in = ops::Slice(bcx, {0, 2 * dim}, {t, 3 * dim});
-  const std::string conv_name = p + "shortconv.conv.weight";
-  absl::StatusOr<const Tensor*> w = b.weights().Get(conv_name);
-  if (!w.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("tensor '%s' is missing (expected f32 [%d, %d])", conv_name, dim, taps));
-  }
-  if ((*w)->dtype() != DType::kFloat32 || (*w)->is_quantized() ||
-      (*w)->shape() != Shape({dim, taps})) {
-    return absl::InvalidArgumentError(absl::StrFormat("tensor '%s' is %s, expected f32 [%d, %d]",
-                                                      conv_name, (*w)->DebugString(), dim, taps));
-  }
+  EDGEQ_ASSIGN_OR_RETURN(Tensor w, ConvWeight(b.weights(), p + "shortconv.conv.weight", dim, taps));
   const SsmConvResult conv =
-      SsmConv(ops::Mul(gate_b, in), b.StateInput(slot), b.graph().Constant(**w), b.real_rows);
+      SsmConv(ops::Mul(gate_b, in), b.StateInput(slot), b.graph().Constant(w), b.real_rows);
   b.SetStateOutput(slot, conv.new_state);
   return Linear(b.graph(), b.weights(), p + "shortconv.out_proj.weight", dim, dim,
                 ops::Mul(gate_c, conv.y));

@@ -11,6 +11,7 @@
 
 #include "absl/strings/match.h"
 #include "checkpoint/tensor_dict.h"
+#include "core/tensor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "llm/arch/model_config.h"
@@ -18,6 +19,7 @@
 #include "llm/random_model.h"
 #include "llm/sampler.h"
 #include "llm/session.h"
+#include "quantization/encoding.h"
 
 namespace edgeq {
 namespace llm {
@@ -156,6 +158,41 @@ TEST(Lfm2Test, BlockedPrefillThenDecodeEqualsTokenByToken) {
                  ExpectNear(logits, want[i]);
                  return absl::OkStatus();
                }).ok());
+}
+
+// edgeq quantize leaves the 3-column conv taps bf16 (no block type fits 3): they are decoded to
+// f32 at load, close to the f32 model's logits.
+TEST(Lfm2Test, Bf16ConvTapsAreDecoded) {
+  const TensorDict f32 = Tiny();
+  TensorDict d;
+  for (const std::string& name : f32.Keys()) {
+    const Tensor& t = **f32.Get(name);
+    if (absl::StrContains(name, "shortconv.conv")) {
+      absl::StatusOr<const QuantizationEncoding*> bf16 = FindEncoding("bf16");
+      ASSERT_TRUE(bf16.ok());
+      absl::StatusOr<Tensor> q = (*bf16)->Quantize(t);
+      ASSERT_TRUE(q.ok()) << q.status();
+      ASSERT_TRUE(d.Set(name, *q).ok());
+    } else {
+      ASSERT_TRUE(d.Set(name, t).ok());
+    }
+  }
+  for (const std::string& k : f32.MetadataKeys()) d.SetMetadata(k, **f32.GetMetadata(k));
+  std::unique_ptr<Model> a = Load(f32, 8), b = Load(d, 8);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  absl::StatusOr<absl::Span<const float>> la = a->Prefill(kPrompt, 0);
+  ASSERT_TRUE(la.ok()) << la.status();
+  const std::vector<float> want(la->begin(), la->end());
+  absl::StatusOr<absl::Span<const float>> lb = b->Prefill(kPrompt, 0);
+  ASSERT_TRUE(lb.ok()) << lb.status();
+  float max_abs = 0, max_diff = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    max_abs = std::max(max_abs, std::fabs(want[i]));
+    max_diff = std::max(max_diff, std::fabs((*lb)[i] - want[i]));
+  }
+  EXPECT_GT(max_diff, 0.0f);  // the bf16 taps were used
+  EXPECT_LT(max_diff, 2e-2f * max_abs);
 }
 
 TEST(Lfm2Test, RewindRefusedRestartWorks) {
