@@ -21,6 +21,7 @@
 #include "core/status_macros.h"
 #include "graph/ops.h"
 #include "llm/arch/common.h"
+#include "llm/arch/recurrent_state.h"
 #include "llm/load_progress.h"
 #include "llm/ops.h"
 #include "llm/rope_frequencies.h"
@@ -232,6 +233,7 @@ absl::Status Model::LoadGraphs(int prefill_block) {
 absl::Status Model::AllocateKvCache() {
   const int64_t ctx = context_, hs = config_.head_dim, kvh = config_.head_count_kv;
   for (int l = 0; l < config_.block_count; ++l) {
+    if (config_.IsRecurrent(l)) continue;  // no KV cache: its recurrent states below
     Tensor kc, vc;
     if (kv_cache_type_ == KvCacheType::kQ8_0) {
       const Shape rows({kvh, ctx, Q8_0RowBytes(hs)});
@@ -244,6 +246,49 @@ absl::Status Model::AllocateKvCache() {
     k_cache_.push_back(std::move(kc));
     v_cache_.push_back(std::move(vc));
     cache_names_.push_back({io::KCache(l), io::VCache(l), io::KRows(l), io::VRows(l)});
+  }
+  // The recurrent states (zero) and the real-row count input (llm/arch/recurrent_state.h).
+  EDGEQ_ASSIGN_OR_RETURN(states_, NewRecurrentStates(config_));
+  for (size_t s = 0; s < states_.size(); ++s) {
+    state_names_.push_back(io::State(static_cast<int>(s)));
+    new_state_names_.push_back(io::NewState(static_cast<int>(s)));
+  }
+  EDGEQ_ASSIGN_OR_RETURN(real_rows_, Tensor::Create(DType::kInt32, {1}));
+  return absl::OkStatus();
+}
+
+uint64_t Model::recurrent_state_bytes() const {
+  uint64_t bytes = 0;
+  for (const Tensor& t : states_) bytes += t.size_bytes();
+  return bytes;
+}
+
+absl::Status Model::StartRun(int pos) {
+  if (states_.empty()) return absl::OkStatus();
+  if (pos == 0) {
+    ZeroRecurrentStates(&states_);
+    processed_ = 0;
+    return absl::OkStatus();
+  }
+  if (pos != processed_) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "%s has recurrent layers: a run must start at position 0 or %d (the end of what was "
+        "processed), got %d",
+        config_.architecture, processed_, pos));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Model::StoreStates(const TensorMap& out) {
+  for (size_t s = 0; s < states_.size(); ++s) {
+    EDGEQ_ASSIGN_OR_RETURN(Tensor next, out.Get(new_state_names_[s]));
+    EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> src, next.Values<float>());
+    EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> dst, states_[s].MutableValues<float>());
+    if (src.size() != dst.size()) {
+      return absl::InternalError(absl::StrFormat("recurrent state %d: %d values, expected %d", s,
+                                                 src.size(), dst.size()));
+    }
+    std::memcpy(dst.data(), src.data(), dst.size() * sizeof(float));
   }
   return absl::OkStatus();
 }
@@ -272,15 +317,24 @@ absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, i
   in.clear();
   in.emplace_back(io::kTokens, b.tokens);
   in.emplace_back(io::kPositions, b.positions);
-  for (int l = 0; l < config_.block_count; ++l) {
+  const int kv_layers = static_cast<int>(k_cache_.size());
+  for (int l = 0; l < kv_layers; ++l) {
     in.emplace_back(cache_names_[l].k, k_cache_[l]);
     in.emplace_back(cache_names_[l].v, v_cache_[l]);
   }
+  if (!states_.empty()) {
+    for (size_t s = 0; s < states_.size(); ++s) in.emplace_back(state_names_[s], states_[s]);
+    EDGEQ_ASSIGN_OR_RETURN(absl::Span<int32_t> rows, real_rows_.MutableValues<int32_t>());
+    rows[0] = static_cast<int32_t>(n);
+    in.emplace_back(io::kRealRows, real_rows_);
+  }
   EDGEQ_ASSIGN_OR_RETURN(TensorMap out, b.model->Execute(in));
+  EDGEQ_RETURN_IF_ERROR(StoreStates(out));
+  processed_ = pos + static_cast<int>(n);
   // Store the block's real K and V rows ([t, kv heads, hs]; the first n) into the caches
   // ([kv heads, ctx, hs]) at pos..pos+n-1.
   const int64_t hs = config_.head_dim, ctx = context_, kvh = config_.head_count_kv;
-  for (int l = 0; l < config_.block_count; ++l) {
+  for (int l = 0; l < kv_layers; ++l) {
     for (int which = 0; which < 2; ++which) {
       EDGEQ_ASSIGN_OR_RETURN(Tensor rows,
                              out.Get(which == 0 ? cache_names_[l].k_rows : cache_names_[l].v_rows));
@@ -355,6 +409,7 @@ absl::StatusOr<Model::Block*> Model::BlockOfSize(int size) {
 
 absl::StatusOr<absl::Span<const float>> Model::Prefill(absl::Span<const int> tokens, int pos) {
   EDGEQ_RETURN_IF_ERROR(Check(tokens, pos));
+  EDGEQ_RETURN_IF_ERROR(StartRun(pos));
   Tensor hidden;
   size_t i = 0, n = 0;
   for (int size : PlanPrefill(static_cast<int64_t>(tokens.size()), block_sizes_)) {
@@ -371,6 +426,7 @@ absl::Status Model::PrefillAll(
     absl::Span<const int> tokens, int pos,
     const std::function<absl::Status(int, absl::Span<const float>)>& on_logits, int first) {
   EDGEQ_RETURN_IF_ERROR(Check(tokens, pos));
+  EDGEQ_RETURN_IF_ERROR(StartRun(pos));
   size_t i = 0;
   const int64_t dim = config_.embedding_length;
   for (int size : PlanPrefill(static_cast<int64_t>(tokens.size()), block_sizes_)) {

@@ -44,9 +44,9 @@
 #include "core/tensor.h"
 #include "graph/graph.h"
 #include "llm/arch/model_config.h"
+#include "llm/load_progress.h"
 #include "llm/prefill_plan.h"
 #include "runtime/session.h"
-#include "llm/load_progress.h"
 
 namespace edgeq {
 namespace llm {
@@ -113,8 +113,18 @@ class Model {
   // The KV cache's positions (ModelOptions::context_length or its default).
   int context_length() const { return context_; }
   KvCacheType kv_cache_type() const { return kv_cache_type_; }
-  // Bytes the KV cache takes (all layers, K and V, context_length() positions).
+  // Bytes the KV cache takes (all attention layers, K and V, context_length() positions).
   uint64_t kv_cache_bytes() const;
+  // The recurrent states (llm/arch/recurrent_state.h; config().recurrent_states, empty for a
+  // model without recurrent layers) after the positions processed so far, and their bytes.
+  // A model with recurrent layers runs a sequence forward only: a run at position 0 zeroes the
+  // states; a run at another position than processed_positions() is FailedPrecondition.
+  const std::vector<Tensor>& recurrent_states() const { return states_; }
+  std::vector<Tensor>& mutable_recurrent_states() { return states_; }
+  uint64_t recurrent_state_bytes() const;
+  // The end of the positions the last runs processed (0 after Load).
+  int processed_positions() const { return processed_; }
+  void set_processed_positions(int n) { processed_ = n; }
   // The most prompt tokens one prefill Execute takes (ModelOptions::prefill_block capped at the
   // context; 1: token by token).
   int ubatch_size() const { return block_sizes_.empty() ? 1 : block_sizes_.back(); }
@@ -146,8 +156,9 @@ class Model {
 
   // The tensors that hold one sequence's state (llm/state_file.h saves and restores them by
   // name): the KV cache ("k_cache.L", "v_cache.L", [kv heads, context, head dim] f32 or q8_0
-  // rows), and any other per-sequence state the model keeps. position_axis is the axis indexed by
-  // position (only positions before n_past are state), or -1 if the whole tensor is state.
+  // rows, attention layers only), the recurrent states ("state.S", whole tensors). position_axis is
+  // the axis indexed by position (only positions before n_past are state), or -1 if the whole
+  // tensor is state.
   struct SequenceTensor {
     std::string name;
     Tensor* tensor = nullptr;
@@ -204,6 +215,11 @@ class Model {
   // Output norm and classifier on one hidden row.
   absl::StatusOr<absl::Span<const float>> RunHead(const float* row);
   absl::Status Check(absl::Span<const int> tokens, int pos) const;
+  // The start of a run at `pos`: zeroes the recurrent states at 0; FailedPrecondition for a
+  // rewind on a model with recurrent layers.
+  absl::Status StartRun(int pos);
+  // Copies the block's new recurrent states (outputs) into states_.
+  absl::Status StoreStates(const TensorMap& out);
 
   ModelConfig config_;
   int context_ = 0;
@@ -223,14 +239,18 @@ class Model {
   double prepare_seconds_ = 0;
   std::unique_ptr<Graph> head_graph_;
   std::unique_ptr<edgeq::Model> head_;
-  Tensor head_input_;  // [1, dim]
-  std::vector<Tensor> k_cache_, v_cache_;
-  // Per layer: the body graphs' names of its K and V cache inputs and new-row outputs.
+  Tensor head_input_;                      // [1, dim]
+  std::vector<Tensor> k_cache_, v_cache_;  // per attention layer (recurrent ones have none)
+  // Per attention layer: the body graphs' names of its K and V cache inputs and new-row outputs.
   struct CacheNames {
     std::string k, v, k_rows, v_rows;
   };
   std::vector<CacheNames> cache_names_;
-  std::vector<NamedTensor> inputs_;  // reused by every run
+  std::vector<Tensor> states_;  // the recurrent states (ModelConfig::recurrent_states)
+  std::vector<std::string> state_names_, new_state_names_;  // their inputs' and outputs' names
+  Tensor real_rows_;                                        // i32 [1]
+  int processed_ = 0;                                       // the end of the positions processed
+  std::vector<NamedTensor> inputs_;                         // reused by every run
 };
 
 }  // namespace llm

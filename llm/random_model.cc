@@ -1,5 +1,6 @@
 #include "llm/random_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -79,6 +80,15 @@ std::vector<Preset> Presets() {
   s.name = "SmolLM3 tiny";  // its structure at small width: 8 layers, 2 without RoPE
   s.dim = 64, s.layers = 8, s.heads = 4, s.kv_heads = 2, s.ffn = 128, s.vocab = 512;
   p.push_back({"smollm3-tiny", s});
+  s = RandomModelSpec{};
+  s.name = "LFM2-1.2B", s.architecture = "lfm2";  // conv layers but 2, 5, 8, 10, 12, 14
+  s.dim = 2048, s.layers = 16, s.heads = 32, s.kv_heads = 8, s.ffn = 8192, s.vocab = 65536;
+  s.context = 128000, s.rope_base = 1000000.0f, s.rms_eps = 1e-5f, s.tied = true;
+  s.shortconv_l_cache = 3, s.attention_layers = {2, 5, 8, 10, 12, 14};
+  p.push_back({"lfm2-1.2b", s});
+  s.name = "LFM2 tiny";  // its structure at small width: 6 layers, attention on 2 and 5
+  s.dim = 64, s.layers = 6, s.heads = 4, s.kv_heads = 2, s.ffn = 128, s.vocab = 512;
+  p.push_back({"lfm2-tiny", s});
   return p;
 }
 
@@ -87,6 +97,33 @@ uint64_t StreamSeed(uint64_t seed, const std::string& name) {
   uint64_t h = 1469598103934665603ull;
   for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
   return (h ^ (seed * 0x9E3779B97F4A7C15ull)) | 1;
+}
+
+// `values` as an f32 tensor of `shape`, or, if empty, the seeded random values of tensor `name`:
+// vectors 1 + U(-0.25, 0.25) (U(-0.5, 0.5) if `centered`), matrices U(-1, 1) / sqrt(columns).
+absl::StatusOr<Tensor> RandomTensor(uint64_t seed, const std::string& name,
+                                    const std::vector<int64_t>& shape,
+                                    const std::vector<float>& values, bool centered) {
+  EDGEQ_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(DType::kFloat32, Shape(shape)));
+  EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> v, t.MutableValues<float>());
+  if (!values.empty()) {
+    std::copy(values.begin(), values.end(), v.begin());
+    return t;
+  }
+  uint64_t state = StreamSeed(seed, name);
+  auto next = [&state]() {  // xorshift64*, uniform in [-1, 1)
+    state ^= state >> 12;
+    state ^= state << 25;
+    state ^= state >> 27;
+    return static_cast<float>((state * 0x2545F4914F6CDD1Dull) >> 40) / 8388608.0f - 1.0f;
+  };
+  if (shape.size() == 1) {
+    for (float& x : v) x = centered ? 0.5f * next() : 1.0f + 0.25f * next();
+  } else {
+    const float a = 1.0f / std::sqrt(static_cast<float>(shape.back()));
+    for (float& x : v) x = a * next();
+  }
+  return t;
 }
 
 // Metadata in the order convert_hf_to_gguf.py writes it: general.*, set_gguf_parameters(),
@@ -104,7 +141,15 @@ void AddMetadata(const RandomModelSpec& s, const arch::ArchInfo& row, int64_t n_
   d.SetMetadata(a + ".embedding_length", u32(s.dim));
   d.SetMetadata(a + ".feed_forward_length", u32(s.ffn));
   d.SetMetadata(a + ".attention.head_count", u32(s.heads));
-  d.SetMetadata(a + ".attention.head_count_kv", u32(s.kv_heads));
+  if (s.shortconv_l_cache > 0) {  // per layer, 0 on the conv layers (as the lfm2 converter)
+    std::vector<int64_t> kv(static_cast<size_t>(s.layers), 0);
+    for (int l : s.attention_layers) {
+      if (l >= 0 && l < s.layers) kv[static_cast<size_t>(l)] = s.kv_heads;
+    }
+    d.SetMetadata(a + ".attention.head_count_kv", MetadataValue::IntArray(kv, Width::kI32));
+  } else {
+    d.SetMetadata(a + ".attention.head_count_kv", u32(s.kv_heads));
+  }
   d.SetMetadata(a + ".rope.freq_base", f32(s.rope_base));
   d.SetMetadata(a + ".attention.layer_norm_rms_epsilon", f32(s.rms_eps));
   if (s.head_dim_keys || s.head_dim > 0) {
@@ -127,6 +172,9 @@ void AddMetadata(const RandomModelSpec& s, const arch::ArchInfo& row, int64_t n_
   d.SetMetadata("general.file_type", u32(0));  // LLAMA_FTYPE_ALL_F32
   d.SetMetadata(a + ".vocab_size", u32(n_vocab));
   d.SetMetadata(a + ".rope.dimension_count", u32(head_dim));
+  if (s.shortconv_l_cache > 0) {
+    d.SetMetadata(a + ".shortconv.l_cache", u32(s.shortconv_l_cache));
+  }
   d.SetMetadata("general.quantization_version", u32(2));
   if (vocab != nullptr) {
     for (const std::string& key : vocab->MetadataKeys()) {
@@ -255,25 +303,7 @@ absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& s,
   checkpoint::TensorDict d;
   auto add = [&](const std::string& name, std::vector<int64_t> shape,
                  std::vector<float> values = {}, bool centered = false) -> absl::Status {
-    EDGEQ_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(DType::kFloat32, Shape(shape)));
-    EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> v, t.MutableValues<float>());
-    if (!values.empty()) {
-      std::copy(values.begin(), values.end(), v.begin());
-      return d.Set(name, std::move(t));
-    }
-    uint64_t state = StreamSeed(s.seed, name);
-    auto next = [&state]() {  // xorshift64*, uniform in [-1, 1)
-      state ^= state >> 12;
-      state ^= state << 25;
-      state ^= state >> 27;
-      return static_cast<float>((state * 0x2545F4914F6CDD1Dull) >> 40) / 8388608.0f - 1.0f;
-    };
-    if (shape.size() == 1) {
-      for (float& x : v) x = centered ? 0.5f * next() : 1.0f + 0.25f * next();
-    } else {
-      const float a = 1.0f / std::sqrt(static_cast<float>(shape.back()));
-      for (float& x : v) x = a * next();
-    }
+    EDGEQ_ASSIGN_OR_RETURN(Tensor t, RandomTensor(s.seed, name, shape, values, centered));
     return d.Set(name, std::move(t));
   };
   if (s.llama3_rope) {
@@ -305,6 +335,15 @@ absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& s,
       EDGEQ_RETURN_IF_ERROR(add(p + "post_attention_norm.weight", {s.dim}));
       EDGEQ_RETURN_IF_ERROR(add(p + "post_ffw_norm.weight", {s.dim}));
     }
+    const bool conv = s.shortconv_l_cache > 0 &&
+                      std::find(s.attention_layers.begin(), s.attention_layers.end(), l) ==
+                          s.attention_layers.end();
+    if (conv) {  // lfm2's short-convolution layer
+      EDGEQ_RETURN_IF_ERROR(add(p + "shortconv.conv.weight", {s.dim, s.shortconv_l_cache}));
+      EDGEQ_RETURN_IF_ERROR(add(p + "shortconv.in_proj.weight", {3 * s.dim, s.dim}));
+      EDGEQ_RETURN_IF_ERROR(add(p + "shortconv.out_proj.weight", {s.dim, s.dim}));
+      continue;
+    }
     // The converter's order (Hugging Face names sorted: k, o, q, v).
     if (fused_qkv) {
       EDGEQ_RETURN_IF_ERROR(add(p + "attn_output.weight", {s.dim, q_dim}));
@@ -327,7 +366,8 @@ absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& s,
       EDGEQ_RETURN_IF_ERROR(add(p + "attn_q_norm.weight", {head_dim}));
     }
   }
-  EDGEQ_RETURN_IF_ERROR(add("output_norm.weight", {s.dim}));
+  EDGEQ_RETURN_IF_ERROR(
+      add(s.shortconv_l_cache > 0 ? "token_embd_norm.weight" : "output_norm.weight", {s.dim}));
   if (!s.tied) EDGEQ_RETURN_IF_ERROR(add("output.weight", {n_vocab, s.dim}));
 
   AddMetadata(s, row, n_vocab, head_dim, vocab, d);

@@ -69,10 +69,16 @@ struct RandomModelSpec {
   // converter computes it.
   int rope_original_context = 8192;
   uint64_t seed = 1;
+  // lfm2: shortconv.l_cache (0: no conv layers) and the attention layers (the others are
+  // short-convolution layers: shortconv.conv/in_proj/out_proj, head_count_kv 0 in the per-layer
+  // head_count_kv array); the final norm is token_embd_norm.weight.
+  int shortconv_l_cache = 0;
+  std::vector<int> attention_layers;
 };
 
 // "stories15m", "smollm2-135m", "tinyllama-1.1b", "llama-3.2-1b", "qwen2.5-0.5b", "qwen3-0.6b",
-// "gemma3-270m", "phi3.5-mini", "smollm3-3b", "smollm3-tiny" (case-insensitive);
+// "gemma3-270m", "phi3.5-mini", "smollm3-3b", "smollm3-tiny", "lfm2-1.2b", "lfm2-tiny"
+// (case-insensitive);
 // InvalidArgument naming the name and listing these otherwise.
 absl::StatusOr<RandomModelSpec> RandomModelPreset(absl::string_view name);
 std::vector<std::string> RandomModelPresetNames();

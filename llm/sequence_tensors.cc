@@ -15,6 +15,10 @@ std::vector<Model::SequenceTensor> Model::SequenceTensors() {
     list.push_back({absl::StrCat("k_cache.", l), &k_cache_[l], 1});
     list.push_back({absl::StrCat("v_cache.", l), &v_cache_[l], 1});
   }
+  // The recurrent states (conv windows, delta-rule matrices): whole tensors, after n_past.
+  for (size_t s = 0; s < states_.size(); ++s) {
+    list.push_back({absl::StrCat("state.", s), &states_[s], -1});
+  }
   return list;
 }
 

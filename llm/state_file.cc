@@ -351,6 +351,8 @@ absl::Status LoadSessionState(absl::string_view bytes, Model& model, Session& se
       std::memcpy(base + o * l.stride, s.tensors[i].bytes.data() + o * l.run, l.run);
     }
   }
+  // A model with recurrent layers continues only from the end of what its states hold.
+  model.set_processed_positions(static_cast<int>(n));
   session.Restore(std::move(s.tokens), std::move(s.pending));
   return absl::OkStatus();
 }

@@ -19,6 +19,11 @@ namespace llm {
 namespace {
 
 RandomModelSpec TinySpec(const std::string& arch, uint64_t seed = 5) {
+  if (arch == "lfm2") {  // hybrid: short-convolution states beside the attention layers' cache
+    RandomModelSpec s = *RandomModelPreset("lfm2-tiny");
+    s.vocab = 64, s.context = 128, s.seed = seed;
+    return s;
+  }
   RandomModelSpec s = *RandomModelPreset(arch == "qwen3" ? "qwen3-0.6b" : "smollm2-135m");
   s.dim = 32, s.layers = 2, s.heads = 4, s.kv_heads = 2, s.ffn = 48, s.vocab = 64;
   s.head_dim = arch == "qwen3" ? 32 : 0;
@@ -97,7 +102,9 @@ INSTANTIATE_TEST_SUITE_P(Archs, ContinueTest,
                                            Case{"llama", false, KvCacheType::kF32},
                                            Case{"qwen3", true, KvCacheType::kF32},
                                            Case{"qwen3", false, KvCacheType::kF32},
-                                           Case{"qwen3", false, KvCacheType::kQ8_0}));
+                                           Case{"qwen3", false, KvCacheType::kQ8_0},
+                                           Case{"lfm2", true, KvCacheType::kF32},
+                                           Case{"lfm2", false, KvCacheType::kF32}));
 
 // Without the saved sampler state, seeded sampling would not continue the same way: the test
 // above can fail.

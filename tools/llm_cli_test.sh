@@ -123,7 +123,8 @@ gen --shape=qwen2.5-0.5b "${tiny[@]}" --out="$tmp/qwen2.gguf" 2>/dev/null
 gen --shape=qwen3-0.6b "${tiny[@]}" --head_dim=32 --out="$tmp/qwen3.gguf" 2>/dev/null
 gen --shape=gemma3-270m "${tiny[@]}" --layers=3 --head_dim=16 --sliding_window=4 --out="$tmp/gemma3.gguf" 2>/dev/null
 gen --shape=phi3.5-mini "${tiny[@]}" --kv_heads=4 --out="$tmp/phi3.gguf" 2>/dev/null
-for a in qwen2 qwen3 gemma3 phi3; do
+gen --shape=lfm2-1.2b "${tiny[@]}" --layers=3 --out="$tmp/lfm2.gguf" 2>/dev/null  # conv, conv, attention
+for a in qwen2 qwen3 gemma3 phi3 lfm2; do
   edgeq run "$tmp/$a.gguf" -p "once upon a time" -n 12 --temp 0 -t 1 >"$tmp/$a.1.txt" 2>"$tmp/$a.err"
   check "$a run exit 0" test $? -eq 0
   edgeq run "$tmp/$a.gguf" -p "once upon a time" -n 12 --temp 0 -t 1 >"$tmp/$a.2.txt" 2>/dev/null
@@ -136,6 +137,12 @@ for a in qwen2 qwen3 gemma3 phi3; do
   check "$a bench tg4 row" grep -q "| CPU | 1 | tg4 |" "$tmp/$a.md"
 done
 
+# lfm2's conv states through perplexity (each chunk restarts at position 0).
+for i in $(seq 40); do echo "once upon a time there was a little girl who loved the park"; done >"$tmp/ppl.txt"
+edgeq perplexity "$tmp/lfm2.gguf" -f "$tmp/ppl.txt" -c 32 -t 1 >"$tmp/lfm2.ppl" 2>&1
+check "lfm2 perplexity exit 0" test $? -eq 0
+check "lfm2 perplexity final estimate" grep -q "^Final estimate: PPL = [0-9.]*" "$tmp/lfm2.ppl"
+
 # --help of each command.
 for c in run perplexity bench; do
   edgeq "$c" --help >"$tmp/h.txt" 2>&1
@@ -147,7 +154,7 @@ done
 expect_error "run missing model" 1 "^edgeq run: error: .*nonexistent.gguf" edgeq run /nonexistent.gguf -p x
 echo "not a model" >"$tmp/bad.gguf"
 expect_error "run wrong magic" 1 "^edgeq run: error: .*bad.gguf" edgeq run "$tmp/bad.gguf" -p x
-expect_error "run unknown architecture" 1 "error: .*architecture 'mamba' is not supported; supported: llama, qwen2, qwen3, gemma3, phi3, smollm3" \
+expect_error "run unknown architecture" 1 "error: .*architecture 'mamba' is not supported; supported: llama, qwen2, qwen3, gemma3, phi3, smollm3, lfm2" \
   edgeq run "$tmp/mamba.gguf" -p x
 expect_error "run prompt longer than the context" 1 "error: the prompt is [0-9]* tokens long, but the context holds 4" \
   edgeq run "$tmp/m.gguf" -p "once upon a time" -c 4 -t 1

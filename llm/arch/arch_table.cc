@@ -15,6 +15,8 @@ absl::StatusOr<Value> Qwen3Layer(LayerGraph& b, int layer, Value x);
 absl::StatusOr<Value> Gemma3Layer(LayerGraph& b, int layer, Value x);
 absl::StatusOr<Value> Phi3Layer(LayerGraph& b, int layer, Value x);
 absl::StatusOr<Value> Smollm3Layer(LayerGraph& b, int layer, Value x);
+absl::Status Lfm2Config(const checkpoint::TensorDict& d, ModelConfig* c);
+absl::StatusOr<Value> Lfm2Layer(LayerGraph& b, int layer, Value x);
 
 namespace {
 
@@ -83,6 +85,21 @@ constexpr TensorName kPhi3Tensors[] = {
     {"post_attention_layernorm.weight", "ffn_norm.weight"},
     {"self_attn.qkv_proj.weight", "attn_qkv.weight"},
 };
+// lfm2: an attention layer's tensors (its conv layers have shortconv.conv/in_proj/out_proj
+// instead; Hugging Face import of lfm2 is not done: the importer finds no attn_q on them).
+constexpr TensorName kLfm2Tensors[] = {
+    {"feed_forward.w2.weight", "ffn_down.weight"},
+    {"feed_forward.w3.weight", "ffn_up.weight"},
+    {"ffn_norm.weight", "ffn_norm.weight"},
+    {"feed_forward.w1.weight", "ffn_gate.weight"},
+    {"operator_norm.weight", "attn_norm.weight"},
+    {"self_attn.k_layernorm.weight", "attn_k_norm.weight"},
+    {"self_attn.k_proj.weight", "attn_k.weight"},
+    {"self_attn.out_proj.weight", "attn_output.weight"},
+    {"self_attn.q_layernorm.weight", "attn_q_norm.weight"},
+    {"self_attn.q_proj.weight", "attn_q.weight"},
+    {"self_attn.v_proj.weight", "attn_v.weight"},
+};
 // clang-format on
 
 #define EDGEQ_TENSORS(t) t, std::size(t)
@@ -105,6 +122,8 @@ constexpr HfConfig kPhi3Hf   = {"Phi3ForCausalLM",   0,    false, 0,     false,
 // smollm3, so no llama3 scaling).
 constexpr HfConfig kSmollm3Hf = {"SmolLM3ForCausalLM", 0,  false, 0,     false,
                                  true,  0.0f, false, false, false};
+constexpr HfConfig kLfm2Hf = {"Lfm2ForCausalLM",     0,    true,  0,     false,
+                              false, 0.0f, false, false, false};
 // clang-format on
 
 using A = Arch;
@@ -129,6 +148,8 @@ constexpr ArchInfo kArchitectures[] = {
      false, false, 0, EDGEQ_TENSORS(kPhi3Tensors), Phi3Config, Phi3Layer},
     {A::kSmollm3, "smollm3", kSmollm3Hf, R::kNorm, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp,
      false, false, false, 4, EDGEQ_TENSORS(kLlamaTensors), nullptr, Smollm3Layer},
+    {A::kLfm2, "lfm2", kLfm2Hf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, false,
+     true, false, 0, EDGEQ_TENSORS(kLfm2Tensors), Lfm2Config, Lfm2Layer},
 };
 #undef EDGEQ_TENSORS
 

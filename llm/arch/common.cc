@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "core/status_macros.h"
 #include "graph/ops.h"
+#include "llm/arch/recurrent_state.h"
 #include "llm/ops.h"
 #include "quantization/encoding.h"
 
@@ -161,6 +162,21 @@ absl::StatusOr<Value> LayerGraph::Attention(int layer, Value h) {
   return out;
 }
 
+int LayerGraph::StateSlot(int layer, int k) const {
+  for (size_t s = 0; s < c_.recurrent_states.size(); ++s) {
+    if (c_.recurrent_states[s].layer == layer && k-- == 0) return static_cast<int>(s);
+  }
+  return -1;
+}
+
+Value LayerGraph::StateInput(int slot) { return g_.Input(io::State(slot)); }
+
+void LayerGraph::SetStateOutput(int slot, Value v) {
+  states_set_.resize(c_.recurrent_states.size(), false);
+  states_set_[static_cast<size_t>(slot)] = true;
+  g_.Output(io::NewState(slot), v);
+}
+
 absl::StatusOr<Value> LayerGraph::FeedForward(int layer, Value h) {
   const int64_t t = t_, dim = c_.embedding_length, hidden = c_.feed_forward_length;
   const std::string p = absl::StrCat("blk.", layer, ".");
@@ -195,9 +211,18 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
       q8_0_cache ? TensorType(DType::kUInt8, Shape({kvh, ctx, arch::Q8_0RowBytes(hs)}))
                  : TensorType(DType::kFloat32, Shape({kvh, ctx, hs}));
   for (int l = 0; l < c.block_count; ++l) {
+    if (c.IsRecurrent(l)) continue;  // no KV cache
     g.AddInput(io::KCache(l), cache_type_of);
     g.AddInput(io::VCache(l), cache_type_of);
   }
+  // Recurrent layers: their states and the block's real token count.
+  for (size_t s = 0; s < c.recurrent_states.size(); ++s) {
+    g.AddInput(io::State(static_cast<int>(s)),
+               TensorType(DType::kFloat32, Shape(c.recurrent_states[s].shape)));
+  }
+  const Value real_rows = c.recurrent_states.empty()
+                              ? Value()
+                              : g.AddInput(io::kRealRows, TensorType(DType::kInt32, {1}));
 
   EDGEQ_ASSIGN_OR_RETURN(const Tensor* embedding,
                          GetMatrix(dict, "token_embd.weight", c.vocab_size, dim));
@@ -211,9 +236,17 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
   b.freqs = g.Constant(inv_freq);
   b.freqs_swa = g.Constant(inv_freq_swa);
   if (c.rope_attn_factor != 1.0f) b.attn_factor = Scalar(g, c.rope_attn_factor);
+  b.real_rows = real_rows;
   const arch::LayerFn layer = arch::Info(c.arch).build_layer;
   for (int l = 0; l < c.block_count; ++l) {
     EDGEQ_ASSIGN_OR_RETURN(x, layer(b, l, x));
+  }
+  for (size_t s = 0; s < c.recurrent_states.size(); ++s) {
+    if (!b.state_set(static_cast<int>(s))) {
+      return absl::InternalError(absl::StrFormat(
+          "the %s graph sets no new value of recurrent state %d (layer %d)", c.architecture, s,
+          c.recurrent_states[s].layer));
+    }
   }
   g.Output(io::kHidden, x);
   EDGEQ_RETURN_IF_ERROR(g.status());
@@ -229,7 +262,7 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildHeadGraph(const WeightReader& dict,
   Graph& g = *graph;
   const Value hidden = g.AddInput(io::kHidden, TensorType(DType::kFloat32, {1, dim}));
   EDGEQ_ASSIGN_OR_RETURN(Value x,
-                         Norm(g, dict, "output_norm.weight", dim, c.rms_norm_epsilon, hidden));
+                         Norm(g, dict, c.output_norm, dim, c.rms_norm_epsilon, hidden));
   const std::string classifier = c.tied_output ? "token_embd.weight" : "output.weight";
   EDGEQ_ASSIGN_OR_RETURN(Value logits, Linear(g, dict, classifier, c.vocab_size, dim, x));
   EDGEQ_ASSIGN_OR_RETURN(logits, MaybeBias(g, dict, "output.bias", c.vocab_size, logits));

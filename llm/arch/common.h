@@ -100,6 +100,8 @@ class LayerGraph {
 
   Graph& graph() { return g_; }
   const ModelConfig& config() const { return c_; }
+  const WeightReader& weights() const { return dict_; }
+  int64_t t() const { return t_; }  // the block's rows
 
   // RMSNorm of x [.., n] by blk.<layer>.<name> (f32 [n]; n = embedding_length if 0).
   absl::StatusOr<Value> Norm(int layer, const char* name, Value x, int64_t n = 0);
@@ -112,6 +114,19 @@ class LayerGraph {
   // ffn_down: [t, dim].
   absl::StatusOr<Value> FeedForward(int layer, Value h);
 
+  // Recurrent layers (llm/arch/recurrent_state.h): the index in config().recurrent_states of
+  // the `k`-th state of `layer` (-1 if none), its value before the block (a graph input) and
+  // its value after it (a graph output; every state must be set).
+  int StateSlot(int layer, int k = 0) const;
+  Value StateInput(int slot);
+  void SetStateOutput(int slot, Value v);
+  bool state_set(int slot) const {
+    return slot < static_cast<int>(states_set_.size()) && states_set_[slot];
+  }
+  // The number of tokens in the block (rows past it are padding): i32 [1]; set when the model
+  // has recurrent states.
+  Value real_rows;
+
   // Set by BuildBody before the layers.
   Value positions, freqs, freqs_swa;
   absl::StatusOr<Value> attn_factor = absl::NotFoundError("no attn_factor");
@@ -121,6 +136,7 @@ class LayerGraph {
   const WeightReader& dict_;
   const ModelConfig& c_;
   int64_t t_;
+  std::vector<bool> states_set_;
 };
 
 // The weight `name` (logical shape [rows, cols]) as a constant: x · W^T (QMatmul for a
@@ -135,11 +151,14 @@ absl::StatusOr<Value> Scalar(Graph& g, float v);
 
 // The decoder body for a block of `t` consecutive tokens at positions pos..pos+t-1, after
 // positions 0..pos-1 are in the caches. Inputs (by name, io::): tokens i32 [t], positions i32 [t]
-// (pos..pos+t-1; the attention reads the caches' first pos rows), then each layer's K and V
-// caches [kv heads, ctx, head dim] (f32, or q8_0 rows u8 [kv heads, ctx, head dim / 32 * 34] if
-// `q8_0_cache`). Outputs: each layer's new K and V rows [t, kv heads, head dim], and "hidden",
-// the hidden states [t, dim] after the last block. `inv_freq` is the RoPE angle table of the global
-// layers, `inv_freq_swa` that of the sliding-window layers. Each layer is the architecture's
+// (pos..pos+t-1; the attention reads the caches' first pos rows), then each attention layer's K
+// and V caches [kv heads, ctx, head dim] (f32, or q8_0 rows u8 [kv heads, ctx, head dim / 32 * 34]
+// if `q8_0_cache`; recurrent layers have none), with recurrent layers each of c.recurrent_states
+// (io::State) and the block's real token count (io::kRealRows, i32 [1]). Outputs: each attention
+// layer's new K and V rows [t, kv heads, head dim], each recurrent state's new value
+// (io::NewState), and "hidden", the hidden states [t, dim] after the last block. `inv_freq` is
+// the RoPE angle table of the global layers, `inv_freq_swa` that of the sliding-window layers.
+// Each layer is the architecture's
 // ArchInfo::build_layer.
 absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
                                                       const ModelConfig& c, int64_t ctx,

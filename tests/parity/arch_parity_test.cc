@@ -297,6 +297,24 @@ TEST(ArchParity, SmolLM3_3bFirst4Layers) {
       {"rand_smollm3_l4", "smollm3-3b", 4, 0, 0, 0, -1, 0, -1, 512, 0x841682d78722d454ull, true});
 }
 
+// lfm2 (issue 30): short-convolution layers with a conv state (llm/arch/recurrent_state.h)
+// between GQA attention layers. The tiny preset: 6 layers, attention on 2 and 5, dim 64, 4 / 2
+// heads, ffn 128, 3 conv taps. make_random_gguf --shape=lfm2-tiny --synthetic_vocab
+TEST(ArchParity, TinyLfm2) {
+  CheckArch({"tiny_lfm2", "lfm2-tiny", 0, 0, 0, 0, -1, 0, -1, 0, 0xa60fed1d97bb914aull, false,
+             kIds, {650.0103, 639.1155, 657.3598, 638.7629, 629.1719, 622.3758, 622.0826,
+                    624.6263, 636.0807, 639.1394, 638.4048, 631.5475, 627.5901, 628.4661,
+                    630.2661, 628.7594, 629.9543, 623.9905}});
+}
+
+// LFM2-1.2B's widths (2048, 32 / 8 heads, ffn 8192, 3 conv taps), 4 of 16 layers (conv, conv,
+// attention, conv), the made-up 512-piece vocabulary: host only.
+// make_random_gguf --shape=lfm2-1.2b --layers=4 --vocab_size=512 --synthetic_vocab (1052.9 MB)
+TEST(ArchParity, Lfm2_1_2bFirst4Layers) {
+  CheckArch(
+      {"rand_lfm2_l4", "lfm2-1.2b", 4, 0, 0, 0, -1, 0, -1, 512, 0xf069f1f1a2fa1a3dull, true});
+}
+
 // The tiny models quantized: `llama-quantize tiny_X.gguf OUT TYPE` (Q8_0: every matrix q8_0; Q4_0:
 // q4_0 and the embedding or output q8_0, llama-quantize's fallback from q6_K for rows of 64/96
 // columns). edgeq's quantizer with those per-tensor types writes the same tensor bytes; the
