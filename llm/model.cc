@@ -23,6 +23,7 @@
 #include "core/status_macros.h"
 #include "graph/ops.h"
 #include "llm/arch/common.h"
+#include "llm/arch/recurrent_state.h"
 #include "llm/ops.h"
 #include "quantization/block_layout.h"
 #include "quantization/encoding.h"
@@ -268,7 +269,8 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - head_start).count();
   m->head_ = std::make_unique<edgeq::Model>(std::move(head));
   EDGEQ_ASSIGN_OR_RETURN(m->head_input_, Tensor::Create(DType::kFloat32, {1, c.embedding_length}));
-  for (int l = 0; l < c.block_count; ++l) {
+  const int kv_layers = c.KvLayerCount();
+  for (int l = 0; l < kv_layers; ++l) {
     m->input_names_.push_back(absl::StrCat("input", 2 + 2 * l));
     m->input_names_.push_back(absl::StrCat("input", 3 + 2 * l));
     m->output_names_.push_back(absl::StrCat("output", 1 + 2 * l));
@@ -285,7 +287,52 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
     m->k_cache_.push_back(std::move(kc));
     m->v_cache_.push_back(std::move(vc));
   }
+  // Recurrent states after the caches (llm/arch/common.h: BuildBodyGraph's inputs and outputs).
+  EDGEQ_ASSIGN_OR_RETURN(m->states_, NewRecurrentStates(c));
+  const int states = static_cast<int>(m->states_.size());
+  for (int s = 0; s < states; ++s) {
+    m->state_input_names_.push_back(absl::StrCat("input", 2 + 2 * kv_layers + s));
+    m->state_output_names_.push_back(absl::StrCat("output", 1 + 2 * kv_layers + s));
+  }
+  m->real_rows_name_ = absl::StrCat("input", 2 + 2 * kv_layers + states);
+  EDGEQ_ASSIGN_OR_RETURN(m->real_rows_, Tensor::Create(DType::kInt32, {1}));
   return m;
+}
+
+uint64_t Model::recurrent_state_bytes() const {
+  uint64_t bytes = 0;
+  for (const Tensor& t : states_) bytes += t.size_bytes();
+  return bytes;
+}
+
+absl::Status Model::StartRun(int pos) {
+  if (states_.empty()) return absl::OkStatus();
+  if (pos == 0) {
+    ZeroRecurrentStates(&states_);
+    processed_ = 0;
+    return absl::OkStatus();
+  }
+  if (pos != processed_) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "%s has recurrent layers: a run must start at position 0 or %d (the end of what was "
+        "processed), got %d",
+        config_.architecture, processed_, pos));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Model::StoreStates(const TensorMap& out) {
+  for (size_t s = 0; s < states_.size(); ++s) {
+    EDGEQ_ASSIGN_OR_RETURN(Tensor next, out.Get(state_output_names_[s]));
+    EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> src, next.Values<float>());
+    EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> dst, states_[s].MutableValues<float>());
+    if (src.size() != dst.size()) {
+      return absl::InternalError(absl::StrFormat("recurrent state %d: %d values, expected %d", s,
+                                                 src.size(), dst.size()));
+    }
+    std::memcpy(dst.data(), src.data(), dst.size() * sizeof(float));
+  }
+  return absl::OkStatus();
 }
 
 const char* KvCacheTypeName(KvCacheType type) {
@@ -312,15 +359,24 @@ absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, i
   in.clear();
   in.emplace_back("input0", b.tokens);
   in.emplace_back("input1", b.positions);
-  for (int l = 0; l < config_.block_count; ++l) {
+  const int kv_layers = static_cast<int>(k_cache_.size());
+  for (int l = 0; l < kv_layers; ++l) {
     in.emplace_back(input_names_[2 * l], k_cache_[l]);
     in.emplace_back(input_names_[2 * l + 1], v_cache_[l]);
   }
+  if (!states_.empty()) {
+    for (size_t s = 0; s < states_.size(); ++s) in.emplace_back(state_input_names_[s], states_[s]);
+    EDGEQ_ASSIGN_OR_RETURN(absl::Span<int32_t> rows, real_rows_.MutableValues<int32_t>());
+    rows[0] = static_cast<int32_t>(n);
+    in.emplace_back(real_rows_name_, real_rows_);
+  }
   EDGEQ_ASSIGN_OR_RETURN(TensorMap out, b.model->Execute(in));
+  EDGEQ_RETURN_IF_ERROR(StoreStates(out));
+  processed_ = pos + static_cast<int>(n);
   // Store the block's real K and V rows ([t, kv heads, hs]; the first n) into the caches
   // ([kv heads, ctx, hs]) at pos..pos+n-1.
   const int64_t hs = config_.head_dim, ctx = context_, kvh = config_.head_count_kv;
-  for (int l = 0; l < config_.block_count; ++l) {
+  for (int l = 0; l < kv_layers; ++l) {
     for (int which = 0; which < 2; ++which) {
       EDGEQ_ASSIGN_OR_RETURN(Tensor rows, out.Get(output_names_[2 * l + which]));
       EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> src, rows.Values<float>());
@@ -394,6 +450,7 @@ absl::StatusOr<Model::Block*> Model::BlockOfSize(int size) {
 
 absl::StatusOr<absl::Span<const float>> Model::Prefill(absl::Span<const int> tokens, int pos) {
   EDGEQ_RETURN_IF_ERROR(Check(tokens, pos));
+  EDGEQ_RETURN_IF_ERROR(StartRun(pos));
   Tensor hidden;
   size_t i = 0, n = 0;
   for (int size : PlanPrefill(static_cast<int64_t>(tokens.size()), block_sizes_)) {
@@ -410,6 +467,7 @@ absl::Status Model::PrefillAll(
     absl::Span<const int> tokens, int pos,
     const std::function<absl::Status(int, absl::Span<const float>)>& on_logits, int first) {
   EDGEQ_RETURN_IF_ERROR(Check(tokens, pos));
+  EDGEQ_RETURN_IF_ERROR(StartRun(pos));
   size_t i = 0;
   const int64_t dim = config_.embedding_length;
   for (int size : PlanPrefill(static_cast<int64_t>(tokens.size()), block_sizes_)) {

@@ -110,8 +110,18 @@ class Model {
   // The KV cache's positions (ModelOptions::context_length or its default).
   int context_length() const { return context_; }
   KvCacheType kv_cache_type() const { return kv_cache_type_; }
-  // Bytes the KV cache takes (all layers, K and V, context_length() positions).
+  // Bytes the KV cache takes (all attention layers, K and V, context_length() positions).
   uint64_t kv_cache_bytes() const;
+  // The recurrent states (llm/arch/recurrent_state.h; config().recurrent_states, empty for a
+  // model without recurrent layers) after the positions processed so far, and their bytes.
+  // A model with recurrent layers runs a sequence forward only: a run at position 0 zeroes the
+  // states; a run at another position than processed_positions() is FailedPrecondition.
+  const std::vector<Tensor>& recurrent_states() const { return states_; }
+  std::vector<Tensor>& mutable_recurrent_states() { return states_; }
+  uint64_t recurrent_state_bytes() const;
+  // The end of the positions the last runs processed (0 after Load).
+  int processed_positions() const { return processed_; }
+  void set_processed_positions(int n) { processed_ = n; }
   // The most prompt tokens one prefill Execute takes (ModelOptions::prefill_block capped at the
   // context; 1: token by token).
   int ubatch_size() const { return block_sizes_.empty() ? 1 : block_sizes_.back(); }
@@ -174,6 +184,11 @@ class Model {
   // Output norm and classifier on one hidden row.
   absl::StatusOr<absl::Span<const float>> RunHead(const float* row);
   absl::Status Check(absl::Span<const int> tokens, int pos) const;
+  // The start of a run at `pos`: zeroes the recurrent states at 0; FailedPrecondition for a
+  // rewind on a model with recurrent layers.
+  absl::Status StartRun(int pos);
+  // Copies the block's new recurrent states (outputs) into states_.
+  absl::Status StoreStates(const TensorMap& out);
 
   ModelConfig config_;
   int context_ = 0;
@@ -194,9 +209,14 @@ class Model {
   std::unique_ptr<Graph> head_graph_;
   std::unique_ptr<edgeq::Model> head_;
   Tensor head_input_;  // [1, dim]
-  std::vector<Tensor> k_cache_, v_cache_;
-  std::vector<std::string> input_names_;   // the caches' input names, K and V per layer
-  std::vector<std::string> output_names_;  // the new rows' output names, K and V per layer
+  std::vector<Tensor> k_cache_, v_cache_;  // per attention layer (ModelConfig::KvSlot)
+  std::vector<std::string> input_names_;   // the caches' input names, K and V per attention layer
+  std::vector<std::string> output_names_;  // the new rows' output names, K and V per one
+  std::vector<Tensor> states_;             // the recurrent states (ModelConfig::recurrent_states)
+  std::vector<std::string> state_input_names_, state_output_names_;
+  std::string real_rows_name_;  // the input of the block's real token count
+  Tensor real_rows_;            // i32 [1]
+  int processed_ = 0;           // the end of the positions processed
   std::vector<NamedTensor> inputs_;        // reused by every run
 };
 

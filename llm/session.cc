@@ -41,6 +41,12 @@ absl::Status Session::Rewind(int n) {
         absl::StrFormat("cannot rewind to %d tokens: the session holds %d", n, n_past()));
   }
   if (n == n_past()) return absl::OkStatus();
+  if (n > 0 && !model_.recurrent_states().empty()) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "cannot rewind to %d tokens: %s has recurrent layers, whose state holds no history "
+        "(rewind to 0 and prefill again)",
+        n, model_.config().architecture));
+  }
   tokens_.resize(n);
   pending_.clear();
   return absl::OkStatus();

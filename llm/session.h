@@ -61,7 +61,8 @@ class Session {
   void Reset();
   // Keeps the first `n` tokens and forgets the rest (the KV cache is overwritten from position
   // n); the next Generate needs a prompt. The sampler keeps what it accepted (penalties may
-  // still count dropped tokens). InvalidArgument if n is not in [0, n_past()].
+  // still count dropped tokens). InvalidArgument if n is not in [0, n_past()];
+  // FailedPrecondition if 0 < n < n_past() on a model with recurrent layers (lfm2).
   absl::Status Rewind(int n);
 
   // Tokens in the context so far (prompts and generated tokens that were fed to the model).

@@ -106,7 +106,8 @@ absl::StatusOr<Value> LayerGraph::Attention(int layer, Value h) {
   const std::string p = absl::StrCat("blk.", layer, ".");
   const bool swa = c_.sliding_window > 0 && layer < static_cast<int>(c_.sliding_layers.size()) &&
                    c_.sliding_layers[layer];
-  const Value k_cache = g_.Input(2 + 2 * layer), v_cache = g_.Input(3 + 2 * layer);
+  const int slot = c_.KvSlot(layer);
+  const Value k_cache = g_.Input(2 + 2 * slot), v_cache = g_.Input(3 + 2 * slot);
   Value q, k, v;
   if (dict_.Contains(p + "attn_qkv.weight")) {
     // Fused Q, K, V rows (Phi-3): [q_dim + 2 kv_dim, dim].
@@ -154,6 +155,20 @@ absl::StatusOr<Value> LayerGraph::Attention(int layer, Value h) {
   return out;
 }
 
+int LayerGraph::StateSlot(int layer, int k) const {
+  for (size_t s = 0; s < c_.recurrent_states.size(); ++s) {
+    if (c_.recurrent_states[s].layer == layer && k-- == 0) return static_cast<int>(s);
+  }
+  return -1;
+}
+
+Value LayerGraph::StateInput(int slot) { return g_.Input(2 + 2 * c_.KvLayerCount() + slot); }
+
+void LayerGraph::SetStateOutput(int slot, Value v) {
+  state_outputs_.resize(c_.recurrent_states.size());
+  state_outputs_[static_cast<size_t>(slot)] = v;
+}
+
 absl::StatusOr<Value> LayerGraph::FeedForward(int layer, Value h) {
   const int64_t t = t_, dim = c_.embedding_length, hidden = c_.feed_forward_length;
   const std::string p = absl::StrCat("blk.", layer, ".");
@@ -184,10 +199,14 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
   const TensorType cache_type_of =
       q8_0_cache ? TensorType(DType::kUInt8, Shape({kvh, ctx, arch::Q8_0RowBytes(hs)}))
                  : TensorType(DType::kFloat32, Shape({kvh, ctx, hs}));
-  for (int l = 0; l < c.block_count; ++l) {
+  for (int l = 0; l < c.KvLayerCount(); ++l) {
     input_types.push_back(cache_type_of);  // K cache
     input_types.push_back(cache_type_of);  // V cache
   }
+  for (const RecurrentStateSpec& s : c.recurrent_states) {
+    input_types.push_back(TensorType(DType::kFloat32, Shape(s.shape)));
+  }
+  if (!c.recurrent_states.empty()) input_types.push_back(TensorType(DType::kInt32, {1}));
   auto graph = std::make_unique<Graph>(absl::StrCat(c.architecture, "_t", t), input_types);
   Graph& g = *graph;
   const Value tokens = g.Input(0);
@@ -205,11 +224,21 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
   b.freqs = g.Constant(inv_freq);
   b.freqs_swa = g.Constant(inv_freq_swa);
   if (c.rope_attn_factor != 1.0f) b.attn_factor = Scalar(g, c.rope_attn_factor);
+  const int states = static_cast<int>(c.recurrent_states.size());
+  if (states > 0) b.real_rows = g.Input(2 + 2 * c.KvLayerCount() + states);
   const arch::LayerFn layer = arch::Info(c.arch).build_layer;
   for (int l = 0; l < c.block_count; ++l) {
     EDGEQ_ASSIGN_OR_RETURN(x, layer(b, l, x));
   }
   outputs[0] = x;
+  for (int s = 0; s < states; ++s) {
+    if (static_cast<int>(b.state_outputs().size()) <= s || !b.state_outputs()[s].ok()) {
+      return absl::InternalError(absl::StrFormat(
+          "the %s graph sets no new value of recurrent state %d (layer %d)", c.architecture, s,
+          c.recurrent_states[s].layer));
+    }
+    outputs.push_back(b.state_outputs()[s]);
+  }
   g.Output(outputs);
   EDGEQ_RETURN_IF_ERROR(g.status());
   return graph;

@@ -97,6 +97,17 @@ class LayerGraph {
   // ffn_down: [t, dim].
   absl::StatusOr<Value> FeedForward(int layer, Value h);
 
+  // Recurrent layers (llm/arch/recurrent_state.h): the index in config().recurrent_states of
+  // the `k`-th state of `layer` (-1 if none), its value before the block (a graph input) and
+  // its value after it (a graph output; every state must be set).
+  int StateSlot(int layer, int k = 0) const;
+  Value StateInput(int slot);
+  void SetStateOutput(int slot, Value v);
+  const std::vector<Value>& state_outputs() const { return state_outputs_; }
+  // The number of tokens in the block (rows past it are padding): i32 [1]; set when the model
+  // has recurrent states.
+  Value real_rows;
+
   // Set by BuildBody before the layers.
   Value positions, freqs, freqs_swa;
   absl::StatusOr<Value> attn_factor = absl::NotFoundError("no attn_factor");
@@ -107,6 +118,7 @@ class LayerGraph {
   const ModelConfig& c_;
   int64_t t_;
   std::vector<Value>* outputs_;
+  std::vector<Value> state_outputs_;
 };
 
 // The weight `name` (logical shape [rows, cols]) as a constant: x · W^T (QMatmul for a
@@ -122,9 +134,11 @@ absl::StatusOr<Value> Scalar(Graph& g, float v);
 // The decoder body for a block of `t` consecutive tokens at positions pos..pos+t-1, after
 // positions 0..pos-1 are in the caches. Inputs: tokens i32 [t], positions i32 [t] (pos..pos+t-1;
 // the attention reads the caches' first pos rows), then K and V caches [kv heads, ctx, head dim]
-// (f32, or q8_0 rows u8 [kv heads, ctx, head dim / 32 * 34] if `q8_0_cache`) per layer.
-// Outputs: the hidden states [t, dim] after the last block, then the block's K and V rows
-// [t, kv heads, head dim] per layer. `inv_freq` is the RoPE angle table of the global layers,
+// (f32, or q8_0 rows u8 [kv heads, ctx, head dim / 32 * 34] if `q8_0_cache`) per attention layer
+// (ModelConfig::KvSlot), then, with recurrent layers, each of c.recurrent_states (f32) and the
+// block's real token count i32 [1]. Outputs: the hidden states [t, dim] after the last block,
+// the block's K and V rows [t, kv heads, head dim] per attention layer, then each recurrent
+// state's new value. `inv_freq` is the RoPE angle table of the global layers,
 // `inv_freq_swa` that of the sliding-window layers. Each layer is the architecture's
 // ArchInfo::build_layer.
 absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,

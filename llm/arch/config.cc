@@ -177,7 +177,8 @@ absl::Status ReadDimensions(const TensorDict& d, const std::string& a, ModelConf
   c.block_count = static_cast<int>(layers);
   c.feed_forward_length = static_cast<int>(ffn);
   c.head_count = static_cast<int>(heads);
-  // head_count_kv: a scalar, or one value per layer (all equal here).
+  // head_count_kv: a scalar, or one value per layer: 0 marks a recurrent layer (no KV cache;
+  // lfm2), the others must be equal.
   const std::string kv_key = Key(a, "attention.head_count_kv");
   int64_t kv = heads;
   if (d.HasMetadata(kv_key)) {
@@ -186,14 +187,28 @@ absl::Status ReadDimensions(const TensorDict& d, const std::string& a, ModelConf
       return absl::InvalidArgumentError(
           absl::StrFormat("metadata key '%s' is %s; expected an integer", kv_key, v->TypeName()));
     }
-    kv = v->ints()[0];
-    for (int64_t x : v->ints()) {
-      if (x != kv) {
+    const std::vector<int64_t>& per_layer = v->ints();
+    if (per_layer.size() > 1 && static_cast<int64_t>(per_layer.size()) != layers) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("metadata key '%s' has %d values; expected one or %s = %d", kv_key,
+                          per_layer.size(), Key(a, "block_count"), layers));
+    }
+    kv = 0;
+    for (size_t l = 0; l < per_layer.size(); ++l) {
+      const int64_t x = per_layer[l];
+      if (per_layer.size() > 1 && x == 0) {
+        c.recurrent_layers.resize(static_cast<size_t>(layers), false);
+        c.recurrent_layers[l] = true;
+        continue;
+      }
+      if (kv != 0 && x != kv) {
         return absl::UnimplementedError(absl::StrFormat(
             "metadata key '%s' gives different kv head counts per layer (%s); not supported",
             kv_key, v->DebugString()));
       }
+      kv = x;
     }
+    if (kv == 0) kv = heads;  // every layer recurrent: no KV cache at all
   }
   if (kv <= 0 || kv > heads || heads % kv != 0) {  // (a u64 above INT64_MAX is negative here)
     return absl::InvalidArgumentError(
@@ -317,7 +332,16 @@ absl::Status ReadStructure(const TensorDict& d, const arch::ArchInfo& row, Model
   if (row.embedding_scale_sqrt_dim) {
     c.embedding_scale = std::sqrt(static_cast<float>(c.embedding_length));
   }
-  return row.read_config == nullptr ? absl::OkStatus() : row.read_config(d, &c);
+  if (row.read_config != nullptr) EDGEQ_RETURN_IF_ERROR(row.read_config(d, &c));
+  for (int l = 0; l < c.block_count; ++l) {
+    if (c.IsRecurrent(l) && c.recurrent_states.empty()) {
+      return absl::UnimplementedError(absl::StrFormat(
+          "metadata key '%s' gives layer %d no kv heads; %s has no recurrent layers (expected "
+          "kv heads > 0 on every layer)",
+          Key(c.architecture, "attention.head_count_kv"), l, c.architecture));
+    }
+  }
+  return absl::OkStatus();
 }
 
 // rope.scaling.attn_factor and phi3's rope_factors_long/short.
@@ -401,12 +425,17 @@ absl::Status ReadVocabularyAndShapes(const TensorDict& d, const std::string& a, 
   const std::string heads_why =
       absl::StrFormat("%s = %d, %s = %d, head dimension %d", Key(a, "attention.head_count"), heads,
                       kv_key, kv, head_dim);
-  if (d.Contains("blk.0.attn_qkv.weight")) {
+  int first_kv = 0;  // the first attention layer (recurrent layers have no attn_q/k)
+  while (first_kv < c.block_count && c.IsRecurrent(first_kv)) ++first_kv;
+  const std::string blk = absl::StrCat("blk.", first_kv, ".");
+  if (first_kv == c.block_count) {
+    // No attention layer: nothing to check the heads against.
+  } else if (d.Contains(blk + "attn_qkv.weight")) {
     EDGEQ_RETURN_IF_ERROR(
-        ExpectShape(d, "blk.0.attn_qkv.weight", q_dim + 2 * kv_dim, dim, heads_why));
+        ExpectShape(d, blk + "attn_qkv.weight", q_dim + 2 * kv_dim, dim, heads_why));
   } else {
-    EDGEQ_RETURN_IF_ERROR(ExpectShape(d, "blk.0.attn_q.weight", q_dim, dim, heads_why));
-    EDGEQ_RETURN_IF_ERROR(ExpectShape(d, "blk.0.attn_k.weight", kv_dim, dim, heads_why));
+    EDGEQ_RETURN_IF_ERROR(ExpectShape(d, blk + "attn_q.weight", q_dim, dim, heads_why));
+    EDGEQ_RETURN_IF_ERROR(ExpectShape(d, blk + "attn_k.weight", kv_dim, dim, heads_why));
   }
   EDGEQ_RETURN_IF_ERROR(
       ExpectShape(d, "blk.0.ffn_down.weight", dim, ffn,
@@ -483,6 +512,10 @@ std::string ModelConfig::ToString() const {
     absl::StrAppendFormat(&extra, ", rope attn factor %g", rope_attn_factor);
   if (final_logit_softcapping > 0) {
     absl::StrAppendFormat(&extra, ", logit soft-cap %g", final_logit_softcapping);
+  }
+  if (!recurrent_states.empty()) {
+    absl::StrAppendFormat(&extra, ", %d recurrent layers (%d state tensors)",
+                          block_count - KvLayerCount(), recurrent_states.size());
   }
   return absl::StrCat(BaseDescription(*this), extra);
 }

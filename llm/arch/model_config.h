@@ -4,6 +4,7 @@
 #ifndef EDGEQ_LLM_ARCH_MODEL_CONFIG_H_
 #define EDGEQ_LLM_ARCH_MODEL_CONFIG_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,13 @@ namespace llm {
 
 // Architectures Model::Load runs: the GGUF names of llm/arch/arch_table.h ("llama", "qwen2", ...).
 std::vector<std::string> SupportedArchitectures();
+
+// One recurrent state tensor of a layer: f32 of `shape` (lfm2: the last k - 1 conv inputs,
+// [k - 1, dim]).
+struct RecurrentStateSpec {
+  int layer = 0;
+  std::vector<int64_t> shape;
+};
 
 struct ModelConfig {
   std::string architecture;     // general.architecture
@@ -75,6 +83,26 @@ struct ModelConfig {
   // rope_scaling_original_context_length (<arch>.rope.scaling.original_context_length), as
   // llama.cpp chooses them by its context size.
   bool has_rope_factors = false;
+
+  // Recurrent layers (lfm2's short-convolution layers, qwen35's linear-attention ones) have no
+  // KV cache: recurrent_layers[l] (empty or false: an attention layer). The generic reader marks
+  // the layers whose <arch>.attention.head_count_kv entry is 0; an architecture's file may mark
+  // others. Their state tensors (f32, kept by the model beside the KV cache, zero at the start
+  // of a sequence) are recurrent_states, in the order of the body graph's state inputs and
+  // outputs (llm/arch/recurrent_state.h).
+  std::vector<bool> recurrent_layers;
+  std::vector<RecurrentStateSpec> recurrent_states;
+  bool IsRecurrent(int layer) const {
+    return layer < static_cast<int>(recurrent_layers.size()) && recurrent_layers[layer];
+  }
+  // The KV cache index of an attention layer (its rank among the non-recurrent layers) and the
+  // number of attention layers.
+  int KvSlot(int layer) const {
+    int slot = 0;
+    for (int l = 0; l < layer; ++l) slot += IsRecurrent(l) ? 0 : 1;
+    return slot;
+  }
+  int KvLayerCount() const { return KvSlot(block_count); }
 
   // Reads the metadata (and the tensors' presence and shapes where the metadata leaves a value
   // open). InvalidArgument naming a missing or contradictory key; Unimplemented naming an
