@@ -85,6 +85,10 @@ class LayerGraph {
 
   Graph& graph() { return g_; }
   const ModelConfig& config() const { return c_; }
+  const WeightReader& weights() const { return dict_; }
+  int64_t rows() const { return t_; }  // the block's rows t
+  // Appends a graph output after the hidden states (a layer's new K/V rows or state).
+  void AddOutput(Value v) { outputs_->push_back(v); }
 
   // RMSNorm of x [.., n] by blk.<layer>.<name> (f32 [n]; n = embedding_length if 0).
   absl::StatusOr<Value> Norm(int layer, const char* name, Value x, int64_t n = 0);
