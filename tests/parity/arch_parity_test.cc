@@ -302,8 +302,11 @@ TEST(ArchParity, SmolLM3_3bFirst4Layers) {
 // attention), dim 64, 4 / 2 heads of 32 (8 rotated dims), ffn 128, delta-net 4 value heads over
 // 2 key heads of 16. make_random_gguf --shape=qwen3.5-tiny --synthetic_vocab
 TEST(ArchParity, TinyQwen35) {
-  CheckArch(
-      {"tiny_qwen35", "qwen3.5-tiny", 0, 0, 0, 0, -1, 0, -1, 0, 0xaf1e3fb80ce09014ull, false});
+  CheckArch({"tiny_qwen35", "qwen3.5-tiny", 0, 0, 0, 0, -1, 0, -1, 0, 0xaf1e3fb80ce09014ull,
+             false, kIds,
+             {658.7621, 622.6850, 621.3233, 624.9779, 620.1866, 608.2966, 610.4828, 613.2913,
+              618.2517, 619.8880, 616.8884, 609.0033, 605.1227, 608.9429, 608.0093, 605.9566,
+              607.4730, 607.2920}});
 }
 
 // Qwen3.5-0.8B's widths (1024, 8 / 2 heads of 256 with 64 rotated dims, ffn 3584, delta-net 16
