@@ -51,10 +51,50 @@ void L2Normalize(const float* x, int64_t s, float eps, float* y) {
   for (int64_t i = 0; i < s; ++i) y[i] = x[i] * scale;
 }
 
-float Dot(const float* a, const float* b, int64_t n) {
-  float sum = 0.0f;
-  for (int64_t i = 0; i < n; ++i) sum += a[i] * b[i];
-  return sum;
+// The reductions below keep 16 partial sums (lanes the compiler keeps in vector registers, the
+// fixed inner loops vectorizing at -O2), added pairwise, as ggml's vec_dot sums in SIMD lanes.
+float SumLanes(float* part) {
+  for (int w = 8; w >= 1; w /= 2) {
+    for (int l = 0; l < w; ++l) part[l] += part[l + w];
+  }
+  return part[0];
+}
+
+// row *= decay, then returns row . k.
+float DecayDot(float* __restrict row, const float* __restrict k, float decay, int64_t n) {
+  float part[16] = {};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    for (int l = 0; l < 16; ++l) {
+      const float x = row[i + l] * decay;
+      row[i + l] = x;
+      part[l] += x * k[i + l];
+    }
+  }
+  for (; i < n; ++i) {
+    row[i] *= decay;
+    part[i % 16] += row[i] * k[i];
+  }
+  return SumLanes(part);
+}
+
+// row += k * d, then returns row . q.
+float UpdateDot(float* __restrict row, const float* __restrict k, float d,
+                const float* __restrict q, int64_t n) {
+  float part[16] = {};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    for (int l = 0; l < 16; ++l) {
+      const float x = row[i + l] + k[i + l] * d;
+      row[i + l] = x;
+      part[l] += x * q[i + l];
+    }
+  }
+  for (; i < n; ++i) {
+    row[i] += k[i] * d;
+    part[i % 16] += row[i] * q[i];
+  }
+  return SumLanes(part);
 }
 
 class GdnKernel : public OpKernel {
@@ -74,17 +114,17 @@ class GdnKernel : public OpKernel {
     const int64_t ss = d_.s * d_.s;
     ParallelFor(ctx.pool, d_.hv, 1, d_.hv * ss * (n + 1), [&](size_t b, size_t c) {
       for (size_t h = b; h < b + c; ++h) {
-        RunHead(ctx, n, static_cast<int64_t>(h), scratch + h * 3 * d_.s, out);
+        RunHead(ctx, n, static_cast<int64_t>(h), scratch + h * 2 * d_.s, out);
       }
     });
     return absl::OkStatus();
   }
 
-  size_t ScratchBytes() const override { return sizeof(float) * 3 * d_.hv * d_.s; }
+  size_t ScratchBytes() const override { return sizeof(float) * 2 * d_.hv * d_.s; }
   std::string name() const override { return kGdnOpName; }
 
  private:
-  // Value head h over the n real rows; `work` holds 3 s floats (q, k normalized, delta).
+  // Value head h over the n real rows; `work` holds 2 s floats (q, k normalized).
   void RunHead(const ExecContext& ctx, int32_t n, int64_t h, float* work, float* out) const {
     const int64_t s = d_.s, hk = d_.hk, hv = d_.hv, kh = h % hk;
     const float* q = Data(ctx, in_[0]);
@@ -98,7 +138,6 @@ class GdnKernel : public OpKernel {
     std::memcpy(m, Data(ctx, in_[7]) + h * s * s, sizeof(float) * s * s);
     float* qn = work;
     float* kn = work + s;
-    float* delta = work + 2 * s;
     const float scale = 1.0f / std::sqrt(static_cast<float>(s));
     for (int32_t r = 0; r < n; ++r) {
       L2Normalize(q + (r * hk + kh) * s, s, eps_, qn);
@@ -107,15 +146,15 @@ class GdnKernel : public OpKernel {
       const float softplus = x > 20.0f ? x : std::log(1.0f + std::exp(x));
       const float decay = std::exp(softplus * a);
       const float b = 1.0f / (1.0f + std::exp(-beta[r * hv + h]));
-      for (int64_t i = 0; i < s * s; ++i) m[i] *= decay;
       const float* vr = v + (r * hv + h) * s;
-      for (int64_t j = 0; j < s; ++j) delta[j] = (vr[j] - Dot(m + j * s, kn, s)) * b;
+      float* o = out + (r * hv + h) * s;
+      // Row j of M (column j of S) is updated and read independently of the others: one pass
+      // over the state (ggml makes four, with the same per-row arithmetic).
       for (int64_t j = 0; j < s; ++j) {
         float* mj = m + j * s;
-        for (int64_t i = 0; i < s; ++i) mj[i] += kn[i] * delta[j];
+        const float dj = (vr[j] - DecayDot(mj, kn, decay, s)) * b;
+        o[j] = UpdateDot(mj, kn, dj, qn, s) * scale;
       }
-      float* o = out + (r * hv + h) * s;
-      for (int64_t j = 0; j < s; ++j) o[j] = Dot(m + j * s, qn, s) * scale;
     }
   }
 
