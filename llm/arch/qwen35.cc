@@ -235,7 +235,10 @@ absl::StatusOr<Value> LinearAttention(LayerGraph& b, int layer, Value h) {
   const std::vector<Value> delta = ops::OpOutputs(
       "gated_delta_net", {q, kk, v, alpha, beta, dt_bias, a, b.StateInput(delta_slot), b.real_rows},
       {{"epsilon", static_cast<double>(c.rms_norm_epsilon)}});
-  if (delta.size() != 2) return g.status();
+  if (delta.size() != 2 || !g.status().ok()) {
+    return g.status().ok() ? absl::InternalError("gated_delta_net gave no state output")
+                           : g.status();
+  }
   b.SetStateOutput(delta_slot, delta[1]);
   // RMSNorm of each head by ssm_norm, times silu(z) (llama.cpp's build_norm_gated).
   EDGEQ_ASSIGN_OR_RETURN(Value o, b.Norm(layer, "ssm_norm.weight", delta[0], s));
