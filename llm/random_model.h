@@ -68,6 +68,16 @@ struct RandomModelSpec {
   // is sqrt(1 + ln(context / rope_original_context) / ln(rope_original_context)), as the
   // converter computes it.
   int rope_original_context = 8192;
+  // qwen35 (gated delta-net linear attention, every full_attention_interval-th layer full
+  // attention): rope.dimension_count (0: the head dimension), rope.dimension_sections, and the
+  // ssm.* keys (inner size = value heads x state size).
+  int rope_dims = 0;
+  std::vector<int> rope_sections = {};
+  int ssm_conv_kernel = 4;
+  int ssm_state = 0;
+  int ssm_key_heads = 0;
+  int ssm_value_heads = 0;
+  int full_attention_interval = 4;
   uint64_t seed = 1;
   // lfm2: shortconv.l_cache (0: no conv layers) and the attention layers (the others are
   // short-convolution layers: shortconv.conv/in_proj/out_proj, head_count_kv 0 in the per-layer
@@ -77,7 +87,8 @@ struct RandomModelSpec {
 };
 
 // "stories15m", "smollm2-135m", "tinyllama-1.1b", "llama-3.2-1b", "qwen2.5-0.5b", "qwen3-0.6b",
-// "gemma3-270m", "phi3.5-mini", "smollm3-3b", "smollm3-tiny", "lfm2-1.2b", "lfm2-tiny"
+// "gemma3-270m", "phi3.5-mini", "smollm3-3b", "smollm3-tiny", "lfm2-1.2b", "lfm2-tiny",
+// "qwen3.5-0.8b", "qwen3.5-tiny"
 // (case-insensitive);
 // InvalidArgument naming the name and listing these otherwise.
 absl::StatusOr<RandomModelSpec> RandomModelPreset(absl::string_view name);

@@ -9,6 +9,7 @@ namespace arch {
 // Each architecture's file (llm/arch/<name>.cc): its `<arch>.*` keys and its layer.
 absl::Status Gemma3Config(const checkpoint::TensorDict& d, ModelConfig* c);
 absl::Status Phi3Config(const checkpoint::TensorDict& d, ModelConfig* c);
+absl::Status Qwen35Config(const checkpoint::TensorDict& d, ModelConfig* c);
 absl::StatusOr<Value> LlamaLayer(LayerGraph& b, int layer, Value x);
 absl::StatusOr<Value> Qwen2Layer(LayerGraph& b, int layer, Value x);
 absl::StatusOr<Value> Qwen3Layer(LayerGraph& b, int layer, Value x);
@@ -17,6 +18,7 @@ absl::StatusOr<Value> Phi3Layer(LayerGraph& b, int layer, Value x);
 absl::StatusOr<Value> Smollm3Layer(LayerGraph& b, int layer, Value x);
 absl::Status Lfm2Config(const checkpoint::TensorDict& d, ModelConfig* c);
 absl::StatusOr<Value> Lfm2Layer(LayerGraph& b, int layer, Value x);
+absl::StatusOr<Value> Qwen35Layer(LayerGraph& b, int layer, Value x);
 
 namespace {
 
@@ -100,6 +102,30 @@ constexpr TensorName kLfm2Tensors[] = {
     {"self_attn.q_proj.weight", "attn_q.weight"},
     {"self_attn.v_proj.weight", "attn_v.weight"},
 };
+// qwen35: a full-attention layer's tensors, then a linear-attention layer's (llama.cpp's
+// tensor_mapping.py for Qwen3.5); no layer has all of them, and there is no HF import yet.
+constexpr TensorName kQwen35Tensors[] = {
+    {"input_layernorm.weight", "attn_norm.weight"},
+    {"post_attention_layernorm.weight", "post_attention_norm.weight"},
+    {"mlp.down_proj.weight", "ffn_down.weight"},
+    {"mlp.gate_proj.weight", "ffn_gate.weight"},
+    {"mlp.up_proj.weight", "ffn_up.weight"},
+    {"self_attn.q_proj.weight", "attn_q.weight"},
+    {"self_attn.k_proj.weight", "attn_k.weight"},
+    {"self_attn.v_proj.weight", "attn_v.weight"},
+    {"self_attn.o_proj.weight", "attn_output.weight"},
+    {"self_attn.q_norm.weight", "attn_q_norm.weight"},
+    {"self_attn.k_norm.weight", "attn_k_norm.weight"},
+    {"linear_attn.in_proj_qkv.weight", "attn_qkv.weight"},
+    {"linear_attn.in_proj_z.weight", "attn_gate.weight"},
+    {"linear_attn.in_proj_b.weight", "ssm_beta.weight"},
+    {"linear_attn.in_proj_a.weight", "ssm_alpha.weight"},
+    {"linear_attn.conv1d.weight", "ssm_conv1d.weight"},
+    {"linear_attn.dt_bias", "ssm_dt.bias"},
+    {"linear_attn.A_log", "ssm_a"},
+    {"linear_attn.norm.weight", "ssm_norm.weight"},
+    {"linear_attn.out_proj.weight", "ssm_out.weight"},
+};
 // clang-format on
 
 #define EDGEQ_TENSORS(t) t, std::size(t)
@@ -124,6 +150,10 @@ constexpr HfConfig kSmollm3Hf = {"SmolLM3ForCausalLM", 0,  false, 0,     false,
                                  true,  0.0f, false, false, false};
 constexpr HfConfig kLfm2Hf = {"Lfm2ForCausalLM",     0,    true,  0,     false,
                               false, 0.0f, false, false, false};
+// Qwen3.5 (text): no HF import this session (the converter's norm offsets and A_log -> ssm_a
+// are not modelled).
+constexpr HfConfig kQwen35Hf = {"Qwen3_5ForCausalLM", 0,  false, 0,     true,
+                                false, 0.0f, false, false, false};
 // clang-format on
 
 using A = Arch;
@@ -150,6 +180,8 @@ constexpr ArchInfo kArchitectures[] = {
      false, false, false, 4, EDGEQ_TENSORS(kLlamaTensors), nullptr, Smollm3Layer},
     {A::kLfm2, "lfm2", kLfm2Hf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, false,
      true, false, 0, EDGEQ_TENSORS(kLfm2Tensors), Lfm2Config, Lfm2Layer},
+    {A::kQwen35, "qwen35", kQwen35Hf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp,
+     false, true, false, 0, EDGEQ_TENSORS(kQwen35Tensors), Qwen35Config, Qwen35Layer},
 };
 #undef EDGEQ_TENSORS
 

@@ -428,8 +428,8 @@ absl::Status ReadVocabularyAndShapes(const TensorDict& d, const std::string& a, 
   int first_kv = 0;  // the first attention layer (recurrent layers have no attn_q/k)
   while (first_kv < c.block_count && c.IsRecurrent(first_kv)) ++first_kv;
   const std::string blk = absl::StrCat("blk.", first_kv, ".");
-  if (first_kv == c.block_count) {
-    // No attention layer: nothing to check the heads against.
+  if (first_kv == c.block_count || c.layer_shapes_checked) {
+    // No attention layer, or the architecture's file checked its own (qwen35's gated attn_q).
   } else if (d.Contains(blk + "attn_qkv.weight")) {
     EDGEQ_RETURN_IF_ERROR(
         ExpectShape(d, blk + "attn_qkv.weight", q_dim + 2 * kv_dim, dim, heads_why));

@@ -85,6 +85,20 @@ struct ModelConfig {
   bool has_rope_factors = false;
   // The final norm's tensor (lfm2: token_embd_norm.weight, as llama.cpp names it).
   std::string output_norm = "output_norm.weight";
+  // qwen35 (llm/arch/qwen35.cc): the gated delta-net layers' <arch>.ssm.conv_kernel,
+  // .ssm.state_size (key and value head dimension), .ssm.group_count (key heads),
+  // .ssm.time_step_rank (value heads), .ssm.inner_size (value heads x head dimension);
+  // nextn_layers: <arch>.nextn_predict_layers MTP layers after the block_count trunk layers
+  // (loaded, unused by the graph).
+  int ssm_conv_kernel = 0;
+  int ssm_state_size = 0;
+  int ssm_group_count = 0;
+  int ssm_time_step_rank = 0;
+  int ssm_inner_size = 0;
+  int nextn_layers = 0;
+  // The architecture's read_config checked layer shapes itself (the common check of layer 0's
+  // attention tensors does not apply: qwen35).
+  bool layer_shapes_checked = false;
 
   // Recurrent layers (lfm2's short-convolution layers, qwen35's linear-attention ones) have no
   // KV cache: recurrent_layers[l] (empty or false: an attention layer). The generic reader marks

@@ -315,6 +315,27 @@ TEST(ArchParity, Lfm2_1_2bFirst4Layers) {
       {"rand_lfm2_l4", "lfm2-1.2b", 4, 0, 0, 0, -1, 0, -1, 512, 0xf069f1f1a2fa1a3dull, true});
 }
 
+// qwen35 (issue 30): gated delta-net layers (short convolution and delta-rule states) with a
+// gated full-attention layer every 4th, partial M-RoPE. The tiny preset: 8 layers (2 full
+// attention), dim 64, 4 / 2 heads of 32 (8 rotated dims), ffn 128, delta-net 4 value heads over
+// 2 key heads of 16. make_random_gguf --shape=qwen3.5-tiny --synthetic_vocab
+TEST(ArchParity, TinyQwen35) {
+  CheckArch({"tiny_qwen35", "qwen3.5-tiny", 0, 0, 0, 0, -1, 0, -1, 0, 0xaf1e3fb80ce09014ull,
+             false, kIds,
+             {658.7621, 622.6850, 621.3233, 624.9779, 620.1866, 608.2966, 610.4828, 613.2913,
+              618.2517, 619.8880, 616.8884, 609.0033, 605.1227, 608.9429, 608.0093, 605.9566,
+              607.4730, 607.2920}});
+}
+
+// Qwen3.5-0.8B's widths (1024, 8 / 2 heads of 256 with 64 rotated dims, ffn 3584, delta-net 16
+// value and 16 key heads of 128, conv kernel 4), 4 of 24 layers (layer 3 full attention),
+// vocabulary 512. make_random_gguf --shape=qwen3.5-0.8b --layers=4 --vocab_size=512
+// --synthetic_vocab (334.2 MB)
+TEST(ArchParity, Qwen35_08bFirst4Layers) {
+  CheckArch(
+      {"rand_qwen35_l4", "qwen3.5-0.8b", 4, 0, 0, 0, -1, 0, -1, 512, 0x472c92745973e306ull, true});
+}
+
 // The tiny models quantized: `llama-quantize tiny_X.gguf OUT TYPE` (Q8_0: every matrix q8_0; Q4_0:
 // q4_0 and the embedding or output q8_0, llama-quantize's fallback from q6_K for rows of 64/96
 // columns). edgeq's quantizer with those per-tensor types writes the same tensor bytes; the
