@@ -118,6 +118,7 @@ struct NeonDot {
 // baseline). The lanes hold other partial sums than sdot's; every caller sums all four.
 // |level| <= 32 and |x| <= 127 here, so two products fit int16.
 struct NeonDot16 {
+  static constexpr bool kRows8 = false;  // no 8-row step (DotprodDot16::Rows8)
   static inline int32x4_t Acc(int32x4_t acc, int8x16_t a, int8x16_t b) {
     acc = vpadalq_s16(acc, vmull_s8(vget_low_s8(a), vget_low_s8(b)));
     return vpadalq_s16(acc, vmull_high_s8(a, b));
@@ -341,6 +342,10 @@ struct K45Tile {
         int8x16_t q[4];
         K45Levels64(wb, j, &levels, q);
         if constexpr (kTransposed) TransposeWords4x4(q);
+        if constexpr (kTransposed && M == 8 && Dot::kRows8) {  // scheduled for in-order cores
+          Dot::Rows8(q, bx[0][b].qs + 64 * j, xrb, scl[j], isum);
+          continue;
+        }
         for (int i = 0; i < M; ++i) {
           const int8x16x4_t yv = vld1q_s8_x4(bx[i][b].qs + 64 * j);
           if constexpr (kTransposed) {  // lanes: groups 4 j .. 4 j + 3 (sub-blocks 2 j, 2 j + 1)
@@ -358,14 +363,37 @@ struct K45Tile {
           }
         }
       }
-      for (int i = 0; i < M; ++i) {
-        const blocks::BlockQ8_K& xb = bx[i][b];
-        const int16x8_t s32 = vpaddq_s16(vld1q_s16(xb.bsums), vld1q_s16(xb.bsums + 8));
-        const int32x4_t mins =
-            vmlal_high_s16(vmull_s16(vget_low_s16(mn16), vget_low_s16(s32)), mn16, s32);
-        const float32x4_t dx = vmulq_n_f32(dd, xb.d);
-        acc[i] = vfmaq_laneq_f32(acc[i], vcvtq_f32_s32(isum[i]), dx, 0);
-        acc[i] = vfmsq_laneq_f32(acc[i], vcvtq_f32_s32(mins), dx, 1);
+      // With Rows8: the rows' scaling in groups of 4, stage by stage within a group (in-order
+      // cores then overlap the rows' dependent steps); each row's arithmetic is the same as below.
+      constexpr int G = 4;
+      if constexpr (!(kTransposed && M == 8 && Dot::kRows8)) {
+        for (int i = 0; i < M; ++i) {
+          const blocks::BlockQ8_K& xb = bx[i][b];
+          const int16x8_t s32 = vpaddq_s16(vld1q_s16(xb.bsums), vld1q_s16(xb.bsums + 8));
+          const int32x4_t mins =
+              vmlal_high_s16(vmull_s16(vget_low_s16(mn16), vget_low_s16(s32)), mn16, s32);
+          const float32x4_t dx = vmulq_n_f32(dd, xb.d);
+          acc[i] = vfmaq_laneq_f32(acc[i], vcvtq_f32_s32(isum[i]), dx, 0);
+          acc[i] = vfmsq_laneq_f32(acc[i], vcvtq_f32_s32(mins), dx, 1);
+        }
+      } else {
+        for (int i0 = 0; i0 < M; i0 += G) {
+          int16x8_t s32[G];
+          int32x4_t mins[G];
+          float32x4_t dx[G];
+          for (int r = 0; r < G; ++r) {
+            const blocks::BlockQ8_K& xb = bx[i0 + r][b];
+            s32[r] = vpaddq_s16(vld1q_s16(xb.bsums), vld1q_s16(xb.bsums + 8));
+          }
+          for (int r = 0; r < G; ++r) dx[r] = vmulq_n_f32(dd, bx[i0 + r][b].d);
+          for (int r = 0; r < G; ++r)
+            mins[r] = vmull_s16(vget_low_s16(mn16), vget_low_s16(s32[r]));
+          for (int r = 0; r < G; ++r) mins[r] = vmlal_high_s16(mins[r], mn16, s32[r]);
+          for (int r = 0; r < G; ++r)
+            acc[i0 + r] = vfmaq_laneq_f32(acc[i0 + r], vcvtq_f32_s32(isum[i0 + r]), dx[r], 0);
+          for (int r = 0; r < G; ++r)
+            acc[i0 + r] = vfmsq_laneq_f32(acc[i0 + r], vcvtq_f32_s32(mins[r]), dx[r], 1);
+        }
       }
     }
     for (int i = 0; i < M; ++i) y[i * ys] = vaddvq_f32(acc[i]);
@@ -438,6 +466,10 @@ struct Q6KTile {
           int8x16_t v[4];
           Q6KValues64Times4(wb, n, hh, v);
           if constexpr (kTransposed) TransposeWords4x4(v);
+          if constexpr (kTransposed && M == 8 && Dot::kRows8) {  // scheduled for in-order cores
+            Dot::Rows8(v, bx[0][b].qs + 128 * n + 64 * hh, xrb, scl[2 * n + hh], isum);
+            continue;
+          }
           for (int i = 0; i < M; ++i) {
             const int8x16x4_t yv = vld1q_s8_x4(bx[i][b].qs + 128 * n + 64 * hh);
             isum[i] = vmlaq_s32(isum[i], GroupDots64<Dot, kTransposed>(v, yv), scl[2 * n + hh]);

@@ -58,6 +58,55 @@ inline void RowPairScales(uint8x8_t a, uint8x8_t b, int j, int32x4_t out[2]) {
   out[1] = vreinterpretq_s32_u32(vmovl_high_u16(w));
 }
 
+#define EDGEQ_I8_ZIP(k, z, c) "zip" #k " %[" #z "].2d, %" #c "[ya].2d, %" #c "[yb].2d\n\t"
+#define EDGEQ_I8_MMLA(s, a, z) "smmla %[" #s "].4s, %[" #a "].16b, %[" #z "].16b\n\t"
+#define EDGEQ_I8_LOAD(y) "ld1 {%S[" #y "].16b - %V[" #y "].16b}, [%[x]], %[xrb]\n\t"
+// Pair p's zips and first six smmla, each of its rows loaded again (for pair p + 1 when `next`)
+// as soon as the zips have read it.
+#define EDGEQ_I8_PAIR_HEAD(next)                                                               \
+  "movi %[s0].4s, #0\n\t"                                                                    \
+  "movi %[s1].4s, #0\n\t" EDGEQ_I8_ZIP(1, z0, S) EDGEQ_I8_ZIP(1, z1, U) EDGEQ_I8_ZIP(2, z2, S) \
+      EDGEQ_I8_ZIP(2, z3, U) EDGEQ_I8_MMLA(s0, a0, z0) EDGEQ_I8_MMLA(s1, a4, z1)              \
+          EDGEQ_I8_ZIP(1, z0, T) EDGEQ_I8_ZIP(1, z1, V) EDGEQ_I8_MMLA(s0, a1, z2)             \
+              EDGEQ_I8_MMLA(s1, a5, z3) EDGEQ_I8_ZIP(2, z2, T) EDGEQ_I8_ZIP(2, z3, V)         \
+                  EDGEQ_I8_MMLA(s0, a2, z0) next EDGEQ_I8_MMLA(s1, a6, z1)
+#define EDGEQ_I8_PAIR_TAIL(i)                                                                  \
+  EDGEQ_I8_MMLA(s0, a3, z2) EDGEQ_I8_MMLA(s1, a7, z3) "mla %[" #i "].4s, %[s0].4s, %[scl0].4s\n\t" \
+      "mla %[" #i "].4s, %[s1].4s, %[scl1].4s\n\t"
+#define EDGEQ_I8_NEXT EDGEQ_I8_LOAD(ya) EDGEQ_I8_LOAD(yb)
+
+// The 64-value step of I8mmK45Wide's 8-row tile (four pairs of activation rows, pair p at
+// x + 2 p xrb): isum[p] += the two sub-blocks' smmla sums times their scales, as the C++ loop
+// computes them (the same instructions: two ld1 of 64 bytes (post-incremented by xrb), eight zips,
+// eight smmla in two chains from zero and two mla per pair; the same int32 sums). Scheduled for
+// in-order cores in one asm statement: each pair's two chains interleaved, the next pair's loads
+// as soon as the zips have read this pair's rows. Modelled by llvm-mca-19 per super-block loop
+// of the q4_k tile (benchmarks/arm_sim/README.md): Cortex-A510 1059 -> 951 cycles, Cortex-X2
+// 276 -> 288, Neoverse V2 138 -> 144.
+inline void I8mmK45Step8(const int8x16_t a[8], const int32x4_t scl[2], const int8_t* x, size_t xrb,
+                         int32x4_t isum[4]) {
+  int8x16x4_t ya, yb;
+  int32x4_t s0, s1;
+  int8x16_t z0, z1, z2, z3;
+  asm(EDGEQ_I8_NEXT EDGEQ_I8_PAIR_HEAD(EDGEQ_I8_NEXT) EDGEQ_I8_PAIR_TAIL(i0)
+      EDGEQ_I8_PAIR_HEAD(EDGEQ_I8_NEXT) EDGEQ_I8_PAIR_TAIL(i1)
+      EDGEQ_I8_PAIR_HEAD(EDGEQ_I8_NEXT) EDGEQ_I8_PAIR_TAIL(i2)
+      EDGEQ_I8_PAIR_HEAD() EDGEQ_I8_PAIR_TAIL(i3)
+      : [ya] "=&w"(ya), [yb] "=&w"(yb), [s0] "=&w"(s0), [s1] "=&w"(s1), [z0] "=&w"(z0),
+        [z1] "=&w"(z1), [z2] "=&w"(z2), [z3] "=&w"(z3), [i0] "+w"(isum[0]), [i1] "+w"(isum[1]),
+        [i2] "+w"(isum[2]), [i3] "+w"(isum[3]), [x] "+r"(x)
+      : [a0] "w"(a[0]), [a1] "w"(a[1]), [a2] "w"(a[2]), [a3] "w"(a[3]), [a4] "w"(a[4]),
+        [a5] "w"(a[5]), [a6] "w"(a[6]), [a7] "w"(a[7]), [scl0] "w"(scl[0]), [scl1] "w"(scl[1]),
+        [xrb] "r"(xrb)
+      : "memory");
+}
+#undef EDGEQ_I8_ZIP
+#undef EDGEQ_I8_MMLA
+#undef EDGEQ_I8_LOAD
+#undef EDGEQ_I8_PAIR_HEAD
+#undef EDGEQ_I8_PAIR_TAIL
+#undef EDGEQ_I8_NEXT
+
 // Q4_K/Q5_K GEMM tile: two weight rows x M activation rows (M even, in pairs). Per super-block
 // the two rows' levels are decoded and zipped into smmla operands once for all pairs; per pair and
 // 64 values: two 64-byte loads, eight zips, eight smmla, two multiply-adds by the sub-block
@@ -94,6 +143,11 @@ struct I8mmK45Wide {
         }
         int32x4_t scl[2];
         RowPairScales(sca, scb, j, scl);
+        if constexpr (M == 8) {  // scheduled for in-order cores
+          I8mmK45Step8(a, scl, reinterpret_cast<const blocks::BlockQ8_K*>(x)[b].qs + 64 * j, xrb,
+                       isum);
+          continue;
+        }
         for (int p = 0; p < P; ++p) {
           const auto& xa = reinterpret_cast<const blocks::BlockQ8_K*>(x + 2 * p * xrb)[b];
           const auto& xb = reinterpret_cast<const blocks::BlockQ8_K*>(x + (2 * p + 1) * xrb)[b];
