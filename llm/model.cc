@@ -136,13 +136,16 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
     return absl::InvalidArgumentError(
         absl::StrFormat("ModelOptions.num_threads must be >= 1, got %d", options.num_threads));
   }
-  if (options.kv_cache_type == KvCacheType::kQ8_0 && c.head_dim % 32 != 0) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "the q8_0 KV cache needs a head dimension that is a multiple of 32; this model's is %d "
-        "(use the f32 cache)",
-        c.head_dim));
+  for (int l = 0; l < c.CachedLayers(); ++l) {
+    if (options.kv_cache_type == KvCacheType::kQ8_0 && c.LayerHeadDim(l) % 32 != 0) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "the q8_0 KV cache needs a head dimension that is a multiple of 32; this model's is %d "
+          "(use the f32 cache)",
+          c.LayerHeadDim(l)));
+    }
   }
   std::unique_ptr<Model> m(new Model());
+  c.gelu_fp16_table = options.gelu_fp16_table;
   m->config_ = c;
   m->kv_cache_type_ = options.kv_cache_type;
   m->context_ = options.context_length > 0 ? options.context_length
@@ -174,7 +177,9 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
   // the pair's frequency factor (rope_freqs.weight, phi3's long or short factors, or llama3's
   // from the metadata) and by a linear scaling factor. Sliding-window layers: their own base, no
   // factors or scaling (llama.cpp's rope_freq_base_train_swa, rope_freq_scale_train_swa = 1).
-  const int pairs = c.rope_dimension_count / 2;
+  // (Sliding-window layers: their own rotated dimensions when set, gemma4.)
+  const int rot_swa =
+      c.rope_dimension_count_swa > 0 ? c.rope_dimension_count_swa : c.rope_dimension_count;
   const float* factors = nullptr;
   if (m->weights_.Contains("rope_freqs.weight")) {
     factors = (*m->weights_.Get("rope_freqs.weight"))->Values<float>()->data();
@@ -186,12 +191,12 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
   }
   for (const bool swa : {false, true}) {
     Tensor& table = swa ? m->inv_freq_swa_ : m->inv_freq_;
+    const int rot = swa ? rot_swa : c.rope_dimension_count, pairs = rot / 2;
     EDGEQ_ASSIGN_OR_RETURN(table, Tensor::Create(DType::kFloat32, {pairs}));
     EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> inv, table.MutableValues<float>());
     const float base = swa ? c.rope_freq_base_swa : c.rope_freq_base;
     for (int i = 0; i < pairs; ++i) {
-      float f = 1.0f / std::pow(base, static_cast<float>(2 * i) /
-                                          static_cast<float>(c.rope_dimension_count));
+      float f = 1.0f / std::pow(base, static_cast<float>(2 * i) / static_cast<float>(rot));
       if (swa) {
         inv[i] = f;
         continue;
@@ -219,7 +224,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
     }
   }
 
-  const int64_t ctx = m->context_, hs = c.head_dim, kvh = c.head_count_kv;
+  const int64_t ctx = m->context_, kvh = c.head_count_kv;
   // The graphs built once without loading them: every tensor's presence and shape is checked
   // before anything is allocated or repacked for them.
   {
@@ -268,7 +273,8 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - head_start).count();
   m->head_ = std::make_unique<edgeq::Model>(std::move(head));
   EDGEQ_ASSIGN_OR_RETURN(m->head_input_, Tensor::Create(DType::kFloat32, {1, c.embedding_length}));
-  for (int l = 0; l < c.block_count; ++l) {
+  for (int l = 0; l < c.CachedLayers(); ++l) {  // shared-KV layers (gemma4) have none
+    const int64_t hs = c.LayerHeadDim(l);
     m->input_names_.push_back(absl::StrCat("input", 2 + 2 * l));
     m->input_names_.push_back(absl::StrCat("input", 3 + 2 * l));
     m->output_names_.push_back(absl::StrCat("output", 1 + 2 * l));
@@ -312,15 +318,16 @@ absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, i
   in.clear();
   in.emplace_back("input0", b.tokens);
   in.emplace_back("input1", b.positions);
-  for (int l = 0; l < config_.block_count; ++l) {
+  for (int l = 0; l < config_.CachedLayers(); ++l) {
     in.emplace_back(input_names_[2 * l], k_cache_[l]);
     in.emplace_back(input_names_[2 * l + 1], v_cache_[l]);
   }
   EDGEQ_ASSIGN_OR_RETURN(TensorMap out, b.model->Execute(in));
   // Store the block's real K and V rows ([t, kv heads, hs]; the first n) into the caches
   // ([kv heads, ctx, hs]) at pos..pos+n-1.
-  const int64_t hs = config_.head_dim, ctx = context_, kvh = config_.head_count_kv;
-  for (int l = 0; l < config_.block_count; ++l) {
+  const int64_t ctx = context_, kvh = config_.head_count_kv;
+  for (int l = 0; l < config_.CachedLayers(); ++l) {
+    const int64_t hs = config_.LayerHeadDim(l);
     for (int which = 0; which < 2; ++which) {
       EDGEQ_ASSIGN_OR_RETURN(Tensor rows, out.Get(output_names_[2 * l + which]));
       EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> src, rows.Values<float>());

@@ -15,6 +15,8 @@ absl::StatusOr<Value> Qwen3Layer(LayerGraph& b, int layer, Value x);
 absl::StatusOr<Value> Gemma3Layer(LayerGraph& b, int layer, Value x);
 absl::StatusOr<Value> Phi3Layer(LayerGraph& b, int layer, Value x);
 absl::StatusOr<Value> Smollm3Layer(LayerGraph& b, int layer, Value x);
+absl::Status Gemma4Config(const checkpoint::TensorDict& d, ModelConfig* c);
+absl::StatusOr<Value> Gemma4Layer(LayerGraph& b, int layer, Value x);
 
 namespace {
 
@@ -83,6 +85,26 @@ constexpr TensorName kPhi3Tensors[] = {
     {"post_attention_layernorm.weight", "ffn_norm.weight"},
     {"self_attn.qkv_proj.weight", "attn_qkv.weight"},
 };
+// gemma4: gemma3's names and the per-layer embedding's (no Hugging Face import yet).
+constexpr TensorName kGemma4Tensors[] = {
+    {"input_layernorm.weight", "attn_norm.weight"},
+    {"self_attn.o_proj.weight", "attn_output.weight"},
+    {"mlp.down_proj.weight", "ffn_down.weight"},
+    {"mlp.up_proj.weight", "ffn_up.weight"},
+    {"pre_feedforward_layernorm.weight", "ffn_norm.weight"},
+    {"self_attn.q_proj.weight", "attn_q.weight"},
+    {"self_attn.k_proj.weight", "attn_k.weight"},
+    {"self_attn.v_proj.weight", "attn_v.weight"},
+    {"mlp.gate_proj.weight", "ffn_gate.weight"},
+    {"self_attn.q_norm.weight", "attn_q_norm.weight"},
+    {"self_attn.k_norm.weight", "attn_k_norm.weight"},
+    {"post_attention_layernorm.weight", "post_attention_norm.weight"},
+    {"post_feedforward_layernorm.weight", "post_ffw_norm.weight"},
+    {"per_layer_input_gate.weight", "inp_gate.weight"},
+    {"per_layer_projection.weight", "proj.weight"},
+    {"post_per_layer_input_norm.weight", "post_norm.weight"},
+    {"layer_scalar.weight", "layer_output_scale.weight"},
+};
 // clang-format on
 
 #define EDGEQ_TENSORS(t) t, std::size(t)
@@ -105,6 +127,9 @@ constexpr HfConfig kPhi3Hf   = {"Phi3ForCausalLM",   0,    false, 0,     false,
 // smollm3, so no llama3 scaling).
 constexpr HfConfig kSmollm3Hf = {"SmolLM3ForCausalLM", 0,  false, 0,     false,
                                  true,  0.0f, false, false, false};
+// Gemma4Model: norms stored as they are (norm_shift 0).
+constexpr HfConfig kGemma4Hf = {"Gemma4ForCausalLM", 1e-6, true,  1e6,   true,
+                                false, 0.0f, false, false, true};
 // clang-format on
 
 using A = Arch;
@@ -129,6 +154,8 @@ constexpr ArchInfo kArchitectures[] = {
      false, false, 0, EDGEQ_TENSORS(kPhi3Tensors), Phi3Config, Phi3Layer},
     {A::kSmollm3, "smollm3", kSmollm3Hf, R::kNorm, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp,
      false, false, false, 4, EDGEQ_TENSORS(kLlamaTensors), nullptr, Smollm3Layer},
+    {A::kGemma4, "gemma4", kGemma4Hf, R::kNeox, Act::kGeluTanh, N::kPreAndPost, Q::kSeparate,
+     F::kGateUp, false, true, true, 0, EDGEQ_TENSORS(kGemma4Tensors), Gemma4Config, Gemma4Layer},
 };
 #undef EDGEQ_TENSORS
 

@@ -32,8 +32,8 @@ class LayerGraph;
 namespace arch {
 
 // The rows of kArchitectures, in this order.
-enum class Arch : uint8_t { kLlama, kQwen2, kQwen3, kGemma3, kPhi3, kSmollm3 };
-inline constexpr int kArchCount = 6;
+enum class Arch : uint8_t { kLlama, kQwen2, kQwen3, kGemma3, kPhi3, kSmollm3, kGemma4 };
+inline constexpr int kArchCount = 7;
 
 // RoPE pairing: adjacent pairs (llama.cpp's LLAMA_ROPE_TYPE_NORM) or halves (NEOX).
 enum class RopeType : uint8_t { kNorm, kNeox };

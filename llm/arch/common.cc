@@ -149,13 +149,27 @@ absl::StatusOr<Value> LayerGraph::Attention(int layer, Value h) {
   EDGEQ_ASSIGN_OR_RETURN(Value out,
                          Linear(g_, dict_, p + "attn_output.weight", dim, q_dim, o_rows));
   EDGEQ_ASSIGN_OR_RETURN(out, MaybeBias(g_, dict_, p + "attn_output.bias", dim, out));
-  outputs_->push_back(k_new);
-  outputs_->push_back(v_new);
+  AddKvRows(layer, k_new, v_new);
   return out;
 }
 
+void LayerGraph::AddKvRows(int layer, Value k, Value v) {
+  outputs_->push_back(k);
+  outputs_->push_back(v);
+  kv_rows_[layer] = {k, v};
+}
+
+absl::StatusOr<std::pair<Value, Value>> LayerGraph::KvRows(int layer) const {
+  auto it = kv_rows_.find(layer);
+  if (it == kv_rows_.end()) {
+    return absl::FailedPreconditionError(
+        absl::StrFormat("layer %d has no K/V rows in this graph", layer));
+  }
+  return it->second;
+}
+
 absl::StatusOr<Value> LayerGraph::FeedForward(int layer, Value h) {
-  const int64_t t = t_, dim = c_.embedding_length, hidden = c_.feed_forward_length;
+  const int64_t t = t_, dim = c_.embedding_length, hidden = c_.LayerFeedForward(layer);
   const std::string p = absl::StrCat("blk.", layer, ".");
   Value gate, up;
   if (c_.fused_gate_up) {  // Phi-3: ffn_up is [2 ffn, dim], the gate rows first
@@ -168,7 +182,7 @@ absl::StatusOr<Value> LayerGraph::FeedForward(int layer, Value h) {
   }
   // SwiGLU in one pass; Gemma's GeGLU as tanh-GELU, then the product.
   const Value gated = c_.ffn_activation == arch::Activation::kGeluTanh
-                          ? ops::Mul(GeluTanh(gate, /*half_precision_table=*/true), up)
+                          ? ops::Mul(GeluTanh(gate, c_.gelu_fp16_table), up)
                           : ops::SwiGlu(gate, up);
   return Linear(g_, dict_, p + "ffn_down.weight", dim, hidden, gated);
 }
@@ -177,14 +191,16 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
                                                       const ModelConfig& c, int64_t ctx,
                                                       bool q8_0_cache, const Tensor& inv_freq,
                                                       const Tensor& inv_freq_swa, int64_t t) {
-  const int64_t dim = c.embedding_length, hs = c.head_dim, kvh = c.head_count_kv;
+  const int64_t dim = c.embedding_length, kvh = c.head_count_kv;
   std::vector<TensorType> input_types = {TensorType(DType::kInt32, {t}),
                                          TensorType(DType::kInt32, {t})};
-  // The caches: f32 [kv heads, ctx, hs], or q8_0 rows u8 [kv heads, ctx, hs / 32 * 34].
-  const TensorType cache_type_of =
-      q8_0_cache ? TensorType(DType::kUInt8, Shape({kvh, ctx, arch::Q8_0RowBytes(hs)}))
-                 : TensorType(DType::kFloat32, Shape({kvh, ctx, hs}));
-  for (int l = 0; l < c.block_count; ++l) {
+  // The caches of the layers that have one (the first CachedLayers()): f32 [kv heads, ctx, hs],
+  // or q8_0 rows u8 [kv heads, ctx, hs / 32 * 34], hs the layer's head dimension.
+  for (int l = 0; l < c.CachedLayers(); ++l) {
+    const int64_t hs = c.LayerHeadDim(l);
+    const TensorType cache_type_of =
+        q8_0_cache ? TensorType(DType::kUInt8, Shape({kvh, ctx, arch::Q8_0RowBytes(hs)}))
+                   : TensorType(DType::kFloat32, Shape({kvh, ctx, hs}));
     input_types.push_back(cache_type_of);  // K cache
     input_types.push_back(cache_type_of);  // V cache
   }
@@ -205,6 +221,9 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
   b.freqs = g.Constant(inv_freq);
   b.freqs_swa = g.Constant(inv_freq_swa);
   if (c.rope_attn_factor != 1.0f) b.attn_factor = Scalar(g, c.rope_attn_factor);
+  if (c.embedding_length_per_layer > 0) {
+    EDGEQ_ASSIGN_OR_RETURN(b.per_layer_inputs, arch::Gemma4PerLayerInputs(b, tokens, x));
+  }
   const arch::LayerFn layer = arch::Info(c.arch).build_layer;
   for (int l = 0; l < c.block_count; ++l) {
     EDGEQ_ASSIGN_OR_RETURN(x, layer(b, l, x));

@@ -7,9 +7,11 @@
 #define EDGEQ_LLM_ARCH_COMMON_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -85,6 +87,14 @@ class LayerGraph {
 
   Graph& graph() { return g_; }
   const ModelConfig& config() const { return c_; }
+  const WeightReader& weights() const { return dict_; }
+  int64_t tokens() const { return t_; }
+  // Adds a layer's new K and V rows [t, kv heads, head dim] to the graph's outputs (the model
+  // stores them in that layer's cache) and keeps them for the shared-KV layers reading that
+  // cache (KvRows).
+  void AddKvRows(int layer, Value k, Value v);
+  // The rows AddKvRows added for `layer`; FailedPrecondition naming the layer if none.
+  absl::StatusOr<std::pair<Value, Value>> KvRows(int layer) const;
 
   // RMSNorm of x [.., n] by blk.<layer>.<name> (f32 [n]; n = embedding_length if 0).
   absl::StatusOr<Value> Norm(int layer, const char* name, Value x, int64_t n = 0);
@@ -100,6 +110,9 @@ class LayerGraph {
   // Set by BuildBody before the layers.
   Value positions, freqs, freqs_swa;
   absl::StatusOr<Value> attn_factor = absl::NotFoundError("no attn_factor");
+  // gemma4: every layer's extra embedding input [t, layers, embedding_length_per_layer]
+  // (arch::Gemma4PerLayerInputs).
+  Value per_layer_inputs;
 
  private:
   Graph& g_;
@@ -107,7 +120,15 @@ class LayerGraph {
   const ModelConfig& c_;
   int64_t t_;
   std::vector<Value>* outputs_;
+  std::map<int, std::pair<Value, Value>> kv_rows_;
 };
+
+namespace arch {
+// gemma4 (llm/arch/gemma4.cc): the per-layer inputs [t, layers, per-layer width] from the
+// tokens and the scaled embeddings x [t, dim], built before the layers when
+// embedding_length_per_layer > 0.
+absl::StatusOr<Value> Gemma4PerLayerInputs(LayerGraph& b, Value tokens, Value x);
+}  // namespace arch
 
 // The weight `name` (logical shape [rows, cols]) as a constant: x · W^T (QMatmul for a
 // quantized weight, MatmulTransposed for f32).
