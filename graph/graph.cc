@@ -1,5 +1,6 @@
 #include "graph/graph.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,21 +45,35 @@ std::vector<Value> GraphData::AddNode(Node node, std::vector<ValueType> output_t
 Graph::Graph(std::string name, std::vector<TensorType> input_types)
     : data_(std::make_unique<internal::GraphData>()) {
   data_->name = std::move(name);
-  data_->input_types = std::move(input_types);
-  for (size_t i = 0; i < data_->input_types.size(); ++i) {
-    const TensorType& t = data_->input_types[i];
-    absl::Status valid = t.shape.Validate();
-    if (!valid.ok()) {
-      data_->Fail(absl::InvalidArgumentError(absl::StrFormat(
-          "graph \"%s\": input%d has an invalid shape: %s", data_->name, i, valid.message())));
-    }
-    Node node;
-    node.kind = NodeKind::kInput;
-    node.op = "input";
-    node.input_index = static_cast<int>(i);
-    ValueType vt{t, "", t.shape};
-    data_->input_values.push_back(data_->AddNode(std::move(node), {std::move(vt)})[0].id());
+  for (size_t i = 0; i < input_types.size(); ++i) {
+    AddInput(absl::StrCat("input", i), std::move(input_types[i]));
   }
+}
+
+Value Graph::AddInput(std::string name, TensorType type) {
+  const size_t i = data_->input_types.size();
+  if (name.empty() || std::find(data_->input_names.begin(), data_->input_names.end(), name) !=
+                          data_->input_names.end()) {
+    return data_->Fail(absl::InvalidArgumentError(
+        absl::StrFormat("graph \"%s\": input %d is named \"%s\"; expected a non-empty name no "
+                        "other input has",
+                        data_->name, i, name)));
+  }
+  absl::Status valid = type.shape.Validate();
+  if (!valid.ok()) {
+    data_->Fail(absl::InvalidArgumentError(absl::StrFormat(
+        "graph \"%s\": %s has an invalid shape: %s", data_->name, name, valid.message())));
+  }
+  Node node;
+  node.kind = NodeKind::kInput;
+  node.op = "input";
+  node.input_index = static_cast<int>(i);
+  ValueType vt{type, "", type.shape};
+  data_->input_types.push_back(std::move(type));
+  data_->input_names.push_back(std::move(name));
+  const Value v = data_->AddNode(std::move(node), {std::move(vt)})[0];
+  data_->input_values.push_back(v.id());
+  return v;
 }
 
 Graph::~Graph() = default;
@@ -76,6 +91,18 @@ Value Graph::Input(int i) {
   }
   return Value(data_.get(), data_->input_values[i]);
 }
+
+Value Graph::Input(absl::string_view name) {
+  for (int i = 0; i < num_inputs(); ++i) {
+    if (data_->input_names[i] == name) return Input(i);
+  }
+  return data_->Fail(absl::InvalidArgumentError(
+      absl::StrFormat("graph \"%s\": no input named \"%s\"; expected one of: %s", this->name(),
+                      name, absl::StrJoin(data_->input_names, ", "))));
+}
+
+const std::string& Graph::input_name(int i) const { return data_->input_names[i]; }
+const std::string& Graph::output_name(int i) const { return data_->output_names[i]; }
 
 Value Graph::Constant(const Tensor& tensor) {
   // A quantized constant's bytes must match its encoding and logical shape before any op (and
@@ -121,6 +148,21 @@ void Graph::Output(Value value) {
   }
   if (!value.ok()) return;  // The builder that produced it already recorded the error.
   data_->outputs.push_back(value.id());
+  data_->output_names.push_back(absl::StrCat("output", data_->outputs.size() - 1));
+}
+
+void Graph::Output(std::string name, Value value) {
+  if (name.empty() || std::find(data_->output_names.begin(), data_->output_names.end(), name) !=
+                          data_->output_names.end()) {
+    data_->Fail(absl::InvalidArgumentError(
+        absl::StrFormat("graph \"%s\": output %d is named \"%s\"; expected a non-empty name no "
+                        "other output has",
+                        this->name(), data_->outputs.size(), name)));
+    return;
+  }
+  const size_t before = data_->outputs.size();
+  Output(value);
+  if (data_->outputs.size() > before) data_->output_names.back() = std::move(name);
 }
 
 void Graph::Output(absl::Span<const Value> values) {
@@ -159,7 +201,8 @@ std::string Graph::ToString() const {
       absl::StrAppend(&types, data_->values[node.outputs[i]].ToString());
     }
     if (node.kind == NodeKind::kInput) {
-      absl::StrAppendFormat(&out, "  %s = input%d : %s\n", lhs, node.input_index, types);
+      absl::StrAppendFormat(&out, "  %s = %s : %s\n", lhs, data_->input_names[node.input_index],
+                            types);
       continue;
     }
     if (node.kind == NodeKind::kConstant) {
@@ -172,7 +215,7 @@ std::string Graph::ToString() const {
                           AttributesToString(node), types);
   }
   for (size_t i = 0; i < data_->outputs.size(); ++i) {
-    absl::StrAppendFormat(&out, "  output%d = %%%d\n", i, data_->outputs[i]);
+    absl::StrAppendFormat(&out, "  %s = %%%d\n", data_->output_names[i], data_->outputs[i]);
   }
   if (!data_->status.ok()) {
     absl::StrAppendFormat(&out, "  error: %s\n", data_->status.ToString());

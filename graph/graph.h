@@ -105,6 +105,7 @@ struct Node {
 class Graph {
  public:
   // A graph with one input per type; inputs are named "input0", "input1", ... at run time.
+  // Named inputs: Graph(name, {}), then AddInput("tokens", type), ...
   Graph(std::string name, std::vector<TensorType> input_types);
   ~Graph();
   Graph(Graph&&) noexcept;
@@ -116,7 +117,16 @@ class Graph {
 
   // Input i (0-based). Records an error and returns an invalid Value if i is out of range.
   Value Input(int i);
+  // The input named `name`. Records an error naming it and the inputs there are if none is.
+  Value Input(absl::string_view name);
+  // Appends an input (after the existing ones) named `name`, e.g. "tokens", "cache.0.k": the
+  // runtime's Execute takes it by this name. Records an error and returns an invalid Value if
+  // the name is empty or already an input's (the shape's error is recorded too).
+  Value AddInput(std::string name, TensorType type);
   int num_inputs() const;
+  // The run-time name of input i / output i ("input<i>" / "output<i>" unless named).
+  const std::string& input_name(int i) const;
+  const std::string& output_name(int i) const;
 
   // A constant tensor (shared, not copied: the tensor's buffer is kept alive by the graph).
   // A quantized tensor (Tensor::is_quantized()) becomes a quantized value; its bytes must pass
@@ -131,6 +141,9 @@ class Graph {
   // Marks values as graph outputs, named "output0", "output1", ... in call order.
   void Output(Value value);
   void Output(absl::Span<const Value> values);
+  // Marks `value` as an output named `name` (non-empty, unique among the outputs; else an error
+  // is recorded). The runtime's Execute returns it under this name.
+  void Output(std::string name, Value value);
 
   // OK, or the first error met while building.
   const absl::Status& status() const;
@@ -163,6 +176,8 @@ struct GraphData {
   std::string name;
   std::vector<TensorType> input_types;
   std::vector<int> input_values;  // value id of input i
+  std::vector<std::string> input_names;
+  std::vector<std::string> output_names;
   std::vector<Node> nodes;
   std::vector<ValueType> values;
   std::vector<int> producers;  // value id -> node index

@@ -38,14 +38,61 @@ TEST(GraphTest, SeedGraphBuildsAndPrints) {
             "  output0 = %2\n");
 }
 
+TEST(GraphTest, NamedInputsAndOutputs) {
+  Graph graph("named", {});
+  graph.AddInput("tokens", F32({2}));
+  graph.AddInput("positions", F32({2}));
+  const Value cache = graph.AddInput("cache.0.k", F32({2}));
+  EXPECT_EQ(graph.num_inputs(), 3);
+  EXPECT_EQ(graph.Input("cache.0.k").id(), cache.id());
+  graph.Output("hidden", ops::Add(graph.Input("tokens"), graph.Input("positions")));
+  graph.Output(cache);
+  ASSERT_TRUE(graph.status().ok()) << graph.status();
+  EXPECT_EQ(graph.input_name(1), "positions");
+  EXPECT_EQ(graph.output_name(0), "hidden");
+  EXPECT_EQ(graph.output_name(1), "output1");
+  EXPECT_EQ(graph.ToString(),
+            "graph \"named\" (3 inputs, 2 outputs)\n"
+            "  %0 = tokens : f32[2]\n"
+            "  %1 = positions : f32[2]\n"
+            "  %2 = cache.0.k : f32[2]\n"
+            "  %3 = add(%0, %1) : f32[2]\n"
+            "  hidden = %3\n"
+            "  output1 = %2\n");
+}
+
+TEST(GraphTest, InputAndOutputNameErrors) {
+  Graph missing("g", {});
+  missing.AddInput("tokens", F32({2}));
+  EXPECT_FALSE(missing.Input("tokns").ok());
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(missing.status().message()),
+              HasSubstr("graph \"g\": no input named \"tokns\"; expected one of: tokens"));
+
+  Graph twice("g", {});
+  twice.AddInput("x", F32({2}));
+  EXPECT_FALSE(twice.AddInput("x", F32({2})).ok());
+  EXPECT_THAT(std::string(twice.status().message()),
+              HasSubstr("input 1 is named \"x\"; expected a non-empty name no other input has"));
+
+  Graph out("g", {});
+  out.AddInput("x", F32({2}));
+  out.Output("y", out.Input("x"));
+  out.Output("y", out.Input("x"));
+  EXPECT_THAT(std::string(out.status().message()),
+              HasSubstr("output 1 is named \"y\"; expected a non-empty name no other output has"));
+  Graph empty("g", {});
+  empty.AddInput("", F32({2}));
+  EXPECT_THAT(std::string(empty.status().message()), HasSubstr("input 0 is named \"\""));
+}
+
 TEST(GraphTest, QuantizeEqualsConstantOfQuantized) {
   Graph graph("g", {});
   Tensor w = *Tensor::Full({4, 64}, 0.25f);
   Value a = graph.Quantize(Q8_0Encoding(), w);
   Value b = graph.Constant(*Q8_0Encoding().Quantize(w));
   EXPECT_EQ(a.value_type().ToString(), b.value_type().ToString());
-  EXPECT_EQ(graph.nodes()[a.id()].constant.bytes(),
-            graph.nodes()[b.id()].constant.bytes());
+  EXPECT_EQ(graph.nodes()[a.id()].constant.bytes(), graph.nodes()[b.id()].constant.bytes());
 }
 
 TEST(GraphTest, FirstErrorIsKeptAndNamesOpAndShapes) {

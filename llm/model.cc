@@ -1,8 +1,5 @@
 #include "llm/model.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -19,11 +16,13 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "checkpoint/formats.h"
+#include "checkpoint/mapped_file.h"
 #include "core/bounded_input.h"
 #include "core/status_macros.h"
 #include "graph/ops.h"
 #include "llm/arch/common.h"
 #include "llm/ops.h"
+#include "llm/rope_frequencies.h"
 #include "quantization/block_layout.h"
 #include "quantization/encoding.h"
 #include "quantization/internal/codecs.h"
@@ -58,8 +57,7 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBody(const WeightReader& dict, const
                                                  int64_t ctx, KvCacheType cache_type,
                                                  const Tensor& inv_freq, const Tensor& inv_freq_swa,
                                                  int64_t t) {
-  return BuildBodyGraph(dict, c, ctx, cache_type == KvCacheType::kQ8_0, inv_freq, inv_freq_swa,
-                        t);
+  return BuildBodyGraph(dict, c, ctx, cache_type == KvCacheType::kQ8_0, inv_freq, inv_freq_swa, t);
 }
 absl::StatusOr<std::unique_ptr<Graph>> BuildHead(const WeightReader& dict, const ModelConfig& c) {
   return BuildHeadGraph(dict, c);
@@ -83,31 +81,6 @@ absl::StatusOr<Model::Block> Model::LoadBlock(int64_t t) {
   return b;
 }
 
-namespace {
-
-// Drops the pages of `mapping` wholly inside [data, data + bytes_read) that `done` (the state of
-// the constant being copied) has not dropped yet: called with growing bytes_read while a kernel
-// repacks a weight, so that the copy and the mapped original are never both resident.
-struct DropState {
-  const void* data = nullptr;
-  uintptr_t done = 0;  // pages below this address are dropped
-};
-void DropMappedPages(absl::Span<const uint8_t> mapping, const void* data, size_t bytes_read,
-                     DropState* state) {
-  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const uintptr_t lo = reinterpret_cast<uintptr_t>(mapping.data()), hi = lo + mapping.size();
-  const uintptr_t begin = reinterpret_cast<uintptr_t>(data), end = begin + bytes_read;
-  if (mapping.empty() || begin < lo || end > hi) return;
-  if (state->data != data) *state = {data, (begin + page - 1) / page * page};
-  // The last page may hold bytes still to be read: only whole pages below `end`.
-  const uintptr_t last = end / page * page;
-  if (last <= state->done) return;
-  madvise(reinterpret_cast<void*>(state->done), last - state->done, MADV_DONTNEED);
-  state->done = last;
-}
-
-}  // namespace
-
 absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& path,
                                                    const ModelOptions& options) {
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint c, checkpoint::OpenCheckpoint(path));
@@ -123,6 +96,25 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
                                                    const ModelOptions& options) {
   EDGEQ_RETURN_IF_ERROR(RegisterLlmOps());
   EDGEQ_ASSIGN_OR_RETURN(ModelConfig c, ModelConfig::FromMetadata(dict));
+  EDGEQ_RETURN_IF_ERROR(CheckOptions(options, c));
+  std::unique_ptr<Model> m(new Model());
+  c.gelu_fp16_table = options.gelu_fp16_table;
+  m->config_ = c;
+  m->kv_cache_type_ = options.kv_cache_type;
+  m->context_ = options.context_length > 0 ? options.context_length
+                                           : std::min(c.context_length, kDefaultMaxContext);
+  m->weight_bytes_ = dict.TotalBytes();
+  EDGEQ_RETURN_IF_ERROR(m->AdoptWeights(dict));
+  EDGEQ_ASSIGN_OR_RETURN(m->inv_freq_, RopeFrequencies(c, m->weights_, m->context_, false));
+  EDGEQ_ASSIGN_OR_RETURN(m->inv_freq_swa_, RopeFrequencies(c, m->weights_, m->context_, true));
+  EDGEQ_RETURN_IF_ERROR(m->CheckEveryTensorUsed(dict));
+  m->CreateSession(options);
+  EDGEQ_RETURN_IF_ERROR(m->LoadGraphs(options.prefill_block));
+  EDGEQ_RETURN_IF_ERROR(m->AllocateKvCache());
+  return m;
+}
+
+absl::Status Model::CheckOptions(const ModelOptions& options, const ModelConfig& c) {
   if (options.prefill_block < 0 || options.prefill_block > kMaxUbatchSize) {
     return absl::InvalidArgumentError(
         absl::StrFormat("ModelOptions.prefill_block (ubatch) must be in [0, %d], got %d",
@@ -144,13 +136,10 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
           c.LayerHeadDim(l)));
     }
   }
-  std::unique_ptr<Model> m(new Model());
-  c.gelu_fp16_table = options.gelu_fp16_table;
-  m->config_ = c;
-  m->kv_cache_type_ = options.kv_cache_type;
-  m->context_ = options.context_length > 0 ? options.context_length
-                                           : std::min(c.context_length, kDefaultMaxContext);
-  m->weight_bytes_ = dict.TotalBytes();
+  return absl::OkStatus();
+}
+
+absl::Status Model::AdoptWeights(const TensorDict& dict) {
   // f16 matrices run as "f16"-encoded weights (the same bytes, viewed as uint8 blocks of one
   // value: qmatmul's f16 kernels, the gather's f16 decoder); other f16 tensors (norms, factors)
   // become f32.
@@ -162,125 +151,84 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
           Tensor f16, Tensor::View(DType::kUInt8, Shape({t.shape().dim(0), 2 * t.shape().dim(1)}),
                                    t.raw_data(), t.size_bytes(), keep));
       f16.SetQuantization("f16", t.shape());
-      EDGEQ_RETURN_IF_ERROR(m->weights_.Set(name, std::move(f16)));
+      EDGEQ_RETURN_IF_ERROR(weights_.Set(name, std::move(f16)));
     } else if (!t.is_quantized() && t.dtype() == DType::kFloat16) {
       EDGEQ_ASSIGN_OR_RETURN(Tensor f32, ToF32(t));
-      EDGEQ_RETURN_IF_ERROR(m->weights_.Set(name, std::move(f32)));
+      EDGEQ_RETURN_IF_ERROR(weights_.Set(name, std::move(f32)));
     } else {
-      EDGEQ_RETURN_IF_ERROR(m->weights_.Set(name, t));
+      EDGEQ_RETURN_IF_ERROR(weights_.Set(name, t));
     }
   }
   for (const std::string& key : dict.MetadataKeys()) {
-    m->weights_.SetMetadata(key, **dict.GetMetadata(key));
+    weights_.SetMetadata(key, **dict.GetMetadata(key));
   }
-  // RoPE angle per position of each pair: base^(-2i/n_rot) (computed as run.c does), divided by
-  // the pair's frequency factor (rope_freqs.weight, phi3's long or short factors, or llama3's
-  // from the metadata) and by a linear scaling factor. Sliding-window layers: their own base, no
-  // factors or scaling (llama.cpp's rope_freq_base_train_swa, rope_freq_scale_train_swa = 1).
-  // (Sliding-window layers: their own rotated dimensions when set, gemma4.)
-  const int rot_swa =
-      c.rope_dimension_count_swa > 0 ? c.rope_dimension_count_swa : c.rope_dimension_count;
-  const float* factors = nullptr;
-  if (m->weights_.Contains("rope_freqs.weight")) {
-    factors = (*m->weights_.Get("rope_freqs.weight"))->Values<float>()->data();
-  } else if (c.has_rope_factors) {
-    const char* name = m->context_ > c.rope_scaling_original_context_length
-                           ? "rope_factors_long.weight"
-                           : "rope_factors_short.weight";
-    factors = (*m->weights_.Get(name))->Values<float>()->data();
-  }
-  for (const bool swa : {false, true}) {
-    Tensor& table = swa ? m->inv_freq_swa_ : m->inv_freq_;
-    const int rot = swa ? rot_swa : c.rope_dimension_count, pairs = rot / 2;
-    EDGEQ_ASSIGN_OR_RETURN(table, Tensor::Create(DType::kFloat32, {pairs}));
-    EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> inv, table.MutableValues<float>());
-    const float base = swa ? c.rope_freq_base_swa : c.rope_freq_base;
-    for (int i = 0; i < pairs; ++i) {
-      float f = 1.0f / std::pow(base, static_cast<float>(2 * i) / static_cast<float>(rot));
-      if (swa) {
-        inv[i] = f;
-        continue;
-      }
-      if (factors != nullptr) {
-        f /= factors[i];
-      } else if (c.rope_scaling_type == "llama3") {
-        // Llama 3.1's frequency factors from the scaling keys.
-        const float low_wavelen =
-            c.rope_scaling_original_context_length / c.rope_scaling_low_freq_factor;
-        const float high_wavelen =
-            c.rope_scaling_original_context_length / c.rope_scaling_high_freq_factor;
-        const float wavelen = 2.0f * static_cast<float>(M_PI) / f;
-        if (wavelen > low_wavelen) {
-          f /= c.rope_scaling_factor;
-        } else if (wavelen >= high_wavelen) {
-          const float smooth =
-              (c.rope_scaling_original_context_length / wavelen - c.rope_scaling_low_freq_factor) /
-              (c.rope_scaling_high_freq_factor - c.rope_scaling_low_freq_factor);
-          f /= 1.0f / ((1.0f - smooth) / c.rope_scaling_factor + smooth);
-        }
-      }
-      if (c.rope_scaling_type == "linear") f /= c.rope_scaling_factor;
-      inv[i] = f;
-    }
-  }
+  return absl::OkStatus();
+}
 
-  const int64_t ctx = m->context_, kvh = c.head_count_kv;
+absl::Status Model::CheckEveryTensorUsed(const TensorDict& dict) {
   // The graphs built once without loading them: every tensor's presence and shape is checked
   // before anything is allocated or repacked for them.
   {
-    const WeightReader reader(m->weights_, &m->used_tensors_);
+    const WeightReader reader(weights_, &used_tensors_);
     EDGEQ_RETURN_IF_ERROR(
-        BuildBody(reader, c, ctx, m->kv_cache_type_, m->inv_freq_, m->inv_freq_swa_, 1).status());
-    EDGEQ_RETURN_IF_ERROR(BuildHead(reader, c).status());
+        BuildBody(reader, config_, context_, kv_cache_type_, inv_freq_, inv_freq_swa_, 1).status());
+    EDGEQ_RETURN_IF_ERROR(BuildHead(reader, config_).status());
   }
   // Every tensor of the file must be used: one the graphs would ignore (a layer beyond the
   // declared ones, an unknown or misspelt name) means the file is not what its metadata says.
   for (const char* name :
        {"rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight"}) {
-    if (dict.Contains(name)) m->used_tensors_.insert(name);
+    if (dict.Contains(name)) used_tensors_.insert(name);
   }
   for (const std::string& name : dict.Keys()) {
-    if (m->used_tensors_.count(name) == 0) {
+    if (used_tensors_.count(name) == 0) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "tensor %s is not used by the %s model (%s = %d); expected only the tensors of its "
           "layers, embedding, output and RoPE factors",
-          QuoteForError(name), c.architecture, Key(c.architecture, "block_count"), c.block_count));
+          QuoteForError(name), config_.architecture, Key(config_.architecture, "block_count"),
+          config_.block_count));
     }
   }
+  return absl::OkStatus();
+}
+
+void Model::CreateSession(const ModelOptions& options) {
   SessionOptions so{.num_threads = options.num_threads, .isa_cap = options.isa_cap};
   if (!options.mapped_file.empty()) {
-    Model* model = m.get();
     const absl::Span<const uint8_t> mapping = options.mapped_file;
-    so.on_constant_copied = [model, mapping](const void* data, size_t bytes) {
-      model->ReleaseCopiedWeight(mapping, data, bytes);
+    so.on_constant_copied = [this, mapping](const void* data, size_t bytes) {
+      ReleaseCopiedWeight(mapping, data, bytes);
     };
-    auto state = std::make_shared<DropState>();
-    so.on_constant_bytes_read = [mapping, state](const void* data, size_t bytes_read) {
-      DropMappedPages(mapping, data, bytes_read, state.get());
+    auto release = std::make_shared<checkpoint::ProgressivePageRelease>(mapping);
+    so.on_constant_bytes_read = [release](const void* data, size_t bytes_read) {
+      release->BytesRead(data, bytes_read);
     };
   }
-  m->session_ = std::make_unique<InferenceSession>(std::move(so));
-  EDGEQ_ASSIGN_OR_RETURN(m->decode_, m->LoadBlock(1));
+  session_ = std::make_unique<InferenceSession>(std::move(so));
+}
+
+absl::Status Model::LoadGraphs(int prefill_block) {
+  EDGEQ_ASSIGN_OR_RETURN(decode_, LoadBlock(1));
   // The prefill blocks are built on first use (BlockOfSize).
-  m->block_sizes_ =
-      PrefillBlockSizes(static_cast<int>(std::min<int64_t>(options.prefill_block, ctx)));
-  m->blocks_.resize(m->block_sizes_.size());
-  EDGEQ_ASSIGN_OR_RETURN(m->head_graph_,
-                         BuildHead(WeightReader(m->weights_, &m->used_tensors_), c));
+  block_sizes_ = PrefillBlockSizes(static_cast<int>(std::min<int64_t>(prefill_block, context_)));
+  blocks_.resize(block_sizes_.size());
+  EDGEQ_ASSIGN_OR_RETURN(head_graph_, BuildHead(WeightReader(weights_, &used_tensors_), config_));
   const auto head_start = std::chrono::steady_clock::now();
-  EDGEQ_ASSIGN_OR_RETURN(edgeq::Model head, m->session_->Load(*m->head_graph_));
-  m->prepare_seconds_ +=
+  EDGEQ_ASSIGN_OR_RETURN(edgeq::Model head, session_->Load(*head_graph_));
+  prepare_seconds_ +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - head_start).count();
-  m->head_ = std::make_unique<edgeq::Model>(std::move(head));
-  EDGEQ_ASSIGN_OR_RETURN(m->head_input_, Tensor::Create(DType::kFloat32, {1, c.embedding_length}));
-  for (int l = 0; l < c.CachedLayers(); ++l) {  // shared-KV layers (gemma4) have none
-    const int64_t hs = c.LayerHeadDim(l);
-    m->input_names_.push_back(absl::StrCat("input", 2 + 2 * l));
-    m->input_names_.push_back(absl::StrCat("input", 3 + 2 * l));
-    m->output_names_.push_back(absl::StrCat("output", 1 + 2 * l));
-    m->output_names_.push_back(absl::StrCat("output", 2 + 2 * l));
+  head_ = std::make_unique<edgeq::Model>(std::move(head));
+  EDGEQ_ASSIGN_OR_RETURN(head_input_,
+                         Tensor::Create(DType::kFloat32, {1, config_.embedding_length}));
+  return absl::OkStatus();
+}
+
+absl::Status Model::AllocateKvCache() {
+  const int64_t ctx = context_, kvh = config_.head_count_kv;
+  for (int l = 0; l < config_.CachedLayers(); ++l) {  // shared-KV layers (gemma4) have none
+    const int64_t hs = config_.LayerHeadDim(l);
     Tensor kc, vc;
-    if (m->kv_cache_type_ == KvCacheType::kQ8_0) {
+    if (kv_cache_type_ == KvCacheType::kQ8_0) {
       const Shape rows({kvh, ctx, Q8_0RowBytes(hs)});
       EDGEQ_ASSIGN_OR_RETURN(kc, Tensor::Create(DType::kUInt8, rows));
       EDGEQ_ASSIGN_OR_RETURN(vc, Tensor::Create(DType::kUInt8, rows));
@@ -288,10 +236,11 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
       EDGEQ_ASSIGN_OR_RETURN(kc, Tensor::Create(DType::kFloat32, {kvh, ctx, hs}));
       EDGEQ_ASSIGN_OR_RETURN(vc, Tensor::Create(DType::kFloat32, {kvh, ctx, hs}));
     }
-    m->k_cache_.push_back(std::move(kc));
-    m->v_cache_.push_back(std::move(vc));
+    k_cache_.push_back(std::move(kc));
+    v_cache_.push_back(std::move(vc));
+    cache_names_.push_back({io::KCache(l), io::VCache(l), io::KRows(l), io::VRows(l)});
   }
-  return m;
+  return absl::OkStatus();
 }
 
 const char* KvCacheTypeName(KvCacheType type) {
@@ -316,11 +265,11 @@ absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, i
   // NamedTensor holds pointers to these members, which stay in place during the call.
   std::vector<NamedTensor>& in = inputs_;
   in.clear();
-  in.emplace_back("input0", b.tokens);
-  in.emplace_back("input1", b.positions);
+  in.emplace_back(io::kTokens, b.tokens);
+  in.emplace_back(io::kPositions, b.positions);
   for (int l = 0; l < config_.CachedLayers(); ++l) {
-    in.emplace_back(input_names_[2 * l], k_cache_[l]);
-    in.emplace_back(input_names_[2 * l + 1], v_cache_[l]);
+    in.emplace_back(cache_names_[l].k, k_cache_[l]);
+    in.emplace_back(cache_names_[l].v, v_cache_[l]);
   }
   EDGEQ_ASSIGN_OR_RETURN(TensorMap out, b.model->Execute(in));
   // Store the block's real K and V rows ([t, kv heads, hs]; the first n) into the caches
@@ -329,7 +278,8 @@ absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, i
   for (int l = 0; l < config_.CachedLayers(); ++l) {
     const int64_t hs = config_.LayerHeadDim(l);
     for (int which = 0; which < 2; ++which) {
-      EDGEQ_ASSIGN_OR_RETURN(Tensor rows, out.Get(output_names_[2 * l + which]));
+      EDGEQ_ASSIGN_OR_RETURN(Tensor rows,
+                             out.Get(which == 0 ? cache_names_[l].k_rows : cache_names_[l].v_rows));
       EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> src, rows.Values<float>());
       Tensor& cache = which == 0 ? k_cache_[l] : v_cache_[l];
       if (kv_cache_type_ == KvCacheType::kQ8_0) {
@@ -352,15 +302,15 @@ absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, i
       }
     }
   }
-  return out.Get("output0");
+  return out.Get(io::kHidden);
 }
 
 absl::StatusOr<absl::Span<const float>> Model::RunHead(const float* row) {
   EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> dst, head_input_.MutableValues<float>());
   std::memcpy(dst.data(), row, dst.size() * sizeof(float));
-  const NamedTensor in[1] = {NamedTensor("input0", head_input_)};
+  const NamedTensor in[1] = {NamedTensor(io::kHidden, head_input_)};
   EDGEQ_ASSIGN_OR_RETURN(TensorMap out, head_->Execute(in));
-  EDGEQ_ASSIGN_OR_RETURN(Tensor logits, out.Get("output0"));
+  EDGEQ_ASSIGN_OR_RETURN(Tensor logits, out.Get(io::kLogits));
   return logits.Values<float>();
 }
 
@@ -478,15 +428,7 @@ void Model::ReleaseCopiedWeight(absl::Span<const uint8_t> mapping, const void* d
   // rows of the original) is released too: the gather faults back only the pages of the rows it
   // reads.
   if (!released_.insert(data).second) return;  // another graph's kernel shares the copy
-  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const uintptr_t lo = reinterpret_cast<uintptr_t>(mapping.data()), hi = lo + mapping.size();
-  const uintptr_t begin = reinterpret_cast<uintptr_t>(data), end = begin + bytes;
-  if (mapping.empty() || begin < lo || end > hi) return;
-  const uintptr_t first = (begin + page - 1) / page * page, last = end / page * page;
-  if (last <= first) return;
-  if (madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED) == 0) {
-    released_weight_bytes_ += last - first;
-  }
+  released_weight_bytes_ += checkpoint::ReleaseMappedPages(mapping, data, bytes);
 }
 
 void Model::EnableProfiling(bool on) {

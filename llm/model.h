@@ -50,7 +50,6 @@
 namespace edgeq {
 namespace llm {
 
-
 // The KV cache's element type. kQ8_0: every cached K and V row is stored as GGML q8_0 blocks
 // (34 bytes per 32 values, 3.76x less memory than f32; llama.cpp's `-ctk q8_0 -ctv q8_0`) and
 // decoded as attention reads it; needs a head dimension that is a multiple of 32.
@@ -163,6 +162,15 @@ class Model {
   };
 
   Model() = default;
+  // Load's steps, in order: the options against the config; the weights (f16 re-tagged); the
+  // graphs built once to check every tensor's shape and that every tensor is used; the session
+  // (releasing a mapped file's copied pages); the decode and head graphs; the KV cache.
+  static absl::Status CheckOptions(const ModelOptions& options, const ModelConfig& c);
+  absl::Status AdoptWeights(const checkpoint::TensorDict& dict);
+  absl::Status CheckEveryTensorUsed(const checkpoint::TensorDict& dict);
+  void CreateSession(const ModelOptions& options);
+  absl::Status LoadGraphs(int prefill_block);
+  absl::Status AllocateKvCache();
   absl::StatusOr<Block> LoadBlock(int64_t t);
   // ModelOptions::mapped_file: drops the pages of a copied weight inside `mapping`.
   void ReleaseCopiedWeight(absl::Span<const uint8_t> mapping, const void* data, size_t bytes);
@@ -198,9 +206,12 @@ class Model {
   std::unique_ptr<edgeq::Model> head_;
   Tensor head_input_;  // [1, dim]
   std::vector<Tensor> k_cache_, v_cache_;
-  std::vector<std::string> input_names_;   // the caches' input names, K and V per layer
-  std::vector<std::string> output_names_;  // the new rows' output names, K and V per layer
-  std::vector<NamedTensor> inputs_;        // reused by every run
+  // Per layer: the body graphs' names of its K and V cache inputs and new-row outputs.
+  struct CacheNames {
+    std::string k, v, k_rows, v_rows;
+  };
+  std::vector<CacheNames> cache_names_;
+  std::vector<NamedTensor> inputs_;  // reused by every run
 };
 
 }  // namespace llm

@@ -315,7 +315,7 @@ absl::StatusOr<Model> InferenceSession::Load(const Graph& graph) {
   for (const Node& node : nodes) {
     if (node.kind == NodeKind::kInput) {
       impl->input_ids.push_back(node.outputs[0]);
-      impl->input_names.push_back(absl::StrCat("input", node.input_index));
+      impl->input_names.push_back(graph.input_name(node.input_index));
       impl->input_types.push_back(graph.value_type(node.outputs[0]).type);
       continue;
     }
@@ -408,7 +408,7 @@ absl::StatusOr<Model> InferenceSession::Load(const Graph& graph) {
     EDGEQ_ASSIGN_OR_RETURN(
         Tensor view, Tensor::View(t.type.dtype, t.type.shape, impl->slots[output_slots[i]], bytes,
                                   arena_owner, /*writable=*/true));
-    impl->outputs->emplace_back(absl::StrCat("output", i), std::move(view));
+    impl->outputs->emplace_back(graph.output_name(static_cast<int>(i)), std::move(view));
   }
   return Model(std::move(impl));
 }

@@ -98,9 +98,11 @@ class Model {
   Model& operator=(Model&&) noexcept;
   ~Model();
 
-  // Runs the graph. Every graph input must be given exactly once, by name ("input0", ...), with
-  // the dtype and shape the graph declared; InvalidArgument naming the input and both types
-  // otherwise. Kernel errors (e.g. a gather index out of range) are returned as they are.
+  // Runs the graph. Every graph input must be given exactly once, by its name (Graph::input_name:
+  // "input0", ... or the name the graph gave it), with the dtype and shape the graph declared;
+  // InvalidArgument naming the input and both types otherwise. Outputs are returned under their
+  // names (Graph::output_name). Kernel errors (e.g. a gather index out of range) are returned as
+  // they are.
   absl::StatusOr<TensorMap> Execute(absl::Span<const NamedTensor> inputs);
 
   // Bytes of the activation arena (intermediates and outputs, after reuse), of scratch memory,

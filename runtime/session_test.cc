@@ -158,6 +158,25 @@ TEST(SessionTest, XnnpackStatusIsReported) {
   EXPECT_THAT(off.log()[0], HasSubstr("XNNPACK disabled by SessionOptions"));
 }
 
+TEST(SessionTest, NamedInputsAndOutputs) {
+  Graph graph("g", {});
+  graph.AddInput("a", F32({3}));
+  graph.AddInput("b", F32({3}));
+  graph.Output("sum", ops::Add(graph.Input("a"), graph.Input("b")));
+  graph.Output("a_copy", graph.Input("a"));
+  InferenceSession session;
+  absl::StatusOr<Model> model = session.Load(graph);
+  ASSERT_TRUE(model.ok()) << model.status();
+  Tensor a = *Tensor::Full({3}, 1.5f);
+  Tensor b = *Tensor::Full({3}, 2.0f);
+  absl::StatusOr<TensorMap> r = model->Execute({{"b", b}, {"a", a}});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT(*r->Get("sum")->Values<float>(), ::testing::ElementsAre(3.5f, 3.5f, 3.5f));
+  EXPECT_THAT(*r->Get("a_copy")->Values<float>(), ::testing::ElementsAre(1.5f, 1.5f, 1.5f));
+  r = model->Execute({{"input0", a}, {"b", b}});
+  EXPECT_THAT(Message(r.status()), HasSubstr("no input named \"input0\" (inputs: a, b)"));
+}
+
 TEST(SessionTest, InputErrorsAreClear) {
   Graph graph("g", {F32({2, 3}), F32({3})});
   graph.Output(ops::Add(graph.Input(0), graph.Input(1)));

@@ -54,6 +54,13 @@ absl::StatusOr<Value> MaybeBias(Graph& g, const WeightReader& dict, const std::s
 
 }  // namespace
 
+namespace io {
+std::string KCache(int layer) { return absl::StrCat("cache.", layer, ".k"); }
+std::string VCache(int layer) { return absl::StrCat("cache.", layer, ".v"); }
+std::string KRows(int layer) { return absl::StrCat("cache.", layer, ".k.rows"); }
+std::string VRows(int layer) { return absl::StrCat("cache.", layer, ".v.rows"); }
+}  // namespace io
+
 // Adds the weight `name` as a constant and returns x · W^T: QMatmul for a quantized weight,
 // MatmulTransposed for f32. `rows` x `cols` is the expected logical shape [out, in].
 absl::StatusOr<Value> Linear(Graph& g, const WeightReader& dict, const std::string& name,
@@ -106,7 +113,7 @@ absl::StatusOr<Value> LayerGraph::Attention(int layer, Value h) {
   const std::string p = absl::StrCat("blk.", layer, ".");
   const bool swa = c_.sliding_window > 0 && layer < static_cast<int>(c_.sliding_layers.size()) &&
                    c_.sliding_layers[layer];
-  const Value k_cache = g_.Input(2 + 2 * layer), v_cache = g_.Input(3 + 2 * layer);
+  const Value k_cache = g_.Input(io::KCache(layer)), v_cache = g_.Input(io::VCache(layer));
   Value q, k, v;
   if (dict_.Contains(p + "attn_qkv.weight")) {
     // Fused Q, K, V rows (Phi-3): [q_dim + 2 kv_dim, dim].
@@ -154,8 +161,8 @@ absl::StatusOr<Value> LayerGraph::Attention(int layer, Value h) {
 }
 
 void LayerGraph::AddKvRows(int layer, Value k, Value v) {
-  outputs_->push_back(k);
-  outputs_->push_back(v);
+  g_.Output(io::KRows(layer), k);
+  g_.Output(io::VRows(layer), v);
   kv_rows_[layer] = {k, v};
 }
 
@@ -192,21 +199,22 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
                                                       bool q8_0_cache, const Tensor& inv_freq,
                                                       const Tensor& inv_freq_swa, int64_t t) {
   const int64_t dim = c.embedding_length, kvh = c.head_count_kv;
-  std::vector<TensorType> input_types = {TensorType(DType::kInt32, {t}),
-                                         TensorType(DType::kInt32, {t})};
-  // The caches of the layers that have one (the first CachedLayers()): f32 [kv heads, ctx, hs],
-  // or q8_0 rows u8 [kv heads, ctx, hs / 32 * 34], hs the layer's head dimension.
+  auto graph =
+      std::make_unique<Graph>(absl::StrCat(c.architecture, "_t", t), std::vector<TensorType>{});
+  Graph& g = *graph;
+  const Value tokens = g.AddInput(io::kTokens, TensorType(DType::kInt32, {t}));
+  const Value positions = g.AddInput(io::kPositions, TensorType(DType::kInt32, {t}));
+  // The caches of the layers that have one (the first CachedLayers(); gemma4's shared layers
+  // read an earlier layer's): f32 [kv heads, ctx, hs], or q8_0 rows u8 [kv heads, ctx,
+  // hs / 32 * 34], hs the layer's head dimension.
   for (int l = 0; l < c.CachedLayers(); ++l) {
     const int64_t hs = c.LayerHeadDim(l);
     const TensorType cache_type_of =
         q8_0_cache ? TensorType(DType::kUInt8, Shape({kvh, ctx, arch::Q8_0RowBytes(hs)}))
                    : TensorType(DType::kFloat32, Shape({kvh, ctx, hs}));
-    input_types.push_back(cache_type_of);  // K cache
-    input_types.push_back(cache_type_of);  // V cache
+    g.AddInput(io::KCache(l), cache_type_of);
+    g.AddInput(io::VCache(l), cache_type_of);
   }
-  auto graph = std::make_unique<Graph>(absl::StrCat(c.architecture, "_t", t), input_types);
-  Graph& g = *graph;
-  const Value tokens = g.Input(0);
 
   EDGEQ_ASSIGN_OR_RETURN(const Tensor* embedding,
                          GetMatrix(dict, "token_embd.weight", c.vocab_size, dim));
@@ -215,9 +223,8 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
     EDGEQ_ASSIGN_OR_RETURN(Value s, Scalar(g, c.embedding_scale));
     x = ops::Mul(x, s);
   }
-  std::vector<Value> outputs(1);  // hidden states first
-  LayerGraph b(g, dict, c, t, &outputs);
-  b.positions = g.Input(1);
+  LayerGraph b(g, dict, c, t);
+  b.positions = positions;
   b.freqs = g.Constant(inv_freq);
   b.freqs_swa = g.Constant(inv_freq_swa);
   if (c.rope_attn_factor != 1.0f) b.attn_factor = Scalar(g, c.rope_attn_factor);
@@ -228,8 +235,7 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
   for (int l = 0; l < c.block_count; ++l) {
     EDGEQ_ASSIGN_OR_RETURN(x, layer(b, l, x));
   }
-  outputs[0] = x;
-  g.Output(outputs);
+  g.Output(io::kHidden, x);
   EDGEQ_RETURN_IF_ERROR(g.status());
   return graph;
 }
@@ -239,11 +245,11 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildHeadGraph(const WeightReader& dict,
                                                       const ModelConfig& c) {
   const int64_t dim = c.embedding_length;
   auto graph =
-      std::make_unique<Graph>(absl::StrCat(c.architecture, "_head"),
-                              std::vector<TensorType>{TensorType(DType::kFloat32, {1, dim})});
+      std::make_unique<Graph>(absl::StrCat(c.architecture, "_head"), std::vector<TensorType>{});
   Graph& g = *graph;
+  const Value hidden = g.AddInput(io::kHidden, TensorType(DType::kFloat32, {1, dim}));
   EDGEQ_ASSIGN_OR_RETURN(Value x,
-                         Norm(g, dict, "output_norm.weight", dim, c.rms_norm_epsilon, g.Input(0)));
+                         Norm(g, dict, "output_norm.weight", dim, c.rms_norm_epsilon, hidden));
   const std::string classifier = c.tied_output ? "token_embd.weight" : "output.weight";
   EDGEQ_ASSIGN_OR_RETURN(Value logits, Linear(g, dict, classifier, c.vocab_size, dim, x));
   EDGEQ_ASSIGN_OR_RETURN(logits, MaybeBias(g, dict, "output.bias", c.vocab_size, logits));
@@ -252,7 +258,7 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildHeadGraph(const WeightReader& dict,
     EDGEQ_ASSIGN_OR_RETURN(Value cap, Scalar(g, c.final_logit_softcapping));
     logits = ops::Mul(Tanh(ops::Mul(logits, inv_cap)), cap);
   }
-  g.Output(logits);
+  g.Output(io::kLogits, logits);
   EDGEQ_RETURN_IF_ERROR(g.status());
   return graph;
 }

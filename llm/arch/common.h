@@ -55,6 +55,22 @@ inline int64_t Q8_0RowBytes(int64_t head_dim) { return head_dim / 32 * 34; }
 
 }  // namespace arch
 
+// ---- the graphs' inputs and outputs, by name (llm/arch/common.cc) ----
+namespace io {
+
+inline constexpr char kTokens[] = "tokens";        // body input: i32 [t]
+inline constexpr char kPositions[] = "positions";  // body input: i32 [t], pos..pos+t-1
+inline constexpr char kHidden[] = "hidden";  // body output [t, dim]; the head's input [1, dim]
+inline constexpr char kLogits[] = "logits";  // head output [1, vocab]
+// Body input: layer `layer`'s K or V cache, "cache.<layer>.k" / "cache.<layer>.v".
+std::string KCache(int layer);
+std::string VCache(int layer);
+// Body output: the block's new K or V rows of that layer, "cache.<layer>.k.rows" / ".v.rows".
+std::string KRows(int layer);
+std::string VRows(int layer);
+
+}  // namespace io
+
 // ---- graph building (llm/arch/common.cc) ----
 
 // The weights the graphs are built from. Records every tensor a builder reads, so that Load can
@@ -77,13 +93,12 @@ class WeightReader {
 };
 
 // One body graph being built: what an architecture's layer function (ArchInfo::build_layer)
-// reads and the sub-blocks it composes. The attention sub-block adds the layer's new K and V
-// rows to the graph's outputs.
+// reads and the sub-blocks it composes. The attention sub-block reads the layer's caches (graph
+// inputs io::KCache/VCache) and outputs its new K and V rows (io::KRows/VRows).
 class LayerGraph {
  public:
-  LayerGraph(Graph& g, const WeightReader& dict, const ModelConfig& c, int64_t t,
-             std::vector<Value>* outputs)
-      : g_(g), dict_(dict), c_(c), t_(t), outputs_(outputs) {}
+  LayerGraph(Graph& g, const WeightReader& dict, const ModelConfig& c, int64_t t)
+      : g_(g), dict_(dict), c_(c), t_(t) {}
 
   Graph& graph() { return g_; }
   const ModelConfig& config() const { return c_; }
@@ -119,7 +134,6 @@ class LayerGraph {
   const WeightReader& dict_;
   const ModelConfig& c_;
   int64_t t_;
-  std::vector<Value>* outputs_;
   std::map<int, std::pair<Value, Value>> kv_rows_;
 };
 
@@ -141,18 +155,19 @@ absl::StatusOr<Value> Norm(Graph& g, const WeightReader& dict, const std::string
 absl::StatusOr<Value> Scalar(Graph& g, float v);
 
 // The decoder body for a block of `t` consecutive tokens at positions pos..pos+t-1, after
-// positions 0..pos-1 are in the caches. Inputs: tokens i32 [t], positions i32 [t] (pos..pos+t-1;
-// the attention reads the caches' first pos rows), then K and V caches [kv heads, ctx, head dim]
-// (f32, or q8_0 rows u8 [kv heads, ctx, head dim / 32 * 34] if `q8_0_cache`) per layer.
-// Outputs: the hidden states [t, dim] after the last block, then the block's K and V rows
-// [t, kv heads, head dim] per layer. `inv_freq` is the RoPE angle table of the global layers,
-// `inv_freq_swa` that of the sliding-window layers. Each layer is the architecture's
+// positions 0..pos-1 are in the caches. Inputs (by name, io::): tokens i32 [t], positions i32 [t]
+// (pos..pos+t-1; the attention reads the caches' first pos rows), then each layer's K and V
+// caches [kv heads, ctx, head dim] (f32, or q8_0 rows u8 [kv heads, ctx, head dim / 32 * 34] if
+// `q8_0_cache`). Outputs: each layer's new K and V rows [t, kv heads, head dim], and "hidden",
+// the hidden states [t, dim] after the last block. `inv_freq` is the RoPE angle table of the global
+// layers, `inv_freq_swa` that of the sliding-window layers. Each layer is the architecture's
 // ArchInfo::build_layer.
 absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
                                                       const ModelConfig& c, int64_t ctx,
                                                       bool q8_0_cache, const Tensor& inv_freq,
                                                       const Tensor& inv_freq_swa, int64_t t);
-// Output norm and classifier (+ final logit soft-capping): input [1, dim] -> logits [1, vocab].
+// Output norm and classifier (+ final logit soft-capping): input "hidden" [1, dim] -> output
+// "logits" [1, vocab].
 absl::StatusOr<std::unique_ptr<Graph>> BuildHeadGraph(const WeightReader& dict,
                                                       const ModelConfig& c);
 

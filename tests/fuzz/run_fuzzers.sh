@@ -79,6 +79,7 @@ lib[chat_template]="llm/chat_template.cc ${lib[jinja]}"
 # The llm library (model, architectures, tokenizers) for the targets built with the runtime: the
 # architecture table names each architecture's graph builder, so HF import links it too.
 llm_srcs=(llm/model.cc llm/ops.cc llm/prefill_plan.cc $(ls llm/arch/*.cc | grep -v _test)
+          llm/rope_frequencies.cc checkpoint/mapped_file.cc
           ${lib[tokenizer]} checkpoint/formats.cc checkpoint/llama2c.cc checkpoint/safetensors.cc)
 hf_import_srcs=(llm/hf_import.cc ${lib[chat_template]} llm/random_model.cc)
 [ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/edgeq_fuzz.XXXXXX")
