@@ -161,7 +161,8 @@ absl::StatusOr<Value> Scalar(Graph& g, float v);
 // `q8_0_cache`). Outputs: each layer's new K and V rows [t, kv heads, head dim], and "hidden",
 // the hidden states [t, dim] after the last block. `inv_freq` is the RoPE angle table of the global
 // layers, `inv_freq_swa` that of the sliding-window layers. Each layer is the architecture's
-// ArchInfo::build_layer.
+// ArchInfo::build_layer. gemma4: only the first ModelConfig::CachedLayers() have caches and new
+// rows (head dim: ModelConfig::LayerHeadDim); the shared layers read their KvLayer's.
 absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
                                                       const ModelConfig& c, int64_t ctx,
                                                       bool q8_0_cache, const Tensor& inv_freq,
