@@ -505,6 +505,15 @@ std::string ModelConfig::ToString() const {
   }
   if (rope_attn_factor != 1.0f)
     absl::StrAppendFormat(&extra, ", rope attn factor %g", rope_attn_factor);
+  if (head_dim_swa > 0 && head_dim_swa != head_dim) {
+    absl::StrAppendFormat(&extra, ", sliding head dim %d", head_dim_swa);
+  }
+  if (shared_kv_layers > 0) {
+    absl::StrAppendFormat(&extra, ", last %d layers share KV", shared_kv_layers);
+  }
+  if (embedding_length_per_layer > 0) {
+    absl::StrAppendFormat(&extra, ", per-layer embedding %d", embedding_length_per_layer);
+  }
   if (final_logit_softcapping > 0) {
     absl::StrAppendFormat(&extra, ", logit soft-cap %g", final_logit_softcapping);
   }

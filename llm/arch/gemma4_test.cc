@@ -105,6 +105,11 @@ TEST(Gemma4Test, ConfigReadsThePerLayerKeys) {
   EXPECT_EQ(c->final_logit_softcapping, 30.0f);
   EXPECT_EQ(c->rope_freq_base_swa, 10000.0f);
   EXPECT_EQ(c->embedding_scale, 8.0f);  // sqrt(64)
+  EXPECT_TRUE(absl::EndsWith(c->ToString(),
+                             "sliding window 16 on 8 of 10 layers (rope base 10000), sliding head "
+                             "dim 16, last 5 layers share KV, per-layer embedding 16, logit "
+                             "soft-cap 30"))
+      << c->ToString();
 }
 
 // The shared layers have no cache: 2 (K, V) x 2 kv heads x 32 positions x (4 x 16 + 32) f32.
