@@ -129,7 +129,7 @@ constexpr HfConfig kSmollm3Hf = {"SmolLM3ForCausalLM", 0,  false, 0,     false,
                                  true,  0.0f, false, false, false};
 // Gemma4Model: norms stored as they are (norm_shift 0).
 constexpr HfConfig kGemma4Hf = {"Gemma4ForCausalLM", 1e-6, true,  1e6,   true,
-                                false, 0.0f, false, false, true};
+                                false, 0.0f, false, false, true,  true};
 // clang-format on
 
 using A = Arch;

@@ -68,6 +68,7 @@ struct HfConfig {
   bool llama3_rope_scaling;   // rope_scaling.rope_type "llama3" -> rope_freqs.weight
   bool long_short_rope;       // rope_scaling long/short_factor -> rope_factors_*; attn_factor
   bool sliding_window;        // sliding_window(_pattern), rope_local_base_freq, soft-capping
+  bool no_import = false;     // not imported from Hugging Face yet (gemma4): refused by name
 };
 
 // The architecture's own `<arch>.*` keys and tensor-dependent choices, after the common ones

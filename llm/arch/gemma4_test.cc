@@ -3,6 +3,8 @@
 // tests/parity/arch_parity_test.cc (TinyGemma4, Gemma4E2bFirst6Layers).
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "checkpoint/tensor_dict.h"
 #include "gtest/gtest.h"
 #include "llm/arch/model_config.h"
+#include "llm/hf_import.h"
 #include "llm/model.h"
 #include "llm/random_model.h"
 
@@ -215,6 +218,21 @@ TEST(Gemma4Test, RefusesAMissingPerLayerEmbedding) {
                                 "tensor 'per_layer_token_embd.weight' is missing; expected [512, "
                                 "160]"))
       << m.status();
+}
+
+// No Hugging Face import of Gemma4ForCausalLM yet: refused by name, and not listed.
+TEST(Gemma4Test, HfImportIsRefused) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/hf_gemma4");
+  ASSERT_EQ(std::system(absl::StrCat("mkdir -p '", dir, "'").c_str()), 0);
+  std::ofstream(dir + "/config.json") << R"({"architectures": ["Gemma4ForCausalLM"]})";
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_TRUE(absl::StrContains(got.status().message(),
+                                "architecture Gemma4ForCausalLM is not supported (supported: "
+                                "Gemma3ForCausalLM, LlamaForCausalLM"))
+      << got.status();
 }
 
 }  // namespace
