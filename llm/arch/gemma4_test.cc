@@ -126,6 +126,39 @@ TEST(Gemma4Test, SharedLayersShrinkTheKvCache) {
   EXPECT_TRUE(absl::StrContains(q8.status().message(), "this model's is 16")) << q8.status();
 }
 
+// The q8_0 cache with head dimensions 32 (sliding) and 64 (full): rows of 34 and 68 bytes;
+// position 0 (no cached row read: the block's own rows are f32) equals the f32 cache's logits,
+// later ones are near them (5.4% measured: unscaled scores over RMS-normed heads make the
+// softmax sharp, so q8_0's rounding of K moves the weights).
+TEST(Gemma4Test, Q8_0CacheWithTwoHeadDimensions) {
+  RandomModelSpec spec = TinySpec();
+  spec.head_dim = 64, spec.head_dim_swa = 32;
+  const TensorDict d = Tiny(spec);
+  absl::StatusOr<std::unique_ptr<Model>> q8 =
+      Model::Load(d, {.context_length = 32, .kv_cache_type = KvCacheType::kQ8_0});
+  ASSERT_TRUE(q8.ok()) << q8.status();
+  EXPECT_EQ((*q8)->kv_cache_bytes(), 2u * 2 * 32 * (4 * 34 + 68));
+  absl::StatusOr<std::unique_ptr<Model>> f32 = Model::Load(d, {.context_length = 32});
+  ASSERT_TRUE(f32.ok()) << f32.status();
+  double diff = 0, top = 0;
+  for (int pos = 0; pos < kN; ++pos) {
+    absl::StatusOr<absl::Span<const float>> a = (*q8)->Forward(kTokens[pos], pos);
+    ASSERT_TRUE(a.ok()) << a.status();
+    const std::vector<float> av(a->begin(), a->end());
+    absl::StatusOr<absl::Span<const float>> b = (*f32)->Forward(kTokens[pos], pos);
+    ASSERT_TRUE(b.ok()) << b.status();
+    for (size_t i = 0; i < av.size(); ++i) {
+      if (pos == 0) {
+        ASSERT_EQ(av[i], (*b)[i]) << i;
+      }
+      diff = std::max(diff, double(std::fabs(av[i] - (*b)[i])));
+      top = std::max(top, double(std::fabs((*b)[i])));
+    }
+  }
+  EXPECT_GT(diff, 0.0);  // the rows were quantized
+  EXPECT_LT(diff, 0.15 * top);
+}
+
 // A prefill block computes what decode steps do: the shared layers read the block's new rows of
 // layers 3 and 4. (GELU exact: through the fp16 table, 1e-7 differences of summation order flip
 // single activations by an fp16 step, 2e-4 on these logits.)
