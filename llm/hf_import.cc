@@ -606,7 +606,9 @@ bool IsHfCheckpointDir(const std::string& path) {
 
 std::vector<std::string> SupportedHfArchitectures() {
   std::vector<std::string> v;
-  for (const arch::ArchInfo& a : arch::Architectures()) v.push_back(a.hf.class_name);
+  for (const arch::ArchInfo& a : arch::Architectures()) {
+    if (!a.hf.no_import) v.push_back(a.hf.class_name);
+  }
   std::sort(v.begin(), v.end());
   return v;
 }
@@ -623,7 +625,7 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   }
   const std::string hf_arch = raw["architectures"][0].get<std::string>();
   const arch::ArchInfo* row = arch::FindByHfClass(hf_arch);
-  if (row == nullptr) {
+  if (row == nullptr || row->hf.no_import) {
     return absl::UnimplementedError(
         absl::StrFormat("%s: architecture %s is not supported (supported: %s)", config_path,
                         PlainOrQuoted(hf_arch), absl::StrJoin(SupportedHfArchitectures(), ", ")));

@@ -204,7 +204,7 @@ TEST(HfImportErrors, UnsupportedArchitectureIsNamed) {
   EXPECT_EQ(got.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_TRUE(absl::StrContains(got.status().message(),
                                 "architecture MambaForCausalLM is not supported (supported: "
-                                "Gemma3ForCausalLM, Lfm2ForCausalLM, LlamaForCausalLM"))
+                                "Gemma3ForCausalLM, LlamaForCausalLM"))
       << got.status();
 }
 

@@ -100,6 +100,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
   EDGEQ_ASSIGN_OR_RETURN(ModelConfig c, ModelConfig::FromMetadata(dict));
   EDGEQ_RETURN_IF_ERROR(CheckOptions(options, c));
   std::unique_ptr<Model> m(new Model());
+  c.gelu_fp16_table = options.gelu_fp16_table;
   m->config_ = c;
   m->kv_cache_type_ = options.kv_cache_type;
   m->context_ = options.context_length > 0 ? options.context_length
@@ -135,11 +136,13 @@ absl::Status Model::CheckOptions(const ModelOptions& options, const ModelConfig&
     return absl::InvalidArgumentError(
         absl::StrFormat("ModelOptions.num_threads must be >= 1, got %d", options.num_threads));
   }
-  if (options.kv_cache_type == KvCacheType::kQ8_0 && c.head_dim % 32 != 0) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "the q8_0 KV cache needs a head dimension that is a multiple of 32; this model's is %d "
-        "(use the f32 cache)",
-        c.head_dim));
+  for (int l = 0; l < c.CachedLayers(); ++l) {
+    if (options.kv_cache_type == KvCacheType::kQ8_0 && c.LayerHeadDim(l) % 32 != 0) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "the q8_0 KV cache needs a head dimension that is a multiple of 32; this model's is %d "
+          "(use the f32 cache)",
+          c.LayerHeadDim(l)));
+    }
   }
   return absl::OkStatus();
 }
@@ -231,9 +234,11 @@ absl::Status Model::LoadGraphs(int prefill_block) {
 }
 
 absl::Status Model::AllocateKvCache() {
-  const int64_t ctx = context_, hs = config_.head_dim, kvh = config_.head_count_kv;
-  for (int l = 0; l < config_.block_count; ++l) {
+  const int64_t ctx = context_, kvh = config_.head_count_kv;
+  // Attention layers with a cache of their own: not recurrent (lfm2, qwen35), not shared (gemma4).
+  for (int l = 0; l < config_.CachedLayers(); ++l) {
     if (config_.IsRecurrent(l)) continue;  // no KV cache: its recurrent states below
+    const int64_t hs = config_.LayerHeadDim(l);
     Tensor kc, vc;
     if (kv_cache_type_ == KvCacheType::kQ8_0) {
       const Shape rows({kvh, ctx, Q8_0RowBytes(hs)});
@@ -245,7 +250,7 @@ absl::Status Model::AllocateKvCache() {
     }
     k_cache_.push_back(std::move(kc));
     v_cache_.push_back(std::move(vc));
-    cache_names_.push_back({io::KCache(l), io::VCache(l), io::KRows(l), io::VRows(l)});
+    cache_names_.push_back({l, io::KCache(l), io::VCache(l), io::KRows(l), io::VRows(l)});
   }
   // The recurrent states (zero) and the real-row count input (llm/arch/recurrent_state.h).
   EDGEQ_ASSIGN_OR_RETURN(states_, NewRecurrentStates(config_));
@@ -285,8 +290,8 @@ absl::Status Model::StoreStates(const TensorMap& out) {
     EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> src, next.Values<float>());
     EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> dst, states_[s].MutableValues<float>());
     if (src.size() != dst.size()) {
-      return absl::InternalError(absl::StrFormat("recurrent state %d: %d values, expected %d", s,
-                                                 src.size(), dst.size()));
+      return absl::InternalError(
+          absl::StrFormat("recurrent state %d: %d values, expected %d", s, src.size(), dst.size()));
     }
     std::memcpy(dst.data(), src.data(), dst.size() * sizeof(float));
   }
@@ -333,8 +338,9 @@ absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, i
   processed_ = pos + static_cast<int>(n);
   // Store the block's real K and V rows ([t, kv heads, hs]; the first n) into the caches
   // ([kv heads, ctx, hs]) at pos..pos+n-1.
-  const int64_t hs = config_.head_dim, ctx = context_, kvh = config_.head_count_kv;
+  const int64_t ctx = context_, kvh = config_.head_count_kv;
   for (int l = 0; l < kv_layers; ++l) {
+    const int64_t hs = config_.LayerHeadDim(cache_names_[l].layer);
     for (int which = 0; which < 2; ++which) {
       EDGEQ_ASSIGN_OR_RETURN(Tensor rows,
                              out.Get(which == 0 ? cache_names_[l].k_rows : cache_names_[l].v_rows));

@@ -71,6 +71,9 @@ struct ModelOptions {
   // the model's context_length is allowed (RoPE extrapolates).
   int context_length = 0;
   KvCacheType kv_cache_type = KvCacheType::kF32;
+  // GELU as ggml's CPU backend computes it, through an fp16 table (llama.cpp parity), or exact
+  // (false: parity with a ggml built without GGML_GELU_FP16; tests/parity/README.md, gemma4).
+  bool gelu_fp16_table = true;
   // The memory-mapped checkpoint file the dict's tensors view (checkpoint::OpenedCheckpoint's
   // file_bytes; Load(path) sets it itself). Weights inside it that a kernel has copied
   // (repacked/packed) have their pages dropped from this process's resident memory right after
@@ -243,6 +246,7 @@ class Model {
   std::vector<Tensor> k_cache_, v_cache_;  // per attention layer (recurrent ones have none)
   // Per attention layer: the body graphs' names of its K and V cache inputs and new-row outputs.
   struct CacheNames {
+    int layer;  // the layer owning this cache
     std::string k, v, k_rows, v_rows;
   };
   std::vector<CacheNames> cache_names_;

@@ -84,11 +84,26 @@ struct RandomModelSpec {
   // head_count_kv array); the final norm is token_embd_norm.weight.
   int shortconv_l_cache = 0;
   std::vector<int> attention_layers;
+  // gemma4: head_dim is the full layers' (attention.key_length), head_dim_swa the sliding
+  // ones' (key_length_swa; 0: head_dim); layer l slides unless l % sliding_window_pattern ==
+  // pattern - 1 (written as a bool per layer); the last shared_kv_layers layers have no K/V
+  // tensors; per_layer_dim: embedding_length_per_layer_input (per_layer_token_embd,
+  // per_layer_model_proj and each layer's inp_gate/proj/post_norm; 0: none); double_wide_mlp:
+  // the shared layers' FFN is 2 x ffn (feed_forward_length written per layer); the full layers
+  // rotate partial_rotary_full of their dimensions (rope_freqs.weight: 1e30 on the others);
+  // value_from_key: the full layers have no attn_v (V = K); final_logit_softcapping (0: none).
+  int head_dim_swa = 0;
+  int shared_kv_layers = 0;
+  int per_layer_dim = 0;
+  bool double_wide_mlp = false;
+  float partial_rotary_full = 1.0f;
+  bool value_from_key = false;
+  float final_logit_softcapping = 0.0f;
 };
 
 // "stories15m", "smollm2-135m", "tinyllama-1.1b", "llama-3.2-1b", "qwen2.5-0.5b", "qwen3-0.6b",
 // "gemma3-270m", "phi3.5-mini", "smollm3-3b", "smollm3-tiny", "lfm2-1.2b", "lfm2-tiny",
-// "qwen3.5-0.8b", "qwen3.5-tiny"
+// "qwen3.5-0.8b", "qwen3.5-tiny", "gemma4-e2b", "gemma4-tiny"
 // (case-insensitive);
 // InvalidArgument naming the name and listing these otherwise.
 absl::StatusOr<RandomModelSpec> RandomModelPreset(absl::string_view name);

@@ -53,7 +53,10 @@ float Llama3Scaled(const ModelConfig& c, float f) {
 
 absl::StatusOr<Tensor> RopeFrequencies(const ModelConfig& c, const checkpoint::TensorDict& weights,
                                        int context, bool sliding_window) {
-  const int pairs = c.rope_dimension_count / 2;
+  // Sliding-window layers: their own rotated dimensions when set (gemma4).
+  const int rot = sliding_window && c.rope_dimension_count_swa > 0 ? c.rope_dimension_count_swa
+                                                                   : c.rope_dimension_count;
+  const int pairs = rot / 2;
   EDGEQ_ASSIGN_OR_RETURN(Tensor table, Tensor::Create(DType::kFloat32, {pairs}));
   EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> inv, table.MutableValues<float>());
   const float base = sliding_window ? c.rope_freq_base_swa : c.rope_freq_base;
@@ -62,8 +65,7 @@ absl::StatusOr<Tensor> RopeFrequencies(const ModelConfig& c, const checkpoint::T
     EDGEQ_ASSIGN_OR_RETURN(factors, FrequencyFactors(c, weights, context));
   }
   for (int i = 0; i < pairs; ++i) {
-    float f = 1.0f / std::pow(base, static_cast<float>(2 * i) /
-                                        static_cast<float>(c.rope_dimension_count));
+    float f = 1.0f / std::pow(base, static_cast<float>(2 * i) / static_cast<float>(rot));
     if (sliding_window) {
       inv[i] = f;
       continue;

@@ -125,7 +125,9 @@ gen --shape=gemma3-270m "${tiny[@]}" --layers=3 --head_dim=16 --sliding_window=4
 gen --shape=phi3.5-mini "${tiny[@]}" --kv_heads=4 --out="$tmp/phi3.gguf" 2>/dev/null
 gen --shape=lfm2-1.2b "${tiny[@]}" --layers=3 --out="$tmp/lfm2.gguf" 2>/dev/null  # conv, conv, attention
 gen --shape=qwen3.5-tiny --layers=4 --context=64 --vocab_size=300 --synthetic_vocab --out="$tmp/qwen35.gguf" 2>/dev/null
-for a in qwen2 qwen3 gemma3 phi3 lfm2 qwen35; do
+# gemma4 (issue 30): its tiny preset (shared-KV layers, per-layer embeddings, window 16).
+gen --shape=gemma4-tiny --context=64 --vocab_size=300 --synthetic_vocab --out="$tmp/gemma4.gguf" 2>/dev/null
+for a in qwen2 qwen3 gemma3 phi3 lfm2 qwen35 gemma4; do
   edgeq run "$tmp/$a.gguf" -p "once upon a time" -n 12 --temp 0 -t 1 >"$tmp/$a.1.txt" 2>"$tmp/$a.err"
   check "$a run exit 0" test $? -eq 0
   edgeq run "$tmp/$a.gguf" -p "once upon a time" -n 12 --temp 0 -t 1 >"$tmp/$a.2.txt" 2>/dev/null

@@ -19,6 +19,8 @@ absl::StatusOr<Value> Smollm3Layer(LayerGraph& b, int layer, Value x);
 absl::Status Lfm2Config(const checkpoint::TensorDict& d, ModelConfig* c);
 absl::StatusOr<Value> Lfm2Layer(LayerGraph& b, int layer, Value x);
 absl::StatusOr<Value> Qwen35Layer(LayerGraph& b, int layer, Value x);
+absl::Status Gemma4Config(const checkpoint::TensorDict& d, ModelConfig* c);
+absl::StatusOr<Value> Gemma4Layer(LayerGraph& b, int layer, Value x);
 
 namespace {
 
@@ -126,6 +128,26 @@ constexpr TensorName kQwen35Tensors[] = {
     {"linear_attn.norm.weight", "ssm_norm.weight"},
     {"linear_attn.out_proj.weight", "ssm_out.weight"},
 };
+// gemma4: gemma3's names and the per-layer embedding's (no Hugging Face import yet).
+constexpr TensorName kGemma4Tensors[] = {
+    {"input_layernorm.weight", "attn_norm.weight"},
+    {"self_attn.o_proj.weight", "attn_output.weight"},
+    {"mlp.down_proj.weight", "ffn_down.weight"},
+    {"mlp.up_proj.weight", "ffn_up.weight"},
+    {"pre_feedforward_layernorm.weight", "ffn_norm.weight"},
+    {"self_attn.q_proj.weight", "attn_q.weight"},
+    {"self_attn.k_proj.weight", "attn_k.weight"},
+    {"self_attn.v_proj.weight", "attn_v.weight"},
+    {"mlp.gate_proj.weight", "ffn_gate.weight"},
+    {"self_attn.q_norm.weight", "attn_q_norm.weight"},
+    {"self_attn.k_norm.weight", "attn_k_norm.weight"},
+    {"post_attention_layernorm.weight", "post_attention_norm.weight"},
+    {"post_feedforward_layernorm.weight", "post_ffw_norm.weight"},
+    {"per_layer_input_gate.weight", "inp_gate.weight"},
+    {"per_layer_projection.weight", "proj.weight"},
+    {"post_per_layer_input_norm.weight", "post_norm.weight"},
+    {"layer_scalar.weight", "layer_output_scale.weight"},
+};
 // clang-format on
 
 #define EDGEQ_TENSORS(t) t, std::size(t)
@@ -149,11 +171,14 @@ constexpr HfConfig kPhi3Hf   = {"Phi3ForCausalLM",   0,    false, 0,     false,
 constexpr HfConfig kSmollm3Hf = {"SmolLM3ForCausalLM", 0,  false, 0,     false,
                                  true,  0.0f, false, false, false};
 constexpr HfConfig kLfm2Hf = {"Lfm2ForCausalLM",     0,    true,  0,     false,
-                              false, 0.0f, false, false, false};
+                              false, 0.0f, false, false, false, true};
 // Qwen3.5 (text): no HF import this session (the converter's norm offsets and A_log -> ssm_a
 // are not modelled).
 constexpr HfConfig kQwen35Hf = {"Qwen3_5ForCausalLM", 0,  false, 0,     true,
-                                false, 0.0f, false, false, false};
+                                false, 0.0f, false, false, false, true};
+// Gemma4Model: norms stored as they are (norm_shift 0).
+constexpr HfConfig kGemma4Hf = {"Gemma4ForCausalLM", 1e-6, true,  1e6,   true,
+                                false, 0.0f, false, false, true,  true};
 // clang-format on
 
 using A = Arch;
@@ -182,6 +207,8 @@ constexpr ArchInfo kArchitectures[] = {
      true, false, 0, EDGEQ_TENSORS(kLfm2Tensors), Lfm2Config, Lfm2Layer},
     {A::kQwen35, "qwen35", kQwen35Hf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp,
      false, true, false, 0, EDGEQ_TENSORS(kQwen35Tensors), Qwen35Config, Qwen35Layer},
+    {A::kGemma4, "gemma4", kGemma4Hf, R::kNeox, Act::kGeluTanh, N::kPreAndPost, Q::kSeparate,
+     F::kGateUp, false, true, true, 0, EDGEQ_TENSORS(kGemma4Tensors), Gemma4Config, Gemma4Layer},
 };
 #undef EDGEQ_TENSORS
 

@@ -32,8 +32,18 @@ class LayerGraph;
 namespace arch {
 
 // The rows of kArchitectures, in this order.
-enum class Arch : uint8_t { kLlama, kQwen2, kQwen3, kGemma3, kPhi3, kSmollm3, kLfm2, kQwen35 };
-inline constexpr int kArchCount = 8;
+enum class Arch : uint8_t {
+  kLlama,
+  kQwen2,
+  kQwen3,
+  kGemma3,
+  kPhi3,
+  kSmollm3,
+  kLfm2,
+  kQwen35,
+  kGemma4
+};
+inline constexpr int kArchCount = 9;
 
 // RoPE pairing: adjacent pairs (llama.cpp's LLAMA_ROPE_TYPE_NORM) or halves (NEOX).
 enum class RopeType : uint8_t { kNorm, kNeox };
@@ -68,6 +78,7 @@ struct HfConfig {
   bool llama3_rope_scaling;   // rope_scaling.rope_type "llama3" -> rope_freqs.weight
   bool long_short_rope;       // rope_scaling long/short_factor -> rope_factors_*; attn_factor
   bool sliding_window;        // sliding_window(_pattern), rope_local_base_freq, soft-capping
+  bool no_import = false;     // not imported from Hugging Face yet (gemma4): refused by name
 };
 
 // The architecture's own `<arch>.*` keys and tensor-dependent choices, after the common ones

@@ -157,8 +157,7 @@ absl::StatusOr<Value> LayerGraph::Attention(int layer, Value h) {
   EDGEQ_ASSIGN_OR_RETURN(Value out,
                          Linear(g_, dict_, p + "attn_output.weight", dim, q_dim, o_rows));
   EDGEQ_ASSIGN_OR_RETURN(out, MaybeBias(g_, dict_, p + "attn_output.bias", dim, out));
-  g_.Output(io::KRows(layer), k_new);
-  g_.Output(io::VRows(layer), v_new);
+  AddKvRows(layer, k_new, v_new);
   return out;
 }
 
@@ -177,8 +176,23 @@ void LayerGraph::SetStateOutput(int slot, Value v) {
   g_.Output(io::NewState(slot), v);
 }
 
+void LayerGraph::AddKvRows(int layer, Value k, Value v) {
+  g_.Output(io::KRows(layer), k);
+  g_.Output(io::VRows(layer), v);
+  kv_rows_[layer] = {k, v};
+}
+
+absl::StatusOr<std::pair<Value, Value>> LayerGraph::KvRows(int layer) const {
+  auto it = kv_rows_.find(layer);
+  if (it == kv_rows_.end()) {
+    return absl::FailedPreconditionError(
+        absl::StrFormat("layer %d has no K/V rows in this graph", layer));
+  }
+  return it->second;
+}
+
 absl::StatusOr<Value> LayerGraph::FeedForward(int layer, Value h) {
-  const int64_t t = t_, dim = c_.embedding_length, hidden = c_.feed_forward_length;
+  const int64_t t = t_, dim = c_.embedding_length, hidden = c_.LayerFeedForward(layer);
   const std::string p = absl::StrCat("blk.", layer, ".");
   Value gate, up;
   if (c_.fused_gate_up) {  // Phi-3: ffn_up is [2 ffn, dim], the gate rows first
@@ -191,7 +205,7 @@ absl::StatusOr<Value> LayerGraph::FeedForward(int layer, Value h) {
   }
   // SwiGLU in one pass; Gemma's GeGLU as tanh-GELU, then the product.
   const Value gated = c_.ffn_activation == arch::Activation::kGeluTanh
-                          ? ops::Mul(GeluTanh(gate, /*half_precision_table=*/true), up)
+                          ? ops::Mul(GeluTanh(gate, c_.gelu_fp16_table), up)
                           : ops::SwiGlu(gate, up);
   return Linear(g_, dict_, p + "ffn_down.weight", dim, hidden, gated);
 }
@@ -200,18 +214,21 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
                                                       const ModelConfig& c, int64_t ctx,
                                                       bool q8_0_cache, const Tensor& inv_freq,
                                                       const Tensor& inv_freq_swa, int64_t t) {
-  const int64_t dim = c.embedding_length, hs = c.head_dim, kvh = c.head_count_kv;
+  const int64_t dim = c.embedding_length, kvh = c.head_count_kv;
   auto graph =
       std::make_unique<Graph>(absl::StrCat(c.architecture, "_t", t), std::vector<TensorType>{});
   Graph& g = *graph;
   const Value tokens = g.AddInput(io::kTokens, TensorType(DType::kInt32, {t}));
   const Value positions = g.AddInput(io::kPositions, TensorType(DType::kInt32, {t}));
-  // The caches: f32 [kv heads, ctx, hs], or q8_0 rows u8 [kv heads, ctx, hs / 32 * 34].
-  const TensorType cache_type_of =
-      q8_0_cache ? TensorType(DType::kUInt8, Shape({kvh, ctx, arch::Q8_0RowBytes(hs)}))
-                 : TensorType(DType::kFloat32, Shape({kvh, ctx, hs}));
-  for (int l = 0; l < c.block_count; ++l) {
+  // The caches of the attention layers that have one (not recurrent: lfm2, qwen35; the first
+  // CachedLayers(): gemma4's shared layers read an earlier layer's): f32 [kv heads, ctx, hs], or
+  // q8_0 rows u8 [kv heads, ctx, hs / 32 * 34], hs the layer's head dimension.
+  for (int l = 0; l < c.CachedLayers(); ++l) {
     if (c.IsRecurrent(l)) continue;  // no KV cache
+    const int64_t hs = c.LayerHeadDim(l);
+    const TensorType cache_type_of =
+        q8_0_cache ? TensorType(DType::kUInt8, Shape({kvh, ctx, arch::Q8_0RowBytes(hs)}))
+                   : TensorType(DType::kFloat32, Shape({kvh, ctx, hs}));
     g.AddInput(io::KCache(l), cache_type_of);
     g.AddInput(io::VCache(l), cache_type_of);
   }
@@ -237,15 +254,18 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
   b.freqs_swa = g.Constant(inv_freq_swa);
   if (c.rope_attn_factor != 1.0f) b.attn_factor = Scalar(g, c.rope_attn_factor);
   b.real_rows = real_rows;
+  if (c.embedding_length_per_layer > 0) {
+    EDGEQ_ASSIGN_OR_RETURN(b.per_layer_inputs, arch::Gemma4PerLayerInputs(b, tokens, x));
+  }
   const arch::LayerFn layer = arch::Info(c.arch).build_layer;
   for (int l = 0; l < c.block_count; ++l) {
     EDGEQ_ASSIGN_OR_RETURN(x, layer(b, l, x));
   }
   for (size_t s = 0; s < c.recurrent_states.size(); ++s) {
     if (!b.state_set(static_cast<int>(s))) {
-      return absl::InternalError(absl::StrFormat(
-          "the %s graph sets no new value of recurrent state %d (layer %d)", c.architecture, s,
-          c.recurrent_states[s].layer));
+      return absl::InternalError(
+          absl::StrFormat("the %s graph sets no new value of recurrent state %d (layer %d)",
+                          c.architecture, s, c.recurrent_states[s].layer));
     }
   }
   g.Output(io::kHidden, x);
@@ -261,8 +281,7 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildHeadGraph(const WeightReader& dict,
       std::make_unique<Graph>(absl::StrCat(c.architecture, "_head"), std::vector<TensorType>{});
   Graph& g = *graph;
   const Value hidden = g.AddInput(io::kHidden, TensorType(DType::kFloat32, {1, dim}));
-  EDGEQ_ASSIGN_OR_RETURN(Value x,
-                         Norm(g, dict, c.output_norm, dim, c.rms_norm_epsilon, hidden));
+  EDGEQ_ASSIGN_OR_RETURN(Value x, Norm(g, dict, c.output_norm, dim, c.rms_norm_epsilon, hidden));
   const std::string classifier = c.tied_output ? "token_embd.weight" : "output.weight";
   EDGEQ_ASSIGN_OR_RETURN(Value logits, Linear(g, dict, classifier, c.vocab_size, dim, x));
   EDGEQ_ASSIGN_OR_RETURN(logits, MaybeBias(g, dict, "output.bias", c.vocab_size, logits));

@@ -7,9 +7,11 @@
 #define EDGEQ_LLM_ARCH_COMMON_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -102,6 +104,12 @@ class LayerGraph {
   const ModelConfig& config() const { return c_; }
   const WeightReader& weights() const { return dict_; }
   int64_t t() const { return t_; }  // the block's rows
+  // Adds a layer's new K and V rows [t, kv heads, head dim] to the graph's outputs (the model
+  // stores them in that layer's cache) and keeps them for the shared-KV layers reading that
+  // cache (KvRows).
+  void AddKvRows(int layer, Value k, Value v);
+  // The rows AddKvRows added for `layer`; FailedPrecondition naming the layer if none.
+  absl::StatusOr<std::pair<Value, Value>> KvRows(int layer) const;
 
   // RMSNorm of x [.., n] by blk.<layer>.<name> (f32 [n]; n = embedding_length if 0).
   absl::StatusOr<Value> Norm(int layer, const char* name, Value x, int64_t n = 0);
@@ -130,6 +138,9 @@ class LayerGraph {
   // Set by BuildBody before the layers.
   Value positions, freqs, freqs_swa;
   absl::StatusOr<Value> attn_factor = absl::NotFoundError("no attn_factor");
+  // gemma4: every layer's extra embedding input [t, layers, embedding_length_per_layer]
+  // (arch::Gemma4PerLayerInputs).
+  Value per_layer_inputs;
 
  private:
   Graph& g_;
@@ -137,7 +148,15 @@ class LayerGraph {
   const ModelConfig& c_;
   int64_t t_;
   std::vector<bool> states_set_;
+  std::map<int, std::pair<Value, Value>> kv_rows_;
 };
+
+namespace arch {
+// gemma4 (llm/arch/gemma4.cc): the per-layer inputs [t, layers, per-layer width] from the
+// tokens and the scaled embeddings x [t, dim], built before the layers when
+// embedding_length_per_layer > 0.
+absl::StatusOr<Value> Gemma4PerLayerInputs(LayerGraph& b, Value tokens, Value x);
+}  // namespace arch
 
 // The weight `name` (logical shape [rows, cols]) as a constant: x · W^T (QMatmul for a
 // quantized weight, MatmulTransposed for f32).
@@ -159,7 +178,8 @@ absl::StatusOr<Value> Scalar(Graph& g, float v);
 // (io::NewState), and "hidden", the hidden states [t, dim] after the last block. `inv_freq` is
 // the RoPE angle table of the global layers, `inv_freq_swa` that of the sliding-window layers.
 // Each layer is the architecture's
-// ArchInfo::build_layer.
+// ArchInfo::build_layer. gemma4: only the first ModelConfig::CachedLayers() have caches and new
+// rows (head dim: ModelConfig::LayerHeadDim); the shared layers read their KvLayer's.
 absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
                                                       const ModelConfig& c, int64_t ctx,
                                                       bool q8_0_cache, const Tensor& inv_freq,

@@ -162,6 +162,31 @@ using arch::OptionalInt;
 using arch::RequiredInt;
 using arch::ShapeOf;
 
+// <arch>.feed_forward_length: a count, or one per layer (gemma4; kept in
+// c.feed_forward_lengths, each positive and at most kMaxFeedForward). Returns layer 0's.
+absl::StatusOr<int64_t> ReadFeedForward(const TensorDict& d, const std::string& key, int64_t layers,
+                                        ModelConfig& c) {
+  if (!d.HasMetadata(key) || !(*d.GetMetadata(key))->is_array()) {
+    return RequiredInt(d, key, kMaxFeedForward);
+  }
+  const MetadataValue* v = *d.GetMetadata(key);
+  if (v->kind() != MetadataValue::Kind::kInt || static_cast<int64_t>(v->size()) != layers) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("metadata key '%s' is %s; expected an integer or %d integers (one per "
+                        "layer)",
+                        key, v->TypeName(), layers));
+  }
+  for (int64_t x : v->ints()) {
+    if (x <= 0 || x > kMaxFeedForward) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("metadata key '%s' holds %d; expected positive counts of at most %d", key,
+                          x, kMaxFeedForward));
+    }
+    c.feed_forward_lengths.push_back(static_cast<int>(x));
+  }
+  return v->ints()[0];
+}
+
 // Counts, heads, head dimension, RoPE base and dimensions, RMS epsilon.
 absl::Status ReadDimensions(const TensorDict& d, const std::string& a, ModelConfig& c) {
   EDGEQ_ASSIGN_OR_RETURN(int64_t ctx, RequiredInt(d, Key(a, "context_length"), kMaxContext));
@@ -169,8 +194,7 @@ absl::Status ReadDimensions(const TensorDict& d, const std::string& a, ModelConf
   EDGEQ_ASSIGN_OR_RETURN(int64_t layers, RequiredInt(d, Key(a, "block_count"), kMaxLayers));
   // Before anything is built per layer: the declared layers are the ones present.
   EDGEQ_RETURN_IF_ERROR(CheckLayersPresent(d, Key(a, "block_count"), layers));
-  EDGEQ_ASSIGN_OR_RETURN(int64_t ffn,
-                         RequiredInt(d, Key(a, "feed_forward_length"), kMaxFeedForward));
+  EDGEQ_ASSIGN_OR_RETURN(int64_t ffn, ReadFeedForward(d, Key(a, "feed_forward_length"), layers, c));
   EDGEQ_ASSIGN_OR_RETURN(int64_t heads, RequiredInt(d, Key(a, "attention.head_count"), kMaxHeads));
   c.context_length = static_cast<int>(ctx);
   c.embedding_length = static_cast<int>(dim);
@@ -380,7 +404,7 @@ absl::Status ReadRopeFactors(const TensorDict& d, const std::string& a, ModelCon
 // The vocabulary size, layer 0's shapes against the heads and widths, the classifier.
 absl::Status ReadVocabularyAndShapes(const TensorDict& d, const std::string& a, ModelConfig& c) {
   const int64_t dim = c.embedding_length, heads = c.head_count, kv = c.head_count_kv;
-  const int64_t head_dim = c.head_dim, ffn = c.feed_forward_length;
+  const int64_t head_dim = c.LayerHeadDim(0), ffn = c.LayerFeedForward(0);
   const std::string kv_key = Key(a, "attention.head_count_kv");
   // Vocabulary: <arch>.vocab_size, the tokenizer's tokens, the embedding's rows must agree.
   const std::string vocab_key = Key(a, "vocab_size");
@@ -510,6 +534,15 @@ std::string ModelConfig::ToString() const {
   }
   if (rope_attn_factor != 1.0f)
     absl::StrAppendFormat(&extra, ", rope attn factor %g", rope_attn_factor);
+  if (head_dim_swa > 0 && head_dim_swa != head_dim) {
+    absl::StrAppendFormat(&extra, ", sliding head dim %d", head_dim_swa);
+  }
+  if (shared_kv_layers > 0) {
+    absl::StrAppendFormat(&extra, ", last %d layers share KV", shared_kv_layers);
+  }
+  if (embedding_length_per_layer > 0) {
+    absl::StrAppendFormat(&extra, ", per-layer embedding %d", embedding_length_per_layer);
+  }
   if (final_logit_softcapping > 0) {
     absl::StrAppendFormat(&extra, ", logit soft-cap %g", final_logit_softcapping);
   }

@@ -120,6 +120,55 @@ struct ModelConfig {
   }
   int KvLayerCount() const { return KvSlot(block_count); }
 
+  // gemma4 (llm/arch/gemma4.cc). Per layer (empty: feed_forward_length for all):
+  // <arch>.feed_forward_length as an array (Gemma 4's double-wide MLP of the shared-KV layers).
+  std::vector<int> feed_forward_lengths;
+  // <arch>.attention.key_length_swa and rope.dimension_count_swa: the head and rotated
+  // dimensions of the sliding-window layers (0: head_dim, rope_dimension_count).
+  int head_dim_swa = 0;
+  int rope_dimension_count_swa = 0;
+  // <arch>.attention.shared_kv_layers: the last n layers write no KV cache and read an earlier
+  // layer's (KvLayer); their K/V projections are not run.
+  int shared_kv_layers = 0;
+  // <arch>.embedding_length_per_layer_input: the width of each layer's extra embedding input
+  // (per_layer_token_embd, per_layer_model_proj; 0: none).
+  int embedding_length_per_layer = 0;
+  // V rows are RMS-normed without a weight before caching (gemma4).
+  bool value_norm = false;
+  // GELU (gemma's GeGLU, gemma4's per-layer gate) through ggml's fp16 table as llama.cpp's CPU
+  // backend computes it (true), or exactly (ModelOptions::gelu_fp16_table; not metadata).
+  bool gelu_fp16_table = true;
+
+  // Whether layer l is a sliding-window layer.
+  bool IsSliding(int layer) const {
+    return sliding_window > 0 && layer >= 0 && layer < static_cast<int>(sliding_layers.size()) &&
+           sliding_layers[layer];
+  }
+  // The head dimension of layer l (head_dim_swa on sliding-window layers when set).
+  int LayerHeadDim(int layer) const {
+    return IsSliding(layer) && head_dim_swa > 0 ? head_dim_swa : head_dim;
+  }
+  // The RoPE dimensions of layer l.
+  int LayerRopeDims(int layer) const {
+    return IsSliding(layer) && rope_dimension_count_swa > 0 ? rope_dimension_count_swa
+                                                            : rope_dimension_count;
+  }
+  // The FFN width of layer l.
+  int LayerFeedForward(int layer) const {
+    return layer >= 0 && layer < static_cast<int>(feed_forward_lengths.size())
+               ? feed_forward_lengths[layer]
+               : feed_forward_length;
+  }
+  // Layers with a KV cache of their own: the first block_count - shared_kv_layers.
+  int CachedLayers() const { return block_count - shared_kv_layers; }
+  // The layer whose KV cache layer l reads: itself, or for a shared layer (as llama.cpp's
+  // gemma3n/gemma4 reuse) the last cached layer of its kind: CachedLayers() - 2 if it slides,
+  // CachedLayers() - 1 otherwise (FromMetadata checks those are of the right kind).
+  int KvLayer(int layer) const {
+    if (layer < CachedLayers()) return layer;
+    return CachedLayers() - (IsSliding(layer) ? 2 : 1);
+  }
+
   // Reads the metadata (and the tensors' presence and shapes where the metadata leaves a value
   // open). InvalidArgument naming a missing or contradictory key; Unimplemented naming an
   // architecture (and listing the supported ones) or a feature (rope scaling type, partial RoPE)

@@ -77,8 +77,9 @@ TEST(Smollm3Test, ConfigFromTheTableRow) {
   EXPECT_FALSE(c->qk_norm);
   EXPECT_EQ(c->rope_freq_base, 5000000.0f);
   EXPECT_EQ(c->rms_norm_epsilon, 1e-6f);
-  EXPECT_TRUE(absl::StartsWith(c->ToString(), "smollm3: 8 layers, embedding 64, ffn 128, 4 heads "
-                                              "(2 kv, dim 16), vocab 512"))
+  EXPECT_TRUE(absl::StartsWith(c->ToString(),
+                               "smollm3: 8 layers, embedding 64, ffn 128, 4 heads "
+                               "(2 kv, dim 16), vocab 512"))
       << c->ToString();
 }
 
@@ -104,8 +105,8 @@ TEST(Smollm3Test, FourthLayerHasNoRope) {
   EXPECT_EQ(std::memcmp(smol.data(), llama.data(), 512 * sizeof(float)), 0) << "position 0";
   for (int pos = 1; pos < 8; ++pos) {
     double diff = 0;
-    for (int i = 0; i < 512; ++i) diff = std::max(diff, double(std::abs(smol[pos * 512 + i] -
-                                                                        llama[pos * 512 + i])));
+    for (int i = 0; i < 512; ++i)
+      diff = std::max(diff, double(std::abs(smol[pos * 512 + i] - llama[pos * 512 + i])));
     EXPECT_GT(diff, 1e-4) << "position " << pos << ": layer 3 rotated q and k";
   }
 }

@@ -49,6 +49,7 @@ ABSL_FLAG(std::string, arch, "",
           "shape's; another name makes a llama-layout file loaders must refuse; for tests)");
 ABSL_FLAG(int, head_dim, -1, "head dimension (-1: the shape's; 0: dim / heads)");
 ABSL_FLAG(int, sliding_window, -1, "gemma3 sliding window (-1: the shape's; 0: none)");
+ABSL_FLAG(int, shared_kv_layers, -1, "gemma4 shared-KV layers (-1: the shape's)");
 
 namespace edgeq {
 namespace {
@@ -74,6 +75,9 @@ absl::Status Run() {
   s.seed = absl::GetFlag(FLAGS_seed);
   if (!absl::GetFlag(FLAGS_arch).empty()) s.architecture = absl::GetFlag(FLAGS_arch);
   if (absl::GetFlag(FLAGS_head_dim) >= 0) s.head_dim = absl::GetFlag(FLAGS_head_dim);
+  if (absl::GetFlag(FLAGS_shared_kv_layers) >= 0) {
+    s.shared_kv_layers = absl::GetFlag(FLAGS_shared_kv_layers);
+  }
   if (absl::GetFlag(FLAGS_sliding_window) >= 0) {
     s.sliding_window = absl::GetFlag(FLAGS_sliding_window);
   }
