@@ -118,7 +118,6 @@ build_model() {
     case "$src" in
       quantization/encoding.cc) ;;
       quantization/*) extra=(-ffp-contract=off) ;;
-      runtime/kernels/qmatmul.cc) extra=(-DEDGEQ_KERNELS_X86) ;;
       runtime/kernels/x86/*_avx2.cc) extra=("${avx2[@]}") ;;
       runtime/kernels/x86/*_avxvnni.cc) extra=("${avx2[@]}" -mavxvnni) ;;
       runtime/kernels/x86/*_avx512vnni.cc)
