@@ -12,10 +12,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "checkpoint/tensor_dict.h"
+#include "convert/hf_import.h"
+#include "convert/hf_testing.h"
 #include "gtest/gtest.h"
 #include "llm/arch/model_config.h"
-#include "llm/hf_import.h"
-#include "llm/hf_testing.h"
 #include "llm/model.h"
 #include "llm/random_model.h"
 
@@ -77,8 +77,9 @@ TEST(Smollm3Test, ConfigFromTheTableRow) {
   EXPECT_FALSE(c->qk_norm);
   EXPECT_EQ(c->rope_freq_base, 5000000.0f);
   EXPECT_EQ(c->rms_norm_epsilon, 1e-6f);
-  EXPECT_TRUE(absl::StartsWith(c->ToString(), "smollm3: 8 layers, embedding 64, ffn 128, 4 heads "
-                                              "(2 kv, dim 16), vocab 512"))
+  EXPECT_TRUE(absl::StartsWith(c->ToString(),
+                               "smollm3: 8 layers, embedding 64, ffn 128, 4 heads "
+                               "(2 kv, dim 16), vocab 512"))
       << c->ToString();
 }
 
@@ -104,8 +105,8 @@ TEST(Smollm3Test, FourthLayerHasNoRope) {
   EXPECT_EQ(std::memcmp(smol.data(), llama.data(), 512 * sizeof(float)), 0) << "position 0";
   for (int pos = 1; pos < 8; ++pos) {
     double diff = 0;
-    for (int i = 0; i < 512; ++i) diff = std::max(diff, double(std::abs(smol[pos * 512 + i] -
-                                                                        llama[pos * 512 + i])));
+    for (int i = 0; i < 512; ++i)
+      diff = std::max(diff, double(std::abs(smol[pos * 512 + i] - llama[pos * 512 + i])));
     EXPECT_GT(diff, 1e-4) << "position " << pos << ": layer 3 rotated q and k";
   }
 }
@@ -119,8 +120,8 @@ TEST(Smollm3Test, HfImportGivesTheOriginalTensors) {
   ASSERT_TRUE(m.ok()) << m.status();
   const char* tmp = std::getenv("TEST_TMPDIR");
   const std::string dir = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/hf_smollm3");
-  ASSERT_TRUE(WriteHfCheckpointDir(spec, *m, dir, /*shards=*/2).ok());
-  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  ASSERT_TRUE(convert::WriteHfCheckpointDir(spec, *m, dir, /*shards=*/2).ok());
+  absl::StatusOr<TensorDict> got = convert::ImportHfCheckpoint(dir);
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(*got->GetString("general.architecture"), "smollm3");
   EXPECT_EQ(got->size(), m->size());

@@ -81,7 +81,7 @@ lib[chat_template]="llm/chat_template.cc ${lib[jinja]}"
 llm_srcs=(llm/model.cc llm/ops.cc llm/prefill_plan.cc $(ls llm/arch/*.cc | grep -v _test)
           llm/rope_frequencies.cc checkpoint/mapped_file.cc
           ${lib[tokenizer]} checkpoint/formats.cc checkpoint/llama2c.cc checkpoint/safetensors.cc)
-hf_import_srcs=(llm/hf_import.cc ${lib[chat_template]} llm/random_model.cc)
+hf_import_srcs=(convert/hf_import.cc ${lib[chat_template]} llm/random_model.cc)
 [ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/edgeq_fuzz.XXXXXX")
 mkdir -p "$out"
 echo "run_fuzzers.sh: building and fuzzing in $out"
