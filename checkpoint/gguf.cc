@@ -168,6 +168,72 @@ absl::Status WriteGgufTo(const TensorDict& dict, internal::Sink* sink) {
   return absl::OkStatus();
 }
 
+// A tensor's entry in the GGUF header.
+struct TensorInfo {
+  std::string name;
+  const GgmlType* type;
+  Shape logical;
+  Shape physical;
+  uint64_t offset;
+  uint64_t bytes;
+};
+
+// Reads tensor info #i (name, dimensions, type, offset) at r's position and checks it.
+absl::StatusOr<TensorInfo> ReadTensorInfo(ByteReader& r, uint64_t i, uint32_t alignment) {
+  TensorInfo info;
+  EDGEQ_ASSIGN_OR_RETURN(info.name,
+                         internal::DecodeString(&r, absl::StrFormat("tensor #%d name", i)));
+  const std::string tw = absl::StrCat("tensor ", QuoteForError(info.name, 128));
+  if (info.name.empty()) return r.Error(absl::StrFormat("tensor #%d has an empty name", i));
+  if (info.name.size() > kMaxTensorNameBytes) {  // llama.cpp's limit is 63
+    return r.Error(absl::StrFormat("%s: a name of %d bytes; expected at most %d", tw,
+                                   info.name.size(), kMaxTensorNameBytes));
+  }
+  EDGEQ_ASSIGN_OR_RETURN(uint32_t n_dims, r.U32(tw + " n_dims"));
+  if (n_dims > kMaxDims) {
+    return r.Error(
+        absl::StrFormat("%s has %d dimensions; GGUF allows at most %d", tw, n_dims, kMaxDims));
+  }
+  std::vector<int64_t> dims(n_dims);
+  for (uint32_t d = 0; d < n_dims; ++d) {
+    EDGEQ_ASSIGN_OR_RETURN(uint64_t v, r.U64(tw + " dims"));
+    if (v > static_cast<uint64_t>(Shape::kMaxElements)) {
+      return r.Error(absl::StrFormat("%s: dims[%d] = %d is above the limit %d", tw, d, v,
+                                     Shape::kMaxElements));
+    }
+    dims[n_dims - 1 - d] = static_cast<int64_t>(v);  // edgeq order: outermost first
+  }
+  absl::StatusOr<Shape> logical = Shape::Create(dims);
+  if (!logical.ok()) return r.Error(absl::StrCat(tw, ": ", logical.status().message()));
+  info.logical = *logical;
+  EDGEQ_ASSIGN_OR_RETURN(uint32_t type_id, r.U32(tw + " type"));
+  EDGEQ_ASSIGN_OR_RETURN(info.offset, r.U64(tw + " offset"));
+  info.type = FindType(type_id);
+  if (info.type == nullptr) {
+    return absl::UnimplementedError(
+        absl::StrFormat("GGUF: %s has GGML type %s (%d), which edgeq does not read (supported: %s)",
+                        tw, GgmlTypeName(type_id), type_id, SupportedTypeNames()));
+  }
+  const int64_t epb = info.type->elements_per_block;
+  if (info.type->encoding[0] != '\0') {
+    if (n_dims == 0 || info.logical.dim(-1) % epb != 0) {
+      return r.Error(
+          absl::StrFormat("%s: %s needs a row length that is a multiple of %d, got shape %s", tw,
+                          info.type->ggml_name, epb, info.logical.ToString()));
+    }
+    info.physical = info.logical.WithLastDim(info.logical.dim(-1) / epb * info.type->block_size);
+  } else {
+    info.physical = info.logical;
+  }
+  // Shape::Create bounded the element count by 2^48, so this cannot overflow.
+  info.bytes = static_cast<uint64_t>(info.physical.num_elements()) * DTypeSize(info.type->dtype);
+  if (info.offset % alignment != 0) {
+    return r.Error(absl::StrFormat("%s: offset %d is not a multiple of the alignment %d", tw,
+                                   info.offset, alignment));
+  }
+  return info;
+}
+
 }  // namespace
 
 absl::StatusOr<TensorDict> ReadGgufFromBuffer(absl::Span<const uint8_t> data,
@@ -213,68 +279,10 @@ absl::StatusOr<TensorDict> ReadGgufFromBuffer(absl::Span<const uint8_t> data,
   }
   EDGEQ_ASSIGN_OR_RETURN(uint32_t alignment, AlignmentOf(dict));
 
-  struct Info {
-    std::string name;
-    const GgmlType* type;
-    Shape logical;
-    Shape physical;
-    uint64_t offset;
-    uint64_t bytes;
-  };
-  std::vector<Info> infos;
+  std::vector<TensorInfo> infos;
   infos.reserve(static_cast<size_t>(tensor_count));
   for (uint64_t i = 0; i < tensor_count; ++i) {
-    Info info;
-    EDGEQ_ASSIGN_OR_RETURN(info.name,
-                           internal::DecodeString(&r, absl::StrFormat("tensor #%d name", i)));
-    const std::string tw = absl::StrCat("tensor ", QuoteForError(info.name, 128));
-    if (info.name.empty()) return r.Error(absl::StrFormat("tensor #%d has an empty name", i));
-    if (info.name.size() > kMaxTensorNameBytes) {  // llama.cpp's limit is 63
-      return r.Error(absl::StrFormat("%s: a name of %d bytes; expected at most %d", tw,
-                                     info.name.size(), kMaxTensorNameBytes));
-    }
-    EDGEQ_ASSIGN_OR_RETURN(uint32_t n_dims, r.U32(tw + " n_dims"));
-    if (n_dims > kMaxDims) {
-      return r.Error(
-          absl::StrFormat("%s has %d dimensions; GGUF allows at most %d", tw, n_dims, kMaxDims));
-    }
-    std::vector<int64_t> dims(n_dims);
-    for (uint32_t d = 0; d < n_dims; ++d) {
-      EDGEQ_ASSIGN_OR_RETURN(uint64_t v, r.U64(tw + " dims"));
-      if (v > static_cast<uint64_t>(Shape::kMaxElements)) {
-        return r.Error(absl::StrFormat("%s: dims[%d] = %d is above the limit %d", tw, d, v,
-                                       Shape::kMaxElements));
-      }
-      dims[n_dims - 1 - d] = static_cast<int64_t>(v);  // edgeq order: outermost first
-    }
-    absl::StatusOr<Shape> logical = Shape::Create(dims);
-    if (!logical.ok()) return r.Error(absl::StrCat(tw, ": ", logical.status().message()));
-    info.logical = *logical;
-    EDGEQ_ASSIGN_OR_RETURN(uint32_t type_id, r.U32(tw + " type"));
-    EDGEQ_ASSIGN_OR_RETURN(info.offset, r.U64(tw + " offset"));
-    info.type = FindType(type_id);
-    if (info.type == nullptr) {
-      return absl::UnimplementedError(absl::StrFormat(
-          "GGUF: %s has GGML type %s (%d), which edgeq does not read (supported: %s)", tw,
-          GgmlTypeName(type_id), type_id, SupportedTypeNames()));
-    }
-    const int64_t epb = info.type->elements_per_block;
-    if (info.type->encoding[0] != '\0') {
-      if (n_dims == 0 || info.logical.dim(-1) % epb != 0) {
-        return r.Error(
-            absl::StrFormat("%s: %s needs a row length that is a multiple of %d, got shape %s", tw,
-                            info.type->ggml_name, epb, info.logical.ToString()));
-      }
-      info.physical = info.logical.WithLastDim(info.logical.dim(-1) / epb * info.type->block_size);
-    } else {
-      info.physical = info.logical;
-    }
-    // Shape::Create bounded the element count by 2^48, so this cannot overflow.
-    info.bytes = static_cast<uint64_t>(info.physical.num_elements()) * DTypeSize(info.type->dtype);
-    if (info.offset % alignment != 0) {
-      return r.Error(absl::StrFormat("%s: offset %d is not a multiple of the alignment %d", tw,
-                                     info.offset, alignment));
-    }
+    EDGEQ_ASSIGN_OR_RETURN(TensorInfo info, ReadTensorInfo(r, i, alignment));
     infos.push_back(std::move(info));
   }
   const uint64_t data_start = AlignUp(r.pos(), alignment);
@@ -287,8 +295,8 @@ absl::StatusOr<TensorDict> ReadGgufFromBuffer(absl::Span<const uint8_t> data,
                         data_start, data.size()));
   }
   const uint64_t data_size = data_start > data.size() ? 0 : data.size() - data_start;
-  std::vector<const Info*> by_offset;
-  for (const Info& info : infos) {
+  std::vector<const TensorInfo*> by_offset;
+  for (const TensorInfo& info : infos) {
     if (info.offset > data_size || info.bytes > data_size - info.offset) {
       return r.Error(absl::StrFormat(
           "tensor %s (%s%s, %d bytes at data offset %d) runs past the end of the file "
@@ -312,7 +320,7 @@ absl::StatusOr<TensorDict> ReadGgufFromBuffer(absl::Span<const uint8_t> data,
     if (info.bytes > 0) by_offset.push_back(&info);
   }
   std::sort(by_offset.begin(), by_offset.end(),
-            [](const Info* a, const Info* b) { return a->offset < b->offset; });
+            [](const TensorInfo* a, const TensorInfo* b) { return a->offset < b->offset; });
   for (size_t i = 1; i < by_offset.size(); ++i) {
     if (by_offset[i]->offset < by_offset[i - 1]->offset + by_offset[i - 1]->bytes) {
       return r.Error(absl::StrFormat("tensors %s and %s overlap",

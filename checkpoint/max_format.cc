@@ -154,6 +154,85 @@ absl::Status Save(const TensorDict& dict, const std::string& path) {
   return writer->Commit();
 }
 
+namespace {
+
+// A tensor's bytes in the data section (the overlap check).
+struct Range {
+  uint64_t begin, end;
+  std::string name;
+};
+
+// Reads tensor entry #i of the table at t's position, checks it against the data section
+// (`base`, `data_size` bytes) and adds the tensor (a view owned by `owner`) to `dict`.
+absl::Status ReadTensorEntry(ByteReader& t, uint64_t i, const uint8_t* base, uint64_t data_size,
+                             const std::shared_ptr<const void>& owner, const LoadOptions& options,
+                             TensorDict* dict, std::vector<Range>* ranges) {
+  const std::string what = absl::StrFormat("tensor #%d", i);
+  EDGEQ_ASSIGN_OR_RETURN(uint32_t name_len, t.U32(what));
+  EDGEQ_ASSIGN_OR_RETURN(absl::string_view name, t.Bytes(name_len, what + " name"));
+  if (name.empty()) return t.Error(what + " has an empty name");
+  const std::string tw = absl::StrCat("tensor '", name, "'");
+  EDGEQ_ASSIGN_OR_RETURN(uint8_t dtype_raw, t.U8(tw));
+  EDGEQ_ASSIGN_OR_RETURN(uint8_t rank, t.U8(tw));
+  EDGEQ_ASSIGN_OR_RETURN(uint8_t logical_rank, t.U8(tw));
+  EDGEQ_ASSIGN_OR_RETURN(uint8_t reserved, t.U8(tw));
+  absl::StatusOr<DType> dtype = DTypeFromInt(dtype_raw);
+  if (!dtype.ok()) return t.Error(absl::StrCat(tw, ": ", dtype.status().message()));
+  if (rank > Shape::kMaxRank || logical_rank > Shape::kMaxRank || reserved != 0) {
+    return t.Error(absl::StrFormat("%s: rank %d / logical rank %d above %d, or reserved byte %d",
+                                   tw, rank, logical_rank, Shape::kMaxRank, reserved));
+  }
+  EDGEQ_ASSIGN_OR_RETURN(uint32_t enc_len, t.U32(tw));
+  EDGEQ_ASSIGN_OR_RETURN(absl::string_view encoding, t.Bytes(enc_len, tw + " encoding"));
+  if (encoding.empty() != (logical_rank == 0)) {
+    return t.Error(
+        absl::StrFormat("%s: encoding '%s' with logical rank %d (a quantized tensor needs both)",
+                        tw, encoding, logical_rank));
+  }
+  EDGEQ_ASSIGN_OR_RETURN(Shape shape, ReadShape(&t, rank, tw + " shape"));
+  Shape logical;
+  if (logical_rank > 0) {
+    EDGEQ_ASSIGN_OR_RETURN(logical, ReadShape(&t, logical_rank, tw + " logical shape"));
+  }
+  EDGEQ_ASSIGN_OR_RETURN(uint64_t offset, t.U64(tw + " offset"));
+  EDGEQ_ASSIGN_OR_RETURN(uint64_t length, t.U64(tw + " length"));
+  EDGEQ_ASSIGN_OR_RETURN(uint64_t sum, t.U64(tw + " checksum"));
+  const uint64_t expected = static_cast<uint64_t>(shape.num_elements()) * DTypeSize(*dtype);
+  if (length != expected) {
+    return t.Error(absl::StrFormat("%s: length %d does not match %s%s (%d bytes)", tw, length,
+                                   DTypeName(*dtype), shape.ToString(), expected));
+  }
+  if (offset % kMaxDataAlignment != 0) {
+    return t.Error(absl::StrFormat("%s: data offset %d is not a multiple of %d", tw, offset,
+                                   kMaxDataAlignment));
+  }
+  if (offset > data_size || length > data_size - offset) {
+    return t.Error(
+        absl::StrFormat("%s: bytes [%d, +%d) run past the end of the data section (%d bytes)", tw,
+                        offset, length, data_size));
+  }
+  if (dict->Contains(name)) return t.Error(absl::StrFormat("duplicate tensor name '%s'", name));
+  if (options.verify_data) {
+    const uint64_t got = XXH3_64bits(base + offset, static_cast<size_t>(length));
+    if (got != sum) {
+      return absl::DataLossError(absl::StrFormat(
+          ".max: %s: data checksum mismatch (stored %016x, computed %016x)", tw, sum, got));
+    }
+  }
+  EDGEQ_ASSIGN_OR_RETURN(Tensor tensor, Tensor::View(*dtype, shape, base + offset,
+                                                     static_cast<size_t>(length), owner));
+  if (!encoding.empty()) {
+    tensor.SetQuantization(std::string(encoding), logical);
+    if (absl::Status s = CheckQuantizedTensor(name, tensor); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(".max: ", s.message()));
+    }
+  }
+  ranges->push_back({offset, offset + length, std::string(name)});
+  return dict->Set(name, std::move(tensor));
+}
+
+}  // namespace
+
 absl::StatusOr<TensorDict> LoadFromBuffer(absl::Span<const uint8_t> data,
                                           std::shared_ptr<const void> owner,
                                           const LoadOptions& options) {
@@ -216,75 +295,10 @@ absl::StatusOr<TensorDict> LoadFromBuffer(absl::Span<const uint8_t> data,
   EDGEQ_RETURN_IF_ERROR(t.Seek(kHeaderSize, "table"));
   const uint8_t* base = data.data() + data_offset;
   TensorDict dict;
-  struct Range {
-    uint64_t begin, end;
-    std::string name;
-  };
   std::vector<Range> ranges;
   ranges.reserve(static_cast<size_t>(tensor_count));
   for (uint64_t i = 0; i < tensor_count; ++i) {
-    const std::string what = absl::StrFormat("tensor #%d", i);
-    EDGEQ_ASSIGN_OR_RETURN(uint32_t name_len, t.U32(what));
-    EDGEQ_ASSIGN_OR_RETURN(absl::string_view name, t.Bytes(name_len, what + " name"));
-    if (name.empty()) return t.Error(what + " has an empty name");
-    const std::string tw = absl::StrCat("tensor '", name, "'");
-    EDGEQ_ASSIGN_OR_RETURN(uint8_t dtype_raw, t.U8(tw));
-    EDGEQ_ASSIGN_OR_RETURN(uint8_t rank, t.U8(tw));
-    EDGEQ_ASSIGN_OR_RETURN(uint8_t logical_rank, t.U8(tw));
-    EDGEQ_ASSIGN_OR_RETURN(uint8_t reserved, t.U8(tw));
-    absl::StatusOr<DType> dtype = DTypeFromInt(dtype_raw);
-    if (!dtype.ok()) return t.Error(absl::StrCat(tw, ": ", dtype.status().message()));
-    if (rank > Shape::kMaxRank || logical_rank > Shape::kMaxRank || reserved != 0) {
-      return t.Error(absl::StrFormat("%s: rank %d / logical rank %d above %d, or reserved byte %d",
-                                     tw, rank, logical_rank, Shape::kMaxRank, reserved));
-    }
-    EDGEQ_ASSIGN_OR_RETURN(uint32_t enc_len, t.U32(tw));
-    EDGEQ_ASSIGN_OR_RETURN(absl::string_view encoding, t.Bytes(enc_len, tw + " encoding"));
-    if (encoding.empty() != (logical_rank == 0)) {
-      return t.Error(
-          absl::StrFormat("%s: encoding '%s' with logical rank %d (a quantized tensor needs both)",
-                          tw, encoding, logical_rank));
-    }
-    EDGEQ_ASSIGN_OR_RETURN(Shape shape, ReadShape(&t, rank, tw + " shape"));
-    Shape logical;
-    if (logical_rank > 0) {
-      EDGEQ_ASSIGN_OR_RETURN(logical, ReadShape(&t, logical_rank, tw + " logical shape"));
-    }
-    EDGEQ_ASSIGN_OR_RETURN(uint64_t offset, t.U64(tw + " offset"));
-    EDGEQ_ASSIGN_OR_RETURN(uint64_t length, t.U64(tw + " length"));
-    EDGEQ_ASSIGN_OR_RETURN(uint64_t sum, t.U64(tw + " checksum"));
-    const uint64_t expected = static_cast<uint64_t>(shape.num_elements()) * DTypeSize(*dtype);
-    if (length != expected) {
-      return t.Error(absl::StrFormat("%s: length %d does not match %s%s (%d bytes)", tw, length,
-                                     DTypeName(*dtype), shape.ToString(), expected));
-    }
-    if (offset % kMaxDataAlignment != 0) {
-      return t.Error(absl::StrFormat("%s: data offset %d is not a multiple of %d", tw, offset,
-                                     kMaxDataAlignment));
-    }
-    if (offset > data_size || length > data_size - offset) {
-      return t.Error(
-          absl::StrFormat("%s: bytes [%d, +%d) run past the end of the data section (%d bytes)", tw,
-                          offset, length, data_size));
-    }
-    if (dict.Contains(name)) return t.Error(absl::StrFormat("duplicate tensor name '%s'", name));
-    if (options.verify_data) {
-      const uint64_t got = XXH3_64bits(base + offset, static_cast<size_t>(length));
-      if (got != sum) {
-        return absl::DataLossError(absl::StrFormat(
-            ".max: %s: data checksum mismatch (stored %016x, computed %016x)", tw, sum, got));
-      }
-    }
-    EDGEQ_ASSIGN_OR_RETURN(Tensor tensor, Tensor::View(*dtype, shape, base + offset,
-                                                       static_cast<size_t>(length), owner));
-    if (!encoding.empty()) {
-      tensor.SetQuantization(std::string(encoding), logical);
-      if (absl::Status s = CheckQuantizedTensor(name, tensor); !s.ok()) {
-        return absl::InvalidArgumentError(absl::StrCat(".max: ", s.message()));
-      }
-    }
-    ranges.push_back({offset, offset + length, std::string(name)});
-    EDGEQ_RETURN_IF_ERROR(dict.Set(name, std::move(tensor)));
+    EDGEQ_RETURN_IF_ERROR(ReadTensorEntry(t, i, base, data_size, owner, options, &dict, &ranges));
   }
   // Overlapping tensors (empty ones occupy no bytes).
   std::sort(ranges.begin(), ranges.end(),

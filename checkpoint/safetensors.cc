@@ -96,6 +96,54 @@ absl::Status WriteTo(const TensorDict& dict, internal::Sink* sink) {
   return absl::OkStatus();
 }
 
+// A tensor entry of the header: dtype, logical shape and data offsets.
+struct Entry {
+  const StDType* st;
+  Shape shape;
+  uint64_t begin, end;
+};
+
+// Reads and checks the "dtype", "shape" and "data_offsets" of tensor entry `e` (`tw`: "tensor
+// 'name'" for errors).
+absl::StatusOr<Entry> ReadEntry(const json& e, const std::string& tw) {
+  auto dt = e.find("dtype");
+  auto sh = e.find("shape");
+  auto off = e.find("data_offsets");
+  if (dt == e.end() || !dt->is_string() || sh == e.end() || !sh->is_array() || off == e.end() ||
+      !off->is_array() || off->size() != 2 || !(*off)[0].is_number_unsigned() ||
+      !(*off)[1].is_number_unsigned()) {
+    return Bad(tw +
+               " needs \"dtype\" (string), \"shape\" (array) and \"data_offsets\" "
+               "([begin, end], unsigned)");
+  }
+  const std::string dtype_name = dt->get<std::string>();
+  const StDType* st = nullptr;
+  for (const StDType& d : kDTypes) {
+    if (dtype_name == d.name) st = &d;
+  }
+  if (st == nullptr) {
+    return absl::UnimplementedError(absl::StrFormat(
+        "safetensors: %s has dtype %s, which edgeq does not read (supported: F32, F16, BF16, "
+        "I8, U8, I32, I64)",
+        tw, QuoteForError(dtype_name)));
+  }
+  if (sh->size() > static_cast<size_t>(Shape::kMaxRank)) {
+    return Bad(absl::StrFormat("%s has rank %d, above %d", tw, sh->size(), Shape::kMaxRank));
+  }
+  std::vector<int64_t> dims;
+  for (const json& d : *sh) {
+    if (!d.is_number_unsigned() || d.get<uint64_t>() > uint64_t{Shape::kMaxElements}) {
+      return Bad(absl::StrFormat("%s: shape dimension %s is not an integer in 0..2^48", tw,
+                                 internal::JsonForError(d)));
+    }
+    dims.push_back(static_cast<int64_t>(d.get<uint64_t>()));
+  }
+  absl::StatusOr<Shape> shape = Shape::Create(dims);
+  if (!shape.ok()) return Bad(absl::StrCat(tw, ": ", shape.status().message()));
+  const uint64_t begin = (*off)[0].get<uint64_t>(), end = (*off)[1].get<uint64_t>();
+  return Entry{st, *std::move(shape), begin, end};
+}
+
 }  // namespace
 
 absl::StatusOr<TensorDict> ReadSafetensorsFromBuffer(absl::Span<const uint8_t> data,
@@ -110,13 +158,14 @@ absl::StatusOr<TensorDict> ReadSafetensorsFromBuffer(absl::Span<const uint8_t> d
   // instead of the last one winning. Arrays (shapes, data_offsets) hold at most kMaxRank
   // elements: checked before any value is built, so a header of one endless array costs no
   // memory.
-  absl::StatusOr<json> parsed = internal::ParseJsonBounded(text, "JSON header", kMaxHeaderDepth,
-                                                           nullptr, Shape::kMaxRank);
+  absl::StatusOr<json> parsed =
+      internal::ParseJsonBounded(text, "JSON header", kMaxHeaderDepth, nullptr, Shape::kMaxRank);
   if (!parsed.ok()) {
     if (absl::StrContains(parsed.status().message(), "an array has more than")) {
-      return Bad(absl::StrFormat("an array in the JSON header has more than %d elements (a shape "
-                                 "has at most %d dimensions, data_offsets 2)",
-                                 Shape::kMaxRank, Shape::kMaxRank));
+      return Bad(
+          absl::StrFormat("an array in the JSON header has more than %d elements (a shape "
+                          "has at most %d dimensions, data_offsets 2)",
+                          Shape::kMaxRank, Shape::kMaxRank));
     }
     return Bad(parsed.status().message());
   }
@@ -148,42 +197,11 @@ absl::StatusOr<TensorDict> ReadSafetensorsFromBuffer(absl::Span<const uint8_t> d
     const std::string tw = absl::StrCat("tensor ", QuoteForError(name, 128));
     if (name.empty()) return Bad("a tensor has an empty name");
     if (!e.is_object()) return Bad(tw + " is not an object");
-    auto dt = e.find("dtype");
-    auto sh = e.find("shape");
-    auto off = e.find("data_offsets");
-    if (dt == e.end() || !dt->is_string() || sh == e.end() || !sh->is_array() || off == e.end() ||
-        !off->is_array() || off->size() != 2 || !(*off)[0].is_number_unsigned() ||
-        !(*off)[1].is_number_unsigned()) {
-      return Bad(tw +
-                 " needs \"dtype\" (string), \"shape\" (array) and \"data_offsets\" "
-                 "([begin, end], unsigned)");
-    }
-    const std::string dtype_name = dt->get<std::string>();
-    const StDType* st = nullptr;
-    for (const StDType& d : kDTypes) {
-      if (dtype_name == d.name) st = &d;
-    }
-    if (st == nullptr) {
-      return absl::UnimplementedError(absl::StrFormat(
-          "safetensors: %s has dtype %s, which edgeq does not read (supported: F32, F16, BF16, "
-          "I8, U8, I32, I64)",
-          tw, QuoteForError(dtype_name)));
-    }
-    if (sh->size() > static_cast<size_t>(Shape::kMaxRank)) {
-      return Bad(absl::StrFormat("%s has rank %d, above %d", tw, sh->size(), Shape::kMaxRank));
-    }
-    std::vector<int64_t> dims;
-    for (const json& d : *sh) {
-      if (!d.is_number_unsigned() || d.get<uint64_t>() > uint64_t{Shape::kMaxElements}) {
-        return Bad(
-            absl::StrFormat("%s: shape dimension %s is not an integer in 0..2^48", tw,
-                            internal::JsonForError(d)));
-      }
-      dims.push_back(static_cast<int64_t>(d.get<uint64_t>()));
-    }
-    absl::StatusOr<Shape> shape = Shape::Create(dims);
-    if (!shape.ok()) return Bad(absl::StrCat(tw, ": ", shape.status().message()));
-    const uint64_t begin = (*off)[0].get<uint64_t>(), end = (*off)[1].get<uint64_t>();
+    EDGEQ_ASSIGN_OR_RETURN(const Entry entry, ReadEntry(e, tw));
+    const StDType* st = entry.st;
+    const Shape* shape = &entry.shape;
+    const std::string dtype_name = st->name;
+    const uint64_t begin = entry.begin, end = entry.end;
     const uint64_t bytes = static_cast<uint64_t>(shape->num_elements()) * st->element_size;
     if (begin > end || end > data_size) {
       return Bad(
@@ -221,7 +239,8 @@ absl::StatusOr<TensorDict> ReadSafetensorsFromBuffer(absl::Span<const uint8_t> d
             [](const Range& a, const Range& b) { return a.begin < b.begin; });
   for (size_t i = 1; i < ranges.size(); ++i) {
     if (ranges[i].begin < ranges[i - 1].end) {
-      return Bad(absl::StrFormat("tensors %s and %s overlap", QuoteForError(ranges[i - 1].name, 128),
+      return Bad(absl::StrFormat("tensors %s and %s overlap",
+                                 QuoteForError(ranges[i - 1].name, 128),
                                  QuoteForError(ranges[i].name, 128)));
     }
   }

@@ -71,7 +71,9 @@ struct OpDef {
   // kind. Empty function: the op has no attributes (any key is refused).
   ParseAttributesFunction parse_attributes;
   KernelFactory create_kernel;
-  bool custom = false;  // registered through CustomOpRegistry
+  bool custom = false;  // registered through CustomOpRegistry (runtime/custom_op.h)
+  // A custom op's definition (its CustomOpDef), owned here: the registry is its only store.
+  std::shared_ptr<const void> custom_state;
 };
 
 // The process-wide registry. Thread-safe; definitions are never removed, so pointers stay valid.

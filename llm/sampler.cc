@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -113,16 +114,16 @@ absl::Status Sampler::LoadState(absl::string_view state) {
 }
 
 absl::Status Sampler::SetGrammar(std::shared_ptr<const grammar::Grammar> grammar,
-                                std::shared_ptr<const GrammarVocab> vocab) {
+                                 std::shared_ptr<const GrammarVocab> vocab) {
   if (grammar == nullptr) {
     matcher_.reset();
     vocab_.reset();
     return absl::OkStatus();
   }
   if (vocab == nullptr || vocab->pieces.size() != cur_.size()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "grammar vocabulary has %d tokens; expected the sampler's %d",
-        vocab == nullptr ? 0 : vocab->pieces.size(), cur_.size()));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("grammar vocabulary has %d tokens; expected the sampler's %d",
+                        vocab == nullptr ? 0 : vocab->pieces.size(), cur_.size()));
   }
   matcher_.emplace(std::move(grammar));
   vocab_ = std::move(vocab);
@@ -185,156 +186,178 @@ int Sampler::Sample(absl::Span<const float> logits) {
   return token;
 }
 
+namespace {
+
+constexpr float kMax = std::numeric_limits<float>::max();
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// Candidates by descending logit.
+constexpr auto ByLogit = [](const auto& a, const auto& b) { return a.logit > b.logit; };
+
+// +inf becomes the largest finite float, NaN -inf: the softmax never computes inf - inf.
+float Finite(float l) {
+  if (std::isnan(l)) return kNegInf;
+  return l > kMax ? kMax : l;
+}
+
+}  // namespace
+
 int Sampler::SampleChain(absl::Span<const float> logits) {
-  const SamplerOptions& o = options_;
   const size_t n = std::min(logits.size(), cur_.size());
   // Non-finite logits, deterministically: NaN is never picked (-inf), +inf is the largest
   // finite float (the highest wins; several tie as equal logits do).
-  constexpr float kMax = std::numeric_limits<float>::max();
-  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-  for (size_t i = 0; i < n; ++i) {
-    float l = logits[i];
-    if (std::isnan(l)) {
-      l = kNegInf;
-    } else if (l > kMax) {
-      l = kMax;
-    }
-    cur_[i] = {static_cast<int>(i), l, 0.0f};
-  }
+  for (size_t i = 0; i < n; ++i) cur_[i] = {static_cast<int>(i), Finite(logits[i]), 0.0f};
   size_t size = n;
   bool sorted = false;
-  const size_t min_keep = static_cast<size_t>(o.min_keep);
-  auto by_logit = [](const Candidate& a, const Candidate& b) { return a.logit > b.logit; };
+  ApplyPenalties(size);
+  ApplyTopK(&size, &sorted);
+  ApplyTopP(&size, &sorted);
+  ApplyMinP(&size, &sorted);
+  if (std::optional<int> token = ApplyTemperature(size)) return *token;
+  return Draw(size, sorted);
+}
 
-  // 1. Penalties.
+// 1. Penalties.
+void Sampler::ApplyPenalties(size_t size) {
+  const SamplerOptions& o = options_;
   const bool penalties =
       o.penalty_last_n != 0 &&
       (o.repeat_penalty != 1.0f || o.frequency_penalty != 0.0f || o.presence_penalty != 0.0f);
-  if (penalties && !counts_.empty()) {
-    for (size_t i = 0; i < size; ++i) {
-      auto it = counts_.find(cur_[i].id);
-      if (it == counts_.end()) continue;
-      const int count = it->second;
-      float& l = cur_[i].logit;
-      l = l <= 0 ? l * o.repeat_penalty : l / o.repeat_penalty;
-      l -= static_cast<float>(count) * o.frequency_penalty +
-           static_cast<float>(count > 0) * o.presence_penalty;
-      // A penalty may overflow (FLT_MAX / 0.1): +inf stays the largest finite float, so that
-      // the softmax below never computes inf - inf.
-      if (std::isnan(l)) {
-        l = kNegInf;
-      } else if (l > kMax) {
-        l = kMax;
-      }
-    }
+  if (!penalties || counts_.empty()) return;
+  for (size_t i = 0; i < size; ++i) {
+    auto it = counts_.find(cur_[i].id);
+    if (it == counts_.end()) continue;
+    const int count = it->second;
+    float& l = cur_[i].logit;
+    l = l <= 0 ? l * o.repeat_penalty : l / o.repeat_penalty;
+    l -= static_cast<float>(count) * o.frequency_penalty +
+         static_cast<float>(count > 0) * o.presence_penalty;
+    // A penalty may overflow (FLT_MAX / 0.1): +inf stays the largest finite float, so that
+    // the softmax below never computes inf - inf.
+    l = Finite(l);
   }
-  // 2. Top-k.
-  if (o.top_k > 0) {
-    const size_t k = std::min(static_cast<size_t>(o.top_k), size);
-    std::partial_sort(cur_.begin(), cur_.begin() + k, cur_.begin() + size, by_logit);
-    size = k;
-    sorted = true;
-  }
-  // 3. Top-p (skipped when every candidate is -inf: there is no distribution to cut).
+}
+
+// 2. Top-k.
+void Sampler::ApplyTopK(size_t* size, bool* sorted) {
+  if (options_.top_k <= 0) return;
+  const size_t k = std::min(static_cast<size_t>(options_.top_k), *size);
+  std::partial_sort(cur_.begin(), cur_.begin() + k, cur_.begin() + *size, ByLogit);
+  *size = k;
+  *sorted = true;
+}
+
+// 3. Top-p (skipped when every candidate is -inf: there is no distribution to cut).
+void Sampler::ApplyTopP(size_t* size_io, bool* sorted) {
+  const size_t size = *size_io;
+  const size_t min_keep = static_cast<size_t>(options_.min_keep);
   float top_p_max = size > 0 ? cur_[0].logit : kNegInf;
-  if (!sorted) {
+  if (!*sorted) {
     for (size_t i = 1; i < size; ++i) top_p_max = std::max(top_p_max, cur_[i].logit);
   }
-  if (o.top_p < 1.0f && size > 0 && top_p_max > kNegInf) {
-    const float max_l = top_p_max;
-    float sum = 0.0f;
-    for (size_t i = 0; i < size; ++i) {
-      cur_[i].p = std::exp(cur_[i].logit - max_l);
-      sum += cur_[i].p;
-    }
-    for (size_t i = 0; i < size; ++i) cur_[i].p /= sum;
-    if (!sorted) std::sort(cur_.begin(), cur_.begin() + size, by_logit);
-    float cum = 0.0f;
-    size_t last = size;
-    for (size_t i = 0; i < size; ++i) {
-      cum += cur_[i].p;
-      if (cum >= o.top_p && i + 1 >= min_keep) {
-        last = i + 1;
-        break;
-      }
-    }
-    size = last;
-    sorted = true;
+  if (!(options_.top_p < 1.0f && size > 0 && top_p_max > kNegInf)) return;
+  const float max_l = top_p_max;
+  float sum = 0.0f;
+  for (size_t i = 0; i < size; ++i) {
+    cur_[i].p = std::exp(cur_[i].logit - max_l);
+    sum += cur_[i].p;
   }
-  // 4. Min-p.
-  if (o.min_p > 0.0f && size > 0) {
-    bool applied = false;
-    if (!sorted) {
-      float max_l = -std::numeric_limits<float>::max();
-      for (size_t i = 0; i < size; ++i) max_l = std::max(max_l, cur_[i].logit);
-      const float min_logit = max_l + std::log(o.min_p);
-      size_t kept = 0;
-      for (size_t i = 0; i < size; ++i) {
-        if (cur_[i].logit >= min_logit) ++kept;
-      }
-      if (kept > 0 && kept >= min_keep) {
-        size_t w = 0;
-        for (size_t i = 0; i < size; ++i) {
-          if (cur_[i].logit >= min_logit) cur_[w++] = cur_[i];
-        }
-        size = w;
-        applied = true;
-      }
-    }
-    if (!applied) {
-      if (!sorted) {
-        std::sort(cur_.begin(), cur_.begin() + size, by_logit);
-        sorted = true;
-      }
-      const float min_logit = cur_[0].logit + std::log(o.min_p);
-      size_t i = 1;
-      for (; i < size; ++i) {
-        if (cur_[i].logit < min_logit && i >= min_keep) break;
-      }
-      size = i;
+  for (size_t i = 0; i < size; ++i) cur_[i].p /= sum;
+  if (!*sorted) std::sort(cur_.begin(), cur_.begin() + size, ByLogit);
+  float cum = 0.0f;
+  size_t last = size;
+  for (size_t i = 0; i < size; ++i) {
+    cum += cur_[i].p;
+    if (cum >= options_.top_p && i + 1 >= min_keep) {
+      last = i + 1;
+      break;
     }
   }
-  // 5. Temperature (<= 0: only the highest logit stays finite). A degenerate temperature is
-  // greedy too: one so small (1e-45) that a logit / t overflows, which would make the softmax
-  // inf - inf = NaN; so is a candidate list that is all -inf.
-  if (size > 0) {
-    bool greedy = o.temperature <= 0.0f;
-    if (!greedy) {
-      float max_l = kNegInf;
-      for (size_t i = 0; i < size; ++i) {
-        max_l = std::max(max_l, cur_[i].logit);
-        if (std::isinf(cur_[i].logit / o.temperature) && !std::isinf(cur_[i].logit)) {
-          greedy = true;
-        }
-      }
-      greedy = greedy || !std::isfinite(max_l);
+  *size_io = last;
+  *sorted = true;
+}
+
+// 4. Min-p.
+void Sampler::ApplyMinP(size_t* size_io, bool* sorted) {
+  size_t size = *size_io;
+  const size_t min_keep = static_cast<size_t>(options_.min_keep);
+  if (!(options_.min_p > 0.0f && size > 0)) return;
+  bool applied = false;
+  if (!*sorted) {
+    float max_l = -std::numeric_limits<float>::max();
+    for (size_t i = 0; i < size; ++i) max_l = std::max(max_l, cur_[i].logit);
+    const float min_logit = max_l + std::log(options_.min_p);
+    size_t kept = 0;
+    for (size_t i = 0; i < size; ++i) {
+      if (cur_[i].logit >= min_logit) ++kept;
     }
-    if (greedy) {
-      size_t max_i = 0;
-      float max_l = cur_[0].logit;
-      for (size_t i = 1; i < size; ++i) {
-        if (cur_[i].logit > max_l) {
-          cur_[max_i].logit = kNegInf;
-          max_i = i;
-          max_l = cur_[i].logit;
-        } else {
-          cur_[i].logit = kNegInf;
-        }
+    if (kept > 0 && kept >= min_keep) {
+      size_t w = 0;
+      for (size_t i = 0; i < size; ++i) {
+        if (cur_[i].logit >= min_logit) cur_[w++] = cur_[i];
       }
-      if (max_l == kNegInf) {
-        // All -inf: the lowest id (whatever order the filters left), with the draw a sampled
-        // step takes.
-        std::uniform_real_distribution<double> dist(0.0, 1.0);
-        (void)dist(rng_);
-        int lowest = cur_[0].id;
-        for (size_t i = 1; i < size; ++i) lowest = std::min(lowest, cur_[i].id);
-        return lowest;
-      }
+      size = w;
+      applied = true;
+    }
+  }
+  if (!applied) {
+    if (!*sorted) {
+      std::sort(cur_.begin(), cur_.begin() + size, ByLogit);
+      *sorted = true;
+    }
+    const float min_logit = cur_[0].logit + std::log(options_.min_p);
+    size_t i = 1;
+    for (; i < size; ++i) {
+      if (cur_[i].logit < min_logit && i >= min_keep) break;
+    }
+    size = i;
+  }
+  *size_io = size;
+}
+
+// 5. Temperature (<= 0: only the highest logit stays finite). A degenerate temperature is
+// greedy too: one so small (1e-45) that a logit / t overflows, which would make the softmax
+// inf - inf = NaN; so is a candidate list that is all -inf. Returns the token when that decides
+// it (all -inf).
+std::optional<int> Sampler::ApplyTemperature(size_t size) {
+  const float temperature = options_.temperature;
+  if (size == 0) return std::nullopt;
+  bool greedy = temperature <= 0.0f;
+  if (!greedy) {
+    float max_l = kNegInf;
+    for (size_t i = 0; i < size; ++i) {
+      max_l = std::max(max_l, cur_[i].logit);
+      if (std::isinf(cur_[i].logit / temperature) && !std::isinf(cur_[i].logit)) greedy = true;
+    }
+    greedy = greedy || !std::isfinite(max_l);
+  }
+  if (!greedy) {
+    for (size_t i = 0; i < size; ++i) cur_[i].logit /= temperature;
+    return std::nullopt;
+  }
+  size_t max_i = 0;
+  float max_l = cur_[0].logit;
+  for (size_t i = 1; i < size; ++i) {
+    if (cur_[i].logit > max_l) {
+      cur_[max_i].logit = kNegInf;
+      max_i = i;
+      max_l = cur_[i].logit;
     } else {
-      for (size_t i = 0; i < size; ++i) cur_[i].logit /= o.temperature;
+      cur_[i].logit = kNegInf;
     }
   }
-  // 6. Dist.
+  if (max_l != kNegInf) return std::nullopt;
+  // All -inf: the lowest id (whatever order the filters left), with the draw a sampled step
+  // takes.
+  std::uniform_real_distribution<double> dist(0.0, 1.0);
+  (void)dist(rng_);
+  int lowest = cur_[0].id;
+  for (size_t i = 1; i < size; ++i) lowest = std::min(lowest, cur_[i].id);
+  return lowest;
+}
+
+// 6. Dist.
+int Sampler::Draw(size_t size, bool sorted) {
   if (size == 0) return 0;
   if (size == 1) return cur_[0].id;
   float max_l = cur_[0].logit;

@@ -143,6 +143,13 @@ class Sampler : public TokenSampler {
   };
   Sampler(int vocab_size, const SamplerOptions& options);
   int SampleChain(absl::Span<const float> logits);
+  // The chain's steps on cur_[0, size): llama.cpp's order.
+  void ApplyPenalties(size_t size);
+  void ApplyTopK(size_t* size, bool* sorted);
+  void ApplyTopP(size_t* size, bool* sorted);
+  void ApplyMinP(size_t* size, bool* sorted);
+  std::optional<int> ApplyTemperature(size_t size);
+  int Draw(size_t size, bool sorted);
   bool Allowed(int token) const;
 
   std::optional<grammar::Matcher> matcher_;

@@ -1,7 +1,6 @@
 #include "runtime/custom_op.h"
 
 #include <algorithm>
-#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -9,7 +8,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/synchronization/mutex.h"
 #include "graph/op.h"
 #include "runtime/internal/op_kernels.h"
 
@@ -52,13 +50,15 @@ class CustomKernelAdapter : public OpKernel {
 };
 
 // The OpDef of a custom op: any number of inputs, no attributes, the shape function as its
-// inference (plain outputs), the adapter as its kernel.
-OpDef ToOpDef(const CustomOpDef* custom) {
+// inference (plain outputs), the adapter as its kernel; it owns the CustomOpDef (custom_state).
+OpDef ToOpDef(std::shared_ptr<const CustomOpDef> owned) {
+  const CustomOpDef* custom = owned.get();
   OpDef def;
   def.name = custom->name;
   def.min_inputs = 0;
   def.max_inputs = -1;
   def.custom = true;
+  def.custom_state = std::move(owned);
   def.infer = [custom](const InferInput& in,
                        const OpAttributes&) -> absl::StatusOr<std::vector<ValueType>> {
     absl::StatusOr<std::vector<TensorType>> types = custom->shape_function(in.types);
@@ -78,16 +78,16 @@ OpDef ToOpDef(const CustomOpDef* custom) {
   return def;
 }
 
+// The names of the registered custom ops, sorted.
+std::vector<std::string> CustomNames() {
+  std::vector<std::string> names;
+  for (const OpDef* def : OpRegistry::Global().Ops()) {
+    if (def->custom) names.push_back(def->name);
+  }
+  return names;
+}
+
 }  // namespace
-
-struct CustomOpRegistry::Impl {
-  mutable absl::Mutex mu;
-  // Values are heap-allocated so that pointers handed out stay valid.
-  std::map<std::string, std::unique_ptr<CustomOpDef>, std::less<>> ops ABSL_GUARDED_BY(mu);
-};
-
-CustomOpRegistry::CustomOpRegistry() : impl_(std::make_unique<Impl>()) {}
-CustomOpRegistry::~CustomOpRegistry() = default;
 
 CustomOpRegistry& CustomOpRegistry::Global() {
   static CustomOpRegistry* registry = new CustomOpRegistry();
@@ -100,36 +100,22 @@ absl::Status CustomOpRegistry::Register(CustomOpDef def) {
     return absl::InvalidArgumentError(
         absl::StrCat("custom op ", def.name, ": needs both a shape function and a kernel"));
   }
-  absl::MutexLock lock(&impl_->mu);
-  if (impl_->ops.count(def.name) > 0) {
-    return absl::AlreadyExistsError(absl::StrCat("custom op ", def.name, " is already registered"));
-  }
-  auto owned = std::make_unique<CustomOpDef>(std::move(def));
-  absl::Status s = OpRegistry::Global().Register(ToOpDef(owned.get()));
-  if (!s.ok()) return s;
-  std::string name = owned->name;
-  impl_->ops.emplace(std::move(name), std::move(owned));
-  return absl::OkStatus();
+  // AlreadyExists if the name is taken (by a custom or a built-in op).
+  return OpRegistry::Global().Register(
+      ToOpDef(std::make_shared<const CustomOpDef>(std::move(def))));
 }
 
 absl::StatusOr<const CustomOpDef*> CustomOpRegistry::Find(absl::string_view name) const {
-  absl::MutexLock lock(&impl_->mu);
-  auto it = impl_->ops.find(name);
-  if (it == impl_->ops.end()) {
-    std::vector<std::string> names;
-    for (const auto& entry : impl_->ops) names.push_back(entry.first);
+  absl::StatusOr<const OpDef*> def = OpRegistry::Global().Find(name);
+  if (!def.ok() || !(*def)->custom) {
+    const std::vector<std::string> names = CustomNames();
     return absl::NotFoundError(
         absl::StrCat("custom op \"", name, "\" is not registered (registered: ",
                      names.empty() ? "none" : absl::StrJoin(names, ", "), ")"));
   }
-  return it->second.get();
+  return static_cast<const CustomOpDef*>((*def)->custom_state.get());
 }
 
-std::vector<std::string> CustomOpRegistry::Names() const {
-  absl::MutexLock lock(&impl_->mu);
-  std::vector<std::string> names;
-  for (const auto& entry : impl_->ops) names.push_back(entry.first);
-  return names;
-}
+std::vector<std::string> CustomOpRegistry::Names() const { return CustomNames(); }
 
 }  // namespace edgeq

@@ -12,9 +12,9 @@
 // to the one op registry, whose type inference is the shape function and whose kernel factory
 // wraps the kernel. At Load the runtime looks the name up (NotFound naming it if it is not
 // registered), calls the shape function with the input types and checks that it returns the
-// output types the graph declared. At Execute the kernel is called with views of the inputs and of the (preallocated)
-// outputs; it must not allocate if the model is to stay allocation-free, must not keep the
-// pointers, and may use `pool` (null when the session has one thread).
+// output types the graph declared. At Execute the kernel is called with views of the inputs and
+// of the (preallocated) outputs; it must not allocate if the model is to stay allocation-free,
+// must not keep the pointers, and may use `pool` (null when the session has one thread).
 #ifndef EDGEQ_RUNTIME_CUSTOM_OP_H_
 #define EDGEQ_RUNTIME_CUSTOM_OP_H_
 
@@ -62,7 +62,9 @@ struct CustomOpDef {
   CustomKernel kernel;
 };
 
-// The custom ops of the process-wide op registry (OpRegistry::Global()). Thread-safe.
+// The custom ops of the process-wide op registry (OpRegistry::Global()): a custom op is one
+// OpDef there (OpDef::custom, owning its CustomOpDef); this class keeps no map of its own.
+// Thread-safe.
 class CustomOpRegistry {
  public:
   static CustomOpRegistry& Global();
@@ -74,13 +76,6 @@ class CustomOpRegistry {
   // life of the process (ops are never unregistered).
   absl::StatusOr<const CustomOpDef*> Find(absl::string_view name) const;
   std::vector<std::string> Names() const;  // sorted; custom ops only
-
-  CustomOpRegistry();
-  ~CustomOpRegistry();
-
- private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace edgeq

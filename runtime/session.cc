@@ -58,6 +58,12 @@ struct Model::Impl {
   std::vector<std::string> kernel_labels;         // "%2 = qmatmul"
   std::vector<Model::ConstantUse> constant_uses;  // one per constant a kernel reads
   void RecordConstantUse(const Tensor& t, bool copied);
+  // Load's last step: the arena (planned over `uses`, one per buffer; buffer b is slot
+  // buffer_slot[b]), the constants' slots, the scratch and the output views (output i in slot
+  // output_slots[i]).
+  absl::Status AllocateMemory(const Graph& graph, const std::vector<internal::BufferUse>& uses,
+                              const std::vector<int>& buffer_slot, int num_slots,
+                              const std::vector<int>& output_slots);
   bool profiling = false;
   std::vector<int64_t> profile_calls;   // per kernel, while profiling
   std::vector<double> profile_seconds;  // per kernel, while profiling
@@ -71,6 +77,47 @@ struct Model::Impl {
   size_t unplanned_bytes = 0;
   size_t constant_bytes = 0;
 };
+
+absl::Status Model::Impl::AllocateMemory(const Graph& graph,
+                                         const std::vector<internal::BufferUse>& uses,
+                                         const std::vector<int>& buffer_slot, int num_slots,
+                                         const std::vector<int>& output_slots) {
+  const std::vector<Node>& nodes = graph.nodes();
+  // Arena.
+  const internal::ArenaPlan plan = internal::PlanArena(uses, kTensorAlignment);
+  for (const internal::BufferUse& u : uses) unplanned_bytes += u.size;
+  arena_bytes = plan.total_bytes;
+  EDGEQ_ASSIGN_OR_RETURN(arena,
+                         Tensor::Create(DType::kUInt8, {static_cast<int64_t>(plan.total_bytes)}));
+  slots.assign(num_slots, nullptr);
+  uint8_t* base = static_cast<uint8_t*>(arena.raw_mutable_data());
+  for (size_t b = 0; b < uses.size(); ++b) slots[buffer_slot[b]] = base + plan.offsets[b];
+  for (const Node& node : nodes) {
+    if (node.kind == NodeKind::kConstant) {
+      slots[node.outputs[0]] = const_cast<void*>(node.constant.raw_data());
+    }
+  }
+
+  // Scratch (shared by all kernels: they run one after another).
+  for (const auto& kernel : kernels) {
+    scratch_bytes = std::max(scratch_bytes, kernel->ScratchBytes());
+  }
+  EDGEQ_ASSIGN_OR_RETURN(scratch,
+                         Tensor::Create(DType::kUInt8, {static_cast<int64_t>(scratch_bytes)}));
+
+  // Output tensors: views of the arena, built once.
+  auto arena_owner = std::make_shared<Tensor>(arena);
+  outputs = std::make_shared<TensorMap::Entries>();
+  for (size_t i = 0; i < graph.outputs().size(); ++i) {
+    const ValueType& t = graph.value_type(graph.outputs()[i]);
+    const size_t bytes = t.type.shape.num_elements() * DTypeSize(t.type.dtype);
+    EDGEQ_ASSIGN_OR_RETURN(Tensor view,
+                           Tensor::View(t.type.dtype, t.type.shape, slots[output_slots[i]], bytes,
+                                        arena_owner, /*writable=*/true));
+    outputs->emplace_back(graph.output_name(static_cast<int>(i)), std::move(view));
+  }
+  return absl::OkStatus();
+}
 
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Model::Model(Model&&) noexcept = default;
@@ -377,39 +424,7 @@ absl::StatusOr<Model> InferenceSession::Load(const Graph& graph) {
     output_slots.push_back(slot);
   }
 
-  // Arena.
-  const internal::ArenaPlan plan = internal::PlanArena(uses, kTensorAlignment);
-  for (const internal::BufferUse& u : uses) impl->unplanned_bytes += u.size;
-  impl->arena_bytes = plan.total_bytes;
-  EDGEQ_ASSIGN_OR_RETURN(impl->arena,
-                         Tensor::Create(DType::kUInt8, {static_cast<int64_t>(plan.total_bytes)}));
-  impl->slots.assign(num_slots, nullptr);
-  uint8_t* base = static_cast<uint8_t*>(impl->arena.raw_mutable_data());
-  for (size_t b = 0; b < uses.size(); ++b) impl->slots[buffer_slot[b]] = base + plan.offsets[b];
-  for (const Node& node : nodes) {
-    if (node.kind == NodeKind::kConstant) {
-      impl->slots[node.outputs[0]] = const_cast<void*>(node.constant.raw_data());
-    }
-  }
-
-  // Scratch (shared by all kernels: they run one after another).
-  for (const auto& kernel : impl->kernels) {
-    impl->scratch_bytes = std::max(impl->scratch_bytes, kernel->ScratchBytes());
-  }
-  EDGEQ_ASSIGN_OR_RETURN(
-      impl->scratch, Tensor::Create(DType::kUInt8, {static_cast<int64_t>(impl->scratch_bytes)}));
-
-  // Output tensors: views of the arena, built once.
-  auto arena_owner = std::make_shared<Tensor>(impl->arena);
-  impl->outputs = std::make_shared<TensorMap::Entries>();
-  for (size_t i = 0; i < graph.outputs().size(); ++i) {
-    const ValueType& t = graph.value_type(graph.outputs()[i]);
-    const size_t bytes = t.type.shape.num_elements() * DTypeSize(t.type.dtype);
-    EDGEQ_ASSIGN_OR_RETURN(
-        Tensor view, Tensor::View(t.type.dtype, t.type.shape, impl->slots[output_slots[i]], bytes,
-                                  arena_owner, /*writable=*/true));
-    impl->outputs->emplace_back(graph.output_name(static_cast<int>(i)), std::move(view));
-  }
+  EDGEQ_RETURN_IF_ERROR(impl->AllocateMemory(graph, uses, buffer_slot, num_slots, output_slots));
   return Model(std::move(impl));
 }
 

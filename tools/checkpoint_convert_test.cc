@@ -11,7 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "llm/hf_testing.h"
+#include "convert/hf_testing.h"
 #include "llm/random_model.h"
 #include "tools/checkpoint_report.h"
 
@@ -35,7 +35,7 @@ std::string HfDir(const std::string& name, int shards) {
   EXPECT_TRUE(m.ok()) << m.status();
   const std::string dir = ::testing::TempDir() + "/" + name;
   ::mkdir(dir.c_str(), 0755);
-  EXPECT_TRUE(llm::WriteHfCheckpointDir(spec, *m, dir, shards).ok());
+  EXPECT_TRUE(convert::WriteHfCheckpointDir(spec, *m, dir, shards).ok());
   return dir;
 }
 

@@ -15,7 +15,7 @@
 #include "checkpoint/gguf.h"
 #include "core/bounded_input.h"
 #include "core/status_macros.h"
-#include "llm/hf_import.h"
+#include "convert/hf_import.h"
 #include "quantization/block_layout.h"
 #include "quantization/encoding.h"
 #include "tools/quantize_model.h"
@@ -195,7 +195,7 @@ absl::Status CheckOutputIsNotAnInput(const std::string& in, const std::string& o
         absl::StrFormat("output '%s' is the input %s; choose another output path", out,
                         S_ISDIR(i.st_mode) ? "directory" : "file"));
   }
-  if (!llm::IsHfCheckpointDir(in)) return absl::OkStatus();
+  if (!convert::IsHfCheckpointDir(in)) return absl::OkStatus();
   DIR* dir = ::opendir(in.c_str());
   if (dir == nullptr) return absl::OkStatus();  // the import reports it
   absl::Status status = absl::OkStatus();
@@ -231,9 +231,9 @@ absl::StatusOr<std::string> ConvertCheckpoint(const std::string& in, const std::
     return absl::StrFormat("%s; quantized by %s into %s: %d bytes of tensor data", first,
                            rules_path, out, q->output_bytes);
   }
-  if (llm::IsHfCheckpointDir(in)) {
+  if (convert::IsHfCheckpointDir(in)) {
     EDGEQ_ASSIGN_OR_RETURN(checkpoint::Format out_format, checkpoint::FormatFromExtension(out));
-    EDGEQ_ASSIGN_OR_RETURN(checkpoint::TensorDict dict, llm::ImportHfCheckpoint(in));
+    EDGEQ_ASSIGN_OR_RETURN(checkpoint::TensorDict dict, convert::ImportHfCheckpoint(in));
     absl::Status s = checkpoint::WriteCheckpoint(dict, out);
     if (!s.ok()) {
       return absl::Status(s.code(),

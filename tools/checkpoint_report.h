@@ -21,7 +21,7 @@ absl::StatusOr<std::string> InspectCheckpoint(const std::string& path, bool veri
 
 // Reads `in` and writes it in the format of `out`'s extension. Refuses to overwrite `in`.
 // `in` may be a Hugging Face checkpoint directory (config.json + safetensors + tokenizer.json;
-// llm/hf_import.h). With `rules_path` (a quantize rules file, as `edgeq quantize --rules`), the
+// convert/hf_import.h). With `rules_path` (a quantize rules file, as `edgeq quantize --rules`), the
 // tensors are quantized by those rules on the way (through a temporary f32 GGUF beside `out`).
 // Returns a one-line summary.
 absl::StatusOr<std::string> ConvertCheckpoint(const std::string& in, const std::string& out,

@@ -10,7 +10,7 @@
 #include "checkpoint/gguf.h"
 #include "checkpoint/max_format.h"
 #include "gtest/gtest.h"
-#include "llm/hf_testing.h"
+#include "convert/hf_testing.h"
 #include "llm/random_model.h"
 #include "quantization/encoding.h"
 #include "tests/util/reference_data.h"
@@ -105,7 +105,7 @@ TEST(CheckpointReportTest, ConvertsHuggingFaceDirectory) {
   absl::StatusOr<checkpoint::TensorDict> m = llm::RandomModel(spec);
   ASSERT_TRUE(m.ok()) << m.status();
   const std::string dir = TempDir() + "/hf_cli";
-  ASSERT_TRUE(llm::WriteHfCheckpointDir(spec, *m, dir, 2).ok());
+  ASSERT_TRUE(convert::WriteHfCheckpointDir(spec, *m, dir, 2).ok());
 
   const std::string gguf = TempDir() + "/hf_cli.gguf";
   absl::StatusOr<std::string> c = ConvertCheckpoint(dir, gguf);

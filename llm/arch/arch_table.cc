@@ -11,10 +11,7 @@ absl::Status Gemma3Config(const checkpoint::TensorDict& d, ModelConfig* c);
 absl::Status Phi3Config(const checkpoint::TensorDict& d, ModelConfig* c);
 absl::Status Qwen35Config(const checkpoint::TensorDict& d, ModelConfig* c);
 absl::StatusOr<Value> LlamaLayer(LayerGraph& b, int layer, Value x);
-absl::StatusOr<Value> Qwen2Layer(LayerGraph& b, int layer, Value x);
-absl::StatusOr<Value> Qwen3Layer(LayerGraph& b, int layer, Value x);
 absl::StatusOr<Value> Gemma3Layer(LayerGraph& b, int layer, Value x);
-absl::StatusOr<Value> Phi3Layer(LayerGraph& b, int layer, Value x);
 absl::StatusOr<Value> Smollm3Layer(LayerGraph& b, int layer, Value x);
 absl::Status Lfm2Config(const checkpoint::TensorDict& d, ModelConfig* c);
 absl::StatusOr<Value> Lfm2Layer(LayerGraph& b, int layer, Value x);
@@ -194,13 +191,13 @@ constexpr ArchInfo kArchitectures[] = {
     {A::kLlama, "llama", kLlamaHf, R::kNorm, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, false,
      false, false, 0, EDGEQ_TENSORS(kLlamaTensors), nullptr, LlamaLayer},
     {A::kQwen2, "qwen2", kQwen2Hf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, true,
-     false, false, 0, EDGEQ_TENSORS(kQwen2Tensors), nullptr, Qwen2Layer},
+     false, false, 0, EDGEQ_TENSORS(kQwen2Tensors), nullptr, LlamaLayer},
     {A::kQwen3, "qwen3", kQwen3Hf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, false,
-     true, false, 0, EDGEQ_TENSORS(kQwen3Tensors), nullptr, Qwen3Layer},
+     true, false, 0, EDGEQ_TENSORS(kQwen3Tensors), nullptr, LlamaLayer},
     {A::kGemma3, "gemma3", kGemma3Hf, R::kNeox, Act::kGeluTanh, N::kPreAndPost, Q::kSeparate,
      F::kGateUp, false, true, true, 0, EDGEQ_TENSORS(kGemma3Tensors), Gemma3Config, Gemma3Layer},
     {A::kPhi3, "phi3", kPhi3Hf, R::kNeox, Act::kSilu, N::kPre, Q::kFused, F::kFusedGateUp, false,
-     false, false, 0, EDGEQ_TENSORS(kPhi3Tensors), Phi3Config, Phi3Layer},
+     false, false, 0, EDGEQ_TENSORS(kPhi3Tensors), Phi3Config, LlamaLayer},
     {A::kSmollm3, "smollm3", kSmollm3Hf, R::kNorm, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp,
      false, false, false, 4, EDGEQ_TENSORS(kLlamaTensors), nullptr, Smollm3Layer},
     {A::kLfm2, "lfm2", kLfm2Hf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, false,

@@ -6,7 +6,7 @@
 // `<arch>.*` keys beyond the common ones (ModelConfig::FromMetadata) and one layer of the graph.
 //
 // Everything that differs by architecture reads this table: ModelConfig::FromMetadata, the graph
-// builder (llm/arch/common.h), llm/random_model.cc, llm/hf_import.cc and llm/hf_testing.cc.
+// builder (llm/arch/common.h), llm/random_model.cc, convert/hf_import.cc and convert/hf_testing.cc.
 // Adding an architecture = an enum value, a row in arch_table.cc, its file and its tests.
 #ifndef EDGEQ_LLM_ARCH_ARCH_TABLE_H_
 #define EDGEQ_LLM_ARCH_ARCH_TABLE_H_

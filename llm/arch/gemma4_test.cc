@@ -12,9 +12,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "checkpoint/tensor_dict.h"
+#include "convert/hf_import.h"
 #include "gtest/gtest.h"
 #include "llm/arch/model_config.h"
-#include "llm/hf_import.h"
 #include "llm/model.h"
 #include "llm/random_model.h"
 
@@ -257,7 +257,7 @@ TEST(Gemma4Test, HfImportIsRefused) {
   const std::string dir = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/hf_gemma4");
   ASSERT_EQ(std::system(absl::StrCat("mkdir -p '", dir, "'").c_str()), 0);
   std::ofstream(dir + "/config.json") << R"({"architectures": ["Gemma4ForCausalLM"]})";
-  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  absl::StatusOr<TensorDict> got = convert::ImportHfCheckpoint(dir);
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_TRUE(absl::StrContains(got.status().message(),

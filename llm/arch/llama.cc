@@ -1,5 +1,12 @@
-// llama (Llama 1/2/3/3.1/3.2, TinyLlama, SmolLM/SmolLM2, llama2.c models): pre-norm layers,
-// RoPE on adjacent pairs, SwiGLU (llama.cpp's src/models/llama.cpp).
+// The pre-norm decoder layer (llama.cpp's src/models/llama.cpp), shared by the rows whose layers
+// differ only in what their table flags configure in LayerGraph's sub-blocks:
+//   llama (Llama 1/2/3/3.1/3.2, TinyLlama, SmolLM/SmolLM2, llama2.c models): RoPE on adjacent
+//     pairs, SwiGLU;
+//   qwen2 (Qwen2, Qwen2.5): q/k/v biases (present in the file), RoPE on halves (NEOX)
+//     (src/models/qwen2.cpp);
+//   qwen3 (Qwen3 dense): RMSNorm of each q and k head before RoPE (the row's q/k norm flag:
+//     attn_q_norm, attn_k_norm), RoPE on halves (src/models/qwen3.cpp);
+//   phi3: fused attn_qkv and gate/up, RoPE factors (llm/arch/phi3.cc, src/models/phi3.cpp).
 #include "core/status_macros.h"
 #include "graph/ops.h"
 #include "llm/arch/common.h"

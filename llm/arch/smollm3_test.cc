@@ -12,10 +12,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "checkpoint/tensor_dict.h"
+#include "convert/hf_import.h"
+#include "convert/hf_testing.h"
 #include "gtest/gtest.h"
 #include "llm/arch/model_config.h"
-#include "llm/hf_import.h"
-#include "llm/hf_testing.h"
 #include "llm/model.h"
 #include "llm/random_model.h"
 
@@ -120,8 +120,8 @@ TEST(Smollm3Test, HfImportGivesTheOriginalTensors) {
   ASSERT_TRUE(m.ok()) << m.status();
   const char* tmp = std::getenv("TEST_TMPDIR");
   const std::string dir = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/hf_smollm3");
-  ASSERT_TRUE(WriteHfCheckpointDir(spec, *m, dir, /*shards=*/2).ok());
-  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  ASSERT_TRUE(convert::WriteHfCheckpointDir(spec, *m, dir, /*shards=*/2).ok());
+  absl::StatusOr<TensorDict> got = convert::ImportHfCheckpoint(dir);
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(*got->GetString("general.architecture"), "smollm3");
   EXPECT_EQ(got->size(), m->size());

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "llm/hf_import.h"
+#include "convert/hf_import.h"
 #include "tests/fuzz/fuzz_files.h"
 #include "tests/fuzz/fuzz_util.h"
 
@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 0; i < parts.size(); ++i) {
     fuzz::PutFile(names[i], parts[i], i == 0 || !parts[i].empty());
   }
-  absl::StatusOr<checkpoint::TensorDict> d = llm::ImportHfCheckpoint(fuzz::ScratchDir());
+  absl::StatusOr<checkpoint::TensorDict> d = convert::ImportHfCheckpoint(fuzz::ScratchDir());
   fuzz::Report(d.status());
   if (!d.ok()) {
     // No attacker-sized echo: names are quoted with a cap (a Split regex, at most 4096 bytes,

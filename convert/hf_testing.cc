@@ -1,5 +1,5 @@
 // Test helper: a GGUF-layout model written back as a Hugging Face checkpoint directory.
-#include "llm/hf_testing.h"
+#include "convert/hf_testing.h"
 
 #include <sys/stat.h>
 
@@ -17,7 +17,10 @@
 #include "nlohmann/json.hpp"
 
 namespace edgeq {
-namespace llm {
+namespace convert {
+
+namespace arch = llm::arch;
+using llm::RandomModelSpec;
 namespace {
 
 using json = nlohmann::json;
@@ -62,7 +65,7 @@ std::string HfName(const arch::ArchInfo& row, const std::string& g) {
 
 }  // namespace
 
-absl::Status WriteHfCheckpointDir(const RandomModelSpec& s, const checkpoint::TensorDict& m,
+absl::Status WriteHfCheckpointDir(const llm::RandomModelSpec& s, const checkpoint::TensorDict& m,
                                   const std::string& dir, int shards) {
   ::mkdir(dir.c_str(), 0755);
   const arch::ArchInfo* row = arch::FindByGgufName(s.architecture);
@@ -136,5 +139,5 @@ absl::Status WriteHfCheckpointDir(const RandomModelSpec& s, const checkpoint::Te
   return absl::OkStatus();
 }
 
-}  // namespace llm
+}  // namespace convert
 }  // namespace edgeq
