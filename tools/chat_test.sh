@@ -312,6 +312,29 @@ check "gemma3: turn 2 prefills only the new turn" test "$(turn_ids "$tmp/g.err" 
 check "gemma3: turn 2 follows the cache" test "$(turn_counts "$tmp/g.err" 2)" = \
   "14 $((14 + $(reply_cached "$tmp/g.err" 1)))"
 
+# A template chat has never seen (jinja/testdata/own_template.jinja, written for edgeq: loops
+# with loop.*, macros, call blocks, namespace(), filters): turn 1's prompt is the ids of
+# @huggingface/jinja's rendering of the same conversation (jinja/testdata/goldens.json: "own",
+# system_user, add_generation_prompt; rendered with bos_token <s> and eos_token </s>, which are
+# stories260K's), the BOS coming from the template's text.
+reference_data_dir models
+golden=$(python3 -c '
+import json, sys
+for r in json.load(open(sys.argv[1], encoding="utf-8"))["renderings"]:
+    if (r["template"], r["conversation"], r["add_generation_prompt"]) == ("own", "system_user", True):
+        sys.stdout.write(r["text"])' "$ws/jinja/testdata/goldens.json")
+check "own template: the golden rendering is read" test "${golden:0:13}" = "<s><|system|>"
+printf 'Name three primary colors.\n' | edgeq chat "$REPLY/stories260K.gguf" \
+  --template "$ws/jinja/testdata/own_template.jinja" --system "You are a concise assistant." \
+  --temp 0 -t 1 -n 4 --verbose-prompt >"$tmp/own.out" 2>"$tmp/own.err"
+check "own template: exit 0" test $? -eq 0
+check "own template: run by the Jinja engine" grep -q "^chat template: jinja (.*own_template.jinja)$" "$tmp/own.err"
+check "own template: turn 1 starts with the template's BOS, once" \
+  bash -c '[[ "$1" == "[1, "* && "$1" != "[1, 1,"* ]]' _ "$(turn_ids "$tmp/own.err" 1)"
+check "own template: turn 1 is @huggingface/jinja's rendering, tokenized" \
+  test "$(turn_ids "$tmp/own.err" 1)" = \
+  "$(edgeq tokenize "$REPLY/stories260K.gguf" "$golden" --ids --no-bos --parse-special)"
+
 # The real stories260K with the Llama 2 template: llama.cpp's ids for "<s>[INST] Hello [/INST]"
 # (the BOS comes from the template's text, none is added).
 reference_data_dir models
