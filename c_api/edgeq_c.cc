@@ -137,6 +137,13 @@ struct edgeq_checkpoint {
   std::vector<std::string> dtypes;  // per tensor, in Keys() order
 };
 
+const edgeq::checkpoint::TensorDict& edgeq::c_api::LlmWeights(const edgeq_llm* llm) {
+  return llm->model->weights();
+}
+const edgeq::tokenizer::Tokenizer* edgeq::c_api::LlmTokenizer(const edgeq_llm* llm) {
+  return llm->tokenizer ? &*llm->tokenizer : nullptr;
+}
+
 namespace {
 
 edgeq_status SetGrammarText(edgeq_llm* llm, const char* fn, const char* what,
@@ -614,8 +621,8 @@ edgeq_status edgeq_llm_chat_tokenize(const edgeq_llm* llm, const char* chat_temp
               "(--define=edgeq_chat=off)");
 #else
   const edgeq::tokenizer::Tokenizer& tok = *llm->tokenizer;
-  const std::string bos = tok.bos_id() >= 0 ? tok.TokenBytes(tok.bos_id()) : "";
-  const std::string eos = tok.eos_id() >= 0 ? tok.TokenBytes(tok.eos_id()) : "";
+  const std::string bos = tok.bos_id() >= 0 ? tok.TokenToPiece(tok.bos_id()) : "";
+  const std::string eos = tok.eos_id() >= 0 ? tok.TokenToPiece(tok.eos_id()) : "";
   std::string name_or_text = chat_template != nullptr ? chat_template : "";
   if (name_or_text.empty()) {
     auto text = edgeq::llm::ChatTemplate::TextFromGguf(llm->model->weights());

@@ -11,6 +11,12 @@
 #include "quantization/encoding.h"
 
 namespace edgeq {
+namespace checkpoint {
+class TensorDict;
+}
+namespace tokenizer {
+class Tokenizer;
+}
 namespace c_api {
 
 // Records `message` as the calling thread's last error and returns `code`.
@@ -19,6 +25,10 @@ edgeq_status Fail(edgeq_status code, std::string message);
 edgeq_status FromStatus(const absl::Status& status);
 // The registered encoding `name` (NULL refused).
 absl::StatusOr<const QuantizationEncoding*> Encoding(const char* name);
+// The weights (GGUF metadata included) and vocabulary (nullptr if the file has none) of an
+// edgeq_llm, whose struct lives in edgeq_c.cc; for chat_c.cc.
+const checkpoint::TensorDict& LlmWeights(const edgeq_llm* llm);
+const tokenizer::Tokenizer* LlmTokenizer(const edgeq_llm* llm);
 
 }  // namespace c_api
 }  // namespace edgeq

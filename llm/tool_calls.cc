@@ -302,7 +302,11 @@ ToolCallFormat ToolCallFormatForTemplate(absl::string_view t) {
   if (absl::StrContains(t, kHermesOpen)) return ToolCallFormat::kHermes;
   if (absl::StrContains(t, kDsCallBegin)) return ToolCallFormat::kDeepSeekV3;
   if (absl::StrContains(t, kMistralCalls)) return ToolCallFormat::kMistral;
-  if (absl::StrContains(t, kGptOssTo)) return ToolCallFormat::kGptOss;
+  // gpt-oss's own template builds the marker from pieces (" to=" then "functions." + name).
+  if (absl::StrContains(t, kGptOssTo) ||
+      (absl::StrContains(t, "<|channel|>") && absl::StrContains(t, "functions."))) {
+    return ToolCallFormat::kGptOss;
+  }
   if (absl::StrContains(t, kPythonTag) || absl::StrContains(t, "<|start_header_id|>")) {
     return ToolCallFormat::kLlama31;
   }

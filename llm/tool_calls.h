@@ -37,7 +37,8 @@ enum class ToolCallFormat { kGeneric, kHermes, kLlama31, kDeepSeekV3, kMistral, 
 const char* ToolCallFormatName(ToolCallFormat format);
 
 // The format a chat template's text asks for, from the markers it writes (<tool_call>,
-// <|python_tag|> or Llama 3 headers, DeepSeek's tool markers, [TOOL_CALLS], to=functions.);
+// <|python_tag|> or Llama 3 headers, DeepSeek's tool markers, [TOOL_CALLS], to=functions. or
+// <|channel|> with functions.);
 // kGeneric when none.
 ToolCallFormat ToolCallFormatForTemplate(absl::string_view template_text);
 

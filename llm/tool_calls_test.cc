@@ -31,6 +31,11 @@ TEST(ToolCallsTest, FormatFromTemplateText) {
             ToolCallFormat::kDeepSeekV3);
   EXPECT_EQ(ToolCallFormatForTemplate("{{ '[TOOL_CALLS]' }}"), ToolCallFormat::kMistral);
   EXPECT_EQ(ToolCallFormatForTemplate("to=functions.{{ name }}"), ToolCallFormat::kGptOss);
+  // The marker written in pieces, as gpt-oss's own template does.
+  EXPECT_EQ(ToolCallFormatForTemplate(
+                "{{- '<|start|>assistant to=' }}{{- 'functions.' + c.name + '<|channel|>' }}"),
+            ToolCallFormat::kGptOss);
+  EXPECT_EQ(ToolCallFormatForTemplate("{{ '<|channel|>analysis' }}"), ToolCallFormat::kGeneric);
   EXPECT_EQ(ToolCallFormatForTemplate("{{ messages[0].content }}"), ToolCallFormat::kGeneric);
 }
 

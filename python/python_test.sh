@@ -18,6 +18,7 @@ check "pip install (offline)" "$py" -m pip install -q --no-index --no-build-isol
 reference_data_dir models
 export EDGEQ_MODEL=$REPLY/stories260K.gguf
 export EDGEQ_GOLDEN_DIR=$PWD/tests/testdata/golden
+export EDGEQ_JINJA_TESTDATA=$PWD/jinja/testdata
 check "pytest" env PYTHONPATH="$work/site" "$py" -m pytest -q -p no:cacheprovider \
   "$work/src/tests"
 check "import edgeq from the installed copy" env PYTHONPATH="$work/site" "$py" -c \

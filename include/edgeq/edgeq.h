@@ -324,6 +324,56 @@ EDGEQ_API edgeq_status edgeq_llm_chat_tokenize(const edgeq_llm* llm, const char*
                                                const char* const* contents, size_t n_messages,
                                                int add_generation_prompt, int32_t* tokens,
                                                size_t capacity, size_t* n_tokens);
+/* ---- Chat with tools (c_api/chat_c.cc) ---------------------------------------------------- */
+/* A conversation as JSON -> the prompt a chat template renders (text) or its ids (tokens).
+ * messages_json: a JSON array of messages as Hugging Face passes them to templates ({"role",
+ * "content"}, an assistant's "tool_calls", "tool" results, ...); tools_json: a JSON array of tool
+ * definitions (the template's `tools`), NULL or "" for none. chat_template as for
+ * edgeq_llm_chat_tokenize (presets render neither tools nor tool messages:
+ * EDGEQ_ERROR_INVALID_ARGUMENT). bos_token/eos_token are the vocabulary's. Text: NUL-terminated,
+ * *length excludes the NUL (needed size - 1 on EDGEQ_ERROR_BUFFER_TOO_SMALL); tokens: as
+ * edgeq_llm_chat_tokenize. Bad JSON: EDGEQ_ERROR_INVALID_ARGUMENT naming the argument; a
+ * template's raise_exception: EDGEQ_ERROR_FAILED_PRECONDITION with its message. Built with
+ * --define=edgeq_chat=off: EDGEQ_ERROR_FAILED_PRECONDITION. [shared] */
+EDGEQ_API edgeq_status edgeq_llm_chat_render(const edgeq_llm* llm, const char* chat_template,
+                                             const char* messages_json, const char* tools_json,
+                                             int add_generation_prompt, char* text, size_t capacity,
+                                             size_t* length);
+EDGEQ_API edgeq_status edgeq_llm_chat_tokenize_json(const edgeq_llm* llm, const char* chat_template,
+                                                    const char* messages_json,
+                                                    const char* tools_json,
+                                                    int add_generation_prompt, int32_t* tokens,
+                                                    size_t capacity, size_t* n_tokens);
+/* The tool calls in a model's reply: name + arguments (a JSON object's text, compact, keys in
+ * the model's order), the reply's other text, and the assistant message to append to the
+ * conversation (JSON, as Hugging Face passes calls to templates). A library built with
+ * --define=edgeq_chat=off parses none: the two parse functions return
+ * EDGEQ_ERROR_FAILED_PRECONDITION and edgeq_tool_call_format "". */
+typedef struct edgeq_tool_calls edgeq_tool_calls;
+/* Parses `reply` in the call format of a chat template (chosen by the markers its text writes:
+ * Qwen/Hermes <tool_call>{...}</tool_call>, Llama 3.1 JSON / <|python_tag|>, DeepSeek V3,
+ * Mistral [TOOL_CALLS], gpt-oss to=functions.NAME; "generic" otherwise). chat_template: NULL or
+ * "" for the model's own, else Jinja text. A reply without calls gives 0 calls. A call that is
+ * cut off or not JSON, or lacks a name: EDGEQ_ERROR_INVALID_ARGUMENT naming the format. [shared] */
+EDGEQ_API edgeq_status edgeq_llm_parse_tool_calls(const edgeq_llm* llm, const char* chat_template,
+                                                  const char* reply, edgeq_tool_calls** out);
+/* The same with the format named: "hermes", "llama3.1", "deepseek-v3", "mistral", "gpt-oss" or
+ * "generic" (EDGEQ_ERROR_INVALID_ARGUMENT listing them otherwise). [any thread] */
+EDGEQ_API edgeq_status edgeq_parse_tool_calls(const char* format, const char* reply,
+                                              edgeq_tool_calls** out);
+/* The format name a chat template's text asks for (static string). [any thread] */
+EDGEQ_API const char* edgeq_tool_call_format(const char* chat_template_text);
+EDGEQ_API void edgeq_tool_calls_free(edgeq_tool_calls* calls);
+/* Strings below stay valid until edgeq_tool_calls_free. [shared] */
+EDGEQ_API const char* edgeq_tool_calls_format(const edgeq_tool_calls* calls);
+EDGEQ_API size_t edgeq_tool_calls_count(const edgeq_tool_calls* calls);
+EDGEQ_API edgeq_status edgeq_tool_calls_get(const edgeq_tool_calls* calls, size_t index,
+                                            const char** name, const char** arguments_json);
+/* The reply without its calls (trimmed). */
+EDGEQ_API const char* edgeq_tool_calls_content(const edgeq_tool_calls* calls);
+/* {"role": "assistant", "content": ..., "tool_calls": [{"type": "function", "function":
+ * {"name": ..., "arguments": {...}}}]} (compact JSON). */
+EDGEQ_API const char* edgeq_tool_calls_message(const edgeq_tool_calls* calls);
 /* Forgets the context (as edgeq_llm_reset), runs `tokens` from position 0 and copies the last
  * position's logits [vocab_size] into `logits` (capacity >= vocab_size). [one thread per
  * handle] */

@@ -26,7 +26,8 @@ import numpy as np
 
 __all__ = ["EdgeqError", "Cancelled", "QuantizedArray", "encodings", "quantize", "dequantize", "qmatmul",
            "load", "save", "Checkpoint", "llm", "version", "best_isa", "DType", "TensorType",
-           "QuantizationEncoding", "Graph", "Value", "ops", "InferenceSession", "Model"]
+           "QuantizationEncoding", "Graph", "Value", "ops", "InferenceSession", "Model",
+           "parse_tool_calls", "tool_call_format", "ToolCall", "ParsedReply"]
 
 
 def _load_library():
@@ -440,6 +441,21 @@ class _Llm:
                                         out.ctypes.data_as(_fp), out.size, _c.byref(n)))
             return out.reshape(len(ids), -1) if pooling == "none" else out
 
+        def chat_render(self, messages, tools=None, template=None, add_generation_prompt=True):
+            """The prompt text a chat template renders for `messages` (a list of dicts as
+            Hugging Face passes them, tool_calls and tool results included) and `tools` (tool
+            definitions). template: None for the model's own, a preset name or Jinja text."""
+            return _chat.render(self._h, messages, tools, template, add_generation_prompt)
+
+        def chat_tokenize(self, messages, tools=None, template=None, add_generation_prompt=True):
+            """chat_render's prompt as ids (control tokens matched, BOS as the vocabulary asks)."""
+            return _chat.tokenize(self._h, messages, tools, template, add_generation_prompt)
+
+        def parse_tool_calls(self, reply, template=None):
+            """The tool calls in a reply, in the call format of the model's template (or of
+            `template`'s text): edgeq.chat.ParsedReply(content, tool_calls, message, format)."""
+            return _chat.parse(self._h, reply, template)
+
         def generate(self, prompt, max_tokens=32, temperature=0.0, top_k=40, top_p=0.95,
                      min_p=0.05, seed=None, on_token=None, grammar=None, json_schema=None):
             """Generates after `prompt` (a fresh context); returns the generated text.
@@ -600,6 +616,10 @@ def _generate(model, ids, max_tokens, temperature, top_k, top_p, min_p, seed, on
 
 
 llm = _Llm()
+
+# Chat with tools (edgeq/chat.py uses the helpers above).
+from . import chat as _chat  # noqa: E402
+from .chat import ToolCall, ParsedReply, parse_tool_calls, tool_call_format  # noqa: E402,F401
 
 
 # ---- Saving ------------------------------------------------------------------------------------
