@@ -89,7 +89,7 @@ if [ "$host_only" -eq 0 ]; then
 fi
 # Parsers and codecs under ASan + UBSan. Packages that do not exist yet are skipped.
 asan_targets=()
-for pkg in core quantization checkpoint llm c_api tests; do
+for pkg in core quantization checkpoint convert tokenizer llm c_api tests; do
   [ -f "$pkg/BUILD" ] && asan_targets+=("//$pkg/...")
 done
 # tests/consumer builds the SDK tarball and links it with the system compilers: not under ASan.
