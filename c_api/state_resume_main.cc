@@ -15,8 +15,10 @@
 
 namespace {
 
-int Fail(const char* what) {
+// Reports the failed step, frees the model (nothing left for LeakSanitizer) and returns 1.
+int Fail(const char* what, edgeq_llm* llm) {
   std::fprintf(stderr, "error: %s: %s\n", what, edgeq_last_error());
+  edgeq_llm_free(llm);
   return 1;
 }
 
@@ -31,7 +33,7 @@ int main(int argc, char** argv) {
   const int n = std::atoi(argv[3]);
   edgeq_llm_options options = {1, 0, 8};
   edgeq_llm* llm = nullptr;
-  if (edgeq_llm_load(argv[1], &options, &llm) != EDGEQ_OK) return Fail("load");
+  if (edgeq_llm_load(argv[1], &options, &llm) != EDGEQ_OK) return Fail("load", llm);
   edgeq_sampling_params sp = edgeq_sampling_default();
   sp.temperature = 1.0f;
   sp.top_k = 0;
@@ -42,16 +44,16 @@ int main(int argc, char** argv) {
   const int32_t prompt[] = {1, 17, 3, 40, 9, 22, 5, 31, 12, 60, 2, 7, 7};
   const size_t n_prompt = mode == "resume" ? 0 : sizeof(prompt) / sizeof(prompt[0]);
   if (mode == "resume" && edgeq_llm_state_load_file(llm, argv[4]) != EDGEQ_OK) {
-    return Fail("state load");
+    return Fail("state load", llm);
   }
   int32_t out[512];
   size_t got = 0;
   if (edgeq_llm_generate(llm, prompt, n_prompt, n, params, nullptr, nullptr, out, 512, &got) !=
       EDGEQ_OK) {
-    return Fail("generate");
+    return Fail("generate", llm);
   }
   if (mode == "save" && edgeq_llm_state_save_file(llm, argv[4]) != EDGEQ_OK) {
-    return Fail("state save");
+    return Fail("state save", llm);
   }
   for (size_t i = 0; i < got; ++i) std::printf("%s%d", i ? " " : "", out[i]);
   std::printf("\n");
