@@ -20,6 +20,7 @@
 #include "checkpoint/tensor_dict.h"
 #include "gtest/gtest.h"
 #include "llm/random_model.h"
+#include "llm/small_model_testing.h"
 #include "quantization/block_layout.h"
 #include "quantization/encoding.h"
 #include "quantization/internal/codecs.h"
@@ -30,23 +31,6 @@ namespace {
 
 using checkpoint::MetadataValue;
 using checkpoint::TensorDict;
-
-// A small model with every feature at once: GQA (4 heads, 2 kv heads), head dim 12, llama3
-// rope_freqs, rope base 500000; tied unless `tied` is false.
-RandomModelSpec SmallSpec(bool tied = true) {
-  RandomModelSpec s = *RandomModelPreset("llama-3.2-1b");
-  s.dim = 48, s.layers = 2, s.heads = 4, s.kv_heads = 2, s.ffn = 40, s.vocab = 37;
-  s.context = 64, s.tied = tied, s.seed = 3;
-  // Small original context so that the factors are not all 1 at head dim 12.
-  s.rope_original_context = 16, s.rope_factor = 8.0f;
-  return s;
-}
-
-TensorDict SmallModel(bool tied = true) {
-  absl::StatusOr<TensorDict> d = RandomModel(SmallSpec(tied));
-  EXPECT_TRUE(d.ok()) << d.status();
-  return *std::move(d);
-}
 
 // The decoder written out plainly (llama.cpp's LLM_ARCH_LLAMA graph in scalar loops): logits of
 // every position for `tokens` from 0.
