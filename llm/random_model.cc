@@ -520,12 +520,11 @@ absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& s,
   const bool post_norms = row.norms == arch::NormPlacement::kPreAndPost;
   const int head_dim = s.head_dim > 0 ? s.head_dim : s.dim / s.heads;
   const int q_dim = head_dim * s.heads, kv_dim = head_dim * s.kv_heads;
-  if (a == "gemma4") return Gemma4RandomModel(s, n_vocab, vocab);
+  if (row.arch == arch::Arch::kGemma4) return Gemma4RandomModel(s, n_vocab, vocab);
   checkpoint::TensorDict d;
   auto add = [&](const std::string& name, std::vector<int64_t> shape,
                  std::vector<float> values = {}, bool centered = false) -> absl::Status {
-    EDGEQ_ASSIGN_OR_RETURN(Tensor t, RandomTensor(s.seed, name, shape, values, centered));
-    return d.Set(name, std::move(t));
+    return AddRandomTensor(s.seed, name, std::move(shape), std::move(values), centered, d);
   };
   if (s.llama3_rope) {
     EDGEQ_RETURN_IF_ERROR(add("rope_freqs.weight", {head_dim / 2}, Llama3RopeFactors(s, head_dim)));
