@@ -236,8 +236,8 @@ absl::Status Model::LoadGraphs(int prefill_block) {
 absl::Status Model::AllocateKvCache() {
   const int64_t ctx = context_, kvh = config_.head_count_kv;
   // Attention layers with a cache of their own: not recurrent (lfm2, qwen35), not shared (gemma4).
-  for (int l = 0; l < config_.CachedLayers(); ++l) {
-    if (config_.IsRecurrent(l)) continue;  // no KV cache: its recurrent states below
+  for (int l = 0; l < config_.block_count; ++l) {
+    if (!config_.HasKvCache(l)) continue;  // recurrent (states below) or shared-KV
     const int64_t hs = config_.LayerHeadDim(l);
     Tensor kc, vc;
     if (kv_cache_type_ == KvCacheType::kQ8_0) {

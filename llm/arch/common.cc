@@ -223,8 +223,8 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
   // The caches of the attention layers that have one (not recurrent: lfm2, qwen35; the first
   // CachedLayers(): gemma4's shared layers read an earlier layer's): f32 [kv heads, ctx, hs], or
   // q8_0 rows u8 [kv heads, ctx, hs / 32 * 34], hs the layer's head dimension.
-  for (int l = 0; l < c.CachedLayers(); ++l) {
-    if (c.IsRecurrent(l)) continue;  // no KV cache
+  for (int l = 0; l < c.block_count; ++l) {
+    if (!c.HasKvCache(l)) continue;
     const int64_t hs = c.LayerHeadDim(l);
     const TensorType cache_type_of =
         q8_0_cache ? TensorType(DType::kUInt8, Shape({kvh, ctx, arch::Q8_0RowBytes(hs)}))

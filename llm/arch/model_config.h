@@ -161,6 +161,9 @@ struct ModelConfig {
   }
   // Layers with a KV cache of their own: the first block_count - shared_kv_layers.
   int CachedLayers() const { return block_count - shared_kv_layers; }
+  // Whether layer l keeps a KV cache: an attention layer (not recurrent: lfm2, qwen35) among the
+  // first CachedLayers() (gemma4's shared layers read an earlier layer's).
+  bool HasKvCache(int layer) const { return layer < CachedLayers() && !IsRecurrent(layer); }
   // The layer whose KV cache layer l reads: itself, or for a shared layer (as llama.cpp's
   // gemma3n/gemma4 reuse) the last cached layer of its kind: CachedLayers() - 2 if it slides,
   // CachedLayers() - 1 otherwise (FromMetadata checks those are of the right kind).
