@@ -77,10 +77,35 @@ absl::Status Encoder::Init(const EncoderOptions& options) {
           name, config_.architecture));
     }
   }
+  if (dict_.HasMetadata("tokenizer.ggml.model")) {
+    EDGEQ_ASSIGN_OR_RETURN(tokenizer::Tokenizer tok, tokenizer::Tokenizer::FromGguf(dict_));
+    tokenizer_ = std::make_unique<tokenizer::Tokenizer>(std::move(tok));
+  }
   SessionOptions so;
   so.num_threads = options.num_threads;
   session_ = std::make_unique<InferenceSession>(std::move(so));
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::vector<int>>> Encoder::Tokenize(
+    absl::Span<const std::string> texts) const {
+  if (tokenizer_ == nullptr) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "the %s model has no vocabulary (tokenizer.ggml.model); expected one to tokenize texts",
+        config_.architecture));
+  }
+  std::vector<std::vector<int>> out;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    EDGEQ_ASSIGN_OR_RETURN(std::vector<int32_t> ids,
+                           tokenizer_->Encode(texts[i], {.add_special = true,
+                                                         .parse_special = true}));
+    if (ids.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("text %d encodes to no tokens; expected at least one", i));
+    }
+    out.emplace_back(ids.begin(), ids.end());
+  }
+  return out;
 }
 
 Pooling Encoder::default_pooling() const {

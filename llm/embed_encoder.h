@@ -25,6 +25,7 @@
 #include "llm/arch/bert.h"
 #include "llm/embed.h"
 #include "runtime/session.h"
+#include "tokenizer/tokenizer.h"
 
 namespace edgeq {
 namespace llm {
@@ -48,6 +49,12 @@ class Encoder {
   // The file's <arch>.pooling_type (mean when absent or "rank").
   Pooling default_pooling() const;
 
+  // Each text's ids under the file's vocabulary as llama-embedding tokenizes a prompt (special
+  // tokens added and parsed: [CLS] ... [SEP] for WordPiece). FailedPrecondition if the file has
+  // no vocabulary (tokenizer.ggml.*); InvalidArgument naming a text that encodes to no tokens.
+  absl::StatusOr<std::vector<std::vector<int>>> Tokenize(
+      absl::Span<const std::string> texts) const;
+
   // One embedding per sequence (tokens x dim values for kNone, each row normalized). Each
   // sequence needs 1..context_length tokens, each id below the vocabulary: InvalidArgument
   // naming the sequence and the token otherwise.
@@ -65,6 +72,7 @@ class Encoder {
   std::shared_ptr<const void> file_;  // the mapping the dict's tensors view, if any
   checkpoint::TensorDict dict_;
   arch::EncoderConfig config_;
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer_;  // null without tokenizer.ggml.model
   int max_rows_ = 512;
   std::set<std::string> used_;
   std::unique_ptr<InferenceSession> session_;
