@@ -68,6 +68,7 @@ absl::Status Encoder::Init(const EncoderOptions& options) {
   {  // Built once unloaded: every tensor's presence and shape, and none left unread.
     const WeightReader reader(dict_, &used_);
     EDGEQ_RETURN_IF_ERROR(arch::BuildEncoderGraph(reader, config_, 1).status());
+    EDGEQ_RETURN_IF_ERROR(arch::BuildDenseGraph(reader, config_).status());
   }
   for (const std::string& name : dict_.Keys()) {
     if (used_.count(name) == 0) {
@@ -84,6 +85,24 @@ absl::Status Encoder::Init(const EncoderOptions& options) {
   SessionOptions so;
   so.num_threads = options.num_threads;
   session_ = std::make_unique<InferenceSession>(std::move(so));
+  const WeightReader reader(dict_, &used_);
+  EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<Graph> dense, arch::BuildDenseGraph(reader, config_));
+  if (dense != nullptr) {
+    EDGEQ_ASSIGN_OR_RETURN(edgeq::Model m, session_->Load(*dense));
+    dense_ = std::make_unique<edgeq::Model>(std::move(m));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Encoder::Dense(absl::Span<float> v) {
+  EDGEQ_ASSIGN_OR_RETURN(Tensor x, Tensor::Create(DType::kFloat32, {1, config_.dim}));
+  EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> xv, x.MutableValues<float>());
+  std::copy(v.begin(), v.end(), xv.begin());
+  const NamedTensor in[] = {{io::kHidden, x}};
+  EDGEQ_ASSIGN_OR_RETURN(TensorMap out, dense_->Execute(in));
+  EDGEQ_ASSIGN_OR_RETURN(Tensor y, out.Get(io::kHidden));
+  EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> yv, y.Values<float>());
+  std::copy(yv.begin(), yv.end(), v.begin());
   return absl::OkStatus();
 }
 
@@ -162,8 +181,20 @@ absl::Status Encoder::RunBlock(absl::Span<const std::vector<int>> seqs, Pooling 
   for (int64_t i = r; i < t; ++i) tok[i] = 0, pos[i] = 0;
   if (r < t) open(r, t - r);
   EDGEQ_ASSIGN_OR_RETURN(edgeq::Model * g, GraphOfRows(t));
-  const NamedTensor in[] = {{io::kTokens, tokens}, {io::kPositions, positions},
-                            {arch::kAttentionMask, mask}};
+  std::vector<NamedTensor> in = {{io::kTokens, tokens}, {io::kPositions, positions},
+                                 {arch::kAttentionMask, mask}};
+  Tensor mask_swa;
+  if (config_.arch == arch::EncoderArch::kGemmaEmbedding) {
+    // The same sequence and positions at most window / 2 apart (llama.cpp's symmetric window).
+    EDGEQ_ASSIGN_OR_RETURN(mask_swa, Tensor::Full({t, t}, -1e30f));
+    EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> ms, mask_swa.MutableValues<float>());
+    const int64_t half = config_.sliding_window > 0 ? config_.sliding_window / 2 : t;
+    for (int64_t i = 0; i < t * t; ++i) {
+      const int64_t d = pos[i / t] - pos[i % t];
+      if (m[i] == 0.0f && d >= -half && d <= half) ms[i] = 0.0f;
+    }
+    in.emplace_back(arch::kAttentionMaskSwa, mask_swa);
+  }
   EDGEQ_ASSIGN_OR_RETURN(TensorMap result, g->Execute(in));
   EDGEQ_ASSIGN_OR_RETURN(Tensor hidden, result.Get(io::kHidden));
   EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> h, hidden.Values<float>());
@@ -171,6 +202,9 @@ absl::Status Encoder::RunBlock(absl::Span<const std::vector<int>> seqs, Pooling 
   for (const std::vector<int>& s : seqs) {
     const int64_t n = static_cast<int64_t>(s.size());
     std::vector<float> v = Pool(h.data(), first, n, dim, pooling);
+    for (size_t k = 0; k < v.size() && dense_ != nullptr; k += dim) {
+      EDGEQ_RETURN_IF_ERROR(Dense(absl::MakeSpan(v).subspan(k, dim)));
+    }
     for (size_t k = 0; k < v.size(); k += dim) {
       EDGEQ_RETURN_IF_ERROR(
           NormalizeEmbedding(absl::MakeSpan(v).subspan(k, dim), normalize));

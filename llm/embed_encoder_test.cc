@@ -1,5 +1,6 @@
 // Encoder embeddings (embed_encoder.h) against llama.cpp's (testdata/embed/README.md) on random
-// bert and nomic-bert models with the bert-bge WordPiece vocabulary, batching, and errors.
+// bert and nomic-bert models with the bert-bge WordPiece vocabulary and a gemma-embedding one,
+// batching, and errors.
 #include "llm/embed_encoder.h"
 
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "llm/embed_random_model.h"
+#include "llm/random_model.h"
 #include "tests/util/reference_data.h"
 #include "xxhash.h"
 
@@ -38,8 +40,8 @@ std::unique_ptr<Encoder> Load(const checkpoint::TensorDict& vocab, const std::st
   return e.ok() ? *std::move(e) : nullptr;
 }
 
-std::vector<int> Tokens() {
-  std::ifstream in(std::string(kDir) + "encoder_prompt.tokens");
+std::vector<int> Tokens(const std::string& file) {
+  std::ifstream in(std::string(kDir) + file);
   std::vector<int> ids;
   for (int t; in >> t;) ids.push_back(t);
   return ids;
@@ -71,14 +73,16 @@ struct Case {
   uint64_t xxh3;
 };
 
-void ExpectMatches(const Case& c) {
-  EDGEQ_REFERENCE_DATA_OR_SKIP(vocab_path, "vocab/ggml-vocab-bert-bge.gguf");
-  absl::StatusOr<checkpoint::TensorDict> vocab = checkpoint::ReadGguf(vocab_path);
-  ASSERT_TRUE(vocab.ok()) << vocab.status();
-  std::unique_ptr<Encoder> e = Load(*vocab, c.shape, c.layers, c.xxh3);
+void ExpectMatches(const Case& c, const checkpoint::TensorDict& vocab,
+                   const std::string& tokens_file, size_t n_tokens) {
+  std::unique_ptr<Encoder> e = Load(vocab, c.shape, c.layers, c.xxh3);
   ASSERT_NE(e, nullptr);
-  const std::vector<int> ids = Tokens();
-  ASSERT_EQ(ids.size(), 18u);
+  const std::vector<int> ids = Tokens(tokens_file);
+  ASSERT_EQ(ids.size(), n_tokens);
+  absl::StatusOr<std::vector<std::vector<int>>> tokenized = e->Tokenize(
+      {"the quick brown fox jumps over the lazy dog and runs to the big red barn"});
+  ASSERT_TRUE(tokenized.ok()) << tokenized.status();
+  EXPECT_EQ((*tokenized)[0], ids) << "llama.cpp's tokens";
   for (Pooling p : {Pooling::kMean, Pooling::kCls}) {
     absl::StatusOr<std::vector<std::vector<float>>> got = e->EmbedBatch({ids}, p, 2);
     ASSERT_TRUE(got.ok()) << got.status();
@@ -92,20 +96,37 @@ void ExpectMatches(const Case& c) {
   }
 }
 
+void ExpectMatchesWithBertVocab(const Case& c) {
+  EDGEQ_REFERENCE_DATA_OR_SKIP(vocab_path, "vocab/ggml-vocab-bert-bge.gguf");
+  absl::StatusOr<checkpoint::TensorDict> vocab = checkpoint::ReadGguf(vocab_path);
+  ASSERT_TRUE(vocab.ok()) << vocab.status();
+  ExpectMatches(c, *vocab, "encoder_prompt.tokens", 18);
+}
+
 TEST(EncoderTest, TinyBertMatchesLlamaEmbedding) {
-  ExpectMatches({"bert-tiny", 0, "bert_tiny", 64, 0x36c1456ea022802aull});
+  ExpectMatchesWithBertVocab({"bert-tiny", 0, "bert_tiny", 64, 0x36c1456ea022802aull});
 }
 
 TEST(EncoderTest, TinyNomicBertMatchesLlamaEmbedding) {
-  ExpectMatches({"nomic-bert-tiny", 0, "nomic_tiny", 64, 0xc5f4ebb3d7bafb0dull});
+  ExpectMatchesWithBertVocab({"nomic-bert-tiny", 0, "nomic_tiny", 64, 0xc5f4ebb3d7bafb0dull});
+}
+
+// Two layers (a sliding one of window 8: positions at most 4 apart, and a global one), 4 heads
+// sharing 1 kv head, dense_2/dense_3 of 128, the made-up 512-piece SentencePiece vocabulary.
+TEST(EncoderTest, TinyGemmaEmbeddingMatchesLlamaEmbedding) {
+  absl::StatusOr<checkpoint::TensorDict> vocab = SyntheticSpmVocabulary(512);
+  ASSERT_TRUE(vocab.ok()) << vocab.status();
+  ExpectMatches({"gemma-embedding-tiny", 0, "gemma_tiny", 64, 0x9b2bc48c4a09cd8dull}, *vocab,
+                "encoder_gemma_prompt.tokens", 51);
 }
 
 // A batch of sequences of different lengths, packed into blocks, gives each sequence's own
 // embedding (as one at a time), in order; kNone gives one row per token.
 TEST(EncoderTest, BatchEqualsOneAtATime) {
-  RandomEncoderSpec s = *RandomEncoderPreset("bert-tiny");
-  for (const char* arch : {"bert", "nomic-bert"}) {
-    s.architecture = arch;
+  for (const char* shape : {"bert-tiny", "nomic-bert-tiny", "gemma-embedding-tiny"}) {
+    RandomEncoderSpec s = *RandomEncoderPreset(shape);
+    s.vocab = 1000;
+    const char* arch = shape;
     absl::StatusOr<std::unique_ptr<Encoder>> e =
         Encoder::Load(*RandomEncoder(s, nullptr), {.max_block_rows = 40});
     ASSERT_TRUE(e.ok()) << e.status();

@@ -42,6 +42,16 @@ std::vector<Preset> Presets() {
   s.name = "nomic-embed-text-v1.5", s.dim = 768, s.layers = 12, s.heads = 12, s.ffn = 3072;
   s.vocab = 30522;
   p.push_back({"nomic-embed-text-v1.5", s});
+  s = RandomEncoderSpec();
+  s.architecture = "gemma-embedding", s.rope_base = 1e6f, s.pooling_type = 1;
+  s.name = "gemma-embedding-tiny", s.dim = 64, s.layers = 2, s.heads = 4, s.kv_heads = 1;
+  s.head_dim = 32, s.ffn = 128, s.context = 2048, s.vocab = 512, s.sliding_window = 8;
+  s.sliding_window_pattern = 2, s.dense = 128;
+  p.push_back({"gemma-embedding-tiny", s});
+  s.name = "embeddinggemma-300m", s.dim = 768, s.layers = 24, s.heads = 3, s.kv_heads = 1;
+  s.head_dim = 256, s.ffn = 1152, s.vocab = 262144, s.sliding_window = 512;
+  s.sliding_window_pattern = 6, s.dense = 3072;
+  p.push_back({"embeddinggemma-300m", s});
   return p;
 }
 
@@ -79,9 +89,29 @@ void AddMetadata(const RandomEncoderSpec& s, const checkpoint::TensorDict* vocab
   d.SetMetadata(a + ".embedding_length", u32(s.dim));
   d.SetMetadata(a + ".feed_forward_length", u32(s.ffn));
   d.SetMetadata(a + ".attention.head_count", u32(s.heads));
-  d.SetMetadata(a + ".attention.layer_norm_epsilon", MetadataValue::Float(s.norm_eps, Width::kF32));
+  const bool gemma = a == "gemma-embedding";
+  if (gemma) {
+    d.SetMetadata(a + ".attention.head_count_kv", u32(s.kv_heads));
+    d.SetMetadata(a + ".rope.freq_base", MetadataValue::Float(s.rope_base, Width::kF32));
+    d.SetMetadata(a + ".attention.layer_norm_rms_epsilon",
+                  MetadataValue::Float(s.rms_eps, Width::kF32));
+    d.SetMetadata(a + ".attention.key_length", u32(s.head_dim));
+    d.SetMetadata(a + ".attention.value_length", u32(s.head_dim));
+    d.SetMetadata(a + ".attention.sliding_window", u32(s.sliding_window));
+    d.SetMetadata(a + ".attention.sliding_window_pattern", u32(s.sliding_window_pattern));
+    d.SetMetadata(a + ".rope.freq_base_swa", MetadataValue::Float(s.rope_base_swa, Width::kF32));
+    if (s.dense > 0) {
+      d.SetMetadata(a + ".dense_2_feat_in", u32(s.dim));
+      d.SetMetadata(a + ".dense_2_feat_out", u32(s.dense));
+      d.SetMetadata(a + ".dense_3_feat_in", u32(s.dense));
+      d.SetMetadata(a + ".dense_3_feat_out", u32(s.dim));
+    }
+  } else {
+    d.SetMetadata(a + ".attention.layer_norm_epsilon",
+                  MetadataValue::Float(s.norm_eps, Width::kF32));
+  }
   d.SetMetadata("general.file_type", u32(0));
-  d.SetMetadata(a + ".attention.causal", MetadataValue::Bool(false));
+  if (!gemma) d.SetMetadata(a + ".attention.causal", MetadataValue::Bool(false));
   d.SetMetadata(a + ".pooling_type", u32(s.pooling_type));
   if (a == "nomic-bert") {
     d.SetMetadata(a + ".rope.freq_base", MetadataValue::Float(s.rope_base, Width::kF32));
@@ -92,9 +122,49 @@ void AddMetadata(const RandomEncoderSpec& s, const checkpoint::TensorDict* vocab
       if (absl::StartsWith(key, "tokenizer.")) d.SetMetadata(key, **vocab->GetMetadata(key));
     }
   }
-  if (!d.HasMetadata("tokenizer.ggml.token_type_count")) {
+  if (!gemma && !d.HasMetadata("tokenizer.ggml.token_type_count")) {
     d.SetMetadata("tokenizer.ggml.token_type_count", u32(2));
   }
+}
+
+absl::StatusOr<checkpoint::TensorDict> RandomGemmaEmbedding(const RandomEncoderSpec& s,
+                                                           int64_t n_vocab,
+                                                           const checkpoint::TensorDict* vocab) {
+  if (s.dim <= 0 || s.layers <= 0 || s.heads <= 0 || s.kv_heads <= 0 ||
+      s.heads % s.kv_heads != 0 || s.head_dim <= 0 || s.head_dim % 2 != 0 || s.ffn <= 0 ||
+      s.context <= 0 || n_vocab <= 0 || s.dense < 0 || s.sliding_window_pattern <= 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "bad gemma-embedding shape: dim %d, layers %d, heads %d, kv heads %d, head dim %d, ffn "
+        "%d, context %d, vocab %d, dense %d; expected positive sizes, heads a multiple of kv "
+        "heads, an even head dimension",
+        s.dim, s.layers, s.heads, s.kv_heads, s.head_dim, s.ffn, s.context, n_vocab, s.dense));
+  }
+  checkpoint::TensorDict d;
+  AddMetadata(s, vocab, d);
+  const int64_t dim = s.dim, q = s.heads * s.head_dim, kv = s.kv_heads * s.head_dim;
+  EDGEQ_RETURN_IF_ERROR(Add(d, s.seed, "token_embd.weight", {n_vocab, dim}, 0));
+  for (int l = 0; l < s.layers; ++l) {
+    const std::string p = absl::StrCat("blk.", l, ".");
+    EDGEQ_RETURN_IF_ERROR(Add(d, s.seed, p + "attn_norm.weight", {dim}, 1));
+    EDGEQ_RETURN_IF_ERROR(Add(d, s.seed, p + "attn_q.weight", {q, dim}, 0));
+    EDGEQ_RETURN_IF_ERROR(Add(d, s.seed, p + "attn_k.weight", {kv, dim}, 0));
+    EDGEQ_RETURN_IF_ERROR(Add(d, s.seed, p + "attn_v.weight", {kv, dim}, 0));
+    EDGEQ_RETURN_IF_ERROR(Add(d, s.seed, p + "attn_q_norm.weight", {s.head_dim}, 1));
+    EDGEQ_RETURN_IF_ERROR(Add(d, s.seed, p + "attn_k_norm.weight", {s.head_dim}, 1));
+    EDGEQ_RETURN_IF_ERROR(Add(d, s.seed, p + "attn_output.weight", {dim, q}, 0));
+    EDGEQ_RETURN_IF_ERROR(Add(d, s.seed, p + "post_attention_norm.weight", {dim}, 1));
+    EDGEQ_RETURN_IF_ERROR(Add(d, s.seed, p + "ffn_norm.weight", {dim}, 1));
+    EDGEQ_RETURN_IF_ERROR(Add(d, s.seed, p + "ffn_gate.weight", {s.ffn, dim}, 0));
+    EDGEQ_RETURN_IF_ERROR(Add(d, s.seed, p + "ffn_up.weight", {s.ffn, dim}, 0));
+    EDGEQ_RETURN_IF_ERROR(Add(d, s.seed, p + "ffn_down.weight", {dim, s.ffn}, 0));
+    EDGEQ_RETURN_IF_ERROR(Add(d, s.seed, p + "post_ffw_norm.weight", {dim}, 1));
+  }
+  EDGEQ_RETURN_IF_ERROR(Add(d, s.seed, "output_norm.weight", {dim}, 1));
+  if (s.dense > 0) {
+    EDGEQ_RETURN_IF_ERROR(Add(d, s.seed, "dense_2.weight", {s.dense, dim}, 0));
+    EDGEQ_RETURN_IF_ERROR(Add(d, s.seed, "dense_3.weight", {dim, s.dense}, 0));
+  }
+  return d;
 }
 
 }  // namespace
@@ -120,6 +190,7 @@ absl::StatusOr<checkpoint::TensorDict> RandomEncoder(const RandomEncoderSpec& s,
     EDGEQ_ASSIGN_OR_RETURN(const MetadataValue* tokens, vocab->GetMetadata("tokenizer.ggml.tokens"));
     n_vocab = static_cast<int64_t>(tokens->size());
   }
+  if (s.architecture == "gemma-embedding") return RandomGemmaEmbedding(s, n_vocab, vocab);
   const bool nomic = s.architecture == "nomic-bert";
   if ((!nomic && s.architecture != "bert") || s.dim <= 0 || s.layers <= 0 || s.heads <= 0 ||
       s.dim % s.heads != 0 || s.ffn <= 0 || s.context <= 0 || n_vocab <= 0 ||

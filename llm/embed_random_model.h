@@ -26,17 +26,26 @@ namespace llm {
 
 struct RandomEncoderSpec {
   std::string name;
-  std::string architecture = "bert";  // or "nomic-bert"
+  std::string architecture = "bert";  // or "nomic-bert", "gemma-embedding"
   int dim = 0, layers = 0, heads = 0, ffn = 0, context = 0;
   int vocab = 0;         // without a vocabulary dict
   int pooling_type = 1;  // <arch>.pooling_type: 1 mean, 2 cls
   float norm_eps = 1e-12f;
   float rope_base = 1000.0f;  // nomic-bert
   uint64_t seed = 1;
+  // gemma-embedding: kv heads, head dimension (attention.key_length), RMSNorm epsilon, the
+  // sliding window and its layer pattern, the sliding layers' RoPE base (rope_base is the
+  // global layers'), and the width of the dense projections after pooling (0: none).
+  int kv_heads = 0, head_dim = 0;
+  float rms_eps = 1e-6f;
+  int sliding_window = 0, sliding_window_pattern = 6;
+  float rope_base_swa = 10000.0f;
+  int dense = 0;
 };
 
 // "bert-tiny", "bge-small" (BAAI/bge-small-en-v1.5: cls pooling), "all-minilm-l6"
-// (sentence-transformers/all-MiniLM-L6-v2: mean), "nomic-bert-tiny", "nomic-embed-text-v1.5";
+// (sentence-transformers/all-MiniLM-L6-v2: mean), "nomic-bert-tiny", "nomic-embed-text-v1.5",
+// "gemma-embedding-tiny", "embeddinggemma-300m";
 // InvalidArgument naming the name and listing these otherwise.
 absl::StatusOr<RandomEncoderSpec> RandomEncoderPreset(absl::string_view name);
 std::vector<std::string> RandomEncoderPresetNames();

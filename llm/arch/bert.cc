@@ -119,7 +119,7 @@ absl::StatusOr<int64_t> Int(const checkpoint::TensorDict& d, const std::string& 
 }  // namespace
 
 bool IsEncoderArchitecture(absl::string_view name) {
-  return name == "bert" || name == "nomic-bert";
+  return name == "bert" || name == "nomic-bert" || name == "gemma-embedding";
 }
 
 absl::StatusOr<EncoderConfig> EncoderConfigFromMetadata(const checkpoint::TensorDict& d) {
@@ -127,22 +127,27 @@ absl::StatusOr<EncoderConfig> EncoderConfigFromMetadata(const checkpoint::Tensor
   EDGEQ_ASSIGN_OR_RETURN(c.architecture, d.GetString("general.architecture"));
   if (!IsEncoderArchitecture(c.architecture)) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "general.architecture '%s'; expected an encoder: bert or nomic-bert", c.architecture));
+        "general.architecture '%s'; expected an encoder: bert, nomic-bert or gemma-embedding",
+        c.architecture));
   }
   const std::string& a = c.architecture;
-  c.arch = a == "bert" ? EncoderArch::kBert : EncoderArch::kNomicBert;
+  c.arch = a == "bert"              ? EncoderArch::kBert
+           : a == "gemma-embedding" ? EncoderArch::kGemmaEmbedding
+                                    : EncoderArch::kNomicBert;
   EDGEQ_ASSIGN_OR_RETURN(c.dim, Int(d, a, "embedding_length", kMaxEmbedding));
   EDGEQ_ASSIGN_OR_RETURN(c.layers, Int(d, a, "block_count", kMaxLayers));
   EDGEQ_ASSIGN_OR_RETURN(c.ffn, Int(d, a, "feed_forward_length", kMaxFeedForward));
   EDGEQ_ASSIGN_OR_RETURN(c.heads, Int(d, a, "attention.head_count", kMaxHeads));
   EDGEQ_ASSIGN_OR_RETURN(c.context, Int(d, a, "context_length", kMaxContext));
-  if (c.dim % c.heads != 0) {
+  if (c.dim % c.heads != 0 && c.arch != EncoderArch::kGemmaEmbedding) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: embedding_length %d is not a multiple of attention.head_count %d",
                         a, c.dim, c.heads));
   }
   c.head_dim = c.dim / c.heads;
-  if (c.arch == EncoderArch::kNomicBert && c.head_dim % 2 != 0) {
+  c.kv_heads = c.heads;
+  if (c.arch == EncoderArch::kGemmaEmbedding) EDGEQ_RETURN_IF_ERROR(GemmaEmbeddingConfig(d, &c));
+  if (c.arch != EncoderArch::kBert && c.head_dim % 2 != 0) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: head dimension %d; expected an even one (RoPE)", a, c.head_dim));
   }
@@ -172,6 +177,7 @@ absl::StatusOr<EncoderConfig> EncoderConfigFromMetadata(const checkpoint::Tensor
 
 absl::StatusOr<std::unique_ptr<Graph>> BuildEncoderGraph(const WeightReader& w,
                                                          const EncoderConfig& c, int64_t t) {
+  if (c.arch == EncoderArch::kGemmaEmbedding) return BuildGemmaEmbeddingGraph(w, c, t);
   auto graph =
       std::make_unique<Graph>(absl::StrCat(c.architecture, "_t", t), std::vector<TensorType>{});
   Graph& g = *graph;
