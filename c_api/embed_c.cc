@@ -1,5 +1,9 @@
-// The C API's embeddings (include/edgeq/edgeq.h): edgeq_llm_embed.
+// The C API's embeddings (include/edgeq/edgeq.h): edgeq_llm_embed (decoders) and edgeq_embedder_*
+// (encoders, batched).
 #include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -7,6 +11,7 @@
 #include "c_api/llm_internal.h"
 #include "edgeq/edgeq.h"
 #include "llm/embed.h"
+#include "llm/embed_encoder.h"
 
 extern "C" {
 
@@ -50,6 +55,79 @@ edgeq_status edgeq_llm_embed(edgeq_llm* llm, const int32_t* tokens, size_t n_tok
                 absl::StrCat("edgeq_llm_embed: ", v->size(), " floats, capacity ", capacity));
   }
   std::memcpy(out, v->data(), v->size() * sizeof(float));
+  return EDGEQ_OK;
+}
+
+}  // extern "C"
+
+// ---- encoders (llm/embed_encoder.h) ----
+
+struct edgeq_embedder {
+  std::unique_ptr<edgeq::llm::Encoder> encoder;
+};
+
+extern "C" {
+
+edgeq_status edgeq_embedder_load(const char* path, int32_t num_threads, edgeq_embedder** out) {
+  using edgeq::c_api::Fail;
+  EDGEQ_C_CHECK_ARG(path != nullptr && out != nullptr, "path or out is NULL");
+  *out = nullptr;
+  edgeq::llm::EncoderOptions o;
+  o.num_threads = num_threads <= 0 ? 1 : num_threads;
+  auto e = edgeq::llm::Encoder::Load(path, o);
+  if (!e.ok()) {
+    return Fail(EDGEQ_ERROR_INVALID_ARGUMENT,
+                absl::StrCat("edgeq_embedder_load: ", e.status().message()));
+  }
+  *out = new edgeq_embedder{*std::move(e)};
+  return EDGEQ_OK;
+}
+
+void edgeq_embedder_free(edgeq_embedder* embedder) { delete embedder; }
+
+int32_t edgeq_embedder_dim(const edgeq_embedder* embedder) {
+  return embedder == nullptr ? 0 : static_cast<int32_t>(embedder->encoder->config().dim);
+}
+
+edgeq_status edgeq_embedder_embed_batch(edgeq_embedder* embedder, const char* const* texts,
+                                        size_t n_texts, const char* pooling, int32_t normalize,
+                                        float* out, size_t capacity, size_t* n_floats) {
+  using edgeq::c_api::Fail;
+  using edgeq::c_api::FromStatus;
+  EDGEQ_C_CHECK_ARG(embedder != nullptr && texts != nullptr && n_floats != nullptr,
+                    "embedder, texts or n_floats is NULL");
+  EDGEQ_C_CHECK_ARG(n_texts > 0, "n_texts is 0");
+  edgeq::llm::Encoder& enc = *embedder->encoder;
+  edgeq::llm::Pooling p = enc.default_pooling();
+  if (pooling != nullptr) {
+    auto parsed = edgeq::llm::ParsePooling(pooling);
+    if (!parsed.ok() || *parsed == edgeq::llm::Pooling::kNone) {
+      return Fail(EDGEQ_ERROR_INVALID_ARGUMENT,
+                  absl::StrCat("edgeq_embedder_embed_batch: pooling '", pooling,
+                               "'; expected mean, cls, last or NULL (the file's)"));
+    }
+    p = *parsed;
+  }
+  std::vector<std::string> t;
+  for (size_t i = 0; i < n_texts; ++i) {
+    EDGEQ_C_CHECK_ARG(texts[i] != nullptr, "a text is NULL");
+    t.emplace_back(texts[i]);
+  }
+  const size_t dim = static_cast<size_t>(enc.config().dim);
+  *n_floats = n_texts * dim;
+  auto ids = enc.Tokenize(t);
+  absl::StatusOr<std::vector<std::vector<float>>> v =
+      ids.ok() ? enc.EmbedBatch(*ids, p, normalize) : ids.status();
+  if (!v.ok()) {
+    return FromStatus(absl::Status(
+        v.status().code(), absl::StrCat("edgeq_embedder_embed_batch: ", v.status().message())));
+  }
+  if (out == nullptr || capacity < *n_floats) {
+    return Fail(EDGEQ_ERROR_BUFFER_TOO_SMALL,
+                absl::StrCat("edgeq_embedder_embed_batch: ", *n_floats, " floats, capacity ",
+                             capacity));
+  }
+  for (size_t i = 0; i < n_texts; ++i) std::memcpy(out + i * dim, (*v)[i].data(), dim * 4);
   return EDGEQ_OK;
 }
 

@@ -19,6 +19,10 @@ reference_data_dir models
 export EDGEQ_MODEL=$REPLY/stories260K.gguf
 export EDGEQ_GOLDEN_DIR=$PWD/tests/testdata/golden
 export EDGEQ_JINJA_TESTDATA=$PWD/jinja/testdata
+reference_data_dir vocab  # a random bert-tiny with the bert-bge vocabulary (tests/test_embed.py)
+llm/tools/make_random_encoder --shape=bert-tiny --vocab="$REPLY/ggml-vocab-bert-bge.gguf" \
+  --out="$work/bert_tiny.gguf" && export EDGEQ_ENCODER=$work/bert_tiny.gguf
+export EDGEQ_ENCODER_GOLDEN=$PWD/llm/testdata/embed/encoder_bert_tiny_mean.f32
 check "pytest" env PYTHONPATH="$work/site" "$py" -m pytest -q -p no:cacheprovider \
   "$work/src/tests"
 check "import edgeq from the installed copy" env PYTHONPATH="$work/site" "$py" -c \

@@ -1,5 +1,7 @@
 // `edgeq embed MODEL -p TEXT [--pooling mean|last|cls|none] [--embd-normalize N]`: embeddings of
-// each line of TEXT with a decoder model, printed as llama-embedding prints them (llm/embed.h).
+// each line of TEXT, printed as llama-embedding prints them: with a decoder model one text at a
+// time (llm/embed.h), with an encoder (bert, nomic-bert: llm/embed_encoder.h) all texts in one
+// batch, each its own sequence.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -12,7 +14,9 @@
 #include "checkpoint/formats.h"
 #include "core/bounded_input.h"
 #include "core/status_macros.h"
+#include "llm/arch/bert.h"
 #include "llm/embed.h"
+#include "llm/embed_encoder.h"
 #include "llm/model.h"
 #include "runtime/kernels/cpu_features.h"
 #include "tools/command.h"
@@ -24,17 +28,19 @@ namespace tools {
 namespace {
 
 constexpr char kEmbedUsage[] =
-    "MODEL -p TEXT|-f FILE [--pooling mean|last|cls|none] [--embd-normalize N]\n"
+    "MODEL -p TEXT|-f FILE [--pooling mean|last|cls|none] [--embd-normalize|--normalize N]\n"
     "    [--embd-output-format json|array] [-t THREADS] [-c CTX] [-ub N] [--tokenizer FILE]\n"
     "  -p, --prompt TEXT        one text per line, each embedded as its own sequence\n"
     "  -f, --file FILE          the texts from a file (at most 32 MiB)\n"
-    "  --pooling P              mean (default), last (Qwen3-Embedding), cls (first token), none\n"
-    "                           (one vector per token)\n"
+    "  --pooling P              mean, last (Qwen3-Embedding), cls (first token), none (one\n"
+    "                           vector per token); default: an encoder file's pooling_type, else\n"
+    "                           mean\n"
     "  --embd-normalize N       2 euclidean (default), -1 none, 0 max-abs int16, 1 taxicab, >2\n"
-    "                           p-norm\n"
+    "                           p-norm (also --normalize N)\n"
     "  --embd-output-format F   json (OpenAI-style list) or array; default: llama-embedding's "
     "text\n"
-    "The embeddings are the hidden states after the output norm, as llama-embedding's (stdout).";
+    "The embeddings are the hidden states after the output norm (decoders) or the last layer\n"
+    "(encoders: bert, nomic-bert, whose texts run as one batch), as llama-embedding's (stdout).";
 
 double Cosine(const float* a, const float* b, int n) {
   double ab = 0, aa = 0, bb = 0;
@@ -114,10 +120,60 @@ void PrintJson(const std::vector<std::vector<float>>& emb, int dim, bool array, 
   std::fputs(array ? "]\n" : "\n  ]\n}\n", stdout);
 }
 
+// The embeddings of `texts` with a decoder model, one text at a time.
+absl::StatusOr<std::vector<std::vector<float>>> EmbedWithDecoder(
+    const LlmArgs& args, const checkpoint::OpenedCheckpoint& file, const std::string& path,
+    const std::vector<std::string>& texts, const std::string& pooling_name, int normalize,
+    int threads, int* dim) {
+  EDGEQ_ASSIGN_OR_RETURN(const llm::Pooling pooling,
+                         llm::ParsePooling(pooling_name.empty() ? "mean" : pooling_name));
+  EDGEQ_ASSIGN_OR_RETURN(const int64_t ctx, args.GetInt("ctx-size", 0, 0, 1 << 20));
+  EDGEQ_ASSIGN_OR_RETURN(const int ubatch, GetUbatch(args));
+  EDGEQ_ASSIGN_OR_RETURN(llm::ModelConfig config, llm::ModelConfig::FromMetadata(file.dict));
+  EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<TextTokenizer> tok,
+                         OpenTokenizer(file.dict, path, args.Get("tokenizer"), config.vocab_size));
+  llm::ModelOptions mo;
+  mo.num_threads = threads;
+  mo.context_length = static_cast<int>(ctx);
+  mo.prefill_block = ubatch;
+  mo.mapped_file = file.file_bytes;
+  EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<llm::Model> model, llm::Model::Load(file.dict, mo));
+  std::vector<std::vector<float>> emb;
+  for (const std::string& t : texts) {
+    EDGEQ_ASSIGN_OR_RETURN(const std::vector<int> ids, tok->Encode(t, tok->add_bos(), true));
+    if (ids.empty()) return absl::InvalidArgumentError("a text encodes to no tokens");
+    EDGEQ_ASSIGN_OR_RETURN(std::vector<float> v, llm::Embed(*model, ids, pooling, normalize));
+    emb.push_back(std::move(v));
+  }
+  *dim = config.embedding_length;
+  return emb;
+}
+
+// The embeddings of `texts` with an encoder (bert, nomic-bert), all in one batch.
+absl::StatusOr<std::vector<std::vector<float>>> EmbedWithEncoder(
+    const LlmArgs& args, const std::string& path, const std::vector<std::string>& texts,
+    const std::string& pooling_name, int normalize, int threads, int* dim,
+    llm::Pooling* pooling_used) {
+  EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<llm::Encoder> enc,
+                         llm::Encoder::Load(path, {.num_threads = threads}));
+  llm::Pooling pooling = enc->default_pooling();
+  if (!pooling_name.empty()) {
+    EDGEQ_ASSIGN_OR_RETURN(pooling, llm::ParsePooling(pooling_name));
+  }
+  if (args.Has("tokenizer")) {
+    return absl::InvalidArgumentError(
+        "--tokenizer is for decoder models; an encoder tokenizes with its file's vocabulary");
+  }
+  EDGEQ_ASSIGN_OR_RETURN(const std::vector<std::vector<int>> seqs, enc->Tokenize(texts));
+  *dim = static_cast<int>(enc->config().dim);
+  *pooling_used = pooling;
+  return enc->EmbedBatch(seqs, pooling, normalize);
+}
+
 absl::Status Embed(const Args& raw_args) {
   std::vector<OptionSpec> specs = {
       {{"-p", "--prompt"}},   {{"-f", "--file"}},         {{"--pooling"}},
-      {{"--embd-normalize"}}, {{"--embd-output-format"}}, {{"-t", "--threads"}},
+      {{"--embd-normalize", "--normalize"}}, {{"--embd-output-format"}}, {{"-t", "--threads"}},
       {{"-c", "--ctx-size"}}, {{"--tokenizer"}}};
   for (const OptionSpec& s : UbatchOptionSpecs()) specs.push_back(s);
   EDGEQ_ASSIGN_OR_RETURN(const LlmArgs args, ParseLlmArgs(raw_args.raw, specs));
@@ -135,39 +191,33 @@ absl::Status Embed(const Args& raw_args) {
   if (args.Has("file")) {
     EDGEQ_ASSIGN_OR_RETURN(text, ReadFileBounded(args.Get("file"), kMaxTextFileBytes, "text file"));
   }
-  EDGEQ_ASSIGN_OR_RETURN(const llm::Pooling pooling,
-                         llm::ParsePooling(args.Get("pooling", "mean")));
+  const std::string pooling_name = args.Get("pooling");
+  if (!pooling_name.empty()) EDGEQ_RETURN_IF_ERROR(llm::ParsePooling(pooling_name).status());
   EDGEQ_ASSIGN_OR_RETURN(const int64_t normalize, args.GetInt("embd-normalize", 2, -1, 1000));
   const std::string format = args.Get("embd-output-format");
   if (!format.empty() && format != "json" && format != "array") {
     return absl::InvalidArgumentError(
         absl::StrFormat("--embd-output-format %s; expected json or array", QuoteForError(format)));
   }
-  EDGEQ_ASSIGN_OR_RETURN(const int threads, GetThreads(args));
-  EDGEQ_ASSIGN_OR_RETURN(const int64_t ctx, args.GetInt("ctx-size", 0, 0, 1 << 20));
-  EDGEQ_ASSIGN_OR_RETURN(const int ubatch, GetUbatch(args));
+  EDGEQ_ASSIGN_OR_RETURN(int threads, GetThreads(args));
+  if (threads <= 0) threads = kernels::DefaultThreadCount();
   const std::string& path = args.positional[0];
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
-  EDGEQ_ASSIGN_OR_RETURN(llm::ModelConfig config, llm::ModelConfig::FromMetadata(file.dict));
-  EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<TextTokenizer> tok,
-                         OpenTokenizer(file.dict, path, args.Get("tokenizer"), config.vocab_size));
-  llm::ModelOptions mo;
-  mo.num_threads = threads > 0 ? threads : kernels::DefaultThreadCount();
-  mo.context_length = static_cast<int>(ctx);
-  mo.prefill_block = ubatch;
-  mo.mapped_file = file.file_bytes;
-  EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<llm::Model> model, llm::Model::Load(file.dict, mo));
   std::vector<std::string> texts = absl::StrSplit(text, '\n');
   if (!texts.empty() && texts.back().empty() && texts.size() > 1) texts.pop_back();
+  const absl::StatusOr<std::string> arch = file.dict.GetString("general.architecture");
+  int dim = 0;
+  llm::Pooling pooling = llm::Pooling::kMean;
   std::vector<std::vector<float>> emb;
-  for (const std::string& t : texts) {
-    EDGEQ_ASSIGN_OR_RETURN(const std::vector<int> ids, tok->Encode(t, tok->add_bos(), true));
-    if (ids.empty()) return absl::InvalidArgumentError("a text encodes to no tokens");
-    EDGEQ_ASSIGN_OR_RETURN(std::vector<float> v,
-                           llm::Embed(*model, ids, pooling, static_cast<int>(normalize)));
-    emb.push_back(std::move(v));
+  if (arch.ok() && llm::arch::IsEncoderArchitecture(*arch)) {
+    EDGEQ_ASSIGN_OR_RETURN(emb, EmbedWithEncoder(args, path, texts, pooling_name,
+                                                 static_cast<int>(normalize), threads, &dim,
+                                                 &pooling));
+  } else {
+    if (!pooling_name.empty()) pooling = *llm::ParsePooling(pooling_name);
+    EDGEQ_ASSIGN_OR_RETURN(emb, EmbedWithDecoder(args, file, path, texts, pooling_name,
+                                                 static_cast<int>(normalize), threads, &dim));
   }
-  const int dim = config.embedding_length;
   if (format.empty()) {
     PrintText(emb, texts, dim, pooling == llm::Pooling::kNone, static_cast<int>(normalize));
   } else {
@@ -184,7 +234,7 @@ int EmbedCommand(const Args& args) {
 }  // namespace
 
 EDGEQ_REGISTER_COMMAND(embed, "embed", kEmbedUsage,
-                       "Embeddings of texts with a decoder model (llama-embedding's output)",
+                       "Embeddings of texts (decoders, bert, nomic-bert; llama-embedding's output)",
                        EmbedCommand);
 
 }  // namespace tools

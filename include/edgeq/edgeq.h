@@ -396,6 +396,32 @@ EDGEQ_API edgeq_status edgeq_llm_embed(edgeq_llm* llm, const int32_t* tokens, si
                                        const char* pooling, int32_t normalize, float* out,
                                        size_t capacity, size_t* n_floats);
 
+/* ---- Encoder embeddings (llm/embed_encoder.h) ---------------------------------------------------
+ * Encoder models (general.architecture bert or nomic-bert: bge, MiniLM, nomic-embed-text) as
+ * llama-embedding computes their embeddings. Texts are tokenized with the file's vocabulary
+ * ([CLS] ... [SEP]) and run as one batch, each text its own sequence.
+ *   edgeq_embedder* e; edgeq_embedder_load("bge.gguf", 1, &e);
+ *   const char* texts[] = {"a dog", "a cat"};
+ *   float v[2 * 384]; size_t n;
+ *   edgeq_embedder_embed_batch(e, texts, 2, NULL, 2, v, 2 * 384, &n);  // n = 2 * 384 */
+typedef struct edgeq_embedder edgeq_embedder;
+/* num_threads <= 0: 1. A decoder model or a bad file: EDGEQ_ERROR_INVALID_ARGUMENT naming it.
+ * [any thread] */
+EDGEQ_API edgeq_status edgeq_embedder_load(const char* path, int32_t num_threads,
+                                           edgeq_embedder** out);
+EDGEQ_API void edgeq_embedder_free(edgeq_embedder* embedder);
+/* The embedding size. [shared] */
+EDGEQ_API int32_t edgeq_embedder_dim(const edgeq_embedder* embedder);
+/* The embeddings of `n_texts` texts (UTF-8, NUL-terminated) in order, n_texts x dim floats in
+ * `out`: pooling "mean", "cls", "last" or NULL (the file's pooling_type), normalize as
+ * edgeq_llm_embed. *n_floats gets the count (also on EDGEQ_ERROR_BUFFER_TOO_SMALL). "none", an
+ * unknown pooling, a text with no tokens or more than the context: EDGEQ_ERROR_INVALID_ARGUMENT.
+ * [one thread per handle] */
+EDGEQ_API edgeq_status edgeq_embedder_embed_batch(edgeq_embedder* embedder,
+                                                  const char* const* texts, size_t n_texts,
+                                                  const char* pooling, int32_t normalize,
+                                                  float* out, size_t capacity, size_t* n_floats);
+
 /* ---- Saved sessions (llm/state_file.h) --------------------------------------------------------
  * A state holds the sequence (its tokens and the logits not yet sampled from), the model's
  * per-sequence tensors (the KV cache rows of the positions used) and the sampler's random

@@ -108,6 +108,11 @@ _sig("edgeq_llm_set_json_schema", _c.c_int, _c.c_void_p, _c.c_char_p)
 _sig("edgeq_llm_n_past", _i32, _c.c_void_p)
 _sig("edgeq_llm_embed", _c.c_int, _c.c_void_p, _i32p, _sz, _c.c_char_p, _i32, _fp, _sz,
      _c.POINTER(_sz))
+_sig("edgeq_embedder_load", _c.c_int, _c.c_char_p, _i32, _c.POINTER(_c.c_void_p))
+_sig("edgeq_embedder_free", None, _c.c_void_p)
+_sig("edgeq_embedder_dim", _i32, _c.c_void_p)
+_sig("edgeq_embedder_embed_batch", _c.c_int, _c.c_void_p, _c.POINTER(_c.c_char_p), _sz,
+     _c.c_char_p, _i32, _fp, _sz, _c.POINTER(_sz))
 _sig("edgeq_llm_state_save", _c.c_int, _c.c_void_p, _u8p, _sz, _c.POINTER(_sz))
 _sig("edgeq_llm_state_load", _c.c_int, _c.c_void_p, _u8p, _sz)
 _sig("edgeq_llm_state_save_file", _c.c_int, _c.c_void_p, _c.c_char_p)
@@ -426,7 +431,11 @@ class _Llm:
             """The embedding of `text` (str, or a list of token ids) as llama-embedding computes
             it: a float32 array [embedding size] (pooling "mean", "last", "cls"), or [tokens,
             embedding size] for "none"; normalize as --embd-normalize (2 euclidean, -1 none).
+            A list of str embeds each text as its own sequence: [texts, embedding size].
             Forgets the context (as logits())."""
+            if isinstance(text, (list, tuple)) and text and all(
+                    isinstance(t, (str, bytes)) for t in text):
+                return np.stack([self.embed(t, pooling, normalize) for t in text])
             ids = self.tokenize(text) if isinstance(text, (str, bytes)) else list(text)
             arr = _i32_array(ids, "ids")
             normalize = _int_arg(normalize, "normalize")
@@ -482,6 +491,42 @@ class _Llm:
         def session(self):
             """The model's sequence as a Session (generate appends, save_state/load_state)."""
             return _Llm.Session(self)
+
+    class Embedder:
+        """An encoder model (bert, nomic-bert: bge, MiniLM, nomic-embed-text) for embeddings as
+        llama-embedding computes them: Embedder(path).embed(["a dog", "a cat"]) runs the texts
+        as one batch, each its own sequence."""
+
+        def __init__(self, path, num_threads=0):
+            h = _c.c_void_p()
+            _check(_lib.edgeq_embedder_load(_cpath(path), _int_arg(num_threads, "num_threads"),
+                                            _c.byref(h)))
+            self._h = h
+            self.dim = _lib.edgeq_embedder_dim(h)
+
+        def __del__(self):
+            if getattr(self, "_h", None):
+                _lib.edgeq_embedder_free(self._h)
+                self._h = None
+
+        def embed(self, texts, pooling=None, normalize=2):
+            """float32 [len(texts), dim] for a list of str, [dim] for one str. pooling "mean",
+            "cls", "last" or None (the file's pooling_type); normalize as --embd-normalize."""
+            one = isinstance(texts, (str, bytes))
+            items = [texts] if one else list(texts)
+            if not items:
+                return np.empty((0, self.dim), dtype=np.float32)
+            arr = (_c.c_char_p * len(items))(
+                *[_cstr(t, "text") for t in items])
+            p = None if pooling is None else _cstr(pooling, "pooling")
+            out = np.empty(len(items) * self.dim, dtype=np.float32)
+            n = _sz()
+            _check(_lib.edgeq_embedder_embed_batch(self._h, arr, len(items), p,
+                                                   _int_arg(normalize, "normalize"),
+                                                   out.ctypes.data_as(_fp), out.size,
+                                                   _c.byref(n)))
+            out = out.reshape(len(items), self.dim)
+            return out[0] if one else out
 
     class Session:
         """The sequence a Model holds (one per Model; Model.generate starts it afresh):
