@@ -194,7 +194,7 @@ TEST(ModelConfigTest, MissingContradictoryAndUnsupported) {
   EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
   EXPECT_EQ(s.message(),
             "architecture 'mamba' is not supported; supported: llama, qwen2, qwen3, gemma3, phi3, "
-            "smollm3, lfm2, qwen35, gemma4");
+            "smollm3, lfm2, qwen35, gemma4, qwen3moe, lfm2moe");
   s = error(with(good, "llama.attention.head_count_kv", MetadataValue::Int(3)));
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StrContains(s.message(), "'llama.attention.head_count_kv' is 3")) << s;

@@ -118,6 +118,30 @@ std::vector<Preset> Presets() {
   s.ffn = 128, s.vocab = 512, s.context = 256, s.sliding_window = 16, s.shared_kv_layers = 5;
   s.per_layer_dim = 16, s.value_from_key = true;
   p.push_back({"gemma4-tiny", s});
+  // Qwen3-30B-A3B (its config.json: 48 layers, 128 experts of 768, 8 per token).
+  s = RandomModelSpec{};
+  s.name = "Qwen3-30B-A3B", s.architecture = "qwen3moe";
+  s.dim = 2048, s.layers = 48, s.heads = 32, s.kv_heads = 4, s.head_dim = 128, s.ffn = 6144;
+  s.vocab = 151936, s.context = 40960, s.rope_base = 1000000.0f, s.rms_eps = 1e-6f, s.tied = false;
+  s.expert_count = 128, s.expert_used = 8, s.expert_ffn = 768;
+  p.push_back({"qwen3-30b-a3b", s});
+  s.name = "Qwen3-MoE tiny";  // 4 layers, 8 experts of 32, 2 per token
+  s.dim = 64, s.layers = 4, s.heads = 4, s.kv_heads = 2, s.head_dim = 16, s.ffn = 128;
+  s.vocab = 512, s.context = 4096, s.expert_count = 8, s.expert_used = 2, s.expert_ffn = 32;
+  p.push_back({"qwen3moe-tiny", s});
+  // LFM2-8B-A1B (its config.json: 24 layers, attention on 2, 6, 10, 14, 18, 21, the first 2
+  // dense, 32 experts of 1792, 4 per token, sigmoid routing with an expert bias).
+  s = RandomModelSpec{};
+  s.name = "LFM2-8B-A1B", s.architecture = "lfm2moe";
+  s.dim = 2048, s.layers = 24, s.heads = 32, s.kv_heads = 8, s.ffn = 7168, s.vocab = 65536;
+  s.context = 128000, s.rope_base = 1000000.0f, s.rms_eps = 1e-5f, s.tied = true;
+  s.shortconv_l_cache = 3, s.attention_layers = {2, 6, 10, 14, 18, 21};
+  s.expert_count = 32, s.expert_used = 4, s.expert_ffn = 1792, s.leading_dense = 2;
+  p.push_back({"lfm2-8b-a1b", s});
+  s.name = "LFM2-MoE tiny";  // 6 layers (attention on 2 and 5, the first 2 dense), 8 experts
+  s.dim = 64, s.layers = 6, s.heads = 4, s.kv_heads = 2, s.ffn = 128, s.vocab = 512;
+  s.attention_layers = {2, 5}, s.expert_count = 8, s.expert_used = 2, s.expert_ffn = 32;
+  p.push_back({"lfm2moe-tiny", s});
   return p;
 }
 
@@ -215,6 +239,15 @@ void AddMetadata(const RandomModelSpec& s, const arch::ArchInfo& row, int64_t n_
   if (s.shortconv_l_cache > 0) {
     d.SetMetadata(a + ".shortconv.l_cache", u32(s.shortconv_l_cache));
   }
+  if (s.expert_count > 0) {  // as the Qwen3MoE / LFM2-MoE converters write them
+    d.SetMetadata(a + ".expert_count", u32(s.expert_count));
+    d.SetMetadata(a + ".expert_used_count", u32(s.expert_used));
+    d.SetMetadata(a + ".expert_feed_forward_length", u32(s.expert_ffn));
+    if (row.arch == arch::Arch::kLfm2moe) {
+      d.SetMetadata(a + ".leading_dense_block_count", u32(s.leading_dense));
+      d.SetMetadata(a + ".expert_gating_func", u32(s.expert_gating));
+    }
+  }
   d.SetMetadata("general.quantization_version", u32(2));
   if (vocab != nullptr) {
     for (const std::string& key : vocab->MetadataKeys()) {
@@ -270,6 +303,27 @@ absl::Status AddQwen35Layer(const RandomModelSpec& s, int l, int head_dim, const
   EDGEQ_RETURN_IF_ERROR(add(p + "ssm_alpha.weight", {s.ssm_value_heads, s.dim}, {}, false));
   EDGEQ_RETURN_IF_ERROR(add(p + "ssm_norm.weight", {s.ssm_state}, {}, false));
   return add(p + "ssm_out.weight", {s.dim, value_dim}, {}, false);
+}
+
+// An MoE layer's FFN tensors (prefix p = "blk.N."): the router, the experts as 3-D tensors
+// [experts, rows, columns], lfm2moe's selection bias (centered: U(-0.5, 0.5), which changes the
+// choice among sigmoid probabilities).
+absl::Status AddMoeTensors(const RandomModelSpec& s, const arch::ArchInfo& row,
+                           const std::string& p, const AddFn& add) {
+  const int64_t e = s.expert_count;
+  if (s.expert_used <= 0 || s.expert_used > e || s.expert_ffn <= 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "bad experts: %d used of %d, width %d (expected 1 to %d used, a positive width)",
+        s.expert_used, e, s.expert_ffn, e));
+  }
+  EDGEQ_RETURN_IF_ERROR(add(p + "ffn_gate_inp.weight", {e, s.dim}, {}, false));
+  EDGEQ_RETURN_IF_ERROR(add(p + "ffn_gate_exps.weight", {e, s.expert_ffn, s.dim}, {}, false));
+  EDGEQ_RETURN_IF_ERROR(add(p + "ffn_up_exps.weight", {e, s.expert_ffn, s.dim}, {}, false));
+  EDGEQ_RETURN_IF_ERROR(add(p + "ffn_down_exps.weight", {e, s.dim, s.expert_ffn}, {}, false));
+  if (row.arch == arch::Arch::kLfm2moe) {
+    EDGEQ_RETURN_IF_ERROR(add(p + "exp_probs_b.bias", {e}, {}, /*centered=*/true));
+  }
+  return absl::OkStatus();
 }
 
 // A tensor `name` of `shape` holding `values`, or RandomTensor's random ones, added to `d`.
@@ -547,10 +601,13 @@ absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& s,
       continue;
     }
     EDGEQ_RETURN_IF_ERROR(add(p + "attn_norm.weight", {s.dim}));
-    EDGEQ_RETURN_IF_ERROR(add(p + "ffn_down.weight", {s.dim, s.ffn}));
-    if (fused_ffn) {
+    if (s.expert_count > 0 && l >= s.leading_dense) {
+      EDGEQ_RETURN_IF_ERROR(AddMoeTensors(s, row, p, add));
+    } else if (fused_ffn) {
+      EDGEQ_RETURN_IF_ERROR(add(p + "ffn_down.weight", {s.dim, s.ffn}));
       EDGEQ_RETURN_IF_ERROR(add(p + "ffn_up.weight", {2 * s.ffn, s.dim}));
     } else {
+      EDGEQ_RETURN_IF_ERROR(add(p + "ffn_down.weight", {s.dim, s.ffn}));
       EDGEQ_RETURN_IF_ERROR(add(p + "ffn_gate.weight", {s.ffn, s.dim}));
       EDGEQ_RETURN_IF_ERROR(add(p + "ffn_up.weight", {s.ffn, s.dim}));
     }

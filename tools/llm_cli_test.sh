@@ -127,7 +127,10 @@ gen --shape=lfm2-1.2b "${tiny[@]}" --layers=3 --out="$tmp/lfm2.gguf" 2>/dev/null
 gen --shape=qwen3.5-tiny --layers=4 --context=64 --vocab_size=300 --synthetic_vocab --out="$tmp/qwen35.gguf" 2>/dev/null
 # gemma4 (issue 30): its tiny preset (shared-KV layers, per-layer embeddings, window 16).
 gen --shape=gemma4-tiny --context=64 --vocab_size=300 --synthetic_vocab --out="$tmp/gemma4.gguf" 2>/dev/null
-for a in qwen2 qwen3 gemma3 phi3 lfm2 qwen35 gemma4; do
+# qwen3moe, lfm2moe (issue 30): their tiny presets (8 experts, 2 per token; lfm2moe 2 dense layers).
+gen --shape=qwen3moe-tiny --context=64 --vocab_size=300 --synthetic_vocab --out="$tmp/qwen3moe.gguf" 2>/dev/null
+gen --shape=lfm2moe-tiny --context=64 --vocab_size=300 --synthetic_vocab --out="$tmp/lfm2moe.gguf" 2>/dev/null
+for a in qwen2 qwen3 gemma3 phi3 lfm2 qwen35 gemma4 qwen3moe lfm2moe; do
   edgeq run "$tmp/$a.gguf" -p "once upon a time" -n 12 --temp 0 -t 1 >"$tmp/$a.1.txt" 2>"$tmp/$a.err"
   check "$a run exit 0" test $? -eq 0
   edgeq run "$tmp/$a.gguf" -p "once upon a time" -n 12 --temp 0 -t 1 >"$tmp/$a.2.txt" 2>/dev/null

@@ -18,6 +18,8 @@ absl::StatusOr<Value> Lfm2Layer(LayerGraph& b, int layer, Value x);
 absl::StatusOr<Value> Qwen35Layer(LayerGraph& b, int layer, Value x);
 absl::Status Gemma4Config(const checkpoint::TensorDict& d, ModelConfig* c);
 absl::StatusOr<Value> Gemma4Layer(LayerGraph& b, int layer, Value x);
+absl::Status Qwen3MoeConfig(const checkpoint::TensorDict& d, ModelConfig* c);
+absl::Status Lfm2MoeConfig(const checkpoint::TensorDict& d, ModelConfig* c);
 
 namespace {
 
@@ -101,6 +103,35 @@ constexpr TensorName kLfm2Tensors[] = {
     {"self_attn.q_proj.weight", "attn_q.weight"},
     {"self_attn.v_proj.weight", "attn_v.weight"},
 };
+constexpr TensorName kQwen3moeTensors[] = {
+    {"input_layernorm.weight", "attn_norm.weight"},
+    {"self_attn.o_proj.weight", "attn_output.weight"},
+    {"mlp.down_proj.weight", "ffn_down.weight"},
+    {"mlp.up_proj.weight", "ffn_up.weight"},
+    {"mlp.gate_proj.weight", "ffn_gate.weight"},
+    {"mlp.gate.weight", "ffn_gate_inp.weight"},
+    {"post_attention_layernorm.weight", "ffn_norm.weight"},
+    {"self_attn.q_proj.weight", "attn_q.weight"},
+    {"self_attn.k_proj.weight", "attn_k.weight"},
+    {"self_attn.v_proj.weight", "attn_v.weight"},
+    {"self_attn.q_norm.weight", "attn_q_norm.weight"},
+    {"self_attn.k_norm.weight", "attn_k_norm.weight"},
+};
+constexpr TensorName kLfm2moeTensors[] = {
+    {"feed_forward.w2.weight", "ffn_down.weight"},
+    {"feed_forward.w3.weight", "ffn_up.weight"},
+    {"feed_forward.w1.weight", "ffn_gate.weight"},
+    {"feed_forward.expert_bias", "exp_probs_b.bias"},
+    {"feed_forward.gate.weight", "ffn_gate_inp.weight"},
+    {"ffn_norm.weight", "ffn_norm.weight"},
+    {"operator_norm.weight", "attn_norm.weight"},
+    {"self_attn.k_layernorm.weight", "attn_k_norm.weight"},
+    {"self_attn.k_proj.weight", "attn_k.weight"},
+    {"self_attn.out_proj.weight", "attn_output.weight"},
+    {"self_attn.q_layernorm.weight", "attn_q_norm.weight"},
+    {"self_attn.q_proj.weight", "attn_q.weight"},
+    {"self_attn.v_proj.weight", "attn_v.weight"},
+};
 // qwen35: a full-attention layer's tensors, then a linear-attention layer's (llama.cpp's
 // tensor_mapping.py for Qwen3.5); no layer has all of them, and there is no HF import yet.
 constexpr TensorName kQwen35Tensors[] = {
@@ -176,6 +207,13 @@ constexpr HfConfig kQwen35Hf = {"Qwen3_5ForCausalLM", 0,  false, 0,     true,
 // Gemma4Model: norms stored as they are (norm_shift 0).
 constexpr HfConfig kGemma4Hf = {"Gemma4ForCausalLM", 1e-6, true,  1e6,   true,
                                 false, 0.0f, false, false, true,  true};
+// qwen3moe, lfm2moe: no HF import yet (the converter merges the per-expert matrices into 3-D
+// ffn_*_exps tensors); the router beside the attention and dense-FFN tensors (Qwen3-MoE's
+// mlp_only_layers, LFM2-MoE's leading dense layers).
+constexpr HfConfig kQwen3moeHf = {"Qwen3MoeForCausalLM", 0, false, 0,     false,
+                                  false, 0.0f, false, false, false, true};
+constexpr HfConfig kLfm2moeHf = {"Lfm2MoeForCausalLM",  0,  true,  0,     false,
+                                 false, 0.0f, false, false, false, true};
 // clang-format on
 
 using A = Arch;
@@ -206,6 +244,11 @@ constexpr ArchInfo kArchitectures[] = {
      false, true, false, 0, EDGEQ_TENSORS(kQwen35Tensors), Qwen35Config, Qwen35Layer},
     {A::kGemma4, "gemma4", kGemma4Hf, R::kNeox, Act::kGeluTanh, N::kPreAndPost, Q::kSeparate,
      F::kGateUp, false, true, true, 0, EDGEQ_TENSORS(kGemma4Tensors), Gemma4Config, Gemma4Layer},
+    {A::kQwen3moe, "qwen3moe", kQwen3moeHf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate,
+     F::kGateUp, false, true, false, 0, EDGEQ_TENSORS(kQwen3moeTensors), Qwen3MoeConfig,
+     LlamaLayer},
+    {A::kLfm2moe, "lfm2moe", kLfm2moeHf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp,
+     false, true, false, 0, EDGEQ_TENSORS(kLfm2moeTensors), Lfm2MoeConfig, Lfm2Layer},
 };
 #undef EDGEQ_TENSORS
 

@@ -41,9 +41,11 @@ enum class Arch : uint8_t {
   kSmollm3,
   kLfm2,
   kQwen35,
-  kGemma4
+  kGemma4,
+  kQwen3moe,
+  kLfm2moe
 };
-inline constexpr int kArchCount = 9;
+inline constexpr int kArchCount = 11;
 
 // RoPE pairing: adjacent pairs (llama.cpp's LLAMA_ROPE_TYPE_NORM) or halves (NEOX).
 enum class RopeType : uint8_t { kNorm, kNeox };

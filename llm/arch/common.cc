@@ -192,6 +192,7 @@ absl::StatusOr<std::pair<Value, Value>> LayerGraph::KvRows(int layer) const {
 }
 
 absl::StatusOr<Value> LayerGraph::FeedForward(int layer, Value h) {
+  if (c_.IsMoeLayer(layer)) return arch::MoeFeedForward(*this, layer, h);
   const int64_t t = t_, dim = c_.embedding_length, hidden = c_.LayerFeedForward(layer);
   const std::string p = absl::StrCat("blk.", layer, ".");
   Value gate, up;

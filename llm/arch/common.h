@@ -119,7 +119,7 @@ class LayerGraph {
   // sliding-window layers) and attn_output (+ bias): [t, dim].
   absl::StatusOr<Value> Attention(int layer, Value h);
   // Gated FFN of h [t, dim]: ffn_gate/ffn_up (or the fused ffn_up), config().ffn_activation,
-  // ffn_down: [t, dim].
+  // ffn_down: [t, dim]; on an MoE layer (ModelConfig::IsMoeLayer), arch::MoeFeedForward.
   absl::StatusOr<Value> FeedForward(int layer, Value h);
 
   // Recurrent layers (llm/arch/recurrent_state.h): the index in config().recurrent_states of
@@ -156,6 +156,10 @@ namespace arch {
 // tokens and the scaled embeddings x [t, dim], built before the layers when
 // embedding_length_per_layer > 0.
 absl::StatusOr<Value> Gemma4PerLayerInputs(LayerGraph& b, Value tokens, Value x);
+// Mixture of experts (llm/arch/moe.cc): the expert keys (ModelConfig::expert_*) and the routed
+// SwiGLU FFN of an MoE layer (ffn_gate_inp, ffn_gate/up/down_exps, exp_probs_b.bias): [t, dim].
+absl::Status ReadExpertConfig(const checkpoint::TensorDict& d, ModelConfig* c);
+absl::StatusOr<Value> MoeFeedForward(LayerGraph& b, int layer, Value h);
 }  // namespace arch
 
 // The weight `name` (logical shape [rows, cols]) as a constant: x · W^T (QMatmul for a

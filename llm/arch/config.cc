@@ -461,9 +461,11 @@ absl::Status ReadVocabularyAndShapes(const TensorDict& d, const std::string& a, 
     EDGEQ_RETURN_IF_ERROR(ExpectShape(d, blk + "attn_q.weight", q_dim, dim, heads_why));
     EDGEQ_RETURN_IF_ERROR(ExpectShape(d, blk + "attn_k.weight", kv_dim, dim, heads_why));
   }
-  EDGEQ_RETURN_IF_ERROR(
-      ExpectShape(d, "blk.0.ffn_down.weight", dim, ffn,
-                  absl::StrCat(Key(a, "embedding_length"), ", ", Key(a, "feed_forward_length"))));
+  if (!c.IsMoeLayer(0)) {  // an MoE layer's experts are checked by arch::ReadExpertConfig
+    EDGEQ_RETURN_IF_ERROR(
+        ExpectShape(d, "blk.0.ffn_down.weight", dim, ffn,
+                    absl::StrCat(Key(a, "embedding_length"), ", ", Key(a, "feed_forward_length"))));
+  }
   c.tied_output = !d.Contains("output.weight");
   if (c.tied_output && d.HasMetadata("llama2c.shared_classifier")) {
     absl::StatusOr<bool> shared = d.GetBool("llama2c.shared_classifier");
@@ -545,6 +547,14 @@ std::string ModelConfig::ToString() const {
   }
   if (final_logit_softcapping > 0) {
     absl::StrAppendFormat(&extra, ", logit soft-cap %g", final_logit_softcapping);
+  }
+  if (expert_count > 0) {
+    absl::StrAppendFormat(&extra, ", %d of %d experts (ffn %d, %s%s)", expert_used_count,
+                          expert_count, expert_feed_forward_length,
+                          expert_sigmoid_gating ? "sigmoid" : "softmax",
+                          leading_dense_block_count > 0
+                              ? absl::StrCat(", first ", leading_dense_block_count, " dense")
+                              : "");
   }
   if (!recurrent_states.empty()) {
     absl::StrAppendFormat(&extra, ", %d recurrent layers (%d state tensors)",

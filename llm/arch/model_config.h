@@ -139,6 +139,23 @@ struct ModelConfig {
   // backend computes it (true), or exactly (ModelOptions::gelu_fp16_table; not metadata).
   bool gelu_fp16_table = true;
 
+  // Mixture of experts (qwen3moe, lfm2moe; llm/arch/moe.cc): <arch>.expert_count routed experts
+  // (0: dense), expert_used_count of them per token, each expert_feed_forward_length wide; the
+  // first leading_dense_block_count layers keep a dense FFN (lfm2moe); gating softmax, or sigmoid
+  // (lfm2moe's <arch>.expert_gating_func 2); expert_selection_bias: each MoE layer has
+  // exp_probs_b.bias, added to the gating probabilities for the choice only (lfm2moe); the routed
+  // weights renormalised to sum 1 (llama.cpp does for both).
+  int expert_count = 0;
+  int expert_used_count = 0;
+  int expert_feed_forward_length = 0;
+  int leading_dense_block_count = 0;
+  bool expert_sigmoid_gating = false;
+  bool expert_selection_bias = false;
+  bool expert_weights_norm = true;
+  bool IsMoeLayer(int layer) const {
+    return expert_count > 0 && layer >= leading_dense_block_count;
+  }
+
   // Whether layer l is a sliding-window layer.
   bool IsSliding(int layer) const {
     return sliding_window > 0 && layer >= 0 && layer < static_cast<int>(sliding_layers.size()) &&

@@ -50,6 +50,7 @@ ABSL_FLAG(std::string, arch, "",
 ABSL_FLAG(int, head_dim, -1, "head dimension (-1: the shape's; 0: dim / heads)");
 ABSL_FLAG(int, sliding_window, -1, "gemma3 sliding window (-1: the shape's; 0: none)");
 ABSL_FLAG(int, shared_kv_layers, -1, "gemma4 shared-KV layers (-1: the shape's)");
+ABSL_FLAG(int, experts, 0, "qwen3moe/lfm2moe expert count (0: the shape's)");
 
 namespace edgeq {
 namespace {
@@ -72,6 +73,7 @@ absl::Status Run() {
   over(absl::GetFlag(FLAGS_ffn), &s.ffn);
   over(absl::GetFlag(FLAGS_context), &s.context);
   over(absl::GetFlag(FLAGS_vocab_size), &s.vocab);
+  over(absl::GetFlag(FLAGS_experts), &s.expert_count);
   s.seed = absl::GetFlag(FLAGS_seed);
   if (!absl::GetFlag(FLAGS_arch).empty()) s.architecture = absl::GetFlag(FLAGS_arch);
   if (absl::GetFlag(FLAGS_head_dim) >= 0) s.head_dim = absl::GetFlag(FLAGS_head_dim);
@@ -156,7 +158,7 @@ int main(int argc, char** argv) {
       "                   --hf_tokenizer=DIR] [--chat_template=FILE]\n"
       "                   [--layers=N]\n"
       "                   [--dim=N --heads=N --kv_heads=N --ffn=N --context=N --vocab_size=N]\n"
-      "                   [--head_dim=N --sliding_window=N --arch=A --seed=S]\n"
+      "                   [--head_dim=N --sliding_window=N --arch=A --seed=S --experts=N]\n"
       "Shapes: ",
       absl::StrJoin(edgeq::llm::RandomModelPresetNames(), ", "), "."));
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);

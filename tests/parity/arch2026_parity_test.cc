@@ -1,5 +1,6 @@
-// llama.cpp parity for the 2026 architectures (issue 30): smollm3, lfm2, qwen35, gemma4, as
-// arch_parity_test.cc does for the others (tests/parity/arch_parity.h; tests/parity/README.md).
+// llama.cpp parity for the 2026 architectures (issue 30): smollm3, lfm2, qwen35, gemma4,
+// qwen3moe, lfm2moe, as arch_parity_test.cc does for the others (tests/parity/arch_parity.h;
+// tests/parity/README.md).
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -190,6 +191,69 @@ TEST(ArchParity, Gemma4E2bFirst6LayersExactGelu) {
              128,
              1,
              true});
+}
+
+// qwen3moe (issue 30 item 5): qwen3 attention and a routed mixture of experts on every layer
+// (softmax gating, top 2 of 8 experts of width 32, renormalised). The tiny preset: 4 layers,
+// dim 64, 4 / 2 heads of 16, untied. make_random_gguf --shape=qwen3moe-tiny --synthetic_vocab
+TEST(ArchParity, TinyQwen3Moe) {
+  CheckArch(
+      {"tiny_qwen3moe",
+       "qwen3moe-tiny",
+       0,
+       0,
+       0,
+       0,
+       -1,
+       0,
+       -1,
+       0,
+       0x30bb74b6b5e58bd7ull,
+       false,
+       kIds,
+       {625.6533, 603.7224, 639.1538, 654.4441, 648.6660, 659.3186, 659.4335, 651.7499, 651.8193,
+        655.4251, 651.1473, 649.5257, 651.4453, 645.9247, 645.3324, 644.8851, 642.9306, 636.9699}});
+}
+
+// Qwen3-30B-A3B's widths (2048, 32 / 4 heads of 128, experts of 768, 8 per token), 2 of 48
+// layers, 16 of 128 experts, vocabulary 512: host only.
+// make_random_gguf --shape=qwen3-30b-a3b --layers=2 --experts=16 --vocab_size=512
+//   --synthetic_vocab (763.7 MB)
+TEST(ArchParity, Qwen3_30bA3bFirst2Layers16Experts) {
+  CheckArch({"rand_qwen3moe_l2", "qwen3-30b-a3b", 2, 0, 0, 0, -1, 0, -1, 512, 0x47ec99c3e4758f82ull, true,
+             nullptr, {}, kMaxRelativeLogitDifference, "logits_f32", 128, -1, false, 16});
+}
+
+// lfm2moe (issue 30 item 5): lfm2's conv and attention layers, the first 2 with a dense FFN, the
+// others a mixture of experts with sigmoid gating and a selection bias (top 2 of 8 of width
+// 32). The tiny preset: 6 layers (attention on 2 and 5), dim 64, 4 / 2 heads, dense ffn 128.
+// make_random_gguf --shape=lfm2moe-tiny --synthetic_vocab
+TEST(ArchParity, TinyLfm2Moe) {
+  CheckArch(
+      {"tiny_lfm2moe",
+       "lfm2moe-tiny",
+       0,
+       0,
+       0,
+       0,
+       -1,
+       0,
+       -1,
+       0,
+       0x7031d2ccca6035b6ull,
+       false,
+       kIds,
+       {613.4902, 628.3194, 638.3697, 630.2151, 630.0118, 626.6711, 631.8148, 631.9900, 639.9911,
+        634.9555, 628.6854, 626.4755, 628.1414, 627.3137, 627.9197, 624.7169, 625.4996, 623.1510}});
+}
+
+// LFM2-8B-A1B's widths (2048, 32 / 8 heads, dense ffn 7168, experts of 1792, 4 per token), 3 of
+// 24 layers (conv dense, conv dense, attention + experts), 8 of 32 experts, vocabulary 512:
+// host only. make_random_gguf --shape=lfm2-8b-a1b --layers=3 --experts=8 --vocab_size=512
+//   --synthetic_vocab (885.2 MB)
+TEST(ArchParity, Lfm2_8bA1bFirst3Layers8Experts) {
+  CheckArch({"rand_lfm2moe_l3", "lfm2-8b-a1b", 3, 0, 0, 0, -1, 0, -1, 512, 0xc19bc5ad6970d336ull, true, nullptr,
+             {}, kMaxRelativeLogitDifference, "logits_f32", 128, -1, false, 8});
 }
 
 }  // namespace

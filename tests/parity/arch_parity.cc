@@ -36,6 +36,7 @@ absl::StatusOr<checkpoint::TensorDict> MakeModel(const ArchCase& c,
   over(c.kv_heads, &spec->kv_heads);
   over(c.ffn, &spec->ffn);
   over(c.vocab, &spec->vocab);
+  over(c.experts, &spec->expert_count);
   if (c.head_dim >= 0) spec->head_dim = c.head_dim;
   if (c.window >= 0) spec->sliding_window = c.window;
   if (c.shared_kv_layers >= 0) spec->shared_kv_layers = c.shared_kv_layers;

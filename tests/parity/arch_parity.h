@@ -48,6 +48,7 @@ struct ArchCase {
   // GELU computed exactly (ModelOptions::gelu_fp16_table false), against a llama.cpp whose ggml
   // was built without GGML_GELU_FP16 (tests/parity/README.md, gemma4).
   bool exact_gelu = false;
+  int experts = 0;  // qwen3moe/lfm2moe expert count (0: the shape's)
 };
 
 // The case's f32 model as RandomModel makes it.

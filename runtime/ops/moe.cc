@@ -1,0 +1,417 @@
+// Op "moe": a routed mixture-of-experts SwiGLU feed-forward (llama.cpp's build_moe_ffn with a
+// gate, an up and a down projection per expert and the weighted sum of the routed experts) over a
+// block of t rows of which the first n are real.
+//   inputs  x       f32 [t, d]        the normed hidden states
+//           logits  f32 [t, e]        router logits (x · ffn_gate_inp^T, computed by the graph)
+//           gate    [e, f, d]         expert gate projections (ffn_gate_exps): a quantized
+//           up      [e, f, d]         constant of any encoding with a qmatmul kernel, or a plain
+//           down    [e, d, f]         f32 constant; the three may differ in encoding
+//           n       i32 [1]           real rows (0 <= n <= t)
+//           bias    f32 [e]           (optional) expert bias added to the gating probabilities
+//                                     for the choice only (lfm2moe's exp_probs_b)
+//   output  y       f32 [t, d]        rows >= n are zero
+// Per real row: p = softmax(logits) or sigmoid(logits); the k experts of the largest p + bias
+// (ties: the lower expert index first; llama.cpp's argsort is std::sort, whose order of exactly
+// equal scores is unspecified); w_i = p of expert i, divided by max(sum w, 2^-14) when
+// normalize is set, times scale; y = sum_i w_i down_i(silu(gate_i x) * up_i x).
+// Attributes: gating ("softmax" | "sigmoid"), k (1 <= k <= e), normalize (0 | 1, default 1),
+// scale (number > 0, default 1).
+//
+// The real rows are grouped by expert: each used expert's rows are gathered, multiplied by its
+// three matrices once (one qmatmul kernel per expert matrix, the same kernels as op qmatmul on
+// every ISA, repacked at Load when the kernel wants to) and scattered back with their weights. A
+// decode step (n = 1) reads the weights of its k experts only.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/parallel.h"
+#include "runtime/kernels/qmatmul.h"
+#include "runtime/ops/op_util.h"
+
+namespace edgeq {
+namespace op_util {
+namespace {
+
+constexpr char kMoeOpName[] = "moe";
+// llama.cpp's clamp of the sum of the routed weights (the smallest normal fp16).
+constexpr float kMinWeightSum = 6.103515625e-5f;
+
+struct MoeAttributes : OpAttributes {
+  bool sigmoid = false;
+  int64_t k = 0;
+  bool normalize = true;
+  float scale = 1.0f;
+  std::vector<std::string> Describe() const override {
+    return {absl::StrCat("gating=", sigmoid ? "sigmoid" : "softmax"), absl::StrCat("k=", k),
+            absl::StrCat("normalize=", normalize ? 1 : 0), absl::StrFormat("scale=%g", scale)};
+  }
+};
+
+struct MoeDims {
+  int64_t t, d, e, f, k;
+};
+
+// One expert matrix [rows, cols]: a qmatmul kernel, or plain f32 rows.
+struct ExpertMatrix {
+  std::shared_ptr<const kernels::QMatmulKernel> kernel;
+  const float* f32 = nullptr;
+  int64_t rows = 0, cols = 0;
+};
+
+// y[m, rows] = x[m, cols] · W^T for f32 W, 16 partial sums per dot product.
+void F32Matmul(const ExpertMatrix& w, int64_t m, const float* x, float* y, pthreadpool_t pool) {
+  ParallelFor(pool, static_cast<size_t>(w.rows), 16, m * w.rows * w.cols, [&](size_t b, size_t c) {
+    for (int64_t i = 0; i < m; ++i) {
+      const float* xi = x + i * w.cols;
+      for (size_t j = b; j < b + c; ++j) {
+        const float* wj = w.f32 + j * w.cols;
+        float part[16] = {};
+        int64_t l = 0;
+        for (; l + 16 <= w.cols; l += 16) {
+          for (int q = 0; q < 16; ++q) part[q] += xi[l + q] * wj[l + q];
+        }
+        for (; l < w.cols; ++l) part[l % 16] += xi[l] * wj[l];
+        float sum = 0.0f;
+        for (float p : part) sum += p;
+        y[i * w.rows + j] = sum;
+      }
+    }
+  });
+}
+
+void RunMatrix(const ExpertMatrix& w, int64_t m, const float* x, float* y, void* scratch,
+               pthreadpool_t pool) {
+  if (w.kernel != nullptr) {
+    w.kernel->Run(m, x, w.cols, y, w.rows, scratch, pool);
+  } else {
+    F32Matmul(w, m, x, y, pool);
+  }
+}
+
+// The routing of one row: its k experts (descending score, ties by index) and their weights.
+void RouteRow(const MoeAttributes& a, const float* logits, const float* bias, int64_t e,
+              float* probs, int32_t* order, int32_t* experts, float* weights) {
+  if (a.sigmoid) {
+    for (int64_t j = 0; j < e; ++j) probs[j] = 1.0f / (1.0f + std::exp(-logits[j]));
+  } else {
+    float mx = logits[0];
+    for (int64_t j = 1; j < e; ++j) mx = std::max(mx, logits[j]);
+    double sum = 0.0;
+    for (int64_t j = 0; j < e; ++j) {
+      probs[j] = std::exp(logits[j] - mx);
+      sum += probs[j];
+    }
+    const float inv = static_cast<float>(1.0 / sum);
+    for (int64_t j = 0; j < e; ++j) probs[j] *= inv;
+  }
+  for (int64_t j = 0; j < e; ++j) order[j] = static_cast<int32_t>(j);
+  auto score = [&](int32_t j) { return bias != nullptr ? probs[j] + bias[j] : probs[j]; };
+  std::partial_sort(order, order + a.k, order + e, [&](int32_t x, int32_t y) {
+    const float sx = score(x), sy = score(y);
+    return sx > sy || (sx == sy && x < y);
+  });
+  float sum = 0.0f;
+  for (int64_t i = 0; i < a.k; ++i) {
+    experts[i] = order[i];
+    weights[i] = probs[order[i]];
+    sum += weights[i];
+  }
+  const float div = a.normalize ? std::max(sum, kMinWeightSum) : 1.0f;
+  for (int64_t i = 0; i < a.k; ++i) weights[i] = weights[i] / div * a.scale;
+}
+
+// Scratch layout (floats / ints), sized for t rows.
+struct MoeScratch {
+  float* probs;     // [e]
+  int32_t* order;   // [e]
+  int32_t* expert;  // [t, k] routed expert of each (row, slot)
+  float* weight;    // [t, k]
+  int32_t* count;   // [e + 1] rows per expert, then prefix offsets
+  int32_t* slots;   // [t k] (row, slot) pairs sorted by expert, as row * k + slot
+  float* xs;        // [t, d] gathered rows
+  float* g;         // [t, f]
+  float* u;         // [t, f]
+  float* y;         // [t, d]
+  void* kernel;     // qmatmul scratch
+};
+
+size_t Align64(size_t b) { return (b + 63) / 64 * 64; }
+
+class MoeKernel : public OpKernel {
+ public:
+  MoeKernel(std::vector<int> in, int out, MoeDims d, MoeAttributes a,
+            std::vector<ExpertMatrix> mats, size_t kernel_scratch)
+      : in_(std::move(in)), out_(out), d_(d), a_(a), mats_(std::move(mats)),
+        kernel_scratch_(kernel_scratch) {}
+
+  absl::Status Run(const ExecContext& ctx) override {
+    const int32_t n = *Data<int32_t>(ctx, in_[5]);
+    if (n < 0 || n > d_.t) {
+      return absl::OutOfRangeError(
+          absl::StrFormat("moe: real row count n is %d; expected 0 <= n <= %d", n, d_.t));
+    }
+    float* out = Data(ctx, out_);
+    std::memset(out, 0, sizeof(float) * d_.t * d_.d);
+    const MoeScratch s = Layout(ctx.scratch);
+    Route(ctx, n, s);
+    const float* x = Data(ctx, in_[0]);
+    for (int64_t e = 0; e < d_.e; ++e) {
+      const int32_t begin = s.count[e], end = s.count[e + 1];
+      if (begin == end) continue;
+      RunExpert(ctx, e, x, s.slots + begin, end - begin, s, out);
+    }
+    return absl::OkStatus();
+  }
+
+  size_t ScratchBytes() const override {
+    return static_cast<size_t>(reinterpret_cast<uintptr_t>(Layout(nullptr).kernel)) +
+           kernel_scratch_;
+  }
+  std::string name() const override {
+    return mats_[0].kernel != nullptr
+               ? absl::StrCat("moe_", mats_[0].kernel->kernel_name(d_.t))
+               : std::string("moe_f32");
+  }
+  bool CopiesConstantInput(int position) const override {
+    if (position < 2 || position > 4) return false;
+    for (int64_t e = 0; e < d_.e; ++e) {
+      const ExpertMatrix& m = mats_[static_cast<size_t>((position - 2) * d_.e + e)];
+      if (m.kernel == nullptr || !m.kernel->holds_weight_copy()) return false;
+    }
+    return true;
+  }
+
+ private:
+  MoeScratch Layout(void* base) const {
+    // Integer offsets from `base` (null: the layout's size, in ScratchBytes).
+    uintptr_t p = reinterpret_cast<uintptr_t>(base);
+    auto take = [&p](size_t bytes) {
+      char* r = reinterpret_cast<char*>(p);
+      p += Align64(bytes);
+      return r;
+    };
+    const size_t tk = static_cast<size_t>(d_.t * d_.k);
+    MoeScratch s;
+    s.probs = reinterpret_cast<float*>(take(sizeof(float) * d_.e));
+    s.order = reinterpret_cast<int32_t*>(take(sizeof(int32_t) * d_.e));
+    s.expert = reinterpret_cast<int32_t*>(take(sizeof(int32_t) * tk));
+    s.weight = reinterpret_cast<float*>(take(sizeof(float) * tk));
+    s.count = reinterpret_cast<int32_t*>(take(sizeof(int32_t) * (d_.e + 1)));
+    s.slots = reinterpret_cast<int32_t*>(take(sizeof(int32_t) * tk));
+    s.xs = reinterpret_cast<float*>(take(sizeof(float) * d_.t * d_.d));
+    s.g = reinterpret_cast<float*>(take(sizeof(float) * d_.t * d_.f));
+    s.u = reinterpret_cast<float*>(take(sizeof(float) * d_.t * d_.f));
+    s.y = reinterpret_cast<float*>(take(sizeof(float) * d_.t * d_.d));
+    s.kernel = reinterpret_cast<char*>(p);
+    return s;
+  }
+
+  // Routes the n real rows and lists their (row, slot) pairs by expert (a counting sort: rows in
+  // order within an expert).
+  void Route(const ExecContext& ctx, int32_t n, const MoeScratch& s) const {
+    const float* logits = Data(ctx, in_[1]);
+    const float* bias = in_.size() > 6 ? Data(ctx, in_[6]) : nullptr;
+    std::fill(s.count, s.count + d_.e + 1, 0);
+    for (int32_t r = 0; r < n; ++r) {
+      RouteRow(a_, logits + r * d_.e, bias, d_.e, s.probs, s.order, s.expert + r * d_.k,
+               s.weight + r * d_.k);
+      for (int64_t i = 0; i < d_.k; ++i) ++s.count[s.expert[r * d_.k + i] + 1];
+    }
+    for (int64_t e = 0; e < d_.e; ++e) s.count[e + 1] += s.count[e];
+    // s.order (e ints) is free again: the fill position of each expert.
+    std::copy(s.count, s.count + d_.e, s.order);
+    for (int32_t r = 0; r < n; ++r) {
+      for (int64_t i = 0; i < d_.k; ++i) {
+        const int32_t e = s.expert[r * d_.k + i];
+        s.slots[s.order[e]++] = static_cast<int32_t>(r * d_.k + i);
+      }
+    }
+  }
+
+  // Expert e over its m (row, slot) pairs: gather, gate and up, SwiGLU, down, weighted add.
+  void RunExpert(const ExecContext& ctx, int64_t e, const float* x, const int32_t* slots, int64_t m,
+                 const MoeScratch& s, float* out) const {
+    const int64_t d = d_.d, f = d_.f;
+    for (int64_t i = 0; i < m; ++i) {
+      std::memcpy(s.xs + i * d, x + (slots[i] / d_.k) * d, sizeof(float) * d);
+    }
+    RunMatrix(mats_[static_cast<size_t>(e)], m, s.xs, s.g, s.kernel, ctx.pool);
+    RunMatrix(mats_[static_cast<size_t>(d_.e + e)], m, s.xs, s.u, s.kernel, ctx.pool);
+    for (int64_t i = 0; i < m * f; ++i) {
+      const float gi = s.g[i];
+      s.g[i] = gi / (1.0f + std::exp(-gi)) * s.u[i];
+    }
+    RunMatrix(mats_[static_cast<size_t>(2 * d_.e + e)], m, s.g, s.y, s.kernel, ctx.pool);
+    for (int64_t i = 0; i < m; ++i) {
+      const float w = s.weight[slots[i]];
+      float* o = out + (slots[i] / d_.k) * d;
+      const float* yi = s.y + i * d;
+      for (int64_t j = 0; j < d; ++j) o[j] += w * yi[j];
+    }
+  }
+
+  std::vector<int> in_;
+  int out_;
+  MoeDims d_;
+  MoeAttributes a_;
+  std::vector<ExpertMatrix> mats_;  // gate experts, up experts, down experts
+  size_t kernel_scratch_;
+};
+
+AttributesOr Parse(const AttributeMap& map) {
+  static constexpr const char* kKeys[] = {"gating", "k", "normalize", "scale"};
+  if (absl::Status s = CheckAttributeKeys(kMoeOpName, map, kKeys); !s.ok()) return s;
+  absl::StatusOr<std::string> gating = GetStringAttribute(kMoeOpName, map, "gating", "");
+  if (!gating.ok()) return gating.status();
+  if (*gating != "softmax" && *gating != "sigmoid") {
+    return Invalid(absl::StrFormat("moe: attribute gating is '%s'; expected softmax or sigmoid",
+                                   *gating));
+  }
+  absl::StatusOr<int64_t> k = GetIntAttribute(kMoeOpName, map, "k", 0);
+  if (!k.ok()) return k.status();
+  absl::StatusOr<int64_t> normalize = GetIntAttribute(kMoeOpName, map, "normalize", 1);
+  if (!normalize.ok()) return normalize.status();
+  absl::StatusOr<double> scale = GetRealAttribute(kMoeOpName, map, "scale", 1.0);
+  if (!scale.ok()) return scale.status();
+  if (*k < 1) return Invalid(absl::StrFormat("moe: attribute k is %d; expected at least 1", *k));
+  if (*normalize != 0 && *normalize != 1) {
+    return Invalid(absl::StrFormat("moe: attribute normalize is %d; expected 0 or 1", *normalize));
+  }
+  if (!(*scale > 0.0) || !std::isfinite(*scale)) {
+    return Invalid(absl::StrFormat("moe: attribute scale is %g; expected a finite number > 0",
+                                   *scale));
+  }
+  auto attrs = std::make_shared<MoeAttributes>();
+  attrs->sigmoid = *gating == "sigmoid";
+  attrs->k = *k;
+  attrs->normalize = *normalize == 1;
+  attrs->scale = static_cast<float>(*scale);
+  return std::shared_ptr<const OpAttributes>(std::move(attrs));
+}
+
+// An expert weight input: plain f32 or quantized, logical [e, rows, cols], a constant.
+absl::Status CheckExperts(const InferInput& in, int i, const char* name, int64_t e, int64_t rows,
+                          int64_t cols) {
+  const ValueType& w = in.types[i];
+  const Shape want({e, rows, cols});
+  if (!(IsPlainF32(w) || (w.is_quantized() && w.type.dtype == DType::kUInt8)) ||
+      w.logical_shape != want) {
+    return Invalid(absl::StrFormat("%s must be f32 or quantized of logical shape %s, not %s", name,
+                                   want.ToString(), w.ToString()));
+  }
+  if (!in.is_constant[i]) return Invalid(absl::StrFormat("%s must be a constant", name));
+  return absl::OkStatus();
+}
+
+TypesOr Infer(const InferInput& in, const OpAttributes& attributes) {
+  const auto& a = static_cast<const MoeAttributes&>(attributes);
+  if (!IsPlainF32(in.types[0]) || !IsPlainF32(in.types[1])) {
+    return Invalid("x and logits must be plain f32");
+  }
+  const Shape& x = in.types[0].type.shape;
+  const Shape& logits = in.types[1].type.shape;
+  if (x.rank() != 2 || logits.rank() != 2 || logits.dim(0) != x.dim(0)) {
+    return Invalid("x must be [t, d] and logits [t, experts]");
+  }
+  const int64_t d = x.dim(1), e = logits.dim(1);
+  if (e < a.k) {
+    return Invalid(absl::StrFormat("k=%d experts per row but logits have %d experts", a.k, e));
+  }
+  const Shape& gate = in.types[2].logical_shape;
+  if (gate.rank() != 3) return Invalid("gate must have logical shape [experts, f, d]");
+  const int64_t f = gate.dim(1);
+  if (absl::Status s = CheckExperts(in, 2, "gate", e, f, d); !s.ok()) return s;
+  if (absl::Status s = CheckExperts(in, 3, "up", e, f, d); !s.ok()) return s;
+  if (absl::Status s = CheckExperts(in, 4, "down", e, d, f); !s.ok()) return s;
+  const ValueType& n = in.types[5];
+  if (n.type.dtype != DType::kInt32 || n.is_quantized() || n.type.shape != Shape({1})) {
+    return Invalid("n must be i32 [1]");
+  }
+  if (in.types.size() > 6 && (!IsPlainF32(in.types[6]) || in.types[6].type.shape != Shape({e}))) {
+    return Invalid(absl::StrFormat("bias must be f32 [%d]", e));
+  }
+  return One(Plain(DType::kFloat32, x));
+}
+
+// The kernels of input i's e expert matrices [rows, cols] (or their f32 rows).
+absl::Status AddMatrices(const KernelArgs& a, int i, std::vector<ExpertMatrix>* mats,
+                         size_t* scratch, int64_t t) {
+  const ValueType& w = a.in_type(i);
+  const Tensor* tensor = a.constant(i);
+  if (tensor == nullptr) return Invalid("moe: the expert weights must be constants");
+  const int64_t e = w.logical_shape.dim(0), rows = w.logical_shape.dim(1);
+  const int64_t cols = w.logical_shape.dim(2);
+  const internal::KernelEnv& env = a.env;
+  kernels::QMatmulKernel::WeightsReadFn on_read = nullptr;
+  if (env.on_constant_bytes_read) {
+    on_read = [&env](const uint8_t* p, size_t bytes) { env.on_constant_bytes_read(p, bytes); };
+  }
+  const absl::Span<const uint8_t> all = tensor->bytes();
+  const size_t per = all.size() / static_cast<size_t>(e);
+  for (int64_t x = 0; x < e; ++x) {
+    ExpertMatrix m;
+    m.rows = rows;
+    m.cols = cols;
+    if (!w.is_quantized()) {
+      m.f32 = reinterpret_cast<const float*>(all.data()) + x * rows * cols;
+      mats->push_back(std::move(m));
+      continue;
+    }
+    const absl::Span<const uint8_t> bytes = all.subspan(static_cast<size_t>(x) * per, per);
+    absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> kernel;
+    if (env.weight_cache != nullptr) {
+      kernel = env.weight_cache->GetOrCreate(w.encoding, rows, cols, bytes, env.isa_cap, on_read);
+    } else {
+      kernel = kernels::QMatmulKernel::Create(w.encoding, rows, cols, bytes, env.isa_cap, on_read);
+    }
+    if (!kernel.ok()) {
+      return absl::Status(kernel.status().code(),
+                          absl::StrFormat("moe: expert %d of %s: %s", x, w.ToString(),
+                                          kernel.status().message()));
+    }
+    *scratch = std::max(*scratch, (*kernel)->ScratchBytes(t));
+    m.kernel = *std::move(kernel);
+    mats->push_back(std::move(m));
+  }
+  return absl::OkStatus();
+}
+
+KernelOr Create(const KernelArgs& a) {
+  const Shape& x = a.in_shape(0);
+  const Shape& gate = a.in_type(2).logical_shape;
+  const auto& attrs = a.node.attributes<MoeAttributes>();
+  const MoeDims d{x.dim(0), x.dim(1), gate.dim(0), gate.dim(1), attrs.k};
+  std::vector<ExpertMatrix> mats;
+  size_t scratch = 0;
+  for (int i = 2; i <= 4; ++i) {
+    if (absl::Status s = AddMatrices(a, i, &mats, &scratch, d.t); !s.ok()) return s;
+  }
+  std::vector<int> in;
+  for (size_t i = 0; i < a.node.inputs.size(); ++i) in.push_back(a.in(static_cast<int>(i)));
+  return Make(new MoeKernel(std::move(in), a.out(), d, attrs, std::move(mats), scratch));
+}
+
+OpDef Def() {
+  OpDef def;
+  def.name = kMoeOpName;
+  def.min_inputs = 6;
+  def.max_inputs = 7;
+  def.attribute_names = {"gating", "k", "normalize", "scale"};
+  def.parse_attributes = Parse;
+  def.infer = Infer;
+  def.create_kernel = Create;
+  return def;
+}
+
+EDGEQ_REGISTER_OP(moe, Def());
+
+}  // namespace
+}  // namespace op_util
+}  // namespace edgeq
