@@ -1,9 +1,10 @@
 // The Q4_K GEMV/GEMM tile over the Q4_KR4 layout (four weight rows interleaved per super-block,
-// repack_r4.h): Q4KR4Tile multiplies a block of four weight rows by up to four Q8_K activation rows
-// with sdot by element, so that each activation register (16 values of one row) serves the four
-// weight rows, and each decoded weight register (4 values of each of the four rows) serves every
-// activation row of the tile. Include it only from files compiled with +dotprod (the dotprod and
-// i8mm kernels of q4_k: one layout, so one repacked copy whichever pair of them a CPU selects).
+// repack_r4.h): Q4KR4DotprodTile multiplies a block of four weight rows by up to four Q8_K
+// activation rows with sdot by element, so that each activation register (16 values of one row)
+// serves the four weight rows, and each decoded weight register (4 values of each of the four rows)
+// serves every activation row of the tile. Include it only from files compiled with +dotprod (the
+// dotprod and i8mm kernels of q4_k: one layout, so one repacked copy whichever pair of them a CPU
+// selects).
 #ifndef EDGEQ_RUNTIME_KERNELS_ARM_Q4_K_R4_H_
 #define EDGEQ_RUNTIME_KERNELS_ARM_Q4_K_R4_H_
 
@@ -55,7 +56,7 @@ inline int32x4_t SdotLane(int32x4_t acc, int8x16_t q, int8x16_t x, int lane) {
 
 // One 32-value sub-block of four weight rows (`w`: its 64 bytes, repack_r4.h) against four
 // activation rows (x[i]: the row's 32 values): isum[i] += scl * (the four weight rows' dots), by
-// lane. The instructions of Q4KR4Tile's C++ loop (a 64-byte load, four and, four ushr, per
+// lane. The instructions of Q4KR4DotprodTile's C++ loop (a 64-byte load, four and, four ushr, per
 // activation row one 32-byte load, a zeroing, eight sdot and one mla) in one asm statement
 // scheduled for in-order cores: the four rows' chains interleaved (a row's next sdot four
 // instructions after its previous one), the high nibbles' shifts between the low nibbles' sdot.
@@ -109,9 +110,9 @@ inline void Step4(const uint8_t* w, const int8_t* const x[4], uint8x16_t m4, int
 
 // Two 32-value sub-blocks (w: the first one's 64 bytes, the second's follow) of four weight rows
 // against one activation row (x: its 64 values): isum += scl[0] * (first sub-block's dots) +
-// scl[1] * (second's), by lane. The instructions of Q4KR4Tile's C++ form for one row (two 64-byte
-// loads of levels, eight and, eight ushr, two 32-byte loads, sixteen sdot in four chains from
-// zero, two add, two mla), in one asm statement: the two sub-blocks' low and high chains
+// scl[1] * (second's), by lane. The instructions of Q4KR4DotprodTile's C++ form for one row (two
+// 64-byte loads of levels, eight and, eight ushr, two 32-byte loads, sixteen sdot in four chains
+// from zero, two add, two mla), in one asm statement: the two sub-blocks' low and high chains
 // interleaved (a chain's next sdot four instructions after its previous one), each next word's
 // masks and shifts between them.
 inline void Step1(const uint8_t* w, const int8_t* x, uint8x16_t m4, const int32x4_t scl[2],
@@ -160,7 +161,7 @@ inline int32x4_t SubBlockScales(const uint8_t* blk, int s) {
 // multiply-add by the four rows' scales (M = 4: Step4; fewer rows: two accumulators per row, the
 // low and the high nibbles' chains). Exact int32: |levels . x| <= 32 * 15 * 127 per sub-block,
 // times a scale <= 63, over 8 sub-blocks is < 2^25.
-struct Q4KR4Tile {
+struct Q4KR4DotprodTile {
   static constexpr int kTileRows = 4;
   template <int M>
   static void Tile(const uint8_t* w, const uint8_t* x, size_t xrb, int64_t k, float32x4_t out[M]) {

@@ -1,4 +1,4 @@
-// Q6_K x Q8_K with ARMv8.2-A dotprod on the Q6_KR4 layout (arm::Q6KR4Tile, q6_k_r4.h: four
+// Q6_K x Q8_K with ARMv8.2-A dotprod on the Q6_KR4 layout (arm::Q6KR4DotprodTile, q6_k_r4.h: four
 // weight rows per super-block, sdot by element; GEMV and GEMM share the layout).
 #include "runtime/kernels/arm/activations_neon.h"
 #include "runtime/kernels/arm/q6_k_r4.h"
@@ -12,10 +12,10 @@ namespace internal {
 
 EDGEQ_KERNEL_ENTRY(kQ6_KDotprodGemv, Shape::kGemv, "q6_k_dotprod_gemv", Encoding::kQ6_K,
                    Isa::kNeonDotprod, arm::QuantizeRowQ8_KNeon, Q8_KRowBytes, RepackQ6_KR4,
-                   Q6_KR4RowBytes, 16, arm::R4Gemv<arm::Q6KR4Tile>);
+                   Q6_KR4RowBytes, 16, arm::R4Gemv<arm::Q6KR4DotprodTile>);
 EDGEQ_KERNEL_ENTRY(kQ6_KDotprodGemm, Shape::kGemm, "q6_k_dotprod_gemm", Encoding::kQ6_K,
                    Isa::kNeonDotprod, arm::QuantizeRowQ8_KNeon, Q8_KRowBytes, RepackQ6_KR4,
-                   Q6_KR4RowBytes, 16, arm::R4Gemm<arm::Q6KR4Tile, arm::Q6KR4Tile>);
+                   Q6_KR4RowBytes, 16, arm::R4Gemm<arm::Q6KR4DotprodTile, arm::Q6KR4DotprodTile>);
 
 }  // namespace internal
 }  // namespace kernels

@@ -1,7 +1,7 @@
 // The Q6_K GEMV/GEMM tile over the Q6_KR4 layout (four weight rows interleaved per super-block,
-// repack_r4.h): Q6KR4Tile multiplies a block of four weight rows by up to four Q8_K activation rows
-// with sdot by element, as Q4KR4Tile (q4_k_r4.h) does for Q4_K. Include it only from files compiled
-// with +dotprod.
+// repack_r4.h): Q6KR4DotprodTile multiplies a block of four weight rows by up to four Q8_K
+// activation rows with sdot by element, as Q4KR4DotprodTile (q4_k_r4.h) does for Q4_K. Include it
+// only from files compiled with +dotprod.
 #ifndef EDGEQ_RUNTIME_KERNELS_ARM_Q6_K_R4_H_
 #define EDGEQ_RUNTIME_KERNELS_ARM_Q6_K_R4_H_
 
@@ -139,7 +139,7 @@ inline void Q6R4Words(const uint8_t* w, int8x16_t q[8]) {
 // every vector is weight row r. M = 4: Q6Step4 per sub-block; fewer rows: per row two chains (the
 // sub-block's two groups), each scaled by its group's four scales. Exact int32: |values . x| <=
 // 16 * 128 * 127 per group, times |sc| <= 128, over 16 groups is < 2^30.
-struct Q6KR4Tile {
+struct Q6KR4DotprodTile {
   static constexpr int kTileRows = 4;
   template <int M>
   static void Tile(const uint8_t* w, const uint8_t* x, size_t xrb, int64_t k, float32x4_t out[M]) {
