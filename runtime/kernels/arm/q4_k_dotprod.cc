@@ -1,29 +1,21 @@
-// Q4_K x Q8_K with ARMv8.2-A dotprod (arm::K45Tile over the 4-bit levels, sdot).
-#include <arm_neon.h>
-
-#include "quantization/block_layout.h"
+// Q4_K x Q8_K with ARMv8.2-A dotprod on the Q4_KR4 layout (arm::Q4KR4DotprodTile, q4_k_r4.h: four
+// weight rows per super-block, sdot by element; GEMV and GEMM share the layout).
 #include "runtime/kernels/arm/activations_neon.h"
-#include "runtime/kernels/arm/dotprod_common.h"
+#include "runtime/kernels/arm/q4_k_r4.h"
+#include "runtime/kernels/arm/r4_common.h"
+#include "runtime/kernels/arm/repack_r4.h"
 #include "runtime/kernels/internal/kernel_list.h"
-#include "runtime/kernels/internal/row_driver.h"
 
 namespace edgeq {
 namespace kernels {
 namespace internal {
-namespace {
-
-// GEMV: Q8_K rows as GGML's; GEMM: Q8_KT rows and the levels transposed once per tile.
-using Tile = arm::K45Tile<arm::Q4_KLevels, arm::DotprodDot16>;
-using TileT = arm::K45Tile<arm::Q4_KLevels, arm::DotprodDot16, true>;
-
-}  // namespace
 
 EDGEQ_KERNEL_ENTRY(kQ4_KDotprodGemv, Shape::kGemv, "q4_k_dotprod_gemv", Encoding::kQ4_K,
-                   Isa::kNeonDotprod, arm::QuantizeRowQ8_KNeon, Q8_KRowBytes, nullptr, nullptr, 16,
-                   arm::TileGemv<Tile>);
+                   Isa::kNeonDotprod, arm::QuantizeRowQ8_KNeon, Q8_KRowBytes, RepackQ4_KR4,
+                   Q4_KR4RowBytes, 16, arm::R4Gemv<arm::Q4KR4DotprodTile>);
 EDGEQ_KERNEL_ENTRY(kQ4_KDotprodGemm, Shape::kGemm, "q4_k_dotprod_gemm", Encoding::kQ4_K,
-                   Isa::kNeonDotprod, arm::QuantizeRowQ8_KTNeon, Q8_KTRowBytes, nullptr, nullptr,
-                   16, arm::TileGemm<TileT>);
+                   Isa::kNeonDotprod, arm::QuantizeRowQ8_KNeon, Q8_KRowBytes, RepackQ4_KR4,
+                   Q4_KR4RowBytes, 16, arm::R4Gemm<arm::Q4KR4DotprodTile, arm::Q4KR4DotprodTile>);
 
 }  // namespace internal
 }  // namespace kernels

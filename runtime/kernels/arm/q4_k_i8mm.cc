@@ -1,29 +1,21 @@
-// Q4_K x Q8_K GEMM with ARMv8.6-A i8mm (smmla: a 2x8 by 8x2 int8 product per instruction), 2
-// weight rows x 8 activation rows per tile (the weights decoded and zipped once per tile) over the
-// 4-bit levels (nibbles, 0..15), GGML layout (no repack). (m = 1 has no pair of activation rows to
-// share an smmla, so the GEMV shape class uses the dotprod kernel on i8mm CPUs.)
+// Q4_K x Q8_K GEMM on i8mm CPUs: the dotprod tile of the Q4_KR4 layout (arm::Q4KR4DotprodTile,
+// q4_k_r4.h), compiled with this file's flags. It shares its layout with the dotprod GEMV that i8mm
+// CPUs select for m = 1 (one repacked copy), and llvm-mca models its super-block loop faster than
+// the GGML-layout smmla tile it replaced (I8mmK45Wide; benchmarks/arm_sim/README.md, 2026-11-26
+// kquant6: cycles per 32-value dot, Cortex-A510 7.4 -> 4.9, Cortex-X2 2.25 -> 1.9).
 #include "runtime/kernels/arm/activations_neon.h"
-#include "runtime/kernels/arm/arm_common.h"
-#include "runtime/kernels/arm/dotprod_common.h"
-#include "runtime/kernels/arm/i8mm_common.h"
+#include "runtime/kernels/arm/q4_k_r4.h"
+#include "runtime/kernels/arm/r4_common.h"
+#include "runtime/kernels/arm/repack_r4.h"
 #include "runtime/kernels/internal/kernel_list.h"
 
 namespace edgeq {
 namespace kernels {
 namespace internal {
 
-const KernelEntry kQ4_KI8mmGemm = {
-    Encoding::kQ4_K,
-    Isa::kNeonI8mm,
-    Shape::kGemm,
-    "q4_k_i8mm_gemm",
-    arm::QuantizeRowQ8_KNeon,
-    Q8_KRowBytes,
-    nullptr,
-    nullptr,
-    arm::I8mmWideGemm<arm::I8mmK45Wide<arm::Q4_KLevels>,
-                      arm::K45Tile<arm::Q4_KLevels, arm::DotprodDot16>>,
-    16};
+EDGEQ_KERNEL_ENTRY(kQ4_KI8mmGemm, Shape::kGemm, "q4_k_i8mm_gemm", Encoding::kQ4_K, Isa::kNeonI8mm,
+                   arm::QuantizeRowQ8_KNeon, Q8_KRowBytes, RepackQ4_KR4, Q4_KR4RowBytes, 16,
+                   arm::R4Gemm<arm::Q4KR4DotprodTile, arm::Q4KR4DotprodTile>);
 
 }  // namespace internal
 }  // namespace kernels

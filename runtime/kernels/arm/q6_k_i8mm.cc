@@ -1,28 +1,20 @@
-// Q6_K x Q8_K GEMM with ARMv8.6-A i8mm (smmla: a 2x8 by 8x2 int8 product per instruction), 2
-// weight rows x 8 activation rows per tile (the weights decoded and zipped once per tile) over the
-// signed 6-bit values (level - 32), GGML layout (no repack). (m = 1 has no pair of activation rows
-// to share an smmla, so the GEMV shape class uses the dotprod kernel on i8mm CPUs.)
+// Q6_K x Q8_K GEMM on i8mm CPUs: the dotprod tile of the Q6_KR4 layout (arm::Q6KR4DotprodTile,
+// q6_k_r4.h), compiled with this file's flags. It shares its layout with the dotprod GEMV that i8mm
+// CPUs select for m = 1 (one repacked copy), and llvm-mca models its super-block loop faster than
+// the GGML-layout smmla tile it replaced (I8mmQ6KWide; benchmarks/arm_sim/README.md, kquant6).
 #include "runtime/kernels/arm/activations_neon.h"
-#include "runtime/kernels/arm/arm_common.h"
-#include "runtime/kernels/arm/dotprod_common.h"
-#include "runtime/kernels/arm/i8mm_common.h"
+#include "runtime/kernels/arm/q6_k_r4.h"
+#include "runtime/kernels/arm/r4_common.h"
+#include "runtime/kernels/arm/repack_r4.h"
 #include "runtime/kernels/internal/kernel_list.h"
 
 namespace edgeq {
 namespace kernels {
 namespace internal {
 
-const KernelEntry kQ6_KI8mmGemm = {
-    Encoding::kQ6_K,
-    Isa::kNeonI8mm,
-    Shape::kGemm,
-    "q6_k_i8mm_gemm",
-    arm::QuantizeRowQ8_KNeon,
-    Q8_KRowBytes,
-    nullptr,
-    nullptr,
-    arm::I8mmWideGemm<arm::I8mmQ6KWide, arm::Q6KTile<arm::DotprodDot16>>,
-    16};
+EDGEQ_KERNEL_ENTRY(kQ6_KI8mmGemm, Shape::kGemm, "q6_k_i8mm_gemm", Encoding::kQ6_K, Isa::kNeonI8mm,
+                   arm::QuantizeRowQ8_KNeon, Q8_KRowBytes, RepackQ6_KR4, Q6_KR4RowBytes, 16,
+                   arm::R4Gemm<arm::Q6KR4DotprodTile, arm::Q6KR4DotprodTile>);
 
 }  // namespace internal
 }  // namespace kernels

@@ -119,6 +119,86 @@ void RepackQ5_1R4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
                offsetof(blocks::BlockQ5_1, qh), offsetof(blocks::BlockQ5_1, qs), out);
 }
 
+size_t Q4_KR4RowBytes(int64_t k) { return static_cast<size_t>(k / blocks::kQK_K) * 148; }
+
+void RepackQ4_KR4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
+  const int64_t nb = k / blocks::kQK_K;
+  const size_t src_row = static_cast<size_t>(nb) * sizeof(blocks::BlockQ4_K);
+  const size_t dst_row = Q4_KR4RowBytes(k);
+  for (int64_t g = 0; g < (n + 3) / 4; ++g) {
+    uint8_t* dst = out + 4 * g * dst_row;
+    std::memset(dst, 0, 4 * dst_row);
+    for (int r = 0; r < 4 && 4 * g + r < n; ++r) {
+      const auto* src = reinterpret_cast<const blocks::BlockQ4_K*>(w + (4 * g + r) * src_row);
+      for (int64_t b = 0; b < nb; ++b) {
+        const blocks::BlockQ4_K& sb = src[b];
+        uint8_t* db = dst + b * 4 * 148;
+        std::memcpy(db + 2 * r, &sb.d, 2);
+        std::memcpy(db + 8 + 2 * r, &sb.dmin, 2);
+        for (int s = 0; s < 8; ++s) {
+          blocks::GetScaleMinK4(s, sb.scales, &db[16 + 4 * s + r], &db[48 + 4 * s + r]);
+          // Value 32 s + u is the low (s even) or high (s odd) nibble of qs[32 (s / 2) + u].
+          const uint8_t* q = sb.qs + 32 * (s / 2);
+          const int shift = 4 * (s % 2);
+          for (int c = 0; c < 4; ++c) {
+            for (int e = 0; e < 4; ++e) {
+              const int lo = (q[4 * c + e] >> shift) & 15, hi = (q[16 + 4 * c + e] >> shift) & 15;
+              db[80 + 64 * s + 16 * c + 4 * r + e] = static_cast<uint8_t>(lo | hi << 4);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+size_t Q6_KR4RowBytes(int64_t k) { return static_cast<size_t>(k / blocks::kQK_K) * 210; }
+
+namespace {
+
+// GGML's 6-bit level (0..63) of value v of a Q6_K block (dequantize_row_q6_K's order: per half n of
+// 128 values, l < 32: values 128 n + l + 32 t, t = 0..3, from ql[64 n + l (+ 32)] and the bit pair
+// 2 t of qh[32 n + l]).
+int Q6Level(const blocks::BlockQ6_K& b, int v) {
+  const int n = v / 128, t = v % 128 / 32, l = v % 32;
+  const uint8_t ql = b.ql[64 * n + l + 32 * (t % 2)];
+  const int low = t < 2 ? ql & 15 : ql >> 4;
+  return low | ((b.qh[32 * n + l] >> (2 * t)) & 3) << 4;
+}
+
+}  // namespace
+
+void RepackQ6_KR4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out) {
+  const int64_t nb = k / blocks::kQK_K;
+  const size_t src_row = static_cast<size_t>(nb) * sizeof(blocks::BlockQ6_K);
+  const size_t dst_row = Q6_KR4RowBytes(k);
+  for (int64_t g = 0; g < (n + 3) / 4; ++g) {
+    uint8_t* dst = out + 4 * g * dst_row;
+    std::memset(dst, 0, 4 * dst_row);
+    for (int r = 0; r < 4 && 4 * g + r < n; ++r) {
+      const auto* src = reinterpret_cast<const blocks::BlockQ6_K*>(w + (4 * g + r) * src_row);
+      for (int64_t b = 0; b < nb; ++b) {
+        const blocks::BlockQ6_K& sb = src[b];
+        uint8_t* db = dst + b * 4 * 210;
+        std::memcpy(db + 2 * r, &sb.d, 2);
+        for (int gr = 0; gr < 16; ++gr) db[8 + 4 * gr + r] = static_cast<uint8_t>(sb.scales[gr]);
+        for (int s = 0; s < 8; ++s) {
+          uint8_t* nib = db + 72 + 96 * s;
+          for (int c = 0; c < 4; ++c) {
+            for (int e = 0; e < 4; ++e) {
+              const int lo = Q6Level(sb, 32 * s + 4 * c + e);
+              const int hi = Q6Level(sb, 32 * s + 16 + 4 * c + e);
+              nib[16 * c + 4 * r + e] = static_cast<uint8_t>((lo & 15) | (hi & 15) << 4);
+              nib[64 + 4 * r + e] |= static_cast<uint8_t>(((lo >> 4) ^ 2) << (2 * c));
+              nib[80 + 4 * r + e] |= static_cast<uint8_t>(((hi >> 4) ^ 2) << (2 * c));
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace internal
 }  // namespace kernels
 }  // namespace edgeq

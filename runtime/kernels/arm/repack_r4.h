@@ -1,6 +1,7 @@
 // "R4" weight layouts of the ARM kernels of the 32-value types (q4_0, q8_0, iq4_nl: dotprod and
 // i8mm; q4_1, q5_0, q5_1: NEON, dotprod and i8mm): four weight rows interleaved per block, exactly
-// as many bytes as GGML's blocks (no padding; k = 288 included).
+// as many bytes as GGML's blocks (no padding; k = 288 included); and of Q4_K and Q6_K (dotprod and
+// i8mm), Q4_K's scales and mins unpacked (148 bytes per row and super-block instead of 144).
 #ifndef EDGEQ_RUNTIME_KERNELS_ARM_REPACK_R4_H_
 #define EDGEQ_RUNTIME_KERNELS_ARM_REPACK_R4_H_
 
@@ -48,6 +49,28 @@ void RepackQ4_1R4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
 // decoded values are level - 16; the kernels add 16 x the activations' block sum back).
 size_t Q5_1R4RowBytes(int64_t k);
 void RepackQ5_1R4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
+
+// "Q4_KR4" block (one 256-value super-block of four rows), 592 bytes (4 x 148; GGML's Q4_K is
+// 144 per row): fp16 d[4], fp16 dmin[4] (row r's), uint8 sc[8][4] and mn[8][4] (byte 16 + 4 s + r
+// and 48 + 4 s + r: the 6-bit scale and min of sub-block s of row r, GGML's get_scale_min_k4),
+// then sub-block s (32 values) in 64 bytes at 80 + 64 s: byte 16 c + 4 r + e holds the level of
+// value 32 s + 4 c + e of row r in its low nibble and of value 32 s + 16 + 4 c + e in its high
+// nibble, so that each masked or shifted 16 bytes are word c (or c + 4) of the four rows: the
+// operand of a lane-indexed sdot against 16 activation values. Groups of four rows as above (a
+// missing row: zero bytes, d = dmin = 0).
+size_t Q4_KR4RowBytes(int64_t k);
+void RepackQ4_KR4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
+
+// "Q6_KR4" block (one super-block of four rows), 840 bytes (4 x 210, as GGML's Q6_K): fp16 d[4],
+// int8 sc[16][4] (byte 8 + 4 g + r: the scale of 16-value group g of row r), then sub-block s
+// (32 values) in 96 bytes at 72 + 96 s: 64 bytes of nibbles as Q4_KR4's (byte 16 c + 4 r + e: the
+// low 4 bits of the level of value 32 s + 4 c + e of row r in its low nibble, of value
+// 32 s + 16 + 4 c + e in its high nibble), then 32 bytes of high bits: byte 16 h + 4 r + e holds at
+// bits 2 c, 2 c + 1 the top two bits of the level of value 32 s + 16 h + 4 c + e, xor 2, so that
+// (bits << 6 - 2 c) with the nibble shifted in below it (sri by 2 of nibble << 4) is the byte
+// 4 x (level - 32) as int8. A missing row: zero bytes (level 32, d = 0).
+size_t Q6_KR4RowBytes(int64_t k);
+void RepackQ6_KR4(const uint8_t* w, int64_t n, int64_t k, uint8_t* out);
 
 }  // namespace internal
 }  // namespace kernels
