@@ -11,7 +11,7 @@ namespace kernels {
 namespace internal {
 EDGEQ_KERNEL_ENTRY(kQ8_0DotprodGemv, Shape::kGemv, "q8_0_dotprod_gemv", Encoding::kQ8_0,
                    Isa::kNeonDotprod, arm::QuantizeRowQ8_0SNeon, Q8_0SRowBytes, RepackQ8_0R4,
-                   Q8_0R4RowBytes, 16, arm::R4SdotGemv<arm::Q8_0R4Block>);
+                   Q8_0R4RowBytes, 16, arm::R4DotprodGemv<arm::Q8_0R4Block>);
 EDGEQ_DEFINE_R4_PAIR_GEMM(kQ8_0DotprodGemm, Encoding::kQ8_0, Isa::kNeonDotprod, "q8_0_dotprod",
                           arm::QuantizePairQ8_0PNeon, Q8_0PUnitBytes, RepackQ8_0R4, Q8_0R4RowBytes,
                           arm::R4SdotPairs<arm::Q8_0R4Block>);

@@ -492,8 +492,8 @@ inline void SdotGemvStep(const int8x16_t a[8], const int8x16_t b[8], int8x16_t x
 // once for both), the last odd group by R4Gemv. Each group's sums, scales and float operations
 // are R4Tile<W, SdotLanes>::Tile<1>'s in both: the outputs are bit-identical.
 template <typename W>
-void R4SdotGemv(const MatmulParams& p, int64_t j0, int64_t j1) {
-  static_assert(!W::kHasMin && W::kLevelOffset == 0, "R4SdotGemv: a type without min or offset");
+void R4DotprodGemv(const MatmulParams& p, int64_t j0, int64_t j1) {
+  static_assert(!W::kHasMin && W::kLevelOffset == 0, "R4DotprodGemv: a type without min or offset");
   if (ActiveCoreSchedule() == CoreSchedule::kOutOfOrder) {
     R4Gemv<R4Tile<W, SdotLanes>>(p, j0, j1);
     return;
