@@ -87,6 +87,8 @@ def measure(args, file_name, cpu, program, phase):
     binary = args.edgeq if program == "edgeq" else args.llama_bench[cpu]
     record = {"file": file_name, "cpu": cpu, "program": program, "phase": phase,
               "binary": os.path.basename(binary), "runs": []}
+    if program == "edgeq":  # the kernels' schedule override (runtime/kernels/isa.h), if set
+        record["core_schedule"] = os.environ.get("EDGEQ_CORE_SCHEDULE", "")
     for tokens in PHASES[phase]:
         argv, runs = bench_argv(program, binary, args.models[file_name], phase, tokens)
         hist = os.path.join(args.work, "%s.%s.%s.%s.%d.hist" % (file_name, cpu, program, phase,
@@ -155,9 +157,15 @@ def ratio_cell(ours, theirs):
     return "%.1fM / %.1fM = %.2f" % (ours / 1e6, theirs / 1e6, ours / theirs)
 
 
-def tables(records):
-    """Markdown: instructions per token, then modelled cycles per token, edgeq / llama.cpp."""
+IN_ORDER_MODELS = ("cortex-a55", "cortex-a510")
+
+
+def tables(records, inorder_records=()):
+    """Markdown: instructions per token, then modelled cycles per token, edgeq / llama.cpp.
+    inorder_records (edgeq run with EDGEQ_CORE_SCHEDULE=inorder): where one has the cell, its
+    cycles replace edgeq's on the in-order core models (the schedule such a core selects)."""
     index = {(r["file"], r["cpu"], r["program"], r["phase"]): r for r in records}
+    inorder = {(r["file"], r["cpu"], r["program"], r["phase"]): r for r in inorder_records}
     cells = sorted({(r["file"], r["cpu"]) for r in records})
     lines = ["| file | qemu CPU | decode insns/token | prefill insns/token |", "|---|---|---|---|"]
     for file_name, cpu in cells:
@@ -178,6 +186,8 @@ def tables(records):
             row = "| %s | %s | %s |" % (file_name, cpu, mcpu)
             for phase in ("decode", "prefill"):
                 a = index.get((file_name, cpu, "edgeq", phase), {})
+                if mcpu in IN_ORDER_MODELS:
+                    a = inorder.get((file_name, cpu, "edgeq", phase), a)
                 b = index.get((file_name, cpu, "llama.cpp", phase), {})
                 row += " %s |" % ratio_cell(a.get("cycles_per_token", {}).get(mcpu),
                                             b.get("cycles_per_token", {}).get(mcpu))
@@ -251,12 +261,16 @@ def main():
     parser.add_argument("--mca-cache", default="", help="JSON cache of llvm-mca results")
     parser.add_argument("--json", help="write (or extend) the records here")
     parser.add_argument("--table-only", nargs="+", help="print the tables of --json files")
+    parser.add_argument("--inorder", nargs="+",
+                        help="with --table-only: --json files of edgeq run with "
+                             "EDGEQ_CORE_SCHEDULE=inorder, for the in-order core models' cells")
     parser.add_argument("--remodel", action="store_true",
                         help="model the --json file's records again (core models of each CPU)")
     args = parser.parse_args()
     if args.table_only:
         data = merge(args.table_only)
-        print(tables(data["records"]))
+        inorder = merge(args.inorder)["records"] if args.inorder else []
+        print(tables(data["records"], inorder))
         print()
         print(memory_table(data["records"], data["decode_bytes"], [30, 60]))
         return 0

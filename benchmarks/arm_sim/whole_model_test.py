@@ -106,6 +106,22 @@ class AggregationTest(unittest.TestCase):
                       mem)
         self.assertEqual(whole_model.ratio_cell(30e6, None), "30.0M / -")
 
+    def test_tables_take_in_order_models_from_the_inorder_records(self):
+        cycles = {"cortex-a510": 40e6, "cortex-x2": 10e6}
+        records = [
+            {"file": "f", "cpu": "max", "program": "edgeq", "phase": "decode",
+             "insns_per_token": 30e6, "cycles_per_token": dict(cycles)},
+            {"file": "f", "cpu": "max", "program": "llama.cpp", "phase": "decode",
+             "insns_per_token": 40e6, "cycles_per_token": {"cortex-a510": 50e6,
+                                                           "cortex-x2": 20e6}},
+        ]
+        inorder = [dict(records[0], cycles_per_token={"cortex-a510": 25e6, "cortex-x2": 11e6})]
+        text = whole_model.tables(records, inorder)
+        self.assertIn("| f | max | cortex-a510 | 25.0M / 50.0M = 0.50 | - |", text)
+        self.assertIn("| f | max | cortex-x2 | 10.0M / 20.0M = 0.50 | - |", text)
+        self.assertIn("| f | max | cortex-a510 | 40.0M / 50.0M = 0.80 | - |",
+                      whole_model.tables(records))
+
 
 class FamilyTest(unittest.TestCase):
     def test_families(self):

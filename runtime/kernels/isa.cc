@@ -2,10 +2,15 @@
 // and for i8mm, which Debian's 2022 cpuinfo does not report).
 #include "runtime/kernels/isa.h"
 
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "core/bounded_input.h"
 #include "cpuinfo.h"
 #include "runtime/kernels/internal/cpu_state.h"
 
@@ -141,6 +146,88 @@ Isa BestSupportedIsa() {
     if (IsaSupported(isa)) best = isa;
   }
   return best;
+}
+
+absl::string_view CoreScheduleName(CoreSchedule s) {
+  return s == CoreSchedule::kInOrder ? "inorder" : "outoforder";
+}
+
+bool IsInOrderMidr(uint32_t midr) {
+  if (((midr >> 24) & 0xFF) != 0x41) return false;  // implementer: Arm Ltd
+  switch ((midr >> 4) & 0xFFF) {                    // part number
+    case 0xC05:                                     // Cortex-A5
+    case 0xC07:                                     // Cortex-A7
+    case 0xD01:                                     // Cortex-A32
+    case 0xD03:                                     // Cortex-A53
+    case 0xD04:                                     // Cortex-A35
+    case 0xD05:                                     // Cortex-A55
+    case 0xD46:                                     // Cortex-A510
+    case 0xD80:                                     // Cortex-A520
+      return true;
+    default:
+      return false;
+  }
+}
+
+absl::StatusOr<CoreSchedule> ChooseCoreSchedule(absl::Span<const uint32_t> core_midrs,
+                                                absl::string_view override_name) {
+  if (!override_name.empty()) {
+    const std::string lower = absl::AsciiStrToLower(override_name);
+    if (lower == "inorder") return CoreSchedule::kInOrder;
+    if (lower == "outoforder") return CoreSchedule::kOutOfOrder;
+    return absl::InvalidArgumentError(
+        absl::StrCat("EDGEQ_CORE_SCHEDULE ", QuoteForError(override_name),
+                     " is not a core schedule; expected inorder or outoforder"));
+  }
+  if (core_midrs.empty()) return CoreSchedule::kOutOfOrder;
+  for (uint32_t midr : core_midrs) {
+    if (!IsInOrderMidr(midr)) return CoreSchedule::kOutOfOrder;
+  }
+  return CoreSchedule::kInOrder;
+}
+
+namespace {
+
+std::vector<uint32_t> HostCoreMidrs() {
+  std::vector<uint32_t> midrs;
+#if defined(__aarch64__)
+  if (internal::CpuinfoReady()) {
+    for (uint32_t i = 0; i < cpuinfo_get_cores_count(); ++i) {
+      midrs.push_back(cpuinfo_get_core(i)->midr);
+    }
+  }
+#endif
+  return midrs;
+}
+
+CoreSchedule HostCoreSchedule() {
+  const char* env = std::getenv("EDGEQ_CORE_SCHEDULE");
+  const std::vector<uint32_t> midrs = HostCoreMidrs();
+  absl::StatusOr<CoreSchedule> s = ChooseCoreSchedule(midrs, env == nullptr ? "" : env);
+  if (s.ok()) return *s;
+  std::fprintf(stderr, "edgeq: %s; using the automatic choice\n",
+               std::string(s.status().message()).c_str());
+  return *ChooseCoreSchedule(midrs, "");
+}
+
+std::atomic<int>& ScheduleState() {  // -1: not chosen yet
+  static std::atomic<int> state{-1};
+  return state;
+}
+
+}  // namespace
+
+CoreSchedule ActiveCoreSchedule() {
+  const int s = ScheduleState().load(std::memory_order_relaxed);
+  if (s >= 0) return static_cast<CoreSchedule>(s);
+  static const CoreSchedule host = HostCoreSchedule();  // (thread-safe, once)
+  int expected = -1;
+  ScheduleState().compare_exchange_strong(expected, static_cast<int>(host));
+  return static_cast<CoreSchedule>(ScheduleState().load(std::memory_order_relaxed));
+}
+
+void SetCoreSchedule(CoreSchedule s) {
+  ScheduleState().store(static_cast<int>(s), std::memory_order_relaxed);
 }
 
 }  // namespace kernels

@@ -4,8 +4,11 @@
 #ifndef EDGEQ_RUNTIME_KERNELS_ISA_H_
 #define EDGEQ_RUNTIME_KERNELS_ISA_H_
 
+#include <cstdint>
+
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 
 namespace edgeq {
 namespace kernels {
@@ -30,6 +33,35 @@ absl::StatusOr<Isa> IsaFromName(absl::string_view);  // inverse; "best" -> kBest
 bool IsaSupported(Isa isa);
 // The highest level this CPU supports.
 Isa BestSupportedIsa();
+
+// The instruction schedule of the ARM kernels that have one per core type (where one schedule
+// cannot serve both: the dotprod GEMVs of the R4 types, runtime/kernels/arm/r4_common.h; see
+// benchmarks/arm_sim/README.md). Every other kernel has one schedule for all cores.
+enum class CoreSchedule : int {
+  kOutOfOrder = 0,  // Cortex-A76/X, Neoverse, Apple, ...; also the default for unknown cores
+  kInOrder = 1,     // Cortex-A5/A7/A32/A35/A53/A55/A510/A520
+};
+
+absl::string_view CoreScheduleName(CoreSchedule s);  // "outoforder", "inorder"
+
+// True for the MIDR_EL1 of an Arm Ltd in-order core (part numbers of Cortex-A5, A7, A32, A35,
+// A53, A55, A510, A520).
+bool IsInOrderMidr(uint32_t midr);
+
+// The one selection rule. `override_name` (EDGEQ_CORE_SCHEDULE), when not empty, decides:
+// "inorder" or "outoforder" (an error naming the value otherwise). Else kInOrder if `core_midrs`
+// (one MIDR_EL1 per core, 0 when unknown) is not empty and every core is in-order: the kernels'
+// threads run on the fastest tier (cpu_features.h), so one out-of-order core makes the choice
+// kOutOfOrder, and so does any core of unknown type (as under qemu-user, where cpuinfo reads the
+// host's /proc/cpuinfo and reports no ARM core) or no list at all (x86).
+absl::StatusOr<CoreSchedule> ChooseCoreSchedule(absl::Span<const uint32_t> core_midrs,
+                                                absl::string_view override_name);
+
+// The schedule in use: on first call ChooseCoreSchedule(this machine's cores from cpuinfo,
+// getenv("EDGEQ_CORE_SCHEDULE")); an invalid EDGEQ_CORE_SCHEDULE is reported once on stderr and
+// the rule then ignores it. SetCoreSchedule replaces it for the process (tests, benchmarks).
+CoreSchedule ActiveCoreSchedule();
+void SetCoreSchedule(CoreSchedule s);
 
 }  // namespace kernels
 }  // namespace edgeq

@@ -9,15 +9,9 @@
 namespace edgeq {
 namespace kernels {
 namespace internal {
-namespace {
-
-using Dot = arm::R4Dotprod<arm::Iq4NlR4Block>;
-
-}  // namespace
-
 EDGEQ_KERNEL_ENTRY(kIq4NlDotprodGemv, Shape::kGemv, "iq4_nl_dotprod_gemv", Encoding::kIq4Nl,
                    Isa::kNeonDotprod, arm::QuantizeRowQ8_0SNeon, Q8_0SRowBytes, RepackIq4NlR4,
-                   Q4_0R4RowBytes, 16, arm::R4Gemv<Dot>);
+                   Q4_0R4RowBytes, 16, arm::R4DotprodGemv<arm::Iq4NlR4Block>);
 EDGEQ_DEFINE_R4_PAIR_GEMM(kIq4NlDotprodGemm, Encoding::kIq4Nl, Isa::kNeonDotprod, "iq4_nl_dotprod",
                           arm::QuantizePairQ8_0PNeon, Q8_0PUnitBytes, RepackIq4NlR4, Q4_0R4RowBytes,
                           arm::R4SdotPairs<arm::Iq4NlR4Block>);

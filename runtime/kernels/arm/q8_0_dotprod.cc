@@ -9,15 +9,9 @@
 namespace edgeq {
 namespace kernels {
 namespace internal {
-namespace {
-
-using Dot = arm::R4Dotprod<arm::Q8_0R4Block>;
-
-}  // namespace
-
 EDGEQ_KERNEL_ENTRY(kQ8_0DotprodGemv, Shape::kGemv, "q8_0_dotprod_gemv", Encoding::kQ8_0,
                    Isa::kNeonDotprod, arm::QuantizeRowQ8_0SNeon, Q8_0SRowBytes, RepackQ8_0R4,
-                   Q8_0R4RowBytes, 16, arm::R4Gemv<Dot>);
+                   Q8_0R4RowBytes, 16, arm::R4DotprodGemv<arm::Q8_0R4Block>);
 EDGEQ_DEFINE_R4_PAIR_GEMM(kQ8_0DotprodGemm, Encoding::kQ8_0, Isa::kNeonDotprod, "q8_0_dotprod",
                           arm::QuantizePairQ8_0PNeon, Q8_0PUnitBytes, RepackQ8_0R4, Q8_0R4RowBytes,
                           arm::R4SdotPairs<arm::Q8_0R4Block>);

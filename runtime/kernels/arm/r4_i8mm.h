@@ -54,6 +54,37 @@ inline void LoadOperands(const uint8_t* blk, int8x16_t z01[4], int8x16_t z23[4],
   }
 }
 
+// Four smmla of step h: activation pairs a and b (registers xa, xb) with the zipped weight rows
+// {0, 1} (z) and {2, 3} (y) into the chains s0 (a x rows 0, 1), s1 (a x rows 2, 3), s2, s3 (b).
+#define EDGEQ_SMMLA4(xa, xb, z, y)                   \
+  "smmla %[s0].4s, %[" xa "].16b, %[" z "].16b\n\t" \
+  "smmla %[s1].4s, %[" xa "].16b, %[" y "].16b\n\t" \
+  "smmla %[s2].4s, %[" xb "].16b, %[" z "].16b\n\t" \
+  "smmla %[s3].4s, %[" xb "].16b, %[" y "].16b\n\t"
+
+// The 16 smmla of two activation pairs with one block (z01, z23: LoadOperands) in one asm
+// statement, their four chains interleaved so that a chain's next smmla is four smmla later:
+// with intrinsics (and -fno-schedule-insns) GCC emits a pair's two chains back to back and an
+// in-order core (Cortex-A510) waits on each smmla. s: as the int32 tiles of R4I8mm::Tile (s0, s1
+// of pair a; s2, s3 of pair b). Integer sums: the same values in any order.
+inline void SmmlaGroup(const int8x16_t z01[4], const int8x16_t z23[4], const int8x16x4_t& a,
+                       const int8x16x4_t& b, int32x4_t s[4]) {
+  asm("movi %[s0].4s, #0\n\t"
+      "movi %[s1].4s, #0\n\t"
+      "movi %[s2].4s, #0\n\t"
+      "movi %[s3].4s, #0\n\t"
+      EDGEQ_SMMLA4("a0", "b0", "z0", "y0")
+      EDGEQ_SMMLA4("a1", "b1", "z1", "y1")
+      EDGEQ_SMMLA4("a2", "b2", "z2", "y2")
+      EDGEQ_SMMLA4("a3", "b3", "z3", "y3")
+      : [s0] "=&w"(s[0]), [s1] "=&w"(s[1]), [s2] "=&w"(s[2]), [s3] "=&w"(s[3])
+      : [z0] "w"(z01[0]), [z1] "w"(z01[1]), [z2] "w"(z01[2]), [z3] "w"(z01[3]),
+        [y0] "w"(z23[0]), [y1] "w"(z23[1]), [y2] "w"(z23[2]), [y3] "w"(z23[3]),
+        [a0] "w"(a.val[0]), [a1] "w"(a.val[1]), [a2] "w"(a.val[2]), [a3] "w"(a.val[3]),
+        [b0] "w"(b.val[0]), [b1] "w"(b.val[1]), [b2] "w"(b.val[2]), [b3] "w"(b.val[3]));
+}
+#undef EDGEQ_SMMLA4
+
 // W: an R4 block type (r4_common.h) whose levels fit int8 and need no offset.
 template <typename W>
 struct R4I8mm {
@@ -64,6 +95,67 @@ struct R4I8mm {
   template <int P>
   static void Tile(const uint8_t* wg, const uint8_t* x, size_t unit_bytes, int64_t k,
                    float32x4_t out[2 * P]) {
+    if constexpr (P == 1 || W::kHasMin) {
+      TileByPair<P>(wg, x, unit_bytes, k, out);  // (with a min, two pairs' registers spill)
+    } else {
+      TileByGroup<P>(wg, x, unit_bytes, k, out);
+    }
+  }
+
+  // Pairs in groups of two (SmmlaGroup), each group scaled before the next one's smmla.
+  template <int P>
+  static void TileByGroup(const uint8_t* wg, const uint8_t* x, size_t unit_bytes, int64_t k,
+                          float32x4_t out[2 * P]) {
+    float32x4_t acc01[P], acc23[P];
+    const uint8_t* xp[P];
+    for (int p = 0; p < P; ++p) {
+      acc01[p] = acc23[p] = vdupq_n_f32(0.0f);
+      xp[p] = x + p * unit_bytes;
+    }
+    for (int64_t b = 0; b < k / 32; ++b) {
+      int8x16_t z01[4], z23[4];
+      float32x4_t d, m = vdupq_n_f32(0.0f);
+      LoadOperands<W>(wg + b * W::kBlockBytes, z01, z23, &d, &m);
+      const float32x4_t d01 = RowPair<0>(d), d23 = RowPair<1>(d);
+      for (int g = 0; g < P; g += 2) {
+        int32x4_t s[4];
+        SmmlaGroup(z01, z23, vld1q_s8_x4(reinterpret_cast<const int8_t*>(xp[g])),
+                   vld1q_s8_x4(reinterpret_cast<const int8_t*>(xp[g + 1])), s);
+        // The group's scaling stage by stage (loads, converts, products, sums: each result used
+        // four instructions after it is made; each row's operations unchanged).
+        const float32x4_t dxa = vld1q_f32(reinterpret_cast<const float*>(xp[g] + 64));
+        const float32x4_t dxb = vld1q_f32(reinterpret_cast<const float*>(xp[g + 1] + 64));
+        float32x4_t f[4], e[4];
+        for (int t = 0; t < 4; ++t) f[t] = vcvtq_f32_s32(s[t]);
+        e[0] = vmulq_f32(d01, dxa);
+        e[1] = vmulq_f32(d23, dxa);
+        e[2] = vmulq_f32(d01, dxb);
+        e[3] = vmulq_f32(d23, dxb);
+        acc01[g] = vfmaq_f32(acc01[g], f[0], e[0]);
+        acc23[g] = vfmaq_f32(acc23[g], f[1], e[1]);
+        acc01[g + 1] = vfmaq_f32(acc01[g + 1], f[2], e[2]);
+        acc23[g + 1] = vfmaq_f32(acc23[g + 1], f[3], e[3]);
+        xp[g] += kRecordBytes;
+        xp[g + 1] += kRecordBytes;
+      }
+    }
+    Finish<P>(acc01, acc23, out);
+  }
+
+  template <int P>
+  static void Finish(const float32x4_t acc01[P], const float32x4_t acc23[P],
+                     float32x4_t out[2 * P]) {
+    for (int p = 0; p < P; ++p) {
+      const float64x2_t a01 = vreinterpretq_f64_f32(OutScaled<W>(acc01[p]));
+      const float64x2_t a23 = vreinterpretq_f64_f32(OutScaled<W>(acc23[p]));
+      out[2 * p] = vreinterpretq_f32_f64(vzip1q_f64(a01, a23));  // row i0: r0 r1 r2 r3
+      out[2 * p + 1] = vreinterpretq_f32_f64(vzip2q_f64(a01, a23));
+    }
+  }
+
+  template <int P>
+  static void TileByPair(const uint8_t* wg, const uint8_t* x, size_t unit_bytes, int64_t k,
+                         float32x4_t out[2 * P]) {
     float32x4_t acc01[P], acc23[P];  // lanes {i0.r0, i0.r1, i1.r0, i1.r1} and rows 2, 3
     const uint8_t* xp[P];
     for (int p = 0; p < P; ++p) {
@@ -95,12 +187,7 @@ struct R4I8mm {
         xp[p] += kRecordBytes;
       }
     }
-    for (int p = 0; p < P; ++p) {
-      const float64x2_t a01 = vreinterpretq_f64_f32(OutScaled<W>(acc01[p]));
-      const float64x2_t a23 = vreinterpretq_f64_f32(OutScaled<W>(acc23[p]));
-      out[2 * p] = vreinterpretq_f32_f64(vzip1q_f64(a01, a23));  // row i0: r0 r1 r2 r3
-      out[2 * p + 1] = vreinterpretq_f32_f64(vzip2q_f64(a01, a23));
-    }
+    Finish<P>(acc01, acc23, out);
   }
 };
 
