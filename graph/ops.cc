@@ -166,13 +166,14 @@ Value Rope(Value x, Value positions, Value inv_freq, RopeMode mode) {
 }
 
 Value Attention(Value q, Value k_cache, Value v_cache, Value k_new, Value v_new, Value positions,
-                float scale, int64_t window) {
+                float scale, int64_t window, bool store_kv) {
   // The caches' dtype says their type: u8 rows are q8_0 blocks.
   const bool q8_0 = k_cache.ok() && k_cache.dtype() == DType::kUInt8 && !k_cache.is_quantized();
-  return Op("attention", {q, k_cache, v_cache, k_new, v_new, positions},
-            {{"scale", static_cast<double>(scale)},
-             {"window", window},
-             {"kv_cache", std::string(q8_0 ? "q8_0" : "f32")}});
+  AttributeMap attributes = {{"scale", static_cast<double>(scale)},
+                             {"window", window},
+                             {"kv_cache", std::string(q8_0 ? "q8_0" : "f32")}};
+  if (store_kv) attributes["store_kv"] = int64_t{1};
+  return Op("attention", {q, k_cache, v_cache, k_new, v_new, positions}, std::move(attributes));
 }
 
 Value Gather(Value table, Value indices) { return Op("gather", {table, indices}); }

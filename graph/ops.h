@@ -103,9 +103,11 @@ Value Rope(Value x, Value positions, Value inv_freq, RopeMode mode);
 //            0 <= pos <= ctx, else Execute fails with OutOfRange naming them)
 // -> f32 [t, heads * head_dim]: row i, head h is softmax(scale * q.k) . v over positions
 // <= pos + i, and with window > 0 only over the last `window` of them (sliding-window layers).
-// Only the visible rows of the cache are read.
+// Only the visible rows of the cache are read. With store_kv, the op also writes the block's
+// k_new/v_new rows into the caches at their positions (below ctx; q8_0-encoded for q8_0 caches):
+// the caches must then be graph inputs, given to Execute as writable tensors.
 Value Attention(Value q, Value k_cache, Value v_cache, Value k_new, Value v_new, Value positions,
-                float scale, int64_t window = 0);
+                float scale, int64_t window = 0, bool store_kv = false);
 
 // Rows of `table` [v, d] picked by `indices` (i32 or i64, any shape [...]) -> f32 [..., d].
 // `table` may be quantized (rows are decoded with its encoding). An index outside [0, v) makes

@@ -27,7 +27,6 @@
 #include "llm/rope_frequencies.h"
 #include "quantization/block_layout.h"
 #include "quantization/encoding.h"
-#include "quantization/internal/codecs.h"
 #include "runtime/custom_op.h"
 
 namespace edgeq {
@@ -74,7 +73,7 @@ absl::StatusOr<Model::Block> Model::LoadBlock(int64_t t) {
   EDGEQ_ASSIGN_OR_RETURN(
       b.graph, BuildBody(weights, config_, context_, kv_cache_type_, inv_freq_, inv_freq_swa_, t));
   const auto start = std::chrono::steady_clock::now();
-  EDGEQ_ASSIGN_OR_RETURN(edgeq::Model model, session_->Load(*b.graph));
+  EDGEQ_ASSIGN_OR_RETURN(edgeq::Model model, session_->Load(*b.graph, arena_));
   prepare_seconds_ +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   b.model = std::make_unique<edgeq::Model>(std::move(model));
@@ -215,6 +214,9 @@ void Model::CreateSession(const ModelOptions& options, std::shared_ptr<LoadProgr
     };
   }
   session_ = std::make_unique<InferenceSession>(std::move(so));
+  // One activation arena for every body graph (decode and the prefill blocks): only one runs at a
+  // time. The head keeps its own, since PrefillAll reads a block's hidden rows while it runs.
+  arena_ = std::make_shared<ActivationArena>();
 }
 
 absl::Status Model::LoadGraphs(int prefill_block) {
@@ -250,7 +252,7 @@ absl::Status Model::AllocateKvCache() {
     }
     k_cache_.push_back(std::move(kc));
     v_cache_.push_back(std::move(vc));
-    cache_names_.push_back({l, io::KCache(l), io::VCache(l), io::KRows(l), io::VRows(l)});
+    cache_names_.push_back({l, io::KCache(l), io::VCache(l)});
   }
   // The recurrent states (zero) and the real-row count input (llm/arch/recurrent_state.h).
   EDGEQ_ASSIGN_OR_RETURN(states_, NewRecurrentStates(config_));
@@ -333,39 +335,10 @@ absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, i
     rows[0] = static_cast<int32_t>(n);
     in.emplace_back(io::kRealRows, real_rows_);
   }
+  // The attention layers write the block's K/V rows into the caches themselves (store_kv).
   EDGEQ_ASSIGN_OR_RETURN(TensorMap out, b.model->Execute(in));
   EDGEQ_RETURN_IF_ERROR(StoreStates(out));
   processed_ = pos + static_cast<int>(n);
-  // Store the block's real K and V rows ([t, kv heads, hs]; the first n) into the caches
-  // ([kv heads, ctx, hs]) at pos..pos+n-1.
-  const int64_t ctx = context_, kvh = config_.head_count_kv;
-  for (int l = 0; l < kv_layers; ++l) {
-    const int64_t hs = config_.LayerHeadDim(cache_names_[l].layer);
-    for (int which = 0; which < 2; ++which) {
-      EDGEQ_ASSIGN_OR_RETURN(Tensor rows,
-                             out.Get(which == 0 ? cache_names_[l].k_rows : cache_names_[l].v_rows));
-      EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> src, rows.Values<float>());
-      Tensor& cache = which == 0 ? k_cache_[l] : v_cache_[l];
-      if (kv_cache_type_ == KvCacheType::kQ8_0) {
-        const int64_t row_bytes = Q8_0RowBytes(hs);
-        EDGEQ_ASSIGN_OR_RETURN(absl::Span<uint8_t> dst, cache.MutableValues<uint8_t>());
-        for (int64_t i = 0; i < n; ++i) {
-          for (int64_t h = 0; h < kvh; ++h) {
-            quantization_internal::QuantizeRowQ8_0(
-                src.data() + (i * kvh + h) * hs, dst.data() + (h * ctx + pos + i) * row_bytes, hs);
-          }
-        }
-        continue;
-      }
-      EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> dst, cache.MutableValues<float>());
-      for (int64_t i = 0; i < n; ++i) {
-        for (int64_t h = 0; h < kvh; ++h) {
-          std::memcpy(dst.data() + (h * ctx + pos + i) * hs, src.data() + (i * kvh + h) * hs,
-                      hs * sizeof(float));
-        }
-      }
-    }
-  }
   return out.Get(io::kHidden);
 }
 
@@ -476,9 +449,7 @@ std::vector<edgeq::Model*> Model::Graphs() const {
 }
 
 uint64_t Model::activation_bytes() const {
-  uint64_t bytes = 0;
-  for (const edgeq::Model* g : Graphs()) bytes += g->arena_bytes() + g->scratch_bytes();
-  return bytes;
+  return arena_->bytes() + head_->arena_bytes() + head_->scratch_bytes();
 }
 
 std::vector<int> Model::loaded_block_sizes() const {

@@ -25,9 +25,11 @@
 // use) from the embedding through the last block, and one "head" graph (output
 // norm and classifier) run only where logits are asked for: Prefill computes the classifier for
 // its last token only. The KV cache is this class's memory ([kv heads, context, head dim] per
-// layer and K/V), given to the graphs as inputs (zero copy); each step's new K/V rows are graph
-// outputs written into the cache. Weights are shared by the graphs (quantized ones are prepared
-// once); the model keeps them (and a checkpoint's mapping) alive.
+// layer and K/V), given to the graphs as inputs (zero copy); each layer's attention writes the
+// step's new K/V rows into it in place. The body graphs share one activation arena
+// (edgeq::ActivationArena: the largest graph's plan, not the sum), the head has its own. Weights
+// are shared by the graphs (quantized ones are prepared once); the model keeps them (and a
+// checkpoint's mapping) alive.
 #ifndef EDGEQ_LLM_MODEL_H_
 #define EDGEQ_LLM_MODEL_H_
 
@@ -131,8 +133,8 @@ class Model {
   // The most prompt tokens one prefill Execute takes (ModelOptions::prefill_block capped at the
   // context; 1: token by token).
   int ubatch_size() const { return block_sizes_.empty() ? 1 : block_sizes_.back(); }
-  // Bytes of the activation arenas and scratch of the graphs built so far (decode, head and the
-  // prefill blocks used).
+  // Bytes of activation memory: the body graphs' shared arena and scratch (sized to the largest
+  // graph built so far: decode or a prefill block used) and the head's.
   uint64_t activation_bytes() const;
   // The sizes of the prefill block graphs built so far, ascending.
   std::vector<int> loaded_block_sizes() const;
@@ -212,7 +214,8 @@ class Model {
   // The prefill block graph of `size` tokens (one of block_sizes_), built on first use.
   absl::StatusOr<Block*> BlockOfSize(int size);
   // Runs b on n = tokens.size() <= b.t tokens at pos..pos+n-1 (rows past n are padding: token 0,
-  // attended by nothing real, their K/V rows not stored) and stores their K/V rows; returns the
+  // attended by nothing real; their K/V rows land in cache positions not yet processed, which a
+  // later run overwrites before reading); the graph stores the K/V rows in the caches. Returns the
   // hidden states [b.t, dim] (before the output norm) of which the first n rows are real.
   absl::StatusOr<Tensor> RunBlock(Block& b, absl::Span<const int> tokens, int pos);
   // Output norm and classifier on one hidden row.
@@ -235,6 +238,7 @@ class Model {
   Tensor inv_freq_;                     // [rope dims / 2]: the RoPE angle per position of each pair
   Tensor inv_freq_swa_;                 // the same for the sliding-window layers
   std::unique_ptr<InferenceSession> session_;
+  std::shared_ptr<ActivationArena> arena_;  // the body graphs' activations (one runs at a time)
   Block decode_;
   std::vector<int> block_sizes_;                // PrefillBlockSizes(ubatch), ascending
   std::vector<std::unique_ptr<Block>> blocks_;  // per size; null until first used
@@ -244,10 +248,10 @@ class Model {
   std::unique_ptr<edgeq::Model> head_;
   Tensor head_input_;                      // [1, dim]
   std::vector<Tensor> k_cache_, v_cache_;  // per attention layer (recurrent ones have none)
-  // Per attention layer: the body graphs' names of its K and V cache inputs and new-row outputs.
+  // Per attention layer: the body graphs' names of its K and V cache inputs.
   struct CacheNames {
     int layer;  // the layer owning this cache
-    std::string k, v, k_rows, v_rows;
+    std::string k, v;
   };
   std::vector<CacheNames> cache_names_;
   std::vector<Tensor> states_;  // the recurrent states (ModelConfig::recurrent_states)

@@ -5,8 +5,8 @@
 //
 // A model with ubatch U has block graphs of 1 token (decode) and of 8, 16, 32, ... tokens
 // (powers of two below U) and U, each built on first use, so that a short prompt never pays for a
-// large graph and the activation memory is that of the blocks a program used (at most twice the
-// largest one's). PlanPrefill chooses the blocks of a prompt.
+// large graph; they share one activation arena (edgeq::ActivationArena), sized to the largest
+// block used. PlanPrefill chooses the blocks of a prompt.
 #ifndef EDGEQ_LLM_PREFILL_PLAN_H_
 #define EDGEQ_LLM_PREFILL_PLAN_H_
 

@@ -1,12 +1,16 @@
 #include "runtime/session.h"
 
 #include <pthread.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <climits>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,14 +49,56 @@ const TensorMap::Entries& TensorMap::entries() const {
   return entries_ == nullptr ? *empty : *entries_;
 }
 
+// ---- ActivationArena ----
+
+ActivationArena::~ActivationArena() {
+  for (Region* r : {&activations_, &scratch_}) {
+    if (r->data != nullptr) munmap(r->data, r->bytes);
+  }
+}
+
+absl::Status ActivationArena::Grow(Region* r, size_t bytes) {
+  if (r->data != nullptr && bytes <= r->bytes) return absl::OkStatus();
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t rounded = std::max<size_t>(page, (bytes + page - 1) / page * page);
+  // The old buffer goes first: nothing in it is live between runs, and the two never coexist.
+  if (r->data != nullptr) munmap(r->data, r->bytes);
+  r->data = nullptr;
+  r->bytes = 0;
+  void* p = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "activation arena: cannot map %d bytes (%s)", rounded, std::strerror(errno)));
+  }
+  r->data = p;
+  r->bytes = rounded;
+  return absl::OkStatus();
+}
+
+absl::Status ActivationArena::Reserve(size_t activation_bytes, size_t scratch_bytes) {
+  const Region before_a = activations_, before_s = scratch_;
+  EDGEQ_RETURN_IF_ERROR(Grow(&activations_, activation_bytes));
+  EDGEQ_RETURN_IF_ERROR(Grow(&scratch_, scratch_bytes));
+  if (activations_.bytes != before_a.bytes || scratch_.bytes != before_s.bytes ||
+      activations_.data != before_a.data || scratch_.data != before_s.data) {
+    ++generation_;
+  }
+  return absl::OkStatus();
+}
+
 // ---- Model ----
 
 struct Model::Impl {
   std::string graph_name;
-  std::shared_ptr<void> pool;     // keeps the session's pthreadpool alive
-  std::vector<Tensor> constants;  // keeps the weights alive
-  Tensor arena;
-  Tensor scratch;
+  std::shared_ptr<void> pool;              // keeps the session's pthreadpool alive
+  std::vector<Tensor> constants;           // keeps the weights alive
+  std::shared_ptr<ActivationArena> arena;  // intermediates, outputs and scratch (maybe shared)
+  uint64_t bound_generation = 0;           // the arena's generation the slots point into
+  std::vector<size_t> buffer_offsets;      // per planned buffer, in the arena
+  std::vector<int> buffer_slot;            // per planned buffer, its slot
+  std::vector<int> output_slots;           // per graph output, its slot
+  std::vector<TensorType> output_types;    // per graph output
+  std::vector<std::string> output_names;   // per graph output
   std::vector<void*> slots;
   std::vector<std::unique_ptr<internal::OpKernel>> kernels;
   std::vector<std::string> kernel_labels;         // "%2 = qmatmul"
@@ -64,13 +110,17 @@ struct Model::Impl {
   absl::Status AllocateMemory(const Graph& graph, const std::vector<internal::BufferUse>& uses,
                               const std::vector<int>& buffer_slot, int num_slots,
                               const std::vector<int>& output_slots);
+  // Points the planned slots and the output views into the arena's current buffer (at Load, and
+  // at Execute after a Load of another Model grew the shared arena).
+  absl::Status Bind();
   bool profiling = false;
   std::vector<int64_t> profile_calls;   // per kernel, while profiling
   std::vector<double> profile_seconds;  // per kernel, while profiling
   std::vector<std::string> input_names;
   std::vector<TensorType> input_types;
   std::vector<int> input_ids;
-  std::vector<char> given;  // per input, reused by Execute
+  std::vector<char> input_written;  // per input: a kernel writes it in place
+  std::vector<char> given;          // per input, reused by Execute
   std::shared_ptr<TensorMap::Entries> outputs;
   size_t arena_bytes = 0;
   size_t scratch_bytes = 0;
@@ -80,42 +130,51 @@ struct Model::Impl {
 
 absl::Status Model::Impl::AllocateMemory(const Graph& graph,
                                          const std::vector<internal::BufferUse>& uses,
-                                         const std::vector<int>& buffer_slot, int num_slots,
-                                         const std::vector<int>& output_slots) {
+                                         const std::vector<int>& buffer_slot_of, int num_slots,
+                                         const std::vector<int>& output_slots_of) {
   const std::vector<Node>& nodes = graph.nodes();
-  // Arena.
+  // The plan: buffers with disjoint lifetimes share bytes.
   const internal::ArenaPlan plan = internal::PlanArena(uses, kTensorAlignment);
   for (const internal::BufferUse& u : uses) unplanned_bytes += u.size;
   arena_bytes = plan.total_bytes;
-  EDGEQ_ASSIGN_OR_RETURN(arena,
-                         Tensor::Create(DType::kUInt8, {static_cast<int64_t>(plan.total_bytes)}));
+  buffer_offsets = plan.offsets;
+  buffer_slot = buffer_slot_of;
+  output_slots = output_slots_of;
+  // Scratch (shared by all kernels: they run one after another).
+  for (const auto& kernel : kernels) {
+    scratch_bytes = std::max(scratch_bytes, kernel->ScratchBytes());
+  }
+  EDGEQ_RETURN_IF_ERROR(arena->Reserve(arena_bytes, scratch_bytes));
   slots.assign(num_slots, nullptr);
-  uint8_t* base = static_cast<uint8_t*>(arena.raw_mutable_data());
-  for (size_t b = 0; b < uses.size(); ++b) slots[buffer_slot[b]] = base + plan.offsets[b];
   for (const Node& node : nodes) {
     if (node.kind == NodeKind::kConstant) {
       slots[node.outputs[0]] = const_cast<void*>(node.constant.raw_data());
     }
   }
-
-  // Scratch (shared by all kernels: they run one after another).
-  for (const auto& kernel : kernels) {
-    scratch_bytes = std::max(scratch_bytes, kernel->ScratchBytes());
-  }
-  EDGEQ_ASSIGN_OR_RETURN(scratch,
-                         Tensor::Create(DType::kUInt8, {static_cast<int64_t>(scratch_bytes)}));
-
-  // Output tensors: views of the arena, built once.
-  auto arena_owner = std::make_shared<Tensor>(arena);
-  outputs = std::make_shared<TensorMap::Entries>();
   for (size_t i = 0; i < graph.outputs().size(); ++i) {
-    const ValueType& t = graph.value_type(graph.outputs()[i]);
-    const size_t bytes = t.type.shape.num_elements() * DTypeSize(t.type.dtype);
-    EDGEQ_ASSIGN_OR_RETURN(Tensor view,
-                           Tensor::View(t.type.dtype, t.type.shape, slots[output_slots[i]], bytes,
-                                        arena_owner, /*writable=*/true));
-    outputs->emplace_back(graph.output_name(static_cast<int>(i)), std::move(view));
+    output_types.push_back(graph.value_type(graph.outputs()[i]).type);
+    output_names.push_back(graph.output_name(static_cast<int>(i)));
   }
+  return Bind();
+}
+
+absl::Status Model::Impl::Bind() {
+  uint8_t* base = static_cast<uint8_t*>(arena->activations_.data);
+  for (size_t b = 0; b < buffer_offsets.size(); ++b) {
+    slots[buffer_slot[b]] = base + buffer_offsets[b];
+  }
+  // Output tensors: views of the arena, built once per arena buffer; they keep the arena alive.
+  auto entries = std::make_shared<TensorMap::Entries>();
+  const std::shared_ptr<const void> owner = arena;
+  for (size_t i = 0; i < output_types.size(); ++i) {
+    const TensorType& t = output_types[i];
+    const size_t bytes = t.shape.num_elements() * DTypeSize(t.dtype);
+    EDGEQ_ASSIGN_OR_RETURN(
+        Tensor view, Tensor::View(t.dtype, t.shape, slots[output_slots[i]], bytes, owner, true));
+    entries->emplace_back(output_names[i], std::move(view));
+  }
+  outputs = std::move(entries);
+  bound_generation = arena->generation_;
   return absl::OkStatus();
 }
 
@@ -173,10 +232,19 @@ absl::StatusOr<TensorMap> Model::Execute(absl::Span<const NamedTensor> inputs) {
       return absl::InvalidArgumentError(absl::StrFormat("Execute: input \"%s\" must be %s, got %s",
                                                         in.name, want.ToString(), t.DebugString()));
     }
+    if (m.input_written[i] && !t.writable()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "Execute: input \"%s\" is written in place by the graph and must be a writable tensor, "
+          "got a read-only view",
+          in.name));
+    }
     m.slots[m.input_ids[i]] = const_cast<void*>(t.raw_data());
   }
+  if (m.bound_generation != m.arena->generation_) {
+    EDGEQ_RETURN_IF_ERROR(m.Bind());  // another Model's Load grew the shared arena
+  }
   const internal::ExecContext ctx{m.slots.data(), static_cast<pthreadpool_t>(m.pool.get()),
-                                  m.scratch.raw_mutable_data()};
+                                  m.arena->scratch_.data};
   if (!m.profiling) {
     for (const auto& kernel : m.kernels) {
       EDGEQ_RETURN_IF_ERROR(kernel->Run(ctx));
@@ -276,6 +344,24 @@ absl::Status ProbeThreads(int n) {
   return absl::OkStatus();
 }
 
+// OkStatus if every input `kernel` writes in place is a graph input (recorded in `written`);
+// InvalidArgument naming the op and the input otherwise (a constant, e.g. mapped weights, or a
+// computed value must not be overwritten).
+absl::Status CheckInPlaceInputs(const Graph& graph, const Node& node,
+                                const internal::OpKernel& kernel, std::set<int>* written) {
+  for (int p : kernel.InPlaceInputs()) {
+    const int id = node.inputs[static_cast<size_t>(p)];
+    if (graph.nodes()[graph.producer(id)].kind != NodeKind::kInput) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "graph \"%s\": %s writes its input %d (%%%d) in place; it must be a graph input, not a "
+          "constant or a computed value",
+          graph.name(), node.op, p, id));
+    }
+    written->insert(id);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 InferenceSession::InferenceSession(SessionOptions options)
@@ -312,7 +398,10 @@ InferenceSession::~InferenceSession() = default;
 
 int64_t InferenceSession::prepared_weight_reuses() const { return weight_cache_->reuses(); }
 
-absl::StatusOr<Model> InferenceSession::Load(const Graph& graph) {
+absl::StatusOr<Model> InferenceSession::Load(const Graph& graph) { return Load(graph, nullptr); }
+
+absl::StatusOr<Model> InferenceSession::Load(const Graph& graph,
+                                             std::shared_ptr<ActivationArena> arena) {
   EDGEQ_RETURN_IF_ERROR(graph.status());
   if (options_.num_threads < 1) {
     return absl::InvalidArgumentError(
@@ -345,6 +434,7 @@ absl::StatusOr<Model> InferenceSession::Load(const Graph& graph) {
   auto impl = std::make_unique<Model::Impl>();
   impl->graph_name = graph.name();
   impl->pool = pool_;
+  impl->arena = arena != nullptr ? std::move(arena) : std::make_shared<ActivationArena>();
   internal::KernelEnv env;
   env.pool = static_cast<pthreadpool_t>(pool_.get());
   env.isa_cap = options_.isa_cap;
@@ -358,6 +448,7 @@ absl::StatusOr<Model> InferenceSession::Load(const Graph& graph) {
   std::vector<internal::BufferUse> uses;
   std::vector<int> buffer_slot;  // slot index of each buffer
   int num_slots = num_values;
+  std::set<int> written;  // graph inputs some kernel writes in place
 
   for (const Node& node : nodes) {
     if (node.kind == NodeKind::kInput) {
@@ -377,6 +468,7 @@ absl::StatusOr<Model> InferenceSession::Load(const Graph& graph) {
     }
     EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<internal::OpKernel> kernel,
                            internal::CreateOpKernel(graph, node, env));
+    EDGEQ_RETURN_IF_ERROR(CheckInPlaceInputs(graph, node, *kernel, &written));
     for (int id : node.inputs) {
       if (buffer_of[id] >= 0) uses[buffer_of[id]].last = step;
     }
@@ -402,6 +494,7 @@ absl::StatusOr<Model> InferenceSession::Load(const Graph& graph) {
     impl->kernels.push_back(std::move(kernel));
   }
   impl->given.assign(impl->input_ids.size(), 0);
+  for (int id : impl->input_ids) impl->input_written.push_back(written.count(id) > 0 ? 1 : 0);
 
   // Outputs: kernel-computed values live to the end; inputs/constants are copied.
   std::vector<int> output_slots;

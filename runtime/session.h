@@ -20,10 +20,20 @@
 // Outputs: the tensors of a TensorMap are views of the model's arena. They stay valid (the
 // buffer is kept alive) but are overwritten by the next Execute of the same Model; Clone() one to
 // keep it.
+//
+// Shared activation memory: Models loaded with the same ActivationArena (Load(graph, arena)) place
+// their intermediates in one buffer sized to the largest of them, since only one of them runs at
+// a time (e.g. a decoder's one-token and prompt-block graphs). Their outputs are then overwritten
+// by the next Execute of any of them, and a Load that grows the arena invalidates them.
+//
+// In-place inputs: a kernel may write a graph input in place (attention with store_kv: the block's
+// K/V rows into the cache inputs). Load refuses such a graph unless the written value is a graph
+// input, and Execute refuses a read-only tensor for it.
 #ifndef EDGEQ_RUNTIME_SESSION_H_
 #define EDGEQ_RUNTIME_SESSION_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -68,6 +78,37 @@ struct SessionOptions {
   std::function<void(const void* data, size_t bytes_read)> on_constant_bytes_read = nullptr;
 };
 
+// Activation memory (intermediate and output buffers, kernel scratch) shared by the Models loaded
+// into it, which must never execute at the same time: it holds the largest of their plans, not
+// their sum. Grows (at Load) when a larger Model joins; memory is mapped from the system directly
+// (untouched pages take no resident memory; a replaced buffer is returned at once).
+class ActivationArena {
+ public:
+  ActivationArena() = default;
+  ~ActivationArena();
+  ActivationArena(const ActivationArena&) = delete;
+  ActivationArena& operator=(const ActivationArena&) = delete;
+
+  // Bytes held: the largest activation plan plus the largest kernel scratch of the Models loaded.
+  size_t bytes() const { return activations_.bytes + scratch_.bytes; }
+  size_t activation_bytes() const { return activations_.bytes; }
+  size_t scratch_bytes() const { return scratch_.bytes; }
+
+ private:
+  friend class InferenceSession;
+  friend class Model;
+  struct Region {
+    void* data = nullptr;
+    size_t bytes = 0;
+  };
+  // Grows the regions to at least these sizes (contents are not kept); bumps generation_ if any
+  // moved. ResourceExhausted naming the bytes if the system refuses.
+  absl::Status Reserve(size_t activation_bytes, size_t scratch_bytes);
+  static absl::Status Grow(Region* r, size_t bytes);
+  Region activations_, scratch_;
+  uint64_t generation_ = 0;
+};
+
 // One named input of Execute. Holds a pointer: the tensor must outlive the call.
 struct NamedTensor {
   NamedTensor(absl::string_view name, const Tensor& tensor) : name(name), tensor(&tensor) {}
@@ -105,8 +146,9 @@ class Model {
   // they are.
   absl::StatusOr<TensorMap> Execute(absl::Span<const NamedTensor> inputs);
 
-  // Bytes of the activation arena (intermediates and outputs, after reuse), of scratch memory,
-  // and the sum of all intermediate/output buffer sizes without reuse.
+  // Bytes of this graph's activation plan (intermediates and outputs, after reuse), of its
+  // scratch memory, and the sum of all intermediate/output buffer sizes without reuse. The memory
+  // held is that of its ActivationArena (shared or not).
   size_t arena_bytes() const;
   size_t scratch_bytes() const;
   size_t unplanned_bytes() const;
@@ -160,6 +202,9 @@ class InferenceSession {
   // create (ResourceExhausted); a custom op that is not registered or whose shape function
   // disagrees with the graph (both named); a qmatmul encoding without a kernel.
   absl::StatusOr<Model> Load(const Graph& graph);
+  // As Load, with the activation memory in `arena`, shared with the other Models loaded into it
+  // (null: a private one, as Load(graph)).
+  absl::StatusOr<Model> Load(const Graph& graph, std::shared_ptr<ActivationArena> arena);
 
   const SessionOptions& options() const { return options_; }
   // Notes about the session's set-up, e.g. that XNNPACK is unavailable and f32 matmul falls back

@@ -5,8 +5,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -291,6 +293,118 @@ TEST(SessionTest, ArenaReusesBuffers) {
   absl::StatusOr<TensorMap> out = model->Execute({{"input0", x}});
   ASSERT_TRUE(out.ok());
   for (float f : Floats(*out, "output0")) EXPECT_EQ(f, 1024.0f);
+}
+
+// Chain graph: x [n] doubled `steps` times (each step a new buffer; two live at a time).
+Graph DoublingChain(const std::string& name, int64_t n, int steps) {
+  Graph graph(name, {F32({n})});
+  Value v = graph.Input(0);
+  for (int i = 0; i < steps; ++i) v = ops::Add(v, v);
+  graph.Output(v);
+  return graph;
+}
+
+// Issue 29: two graphs in one ActivationArena hold the larger plan, not the sum, and give the
+// results they give alone, also when the larger one is loaded after the smaller one ran (the
+// arena moves; the smaller one re-points its buffers at its next Execute).
+TEST(SessionTest, SharedArenaHoldsTheLargestPlanAndResultsAreUnchanged) {
+  const Graph small = DoublingChain("small", 256, 10);  // plan 2 x 1 KiB
+  const Graph large = DoublingChain("large", 8192, 4);  // plan 2 x 32 KiB
+  InferenceSession session;
+  auto arena = std::make_shared<ActivationArena>();
+  absl::StatusOr<Model> a = session.Load(small, arena);
+  ASSERT_TRUE(a.ok()) << a.status();
+  const Tensor xs = *Tensor::Full({256}, 1.0f), xl = *Tensor::Full({8192}, 0.5f);
+  absl::StatusOr<TensorMap> out = a->Execute({{"input0", xs}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Floats(*out, "output0"), ::testing::Each(1024.0f));
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  EXPECT_EQ(arena->activation_bytes(), std::max<size_t>(page, 2048));
+
+  absl::StatusOr<Model> b = session.Load(large, arena);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->arena_bytes(), 2u * 32768);
+  EXPECT_EQ(arena->activation_bytes(), 2u * 32768);  // the larger plan (page multiple), not a sum
+  for (int round = 0; round < 2; ++round) {
+    out = a->Execute({{"input0", xs}});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_THAT(Floats(*out, "output0"), ::testing::Each(1024.0f));
+    out = b->Execute({{"input0", xl}});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_THAT(Floats(*out, "output0"), ::testing::Each(8.0f));
+  }
+  // Alone, each gives the same values and holds its own plan.
+  absl::StatusOr<Model> alone = session.Load(large);
+  ASSERT_TRUE(alone.ok());
+  out = alone->Execute({{"input0", xl}});
+  ASSERT_TRUE(out.ok());
+  EXPECT_THAT(Floats(*out, "output0"), ::testing::Each(8.0f));
+}
+
+// The block graph of attention with store_kv: q, k_new, v_new [t, 1, 32] inputs, caches
+// [1, ctx, 32] inputs (or constants if `constant_caches`), positions [t].
+Graph StoreKvGraph(int64_t t, int64_t ctx, bool constant_caches) {
+  Graph g("store_kv", {});
+  const Value q = g.AddInput("q", F32({t, 1, 32}));
+  const Value k = g.AddInput("k", F32({t, 1, 32}));
+  const Value v = g.AddInput("v", F32({t, 1, 32}));
+  const Value pos = g.AddInput("positions", TensorType(DType::kInt32, {t}));
+  Value kc, vc;
+  if (constant_caches) {
+    kc = g.Constant(*Tensor::Full({1, ctx, 32}, 0.0f));
+    vc = g.Constant(*Tensor::Full({1, ctx, 32}, 0.0f));
+  } else {
+    kc = g.AddInput("k_cache", F32({1, ctx, 32}));
+    vc = g.AddInput("v_cache", F32({1, ctx, 32}));
+  }
+  g.Output(ops::Attention(q, kc, vc, k, v, pos, 1.0f, 0, /*store_kv=*/true));
+  return g;
+}
+
+// Issue 29: attention with store_kv writes the block's K/V rows into the caches (rows past the
+// context are not written); caches must be graph inputs given as writable tensors.
+TEST(SessionTest, AttentionStoresKvRowsInPlace) {
+  const int64_t t = 3, ctx = 4;
+  InferenceSession session;
+  absl::StatusOr<Model> model = session.Load(StoreKvGraph(t, ctx, false));
+  ASSERT_TRUE(model.ok()) << model.status();
+  Tensor q = *Tensor::Full({t, 1, 32}, 0.1f);
+  std::vector<float> kv(t * 32);
+  for (size_t i = 0; i < kv.size(); ++i) kv[i] = static_cast<float>(i);
+  Tensor k = *Tensor::FromValues<float>({t, 1, 32}, kv), v = k;
+  Tensor positions = *Tensor::FromValues<int32_t>({t}, {2, 3, 4});  // row 2 is past the cache
+  Tensor kc = *Tensor::Full({1, ctx, 32}, -1.0f), vc = *Tensor::Full({1, ctx, 32}, -2.0f);
+  absl::StatusOr<TensorMap> out = model->Execute(
+      {{"q", q}, {"k", k}, {"v", v}, {"positions", positions}, {"k_cache", kc}, {"v_cache", vc}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  absl::Span<const float> kcv = *kc.Values<float>(), vcv = *vc.Values<float>();
+  for (int64_t p = 0; p < ctx; ++p) {
+    for (int64_t d = 0; d < 32; ++d) {
+      const float want_k = p < 2 ? -1.0f : kv[(p - 2) * 32 + d];
+      const float want_v = p < 2 ? -2.0f : kv[(p - 2) * 32 + d];
+      EXPECT_EQ(kcv[p * 32 + d], want_k) << "k row " << p << " dim " << d;
+      EXPECT_EQ(vcv[p * 32 + d], want_v) << "v row " << p << " dim " << d;
+    }
+  }
+  // A read-only cache tensor is refused, naming the input.
+  auto keep = std::make_shared<Tensor>(kc);
+  Tensor read_only = *Tensor::View(DType::kFloat32, kc.shape(), kc.raw_data(), kc.size_bytes(),
+                                   keep, /*writable=*/false);
+  out = model->Execute({{"q", q},
+                        {"k", k},
+                        {"v", v},
+                        {"positions", positions},
+                        {"k_cache", read_only},
+                        {"v_cache", vc}});
+  ASSERT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(out.status()),
+              HasSubstr("input \"k_cache\" is written in place by the graph and must be a "
+                        "writable tensor"));
+  // Caches that are constants cannot be written: Load refuses the graph.
+  absl::StatusOr<Model> constant = session.Load(StoreKvGraph(t, ctx, true));
+  ASSERT_EQ(constant.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(constant.status()), HasSubstr("attention writes its input 1 (%"));
+  EXPECT_THAT(Message(constant.status()), HasSubstr("it must be a graph input"));
 }
 
 // Issue 27 F5: asking for more threads than the address space holds hung forever in

@@ -58,8 +58,6 @@ absl::StatusOr<Value> MaybeBias(Graph& g, const WeightReader& dict, const std::s
 namespace io {
 std::string KCache(int layer) { return absl::StrCat("cache.", layer, ".k"); }
 std::string VCache(int layer) { return absl::StrCat("cache.", layer, ".v"); }
-std::string KRows(int layer) { return absl::StrCat("cache.", layer, ".k.rows"); }
-std::string VRows(int layer) { return absl::StrCat("cache.", layer, ".v.rows"); }
 }  // namespace io
 
 // Adds the weight `name` as a constant and returns x · W^T: QMatmul for a quantized weight,
@@ -151,9 +149,10 @@ absl::StatusOr<Value> LayerGraph::Attention(int layer, Value h) {
   const Value k_new = k;                              // [t, kvh, hs]
   const Value v_new = ops::Reshape(v, {t, kvh, hs});  // [t, kvh, hs]
   // Fused attention over the cache's first `pos` rows and the block (causal; within the
-  // window on sliding-window layers), reading only the visible rows: [t, heads * hs].
+  // window on sliding-window layers), reading only the visible rows: [t, heads * hs]; it writes
+  // the block's K/V rows into the cache (store_kv).
   const Value o_rows = ops::Attention(q, k_cache, v_cache, k_new, v_new, positions,
-                                      c_.attention_scale, swa ? c_.sliding_window : 0);
+                                      c_.attention_scale, swa ? c_.sliding_window : 0, true);
   EDGEQ_ASSIGN_OR_RETURN(Value out,
                          Linear(g_, dict_, p + "attn_output.weight", dim, q_dim, o_rows));
   EDGEQ_ASSIGN_OR_RETURN(out, MaybeBias(g_, dict_, p + "attn_output.bias", dim, out));
@@ -176,11 +175,7 @@ void LayerGraph::SetStateOutput(int slot, Value v) {
   g_.Output(io::NewState(slot), v);
 }
 
-void LayerGraph::AddKvRows(int layer, Value k, Value v) {
-  g_.Output(io::KRows(layer), k);
-  g_.Output(io::VRows(layer), v);
-  kv_rows_[layer] = {k, v};
-}
+void LayerGraph::AddKvRows(int layer, Value k, Value v) { kv_rows_[layer] = {k, v}; }
 
 absl::StatusOr<std::pair<Value, Value>> LayerGraph::KvRows(int layer) const {
   auto it = kv_rows_.find(layer);

@@ -62,12 +62,10 @@ inline constexpr char kTokens[] = "tokens";        // body input: i32 [t]
 inline constexpr char kPositions[] = "positions";  // body input: i32 [t], pos..pos+t-1
 inline constexpr char kHidden[] = "hidden";  // body output [t, dim]; the head's input [1, dim]
 inline constexpr char kLogits[] = "logits";  // head output [1, vocab]
-// Body input: layer `layer`'s K or V cache, "cache.<layer>.k" / "cache.<layer>.v".
+// Body input: layer `layer`'s K or V cache, "cache.<layer>.k" / "cache.<layer>.v". The layer's
+// attention writes the block's new rows into it in place (ops::Attention with store_kv).
 std::string KCache(int layer);
 std::string VCache(int layer);
-// Body output: the block's new K or V rows of that layer, "cache.<layer>.k.rows" / ".v.rows".
-std::string KRows(int layer);
-std::string VRows(int layer);
 
 }  // namespace io
 
@@ -94,7 +92,7 @@ class WeightReader {
 
 // One body graph being built: what an architecture's layer function (ArchInfo::build_layer)
 // reads and the sub-blocks it composes. The attention sub-block reads the layer's caches (graph
-// inputs io::KCache/VCache) and outputs its new K and V rows (io::KRows/VRows).
+// inputs io::KCache/VCache) and writes its new K and V rows into them (store_kv).
 class LayerGraph {
  public:
   LayerGraph(Graph& g, const WeightReader& dict, const ModelConfig& c, int64_t t)
@@ -104,9 +102,8 @@ class LayerGraph {
   const ModelConfig& config() const { return c_; }
   const WeightReader& weights() const { return dict_; }
   int64_t t() const { return t_; }  // the block's rows
-  // Adds a layer's new K and V rows [t, kv heads, head dim] to the graph's outputs (the model
-  // stores them in that layer's cache) and keeps them for the shared-KV layers reading that
-  // cache (KvRows).
+  // Keeps a layer's new K and V rows [t, kv heads, head dim] for the shared-KV layers reading
+  // that cache (KvRows); the layer's attention stores them in the cache (store_kv).
   void AddKvRows(int layer, Value k, Value v);
   // The rows AddKvRows added for `layer`; FailedPrecondition naming the layer if none.
   absl::StatusOr<std::pair<Value, Value>> KvRows(int layer) const;
@@ -177,13 +174,13 @@ absl::StatusOr<Value> Scalar(Graph& g, float v);
 // (pos..pos+t-1; the attention reads the caches' first pos rows), then each attention layer's K
 // and V caches [kv heads, ctx, head dim] (f32, or q8_0 rows u8 [kv heads, ctx, head dim / 32 * 34]
 // if `q8_0_cache`; recurrent layers have none), with recurrent layers each of c.recurrent_states
-// (io::State) and the block's real token count (io::kRealRows, i32 [1]). Outputs: each attention
-// layer's new K and V rows [t, kv heads, head dim], each recurrent state's new value
-// (io::NewState), and "hidden", the hidden states [t, dim] after the last block. `inv_freq` is
-// the RoPE angle table of the global layers, `inv_freq_swa` that of the sliding-window layers.
-// Each layer is the architecture's
-// ArchInfo::build_layer. gemma4: only the first ModelConfig::CachedLayers() have caches and new
-// rows (head dim: ModelConfig::LayerHeadDim); the shared layers read their KvLayer's.
+// (io::State) and the block's real token count (io::kRealRows, i32 [1]). Each attention layer
+// writes the block's K and V rows into its caches (in place, at pos..). Outputs: each recurrent
+// state's new value (io::NewState), and "hidden", the hidden states [t, dim] after the last
+// block. `inv_freq` is the RoPE angle table of the global layers, `inv_freq_swa` that of the
+// sliding-window layers. Each layer is the architecture's ArchInfo::build_layer. gemma4: only the
+// first ModelConfig::CachedLayers() have caches and new rows (head dim: ModelConfig::LayerHeadDim);
+// the shared layers read their KvLayer's.
 absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
                                                       const ModelConfig& c, int64_t ctx,
                                                       bool q8_0_cache, const Tensor& inv_freq,

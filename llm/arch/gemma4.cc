@@ -217,8 +217,9 @@ absl::StatusOr<Value> Gemma4Attention(LayerGraph& b, int layer, Value h) {
     k_new = rows.first;
     v_new = rows.second;
   }
-  const Value o = ops::Attention(q, g.Input(io::KCache(src)), g.Input(io::VCache(src)), k_new,
-                                 v_new, b.positions, c.attention_scale, swa ? c.sliding_window : 0);
+  const Value o =
+      ops::Attention(q, g.Input(io::KCache(src)), g.Input(io::VCache(src)), k_new, v_new,
+                     b.positions, c.attention_scale, swa ? c.sliding_window : 0, src == layer);
   return Linear(g, w, p + "attn_output.weight", dim, q_dim, o);
 }
 

@@ -192,11 +192,9 @@ absl::StatusOr<Value> GatedAttention(LayerGraph& b, int layer, Value h) {
   q = Rope(q, b.positions, b.freqs, RopeMode::kNeox);
   k = Rope(k, b.positions, b.freqs, RopeMode::kNeox);
   v = ops::Reshape(v, {t, kvh, hs});
-  Value o = ops::Attention(q, k_cache, v_cache, k, v, b.positions, c.attention_scale);
+  Value o = ops::Attention(q, k_cache, v_cache, k, v, b.positions, c.attention_scale, 0, true);
   o = ops::Mul(o, ops::Op("sigmoid", {gate}));
   EDGEQ_ASSIGN_OR_RETURN(o, Linear(g, b.weights(), p + "attn_output.weight", dim, heads * hs, o));
-  g.Output(io::KRows(layer), k);
-  g.Output(io::VRows(layer), v);
   return o;
 }
 

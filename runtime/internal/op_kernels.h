@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -39,6 +40,9 @@ class OpKernel {
   // True if Run() never reads input `position` (a constant): the kernel holds its own copy made
   // at Load (repacked quantized weights, XNNPACK's packed f32 weights).
   virtual bool CopiesConstantInput(int /*position*/) const { return false; }
+  // The input positions Run() writes in place (attention with store_kv: its cache inputs); each
+  // must be a graph input given as a writable tensor (checked by Load and Execute).
+  virtual std::vector<int> InPlaceInputs() const { return {}; }
 };
 
 // An XNNPACK fully-connected operator (f32 weights packed into it at creation), shared by the

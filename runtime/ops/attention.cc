@@ -1,7 +1,9 @@
 // Op "attention": causal self-attention of a block of t query rows over a key/value cache and the
 // block's own keys/values (graph/ops.h, ops::Attention, documents the inputs).
 //   attributes scale (number > 0), window (integer >= 0, default 0: no window) and kv_cache (the
-//   caches' type, a typed enum: "f32", default, or "q8_0": u8 rows of GGML block_q8_0)
+//   caches' type, a typed enum: "f32", default, or "q8_0": u8 rows of GGML block_q8_0) and
+//   store_kv (0, default, or 1: the block's k_new/v_new rows are also written into the caches at
+//   their positions, q8_0-encoded for a q8_0 cache; the caches are then inputs written in place)
 // The work is split into tasks over the (kv head, tile of query rows) groups, each task with its
 // own slice of the scratch buffer for its scores; the ISA's kernel does a group
 // (runtime/kernels/attention/attention.h).
@@ -9,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/parallel.h"
+#include "quantization/internal/codecs.h"
 #include "runtime/ops/op_util.h"
 
 namespace edgeq {
@@ -32,10 +36,12 @@ struct AttentionAttributes : OpAttributes {
   float scale = 1.0f;
   int64_t window = 0;
   KvCacheType kv_cache = KvCacheType::kF32;
+  bool store_kv = false;
   std::vector<std::string> Describe() const override {
     std::vector<std::string> parts = {absl::StrFormat("scale=%g", scale)};
     if (window > 0) parts.push_back(absl::StrCat("window=", window));
     if (kv_cache == KvCacheType::kQ8_0) parts.push_back("kv_cache=q8_0");
+    if (store_kv) parts.push_back("store_kv=1");
     return parts;
   }
 };
@@ -43,8 +49,14 @@ struct AttentionAttributes : OpAttributes {
 class AttentionKernel : public OpKernel {
  public:
   AttentionKernel(std::vector<int> in, int out, kernels::AttentionArgs shape, bool q8_0,
-                  int64_t slots, const kernels::AttentionKernel* kernel)
-      : in_(std::move(in)), out_(out), shape_(shape), q8_0_(q8_0), slots_(slots), kernel_(kernel) {}
+                  bool store_kv, int64_t slots, const kernels::AttentionKernel* kernel)
+      : in_(std::move(in)),
+        out_(out),
+        shape_(shape),
+        q8_0_(q8_0),
+        store_kv_(store_kv),
+        slots_(slots),
+        kernel_(kernel) {}
 
   absl::Status Run(const ExecContext& ctx) override {
     kernels::AttentionArgs a = shape_;
@@ -73,7 +85,11 @@ class AttentionKernel : public OpKernel {
     a.v_new = Data(ctx, in_[4]);
     a.out = Data(ctx, out_);
     RunGroups(ctx, a);
+    if (store_kv_) StoreRows(ctx, a);
     return absl::OkStatus();
+  }
+  std::vector<int> InPlaceInputs() const override {
+    return store_kv_ ? std::vector<int>{1, 2} : std::vector<int>{};
   }
   std::string name() const override {
     return q8_0_ ? absl::StrCat(kernel_->name, "_q8_0_cache") : std::string(kernel_->name);
@@ -106,6 +122,33 @@ class AttentionKernel : public OpKernel {
     });
   }
 
+  // store_kv: the block's rows i (those at positions pos + i < ctx) into row pos + i of each kv
+  // head of the caches, after the groups have read the cache's rows before pos.
+  void StoreRows(const ExecContext& ctx, const kernels::AttentionArgs& a) const {
+    const int64_t rows = std::min(a.t, a.ctx - a.pos), hs = a.head_dim;
+    for (int which = 0; which < 2; ++which) {
+      const float* src = which == 0 ? a.k_new : a.v_new;
+      if (q8_0_) {
+        const int64_t row_bytes = hs / 32 * 34;
+        uint8_t* dst = Data<uint8_t>(ctx, in_[1 + which]);
+        for (int64_t i = 0; i < rows; ++i) {
+          for (int64_t h = 0; h < a.kv_heads; ++h) {
+            quantization_internal::QuantizeRowQ8_0(src + (i * a.kv_heads + h) * hs,
+                                                   dst + (h * a.ctx + a.pos + i) * row_bytes, hs);
+          }
+        }
+        continue;
+      }
+      float* dst = Data(ctx, in_[1 + which]);
+      for (int64_t i = 0; i < rows; ++i) {
+        for (int64_t h = 0; h < a.kv_heads; ++h) {
+          std::memcpy(dst + (h * a.ctx + a.pos + i) * hs, src + (i * a.kv_heads + h) * hs,
+                      static_cast<size_t>(hs) * sizeof(float));
+        }
+      }
+    }
+  }
+
   // Scores of one group at the largest position: heads / kv_heads x (ctx + t), plus one decoded
   // row with a q8_0 cache, rounded to 64 bytes.
   size_t SlotFloats() const {
@@ -119,12 +162,13 @@ class AttentionKernel : public OpKernel {
   int out_;
   kernels::AttentionArgs shape_;
   bool q8_0_;
+  bool store_kv_;
   int64_t slots_;
   const kernels::AttentionKernel* kernel_;
 };
 
 AttributesOr Parse(const AttributeMap& map) {
-  static constexpr const char* kKeys[] = {"scale", "window", "kv_cache"};
+  static constexpr const char* kKeys[] = {"scale", "window", "kv_cache", "store_kv"};
   if (absl::Status s = CheckAttributeKeys(kAttentionOpName, map, kKeys); !s.ok()) return s;
   absl::StatusOr<double> scale = GetRealAttribute(kAttentionOpName, map, "scale", 1.0);
   if (!scale.ok()) return scale.status();
@@ -132,9 +176,15 @@ AttributesOr Parse(const AttributeMap& map) {
   if (!window.ok()) return window.status();
   absl::StatusOr<std::string> cache = GetStringAttribute(kAttentionOpName, map, "kv_cache", "f32");
   if (!cache.ok()) return cache.status();
+  absl::StatusOr<int64_t> store = GetIntAttribute(kAttentionOpName, map, "store_kv", 0);
+  if (!store.ok()) return store.status();
+  if (*store != 0 && *store != 1) {
+    return Invalid(absl::StrCat("attention: attribute store_kv is ", *store, ", expected 0 or 1"));
+  }
   auto attrs = std::make_shared<AttentionAttributes>();
   attrs->scale = static_cast<float>(*scale);
   attrs->window = *window;
+  attrs->store_kv = *store == 1;
   bool known = false;
   for (int i = 0; i < 2; ++i) {
     if (*cache == kKvCacheTypeNames[i]) {
@@ -214,7 +264,7 @@ KernelOr Create(const KernelArgs& args) {
   // A few tasks per thread balance the causal rows' unequal lengths.
   const int64_t slots = std::max<int64_t>(1, std::min(a.kv_heads * a.t, 4 * threads));
   return Make(new AttentionKernel(args.node.inputs, args.out(), a,
-                                  attrs.kv_cache == KvCacheType::kQ8_0, slots,
+                                  attrs.kv_cache == KvCacheType::kQ8_0, attrs.store_kv, slots,
                                   &kernels::SelectAttentionKernel(args.env.isa_cap)));
 }
 
@@ -222,7 +272,7 @@ OpDef Def() {
   OpDef def;
   def.name = kAttentionOpName;
   def.min_inputs = def.max_inputs = 6;
-  def.attribute_names = {"scale", "window", "kv_cache"};
+  def.attribute_names = {"scale", "window", "kv_cache", "store_kv"};
   def.parse_attributes = Parse;
   def.infer = Infer;
   def.create_kernel = Create;
