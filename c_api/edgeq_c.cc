@@ -18,7 +18,9 @@
 #include "core/tensor.h"
 #include "edgeq/edgeq.h"
 #include "grammar/gbnf.h"
+#ifndef EDGEQ_NO_GRAMMAR
 #include "grammar/json_schema.h"
+#endif
 #ifndef EDGEQ_NO_CHAT_TEMPLATES
 #include "llm/chat_template.h"
 #endif
@@ -148,6 +150,11 @@ namespace {
 
 edgeq_status SetGrammarText(edgeq_llm* llm, const char* fn, const char* what,
                             absl::StatusOr<std::string> gbnf) {
+#ifdef EDGEQ_NO_GRAMMAR
+  // --define=edgeq_grammar=off leaves grammars and JSON schemas out of the library.
+  return FromStatus(absl::FailedPreconditionError(absl::StrCat(
+      fn, ": this libedgeq was built without grammars (--define=edgeq_grammar=off)")));
+#endif
   if (!gbnf.ok()) {
     return FromStatus(absl::Status(gbnf.status().code(),
                                    absl::StrCat(fn, ": ", what, ": ", gbnf.status().message())));
@@ -599,8 +606,12 @@ edgeq_status edgeq_llm_set_json_schema(edgeq_llm* llm, const char* schema) {
     llm->grammar = nullptr;
     return EDGEQ_OK;
   }
+#ifdef EDGEQ_NO_GRAMMAR
+  return SetGrammarText(llm, "edgeq_llm_set_json_schema", "schema", std::string());
+#else
   return SetGrammarText(llm, "edgeq_llm_set_json_schema", "schema",
                         edgeq::grammar::JsonSchemaToGbnf(schema));
+#endif
 }
 
 edgeq_status edgeq_llm_chat_tokenize(const edgeq_llm* llm, const char* chat_template,

@@ -9,6 +9,7 @@
 #include "checkpoint/llama2c.h"
 #include "checkpoint/safetensors.h"
 #include "core/status_macros.h"
+#include "sdk/selection.h"
 
 namespace edgeq {
 namespace checkpoint {
@@ -48,24 +49,48 @@ absl::StatusOr<Format> DetectFormat(absl::string_view path, absl::Span<const uin
   return FormatFromExtension(path);
 }
 
+namespace {
+
+// The selective build (--define=edgeq_formats=gguf; sdk/selection.h): a format it leaves out is
+// refused before its reader or writer is reached, and `kKept*` folds the call away at compile
+// time, so that the linker drops that format's code.
+constexpr bool kKeptMax = selection::Selected(selection::kFormats, "max");
+constexpr bool kKeptGguf = selection::Selected(selection::kFormats, "gguf");
+constexpr bool kKeptLlama2c = selection::Selected(selection::kFormats, "llama2c");
+constexpr bool kKeptSafetensors = selection::Selected(selection::kFormats, "safetensors");
+
+absl::Status CheckInBuild(Format format) {
+  const absl::string_view name = FormatName(format);
+  if (selection::Selected(selection::kFormats, {name.data(), name.size()})) {
+    return absl::OkStatus();
+  }
+  return absl::UnimplementedError(absl::StrCat("checkpoint format '", name,
+                                               "' is not in this build (built with: ",
+                                               selection::BuiltWith(selection::kFormats), ")"));
+}
+
+}  // namespace
+
 absl::StatusOr<OpenedCheckpoint> OpenCheckpoint(const std::string& path,
                                                 const LoadOptions& options) {
   EDGEQ_ASSIGN_OR_RETURN(std::shared_ptr<const internal::MappedFile> file,
                          internal::MappedFile::Open(path));
   EDGEQ_ASSIGN_OR_RETURN(Format format, DetectFormat(path, file->span()));
+  const absl::Status in_build = CheckInBuild(format);
+  if (!in_build.ok()) return absl::Status(in_build.code(), absl::StrCat(path, ": ", in_build.message()));
   absl::StatusOr<TensorDict> dict;
   switch (format) {
     case Format::kMax:
-      dict = LoadFromBuffer(file->span(), file, options);
+      if (kKeptMax) dict = LoadFromBuffer(file->span(), file, options);
       break;
     case Format::kGguf:
-      dict = ReadGgufFromBuffer(file->span(), file);
+      if (kKeptGguf) dict = ReadGgufFromBuffer(file->span(), file);
       break;
     case Format::kLlama2c:
-      dict = ReadLlama2cFromBuffer(file->span(), file);
+      if (kKeptLlama2c) dict = ReadLlama2cFromBuffer(file->span(), file);
       break;
     case Format::kSafetensors:
-      dict = ReadSafetensorsFromBuffer(file->span(), file);
+      if (kKeptSafetensors) dict = ReadSafetensorsFromBuffer(file->span(), file);
       break;
   }
   if (!dict.ok()) {
@@ -77,15 +102,16 @@ absl::StatusOr<OpenedCheckpoint> OpenCheckpoint(const std::string& path,
 
 absl::Status WriteCheckpoint(const TensorDict& dict, const std::string& path) {
   EDGEQ_ASSIGN_OR_RETURN(Format format, FormatFromExtension(path));
+  EDGEQ_RETURN_IF_ERROR(CheckInBuild(format));
   switch (format) {
     case Format::kMax:
-      return Save(dict, path);
+      return kKeptMax ? Save(dict, path) : absl::OkStatus();
     case Format::kGguf:
-      return WriteGguf(dict, path);
+      return kKeptGguf ? WriteGguf(dict, path) : absl::OkStatus();
     case Format::kLlama2c:
-      return WriteLlama2c(dict, path);
+      return kKeptLlama2c ? WriteLlama2c(dict, path) : absl::OkStatus();
     case Format::kSafetensors:
-      return WriteSafetensors(dict, path);
+      return kKeptSafetensors ? WriteSafetensors(dict, path) : absl::OkStatus();
   }
   return absl::InternalError("unreachable");
 }

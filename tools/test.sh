@@ -3,7 +3,8 @@
 #   1. installs what is missing (tools/setup.sh),
 #   2. host tests (x86-64): bazel test //...
 #   3. aarch64 tests under qemu-aarch64 -cpu max (NEON + dotprod + i8mm), then the kernel tests again
-#      under -cpu cortex-a76 (dotprod, no i8mm) and -cpu cortex-a53 (NEON only),
+#      under -cpu cortex-a76 (dotprod, no i8mm) and -cpu cortex-a53 (NEON only), and the
+#      selective build's size (--config=selective, tests/footprint),
 #   4. the parser/codec tests under AddressSanitizer + UndefinedBehaviorSanitizer, the runtime's
 #      threaded tests under ThreadSanitizer,
 #   5. a short run of every fuzzer (tests/fuzz, libFuzzer with clang).
@@ -86,6 +87,10 @@ if [ "$host_only" -eq 0 ]; then
     --build_tests_only //runtime/kernels/...
   run_stage aarch64-a53 --config=aarch64 --test_env=EDGEQ_QEMU_CPU=cortex-a53 \
     --build_tests_only //runtime/kernels/...
+  # The selective build's size (README, "Footprint"): only the files that read its --define
+  # values recompile (the defines leave Bazel's output paths as they are).
+  run_stage aarch64-selective --config=aarch64 --config=selective \
+    //tests/footprint:selective_footprint_test
 fi
 # Parsers and codecs under ASan + UBSan. Packages that do not exist yet are skipped.
 asan_targets=()

@@ -1,6 +1,10 @@
 #include "llm/arch/arch_table.h"
 
+#include <array>
 #include <iterator>
+
+#include "absl/strings/str_cat.h"
+#include "sdk/selection.h"
 
 namespace edgeq {
 namespace llm {
@@ -288,30 +292,77 @@ constexpr bool EveryRowHasTensors() {
 }
 static_assert(EveryRowHasTensors(), "every row has its tensors");
 
+// The selective build (--define=edgeq_archs=llama,qwen3; sdk/selection.h): every name it lists
+// is a row, and the rows it leaves out keep their names (for the load error) but lose their
+// functions, so that nothing references their files and the linker drops them. kArchitectures
+// itself is read only here, at compile time.
+constexpr bool EverySelectedNameIsARow() {
+  std::string_view list = selection::kArchs;
+  while (!list.empty()) {
+    const size_t comma = list.find(',');
+    bool found = false;
+    for (const ArchInfo& a : kArchitectures) found = found || list.substr(0, comma) == a.gguf_name;
+    if (!found) return false;
+    list.remove_prefix(comma == std::string_view::npos ? list.size() : comma + 1);
+  }
+  return true;
+}
+static_assert(EverySelectedNameIsARow(), "--define=edgeq_archs names a row of kArchitectures");
+
+constexpr bool InBuild(const ArchInfo& a) {
+  return selection::Selected(selection::kArchs, a.gguf_name);
+}
+
+constexpr std::array<ArchInfo, kArchCount> BuiltRows() {
+  std::array<ArchInfo, kArchCount> rows{};
+  for (size_t i = 0; i < std::size(kArchitectures); ++i) {
+    rows[i] = kArchitectures[i];
+    if (!InBuild(rows[i])) {
+      rows[i].read_config = nullptr;
+      rows[i].build_layer = nullptr;
+    }
+  }
+  return rows;
+}
+constexpr std::array<ArchInfo, kArchCount> kBuiltRows = BuiltRows();
+
 }  // namespace
 
-absl::Span<const ArchInfo> Architectures() { return kArchitectures; }
+absl::Span<const ArchInfo> Architectures() { return kBuiltRows; }
 
-const ArchInfo& Info(Arch a) { return kArchitectures[static_cast<size_t>(a)]; }
+const ArchInfo& Info(Arch a) { return kBuiltRows[static_cast<size_t>(a)]; }
 
 const ArchInfo* FindByGgufName(absl::string_view name) {
-  for (const ArchInfo& a : kArchitectures) {
-    if (name == a.gguf_name) return &a;
+  for (const ArchInfo& a : kBuiltRows) {
+    if (name == a.gguf_name && InBuild(a)) return &a;
   }
   return nullptr;
 }
 
 const ArchInfo* FindByHfClass(absl::string_view class_name) {
-  for (const ArchInfo& a : kArchitectures) {
-    if (class_name == a.hf.class_name) return &a;
+  for (const ArchInfo& a : kBuiltRows) {
+    if (class_name == a.hf.class_name && InBuild(a)) return &a;
   }
   return nullptr;
 }
 
 std::vector<std::string> GgufNames() {
   std::vector<std::string> v;
-  for (const ArchInfo& a : kArchitectures) v.push_back(a.gguf_name);
+  for (const ArchInfo& a : kBuiltRows) {
+    if (InBuild(a)) v.push_back(a.gguf_name);
+  }
   return v;
+}
+
+absl::Status CheckInBuild(absl::string_view name) {
+  for (const ArchInfo& a : kBuiltRows) {
+    if (name == a.gguf_name && !InBuild(a)) {
+      return absl::UnimplementedError(absl::StrCat("architecture '", name,
+                                                   "' is not in this build (built with: ",
+                                                   selection::BuiltWith(selection::kArchs), ")"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace arch

@@ -111,11 +111,15 @@ struct ArchInfo {
 // All rows, in enum order.
 absl::Span<const ArchInfo> Architectures();
 const ArchInfo& Info(Arch a);
-// By GGUF name ("llama") or Hugging Face class ("LlamaForCausalLM"); nullptr if none.
+// By GGUF name ("llama") or Hugging Face class ("LlamaForCausalLM"); nullptr if none (or if
+// a selective build left it out).
 const ArchInfo* FindByGgufName(absl::string_view name);
 const ArchInfo* FindByHfClass(absl::string_view class_name);
-// The GGUF names, in table order: "llama", "qwen2", ...
+// The GGUF names, in table order (of this build: --define=edgeq_archs): "llama", "qwen2", ...
 std::vector<std::string> GgufNames();
+// UNIMPLEMENTED "architecture 'gemma4' is not in this build (built with: llama, qwen3)" for a
+// row a selective build left out (sdk/selection.h; its Find* give nullptr); OK otherwise.
+absl::Status CheckInBuild(absl::string_view name);
 
 }  // namespace arch
 }  // namespace llm

@@ -492,6 +492,7 @@ absl::StatusOr<ModelConfig> ModelConfig::FromMetadata(const TensorDict& d) {
   if (!name.ok()) return absl::InvalidArgumentError(name.status().message());
   const arch::ArchInfo* row = arch::FindByGgufName(*name);
   if (row == nullptr) {
+    EDGEQ_RETURN_IF_ERROR(arch::CheckInBuild(*name));
     return absl::UnimplementedError(
         absl::StrFormat("architecture %s is not supported; supported: %s", QuoteForError(*name),
                         absl::StrJoin(SupportedArchitectures(), ", ")));

@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <array>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -17,6 +19,7 @@
 #include "runtime/kernels/internal/kernel_api.h"
 #include "runtime/kernels/internal/kernel_list.h"
 #include "runtime/kernels/internal/select_kernel.h"
+#include "sdk/selection.h"
 
 namespace edgeq {
 namespace kernels {
@@ -27,12 +30,37 @@ using internal::KernelEntry;
 using internal::MatmulParams;
 using internal::Shape;
 
-// kernels.bzl's table, as kernel_list.inc lists it.
-const KernelEntry* const kAllKernels[] = {
-#define EDGEQ_KERNEL(symbol, encoding, isa, shape) &internal::k##symbol,
+// kernels.bzl's table, as kernel_list.inc lists it, with whether this build keeps each entry
+// (sdk/selection.h: --define=edgeq_encodings/edgeq_isas; the generic kernels of a kept encoding
+// always stay, the fallback on any CPU). Read only at compile time.
+struct ListedKernel {
+  const KernelEntry* entry;
+  bool kept;
+};
+constexpr bool Kept(std::string_view encoding, std::string_view isa) {
+  return selection::Selected(selection::kEncodings, encoding) &&
+         (isa == "generic" || selection::Selected(selection::kIsas, isa));
+}
+constexpr ListedKernel kListedKernels[] = {
+#define EDGEQ_KERNEL(symbol, encoding, isa, shape) {&internal::k##symbol, Kept(#encoding, #isa)},
 #include "runtime/kernels/internal/kernel_list.inc"
 #undef EDGEQ_KERNEL
 };
+constexpr size_t KeptCount() {
+  size_t n = 0;
+  for (const ListedKernel& k : kListedKernels) n += k.kept ? 1 : 0;
+  return n;
+}
+// The kept entries only, so that the linker drops the others' code.
+constexpr std::array<const KernelEntry*, KeptCount()> KeptKernels() {
+  std::array<const KernelEntry*, KeptCount()> kept{};
+  size_t n = 0;
+  for (const ListedKernel& k : kListedKernels) {
+    if (k.kept) kept[n++] = k.entry;
+  }
+  return kept;
+}
+constexpr std::array<const KernelEntry*, KeptCount()> kAllKernels = KeptKernels();
 
 constexpr size_t kAlign = 64;
 
@@ -291,6 +319,12 @@ absl::StatusOr<std::unique_ptr<QMatmulKernel>> QMatmulKernel::Create(
   if (!row_bytes.ok()) return row_bytes.status();
   const KernelEntry* gemv = Choose(desc->id, Shape::kGemv, cap);
   const KernelEntry* gemm = Choose(desc->id, Shape::kGemm, cap);
+  if ((gemv == nullptr || gemm == nullptr) &&
+      !selection::Selected(selection::kEncodings, desc->name)) {
+    return absl::UnimplementedError(absl::StrCat(
+        "qmatmul: encoding '", desc->name,
+        "' is not in this build (built with: ", selection::BuiltWith(selection::kEncodings), ")"));
+  }
   if (gemv == nullptr || gemm == nullptr) {
     return absl::InternalError(absl::StrCat("qmatmul ", desc->name, ": no kernel registered"));
   }

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Keeps the selective build small (README, "Footprint"): libedgeq.so built with
+# --config=aarch64 --config=selective (llama only, q4_0 + q8_0, NEON/dotprod/i8mm, GGUF only, no
+# chat templates, no grammars), stripped, must stay under LIMIT bytes, and the tables must really have
+# compiled down: the layer functions of the architectures left out are not in the library.
+#   selective_footprint_test.sh LIMIT   ("not-selective": built without --config=selective)
+source tests/shell/check.sh
+set -uo pipefail
+limit="$1"
+if [ "$limit" = not-selective ]; then
+  check "built with --config=aarch64 --config=selective (tools/test.sh's aarch64 stage)" false
+  finish
+fi
+lib=sdk/libedgeq.so
+out="$TEST_TMPDIR/libedgeq.so.stripped"
+aarch64-linux-gnu-strip -o "$out" "$lib" || check "strip $lib" false
+size=$(stat -L -c %s "$out")
+echo "selective libedgeq.so: $(stat -L -c %s "$lib") bytes, stripped $size bytes (limit $limit)"
+check "selective libedgeq.so stripped <= $limit bytes" test "$size" -le "$limit"
+# The unstripped library keeps its local symbols: what the linker kept.
+symbols=$(aarch64-linux-gnu-nm -C "$lib")
+has() { grep -q -- "$1" <<<"$symbols"; }
+lacks() { ! has "$1"; }
+check "the llama layer is in" has "arch::LlamaLayer("
+for fn in Gemma3Layer Gemma4Layer Lfm2Layer Qwen35Layer Smollm3Layer; do
+  check "$fn is left out" lacks "arch::$fn("
+done
+check "the q4_0 dotprod kernel is in" has "kQ4_0DotprodGemv"
+for k in kQ4_KDotprodGemv kQ6_KNeonGemv kIq4NlDotprodGemv kQ4_KGenericGemv; do
+  check "$k is left out" lacks "$k"
+done
+check "no JSON schema converter" lacks "grammar::JsonSchemaToGbnf"
+check "no Jinja engine" lacks "jinja::"
+check "no safetensors reader" lacks "checkpoint::ReadSafetensorsFromBuffer"
+check "the GGUF reader is in" has "checkpoint::ReadGgufFromBuffer"
+finish
