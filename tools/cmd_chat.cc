@@ -36,6 +36,7 @@
 #include "jinja/chat.h"
 #include "llm/chat_template.h"
 #include "llm/model.h"
+#include "llm/open.h"
 #include "llm/sampler.h"
 #include "llm/session.h"
 #include "llm/tool_calls.h"
@@ -133,25 +134,9 @@ absl::StatusOr<bool> ReadLineBounded(std::istream& in, size_t max_bytes, std::st
   return any;
 }
 
-absl::StatusOr<llm::ChatTemplate> OpenTemplate(const checkpoint::TensorDict& dict,
-                                               const std::string& model_path,
-                                               const std::string& flag, const std::string& bos,
+// The --template FLAG's template: a preset name, a tokenizer_config.json or a Jinja file.
+absl::StatusOr<llm::ChatTemplate> OpenTemplate(const std::string& flag, const std::string& bos,
                                                const std::string& eos, bool with_tools) {
-  if (flag.empty()) {
-    absl::StatusOr<std::string> text = llm::ChatTemplate::TextFromGguf(dict);
-    if (absl::IsNotFound(text.status())) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "'%s' carries no tokenizer.chat_template; pass --template NAME (one of %s) or FILE",
-          model_path, absl::StrJoin(llm::ChatTemplate::Names(), ", ")));
-    }
-    EDGEQ_RETURN_IF_ERROR(text.status());
-    absl::StatusOr<llm::ChatTemplate> t = llm::ChatTemplate::FromJinja(*text, bos, eos);
-    if (!t.ok()) {
-      return absl::Status(t.status().code(),
-                          absl::StrCat("'", model_path, "': ", t.status().message()));
-    }
-    return t;
-  }
   for (const std::string& name : llm::ChatTemplate::Names()) {
     if (flag == name) return llm::ChatTemplate::FromName(flag, bos, eos);
   }
@@ -244,23 +229,26 @@ absl::Status Chat(const Args& raw_args) {
 
   EDGEQ_ASSIGN_OR_RETURN(std::shared_ptr<const grammar::Grammar> grammar,
                          LoadGrammar(flags.grammar));
-  EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
-  absl::StatusOr<llm::ModelConfig> config = llm::ModelConfig::FromMetadata(file.dict);
-  if (!config.ok()) {
-    return absl::Status(config.status().code(),
-                        absl::StrCat(path, ": ", config.status().message()));
+  llm::OpenOptions oo;
+  oo.tokenizer = llm::TokenizerUse::kModelsOwn;
+  EDGEQ_ASSIGN_OR_RETURN(llm::OpenedModel opened, llm::OpenFile(path, oo));
+  if (!args.Has("template")) {  // the model's own
+    absl::StatusOr<std::shared_ptr<const llm::ChatTemplate>> own = llm::OpenChatTemplate(opened);
+    if (absl::IsNotFound(own.status())) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s; pass --template NAME (one of %s) or FILE", own.status().message(),
+                          absl::StrJoin(llm::ChatTemplate::Names(), ", ")));
+    }
+    EDGEQ_ASSIGN_OR_RETURN(opened.chat_template, std::move(own));
   }
-  if (!file.dict.HasMetadata("tokenizer.ggml.model")) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "'%s' carries no vocabulary (tokenizer.ggml.*); chat needs the model's own", path));
-  }
-  EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<TextTokenizer> tok,
-                         OpenTokenizer(file.dict, path, "", config->vocab_size));
+  const std::unique_ptr<TextTokenizer>& tok = opened.tokenizer;
   const std::string bos_text = tok->bos() >= 0 ? tok->PieceText(tok->bos()) : "";
   const std::string eos_text = tok->eos() >= 0 ? tok->PieceText(tok->eos()) : "";
   EDGEQ_ASSIGN_OR_RETURN(
       const llm::ChatTemplate tmpl,
-      OpenTemplate(file.dict, path, args.Get("template"), bos_text, eos_text, !tools.is_null()));
+      opened.chat_template != nullptr
+          ? absl::StatusOr<llm::ChatTemplate>(*opened.chat_template)
+          : OpenTemplate(args.Get("template"), bos_text, eos_text, !tools.is_null()));
   if (!tools.is_null() && tmpl.family() != llm::ChatTemplate::Family::kJinja) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "--tools needs a Jinja template (the model's own or --template FILE); the %s preset "
@@ -278,13 +266,8 @@ absl::Status Chat(const Args& raw_args) {
   mo.context_length = static_cast<int>(flags.ctx);
   mo.kv_cache_type = flags.cache_type;
   mo.prefill_block = flags.ubatch;
-  mo.mapped_file = file.file_bytes;  // drop copied weights' pages
-  absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(file.dict, mo);
-  if (!loaded.ok()) {
-    return absl::Status(loaded.status().code(),
-                        absl::StrCat(path, ": ", loaded.status().message()));
-  }
-  llm::Model& model = **loaded;
+  EDGEQ_RETURN_IF_ERROR(opened.LoadModel(mo));
+  llm::Model& model = *opened.model;
   EDGEQ_ASSIGN_OR_RETURN(llm::Sampler sampler, llm::Sampler::Create(model.config().vocab_size, so));
   EDGEQ_RETURN_IF_ERROR(ConstrainSampler(grammar, *tok, model.config().vocab_size, &sampler));
   const int n_ctx = model.context_length();

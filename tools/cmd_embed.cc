@@ -14,6 +14,7 @@
 #include "core/status_macros.h"
 #include "llm/embed.h"
 #include "llm/model.h"
+#include "llm/open.h"
 #include "runtime/kernels/cpu_features.h"
 #include "tools/command.h"
 #include "tools/llm_cli.h"
@@ -147,16 +148,15 @@ absl::Status Embed(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(const int64_t ctx, args.GetInt("ctx-size", 0, 0, 1 << 20));
   EDGEQ_ASSIGN_OR_RETURN(const int ubatch, GetUbatch(args));
   const std::string& path = args.positional[0];
-  EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
-  EDGEQ_ASSIGN_OR_RETURN(llm::ModelConfig config, llm::ModelConfig::FromMetadata(file.dict));
-  EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<TextTokenizer> tok,
-                         OpenTokenizer(file.dict, path, args.Get("tokenizer"), config.vocab_size));
-  llm::ModelOptions mo;
-  mo.num_threads = threads > 0 ? threads : kernels::DefaultThreadCount();
-  mo.context_length = static_cast<int>(ctx);
-  mo.prefill_block = ubatch;
-  mo.mapped_file = file.file_bytes;
-  EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<llm::Model> model, llm::Model::Load(file.dict, mo));
+  llm::OpenOptions oo;
+  oo.tokenizer_path = args.Get("tokenizer");
+  oo.model.num_threads = threads > 0 ? threads : kernels::DefaultThreadCount();
+  oo.model.context_length = static_cast<int>(ctx);
+  oo.model.prefill_block = ubatch;
+  EDGEQ_ASSIGN_OR_RETURN(llm::OpenedModel opened, llm::Open(path, oo));
+  const llm::ModelConfig& config = opened.config;
+  const std::unique_ptr<TextTokenizer>& tok = opened.tokenizer;
+  const std::unique_ptr<llm::Model>& model = opened.model;
   std::vector<std::string> texts = absl::StrSplit(text, '\n');
   if (!texts.empty() && texts.back().empty() && texts.size() > 1) texts.pop_back();
   std::vector<std::vector<float>> emb;
