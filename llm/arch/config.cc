@@ -350,6 +350,7 @@ absl::Status ReadStructure(const TensorDict& d, const arch::ArchInfo& row, Model
   c.rope_type = row.rope;
   c.no_rope_layer_step = row.no_rope_layer_step;
   c.qk_norm = row.qk_norm;
+  c.gated_q = row.qkv == arch::QkvLayout::kGatedQ;
   c.post_norms = row.norms == arch::NormPlacement::kPreAndPost;
   c.ffn_activation = row.activation;
   c.fused_gate_up = row.ffn == arch::FfnLayout::kFusedGateUp;
