@@ -101,11 +101,9 @@ struct RandomModelSpec {
   float final_logit_softcapping = 0.0f;
 };
 
-// "stories15m", "smollm2-135m", "tinyllama-1.1b", "llama-3.2-1b", "qwen2.5-0.5b", "qwen3-0.6b",
-// "gemma3-270m", "phi3.5-mini", "smollm3-3b", "smollm3-tiny", "lfm2-1.2b", "lfm2-tiny",
-// "qwen3.5-0.8b", "qwen3.5-tiny", "gemma4-e2b", "gemma4-tiny"
-// (case-insensitive);
-// InvalidArgument naming the name and listing these otherwise.
+// The preset of `name` (case-insensitive; RandomModelPresetNames() lists them: real shapes such as
+// "stories15m", "llama-3.2-1b", and tiny ones per architecture such as "smollm3-tiny");
+// InvalidArgument naming the name and listing them otherwise.
 absl::StatusOr<RandomModelSpec> RandomModelPreset(absl::string_view name);
 std::vector<std::string> RandomModelPresetNames();
 
