@@ -25,6 +25,7 @@
 #include "llm/chat_template.h"
 #endif
 #include "llm/model.h"
+#include "llm/open.h"
 #include "llm/sampler.h"
 #include "llm/session.h"
 #include "quantization/encoding.h"
@@ -143,7 +144,7 @@ const edgeq::checkpoint::TensorDict& edgeq::c_api::LlmWeights(const edgeq_llm* l
   return llm->model->weights();
 }
 const edgeq::tokenizer::Tokenizer* edgeq::c_api::LlmTokenizer(const edgeq_llm* llm) {
-  return llm->tokenizer ? &*llm->tokenizer : nullptr;
+  return llm->tokenizer;
 }
 
 namespace {
@@ -416,13 +417,16 @@ edgeq_status edgeq_llm_load_with_progress(const char* path, const edgeq_llm_opti
     if (options->context_length > 0) mo.context_length = options->context_length;
     if (options->ubatch_size > 0) mo.prefill_block = options->ubatch_size;
   }
-  auto model = edgeq::llm::Model::Load(path, mo);
-  if (!model.ok()) return FromStatus(model.status());
-  auto llm = std::make_unique<edgeq_llm>();
-  llm->model = std::move(*model);
+  edgeq::llm::OpenOptions oo;
+  oo.model = std::move(mo);
   // The vocabulary from the file's GGUF-style metadata, when it has one.
-  auto tokenizer = edgeq::tokenizer::Tokenizer::FromGguf(llm->model->weights());
-  if (tokenizer.ok()) llm->tokenizer.emplace(std::move(*tokenizer));
+  oo.tokenizer = edgeq::llm::TokenizerUse::kIfPresent;
+  auto opened = edgeq::llm::Open(path, oo);
+  if (!opened.ok()) return FromStatus(opened.status());
+  auto llm = std::make_unique<edgeq_llm>();
+  llm->model = std::move(opened->model);
+  llm->text_tokenizer = std::move(opened->tokenizer);
+  if (llm->text_tokenizer != nullptr) llm->tokenizer = llm->text_tokenizer->vocabulary();
   auto sampler = edgeq::llm::Sampler::Create(llm->model->config().vocab_size, {});
   if (!sampler.ok()) return FromStatus(sampler.status());
   llm->sampler.sampler.emplace(std::move(*sampler));

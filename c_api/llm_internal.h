@@ -15,6 +15,7 @@
 #include "llm/model.h"
 #include "llm/sampler.h"
 #include "llm/session.h"
+#include "tokenizer/text_tokenizer.h"
 #include "tokenizer/tokenizer.h"
 
 // Forwards to a Sampler replaced on every generate call (Session keeps a reference).
@@ -35,7 +36,10 @@ class SwitchableSampler : public edgeq::llm::TokenSampler {
 
 struct edgeq_llm {
   std::unique_ptr<edgeq::llm::Model> model;
-  std::optional<edgeq::tokenizer::Tokenizer> tokenizer;
+  // The file's vocabulary when it has one that opens (llm::Open, TokenizerUse::kIfPresent), and
+  // the tokenizer behind it (null without one).
+  std::unique_ptr<edgeq::tokenizer::TextTokenizer> text_tokenizer;
+  const edgeq::tokenizer::Tokenizer* tokenizer = nullptr;
   SwitchableSampler sampler;
   std::unique_ptr<edgeq::llm::Session> session;
   // Set by edgeq_llm_set_grammar / _set_json_schema; the vocabulary's pieces built once.

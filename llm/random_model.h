@@ -99,23 +99,11 @@ struct RandomModelSpec {
   float partial_rotary_full = 1.0f;
   bool value_from_key = false;
   float final_logit_softcapping = 0.0f;
-  // qwen3moe, lfm2moe: expert_count experts (0: a dense FFN), expert_used of them per token,
-  // each expert_ffn wide (ffn_gate_inp, ffn_gate/up/down_exps; lfm2moe also exp_probs_b.bias);
-  // the first leading_dense layers keep the dense FFN; expert_gating: lfm2moe's
-  // expert_gating_func (1 softmax, 2 sigmoid).
-  int expert_count = 0;
-  int expert_used = 0;
-  int expert_ffn = 0;
-  int leading_dense = 0;
-  int expert_gating = 2;
 };
 
-// "stories15m", "smollm2-135m", "tinyllama-1.1b", "llama-3.2-1b", "qwen2.5-0.5b", "qwen3-0.6b",
-// "gemma3-270m", "phi3.5-mini", "smollm3-3b", "smollm3-tiny", "lfm2-1.2b", "lfm2-tiny",
-// "qwen3.5-0.8b", "qwen3.5-tiny", "gemma4-e2b", "gemma4-tiny", "qwen3-30b-a3b", "qwen3moe-tiny",
-// "lfm2-8b-a1b", "lfm2moe-tiny"
-// (case-insensitive);
-// InvalidArgument naming the name and listing these otherwise.
+// The preset of `name` (case-insensitive; RandomModelPresetNames() lists them: real shapes such as
+// "stories15m", "llama-3.2-1b", and tiny ones per architecture such as "smollm3-tiny");
+// InvalidArgument naming the name and listing them otherwise.
 absl::StatusOr<RandomModelSpec> RandomModelPreset(absl::string_view name);
 std::vector<std::string> RandomModelPresetNames();
 

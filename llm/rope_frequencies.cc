@@ -72,10 +72,10 @@ absl::StatusOr<Tensor> RopeFrequencies(const ModelConfig& c, const checkpoint::T
     }
     if (factors != nullptr) {
       f /= factors[i];
-    } else if (c.rope_scaling_type == "llama3") {
+    } else if (c.rope_scaling_type == RopeScaling::kLlama3) {
       f = Llama3Scaled(c, f);
     }
-    if (c.rope_scaling_type == "linear") f /= c.rope_scaling_factor;
+    if (c.rope_scaling_type == RopeScaling::kLinear) f /= c.rope_scaling_factor;
     inv[i] = f;
   }
   return table;

@@ -44,7 +44,7 @@ TEST(RopeFrequenciesTest, PlainAndLinearAndSlidingWindow) {
   ModelConfig c = Config(4, 100.0f);  // pairs 0, 1: 100^0, 100^(-1/2)
   checkpoint::TensorDict none;
   EXPECT_THAT(Table(c, none, 64, false), Floats({1.0f, 0.1f}));
-  c.rope_scaling_type = "linear";
+  c.rope_scaling_type = RopeScaling::kLinear;
   c.rope_scaling_factor = 4.0f;
   EXPECT_THAT(Table(c, none, 64, false), Floats({0.25f, 0.025f}));
   // The sliding-window table: its own base, no scaling.
@@ -73,7 +73,7 @@ TEST(RopeFrequenciesTest, Llama3ScalingFromKeys) {
   // Llama 3.1's keys: factor 8, low 1, high 4, original context 8192: wavelengths above 8192
   // are divided by 8, below 2048 kept, between smoothly interpolated.
   ModelConfig c = Config(128, 500000.0f);
-  c.rope_scaling_type = "llama3";
+  c.rope_scaling_type = RopeScaling::kLlama3;
   c.rope_scaling_factor = 8.0f;
   c.rope_scaling_low_freq_factor = 1.0f;
   c.rope_scaling_high_freq_factor = 4.0f;

@@ -1,5 +1,6 @@
 #include "tokenizer/text_tokenizer.h"
 
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_format.h"
@@ -71,12 +72,17 @@ class VocabTokenizer : public TextTokenizer {
     return tok_.TokenToPiece(token, /*special=*/true);
   }
   std::string TokenBytes(int token) const override { return tok_.TokenBytes(token); }
+  const Tokenizer* vocabulary() const override { return &tok_; }
 
  private:
   Tokenizer tok_;
 };
 
 }  // namespace
+
+std::unique_ptr<TextTokenizer> VocabularyTokenizer(Tokenizer vocabulary) {
+  return std::make_unique<VocabTokenizer>(std::move(vocabulary));
+}
 
 absl::StatusOr<std::unique_ptr<TextTokenizer>> OpenTokenizer(const checkpoint::TensorDict& dict,
                                                              const std::string& model_path,
@@ -93,7 +99,7 @@ absl::StatusOr<std::unique_ptr<TextTokenizer>> OpenTokenizer(const checkpoint::T
           "'%s': its vocabulary has %d tokens, but the model's embedding has %d rows", model_path,
           vocab->n_tokens(), vocab_size));
     }
-    return std::unique_ptr<TextTokenizer>(new VocabTokenizer(*std::move(vocab)));
+    return VocabularyTokenizer(*std::move(vocab));
   }
   // A llama2.c tokenizer file: special ids from the model's metadata where it has them.
   EDGEQ_ASSIGN_OR_RETURN(Llama2cTokenizer tok,

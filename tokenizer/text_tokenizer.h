@@ -25,6 +25,8 @@
 namespace edgeq {
 namespace tokenizer {
 
+class Tokenizer;  // tokenizer/tokenizer.h
+
 // A text tokenizer for a model: the vocabulary the model carries (tokenizer.ggml.*: SPM, BPE
 // or WordPiece through Tokenizer, as llama.cpp tokenizes), or a llama2.c tokenizer file
 // (--tokenizer, encoded as llama2.c's run.c does).
@@ -46,7 +48,13 @@ class TextTokenizer {
   virtual std::string PieceText(int token) const = 0;
   // The bytes a grammar matches for `token`: empty for control tokens (never allowed).
   virtual std::string TokenBytes(int token) const { return PieceText(token); }
+  // The model's vocabulary this tokenizer runs (llama.cpp's tokenizers), or null (a llama2.c
+  // file).
+  virtual const Tokenizer* vocabulary() const { return nullptr; }
 };
+
+// The model's own vocabulary as a TextTokenizer (what OpenTokenizer gives for one).
+std::unique_ptr<TextTokenizer> VocabularyTokenizer(Tokenizer vocabulary);
 
 // The tokenizer for `dict` (whose model has `vocab_size` tokens): `tokenizer_path` (a llama2.c
 // tokenizer file) if given, else the model's own vocabulary (Tokenizer::FromGguf). Its

@@ -25,6 +25,7 @@
 #include "core/bounded_input.h"
 #include "core/status_macros.h"
 #include "llm/model.h"
+#include "llm/open.h"
 #include "tools/command.h"
 #include "tools/llm_cli.h"
 #include "tools/llm_flags.h"
@@ -272,15 +273,12 @@ constexpr int kTtftPrompt = 16;
 absl::StatusOr<std::unique_ptr<llm::Model>> LoadTimed(const std::string& path, llm::ModelOptions mo,
                                                       Row* ttft) {
   const double t0 = Now();
-  EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
+  llm::OpenOptions oo;
+  oo.tokenizer = llm::TokenizerUse::kNone;  // random tokens
+  EDGEQ_ASSIGN_OR_RETURN(llm::OpenedModel opened, llm::OpenFile(path, oo));
   const double t1 = Now();
-  mo.mapped_file = file.file_bytes;  // drop copied weights' pages
-  absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(file.dict, mo);
-  if (!loaded.ok()) {
-    return absl::Status(loaded.status().code(),
-                        absl::StrCat(path, ": ", loaded.status().message()));
-  }
-  llm::Model& model = **loaded;
+  EDGEQ_RETURN_IF_ERROR(opened.LoadModel(mo));
+  llm::Model& model = *opened.model;
   const double t2 = Now();
   std::mt19937 rng(99);
   std::vector<int> prompt(kTtftPrompt);
@@ -301,7 +299,7 @@ absl::StatusOr<std::unique_ptr<llm::Model>> LoadTimed(const std::string& path, l
       1e3 * (t1 - t0), 1e3 * (t2 - t1 - repack), 1e3 * repack, kTtftPrompt, 1e3 * (t3 - t2),
       1e3 * (t4 - t3));
   ttft->peak_rss = PeakRssBytes();
-  return loaded;
+  return std::move(opened.model);
 }
 
 absl::Status Bench(const Args& raw_args) {

@@ -22,6 +22,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -36,6 +37,7 @@
 #include "jinja/chat.h"
 #include "llm/chat_template.h"
 #include "llm/model.h"
+#include "llm/open.h"
 #include "llm/sampler.h"
 #include "llm/session.h"
 #include "llm/tool_calls.h"
@@ -133,25 +135,9 @@ absl::StatusOr<bool> ReadLineBounded(std::istream& in, size_t max_bytes, std::st
   return any;
 }
 
-absl::StatusOr<llm::ChatTemplate> OpenTemplate(const checkpoint::TensorDict& dict,
-                                               const std::string& model_path,
-                                               const std::string& flag, const std::string& bos,
+// The --template FLAG's template: a preset name, a tokenizer_config.json or a Jinja file.
+absl::StatusOr<llm::ChatTemplate> OpenTemplate(const std::string& flag, const std::string& bos,
                                                const std::string& eos, bool with_tools) {
-  if (flag.empty()) {
-    absl::StatusOr<std::string> text = llm::ChatTemplate::TextFromGguf(dict);
-    if (absl::IsNotFound(text.status())) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "'%s' carries no tokenizer.chat_template; pass --template NAME (one of %s) or FILE",
-          model_path, absl::StrJoin(llm::ChatTemplate::Names(), ", ")));
-    }
-    EDGEQ_RETURN_IF_ERROR(text.status());
-    absl::StatusOr<llm::ChatTemplate> t = llm::ChatTemplate::FromJinja(*text, bos, eos);
-    if (!t.ok()) {
-      return absl::Status(t.status().code(),
-                          absl::StrCat("'", model_path, "': ", t.status().message()));
-    }
-    return t;
-  }
   for (const std::string& name : llm::ChatTemplate::Names()) {
     if (flag == name) return llm::ChatTemplate::FromName(flag, bos, eos);
   }
@@ -228,115 +214,270 @@ absl::StatusOr<nlohmann::ordered_json> ReadTools(const std::string& path) {
   return tools;
 }
 
-absl::Status Chat(const Args& raw_args) {
-  std::vector<std::string> raw = raw_args.raw;
-  EDGEQ_ASSIGN_OR_RETURN(const std::string tools_path, TakeToolsFlag(raw));
-  EDGEQ_ASSIGN_OR_RETURN(const ChatFlags flags, ParseChatFlags(raw));
-  nlohmann::ordered_json tools = nullptr;
-  if (!tools_path.empty()) {
-    EDGEQ_ASSIGN_OR_RETURN(tools, ReadTools(tools_path));
-  }
-  const LlmArgs& args = flags.args;
-  const std::string& path = flags.model;
-  const int64_t n_predict = flags.n_predict;
-  const llm::SamplerOptions& so = flags.sampler;
-  const bool verbose = args.Has("verbose-prompt");
+// One chat: the opened model, its template, the sampler and session, and the conversation.
+class ChatLoop {
+ public:
+  // The grammar, the model's file and the template are refused before the model is loaded.
+  static absl::StatusOr<std::unique_ptr<ChatLoop>> Open(ChatFlags flags,
+                                                        nlohmann::ordered_json tools);
+  // Lines from stdin until its end or /exit.
+  absl::Status Run();
 
+ private:
+  ChatLoop(ChatFlags flags, nlohmann::ordered_json tools)
+      : flags_(std::move(flags)), args_(flags_.args), tools_(std::move(tools)) {}
+  // The template: the model's own, or --template's.
+  absl::Status OpenChatTemplate();
+  absl::Status LoadModel(std::shared_ptr<const grammar::Grammar> grammar);
+  void PrintHeader() const;
+  // The assistant message for a reply: with --tools, its tool calls parsed (and printed, one
+  // JSON line each); a reply whose calls do not parse stays text, with a note.
+  nlohmann::ordered_json AssistantMessage(const std::string& reply) const;
+  // The tokens to prefill for the rendering `full` of the conversation.
+  absl::StatusOr<std::vector<int>> TurnTokens(const std::string& full);
+  // A user or tool line: rendered, prefilled, answered.
+  absl::Status Turn(const std::string& line);
+  // Generates the reply to `ids` (the end of `full`) and adds it to the conversation.
+  absl::Status Reply(const std::vector<int>& ids, const std::string& full);
+
+  const ChatFlags flags_;
+  const LlmArgs& args_;
+  const nlohmann::ordered_json tools_;
+  llm::OpenedModel opened_;
+  std::optional<llm::ChatTemplate> tmpl_;
+  llm::ToolCallFormat call_format_ = {};
+  std::string bos_text_;
+  std::optional<llm::Sampler> sampler_;
+  std::unique_ptr<llm::Session> session_;
+  llm::GenerateOptions go_;
+  int num_threads_ = 1;
+  nlohmann::ordered_json base_ = nlohmann::ordered_json::array();  // --system
+  nlohmann::ordered_json messages_;
+  std::string cached_text_;  // the rendered text the session's tokens stand for
+  bool in_sync_ = true;      // ... when this is true
+  int turn_ = 0;
+};
+
+absl::StatusOr<std::unique_ptr<ChatLoop>> ChatLoop::Open(ChatFlags flags,
+                                                         nlohmann::ordered_json tools) {
   EDGEQ_ASSIGN_OR_RETURN(std::shared_ptr<const grammar::Grammar> grammar,
                          LoadGrammar(flags.grammar));
-  EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
-  absl::StatusOr<llm::ModelConfig> config = llm::ModelConfig::FromMetadata(file.dict);
-  if (!config.ok()) {
-    return absl::Status(config.status().code(),
-                        absl::StrCat(path, ": ", config.status().message()));
+  std::unique_ptr<ChatLoop> c(new ChatLoop(std::move(flags), std::move(tools)));
+  llm::OpenOptions oo;
+  oo.tokenizer = llm::TokenizerUse::kModelsOwn;
+  EDGEQ_ASSIGN_OR_RETURN(c->opened_, llm::OpenFile(c->flags_.model, oo));
+  EDGEQ_RETURN_IF_ERROR(c->OpenChatTemplate());
+  EDGEQ_RETURN_IF_ERROR(c->LoadModel(std::move(grammar)));
+  c->PrintHeader();
+  if (c->args_.Has("system")) {
+    c->base_.push_back({{"role", "system"}, {"content", c->args_.Get("system")}});
   }
-  if (!file.dict.HasMetadata("tokenizer.ggml.model")) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "'%s' carries no vocabulary (tokenizer.ggml.*); chat needs the model's own", path));
+  c->messages_ = c->base_;
+  return c;
+}
+
+absl::Status ChatLoop::OpenChatTemplate() {
+  if (!args_.Has("template")) {  // the model's own
+    absl::StatusOr<std::shared_ptr<const llm::ChatTemplate>> own = llm::OpenChatTemplate(opened_);
+    if (absl::IsNotFound(own.status())) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s; pass --template NAME (one of %s) or FILE", own.status().message(),
+                          absl::StrJoin(llm::ChatTemplate::Names(), ", ")));
+    }
+    EDGEQ_ASSIGN_OR_RETURN(opened_.chat_template, std::move(own));
   }
-  EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<TextTokenizer> tok,
-                         OpenTokenizer(file.dict, path, "", config->vocab_size));
-  const std::string bos_text = tok->bos() >= 0 ? tok->PieceText(tok->bos()) : "";
-  const std::string eos_text = tok->eos() >= 0 ? tok->PieceText(tok->eos()) : "";
-  EDGEQ_ASSIGN_OR_RETURN(
-      const llm::ChatTemplate tmpl,
-      OpenTemplate(file.dict, path, args.Get("template"), bos_text, eos_text, !tools.is_null()));
-  if (!tools.is_null() && tmpl.family() != llm::ChatTemplate::Family::kJinja) {
+  const TextTokenizer& tok = *opened_.tokenizer;
+  bos_text_ = tok.bos() >= 0 ? tok.PieceText(tok.bos()) : "";
+  const std::string eos_text = tok.eos() >= 0 ? tok.PieceText(tok.eos()) : "";
+  if (opened_.chat_template != nullptr) {
+    tmpl_.emplace(*opened_.chat_template);
+  } else {
+    EDGEQ_ASSIGN_OR_RETURN(
+        tmpl_, OpenTemplate(args_.Get("template"), bos_text_, eos_text, !tools_.is_null()));
+  }
+  if (!tools_.is_null() && tmpl_->family() != llm::ChatTemplate::Family::kJinja) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "--tools needs a Jinja template (the model's own or --template FILE); the %s preset "
         "renders no tools",
-        tmpl.name()));
+        tmpl_->name()));
   }
-  const llm::ToolCallFormat call_format = llm::ToolCallFormatForTemplate(tmpl.jinja_text());
-  const std::string template_note = tmpl.family() != llm::ChatTemplate::Family::kJinja ? tmpl.name()
-                                    : args.Has("template")
-                                        ? absl::StrCat("jinja (", args.Get("template"), ")")
-                                        : "jinja (the model's tokenizer.chat_template)";
+  call_format_ = llm::ToolCallFormatForTemplate(tmpl_->jinja_text());
+  return absl::OkStatus();
+}
 
+absl::Status ChatLoop::LoadModel(std::shared_ptr<const grammar::Grammar> grammar) {
   llm::ModelOptions mo;
-  mo.num_threads = flags.threads > 0 ? flags.threads : kernels::DefaultThreadCount();
-  mo.context_length = static_cast<int>(flags.ctx);
-  mo.kv_cache_type = flags.cache_type;
-  mo.prefill_block = flags.ubatch;
-  mo.mapped_file = file.file_bytes;  // drop copied weights' pages
-  absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(file.dict, mo);
-  if (!loaded.ok()) {
-    return absl::Status(loaded.status().code(),
-                        absl::StrCat(path, ": ", loaded.status().message()));
-  }
-  llm::Model& model = **loaded;
-  EDGEQ_ASSIGN_OR_RETURN(llm::Sampler sampler, llm::Sampler::Create(model.config().vocab_size, so));
-  EDGEQ_RETURN_IF_ERROR(ConstrainSampler(grammar, *tok, model.config().vocab_size, &sampler));
-  const int n_ctx = model.context_length();
+  mo.num_threads = flags_.threads > 0 ? flags_.threads : kernels::DefaultThreadCount();
+  mo.context_length = static_cast<int>(flags_.ctx);
+  mo.kv_cache_type = flags_.cache_type;
+  mo.prefill_block = flags_.ubatch;
+  num_threads_ = mo.num_threads;
+  EDGEQ_RETURN_IF_ERROR(opened_.LoadModel(mo));
+  const int vocab = opened_.model->config().vocab_size;
+  EDGEQ_ASSIGN_OR_RETURN(sampler_, llm::Sampler::Create(vocab, flags_.sampler));
+  EDGEQ_RETURN_IF_ERROR(ConstrainSampler(grammar, *opened_.tokenizer, vocab, &*sampler_));
+  go_.max_tokens = static_cast<int>(flags_.n_predict);
+  if (!args_.Has("ignore-eos")) go_.stop_tokens = opened_.tokenizer->stop_tokens();
+  session_ = std::make_unique<llm::Session>(*opened_.model, *sampler_);
+  return absl::OkStatus();
+}
+
+void ChatLoop::PrintHeader() const {
+  const llm::Model& model = *opened_.model;
+  const std::string template_note = tmpl_->family() != llm::ChatTemplate::Family::kJinja
+                                        ? tmpl_->name()
+                                    : args_.Has("template")
+                                        ? absl::StrCat("jinja (", args_.Get("template"), ")")
+                                        : "jinja (the model's tokenizer.chat_template)";
   absl::FPrintF(
       stderr,
       "model: %s (%s)\nchat template: %s%s\nsampler: %s\ncontext %d (%s KV cache), %d threads, "
       "ubatch %d\n"
       "/reset forgets the conversation, /exit ends; Ctrl-C stops a reply.\n",
-      path, model.config().ToString(), template_note,
-      tools.is_null() ? ""
-                      : absl::StrFormat(", tools: %d, calls parsed as %s", tools.size(),
-                                        llm::ToolCallFormatName(call_format)),
-      sampler.options().ToString(), n_ctx, llm::KvCacheTypeName(model.kv_cache_type()),
-      mo.num_threads, model.ubatch_size());
-
-  llm::GenerateOptions go;
-  go.max_tokens = static_cast<int>(n_predict);
-  if (!args.Has("ignore-eos")) go.stop_tokens = tok->stop_tokens();
-  llm::Session session(model, sampler);
-  if (args.Has("system") && !tmpl.supports_system()) {
+      flags_.model, model.config().ToString(), template_note,
+      tools_.is_null() ? ""
+                       : absl::StrFormat(", tools: %d, calls parsed as %s", tools_.size(),
+                                         llm::ToolCallFormatName(call_format_)),
+      sampler_->options().ToString(), model.context_length(),
+      llm::KvCacheTypeName(model.kv_cache_type()), num_threads_, model.ubatch_size());
+  if (args_.Has("system") && !tmpl_->supports_system()) {
     absl::FPrintF(stderr, "(the %s template has no system role: --system is dropped)\n",
-                  tmpl.name());
+                  tmpl_->name());
   }
+}
 
-  nlohmann::ordered_json base = nlohmann::ordered_json::array();
-  if (args.Has("system")) base.push_back({{"role", "system"}, {"content", args.Get("system")}});
-  nlohmann::ordered_json messages = base;
-  // The assistant message for a reply: with --tools, its tool calls parsed (and printed, one
-  // JSON line each); a reply whose calls do not parse stays text, with a note.
-  auto assistant_message = [&](const std::string& reply) -> nlohmann::ordered_json {
-    if (tools.is_null()) return {{"role", "assistant"}, {"content", reply}};
-    absl::StatusOr<llm::ParsedReply> parsed = llm::ParseToolCalls(reply, call_format);
-    if (!parsed.ok()) {
-      absl::FPrintF(stderr, "(the reply is kept as text: %s)\n", parsed.status().message());
-      return {{"role", "assistant"}, {"content", reply}};
+nlohmann::ordered_json ChatLoop::AssistantMessage(const std::string& reply) const {
+  if (tools_.is_null()) return {{"role", "assistant"}, {"content", reply}};
+  absl::StatusOr<llm::ParsedReply> parsed = llm::ParseToolCalls(reply, call_format_);
+  if (!parsed.ok()) {
+    absl::FPrintF(stderr, "(the reply is kept as text: %s)\n", parsed.status().message());
+    return {{"role", "assistant"}, {"content", reply}};
+  }
+  if (parsed->calls.empty()) return {{"role", "assistant"}, {"content", reply}};
+  for (const llm::ToolCall& c : parsed->calls) {
+    nlohmann::ordered_json line = {
+        {"tool_call",
+         {{"name", c.name},
+          {"arguments", nlohmann::ordered_json::parse(c.arguments, nullptr, false)}}}};
+    absl::FPrintF(stdout, "%s\n",
+                  line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+  }
+  std::fflush(stdout);
+  return llm::AssistantMessage(*parsed, call_format_);
+}
+
+absl::StatusOr<std::vector<int>> ChatLoop::TurnTokens(const std::string& full) {
+  const TextTokenizer& tok = *opened_.tokenizer;
+  llm::Session& session = *session_;
+  if (in_sync_ && session.n_past() > 0 && absl::StartsWith(full, cached_text_)) {
+    // The usual case: the new turn's text follows what the cache holds.
+    return tok.Encode(full.substr(cached_text_.size()), /*add_bos=*/false,
+                      /*parse_special=*/true);
+  }
+  // A new conversation, or a template that rewrites earlier turns: the whole conversation's
+  // tokens, of which the cache keeps the common prefix.
+  const bool add_bos = tok.add_bos() && !(!bos_text_.empty() && absl::StartsWith(full, bos_text_));
+  EDGEQ_ASSIGN_OR_RETURN(std::vector<int> ids, tok.Encode(full, add_bos, /*parse_special=*/true));
+  const std::vector<int>& held = session.tokens();
+  size_t keep = 0;
+  while (keep < held.size() && keep < ids.size() && held[keep] == ids[keep]) ++keep;
+  if (keep == ids.size() && keep > 0) --keep;  // prefill at least one token
+  if (session.n_past() > 0) {
+    absl::FPrintF(stderr, "(the template rewrites an earlier turn: %d of %d cached tokens kept)\n",
+                  keep, session.n_past());
+  }
+  EDGEQ_RETURN_IF_ERROR(session.Rewind(static_cast<int>(keep)));
+  ids.erase(ids.begin(), ids.begin() + keep);
+  in_sync_ = false;  // until a reply completes the turn
+  return ids;
+}
+
+absl::Status ChatLoop::Turn(const std::string& line) {
+  if (absl::StartsWith(line, "/tool ")) {
+    messages_.push_back({{"role", "tool"}, {"content", line.substr(6)}});
+  } else {
+    messages_.push_back({{"role", "user"}, {"content", line}});
+  }
+  absl::StatusOr<std::string> full =
+      tmpl_->RenderJson(messages_, tools_, /*add_generation_prompt=*/true);
+  if (!full.ok()) {
+    messages_.erase(messages_.size() - 1);
+    absl::FPrintF(stderr, "error: %s\n", full.status().message());
+    return absl::OkStatus();
+  }
+  EDGEQ_ASSIGN_OR_RETURN(const std::vector<int> ids, TurnTokens(*full));
+  ++turn_;
+  if (args_.Has("verbose-prompt")) {
+    absl::FPrintF(stderr, "prompt (turn %d): %d new tokens after %d cached\n", turn_, ids.size(),
+                  session_->n_past());
+    for (int id : ids) {
+      absl::FPrintF(stderr, "%6d -> '%s'\n", id, Printable(opened_.tokenizer->PieceText(id)));
     }
-    if (parsed->calls.empty()) return {{"role", "assistant"}, {"content", reply}};
-    for (const llm::ToolCall& c : parsed->calls) {
-      nlohmann::ordered_json line = {
-          {"tool_call",
-           {{"name", c.name},
-            {"arguments", nlohmann::ordered_json::parse(c.arguments, nullptr, false)}}}};
-      absl::FPrintF(stdout, "%s\n",
-                    line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
-    }
+  }
+  const int n_ctx = opened_.model->context_length();
+  const int left = n_ctx - session_->n_past();
+  if (ids.empty() || static_cast<int>(ids.size()) >= left) {
+    absl::FPrintF(stderr,
+                  "context full: this turn needs %d tokens and a reply, %d of %d positions are "
+                  "left; /reset starts a new conversation\n",
+                  ids.size(), left, n_ctx);
+    messages_.erase(messages_.size() - 1);
+    return absl::OkStatus();
+  }
+  return Reply(ids, *full);
+}
+
+absl::Status ChatLoop::Reply(const std::vector<int>& ids, const std::string& full) {
+  const TextTokenizer& tok = *opened_.tokenizer;
+  std::string reply;
+  int prev = ids.back();
+  g_interrupted = 0;
+  g_generating = 1;
+  sampler_->RestartGrammar();  // each reply from the grammar's start
+  absl::StatusOr<llm::GenerateResult> r = session_->Generate(ids, go_, [&](int token) {
+    const std::string piece = tok.Decode(prev, token);
+    prev = token;
+    // The conversation keeps control tokens as their text, so that the next rendering
+    // tokenizes back to what the cache holds; stdout does not show them.
+    reply += tok.PieceText(token);
+    std::fwrite(piece.data(), 1, piece.size(), stdout);
     std::fflush(stdout);
-    return llm::AssistantMessage(*parsed, call_format);
-  };
-  std::string cached_text;  // the rendered text the session's tokens stand for
-  bool in_sync = true;      // ... when this is true
-  int turn = 0;
+    return g_interrupted == 0;
+  });
+  g_generating = 0;
+  if (!r.ok()) return r.status();
+  absl::FPrintF(stdout, "\n");
+  std::fflush(stdout);
+  cached_text_ = absl::StrCat(full, reply);
+  // At the end of the context the last token was not fed: the cache is short of the text.
+  in_sync_ = r->reason != llm::StopReason::kContextFull;
+  messages_.push_back(AssistantMessage(reply));
+  // Tokens of the reply that went into the cache (a stop token does not).
+  const int fed =
+      static_cast<int>(r->tokens.size()) -
+      (r->reason == llm::StopReason::kStopToken || r->reason == llm::StopReason::kContextFull ? 1
+                                                                                              : 0);
+  const int n_ctx = opened_.model->context_length();
+  if (r->reason == llm::StopReason::kCallback) {
+    absl::FPrintF(stderr, "[interrupted]\n");
+  } else if (r->reason == llm::StopReason::kContextFull) {
+    absl::FPrintF(stderr, "[context full: %d positions used; /reset starts a new conversation]\n",
+                  n_ctx);
+  } else if (r->reason == llm::StopReason::kMaxTokens) {
+    absl::FPrintF(stderr, "[reply cut at -n %d tokens]\n", flags_.n_predict);
+  }
+  if (args_.Has("verbose-prompt")) {
+    absl::FPrintF(stderr,
+                  "reply (turn %d): %d tokens (%d cached), stop: %s; prefill %.1f ms (%.2f "
+                  "tokens/s), decode %.2f tokens/s; context %d of %d\n",
+                  turn_, r->tokens.size(), fed, llm::StopReasonName(r->reason),
+                  r->prefill_seconds * 1e3, ids.size() / std::max(r->prefill_seconds, 1e-9),
+                  r->tokens.size() / std::max(r->decode_seconds, 1e-9), session_->n_past(), n_ctx);
+  }
+  return absl::OkStatus();
+}
 
+absl::Status ChatLoop::Run() {
   struct sigaction sa = {};
   sa.sa_handler = OnSigint;
   sigemptyset(&sa.sa_mask);
@@ -351,121 +492,37 @@ absl::Status Chat(const Args& raw_args) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line == "/exit") break;
     if (line == "/reset") {
-      session.Reset();
-      messages = base;
-      cached_text.clear();
-      in_sync = true;
+      session_->Reset();
+      messages_ = base_;
+      cached_text_.clear();
+      in_sync_ = true;
       absl::FPrintF(stderr, "(conversation reset)\n");
       continue;
     }
     if (line.empty()) continue;
     if (absl::StartsWith(line, "/assistant ")) {
       // A reply given instead of generated: the next turn re-renders the conversation.
-      messages.push_back(assistant_message(line.substr(11)));
-      in_sync = false;
+      messages_.push_back(AssistantMessage(line.substr(11)));
+      in_sync_ = false;
       continue;
     }
-    if (absl::StartsWith(line, "/tool ")) {
-      messages.push_back({{"role", "tool"}, {"content", line.substr(6)}});
-    } else {
-      messages.push_back({{"role", "user"}, {"content", line}});
-    }
-    absl::StatusOr<std::string> full =
-        tmpl.RenderJson(messages, tools, /*add_generation_prompt=*/true);
-    if (!full.ok()) {
-      messages.erase(messages.size() - 1);
-      absl::FPrintF(stderr, "error: %s\n", full.status().message());
-      continue;
-    }
-    std::vector<int> ids;
-    if (in_sync && session.n_past() > 0 && absl::StartsWith(*full, cached_text)) {
-      // The usual case: the new turn's text follows what the cache holds.
-      EDGEQ_ASSIGN_OR_RETURN(ids, tok->Encode(full->substr(cached_text.size()), /*add_bos=*/false,
-                                              /*parse_special=*/true));
-    } else {
-      // A new conversation, or a template that rewrites earlier turns: the whole conversation's
-      // tokens, of which the cache keeps the common prefix.
-      const bool add_bos =
-          tok->add_bos() && !(!bos_text.empty() && absl::StartsWith(*full, bos_text));
-      EDGEQ_ASSIGN_OR_RETURN(ids, tok->Encode(*full, add_bos, /*parse_special=*/true));
-      const std::vector<int>& held = session.tokens();
-      size_t keep = 0;
-      while (keep < held.size() && keep < ids.size() && held[keep] == ids[keep]) ++keep;
-      if (keep == ids.size() && keep > 0) --keep;  // prefill at least one token
-      if (session.n_past() > 0) {
-        absl::FPrintF(stderr,
-                      "(the template rewrites an earlier turn: %d of %d cached tokens kept)\n",
-                      keep, session.n_past());
-      }
-      EDGEQ_RETURN_IF_ERROR(session.Rewind(static_cast<int>(keep)));
-      ids.erase(ids.begin(), ids.begin() + keep);
-      in_sync = false;  // until a reply completes the turn
-    }
-    ++turn;
-    if (verbose) {
-      absl::FPrintF(stderr, "prompt (turn %d): %d new tokens after %d cached\n", turn, ids.size(),
-                    session.n_past());
-      for (int id : ids) {
-        absl::FPrintF(stderr, "%6d -> '%s'\n", id, Printable(tok->PieceText(id)));
-      }
-    }
-    const int left = n_ctx - session.n_past();
-    if (ids.empty() || static_cast<int>(ids.size()) >= left) {
-      absl::FPrintF(stderr,
-                    "context full: this turn needs %d tokens and a reply, %d of %d positions are "
-                    "left; /reset starts a new conversation\n",
-                    ids.size(), left, n_ctx);
-      messages.erase(messages.size() - 1);
-      continue;
-    }
-    std::string reply;
-    int prev = ids.back();
-    g_interrupted = 0;
-    g_generating = 1;
-    sampler.RestartGrammar();  // each reply from the grammar's start
-    absl::StatusOr<llm::GenerateResult> r = session.Generate(ids, go, [&](int token) {
-      const std::string piece = tok->Decode(prev, token);
-      prev = token;
-      // The conversation keeps control tokens as their text, so that the next rendering
-      // tokenizes back to what the cache holds; stdout does not show them.
-      reply += tok->PieceText(token);
-      std::fwrite(piece.data(), 1, piece.size(), stdout);
-      std::fflush(stdout);
-      return g_interrupted == 0;
-    });
-    g_generating = 0;
-    if (!r.ok()) return r.status();
-    absl::FPrintF(stdout, "\n");
-    std::fflush(stdout);
-    cached_text = absl::StrCat(*full, reply);
-    // At the end of the context the last token was not fed: the cache is short of the text.
-    in_sync = r->reason != llm::StopReason::kContextFull;
-    messages.push_back(assistant_message(reply));
-    // Tokens of the reply that went into the cache (a stop token does not).
-    const int fed =
-        static_cast<int>(r->tokens.size()) -
-        (r->reason == llm::StopReason::kStopToken || r->reason == llm::StopReason::kContextFull
-             ? 1
-             : 0);
-    if (r->reason == llm::StopReason::kCallback) {
-      absl::FPrintF(stderr, "[interrupted]\n");
-    } else if (r->reason == llm::StopReason::kContextFull) {
-      absl::FPrintF(stderr, "[context full: %d positions used; /reset starts a new conversation]\n",
-                    n_ctx);
-    } else if (r->reason == llm::StopReason::kMaxTokens) {
-      absl::FPrintF(stderr, "[reply cut at -n %d tokens]\n", n_predict);
-    }
-    if (verbose) {
-      absl::FPrintF(stderr,
-                    "reply (turn %d): %d tokens (%d cached), stop: %s; prefill %.1f ms (%.2f "
-                    "tokens/s), decode %.2f tokens/s; context %d of %d\n",
-                    turn, r->tokens.size(), fed, llm::StopReasonName(r->reason),
-                    r->prefill_seconds * 1e3, ids.size() / std::max(r->prefill_seconds, 1e-9),
-                    r->tokens.size() / std::max(r->decode_seconds, 1e-9), session.n_past(), n_ctx);
-    }
+    EDGEQ_RETURN_IF_ERROR(Turn(line));
   }
   absl::FPrintF(stderr, "\n");
   return absl::OkStatus();
+}
+
+absl::Status Chat(const Args& raw_args) {
+  std::vector<std::string> raw = raw_args.raw;
+  EDGEQ_ASSIGN_OR_RETURN(const std::string tools_path, TakeToolsFlag(raw));
+  EDGEQ_ASSIGN_OR_RETURN(ChatFlags flags, ParseChatFlags(raw));
+  nlohmann::ordered_json tools = nullptr;
+  if (!tools_path.empty()) {
+    EDGEQ_ASSIGN_OR_RETURN(tools, ReadTools(tools_path));
+  }
+  EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<ChatLoop> chat,
+                         ChatLoop::Open(std::move(flags), std::move(tools)));
+  return chat->Run();
 }
 
 int ChatCommand(const Args& args) {

@@ -13,6 +13,7 @@
 #include "core/bounded_input.h"
 #include "core/status_macros.h"
 #include "llm/model.h"
+#include "llm/open.h"
 #include "llm/perplexity.h"
 #include "runtime/kernels/cpu_features.h"
 #include "tools/command.h"
@@ -41,22 +42,16 @@ absl::Status Perplexity(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(const std::string text,
                          ReadFileBounded(flags.text_file, kMaxTextFileBytes, "perplexity text"));
 
-  EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
-  llm::ModelOptions mo;
+  llm::OpenOptions oo;
+  oo.tokenizer_path = args.Get("tokenizer");
+  llm::ModelOptions& mo = oo.model;
   mo.num_threads = flags.threads > 0 ? flags.threads : kernels::DefaultThreadCount();
   mo.context_length = static_cast<int>(n_ctx);
   mo.kv_cache_type = flags.cache_type;
   mo.prefill_block = flags.ubatch;
-  mo.mapped_file = file.file_bytes;  // drop copied weights' pages
-  absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(file.dict, mo);
-  if (!loaded.ok()) {
-    return absl::Status(loaded.status().code(),
-                        absl::StrCat(path, ": ", loaded.status().message()));
-  }
-  llm::Model& model = **loaded;
-  EDGEQ_ASSIGN_OR_RETURN(
-      std::unique_ptr<TextTokenizer> tok,
-      OpenTokenizer(file.dict, path, args.Get("tokenizer"), model.config().vocab_size));
+  EDGEQ_ASSIGN_OR_RETURN(llm::OpenedModel opened, llm::Open(path, oo));
+  llm::Model& model = *opened.model;
+  const std::unique_ptr<TextTokenizer>& tok = opened.tokenizer;
   EDGEQ_ASSIGN_OR_RETURN(const std::vector<int> tokens, tok->Encode(text, tok->add_bos()));
   if (static_cast<int64_t>(tokens.size()) < 2 * n_ctx) {
     return absl::InvalidArgumentError(

@@ -10,6 +10,7 @@
 #include "core/bounded_input.h"
 #include "core/status_macros.h"
 #include "llm/model.h"
+#include "llm/open.h"
 #include "llm/sampler.h"
 #include "llm/session.h"
 #include "llm/state_file.h"
@@ -89,14 +90,11 @@ absl::Status Run(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(std::shared_ptr<const grammar::Grammar> grammar,
                          LoadGrammar(flags.grammar));
 
-  EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
-  absl::StatusOr<llm::ModelConfig> config = llm::ModelConfig::FromMetadata(file.dict);
-  if (!config.ok()) {
-    return absl::Status(config.status().code(),
-                        absl::StrCat(path, ": ", config.status().message()));
-  }
-  EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<TextTokenizer> tok,
-                         OpenTokenizer(file.dict, path, args.Get("tokenizer"), config->vocab_size));
+  llm::OpenOptions oo;
+  oo.tokenizer_path = args.Get("tokenizer");
+  EDGEQ_ASSIGN_OR_RETURN(llm::OpenedModel opened, llm::OpenFile(path, oo));
+  const llm::ModelConfig* config = &opened.config;
+  const std::unique_ptr<TextTokenizer>& tok = opened.tokenizer;
   const std::string& prompt = flags.prompt;
   EDGEQ_ASSIGN_OR_RETURN(const std::vector<int> ids,
                          tok->Encode(prompt, tok->add_bos(), /*parse_special=*/true));
@@ -116,13 +114,8 @@ absl::Status Run(const Args& raw_args) {
   mo.context_length = static_cast<int>(ctx);
   mo.kv_cache_type = flags.cache_type;
   mo.prefill_block = flags.ubatch;
-  mo.mapped_file = file.file_bytes;  // drop copied weights' pages
-  absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(file.dict, mo);
-  if (!loaded.ok()) {
-    return absl::Status(loaded.status().code(),
-                        absl::StrCat(path, ": ", loaded.status().message()));
-  }
-  llm::Model& model = **loaded;
+  EDGEQ_RETURN_IF_ERROR(opened.LoadModel(mo));
+  llm::Model& model = *opened.model;
   EDGEQ_ASSIGN_OR_RETURN(llm::Sampler sampler, llm::Sampler::Create(model.config().vocab_size, so));
   EDGEQ_RETURN_IF_ERROR(ConstrainSampler(grammar, *tok, model.config().vocab_size, &sampler));
   absl::FPrintF(stderr,

@@ -16,7 +16,6 @@ absl::Status Phi3Config(const checkpoint::TensorDict& d, ModelConfig* c);
 absl::Status Qwen35Config(const checkpoint::TensorDict& d, ModelConfig* c);
 absl::StatusOr<Value> LlamaLayer(LayerGraph& b, int layer, Value x);
 absl::StatusOr<Value> Gemma3Layer(LayerGraph& b, int layer, Value x);
-absl::StatusOr<Value> Smollm3Layer(LayerGraph& b, int layer, Value x);
 absl::Status Lfm2Config(const checkpoint::TensorDict& d, ModelConfig* c);
 absl::StatusOr<Value> Lfm2Layer(LayerGraph& b, int layer, Value x);
 absl::StatusOr<Value> Qwen35Layer(LayerGraph& b, int layer, Value x);
@@ -241,10 +240,10 @@ constexpr ArchInfo kArchitectures[] = {
     {A::kPhi3, "phi3", kPhi3Hf, R::kNeox, Act::kSilu, N::kPre, Q::kFused, F::kFusedGateUp, false,
      false, false, 0, EDGEQ_TENSORS(kPhi3Tensors), Phi3Config, LlamaLayer},
     {A::kSmollm3, "smollm3", kSmollm3Hf, R::kNorm, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp,
-     false, false, false, 4, EDGEQ_TENSORS(kLlamaTensors), nullptr, Smollm3Layer},
+     false, false, false, 4, EDGEQ_TENSORS(kLlamaTensors), nullptr, LlamaLayer},
     {A::kLfm2, "lfm2", kLfm2Hf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, false,
      true, false, 0, EDGEQ_TENSORS(kLfm2Tensors), Lfm2Config, Lfm2Layer},
-    {A::kQwen35, "qwen35", kQwen35Hf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp,
+    {A::kQwen35, "qwen35", kQwen35Hf, R::kNeox, Act::kSilu, N::kPre, Q::kGatedQ, F::kGateUp,
      false, true, false, 0, EDGEQ_TENSORS(kQwen35Tensors), Qwen35Config, Qwen35Layer},
     {A::kGemma4, "gemma4", kGemma4Hf, R::kNeox, Act::kGeluTanh, N::kPreAndPost, Q::kSeparate,
      F::kGateUp, false, true, true, 0, EDGEQ_TENSORS(kGemma4Tensors), Gemma4Config, Gemma4Layer},

@@ -55,8 +55,10 @@ enum class Activation : uint8_t { kSilu, kGeluTanh };
 // post_ffw_norm).
 enum class NormPlacement : uint8_t { kPre, kPreAndPost };
 // Q, K, V projections: attn_q/attn_k/attn_v, or one fused attn_qkv (phi3). A file may hold
-// either: the graph reads what is there (llama.cpp's create_tensor_qkv).
-enum class QkvLayout : uint8_t { kSeparate, kFused };
+// either: the graph reads what is there (llama.cpp's create_tensor_qkv). kGatedQ: separate, with
+// attn_q holding per head the query then an output gate; the attention's output is multiplied
+// by sigmoid(gate) before attn_output (qwen35's full-attention layers).
+enum class QkvLayout : uint8_t { kSeparate, kFused, kGatedQ };
 // FFN: ffn_gate and ffn_up, or one ffn_up of 2 x ffn rows, the gate rows first (phi3; a phi3
 // file with ffn_gate runs as kGateUp).
 enum class FfnLayout : uint8_t { kGateUp, kFusedGateUp };

@@ -114,6 +114,7 @@ absl::StatusOr<Value> LayerGraph::Attention(int layer, Value h) {
                    c_.sliding_layers[layer];
   const Value k_cache = g_.Input(io::KCache(layer)), v_cache = g_.Input(io::VCache(layer));
   Value q, k, v;
+  Value gate;  // c_.gated_q: the output gate [t, q_dim]
   if (dict_.Contains(p + "attn_qkv.weight")) {
     // Fused Q, K, V rows (Phi-3): [q_dim + 2 kv_dim, dim].
     EDGEQ_ASSIGN_OR_RETURN(Value qkv,
@@ -123,14 +124,21 @@ absl::StatusOr<Value> LayerGraph::Attention(int layer, Value h) {
     k = ops::Slice(qkv, {0, q_dim}, {t, q_dim + kv_dim});
     v = ops::Slice(qkv, {0, q_dim + kv_dim}, {t, q_dim + 2 * kv_dim});
   } else {
-    EDGEQ_ASSIGN_OR_RETURN(q, Linear(g_, dict_, p + "attn_q.weight", q_dim, dim, h));
+    const int64_t q_rows = c_.gated_q ? 2 * q_dim : q_dim;
+    EDGEQ_ASSIGN_OR_RETURN(q, Linear(g_, dict_, p + "attn_q.weight", q_rows, dim, h));
     EDGEQ_ASSIGN_OR_RETURN(k, Linear(g_, dict_, p + "attn_k.weight", kv_dim, dim, h));
     EDGEQ_ASSIGN_OR_RETURN(v, Linear(g_, dict_, p + "attn_v.weight", kv_dim, dim, h));
-    EDGEQ_ASSIGN_OR_RETURN(q, MaybeBias(g_, dict_, p + "attn_q.bias", q_dim, q));
+    EDGEQ_ASSIGN_OR_RETURN(q, MaybeBias(g_, dict_, p + "attn_q.bias", q_rows, q));
     EDGEQ_ASSIGN_OR_RETURN(k, MaybeBias(g_, dict_, p + "attn_k.bias", kv_dim, k));
     EDGEQ_ASSIGN_OR_RETURN(v, MaybeBias(g_, dict_, p + "attn_v.bias", kv_dim, v));
   }
-  q = ops::Reshape(q, {t, heads, hs});
+  if (c_.gated_q) {  // per head, the query then the output gate (qwen35)
+    const Value qg = ops::Reshape(q, {t, heads, 2 * hs});
+    q = ops::Slice(qg, {0, 0, 0}, {t, heads, hs});
+    gate = ops::Reshape(ops::Slice(qg, {0, 0, hs}, {t, heads, 2 * hs}), {t, q_dim});
+  } else {
+    q = ops::Reshape(q, {t, heads, hs});
+  }
   k = ops::Reshape(k, {t, kvh, hs});
   if (c_.qk_norm) {  // RMSNorm of each head (Qwen3, Gemma 3)
     EDGEQ_ASSIGN_OR_RETURN(q, Norm(layer, "attn_q_norm.weight", q, hs));
@@ -151,8 +159,9 @@ absl::StatusOr<Value> LayerGraph::Attention(int layer, Value h) {
   // Fused attention over the cache's first `pos` rows and the block (causal; within the
   // window on sliding-window layers), reading only the visible rows: [t, heads * hs]; it writes
   // the block's K/V rows into the cache (store_kv).
-  const Value o_rows = ops::Attention(q, k_cache, v_cache, k_new, v_new, positions,
-                                      c_.attention_scale, swa ? c_.sliding_window : 0, true);
+  Value o_rows = ops::Attention(q, k_cache, v_cache, k_new, v_new, positions, c_.attention_scale,
+                                swa ? c_.sliding_window : 0, true);
+  if (c_.gated_q) o_rows = ops::Mul(o_rows, ops::Op("sigmoid", {gate}));
   EDGEQ_ASSIGN_OR_RETURN(Value out,
                          Linear(g_, dict_, p + "attn_output.weight", dim, q_dim, o_rows));
   EDGEQ_ASSIGN_OR_RETURN(out, MaybeBias(g_, dict_, p + "attn_output.bias", dim, out));

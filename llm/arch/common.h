@@ -111,7 +111,8 @@ class LayerGraph {
   // RMSNorm of x [.., n] by blk.<layer>.<name> (f32 [n]; n = embedding_length if 0).
   absl::StatusOr<Value> Norm(int layer, const char* name, Value x, int64_t n = 0);
   // Self-attention of the normed h [t, dim]: projections (attn_qkv, or attn_q/k/v, with their
-  // biases when present), q/k head norms (config().qk_norm), RoPE unless the layer is one of
+  // biases when present; config().gated_q: attn_q also gives the output gate, applied as
+  // sigmoid(gate) to the attention's output), q/k head norms (config().qk_norm), RoPE unless the layer is one of
   // no_rope_layer_step's, the fused attention over the KV cache (within the sliding window on
   // sliding-window layers) and attn_output (+ bias): [t, dim].
   absl::StatusOr<Value> Attention(int layer, Value h);

@@ -287,23 +287,31 @@ absl::Status ReadRopeScaling(const TensorDict& d, const std::string& a, ModelCon
   const std::string rot_key = Key(a, "rope.dimension_count");
   // RoPE scaling.
   const std::string type_key = Key(a, "rope.scaling.type");
+  std::string type = "none";
   if (d.HasMetadata(type_key)) {
-    absl::StatusOr<std::string> type = d.GetString(type_key);
-    if (!type.ok()) return absl::InvalidArgumentError(type.status().message());
-    c.rope_scaling_type = *type;
+    absl::StatusOr<std::string> value = d.GetString(type_key);
+    if (!value.ok()) return absl::InvalidArgumentError(value.status().message());
+    type = value->empty() ? "none" : *value;
+  }
+  bool known = false;
+  for (RopeScaling s : {RopeScaling::kNone, RopeScaling::kLinear, RopeScaling::kLlama3}) {
+    if (type == RopeScalingName(s)) c.rope_scaling_type = s, known = true;
+  }
+  if (!known) {
+    return absl::UnimplementedError(
+        absl::StrFormat("metadata key '%s' is %s; supported: none, linear, llama3", type_key,
+                        QuoteForError(type)));
   }
   const std::string factor_key = Key(a, "rope.scaling.factor");
   EDGEQ_ASSIGN_OR_RETURN(double factor, OptionalFloat(d, factor_key, 1.0));
   c.rope_scaling_factor = static_cast<float>(factor);
   const bool has_freqs = d.Contains("rope_freqs.weight");
-  if (c.rope_scaling_type == "none" || c.rope_scaling_type.empty()) {
-    c.rope_scaling_type = "none";
-  } else if (c.rope_scaling_type == "linear") {
+  if (c.rope_scaling_type == RopeScaling::kLinear) {
     if (!d.HasMetadata(factor_key)) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "missing metadata key '%s' (required by %s = linear)", factor_key, type_key));
     }
-  } else if (c.rope_scaling_type == "llama3") {
+  } else if (c.rope_scaling_type == RopeScaling::kLlama3) {
     if (!has_freqs) {
       if (!d.HasMetadata(factor_key)) {
         return absl::InvalidArgumentError(absl::StrFormat(
@@ -326,10 +334,6 @@ absl::Status ReadRopeScaling(const TensorDict& d, const std::string& a, ModelCon
     }
     c.rope_scaling_low_freq_factor = static_cast<float>(low);
     c.rope_scaling_high_freq_factor = static_cast<float>(high);
-  } else {
-    return absl::UnimplementedError(
-        absl::StrFormat("metadata key '%s' is %s; supported: none, linear, llama3", type_key,
-                        QuoteForError(c.rope_scaling_type)));
   }
   if (has_freqs) {
     const Tensor* f = *d.Get("rope_freqs.weight");
@@ -350,6 +354,7 @@ absl::Status ReadStructure(const TensorDict& d, const arch::ArchInfo& row, Model
   c.rope_type = row.rope;
   c.no_rope_layer_step = row.no_rope_layer_step;
   c.qk_norm = row.qk_norm;
+  c.gated_q = row.qkv == arch::QkvLayout::kGatedQ;
   c.post_norms = row.norms == arch::NormPlacement::kPreAndPost;
   c.ffn_activation = row.activation;
   c.fused_gate_up = row.ffn == arch::FfnLayout::kFusedGateUp;
@@ -518,7 +523,9 @@ std::string BaseDescription(const ModelConfig& c) {
       c.head_count_kv, c.head_dim, c.vocab_size, c.context_length, c.rope_freq_base,
       c.rope_dimension_count != c.head_dim ? absl::StrCat(" (", c.rope_dimension_count, " dims)")
                                            : "",
-      c.rope_scaling_type != "none" ? absl::StrCat(", scaling ", c.rope_scaling_type) : "",
+      c.rope_scaling_type != RopeScaling::kNone
+          ? absl::StrCat(", scaling ", RopeScalingName(c.rope_scaling_type))
+          : "",
       c.rms_norm_epsilon, c.tied_output ? "tied" : "separate");
 }
 

@@ -6,7 +6,10 @@
 //     (src/models/qwen2.cpp);
 //   qwen3 (Qwen3 dense): RMSNorm of each q and k head before RoPE (the row's q/k norm flag:
 //     attn_q_norm, attn_k_norm), RoPE on halves (src/models/qwen3.cpp);
-//   phi3: fused attn_qkv and gate/up, RoPE factors (llm/arch/phi3.cc, src/models/phi3.cpp).
+//   phi3: fused attn_qkv and gate/up, RoPE factors (llm/arch/phi3.cc, src/models/phi3.cpp);
+//   smollm3 (SmolLM3): no RoPE on every fourth layer (layers 3, 7, 11, ...: the row's
+//     no_rope_layer_step 4, llama.cpp's hparams.n_no_rope_layer_step, fixed at 4 there; no GGUF
+//     key), RoPE on adjacent pairs (src/models/smollm3.cpp).
 #include "core/status_macros.h"
 #include "graph/ops.h"
 #include "llm/arch/common.h"

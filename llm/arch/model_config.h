@@ -25,6 +25,13 @@ struct RecurrentStateSpec {
   std::vector<int64_t> shape;
 };
 
+// <arch>.rope.scaling.type, as its GGUF value names it (RopeScalingName).
+enum class RopeScaling : uint8_t { kNone, kLinear, kLlama3 };
+// "none", "linear", "llama3".
+inline const char* RopeScalingName(RopeScaling s) {
+  return s == RopeScaling::kLinear ? "linear" : s == RopeScaling::kLlama3 ? "llama3" : "none";
+}
+
 struct ModelConfig {
   std::string architecture;     // general.architecture
   int context_length = 0;       // <arch>.context_length (what the model was trained for)
@@ -41,7 +48,7 @@ struct ModelConfig {
   // <arch>.rope.scaling.type: "none", "linear" (positions / factor) or "llama3" (frequency
   // factors from rope_freqs.weight or, without it, from factor, low/high_freq_factor and
   // original_context_length).
-  std::string rope_scaling_type = "none";
+  RopeScaling rope_scaling_type = RopeScaling::kNone;
   float rope_scaling_factor = 1.0f;
   int rope_scaling_original_context_length = 0;
   float rope_scaling_low_freq_factor = 1.0f;
@@ -60,6 +67,7 @@ struct ModelConfig {
   // 1/sqrt(embedding / heads) for the 62-layer 27B model, as llama.cpp).
   float attention_scale = 1.0f;
   float embedding_scale = 1.0f;  // token embeddings are multiplied by it (gemma3: sqrt(dim))
+  bool gated_q = false;     // attn_q rows: per head the query, then an output gate (qwen35)
   bool qk_norm = false;     // RMSNorm of each q and k head (attn_q_norm/attn_k_norm: qwen3, gemma3)
   bool post_norms = false;  // post_attention_norm, post_ffw_norm after each sub-block (gemma3)
   // Of the gate: kSilu (SwiGLU) or kGeluTanh (GeGLU; computed with ggml's half-precision

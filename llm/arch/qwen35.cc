@@ -1,6 +1,7 @@
 // qwen35 (Qwen3.5 small, dense): hybrid layers (llama.cpp's src/models/qwen35.cpp). Every
-// full_attention_interval-th layer is gated full attention (attn_q gives each head's query and an
-// output gate, q/k head norms, partial M-RoPE, attention, times sigmoid(gate)); the others are
+// full_attention_interval-th layer is gated full attention (LayerGraph::Attention with the row's
+// QkvLayout::kGatedQ: attn_q gives each head's query and an output gate, q/k head norms, partial
+// M-RoPE, attention, times sigmoid(gate)); the others are
 // gated delta-net linear attention (attn_qkv -> the causal short convolution with state
 // (op ssm_conv) -> SiLU -> q, k, v heads; the gated delta rule with its recurrent state (op
 // gated_delta_net); RMSNorm of each head times silu(attn_gate); ssm_out). Each layer:
@@ -170,34 +171,6 @@ absl::StatusOr<Value> Vector(LayerGraph& b, const std::string& name, int64_t n) 
   return b.graph().Constant(**w);
 }
 
-// Gated full attention of the normed h [t, dim]: attn_q rows are, per head, the query then the
-// output gate; q/k head norms; NEOX RoPE on rope.dimension_count dims (the text case of M-RoPE,
-// see above); attention over the KV cache; times sigmoid(gate); attn_output.
-absl::StatusOr<Value> GatedAttention(LayerGraph& b, int layer, Value h) {
-  const ModelConfig& c = b.config();
-  Graph& g = b.graph();
-  const int64_t t = b.t(), dim = c.embedding_length, hs = c.head_dim;
-  const int64_t heads = c.head_count, kvh = c.head_count_kv;
-  const std::string p = absl::StrCat("blk.", layer, ".");
-  const Value k_cache = g.Input(io::KCache(layer)), v_cache = g.Input(io::VCache(layer));
-  EDGEQ_ASSIGN_OR_RETURN(Value qg,
-                         Linear(g, b.weights(), p + "attn_q.weight", 2 * heads * hs, dim, h));
-  qg = ops::Reshape(qg, {t, heads, 2 * hs});
-  Value q = ops::Slice(qg, {0, 0, 0}, {t, heads, hs});
-  const Value gate = ops::Reshape(ops::Slice(qg, {0, 0, hs}, {t, heads, 2 * hs}), {t, heads * hs});
-  EDGEQ_ASSIGN_OR_RETURN(Value k, Linear(g, b.weights(), p + "attn_k.weight", kvh * hs, dim, h));
-  EDGEQ_ASSIGN_OR_RETURN(Value v, Linear(g, b.weights(), p + "attn_v.weight", kvh * hs, dim, h));
-  EDGEQ_ASSIGN_OR_RETURN(q, b.Norm(layer, "attn_q_norm.weight", q, hs));
-  EDGEQ_ASSIGN_OR_RETURN(k, b.Norm(layer, "attn_k_norm.weight", ops::Reshape(k, {t, kvh, hs}), hs));
-  q = Rope(q, b.positions, b.freqs, RopeMode::kNeox);
-  k = Rope(k, b.positions, b.freqs, RopeMode::kNeox);
-  v = ops::Reshape(v, {t, kvh, hs});
-  Value o = ops::Attention(q, k_cache, v_cache, k, v, b.positions, c.attention_scale, 0, true);
-  o = ops::Mul(o, ops::Op("sigmoid", {gate}));
-  EDGEQ_ASSIGN_OR_RETURN(o, Linear(g, b.weights(), p + "attn_output.weight", dim, heads * hs, o));
-  return o;
-}
-
 // Gated delta-net linear attention of the normed h [t, dim] with the layer's two states.
 absl::StatusOr<Value> LinearAttention(LayerGraph& b, int layer, Value h) {
   const ModelConfig& c = b.config();
@@ -318,7 +291,7 @@ absl::Status Qwen35Config(const checkpoint::TensorDict& d, ModelConfig* c) {
 absl::StatusOr<Value> Qwen35Layer(LayerGraph& b, int layer, Value x) {
   EDGEQ_ASSIGN_OR_RETURN(Value h, b.Norm(layer, "attn_norm.weight", x));
   EDGEQ_ASSIGN_OR_RETURN(Value mixed, b.config().IsRecurrent(layer) ? LinearAttention(b, layer, h)
-                                                                    : GatedAttention(b, layer, h));
+                                                                    : b.Attention(layer, h));
   x = ops::Add(mixed, x);
   EDGEQ_ASSIGN_OR_RETURN(h, b.Norm(layer, "post_attention_norm.weight", x));
   EDGEQ_ASSIGN_OR_RETURN(Value ffn, b.FeedForward(layer, h));

@@ -12,7 +12,9 @@
 #   from Debian's shared libraries).
 #   llm_model: a GGUF into llm::ModelConfig::FromMetadata, llm::Model::Load (context 8, one
 #   thread), one Forward and Prefill, and tokenizer::Tokenizer::FromGguf (the model target's sources
-#   plus llm's).
+#   plus llm's). The sources of model, llm_model and hf_import are what Bazel links into their
+#   libraries (`bazel cquery 'kind("source file", deps(...))'`, this repository's .cc files), so a
+#   new .cc needs no line here; each is compiled with its ISA's flags by its path.
 #   cli_args: the LLM commands' argument vectors (tools/llm_flags.h) and the sampler.
 #   hf_import, hf_tokenizer, chat_template: past the parsers (issue 27): a Hugging Face directory
 #   through ImportHfCheckpoint, a tokenizer.json loaded and used, chat templates detected and
@@ -22,7 +24,7 @@
 #   jinja: template text parsed and rendered within jinja::Limits (jinja/jinja_fuzzer.cc, seeds
 #   in jinja/fuzz_corpus).
 #
-# Built outside Bazel (whose C++ toolchain here is gcc) straight from the sources; absl and
+# Built outside Bazel (whose C++ toolchain here is gcc) from the sources Bazel lists; absl and
 # xxhash come from Debian's static archives, like in the Bazel build.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -36,7 +38,7 @@ for arg in "$@"; do
     --seconds=*) seconds="${arg#*=}" ;;
     --runs=*) runs="${arg#*=}" ;;
     --out=*) out="${arg#*=}" ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     max|gguf|llama2c|safetensors|tokenizer|model|llm_model|cli_args) targets+=("$arg") ;;
     hf_import|hf_tokenizer|spm_model|chat_template|grammar|jinja) targets+=("$arg") ;;
     *) echo "run_fuzzers.sh: unknown argument '$arg'" >&2; exit 2 ;;
@@ -76,12 +78,28 @@ lib[hf_tokenizer]="${lib[tokenizer]}"
 lib[spm_model]="${lib[tokenizer]}"
 # llm/chat_template.cc runs a model's own template in the Jinja engine.
 lib[chat_template]="llm/chat_template.cc ${lib[jinja]}"
-# The llm library (model, architectures, tokenizers) for the targets built with the runtime: the
-# architecture table names each architecture's graph builder, so HF import links it too.
-llm_srcs=(llm/model.cc llm/sequence_tensors.cc llm/embed_model.cc llm/ops.cc llm/prefill_plan.cc $(ls llm/arch/*.cc | grep -v _test)
-          llm/rope_frequencies.cc checkpoint/mapped_file.cc
-          ${lib[tokenizer]} checkpoint/formats.cc checkpoint/llama2c.cc checkpoint/safetensors.cc)
-hf_import_srcs=(convert/hf_import.cc ${lib[chat_template]} llm/random_model.cc)
+
+# The .cc files of this repository that Bazel links into the targets "$@": their transitive
+# sources in the host configuration (so the kernel files are the ones Bazel builds for this
+# machine), as paths. The targets built with the runtime take their sources from here, so that a
+# new .cc in any library they link (an architecture, an op, a kernel) is built here too.
+bazel_srcs() {
+  local expr list
+  expr=$(printf ' + %s' "$@")
+  list=$(bazel cquery "kind('source file', deps(${expr:3}))" --output=label 2>/dev/null |
+         sed -n '/^\/\//{s| (null)$||;s|^//||;s|:|/|;s|^/||;p}' | grep '\.cc$' |
+         grep -v '^third_party/' | sort) || true
+  if [ -z "$list" ]; then
+    echo "run_fuzzers.sh: bazel cquery found no sources for $*" >&2; exit 1
+  fi
+  echo "$list"
+}
+# The model target: the readers, graph and runtime with every kernel. llm_model: the llm library
+# (model, architectures, tokenizers, the other readers). hf_import: the importer, which links the
+# architecture table (it names each architecture's graph builder) and the chat templates.
+model_targets=(//runtime //graph //checkpoint:gguf //checkpoint:max_format)
+llm_targets=(//llm:model //tokenizer:tokenizer //checkpoint)
+hf_import_targets=(//convert:hf_import //llm:random_model)
 [ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/edgeq_fuzz.XXXXXX")
 mkdir -p "$out"
 echo "run_fuzzers.sh: building and fuzzing in $out"
@@ -99,19 +117,10 @@ build_model() {
   local obj_dir="$out/model_obj"
   mkdir -p "$obj_dir"
   local avx2=(-mavx2 -mfma -mf16c)
-  local plain=(checkpoint/max_format.cc checkpoint/gguf.cc graph/graph.cc graph/ops.cc graph/op.cc
-               runtime/custom_op.cc runtime/internal/op_kernels.cc
-               $(ls runtime/ops/*.cc | grep -v -e _test -e _testing -e test_util)
-               runtime/session.cc runtime/internal/planner.cc runtime/kernels/isa.cc
-               runtime/kernels/qmatmul.cc runtime/kernels/internal/activations.cc
-               runtime/kernels/internal/repack.cc runtime/kernels/internal/repack_x16.cc
-               runtime/kernels/generic/*.cc runtime/kernels/attention/attention.cc
-               runtime/kernels/vector/activation.cc "${common[@]}")
-  for src in "$fuzzer" "${more[@]}" "${plain[@]}" "${quant[@]}" runtime/kernels/x86/*.cc \
-             runtime/kernels/attention/attention_avx2.cc \
-             runtime/kernels/attention/attention_avx512.cc \
-             runtime/kernels/vector/activation_avx2.cc \
-             runtime/kernels/vector/activation_avx512.cc; do
+  local plain
+  read -r -d '' -a plain < <(bazel_srcs "${model_targets[@]}") || true
+  [ ${#plain[@]} -gt 0 ] || exit 1
+  for src in "$fuzzer" "${more[@]}" "${plain[@]}"; do
     [ -z "${seen[$src]:-}" ] || continue  # a source listed twice links once
     seen[$src]=1
     extra=()
@@ -145,10 +154,14 @@ for t in "${targets[@]}"; do
     build_model "$bin"
   elif [ "$t" = llm_model ]; then
     if [ "$(uname -m)" != x86_64 ]; then echo "llm_model: x86-64 only here, skipped"; continue; fi
+    read -r -d '' -a llm_srcs < <(bazel_srcs "${llm_targets[@]}") || true
+    [ ${#llm_srcs[@]} -gt 0 ] || exit 1
     build_model "$bin" tests/fuzz/llm_model_fuzzer.cc "${llm_srcs[@]}"
   elif [ "$t" = hf_import ]; then
     if [ "$(uname -m)" != x86_64 ]; then echo "hf_import: x86-64 only here, skipped"; continue; fi
-    build_model "$bin" tests/fuzz/hf_import_fuzzer.cc "${llm_srcs[@]}" "${hf_import_srcs[@]}"
+    read -r -d '' -a llm_srcs < <(bazel_srcs "${llm_targets[@]}" "${hf_import_targets[@]}") || true
+    [ ${#llm_srcs[@]} -gt 0 ] || exit 1
+    build_model "$bin" tests/fuzz/hf_import_fuzzer.cc "${llm_srcs[@]}"
   else
     read -r -a srcs <<< "$(echo ${lib[$t]})"
     fuzzer="tests/fuzz/${t}_fuzzer.cc"
