@@ -25,7 +25,7 @@ void BM_Execute1000TinyAdds(benchmark::State& state) {
   for (int i = 0; i < kNodes; ++i) v = ops::Add(v, one);
   graph.Output(v);
   InferenceSession session({.num_threads = static_cast<int>(state.range(0))});
-  absl::StatusOr<Model> model = session.Load(graph);
+  absl::StatusOr<CompiledGraph> model = session.Load(graph);
   if (!model.ok()) {
     state.SkipWithError(model.status().ToString().c_str());
     return;
@@ -71,7 +71,7 @@ void BM_Load1000TinyAdds(benchmark::State& state) {
   graph.Output(v);
   InferenceSession session;
   for (auto _ : state) {
-    absl::StatusOr<Model> model = session.Load(graph);
+    absl::StatusOr<CompiledGraph> model = session.Load(graph);
     benchmark::DoNotOptimize(model);
   }
 }
@@ -83,7 +83,7 @@ void BM_ExecuteSeedQMatmul(benchmark::State& state) {
   Value qw = graph.Quantize(Q4_0Encoding(), *Tensor::Full({32, 64}, 0.15f));
   graph.Output(ops::QMatmul(Q4_0Encoding(), graph.Input(0), qw));
   InferenceSession session({.num_threads = static_cast<int>(state.range(0))});
-  absl::StatusOr<Model> model = session.Load(graph);
+  absl::StatusOr<CompiledGraph> model = session.Load(graph);
   if (!model.ok()) {
     state.SkipWithError(model.status().ToString().c_str());
     return;

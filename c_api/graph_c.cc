@@ -1,5 +1,5 @@
 // The C API's graphs, sessions and models (edgeq_graph_*, edgeq_session_*, edgeq_model_*) over
-// edgeq::Graph, InferenceSession and Model.
+// edgeq::Graph, InferenceSession and CompiledGraph.
 //
 // A C graph keeps the calls that built it (a tape) beside the C++ Graph. The C++ builder records
 // its first error and then refuses every later op; a C caller (or Python at a prompt) expects a
@@ -198,7 +198,7 @@ struct edgeq_session {
 };
 
 struct edgeq_model {
-  edgeq::Model model;
+  edgeq::CompiledGraph model;
   std::vector<edgeq::TensorType> inputs;
   std::vector<std::string> input_names;
   std::vector<edgeq::TensorType> outputs;  // storage types

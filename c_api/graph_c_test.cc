@@ -50,7 +50,7 @@ std::vector<float> CppSeedExample(const std::vector<float>& w, const std::vector
   edgeq::Value qw = graph.Quantize(edgeq::Q4_0Encoding(), wt);
   graph.Output(edgeq::ops::QMatmul(edgeq::Q4_0Encoding(), graph.Input(0), qw));
   edgeq::InferenceSession session;
-  edgeq::Model model = *session.Load(graph);
+  edgeq::CompiledGraph model = *session.Load(graph);
   edgeq::Tensor xt = *edgeq::Tensor::FromValues<float>({32, 64}, x);
   edgeq::Tensor y = *model.Execute({{"input0", xt}})->Get("output0");
   auto v = *y.Values<float>();
@@ -307,7 +307,7 @@ TEST(CGraph, OpsWithAttributesMatchCpp) {
   cpp.Output(edgeq::ops::GeluTanh(edgeq::ops::Concat({cr, cr}, -1), true));
   ASSERT_TRUE(cpp.status().ok()) << cpp.status();
   edgeq::InferenceSession cpp_session;
-  edgeq::Model cpp_model = *cpp_session.Load(cpp);
+  edgeq::CompiledGraph cpp_model = *cpp_session.Load(cpp);
   edgeq::Tensor want =
       *cpp_model.Execute({{"input0", *edgeq::Tensor::FromValues<float>({2, 4}, x)}})
            ->Get("output0");

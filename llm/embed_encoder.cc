@@ -88,8 +88,8 @@ absl::Status Encoder::Init(const EncoderOptions& options) {
   const WeightReader reader(dict_, &used_);
   EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<Graph> dense, arch::BuildDenseGraph(reader, config_));
   if (dense != nullptr) {
-    EDGEQ_ASSIGN_OR_RETURN(edgeq::Model m, session_->Load(*dense));
-    dense_ = std::make_unique<edgeq::Model>(std::move(m));
+    EDGEQ_ASSIGN_OR_RETURN(edgeq::CompiledGraph m, session_->Load(*dense));
+    dense_ = std::make_unique<edgeq::CompiledGraph>(std::move(m));
   }
   return absl::OkStatus();
 }
@@ -115,9 +115,9 @@ absl::StatusOr<std::vector<std::vector<int>>> Encoder::Tokenize(
   }
   std::vector<std::vector<int>> out;
   for (size_t i = 0; i < texts.size(); ++i) {
-    EDGEQ_ASSIGN_OR_RETURN(std::vector<int32_t> ids,
-                           tokenizer_->Encode(texts[i], {.add_special = true,
-                                                         .parse_special = true}));
+    EDGEQ_ASSIGN_OR_RETURN(
+        std::vector<int32_t> ids,
+        tokenizer_->Encode(texts[i], {.add_special = true, .parse_special = true}));
     if (ids.empty()) {
       return absl::InvalidArgumentError(
           absl::StrFormat("text %d encodes to no tokens; expected at least one", i));
@@ -140,14 +140,14 @@ Pooling Encoder::default_pooling() const {
   }
 }
 
-absl::StatusOr<edgeq::Model*> Encoder::GraphOfRows(int64_t t) {
+absl::StatusOr<edgeq::CompiledGraph*> Encoder::GraphOfRows(int64_t t) {
   auto it = graphs_.find(t);
   if (it != graphs_.end()) return it->second.get();
   const WeightReader reader(dict_, &used_);
   EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, arch::BuildEncoderGraph(reader, config_, t));
-  EDGEQ_ASSIGN_OR_RETURN(edgeq::Model m, session_->Load(*g));
-  auto model = std::make_unique<edgeq::Model>(std::move(m));
-  edgeq::Model* p = model.get();
+  EDGEQ_ASSIGN_OR_RETURN(edgeq::CompiledGraph m, session_->Load(*g));
+  auto model = std::make_unique<edgeq::CompiledGraph>(std::move(m));
+  edgeq::CompiledGraph* p = model.get();
   graphs_.emplace(t, std::move(model));
   return p;
 }
@@ -180,9 +180,9 @@ absl::Status Encoder::RunBlock(absl::Span<const std::vector<int>> seqs, Pooling 
   }
   for (int64_t i = r; i < t; ++i) tok[i] = 0, pos[i] = 0;
   if (r < t) open(r, t - r);
-  EDGEQ_ASSIGN_OR_RETURN(edgeq::Model * g, GraphOfRows(t));
-  std::vector<NamedTensor> in = {{io::kTokens, tokens}, {io::kPositions, positions},
-                                 {arch::kAttentionMask, mask}};
+  EDGEQ_ASSIGN_OR_RETURN(edgeq::CompiledGraph * g, GraphOfRows(t));
+  std::vector<NamedTensor> in = {
+      {io::kTokens, tokens}, {io::kPositions, positions}, {arch::kAttentionMask, mask}};
   Tensor mask_swa;
   if (config_.arch == arch::EncoderArch::kGemmaEmbedding) {
     // The same sequence and positions at most window / 2 apart (llama.cpp's symmetric window).
@@ -206,8 +206,7 @@ absl::Status Encoder::RunBlock(absl::Span<const std::vector<int>> seqs, Pooling 
       EDGEQ_RETURN_IF_ERROR(Dense(absl::MakeSpan(v).subspan(k, dim)));
     }
     for (size_t k = 0; k < v.size(); k += dim) {
-      EDGEQ_RETURN_IF_ERROR(
-          NormalizeEmbedding(absl::MakeSpan(v).subspan(k, dim), normalize));
+      EDGEQ_RETURN_IF_ERROR(NormalizeEmbedding(absl::MakeSpan(v).subspan(k, dim), normalize));
     }
     out->push_back(std::move(v));
     first += n;
@@ -222,8 +221,8 @@ absl::StatusOr<std::vector<std::vector<float>>> Encoder::EmbedBatch(
     const std::vector<int>& s = sequences[i];
     if (s.empty() || static_cast<int64_t>(s.size()) > config_.context) {
       return absl::InvalidArgumentError(
-          absl::StrFormat("sequence %d has %d tokens; expected 1 to context_length %d", i,
-                          s.size(), config_.context));
+          absl::StrFormat("sequence %d has %d tokens; expected 1 to context_length %d", i, s.size(),
+                          config_.context));
     }
     for (int id : s) {
       if (id < 0 || id >= config_.vocab) {

@@ -1,6 +1,7 @@
-// Embeddings of encoder models (bert, nomic-bert, gemma-embedding: llm/arch/bert.h), as llama-embedding computes
-// them: the last layer's hidden states pooled per sequence (mean, the first token "cls", the
-// last token, or none: one vector per token) and normalized (llm::NormalizeEmbedding).
+// Embeddings of encoder models (bert, nomic-bert, gemma-embedding: llm/arch/bert.h), as
+// llama-embedding computes them: the last layer's hidden states pooled per sequence (mean, the
+// first token "cls", the last token, or none: one vector per token) and normalized
+// (llm::NormalizeEmbedding).
 //
 // Batched: EmbedBatch packs many sequences into blocks of at most max_block_rows rows, each
 // block one graph run in which every row attends only to the rows of its own sequence (the
@@ -54,8 +55,7 @@ class Encoder {
   // Each text's ids under the file's vocabulary as llama-embedding tokenizes a prompt (special
   // tokens added and parsed: [CLS] ... [SEP] for WordPiece). FailedPrecondition if the file has
   // no vocabulary (tokenizer.ggml.*); InvalidArgument naming a text that encodes to no tokens.
-  absl::StatusOr<std::vector<std::vector<int>>> Tokenize(
-      absl::Span<const std::string> texts) const;
+  absl::StatusOr<std::vector<std::vector<int>>> Tokenize(absl::Span<const std::string> texts) const;
 
   // One embedding per sequence (tokens x dim values for kNone, each row normalized). Each
   // sequence needs 1..context_length tokens, each id below the vocabulary: InvalidArgument
@@ -66,7 +66,7 @@ class Encoder {
  private:
   Encoder() = default;
   absl::Status Init(const EncoderOptions& options);
-  absl::StatusOr<edgeq::Model*> GraphOfRows(int64_t t);
+  absl::StatusOr<edgeq::CompiledGraph*> GraphOfRows(int64_t t);
   // The dense projections (dense_) of one pooled row, in place.
   absl::Status Dense(absl::Span<float> v);
   // Runs sequences [first, last) packed in one block; appends their pooled embeddings.
@@ -80,8 +80,8 @@ class Encoder {
   int max_rows_ = 64;
   std::set<std::string> used_;
   std::unique_ptr<InferenceSession> session_;
-  std::map<int64_t, std::unique_ptr<edgeq::Model>> graphs_;  // by block rows
-  std::unique_ptr<edgeq::Model> dense_;  // gemma-embedding's dense_2/dense_3, if any
+  std::map<int64_t, std::unique_ptr<edgeq::CompiledGraph>> graphs_;  // by block rows
+  std::unique_ptr<edgeq::CompiledGraph> dense_;  // gemma-embedding's dense_2/dense_3, if any
 };
 
 }  // namespace llm

@@ -73,10 +73,10 @@ absl::StatusOr<Model::Block> Model::LoadBlock(int64_t t) {
   EDGEQ_ASSIGN_OR_RETURN(
       b.graph, BuildBody(weights, config_, context_, kv_cache_type_, inv_freq_, inv_freq_swa_, t));
   const auto start = std::chrono::steady_clock::now();
-  EDGEQ_ASSIGN_OR_RETURN(edgeq::Model model, session_->Load(*b.graph, arena_));
+  EDGEQ_ASSIGN_OR_RETURN(edgeq::CompiledGraph model, session_->Load(*b.graph, arena_));
   prepare_seconds_ +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  b.model = std::make_unique<edgeq::Model>(std::move(model));
+  b.model = std::make_unique<edgeq::CompiledGraph>(std::move(model));
   EDGEQ_ASSIGN_OR_RETURN(b.tokens, Tensor::Create(DType::kInt32, {t}));
   EDGEQ_ASSIGN_OR_RETURN(b.positions, Tensor::Create(DType::kInt32, {t}));
   return b;
@@ -226,10 +226,10 @@ absl::Status Model::LoadGraphs(int prefill_block) {
   blocks_.resize(block_sizes_.size());
   EDGEQ_ASSIGN_OR_RETURN(head_graph_, BuildHead(WeightReader(weights_, &used_tensors_), config_));
   const auto head_start = std::chrono::steady_clock::now();
-  EDGEQ_ASSIGN_OR_RETURN(edgeq::Model head, session_->Load(*head_graph_));
+  EDGEQ_ASSIGN_OR_RETURN(edgeq::CompiledGraph head, session_->Load(*head_graph_));
   prepare_seconds_ +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - head_start).count();
-  head_ = std::make_unique<edgeq::Model>(std::move(head));
+  head_ = std::make_unique<edgeq::CompiledGraph>(std::move(head));
   EDGEQ_ASSIGN_OR_RETURN(head_input_,
                          Tensor::Create(DType::kFloat32, {1, config_.embedding_length}));
   return absl::OkStatus();
@@ -426,7 +426,7 @@ absl::Status Model::PrefillAll(
 
 std::vector<std::string> Model::MatmulKernels() const {
   std::vector<std::string> names;
-  for (const edgeq::Model* model : {decode_.model.get(), head_.get()}) {
+  for (const edgeq::CompiledGraph* model : {decode_.model.get(), head_.get()}) {
     for (absl::string_view line : absl::StrSplit(model->DebugString(), '\n')) {
       const size_t arrow = line.find(" -> ");
       if (arrow == absl::string_view::npos || !absl::StrContains(line.substr(0, arrow), "matmul")) {
@@ -439,8 +439,8 @@ std::vector<std::string> Model::MatmulKernels() const {
   return names;
 }
 
-std::vector<edgeq::Model*> Model::Graphs() const {
-  std::vector<edgeq::Model*> graphs = {decode_.model.get()};
+std::vector<edgeq::CompiledGraph*> Model::Graphs() const {
+  std::vector<edgeq::CompiledGraph*> graphs = {decode_.model.get()};
   for (const std::unique_ptr<Block>& b : blocks_) {
     if (b != nullptr) graphs.push_back(b->model.get());
   }
@@ -470,17 +470,17 @@ void Model::ReleaseCopiedWeight(absl::Span<const uint8_t> mapping, const void* d
 
 void Model::EnableProfiling(bool on) {
   profiling_ = on;
-  for (edgeq::Model* g : Graphs()) g->EnableProfiling(on);
+  for (edgeq::CompiledGraph* g : Graphs()) g->EnableProfiling(on);
 }
 
 void Model::ResetProfile() {
-  for (edgeq::Model* g : Graphs()) g->ResetProfile();
+  for (edgeq::CompiledGraph* g : Graphs()) g->ResetProfile();
 }
 
 std::vector<Model::OpTime> Model::Profile() const {
   std::vector<OpTime> rows;
-  for (const edgeq::Model* g : Graphs()) {
-    for (const edgeq::Model::KernelTime& k : g->Profile()) {
+  for (const edgeq::CompiledGraph* g : Graphs()) {
+    for (const edgeq::CompiledGraph::KernelTime& k : g->Profile()) {
       if (k.calls == 0) continue;
       const size_t eq = k.label.find(" = ");
       std::string op = eq == std::string::npos ? k.label : k.label.substr(eq + 3);

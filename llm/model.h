@@ -192,7 +192,7 @@ class Model {
   struct Block {
     int64_t t = 0;
     std::unique_ptr<Graph> graph;
-    std::unique_ptr<edgeq::Model> model;
+    std::unique_ptr<edgeq::CompiledGraph> model;
     Tensor tokens, positions;
   };
 
@@ -210,7 +210,7 @@ class Model {
   // ModelOptions::mapped_file: drops the pages of a copied weight inside `mapping`.
   void ReleaseCopiedWeight(absl::Span<const uint8_t> mapping, const void* data, size_t bytes);
   // The session models of the graphs (decode, the prefill blocks built, head).
-  std::vector<edgeq::Model*> Graphs() const;
+  std::vector<edgeq::CompiledGraph*> Graphs() const;
   // The prefill block graph of `size` tokens (one of block_sizes_), built on first use.
   absl::StatusOr<Block*> BlockOfSize(int size);
   // Runs b on n = tokens.size() <= b.t tokens at pos..pos+n-1 (rows past n are padding: token 0,
@@ -245,7 +245,7 @@ class Model {
   bool profiling_ = false;
   double prepare_seconds_ = 0;
   std::unique_ptr<Graph> head_graph_;
-  std::unique_ptr<edgeq::Model> head_;
+  std::unique_ptr<edgeq::CompiledGraph> head_;
   Tensor head_input_;                      // [1, dim]
   std::vector<Tensor> k_cache_, v_cache_;  // per attention layer (recurrent ones have none)
   // Per attention layer: the body graphs' names of its K and V cache inputs.

@@ -35,7 +35,7 @@ std::vector<float> Random(int64_t n, uint32_t seed) {
 std::vector<float> RunGraph(const Graph& graph, const std::vector<Tensor>& inputs) {
   EXPECT_TRUE(RegisterLlmOps().ok());
   InferenceSession session({.num_threads = 1});
-  absl::StatusOr<Model> model = session.Load(graph);
+  absl::StatusOr<CompiledGraph> model = session.Load(graph);
   EXPECT_TRUE(model.ok()) << model.status();
   if (!model.ok()) return {};
   std::vector<std::string> names;

@@ -1,5 +1,6 @@
 // Execute performs no heap allocation after the first call: this binary replaces the global
-// operator new with a counting one. Also: two Models on two threads give the results of one.
+// operator new with a counting one. Also: two CompiledGraphs on two threads give the results of
+// one.
 #include <atomic>
 #include <cstdlib>
 #include <new>
@@ -92,7 +93,7 @@ TEST(ExecuteAllocTest, NoAllocationAfterFirstCall) {
     Graph g = BuildBlock();
     ASSERT_TRUE(g.status().ok()) << g.status();
     InferenceSession session({.num_threads = threads});
-    absl::StatusOr<Model> model = session.Load(g);
+    absl::StatusOr<CompiledGraph> model = session.Load(g);
     ASSERT_TRUE(model.ok()) << model.status();
     Tensor x = Ramp({4, 64}, 2.0f);
     Tensor pos = *Tensor::FromValues<int32_t>({4}, {0, 1, 2, 3});
@@ -122,18 +123,18 @@ TEST(ConcurrencyTest, TwoModelsOnTwoThreadsMatchOneThread) {
   const std::vector<NamedTensor> inputs = {{"input0", x}, {"input1", pos}};
 
   InferenceSession single;
-  absl::StatusOr<Model> reference_model = single.Load(g);
+  absl::StatusOr<CompiledGraph> reference_model = single.Load(g);
   ASSERT_TRUE(reference_model.ok());
   absl::StatusOr<TensorMap> ref = reference_model->Execute(inputs);
   ASSERT_TRUE(ref.ok());
   const Tensor want = *ref->Get("output0")->Clone();
 
   InferenceSession session({.num_threads = 2});
-  absl::StatusOr<Model> a = session.Load(g);
-  absl::StatusOr<Model> b = session.Load(g);
+  absl::StatusOr<CompiledGraph> a = session.Load(g);
+  absl::StatusOr<CompiledGraph> b = session.Load(g);
   ASSERT_TRUE(a.ok() && b.ok());
   std::atomic<int> mismatches{0};
-  auto run = [&](Model* model) {
+  auto run = [&](CompiledGraph* model) {
     for (int i = 0; i < 50; ++i) {
       absl::StatusOr<TensorMap> out = model->Execute(inputs);
       if (!out.ok() || out->Get("output0")->bytes() != want.bytes()) ++mismatches;

@@ -53,7 +53,7 @@ class OpsTest : public ::testing::TestWithParam<Config> {
   std::vector<float> Run(const Graph& graph, const std::vector<Tensor>& inputs) {
     InferenceSession session(
         {.num_threads = GetParam().threads, .use_xnnpack = GetParam().xnnpack});
-    absl::StatusOr<Model> model = session.Load(graph);
+    absl::StatusOr<CompiledGraph> model = session.Load(graph);
     EXPECT_TRUE(model.ok()) << model.status();
     if (!model.ok()) return {};
     std::vector<std::string> names;
@@ -276,7 +276,7 @@ TEST_P(OpsTest, AttentionOverCacheAndBlock) {
   g.Output(
       ops::Attention(g.Input(0), g.Input(1), g.Input(2), g.Input(3), g.Input(4), g.Input(5), 0.5f));
   InferenceSession session({.num_threads = GetParam().threads});
-  absl::StatusOr<Model> model = session.Load(g);
+  absl::StatusOr<CompiledGraph> model = session.Load(g);
   ASSERT_TRUE(model.ok()) << model.status();
   const std::pair<std::vector<int32_t>, const char*> bad[] = {
       {{7, 8, 9}, "position 7 is outside the cache's [0, 6]"},
@@ -390,7 +390,7 @@ TEST_P(OpsTest, GatherOutOfRangeIsAnError) {
   Graph g("gather", {TensorType(DType::kInt64, {2})});
   g.Output(ops::Gather(g.Constant(RandomTensor({4, 8}, 1)), g.Input(0)));
   InferenceSession session({.num_threads = GetParam().threads});
-  absl::StatusOr<Model> model = session.Load(g);
+  absl::StatusOr<CompiledGraph> model = session.Load(g);
   ASSERT_TRUE(model.ok());
   Tensor idx = *Tensor::FromValues<int64_t>({2}, {1, 4});
   absl::StatusOr<TensorMap> out = model->Execute({{"input0", idx}});

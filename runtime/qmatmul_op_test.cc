@@ -47,7 +47,7 @@ void CheckQMatmul(const EncodingCase& c, int64_t m, int64_t n, int threads) {
   Graph graph("q", {TensorType(DType::kFloat32, {m, k})});
   graph.Output(ops::QMatmul(*c.encoding, graph.Input(0), graph.Quantize(*c.encoding, w)));
   InferenceSession session({.num_threads = threads});
-  absl::StatusOr<Model> model = session.Load(graph);
+  absl::StatusOr<CompiledGraph> model = session.Load(graph);
   ASSERT_TRUE(model.ok()) << model.status();
   absl::StatusOr<TensorMap> out = model->Execute({{"input0", x}});
   ASSERT_TRUE(out.ok()) << out.status();
@@ -121,8 +121,8 @@ TEST(QMatmulOpTest, BatchedActivations) {
   Graph flat("q", {TensorType(DType::kFloat32, {6, 64})});
   flat.Output(ops::QMatmul(*c.encoding, flat.Input(0), flat.Quantize(*c.encoding, w)));
   InferenceSession session;
-  absl::StatusOr<Model> a = session.Load(graph);
-  absl::StatusOr<Model> b = session.Load(flat);
+  absl::StatusOr<CompiledGraph> a = session.Load(graph);
+  absl::StatusOr<CompiledGraph> b = session.Load(flat);
   ASSERT_TRUE(a.ok() && b.ok());
   Tensor x2 = *x.Reshape({6, 64});
   absl::StatusOr<TensorMap> ya = a->Execute({{"input0", x}});

@@ -86,9 +86,9 @@ absl::Status ActivationArena::Reserve(size_t activation_bytes, size_t scratch_by
   return absl::OkStatus();
 }
 
-// ---- Model ----
+// ---- CompiledGraph ----
 
-struct Model::Impl {
+struct CompiledGraph::Impl {
   std::string graph_name;
   std::shared_ptr<void> pool;              // keeps the session's pthreadpool alive
   std::vector<Tensor> constants;           // keeps the weights alive
@@ -101,8 +101,8 @@ struct Model::Impl {
   std::vector<std::string> output_names;   // per graph output
   std::vector<void*> slots;
   std::vector<std::unique_ptr<internal::OpKernel>> kernels;
-  std::vector<std::string> kernel_labels;         // "%2 = qmatmul"
-  std::vector<Model::ConstantUse> constant_uses;  // one per constant a kernel reads
+  std::vector<std::string> kernel_labels;                 // "%2 = qmatmul"
+  std::vector<CompiledGraph::ConstantUse> constant_uses;  // one per constant a kernel reads
   void RecordConstantUse(const Tensor& t, bool copied);
   // Load's last step: the arena (planned over `uses`, one per buffer; buffer b is slot
   // buffer_slot[b]), the constants' slots, the scratch and the output views (output i in slot
@@ -111,7 +111,7 @@ struct Model::Impl {
                               const std::vector<int>& buffer_slot, int num_slots,
                               const std::vector<int>& output_slots);
   // Points the planned slots and the output views into the arena's current buffer (at Load, and
-  // at Execute after a Load of another Model grew the shared arena).
+  // at Execute after a Load of another CompiledGraph grew the shared arena).
   absl::Status Bind();
   bool profiling = false;
   std::vector<int64_t> profile_calls;   // per kernel, while profiling
@@ -128,10 +128,11 @@ struct Model::Impl {
   size_t constant_bytes = 0;
 };
 
-absl::Status Model::Impl::AllocateMemory(const Graph& graph,
-                                         const std::vector<internal::BufferUse>& uses,
-                                         const std::vector<int>& buffer_slot_of, int num_slots,
-                                         const std::vector<int>& output_slots_of) {
+absl::Status CompiledGraph::Impl::AllocateMemory(const Graph& graph,
+                                                 const std::vector<internal::BufferUse>& uses,
+                                                 const std::vector<int>& buffer_slot_of,
+                                                 int num_slots,
+                                                 const std::vector<int>& output_slots_of) {
   const std::vector<Node>& nodes = graph.nodes();
   // The plan: buffers with disjoint lifetimes share bytes.
   const internal::ArenaPlan plan = internal::PlanArena(uses, kTensorAlignment);
@@ -158,7 +159,7 @@ absl::Status Model::Impl::AllocateMemory(const Graph& graph,
   return Bind();
 }
 
-absl::Status Model::Impl::Bind() {
+absl::Status CompiledGraph::Impl::Bind() {
   uint8_t* base = static_cast<uint8_t*>(arena->activations_.data);
   for (size_t b = 0; b < buffer_offsets.size(); ++b) {
     slots[buffer_slot[b]] = base + buffer_offsets[b];
@@ -178,17 +179,17 @@ absl::Status Model::Impl::Bind() {
   return absl::OkStatus();
 }
 
-Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Model::Model(Model&&) noexcept = default;
-Model& Model::operator=(Model&&) noexcept = default;
-Model::~Model() = default;
+CompiledGraph::CompiledGraph(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CompiledGraph::CompiledGraph(CompiledGraph&&) noexcept = default;
+CompiledGraph& CompiledGraph::operator=(CompiledGraph&&) noexcept = default;
+CompiledGraph::~CompiledGraph() = default;
 
-size_t Model::arena_bytes() const { return impl_->arena_bytes; }
-size_t Model::scratch_bytes() const { return impl_->scratch_bytes; }
-size_t Model::unplanned_bytes() const { return impl_->unplanned_bytes; }
-size_t Model::constant_bytes() const { return impl_->constant_bytes; }
+size_t CompiledGraph::arena_bytes() const { return impl_->arena_bytes; }
+size_t CompiledGraph::scratch_bytes() const { return impl_->scratch_bytes; }
+size_t CompiledGraph::unplanned_bytes() const { return impl_->unplanned_bytes; }
+size_t CompiledGraph::constant_bytes() const { return impl_->constant_bytes; }
 
-std::string Model::DebugString() const {
+std::string CompiledGraph::DebugString() const {
   std::string out = absl::StrFormat(
       "model \"%s\": %d kernels, arena %d bytes (%d without reuse), scratch %d bytes, "
       "constants %d bytes\n",
@@ -200,7 +201,7 @@ std::string Model::DebugString() const {
   return out;
 }
 
-absl::StatusOr<TensorMap> Model::Execute(absl::Span<const NamedTensor> inputs) {
+absl::StatusOr<TensorMap> CompiledGraph::Execute(absl::Span<const NamedTensor> inputs) {
   Impl& m = *impl_;
   const size_t num_inputs = m.input_ids.size();
   if (inputs.size() != num_inputs) {
@@ -241,7 +242,7 @@ absl::StatusOr<TensorMap> Model::Execute(absl::Span<const NamedTensor> inputs) {
     m.slots[m.input_ids[i]] = const_cast<void*>(t.raw_data());
   }
   if (m.bound_generation != m.arena->generation_) {
-    EDGEQ_RETURN_IF_ERROR(m.Bind());  // another Model's Load grew the shared arena
+    EDGEQ_RETURN_IF_ERROR(m.Bind());  // another CompiledGraph's Load grew the shared arena
   }
   const internal::ExecContext ctx{m.slots.data(), static_cast<pthreadpool_t>(m.pool.get()),
                                   m.arena->scratch_.data};
@@ -261,7 +262,7 @@ absl::StatusOr<TensorMap> Model::Execute(absl::Span<const NamedTensor> inputs) {
   return TensorMap(m.outputs);
 }
 
-void Model::Impl::RecordConstantUse(const Tensor& t, bool copied) {
+void CompiledGraph::Impl::RecordConstantUse(const Tensor& t, bool copied) {
   for (ConstantUse& u : constant_uses) {
     if (u.data == t.raw_data() && u.bytes == t.size_bytes()) {
       u.copied = u.copied && copied;
@@ -271,15 +272,17 @@ void Model::Impl::RecordConstantUse(const Tensor& t, bool copied) {
   constant_uses.push_back({t.raw_data(), t.size_bytes(), copied});
 }
 
-std::vector<Model::ConstantUse> Model::ConstantUses() const { return impl_->constant_uses; }
+std::vector<CompiledGraph::ConstantUse> CompiledGraph::ConstantUses() const {
+  return impl_->constant_uses;
+}
 
-void Model::EnableProfiling(bool on) {
+void CompiledGraph::EnableProfiling(bool on) {
   impl_->profiling = on;
   impl_->profile_calls.resize(impl_->kernels.size(), 0);
   impl_->profile_seconds.resize(impl_->kernels.size(), 0.0);
 }
 
-std::vector<Model::KernelTime> Model::Profile() const {
+std::vector<CompiledGraph::KernelTime> CompiledGraph::Profile() const {
   std::vector<KernelTime> rows;
   for (size_t i = 0; i < impl_->kernels.size(); ++i) {
     KernelTime r;
@@ -294,7 +297,7 @@ std::vector<Model::KernelTime> Model::Profile() const {
   return rows;
 }
 
-void Model::ResetProfile() {
+void CompiledGraph::ResetProfile() {
   std::fill(impl_->profile_calls.begin(), impl_->profile_calls.end(), 0);
   std::fill(impl_->profile_seconds.begin(), impl_->profile_seconds.end(), 0.0);
 }
@@ -398,10 +401,12 @@ InferenceSession::~InferenceSession() = default;
 
 int64_t InferenceSession::prepared_weight_reuses() const { return weight_cache_->reuses(); }
 
-absl::StatusOr<Model> InferenceSession::Load(const Graph& graph) { return Load(graph, nullptr); }
+absl::StatusOr<CompiledGraph> InferenceSession::Load(const Graph& graph) {
+  return Load(graph, nullptr);
+}
 
-absl::StatusOr<Model> InferenceSession::Load(const Graph& graph,
-                                             std::shared_ptr<ActivationArena> arena) {
+absl::StatusOr<CompiledGraph> InferenceSession::Load(const Graph& graph,
+                                                     std::shared_ptr<ActivationArena> arena) {
   EDGEQ_RETURN_IF_ERROR(graph.status());
   if (options_.num_threads < 1) {
     return absl::InvalidArgumentError(
@@ -431,7 +436,7 @@ absl::StatusOr<Model> InferenceSession::Load(const Graph& graph,
     for (int id : nodes[i].inputs) live[graph.producer(id)] = 1;
   }
 
-  auto impl = std::make_unique<Model::Impl>();
+  auto impl = std::make_unique<CompiledGraph::Impl>();
   impl->graph_name = graph.name();
   impl->pool = pool_;
   impl->arena = arena != nullptr ? std::move(arena) : std::make_shared<ActivationArena>();
@@ -518,7 +523,7 @@ absl::StatusOr<Model> InferenceSession::Load(const Graph& graph,
   }
 
   EDGEQ_RETURN_IF_ERROR(impl->AllocateMemory(graph, uses, buffer_slot, num_slots, output_slots));
-  return Model(std::move(impl));
+  return CompiledGraph(std::move(impl));
 }
 
 }  // namespace edgeq

@@ -1,7 +1,7 @@
-// InferenceSession and Model: load a Graph once, execute it many times.
+// InferenceSession and CompiledGraph: load a Graph once, execute it many times.
 //
 //   edgeq::InferenceSession session({.num_threads = 2});
-//   absl::StatusOr<edgeq::Model> model = session.Load(graph);
+//   absl::StatusOr<edgeq::CompiledGraph> model = session.Load(graph);
 //   absl::StatusOr<edgeq::TensorMap> out = model->Execute({{"input0", input}});
 //   absl::StatusOr<edgeq::Tensor> y = out->Get("output0");
 //
@@ -12,19 +12,19 @@
 // after the first call it performs no heap allocation.
 //
 // Threading: a session owns one pthreadpool (num_threads - 1 workers plus the caller), shared by
-// every Model it loads and by XNNPACK. One Model executes on one thread at a time (Execute is
-// not reentrant: it writes the model's arena); distinct Models may execute concurrently on
-// different threads, also when loaded from the same session (their parallel sections then take
-// turns on the pool).
+// every CompiledGraph it loads and by XNNPACK. One CompiledGraph executes on one thread at a time
+// (Execute is not reentrant: it writes the model's arena); distinct CompiledGraphs may execute
+// concurrently on different threads, also when loaded from the same session (their parallel
+// sections then take turns on the pool).
 //
 // Outputs: the tensors of a TensorMap are views of the model's arena. They stay valid (the
-// buffer is kept alive) but are overwritten by the next Execute of the same Model; Clone() one to
-// keep it.
+// buffer is kept alive) but are overwritten by the next Execute of the same CompiledGraph; Clone()
+// one to keep it.
 //
-// Shared activation memory: Models loaded with the same ActivationArena (Load(graph, arena)) place
-// their intermediates in one buffer sized to the largest of them, since only one of them runs at
-// a time (e.g. a decoder's one-token and prompt-block graphs). Their outputs are then overwritten
-// by the next Execute of any of them, and a Load that grows the arena invalidates them.
+// Shared activation memory: CompiledGraphs loaded with the same ActivationArena (Load(graph,
+// arena)) place their intermediates in one buffer sized to the largest of them, since only one of
+// them runs at a time (e.g. a decoder's one-token and prompt-block graphs). Their outputs are then
+// overwritten by the next Execute of any of them, and a Load that grows the arena invalidates them.
 //
 // In-place inputs: a kernel may write a graph input in place (attention with store_kv: the block's
 // K/V rows into the cache inputs). Load refuses such a graph unless the written value is a graph
@@ -78,10 +78,10 @@ struct SessionOptions {
   std::function<void(const void* data, size_t bytes_read)> on_constant_bytes_read = nullptr;
 };
 
-// Activation memory (intermediate and output buffers, kernel scratch) shared by the Models loaded
-// into it, which must never execute at the same time: it holds the largest of their plans, not
-// their sum. Grows (at Load) when a larger Model joins; memory is mapped from the system directly
-// (untouched pages take no resident memory; a replaced buffer is returned at once).
+// Activation memory (intermediate and output buffers, kernel scratch) shared by the CompiledGraphs
+// loaded into it, which must never execute at the same time: it holds the largest of their plans,
+// not their sum. Grows (at Load) when a larger CompiledGraph joins; memory is mapped from the
+// system directly (untouched pages take no resident memory; a replaced buffer is returned at once).
 class ActivationArena {
  public:
   ActivationArena() = default;
@@ -89,14 +89,15 @@ class ActivationArena {
   ActivationArena(const ActivationArena&) = delete;
   ActivationArena& operator=(const ActivationArena&) = delete;
 
-  // Bytes held: the largest activation plan plus the largest kernel scratch of the Models loaded.
+  // Bytes held: the largest activation plan plus the largest kernel scratch of the CompiledGraphs
+  // loaded.
   size_t bytes() const { return activations_.bytes + scratch_.bytes; }
   size_t activation_bytes() const { return activations_.bytes; }
   size_t scratch_bytes() const { return scratch_.bytes; }
 
  private:
   friend class InferenceSession;
-  friend class Model;
+  friend class CompiledGraph;
   struct Region {
     void* data = nullptr;
     size_t bytes = 0;
@@ -133,11 +134,11 @@ class TensorMap {
   std::shared_ptr<const Entries> entries_;
 };
 
-class Model {
+class CompiledGraph {
  public:
-  Model(Model&&) noexcept;
-  Model& operator=(Model&&) noexcept;
-  ~Model();
+  CompiledGraph(CompiledGraph&&) noexcept;
+  CompiledGraph& operator=(CompiledGraph&&) noexcept;
+  ~CompiledGraph();
 
   // Runs the graph. Every graph input must be given exactly once, by its name (Graph::input_name:
   // "input0", ... or the name the graph gave it), with the dtype and shape the graph declared;
@@ -186,7 +187,7 @@ class Model {
 
  private:
   friend class InferenceSession;
-  explicit Model(std::unique_ptr<Impl> impl);
+  explicit CompiledGraph(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 
@@ -201,10 +202,10 @@ class InferenceSession {
   // outputs; num_threads < 1 or above kMaxSessionThreads; worker threads the process could not
   // create (ResourceExhausted); a custom op that is not registered or whose shape function
   // disagrees with the graph (both named); a qmatmul encoding without a kernel.
-  absl::StatusOr<Model> Load(const Graph& graph);
-  // As Load, with the activation memory in `arena`, shared with the other Models loaded into it
-  // (null: a private one, as Load(graph)).
-  absl::StatusOr<Model> Load(const Graph& graph, std::shared_ptr<ActivationArena> arena);
+  absl::StatusOr<CompiledGraph> Load(const Graph& graph);
+  // As Load, with the activation memory in `arena`, shared with the other CompiledGraphs loaded
+  // into it (null: a private one, as Load(graph)).
+  absl::StatusOr<CompiledGraph> Load(const Graph& graph, std::shared_ptr<ActivationArena> arena);
 
   const SessionOptions& options() const { return options_; }
   // Notes about the session's set-up, e.g. that XNNPACK is unavailable and f32 matmul falls back
@@ -212,9 +213,9 @@ class InferenceSession {
   const std::vector<std::string>& log() const { return log_; }
   // True if f32 matmuls run through XNNPACK.
   bool xnnpack_enabled() const { return xnnpack_enabled_; }
-  // How many qmatmul weight preparations (repacking) Load took from another live Model of this
-  // session instead of doing them again: graphs over the same constant buffers (e.g. a decoder's
-  // one-token and prompt-block graphs) share prepared weights.
+  // How many qmatmul weight preparations (repacking) Load took from another live CompiledGraph of
+  // this session instead of doing them again: graphs over the same constant buffers (e.g. a
+  // decoder's one-token and prompt-block graphs) share prepared weights.
   int64_t prepared_weight_reuses() const;
 
  private:

@@ -46,7 +46,7 @@ TEST(SessionTest, SeedExample) {
   Value qw = graph.Quantize(Q4_0Encoding(), w);
   graph.Output(ops::QMatmul(Q4_0Encoding(), graph.Input(0), qw));
   InferenceSession session({.num_threads = 2});
-  absl::StatusOr<Model> model = session.Load(graph);
+  absl::StatusOr<CompiledGraph> model = session.Load(graph);
   ASSERT_TRUE(model.ok()) << model.status();
   Tensor input = *Tensor::Full({32, 64}, 0.5f);
   absl::StatusOr<TensorMap> out = model->Execute({{"input0", input}});
@@ -73,16 +73,16 @@ TEST(SessionTest, ModelsShareQuantizedWeightsPreparedOnce) {
     g.Output(ops::QMatmul(Q4_0Encoding(), g.Input(0), g.Constant(weights)));
     return session.Load(g);
   };
-  absl::StatusOr<Model> one = load(1, qw);
+  absl::StatusOr<CompiledGraph> one = load(1, qw);
   ASSERT_TRUE(one.ok()) << one.status();
   EXPECT_EQ(session.prepared_weight_reuses(), 0);
-  absl::StatusOr<Model> block = load(8, qw);
+  absl::StatusOr<CompiledGraph> block = load(8, qw);
   ASSERT_TRUE(block.ok()) << block.status();
   EXPECT_EQ(session.prepared_weight_reuses(), 1);
 
   // Same values in another buffer: prepared again.
   const Tensor qw_copy = *qw.Clone();
-  absl::StatusOr<Model> other = load(1, qw_copy);
+  absl::StatusOr<CompiledGraph> other = load(1, qw_copy);
   ASSERT_TRUE(other.ok());
   EXPECT_EQ(session.prepared_weight_reuses(), 1);
 
@@ -100,10 +100,10 @@ TEST(SessionTest, ModelsShareQuantizedWeightsPreparedOnce) {
     EXPECT_NEAR(y1[j], y8[j], 1e-4f * (1 + std::fabs(y1[j]))) << j;
   }
 
-  // Once every Model using them is gone, nothing is reused (the buffer may be gone too).
-  *one = Model(std::move(*other));
+  // Once every CompiledGraph using them is gone, nothing is reused (the buffer may be gone too).
+  *one = CompiledGraph(std::move(*other));
   block = absl::UnknownError("released");
-  absl::StatusOr<Model> again = load(8, qw);
+  absl::StatusOr<CompiledGraph> again = load(8, qw);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(session.prepared_weight_reuses(), 1);
 }
@@ -121,14 +121,14 @@ TEST(SessionTest, ModelsShareXnnpackPackedWeights) {
     g.Output(ops::MatmulTransposed(g.Input(0), g.Constant(w)));
     return s.Load(g);
   };
-  absl::StatusOr<Model> one = load(session, 1);
-  absl::StatusOr<Model> block = load(session, 8);
+  absl::StatusOr<CompiledGraph> one = load(session, 1);
+  absl::StatusOr<CompiledGraph> block = load(session, 8);
   ASSERT_TRUE(one.ok() && block.ok());
   EXPECT_EQ(session.prepared_weight_reuses(), 1);
   EXPECT_TRUE(absl::StrContains(block->DebugString(), "matmul_f32_xnnpack"))
       << block->DebugString();
   InferenceSession alone;
-  absl::StatusOr<Model> separate = load(alone, 8);
+  absl::StatusOr<CompiledGraph> separate = load(alone, 8);
   ASSERT_TRUE(separate.ok());
   std::vector<float> xv(8 * 64);
   for (size_t i = 0; i < xv.size(); ++i) xv[i] = std::cos(0.11f * static_cast<float>(i));
@@ -167,7 +167,7 @@ TEST(SessionTest, NamedInputsAndOutputs) {
   graph.Output("sum", ops::Add(graph.Input("a"), graph.Input("b")));
   graph.Output("a_copy", graph.Input("a"));
   InferenceSession session;
-  absl::StatusOr<Model> model = session.Load(graph);
+  absl::StatusOr<CompiledGraph> model = session.Load(graph);
   ASSERT_TRUE(model.ok()) << model.status();
   Tensor a = *Tensor::Full({3}, 1.5f);
   Tensor b = *Tensor::Full({3}, 2.0f);
@@ -183,7 +183,7 @@ TEST(SessionTest, InputErrorsAreClear) {
   Graph graph("g", {F32({2, 3}), F32({3})});
   graph.Output(ops::Add(graph.Input(0), graph.Input(1)));
   InferenceSession session;
-  absl::StatusOr<Model> model = session.Load(graph);
+  absl::StatusOr<CompiledGraph> model = session.Load(graph);
   ASSERT_TRUE(model.ok()) << model.status();
   Tensor a = *Tensor::Full({2, 3}, 1.0f);
   Tensor b = *Tensor::Full({3}, 2.0f);
@@ -212,7 +212,7 @@ TEST(SessionTest, LoadFailsWithGraphStatus) {
   Graph graph("g", {F32({2, 3})});
   graph.Output(ops::Matmul(graph.Input(0), graph.Input(0)));
   InferenceSession session;
-  absl::StatusOr<Model> model = session.Load(graph);
+  absl::StatusOr<CompiledGraph> model = session.Load(graph);
   EXPECT_EQ(model.status(), graph.status());
   EXPECT_THAT(Message(model.status()), HasSubstr("matmul(f32[2, 3], f32[2, 3])"));
 
@@ -224,7 +224,7 @@ TEST(SessionTest, UnregisteredCustomOpIsNamedAtLoad) {
   Graph graph("g", {F32({4})});
   graph.Output(ops::Custom("no_such_op", {graph.Input(0)}, {F32({4})}));
   InferenceSession session;
-  absl::StatusOr<Model> model = session.Load(graph);
+  absl::StatusOr<CompiledGraph> model = session.Load(graph);
   EXPECT_EQ(model.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(Message(model.status()), HasSubstr("custom op \"no_such_op\" is not registered"));
 }
@@ -252,7 +252,7 @@ TEST(SessionTest, CustomOpRunsAndShapeFunctionIsChecked) {
   Value y = ops::Custom("test_affine", {graph.Input(0)}, {F32({3})})[0];
   graph.Output(ops::Add(y, graph.Input(0)));
   InferenceSession session;
-  absl::StatusOr<Model> model = session.Load(graph);
+  absl::StatusOr<CompiledGraph> model = session.Load(graph);
   ASSERT_TRUE(model.ok()) << model.status();
   Tensor x = *Tensor::FromValues<float>({3}, {1.0f, 2.0f, -1.0f});
   absl::StatusOr<TensorMap> out = model->Execute({{"input0", x}});
@@ -270,7 +270,7 @@ TEST(SessionTest, OutputsThatAreInputsOrConstants) {
   graph.Output(graph.Input(0));
   graph.Output(graph.Constant(*Tensor::FromValues<float>({2}, {5.0f, 6.0f})));
   InferenceSession session;
-  absl::StatusOr<Model> model = session.Load(graph);
+  absl::StatusOr<CompiledGraph> model = session.Load(graph);
   ASSERT_TRUE(model.ok()) << model.status();
   Tensor x = *Tensor::FromValues<float>({2}, {1.0f, 2.0f});
   absl::StatusOr<TensorMap> out = model->Execute({{"input0", x}});
@@ -285,7 +285,7 @@ TEST(SessionTest, ArenaReusesBuffers) {
   for (int i = 0; i < 10; ++i) v = ops::Add(v, v);
   graph.Output(v);
   InferenceSession session;
-  absl::StatusOr<Model> model = session.Load(graph);
+  absl::StatusOr<CompiledGraph> model = session.Load(graph);
   ASSERT_TRUE(model.ok());
   EXPECT_EQ(model->unplanned_bytes(), 10u * 1024);
   EXPECT_EQ(model->arena_bytes(), 2u * 1024);
@@ -312,7 +312,7 @@ TEST(SessionTest, SharedArenaHoldsTheLargestPlanAndResultsAreUnchanged) {
   const Graph large = DoublingChain("large", 8192, 4);  // plan 2 x 32 KiB
   InferenceSession session;
   auto arena = std::make_shared<ActivationArena>();
-  absl::StatusOr<Model> a = session.Load(small, arena);
+  absl::StatusOr<CompiledGraph> a = session.Load(small, arena);
   ASSERT_TRUE(a.ok()) << a.status();
   const Tensor xs = *Tensor::Full({256}, 1.0f), xl = *Tensor::Full({8192}, 0.5f);
   absl::StatusOr<TensorMap> out = a->Execute({{"input0", xs}});
@@ -321,7 +321,7 @@ TEST(SessionTest, SharedArenaHoldsTheLargestPlanAndResultsAreUnchanged) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   EXPECT_EQ(arena->activation_bytes(), std::max<size_t>(page, 2048));
 
-  absl::StatusOr<Model> b = session.Load(large, arena);
+  absl::StatusOr<CompiledGraph> b = session.Load(large, arena);
   ASSERT_TRUE(b.ok()) << b.status();
   EXPECT_EQ(b->arena_bytes(), 2u * 32768);
   EXPECT_EQ(arena->activation_bytes(), 2u * 32768);  // the larger plan (page multiple), not a sum
@@ -334,7 +334,7 @@ TEST(SessionTest, SharedArenaHoldsTheLargestPlanAndResultsAreUnchanged) {
     EXPECT_THAT(Floats(*out, "output0"), ::testing::Each(8.0f));
   }
   // Alone, each gives the same values and holds its own plan.
-  absl::StatusOr<Model> alone = session.Load(large);
+  absl::StatusOr<CompiledGraph> alone = session.Load(large);
   ASSERT_TRUE(alone.ok());
   out = alone->Execute({{"input0", xl}});
   ASSERT_TRUE(out.ok());
@@ -366,7 +366,7 @@ Graph StoreKvGraph(int64_t t, int64_t ctx, bool constant_caches) {
 TEST(SessionTest, AttentionStoresKvRowsInPlace) {
   const int64_t t = 3, ctx = 4;
   InferenceSession session;
-  absl::StatusOr<Model> model = session.Load(StoreKvGraph(t, ctx, false));
+  absl::StatusOr<CompiledGraph> model = session.Load(StoreKvGraph(t, ctx, false));
   ASSERT_TRUE(model.ok()) << model.status();
   Tensor q = *Tensor::Full({t, 1, 32}, 0.1f);
   std::vector<float> kv(t * 32);
@@ -401,7 +401,7 @@ TEST(SessionTest, AttentionStoresKvRowsInPlace) {
               HasSubstr("input \"k_cache\" is written in place by the graph and must be a "
                         "writable tensor"));
   // Caches that are constants cannot be written: Load refuses the graph.
-  absl::StatusOr<Model> constant = session.Load(StoreKvGraph(t, ctx, true));
+  absl::StatusOr<CompiledGraph> constant = session.Load(StoreKvGraph(t, ctx, true));
   ASSERT_EQ(constant.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(Message(constant.status()), HasSubstr("attention writes its input 1 (%"));
   EXPECT_THAT(Message(constant.status()), HasSubstr("it must be a graph input"));
@@ -438,7 +438,7 @@ TEST(SessionTest, ThreadsThatCannotBeCreatedAreAnErrorNotAHang) {
     Graph graph("g", {F32({4})});
     graph.Output(ops::Add(graph.Input(0), graph.Input(0)));
     InferenceSession session({.num_threads = 512});
-    absl::StatusOr<Model> model = session.Load(graph);
+    absl::StatusOr<CompiledGraph> model = session.Load(graph);
     if (model.ok()) _exit(12);
     if (model.status().code() != absl::StatusCode::kResourceExhausted) _exit(13);
     if (!absl::StrContains(model.status().message(),
@@ -459,7 +459,7 @@ TEST(SessionTest, ThreadCountAboveTheCeilingIsRefused) {
   Graph graph("g", {F32({4})});
   graph.Output(ops::Add(graph.Input(0), graph.Input(0)));
   InferenceSession session({.num_threads = kMaxSessionThreads + 1});
-  absl::StatusOr<Model> model = session.Load(graph);
+  absl::StatusOr<CompiledGraph> model = session.Load(graph);
   ASSERT_FALSE(model.ok());
   EXPECT_EQ(model.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(Message(model.status()), "SessionOptions.num_threads must be in [1, 1024], got 1025");

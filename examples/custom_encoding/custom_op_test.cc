@@ -40,7 +40,7 @@ TEST(Q3SymMatmulOpTest, MatchesDequantizeThenMatmul) {
   graph.Output(
       ops::Custom(kQ3SymMatmulOp, {graph.Input(0), qw}, {TensorType(DType::kFloat32, {m, n})})[0]);
   InferenceSession session;
-  absl::StatusOr<Model> model = session.Load(graph);
+  absl::StatusOr<CompiledGraph> model = session.Load(graph);
   ASSERT_TRUE(model.ok()) << model.status();
   absl::StatusOr<TensorMap> out = model->Execute({{"input0", x}});
   ASSERT_TRUE(out.ok()) << out.status();
@@ -66,7 +66,7 @@ TEST(Q3SymMatmulOpTest, ShapeFunctionRejectsOtherEncodings) {
   graph.Output(
       ops::Custom(kQ3SymMatmulOp, {graph.Input(0), qw}, {TensorType(DType::kFloat32, {2, 4})})[0]);
   InferenceSession session;
-  absl::StatusOr<Model> model = session.Load(graph);
+  absl::StatusOr<CompiledGraph> model = session.Load(graph);
   EXPECT_THAT(std::string(model.status().message()),
               ::testing::HasSubstr("W must be q3_sym of logical shape [n, 64], got u8[4, 36] "
                                    "(q4_0 of [4, 64])"));

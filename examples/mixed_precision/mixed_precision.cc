@@ -56,7 +56,7 @@ absl::StatusOr<std::vector<MixedPrecisionRow>> RunMixedPrecision(const MixedPrec
   rows.push_back(f32_row);
 
   InferenceSession session({.num_threads = o.num_threads});
-  EDGEQ_ASSIGN_OR_RETURN(Model model, session.Load(graph));
+  EDGEQ_ASSIGN_OR_RETURN(CompiledGraph model, session.Load(graph));
   EDGEQ_ASSIGN_OR_RETURN(TensorMap out, model.Execute({{"input0", x}}));
 
   // Kernel names, in output order, from the model's dump ("%id = op -> kernel").

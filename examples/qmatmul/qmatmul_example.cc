@@ -29,8 +29,8 @@ absl::StatusOr<QMatmulExampleResult> RunQMatmulExample(int num_threads) {
   graph.Output(ops::QMatmul(Q4_0Encoding(), graph.Input(0), qw));
 
   InferenceSession session({.num_threads = num_threads});
-  EDGEQ_ASSIGN_OR_RETURN(Model f32_model, session.Load(f32_graph));
-  EDGEQ_ASSIGN_OR_RETURN(Model model, session.Load(graph));
+  EDGEQ_ASSIGN_OR_RETURN(CompiledGraph f32_model, session.Load(f32_graph));
+  EDGEQ_ASSIGN_OR_RETURN(CompiledGraph model, session.Load(graph));
 
   QMatmulExampleResult result;
   EDGEQ_ASSIGN_OR_RETURN(TensorMap f32_out, f32_model.Execute({{"input0", input}}));

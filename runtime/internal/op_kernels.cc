@@ -153,7 +153,7 @@ absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> PreparedWeightCach
       kernels::QMatmulKernel::Create(encoding, n, k, weights, cap, on_read);
   if (!created.ok()) return created.status();
   std::shared_ptr<const kernels::QMatmulKernel> kernel = *std::move(created);
-  // Drop expired entries so that the map does not grow with every Model ever loaded.
+  // Drop expired entries so that the map does not grow with every CompiledGraph ever loaded.
   for (auto e = entries_.begin(); e != entries_.end();) {
     e = e->second.expired() ? entries_.erase(e) : std::next(e);
   }

@@ -57,14 +57,15 @@ struct SharedXnnFullyConnected {
   void* op = nullptr;  // xnn_operator_t
 };
 
-// Prepared (repacked) qmatmul weights shared by the Models of one session: two graphs over the
-// same constant buffer (e.g. a decoder's one-token and prompt-block graphs) share one prepared
-// copy. Entries are weak: a prepared kernel lives as long as some Model uses it, and every such
-// Model keeps the weight buffer alive, so an address in the key cannot be reused meanwhile.
+// Prepared (repacked) qmatmul weights shared by the CompiledGraphs of one session: two graphs over
+// the same constant buffer (e.g. a decoder's one-token and prompt-block graphs) share one prepared
+// copy. Entries are weak: a prepared kernel lives as long as some CompiledGraph uses it, and every
+// such CompiledGraph keeps the weight buffer alive, so an address in the key cannot be reused
+// meanwhile.
 class PreparedWeightCache {
  public:
-  // The prepared kernel for (encoding, n, k, weights, cap): the cached one if a live Model holds
-  // it, else a new one from kernels::QMatmulKernel::Create (with `on_read`).
+  // The prepared kernel for (encoding, n, k, weights, cap): the cached one if a live CompiledGraph
+  // holds it, else a new one from kernels::QMatmulKernel::Create (with `on_read`).
   absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> GetOrCreate(
       const std::string& encoding, int64_t n, int64_t k, absl::Span<const uint8_t> weights,
       kernels::Isa cap, const kernels::QMatmulKernel::WeightsReadFn& on_read = nullptr);

@@ -124,7 +124,7 @@ TEST(AttentionOpTest, RefusesShapesAndPositions) {
   ok.Output(ops::Attention(ok.Input(0), ok.Input(1), ok.Input(2), ok.Input(3), ok.Input(4),
                            ok.Input(5), 1.0f));
   InferenceSession session;
-  absl::StatusOr<Model> model = session.Load(ok);
+  absl::StatusOr<CompiledGraph> model = session.Load(ok);
   ASSERT_TRUE(model.ok()) << model.status();
   const std::vector<float> zeros(2 * 2 * 8, 0.0f), cache(5 * 8, 0.0f), rows(2 * 8, 0.0f);
   absl::StatusOr<TensorMap> out = model->Execute({{"input0", Floats({2, 2, 8}, zeros)},

@@ -27,8 +27,8 @@ struct Block {
 };
 
 Block RandomBlock(int64_t t, uint32_t seed) {
-  Block b{Random(t * kHk * kS, seed), Random(t * kHk * kS, seed + 1), Random(t * kHv * kS, seed + 2),
-          Random(t * kHv, seed + 3), Random(t * kHv, seed + 4)};
+  Block b{Random(t * kHk * kS, seed), Random(t * kHk * kS, seed + 1),
+          Random(t * kHv * kS, seed + 2), Random(t * kHv, seed + 3), Random(t * kHv, seed + 4)};
   for (float& x : b.alpha) x *= 3.0f;  // decays from ~0.6 to ~1
   for (float& x : b.beta) x *= 4.0f;
   return b;
@@ -87,13 +87,13 @@ std::vector<std::vector<float>> RunBlock(const Block& b, int64_t t, int32_t n,
   SessionOptions options;
   options.num_threads = threads;
   InferenceSession session(options);
-  absl::StatusOr<Model> model = session.Load(g);
+  absl::StatusOr<CompiledGraph> model = session.Load(g);
   EXPECT_TRUE(model.ok()) << model.status();
   if (!model.ok()) return {};
   const std::vector<Tensor> tensors = {
-      Floats({t, kHk, kS}, b.q),  Floats({t, kHk, kS}, b.k), Floats({t, kHv, kS}, b.v),
-      Floats({t, kHv}, b.alpha),  Floats({t, kHv}, b.beta),  Floats({kHv}, dt),
-      Floats({kHv}, a),           Floats({kHv, kS, kS}, state), Ints({1}, {n})};
+      Floats({t, kHk, kS}, b.q), Floats({t, kHk, kS}, b.k),    Floats({t, kHv, kS}, b.v),
+      Floats({t, kHv}, b.alpha), Floats({t, kHv}, b.beta),     Floats({kHv}, dt),
+      Floats({kHv}, a),          Floats({kHv, kS, kS}, state), Ints({1}, {n})};
   std::vector<NamedTensor> named;
   std::vector<std::string> names;
   for (size_t i = 0; i < tensors.size(); ++i) names.push_back("input" + std::to_string(i));
@@ -108,7 +108,6 @@ std::vector<std::vector<float>> RunBlock(const Block& b, int64_t t, int32_t n,
   }
   return r;
 }
-
 
 TEST(GatedDeltaNetOpTest, MatchesDoubleReferenceAcrossBlocks) {
   const std::vector<float> dt = Random(kHv, 5);
@@ -157,8 +156,8 @@ TEST(GatedDeltaNetOpTest, RefusesShapes) {
       ops::OpOutputs("gated_delta_net", in);
     });
   };
-  absl::Status s = build({F32({2, 3, 8}), F32({2, 3, 8}), F32({2, 4, 8}), F32({2, 4}),
-                          F32({2, 4}), F32({4}), F32({4}), F32({4, 8, 8}), I32({1})});
+  absl::Status s = build({F32({2, 3, 8}), F32({2, 3, 8}), F32({2, 4, 8}), F32({2, 4}), F32({2, 4}),
+                          F32({4}), F32({4}), F32({4, 8, 8}), I32({1})});
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("v must be [t, hv, s] with hv a multiple of q's heads hk"));
   s = build({F32({2, 2, 8}), F32({2, 2, 8}), F32({2, 4, 8}), F32({2, 4}), F32({2, 4}), F32({4}),

@@ -49,7 +49,7 @@ TEST(GatherOpTest, RefusesTypesAndOutOfRangeIndices) {
   Graph g("gather", {F32({4, 2}), I32({2})});
   g.Output(ops::Gather(g.Input(0), g.Input(1)));
   InferenceSession session;
-  absl::StatusOr<Model> model = session.Load(g);
+  absl::StatusOr<CompiledGraph> model = session.Load(g);
   ASSERT_TRUE(model.ok()) << model.status();
   absl::StatusOr<TensorMap> out =
       model->Execute({{"input0", Floats({4, 2}, Random(8, 1))}, {"input1", Ints({2}, {1, 4})}});

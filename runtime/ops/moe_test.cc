@@ -57,8 +57,8 @@ Weights MakeWeights(const Case& c, const QuantizationEncoding* enc, uint32_t see
 Graph MoeGraph(const Case& c, const Weights& w, const std::vector<float>& bias) {
   std::vector<TensorType> in = {F32({c.t, c.d}), F32({c.t, c.e}), I32({1})};
   Graph g("moe", in);
-  std::vector<Value> args = {g.Input(0),          g.Input(1),         g.Constant(w.gate_t),
-                             g.Constant(w.up_t),  g.Constant(w.down_t), g.Input(2)};
+  std::vector<Value> args = {g.Input(0),         g.Input(1),           g.Constant(w.gate_t),
+                             g.Constant(w.up_t), g.Constant(w.down_t), g.Input(2)};
   if (c.bias) args.push_back(g.Constant(Floats({c.e}, bias)));
   g.Output(ops::Op("moe", args,
                    {{"gating", std::string(c.sigmoid ? "sigmoid" : "softmax")},
@@ -83,7 +83,8 @@ std::vector<double> Reference(const Case& c, const Weights& w, const std::vector
       p[j] = c.sigmoid ? 1.0 / (1.0 + std::exp(-l)) : std::exp(l - mx);
       sum += p[j];
     }
-    if (!c.sigmoid) for (double& v : p) v /= sum;
+    if (!c.sigmoid)
+      for (double& v : p) v /= sum;
     std::vector<int> order(c.e);
     std::iota(order.begin(), order.end(), 0);
     auto score = [&](int j) { return p[j] + (c.bias ? bias[j] : 0.0); };
@@ -113,8 +114,8 @@ std::vector<double> Reference(const Case& c, const Weights& w, const std::vector
 }
 
 std::vector<float> RunMoe(const Case& c, const Weights& w, const std::vector<float>& x,
-                       const std::vector<float>& logits, const std::vector<float>& bias, int n,
-                       int threads) {
+                          const std::vector<float>& logits, const std::vector<float>& bias, int n,
+                          int threads) {
   return RunGraph(MoeGraph(c, w, bias),
                   {Floats({c.t, c.d}, x), Floats({c.t, c.e}, logits), Ints({1}, {n})}, threads);
 }
@@ -215,12 +216,11 @@ TEST(MoeOpTest, RefusesTypesAttributesAndRowCounts) {
   // n past the block at Execute: OutOfRange naming the bound.
   SessionOptions options;
   InferenceSession session(options);
-  absl::StatusOr<Model> model = session.Load(MoeGraph(c, w, {}));
+  absl::StatusOr<CompiledGraph> model = session.Load(MoeGraph(c, w, {}));
   ASSERT_TRUE(model.ok()) << model.status();
   const Tensor x = Floats({2, 32}, Random(64, 1)), l = Floats({2, 4}, Random(8, 2));
   const Tensor n = Ints({1}, {3});
-  absl::StatusOr<TensorMap> out =
-      model->Execute({{"input0", x}, {"input1", l}, {"input2", n}});
+  absl::StatusOr<TensorMap> out = model->Execute({{"input0", x}, {"input1", l}, {"input2", n}});
   EXPECT_EQ(out.status().code(), absl::StatusCode::kOutOfRange);
   EXPECT_THAT(out.status().message(),
               HasSubstr("moe: real row count n is 3; expected 0 <= n <= 2"));

@@ -34,7 +34,7 @@ std::vector<float> RunGraph(const Graph& graph, const std::vector<Tensor>& input
   SessionOptions options;
   options.num_threads = threads;
   InferenceSession session(options);
-  absl::StatusOr<Model> model = session.Load(graph);
+  absl::StatusOr<CompiledGraph> model = session.Load(graph);
   EXPECT_TRUE(model.ok()) << model.status();
   if (!model.ok()) return {};
   std::vector<std::string> names;

@@ -35,7 +35,7 @@ Result RunConv(const Graph& g, int threads, const Tensor& x, const Tensor& state
   SessionOptions options;
   options.num_threads = threads;
   InferenceSession session(options);
-  absl::StatusOr<Model> model = session.Load(g);
+  absl::StatusOr<CompiledGraph> model = session.Load(g);
   EXPECT_TRUE(model.ok()) << model.status();
   const Tensor nt = Ints({1}, {n});
   const std::vector<NamedTensor> in = {

@@ -46,7 +46,7 @@ void RunQuantized(InferenceSession& session, const std::string& name, const Tens
   graph.Output(ops::QMatmul(**enc, graph.Input(0), wv));
   graph.Output(ops::QMatmul(**enc, graph.Input(1), wv));
   graph.Output(ops::Gather(wv, graph.Constant(*ids)));
-  absl::StatusOr<Model> model = session.Load(graph);
+  absl::StatusOr<CompiledGraph> model = session.Load(graph);
   if (!model.ok()) Finding("Load of a valid quantized tensor '" + name + "'", model.status());
 
   std::vector<float> x(static_cast<size_t>(4 * k));
