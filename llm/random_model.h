@@ -99,6 +99,15 @@ struct RandomModelSpec {
   float partial_rotary_full = 1.0f;
   bool value_from_key = false;
   float final_logit_softcapping = 0.0f;
+  // qwen3moe, lfm2moe: expert_count experts (0: a dense FFN), expert_used of them per token,
+  // each expert_ffn wide (ffn_gate_inp, ffn_gate/up/down_exps; lfm2moe also exp_probs_b.bias);
+  // the first leading_dense layers keep the dense FFN; expert_gating: lfm2moe's
+  // expert_gating_func (1 softmax, 2 sigmoid).
+  int expert_count = 0;
+  int expert_used = 0;
+  int expert_ffn = 0;
+  int leading_dense = 0;
+  int expert_gating = 2;
 };
 
 // The preset of `name` (case-insensitive; RandomModelPresetNames() lists them: real shapes such as
