@@ -13,6 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "llm/embed_random_model.h"
+#include "llm/embed_testing.h"
 #include "llm/random_model.h"
 #include "tests/util/reference_data.h"
 #include "xxhash.h"
@@ -40,31 +41,6 @@ std::unique_ptr<Encoder> Load(const checkpoint::TensorDict& vocab, const std::st
   return e.ok() ? *std::move(e) : nullptr;
 }
 
-std::vector<int> Tokens(const std::string& file) {
-  std::ifstream in(std::string(kDir) + file);
-  std::vector<int> ids;
-  for (int t; in >> t;) ids.push_back(t);
-  return ids;
-}
-
-std::vector<float> Golden(const std::string& name, int n) {
-  std::ifstream in(std::string(kDir) + name, std::ios::binary);
-  std::vector<float> v(n);
-  in.read(reinterpret_cast<char*>(v.data()), v.size() * 4);
-  EXPECT_TRUE(in.good()) << name;
-  return v;
-}
-
-double Cosine(const std::vector<float>& a, const std::vector<float>& b) {
-  double ab = 0, aa = 0, bb = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    ab += static_cast<double>(a[i]) * b[i];
-    aa += static_cast<double>(a[i]) * a[i];
-    bb += static_cast<double>(b[i]) * b[i];
-  }
-  return ab / std::sqrt(aa * bb);
-}
-
 struct Case {
   const char* shape;
   int layers;
@@ -77,17 +53,17 @@ void ExpectMatches(const Case& c, const checkpoint::TensorDict& vocab,
                    const std::string& tokens_file, size_t n_tokens) {
   std::unique_ptr<Encoder> e = Load(vocab, c.shape, c.layers, c.xxh3);
   ASSERT_NE(e, nullptr);
-  const std::vector<int> ids = Tokens(tokens_file);
+  const std::vector<int> ids = ReadTokenIds(std::string(kDir) + tokens_file);
   ASSERT_EQ(ids.size(), n_tokens);
-  absl::StatusOr<std::vector<std::vector<int>>> tokenized = e->Tokenize(
-      {"the quick brown fox jumps over the lazy dog and runs to the big red barn"});
+  absl::StatusOr<std::vector<std::vector<int>>> tokenized =
+      e->Tokenize({"the quick brown fox jumps over the lazy dog and runs to the big red barn"});
   ASSERT_TRUE(tokenized.ok()) << tokenized.status();
   EXPECT_EQ((*tokenized)[0], ids) << "llama.cpp's tokens";
   for (Pooling p : {Pooling::kMean, Pooling::kCls}) {
     absl::StatusOr<std::vector<std::vector<float>>> got = e->EmbedBatch({ids}, p, 2);
     ASSERT_TRUE(got.ok()) << got.status();
-    const std::vector<float> want =
-        Golden(std::string("encoder_") + c.file + "_" + PoolingName(p) + ".f32", c.dim);
+    const std::vector<float> want = ReadF32Golden(
+        std::string(kDir) + "encoder_" + c.file + "_" + PoolingName(p) + ".f32", c.dim);
     ASSERT_EQ((*got)[0].size(), want.size());
     EXPECT_GE(Cosine((*got)[0], want), 0.99999) << c.shape << " " << PoolingName(p);
     for (size_t i = 0; i < want.size(); ++i) {
@@ -136,7 +112,8 @@ TEST(EncoderTest, BatchEqualsOneAtATime) {
       for (int i = 0; i < n; ++i) ids.push_back((i * 37 + n * 11) % 1000);
       seqs.push_back(ids);
     }
-    absl::StatusOr<std::vector<std::vector<float>>> batch = (*e)->EmbedBatch(seqs, Pooling::kMean, 2);
+    absl::StatusOr<std::vector<std::vector<float>>> batch =
+        (*e)->EmbedBatch(seqs, Pooling::kMean, 2);
     ASSERT_TRUE(batch.ok()) << batch.status();
     ASSERT_EQ(batch->size(), seqs.size());
     for (size_t i = 0; i < seqs.size(); ++i) {

@@ -8,6 +8,7 @@
 
 #include "checkpoint/gguf.h"
 #include "gtest/gtest.h"
+#include "llm/embed_testing.h"
 #include "llm/model.h"
 #include "llm/random_model.h"
 #include "xxhash.h"
@@ -34,35 +35,10 @@ std::unique_ptr<Model> Load(const std::string& shape, uint64_t xxh3) {
   return *std::move(m);
 }
 
-std::vector<int> Tokens() {
-  std::ifstream in(std::string(kDir) + "prompt.tokens");
-  std::vector<int> ids;
-  for (int t; in >> t;) ids.push_back(t);
-  return ids;
-}
-
-std::vector<float> Golden(const std::string& name) {
-  std::ifstream in(std::string(kDir) + name, std::ios::binary);
-  std::vector<float> v(64);
-  in.read(reinterpret_cast<char*>(v.data()), v.size() * 4);
-  EXPECT_TRUE(in.good()) << name;
-  return v;
-}
-
-double Cosine(const std::vector<float>& a, const std::vector<float>& b) {
-  double ab = 0, aa = 0, bb = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    ab += static_cast<double>(a[i]) * b[i];
-    aa += static_cast<double>(a[i]) * a[i];
-    bb += static_cast<double>(b[i]) * b[i];
-  }
-  return ab / std::sqrt(aa * bb);
-}
-
 // llama-embedding's mean and last-token pooled, L2-normalized embeddings: cosine >= 0.99999 and
 // every value within 1e-5 (f32 weights).
 TEST(EmbedTest, MatchesLlamaEmbedding) {
-  const std::vector<int> ids = Tokens();
+  const std::vector<int> ids = ReadTokenIds(std::string(kDir) + "prompt.tokens");
   ASSERT_EQ(ids.size(), 58u);
   for (const auto& [shape, xxh3] :
        {std::pair<std::string, uint64_t>{"smollm2-135m", 0xbf5940ff7850c8b4ull},
@@ -71,7 +47,8 @@ TEST(EmbedTest, MatchesLlamaEmbedding) {
     for (Pooling p : {Pooling::kMean, Pooling::kLast}) {
       absl::StatusOr<std::vector<float>> got = Embed(*m, ids, p, 2);
       ASSERT_TRUE(got.ok()) << got.status();
-      const std::vector<float> want = Golden(shape + "_" + PoolingName(p) + ".f32");
+      const std::vector<float> want =
+          ReadF32Golden(std::string(kDir) + shape + "_" + PoolingName(p) + ".f32", 64);
       ASSERT_EQ(got->size(), want.size());
       EXPECT_GE(Cosine(*got, want), 0.99999) << shape << " " << PoolingName(p);
       for (size_t i = 0; i < want.size(); ++i) {

@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "llm/embed_encoder.h"
 #include "llm/embed_random_model.h"
+#include "llm/embed_testing.h"
 #include "llm/random_model.h"
 #include "tests/parity/parity_util.h"
 #include "tests/util/reference_data.h"
@@ -29,59 +30,35 @@ namespace {
 const char kDir[] = "tests/parity/testdata/encoder/";
 
 struct EncoderCase {
-  const char* shape;     // llm::RandomEncoderPreset
+  const char* shape;  // llm::RandomEncoderPreset
   int layers;
-  const char* file;      // testdata prefix
+  const char* file;  // testdata prefix
   int dim;
-  uint64_t f32_xxh3;     // XXH3-64 of the f32 GGUF
-  uint64_t q8_0_xxh3;    // TensorDataXxh3 of llama-quantize's Q8_0 output
+  uint64_t f32_xxh3;   // XXH3-64 of the f32 GGUF
+  uint64_t q8_0_xxh3;  // TensorDataXxh3 of llama-quantize's Q8_0 output
   // The made-up 512-piece SentencePiece vocabulary (llm::SyntheticSpmVocabulary) and
   // gemma_prompt.tokens (51 ids), else the bert-bge WordPiece one and prompt.tokens (18 ids).
   bool synthetic_vocab = false;
   const char* q8_0_rules = "position_embd.weight -> f32\ntoken_types.weight -> f32\n* -> q8_0\n";
 };
 
-std::vector<int> Tokens(bool gemma) {
-  std::ifstream in(std::string(kDir) + (gemma ? "gemma_prompt.tokens" : "prompt.tokens"));
-  std::vector<int> ids;
-  for (int t; in >> t;) ids.push_back(t);
-  return ids;
-}
-
-std::vector<float> Golden(const std::string& name, int n) {
-  std::ifstream in(std::string(kDir) + name, std::ios::binary);
-  std::vector<float> v(n);
-  in.read(reinterpret_cast<char*>(v.data()), v.size() * 4);
-  EXPECT_TRUE(in.good()) << name;
-  return v;
-}
-
-double Cosine(const std::vector<float>& a, const std::vector<float>& b) {
-  double ab = 0, aa = 0, bb = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    ab += static_cast<double>(a[i]) * b[i];
-    aa += static_cast<double>(a[i]) * a[i];
-    bb += static_cast<double>(b[i]) * b[i];
-  }
-  return ab / std::sqrt(aa * bb);
-}
-
 void ExpectEmbeddings(checkpoint::TensorDict dict, const EncoderCase& c, const std::string& type,
                       double min_cosine) {
   absl::StatusOr<std::unique_ptr<llm::Encoder>> e = llm::Encoder::Load(std::move(dict), {});
   ASSERT_TRUE(e.ok()) << e.status();
-  const std::vector<int> ids = Tokens(c.synthetic_vocab);
+  const std::vector<int> ids = llm::ReadTokenIds(
+      std::string(kDir) + (c.synthetic_vocab ? "gemma_prompt.tokens" : "prompt.tokens"));
   ASSERT_EQ(ids.size(), c.synthetic_vocab ? 51u : 18u);
   for (llm::Pooling p : {llm::Pooling::kMean, llm::Pooling::kCls}) {
     absl::StatusOr<std::vector<std::vector<float>>> got = (*e)->EmbedBatch({ids}, p, 2);
     ASSERT_TRUE(got.ok()) << got.status();
-    const std::vector<float> want =
-        Golden(absl::StrFormat("%s%s_%s.f32", c.file, type, llm::PoolingName(p)), c.dim);
+    const std::vector<float> want = llm::ReadF32Golden(
+        kDir + absl::StrFormat("%s%s_%s.f32", c.file, type, llm::PoolingName(p)), c.dim);
     ASSERT_EQ((*got)[0].size(), want.size());
-    const double cos = Cosine((*got)[0], want);
+    const double cos = llm::Cosine((*got)[0], want);
     EXPECT_GE(cos, min_cosine) << c.shape << type << " " << llm::PoolingName(p);
-    std::printf("%s%s %s: cosine to llama.cpp %.9f\n", c.shape, type.c_str(),
-                llm::PoolingName(p), cos);
+    std::printf("%s%s %s: cosine to llama.cpp %.9f\n", c.shape, type.c_str(), llm::PoolingName(p),
+                cos);
   }
 }
 
@@ -112,9 +89,9 @@ TEST_P(EncoderParity, F32AndQ8_0MatchLlamaEmbedding) {
   ASSERT_TRUE(rules.ok()) << rules.status();
   absl::StatusOr<checkpoint::TensorDict> q8 = checkpoint::QuantizeDict(*f32, *rules);
   ASSERT_TRUE(q8.ok()) << q8.status();
-  EXPECT_EQ(TensorDataXxh3(*q8), c.q8_0_xxh3) << absl::StrFormat(
-      "%s: edgeq's Q8_0 tensors (XXH3-64 %016x) differ from llama-quantize's", c.shape,
-      TensorDataXxh3(*q8));
+  EXPECT_EQ(TensorDataXxh3(*q8), c.q8_0_xxh3)
+      << absl::StrFormat("%s: edgeq's Q8_0 tensors (XXH3-64 %016x) differ from llama-quantize's",
+                         c.shape, TensorDataXxh3(*q8));
   ExpectEmbeddings(*std::move(f32), c, "", 0.99999);
   ExpectEmbeddings(*std::move(q8), c, "_q8_0", 0.999);
 }
@@ -127,7 +104,8 @@ INSTANTIATE_TEST_SUITE_P(
                                   0x38bdb3ece57d58c8ull, 0xa3d4aa0918aebcd6ull},
                       // 6 layers: llama.cpp needs a global layer (5 sliding, then 1).
                       EncoderCase{"embeddinggemma-300m", 6, "gemma300m_l6", 768,
-                                  0x329f0dff2222201bull, 0x7bcf44793c82c6c9ull, true, "* -> q8_0\n"}));
+                                  0x329f0dff2222201bull, 0x7bcf44793c82c6c9ull, true,
+                                  "* -> q8_0\n"}));
 
 }  // namespace
 }  // namespace parity
