@@ -36,7 +36,11 @@
 namespace edgeq {
 namespace c_api {
 
+namespace {
+// Internal linkage: gold (libedgeq.so is linked with it for --icf) leaves a TLS symbol of
+// namespace scope exported despite the version script's `local: *`.
 thread_local std::string g_last_error;
+}  // namespace
 
 edgeq_status Fail(edgeq_status code, std::string message) {
   g_last_error = std::move(message);
