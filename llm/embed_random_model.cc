@@ -3,13 +3,12 @@
 #include <cmath>
 #include <utility>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "core/status_macros.h"
 #include "core/tensor.h"
+#include "llm/random_model.h"
 
 namespace edgeq {
 namespace llm {
@@ -18,13 +17,8 @@ namespace {
 using checkpoint::MetadataValue;
 using Width = MetadataValue::Width;
 
-struct Preset {
-  const char* key;
-  RandomEncoderSpec spec;
-};
-
-std::vector<Preset> Presets() {
-  std::vector<Preset> p;
+std::vector<NamedPreset<RandomEncoderSpec>> Presets() {
+  std::vector<NamedPreset<RandomEncoderSpec>> p;
   RandomEncoderSpec s;
   s.name = "bert-tiny", s.dim = 64, s.layers = 2, s.heads = 4, s.ffn = 128, s.context = 512;
   s.vocab = 1000, s.pooling_type = 1;
@@ -169,18 +163,10 @@ absl::StatusOr<checkpoint::TensorDict> RandomGemmaEmbedding(const RandomEncoderS
 
 }  // namespace
 
-std::vector<std::string> RandomEncoderPresetNames() {
-  std::vector<std::string> names;
-  for (const Preset& p : Presets()) names.push_back(p.key);
-  return names;
-}
+std::vector<std::string> RandomEncoderPresetNames() { return PresetKeys(Presets()); }
 
 absl::StatusOr<RandomEncoderSpec> RandomEncoderPreset(absl::string_view name) {
-  for (const Preset& p : Presets()) {
-    if (absl::EqualsIgnoreCase(name, p.key)) return p.spec;
-  }
-  return absl::InvalidArgumentError(absl::StrFormat("unknown encoder shape '%s'; expected one of %s",
-                                                    name, absl::StrJoin(RandomEncoderPresetNames(), ", ")));
+  return FindPreset(Presets(), name, "encoder");
 }
 
 absl::StatusOr<checkpoint::TensorDict> RandomEncoder(const RandomEncoderSpec& s,
