@@ -3,11 +3,11 @@
 #include <cmath>
 #include <utility>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/status_macros.h"
 #include "core/tensor.h"
+#include "llm/arch/bert.h"
 #include "llm/random_model.h"
 
 namespace edgeq {
@@ -71,6 +71,12 @@ absl::Status Add(checkpoint::TensorDict& d, uint64_t seed, const std::string& na
   return d.Set(name, std::move(t));
 }
 
+// Whether the spec's architecture is encoder row `a` (llm/arch/bert.h).
+bool Is(const RandomEncoderSpec& s, arch::EncoderArch a) {
+  const arch::EncoderArchInfo* row = arch::FindEncoder(s.architecture);
+  return row != nullptr && row->arch == a;
+}
+
 void AddMetadata(const RandomEncoderSpec& s, const checkpoint::TensorDict* vocab,
                  checkpoint::TensorDict& d) {
   const std::string& a = s.architecture;
@@ -83,7 +89,7 @@ void AddMetadata(const RandomEncoderSpec& s, const checkpoint::TensorDict* vocab
   d.SetMetadata(a + ".embedding_length", u32(s.dim));
   d.SetMetadata(a + ".feed_forward_length", u32(s.ffn));
   d.SetMetadata(a + ".attention.head_count", u32(s.heads));
-  const bool gemma = a == "gemma-embedding";
+  const bool gemma = Is(s, arch::EncoderArch::kGemmaEmbedding);
   if (gemma) {
     d.SetMetadata(a + ".attention.head_count_kv", u32(s.kv_heads));
     d.SetMetadata(a + ".rope.freq_base", MetadataValue::Float(s.rope_base, Width::kF32));
@@ -107,15 +113,11 @@ void AddMetadata(const RandomEncoderSpec& s, const checkpoint::TensorDict* vocab
   d.SetMetadata("general.file_type", u32(0));
   if (!gemma) d.SetMetadata(a + ".attention.causal", MetadataValue::Bool(false));
   d.SetMetadata(a + ".pooling_type", u32(s.pooling_type));
-  if (a == "nomic-bert") {
+  if (Is(s, arch::EncoderArch::kNomicBert)) {
     d.SetMetadata(a + ".rope.freq_base", MetadataValue::Float(s.rope_base, Width::kF32));
   }
   d.SetMetadata("general.quantization_version", u32(2));
-  if (vocab != nullptr) {
-    for (const std::string& key : vocab->MetadataKeys()) {
-      if (absl::StartsWith(key, "tokenizer.")) d.SetMetadata(key, **vocab->GetMetadata(key));
-    }
-  }
+  AddTokenizerKeys(vocab, d);
   if (!gemma && !d.HasMetadata("tokenizer.ggml.token_type_count")) {
     d.SetMetadata("tokenizer.ggml.token_type_count", u32(2));
   }
@@ -176,9 +178,9 @@ absl::StatusOr<checkpoint::TensorDict> RandomEncoder(const RandomEncoderSpec& s,
     EDGEQ_ASSIGN_OR_RETURN(const MetadataValue* tokens, vocab->GetMetadata("tokenizer.ggml.tokens"));
     n_vocab = static_cast<int64_t>(tokens->size());
   }
-  if (s.architecture == "gemma-embedding") return RandomGemmaEmbedding(s, n_vocab, vocab);
-  const bool nomic = s.architecture == "nomic-bert";
-  if ((!nomic && s.architecture != "bert") || s.dim <= 0 || s.layers <= 0 || s.heads <= 0 ||
+  if (Is(s, arch::EncoderArch::kGemmaEmbedding)) return RandomGemmaEmbedding(s, n_vocab, vocab);
+  const bool nomic = Is(s, arch::EncoderArch::kNomicBert);
+  if ((!nomic && !Is(s, arch::EncoderArch::kBert)) || s.dim <= 0 || s.layers <= 0 || s.heads <= 0 ||
       s.dim % s.heads != 0 || s.ffn <= 0 || s.context <= 0 || n_vocab <= 0 ||
       (nomic && (s.dim / s.heads) % 2 != 0)) {
     return absl::InvalidArgumentError(absl::StrFormat(
