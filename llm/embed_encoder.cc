@@ -184,7 +184,7 @@ absl::Status Encoder::RunBlock(absl::Span<const std::vector<int>> seqs, Pooling 
   std::vector<NamedTensor> in = {
       {io::kTokens, tokens}, {io::kPositions, positions}, {arch::kAttentionMask, mask}};
   Tensor mask_swa;
-  if (config_.arch == arch::EncoderArch::kGemmaEmbedding) {
+  if (arch::EncoderInfo(config_.arch).sliding_window_mask) {
     // The same sequence and positions at most window / 2 apart (llama.cpp's symmetric window).
     EDGEQ_ASSIGN_OR_RETURN(mask_swa, Tensor::Full({t, t}, -1e30f));
     EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> ms, mask_swa.MutableValues<float>());

@@ -3,13 +3,12 @@
 #include <cmath>
 #include <utility>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "core/status_macros.h"
 #include "core/tensor.h"
+#include "llm/arch/bert.h"
+#include "llm/random_model.h"
 
 namespace edgeq {
 namespace llm {
@@ -18,13 +17,8 @@ namespace {
 using checkpoint::MetadataValue;
 using Width = MetadataValue::Width;
 
-struct Preset {
-  const char* key;
-  RandomEncoderSpec spec;
-};
-
-std::vector<Preset> Presets() {
-  std::vector<Preset> p;
+std::vector<NamedPreset<RandomEncoderSpec>> Presets() {
+  std::vector<NamedPreset<RandomEncoderSpec>> p;
   RandomEncoderSpec s;
   s.name = "bert-tiny", s.dim = 64, s.layers = 2, s.heads = 4, s.ffn = 128, s.context = 512;
   s.vocab = 1000, s.pooling_type = 1;
@@ -77,6 +71,12 @@ absl::Status Add(checkpoint::TensorDict& d, uint64_t seed, const std::string& na
   return d.Set(name, std::move(t));
 }
 
+// Whether the spec's architecture is encoder row `a` (llm/arch/bert.h).
+bool Is(const RandomEncoderSpec& s, arch::EncoderArch a) {
+  const arch::EncoderArchInfo* row = arch::FindEncoder(s.architecture);
+  return row != nullptr && row->arch == a;
+}
+
 void AddMetadata(const RandomEncoderSpec& s, const checkpoint::TensorDict* vocab,
                  checkpoint::TensorDict& d) {
   const std::string& a = s.architecture;
@@ -89,7 +89,7 @@ void AddMetadata(const RandomEncoderSpec& s, const checkpoint::TensorDict* vocab
   d.SetMetadata(a + ".embedding_length", u32(s.dim));
   d.SetMetadata(a + ".feed_forward_length", u32(s.ffn));
   d.SetMetadata(a + ".attention.head_count", u32(s.heads));
-  const bool gemma = a == "gemma-embedding";
+  const bool gemma = Is(s, arch::EncoderArch::kGemmaEmbedding);
   if (gemma) {
     d.SetMetadata(a + ".attention.head_count_kv", u32(s.kv_heads));
     d.SetMetadata(a + ".rope.freq_base", MetadataValue::Float(s.rope_base, Width::kF32));
@@ -113,15 +113,11 @@ void AddMetadata(const RandomEncoderSpec& s, const checkpoint::TensorDict* vocab
   d.SetMetadata("general.file_type", u32(0));
   if (!gemma) d.SetMetadata(a + ".attention.causal", MetadataValue::Bool(false));
   d.SetMetadata(a + ".pooling_type", u32(s.pooling_type));
-  if (a == "nomic-bert") {
+  if (Is(s, arch::EncoderArch::kNomicBert)) {
     d.SetMetadata(a + ".rope.freq_base", MetadataValue::Float(s.rope_base, Width::kF32));
   }
   d.SetMetadata("general.quantization_version", u32(2));
-  if (vocab != nullptr) {
-    for (const std::string& key : vocab->MetadataKeys()) {
-      if (absl::StartsWith(key, "tokenizer.")) d.SetMetadata(key, **vocab->GetMetadata(key));
-    }
-  }
+  AddTokenizerKeys(vocab, d);
   if (!gemma && !d.HasMetadata("tokenizer.ggml.token_type_count")) {
     d.SetMetadata("tokenizer.ggml.token_type_count", u32(2));
   }
@@ -169,18 +165,10 @@ absl::StatusOr<checkpoint::TensorDict> RandomGemmaEmbedding(const RandomEncoderS
 
 }  // namespace
 
-std::vector<std::string> RandomEncoderPresetNames() {
-  std::vector<std::string> names;
-  for (const Preset& p : Presets()) names.push_back(p.key);
-  return names;
-}
+std::vector<std::string> RandomEncoderPresetNames() { return PresetKeys(Presets()); }
 
 absl::StatusOr<RandomEncoderSpec> RandomEncoderPreset(absl::string_view name) {
-  for (const Preset& p : Presets()) {
-    if (absl::EqualsIgnoreCase(name, p.key)) return p.spec;
-  }
-  return absl::InvalidArgumentError(absl::StrFormat("unknown encoder shape '%s'; expected one of %s",
-                                                    name, absl::StrJoin(RandomEncoderPresetNames(), ", ")));
+  return FindPreset(Presets(), name, "encoder");
 }
 
 absl::StatusOr<checkpoint::TensorDict> RandomEncoder(const RandomEncoderSpec& s,
@@ -190,9 +178,9 @@ absl::StatusOr<checkpoint::TensorDict> RandomEncoder(const RandomEncoderSpec& s,
     EDGEQ_ASSIGN_OR_RETURN(const MetadataValue* tokens, vocab->GetMetadata("tokenizer.ggml.tokens"));
     n_vocab = static_cast<int64_t>(tokens->size());
   }
-  if (s.architecture == "gemma-embedding") return RandomGemmaEmbedding(s, n_vocab, vocab);
-  const bool nomic = s.architecture == "nomic-bert";
-  if ((!nomic && s.architecture != "bert") || s.dim <= 0 || s.layers <= 0 || s.heads <= 0 ||
+  if (Is(s, arch::EncoderArch::kGemmaEmbedding)) return RandomGemmaEmbedding(s, n_vocab, vocab);
+  const bool nomic = Is(s, arch::EncoderArch::kNomicBert);
+  if ((!nomic && !Is(s, arch::EncoderArch::kBert)) || s.dim <= 0 || s.layers <= 0 || s.heads <= 0 ||
       s.dim % s.heads != 0 || s.ffn <= 0 || s.context <= 0 || n_vocab <= 0 ||
       (nomic && (s.dim / s.heads) % 2 != 0)) {
     return absl::InvalidArgumentError(absl::StrFormat(

@@ -83,9 +83,15 @@ absl::Status OpenedModel::LoadModel(ModelOptions options) {
 }
 
 absl::StatusOr<OpenedModel> OpenFile(const std::string& path, const OpenOptions& options) {
+  EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
+  return OpenFile(path, std::move(file), options);
+}
+
+absl::StatusOr<OpenedModel> OpenFile(const std::string& path, checkpoint::OpenedCheckpoint file,
+                                     const OpenOptions& options) {
   OpenedModel m;
   m.path = path;
-  EDGEQ_ASSIGN_OR_RETURN(m.file, checkpoint::OpenCheckpoint(path));
+  m.file = std::move(file);
   absl::StatusOr<ModelConfig> config = ModelConfig::FromMetadata(m.file.dict);
   if (!config.ok()) return Prefixed(path, config.status());
   m.config = *std::move(config);
@@ -98,6 +104,13 @@ absl::StatusOr<OpenedModel> OpenFile(const std::string& path, const OpenOptions&
 
 absl::StatusOr<OpenedModel> Open(const std::string& path, const OpenOptions& options) {
   EDGEQ_ASSIGN_OR_RETURN(OpenedModel m, OpenFile(path, options));
+  EDGEQ_RETURN_IF_ERROR(m.LoadModel(options.model));
+  return m;
+}
+
+absl::StatusOr<OpenedModel> Open(const std::string& path, checkpoint::OpenedCheckpoint file,
+                                 const OpenOptions& options) {
+  EDGEQ_ASSIGN_OR_RETURN(OpenedModel m, OpenFile(path, std::move(file), options));
   EDGEQ_RETURN_IF_ERROR(m.LoadModel(options.model));
   return m;
 }

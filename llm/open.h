@@ -1,7 +1,7 @@
 // llm::Open: a model file opened for use in one call: the checkpoint mapped, its configuration
 // read, its text tokenizer and (on request) its chat template opened, and the model loaded. What
-// the CLI (run, chat, perplexity, bench, embed) and the C API's edgeq_llm_load (and so Python)
-// call, so that each opens a model the same way and fails with the same messages.
+// the CLI (run, chat, perplexity, bench, embed's decoders) and the C API's edgeq_llm_load (and so
+// Python) call, so that each opens a model the same way and fails with the same messages.
 //
 //   llm::OpenOptions options;
 //   options.model.num_threads = 2;
@@ -81,6 +81,10 @@ struct OpenedModel {
 
 // Everything but the model: checkpoint, configuration, tokenizer, chat template.
 absl::StatusOr<OpenedModel> OpenFile(const std::string& path, const OpenOptions& options = {});
+// The same for a checkpoint the caller has already opened from `path` (`edgeq embed` reads its
+// architecture first to tell a decoder from an encoder); errors as OpenFile's after the mapping.
+absl::StatusOr<OpenedModel> OpenFile(const std::string& path, checkpoint::OpenedCheckpoint file,
+                                     const OpenOptions& options = {});
 
 // The model's own chat template (what OpenOptions::chat_template opens): tokenizer.chat_template
 // as Jinja with the tokenizer's BOS and EOS texts. NotFound "'PATH' carries no
@@ -90,6 +94,8 @@ absl::StatusOr<std::shared_ptr<const ChatTemplate>> OpenChatTemplate(const Opene
 
 // OpenFile, then LoadModel(options.model).
 absl::StatusOr<OpenedModel> Open(const std::string& path, const OpenOptions& options = {});
+absl::StatusOr<OpenedModel> Open(const std::string& path, checkpoint::OpenedCheckpoint file,
+                                 const OpenOptions& options = {});
 
 }  // namespace llm
 }  // namespace edgeq

@@ -87,6 +87,22 @@ TEST(OpenTest, OpenFileLeavesTheModelToLoadModel) {
   EXPECT_EQ(m->model->context_length(), 16);
 }
 
+TEST(OpenTest, AnAlreadyOpenedCheckpoint) {
+  const std::string path = WriteModel("preopened", true);
+  absl::StatusOr<checkpoint::OpenedCheckpoint> file = checkpoint::OpenCheckpoint(path);
+  ASSERT_TRUE(file.ok()) << file.status();
+  OpenOptions o;
+  o.model.context_length = 8;
+  absl::StatusOr<OpenedModel> m = Open(path, *std::move(file), o);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->path, path);
+  ASSERT_NE(m->model, nullptr);
+  EXPECT_EQ(m->model->context_length(), 8);
+  EXPECT_EQ(m->config.vocab_size, 300);
+  ASSERT_NE(m->tokenizer, nullptr);
+  EXPECT_EQ(m->tokenizer->bos(), 1);
+}
+
 TEST(OpenTest, TokenizerUseWithoutAVocabulary) {
   const std::string path = WriteModel("novocab", /*vocab=*/false);
   OpenOptions o;

@@ -2,14 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <utility>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
 #include "core/status_macros.h"
 #include "core/tensor.h"
 #include "llm/arch/arch_table.h"
@@ -20,130 +17,6 @@ namespace {
 
 using checkpoint::MetadataValue;
 using Width = checkpoint::MetadataValue::Width;
-
-struct Preset {
-  const char* key;
-  RandomModelSpec spec;
-};
-
-std::vector<Preset> Presets() {
-  std::vector<Preset> p;
-  RandomModelSpec s;
-  s = RandomModelSpec{};
-  s.name = "stories15M";
-  s.dim = 288, s.layers = 6, s.heads = 6, s.kv_heads = 6, s.ffn = 768, s.vocab = 32000;
-  s.context = 256, s.rope_base = 10000.0f, s.tied = true;
-  p.push_back({"stories15m", s});
-  s = RandomModelSpec{};
-  s.name = "SmolLM2-135M";
-  s.dim = 576, s.layers = 30, s.heads = 9, s.kv_heads = 3, s.ffn = 1536, s.vocab = 49152;
-  s.context = 8192, s.rope_base = 100000.0f, s.tied = true;
-  p.push_back({"smollm2-135m", s});
-  s = RandomModelSpec{};
-  s.name = "TinyLlama-1.1B";
-  s.dim = 2048, s.layers = 22, s.heads = 32, s.kv_heads = 4, s.ffn = 5632, s.vocab = 32000;
-  s.context = 2048, s.rope_base = 10000.0f, s.tied = false;
-  p.push_back({"tinyllama-1.1b", s});
-  s = RandomModelSpec{};
-  s.name = "Llama-3.2-1B";
-  s.dim = 2048, s.layers = 16, s.heads = 32, s.kv_heads = 8, s.ffn = 8192, s.vocab = 128256;
-  s.context = 131072, s.rope_base = 500000.0f, s.tied = true, s.head_dim_keys = true;
-  s.llama3_rope = true, s.rope_factor = 32.0f, s.rope_low_freq_factor = 1.0f;
-  s.rope_high_freq_factor = 4.0f, s.rope_original_context = 8192;
-  p.push_back({"llama-3.2-1b", s});
-  s = RandomModelSpec{};
-  s.name = "Qwen2.5-0.5B", s.architecture = "qwen2";
-  s.dim = 896, s.layers = 24, s.heads = 14, s.kv_heads = 2, s.ffn = 4864, s.vocab = 151936;
-  s.context = 32768, s.rope_base = 1000000.0f, s.rms_eps = 1e-6f, s.tied = true;
-  p.push_back({"qwen2.5-0.5b", s});
-  s = RandomModelSpec{};
-  s.name = "Qwen3-0.6B", s.architecture = "qwen3";
-  s.dim = 1024, s.layers = 28, s.heads = 16, s.kv_heads = 8, s.head_dim = 128, s.ffn = 3072;
-  s.vocab = 151936, s.context = 40960, s.rope_base = 1000000.0f, s.rms_eps = 1e-6f, s.tied = true;
-  p.push_back({"qwen3-0.6b", s});
-  s = RandomModelSpec{};
-  s.name = "Gemma-3-270M", s.architecture = "gemma3";
-  s.dim = 640, s.layers = 18, s.heads = 4, s.kv_heads = 1, s.head_dim = 256, s.ffn = 2048;
-  s.vocab = 262144, s.context = 32768, s.rope_base = 1000000.0f, s.rms_eps = 1e-6f, s.tied = true;
-  s.sliding_window = 512, s.sliding_window_pattern = 6, s.rope_base_swa = 10000.0f;
-  p.push_back({"gemma3-270m", s});
-  s = RandomModelSpec{};
-  s.name = "Phi 3.5 mini", s.architecture = "phi3";
-  s.dim = 3072, s.layers = 32, s.heads = 32, s.kv_heads = 32, s.ffn = 8192, s.vocab = 32064;
-  s.context = 131072, s.rope_base = 10000.0f, s.rms_eps = 1e-5f, s.tied = false;
-  s.rope_original_context = 4096, s.rope_factor = 32.0f;
-  p.push_back({"phi3.5-mini", s});
-  s = RandomModelSpec{};
-  s.name = "SmolLM3-3B", s.architecture = "smollm3";
-  s.dim = 2048, s.layers = 36, s.heads = 16, s.kv_heads = 4, s.ffn = 11008, s.vocab = 128256;
-  s.context = 65536, s.rope_base = 5000000.0f, s.rms_eps = 1e-6f, s.tied = true;
-  p.push_back({"smollm3-3b", s});
-  s.name = "SmolLM3 tiny";  // its structure at small width: 8 layers, 2 without RoPE
-  s.dim = 64, s.layers = 8, s.heads = 4, s.kv_heads = 2, s.ffn = 128, s.vocab = 512;
-  p.push_back({"smollm3-tiny", s});
-  s = RandomModelSpec{};
-  s.name = "LFM2-1.2B", s.architecture = "lfm2";  // conv layers but 2, 5, 8, 10, 12, 14
-  s.dim = 2048, s.layers = 16, s.heads = 32, s.kv_heads = 8, s.ffn = 8192, s.vocab = 65536;
-  s.context = 128000, s.rope_base = 1000000.0f, s.rms_eps = 1e-5f, s.tied = true;
-  s.shortconv_l_cache = 3, s.attention_layers = {2, 5, 8, 10, 12, 14};
-  p.push_back({"lfm2-1.2b", s});
-  s.name = "LFM2 tiny";  // its structure at small width: 6 layers, attention on 2 and 5
-  s.dim = 64, s.layers = 6, s.heads = 4, s.kv_heads = 2, s.ffn = 128, s.vocab = 512;
-  p.push_back({"lfm2-tiny", s});
-  // Qwen3.5-0.8B (its config.json: 24 layers, 3 gated delta-net ones per full-attention one,
-  // partial M-RoPE on 64 of 256 head dims, sections 11/11/10).
-  s = RandomModelSpec{};
-  s.name = "Qwen3.5-0.8B", s.architecture = "qwen35";
-  s.dim = 1024, s.layers = 24, s.heads = 8, s.kv_heads = 2, s.head_dim = 256, s.ffn = 3584;
-  s.vocab = 248320, s.context = 262144, s.rope_base = 10000000.0f, s.rms_eps = 1e-6f;
-  s.tied = true, s.rope_dims = 64, s.rope_sections = {11, 11, 10, 0};
-  s.ssm_conv_kernel = 4, s.ssm_state = 128, s.ssm_key_heads = 16, s.ssm_value_heads = 16;
-  p.push_back({"qwen3.5-0.8b", s});
-  s.name = "Qwen3.5 tiny";  // 8 layers (2 full attention), grouped key heads (2 for 4 values)
-  s.dim = 64, s.layers = 8, s.heads = 4, s.kv_heads = 2, s.head_dim = 32, s.ffn = 128;
-  s.vocab = 512, s.context = 4096, s.rope_dims = 8, s.rope_sections = {2, 1, 1, 0};
-  s.ssm_state = 16, s.ssm_key_heads = 2, s.ssm_value_heads = 4;
-  p.push_back({"qwen3.5-tiny", s});
-  s.name = "Gemma-4-E2B", s.architecture = "gemma4";
-  s.dim = 1536, s.layers = 35, s.heads = 8, s.kv_heads = 1, s.head_dim = 512, s.ffn = 6144;
-  s.head_dim_swa = 256, s.vocab = 262144, s.context = 131072, s.rope_base = 1000000.0f;
-  s.rms_eps = 1e-6f, s.tied = true, s.sliding_window = 512, s.sliding_window_pattern = 5;
-  s.rope_base_swa = 10000.0f, s.shared_kv_layers = 20, s.per_layer_dim = 256;
-  s.double_wide_mlp = true, s.partial_rotary_full = 0.25f, s.final_logit_softcapping = 30.0f;
-  p.push_back({"gemma4-e2b", s});
-  // Its structure at small width: 10 layers (4 and 9 full), the last 5 sharing layers 3 and 4's
-  // caches, a window of 16, no attn_v on the full layers.
-  s.name = "Gemma 4 tiny";
-  s.dim = 64, s.layers = 10, s.heads = 4, s.kv_heads = 2, s.head_dim = 32, s.head_dim_swa = 16;
-  s.ffn = 128, s.vocab = 512, s.context = 256, s.sliding_window = 16, s.shared_kv_layers = 5;
-  s.per_layer_dim = 16, s.value_from_key = true;
-  p.push_back({"gemma4-tiny", s});
-  // Qwen3-30B-A3B (its config.json: 48 layers, 128 experts of 768, 8 per token).
-  s = RandomModelSpec{};
-  s.name = "Qwen3-30B-A3B", s.architecture = "qwen3moe";
-  s.dim = 2048, s.layers = 48, s.heads = 32, s.kv_heads = 4, s.head_dim = 128, s.ffn = 6144;
-  s.vocab = 151936, s.context = 40960, s.rope_base = 1000000.0f, s.rms_eps = 1e-6f, s.tied = false;
-  s.expert_count = 128, s.expert_used = 8, s.expert_ffn = 768;
-  p.push_back({"qwen3-30b-a3b", s});
-  s.name = "Qwen3-MoE tiny";  // 4 layers, 8 experts of 32, 2 per token
-  s.dim = 64, s.layers = 4, s.heads = 4, s.kv_heads = 2, s.head_dim = 16, s.ffn = 128;
-  s.vocab = 512, s.context = 4096, s.expert_count = 8, s.expert_used = 2, s.expert_ffn = 32;
-  p.push_back({"qwen3moe-tiny", s});
-  // LFM2-8B-A1B (its config.json: 24 layers, attention on 2, 6, 10, 14, 18, 21, the first 2
-  // dense, 32 experts of 1792, 4 per token, sigmoid routing with an expert bias).
-  s = RandomModelSpec{};
-  s.name = "LFM2-8B-A1B", s.architecture = "lfm2moe";
-  s.dim = 2048, s.layers = 24, s.heads = 32, s.kv_heads = 8, s.ffn = 7168, s.vocab = 65536;
-  s.context = 128000, s.rope_base = 1000000.0f, s.rms_eps = 1e-5f, s.tied = true;
-  s.shortconv_l_cache = 3, s.attention_layers = {2, 6, 10, 14, 18, 21};
-  s.expert_count = 32, s.expert_used = 4, s.expert_ffn = 1792, s.leading_dense = 2;
-  p.push_back({"lfm2-8b-a1b", s});
-  s.name = "LFM2-MoE tiny";  // 6 layers (attention on 2 and 5, the first 2 dense), 8 experts
-  s.dim = 64, s.layers = 6, s.heads = 4, s.kv_heads = 2, s.ffn = 128, s.vocab = 512;
-  s.attention_layers = {2, 5}, s.expert_count = 8, s.expert_used = 2, s.expert_ffn = 32;
-  p.push_back({"lfm2moe-tiny", s});
-  return p;
-}
 
 // FNV-1a of the name, mixed with the seed: one stream per tensor.
 uint64_t StreamSeed(uint64_t seed, const std::string& name) {
@@ -181,7 +54,8 @@ absl::StatusOr<Tensor> RandomTensor(uint64_t seed, const std::string& name,
 
 // Metadata in the order convert_hf_to_gguf.py writes it: general.*, set_gguf_parameters(),
 // quantization version, then the vocabulary.
-void AddMetadata(const RandomModelSpec& s, const arch::ArchInfo& row, int64_t n_vocab, int head_dim,
+void AddMetadata(const RandomModelSpec& s, const arch::ArchInfo& row,
+                 const RandomArchitecture* hooks, int64_t n_vocab, int head_dim,
                  const checkpoint::TensorDict* vocab, checkpoint::TensorDict& d) {
   const std::string& a = s.architecture;
   auto u32 = [](int64_t v) { return MetadataValue::Int(v, Width::kU32); };
@@ -222,17 +96,7 @@ void AddMetadata(const RandomModelSpec& s, const arch::ArchInfo& row, int64_t n_
         f32(scale <= 1.0 ? 1.0
                          : std::sqrt(1.0 + std::log(scale) / std::log(s.rope_original_context))));
   }
-  if (row.arch == arch::Arch::kQwen35) {
-    std::vector<int64_t> sections(s.rope_sections.begin(), s.rope_sections.end());
-    d.SetMetadata(a + ".rope.dimension_sections",
-                  MetadataValue::IntArray(std::move(sections), Width::kI32));
-    d.SetMetadata(a + ".ssm.conv_kernel", u32(s.ssm_conv_kernel));
-    d.SetMetadata(a + ".ssm.state_size", u32(s.ssm_state));
-    d.SetMetadata(a + ".ssm.group_count", u32(s.ssm_key_heads));
-    d.SetMetadata(a + ".ssm.time_step_rank", u32(s.ssm_value_heads));
-    d.SetMetadata(a + ".ssm.inner_size", u32(s.ssm_value_heads * s.ssm_state));
-    d.SetMetadata(a + ".full_attention_interval", u32(s.full_attention_interval));
-  }
+  if (hooks != nullptr && hooks->keys_after_rope != nullptr) hooks->keys_after_rope(s, a + ".", d);
   d.SetMetadata("general.file_type", u32(0));  // LLAMA_FTYPE_ALL_F32
   d.SetMetadata(a + ".vocab_size", u32(n_vocab));
   d.SetMetadata(a + ".rope.dimension_count", u32(s.rope_dims > 0 ? s.rope_dims : head_dim));
@@ -243,73 +107,27 @@ void AddMetadata(const RandomModelSpec& s, const arch::ArchInfo& row, int64_t n_
     d.SetMetadata(a + ".expert_count", u32(s.expert_count));
     d.SetMetadata(a + ".expert_used_count", u32(s.expert_used));
     d.SetMetadata(a + ".expert_feed_forward_length", u32(s.expert_ffn));
-    if (row.arch == arch::Arch::kLfm2moe) {
-      d.SetMetadata(a + ".leading_dense_block_count", u32(s.leading_dense));
-      d.SetMetadata(a + ".expert_gating_func", u32(s.expert_gating));
+    if (hooks != nullptr && hooks->keys_after_experts != nullptr) {
+      hooks->keys_after_experts(s, a + ".", d);
     }
   }
   d.SetMetadata("general.quantization_version", u32(2));
-  if (vocab != nullptr) {
-    for (const std::string& key : vocab->MetadataKeys()) {
-      if (absl::StartsWith(key, "tokenizer.")) d.SetMetadata(key, **vocab->GetMetadata(key));
-    }
-  }
+  AddTokenizerKeys(vocab, d);
 }
 
-using AddFn = std::function<absl::Status(const std::string& name, std::vector<int64_t> shape,
-                                         std::vector<float> values, bool centered)>;
-
-// A qwen35 layer: full attention (attn_q of query and gate rows per head, q/k norms) on every
-// full_attention_interval-th layer, else gated delta-net tensors (ssm_a = -exp(A_log) made up
-// in [-1, -0.5], so that every head decays).
-absl::Status AddQwen35Layer(const RandomModelSpec& s, int l, int head_dim, const AddFn& add) {
-  if (s.ssm_state <= 0 || s.ssm_key_heads <= 0 || s.ssm_value_heads % s.ssm_key_heads != 0 ||
-      s.ssm_value_heads <= 0 || s.ssm_conv_kernel < 2 || s.full_attention_interval <= 0) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "bad qwen35 shape: ssm state %d, key heads %d, value heads %d, conv kernel %d, full "
-        "attention interval %d (positive, value heads a multiple of key heads, kernel >= 2)",
-        s.ssm_state, s.ssm_key_heads, s.ssm_value_heads, s.ssm_conv_kernel,
-        s.full_attention_interval));
+// Whether the row's converter writes layer tensor `gguf` (its Hugging Face tensor map).
+bool MapsTensor(const arch::ArchInfo& row, absl::string_view gguf) {
+  for (size_t i = 0; i < row.hf_tensor_count; ++i) {
+    if (gguf == row.hf_tensors[i].gguf) return true;
   }
-  const std::string p = absl::StrCat("blk.", l, ".");
-  const int64_t q_dim = int64_t{head_dim} * s.heads, kv_dim = int64_t{head_dim} * s.kv_heads;
-  const int64_t key_dim = int64_t{s.ssm_key_heads} * s.ssm_state;
-  const int64_t value_dim = int64_t{s.ssm_value_heads} * s.ssm_state;
-  EDGEQ_RETURN_IF_ERROR(add(p + "attn_norm.weight", {s.dim}, {}, false));
-  EDGEQ_RETURN_IF_ERROR(add(p + "post_attention_norm.weight", {s.dim}, {}, false));
-  EDGEQ_RETURN_IF_ERROR(add(p + "ffn_down.weight", {s.dim, s.ffn}, {}, false));
-  EDGEQ_RETURN_IF_ERROR(add(p + "ffn_gate.weight", {s.ffn, s.dim}, {}, false));
-  EDGEQ_RETURN_IF_ERROR(add(p + "ffn_up.weight", {s.ffn, s.dim}, {}, false));
-  if ((l + 1) % s.full_attention_interval == 0) {
-    EDGEQ_RETURN_IF_ERROR(add(p + "attn_q.weight", {2 * q_dim, s.dim}, {}, false));
-    EDGEQ_RETURN_IF_ERROR(add(p + "attn_k.weight", {kv_dim, s.dim}, {}, false));
-    EDGEQ_RETURN_IF_ERROR(add(p + "attn_v.weight", {kv_dim, s.dim}, {}, false));
-    EDGEQ_RETURN_IF_ERROR(add(p + "attn_output.weight", {s.dim, q_dim}, {}, false));
-    EDGEQ_RETURN_IF_ERROR(add(p + "attn_q_norm.weight", {head_dim}, {}, false));
-    EDGEQ_RETURN_IF_ERROR(add(p + "attn_k_norm.weight", {head_dim}, {}, false));
-    return absl::OkStatus();
-  }
-  std::vector<float> a;
-  for (int h = 0; h < s.ssm_value_heads; ++h) {
-    a.push_back(-1.0f + 0.5f * static_cast<float>(h) / static_cast<float>(s.ssm_value_heads));
-  }
-  EDGEQ_RETURN_IF_ERROR(add(p + "attn_qkv.weight", {2 * key_dim + value_dim, s.dim}, {}, false));
-  EDGEQ_RETURN_IF_ERROR(add(p + "attn_gate.weight", {value_dim, s.dim}, {}, false));
-  EDGEQ_RETURN_IF_ERROR(
-      add(p + "ssm_conv1d.weight", {2 * key_dim + value_dim, s.ssm_conv_kernel}, {}, false));
-  EDGEQ_RETURN_IF_ERROR(add(p + "ssm_dt.bias", {s.ssm_value_heads}, {}, true));
-  EDGEQ_RETURN_IF_ERROR(add(p + "ssm_a", {s.ssm_value_heads}, a, false));
-  EDGEQ_RETURN_IF_ERROR(add(p + "ssm_beta.weight", {s.ssm_value_heads, s.dim}, {}, false));
-  EDGEQ_RETURN_IF_ERROR(add(p + "ssm_alpha.weight", {s.ssm_value_heads, s.dim}, {}, false));
-  EDGEQ_RETURN_IF_ERROR(add(p + "ssm_norm.weight", {s.ssm_state}, {}, false));
-  return add(p + "ssm_out.weight", {s.dim, value_dim}, {}, false);
+  return false;
 }
 
 // An MoE layer's FFN tensors (prefix p = "blk.N."): the router, the experts as 3-D tensors
 // [experts, rows, columns], lfm2moe's selection bias (centered: U(-0.5, 0.5), which changes the
 // choice among sigmoid probabilities).
 absl::Status AddMoeTensors(const RandomModelSpec& s, const arch::ArchInfo& row,
-                           const std::string& p, const AddFn& add) {
+                           const std::string& p, const RandomTensorFn& add) {
   const int64_t e = s.expert_count;
   if (s.expert_used <= 0 || s.expert_used > e || s.expert_ffn <= 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -320,158 +138,74 @@ absl::Status AddMoeTensors(const RandomModelSpec& s, const arch::ArchInfo& row,
   EDGEQ_RETURN_IF_ERROR(add(p + "ffn_gate_exps.weight", {e, s.expert_ffn, s.dim}, {}, false));
   EDGEQ_RETURN_IF_ERROR(add(p + "ffn_up_exps.weight", {e, s.expert_ffn, s.dim}, {}, false));
   EDGEQ_RETURN_IF_ERROR(add(p + "ffn_down_exps.weight", {e, s.dim, s.expert_ffn}, {}, false));
-  if (row.arch == arch::Arch::kLfm2moe) {
+  if (MapsTensor(row, "exp_probs_b.bias")) {  // lfm2moe's selection bias
     EDGEQ_RETURN_IF_ERROR(add(p + "exp_probs_b.bias", {e}, {}, /*centered=*/true));
   }
   return absl::OkStatus();
 }
 
-// A tensor `name` of `shape` holding `values`, or RandomTensor's random ones, added to `d`.
+std::vector<RandomArchitecture>& Registry() {
+  static auto* registry = new std::vector<RandomArchitecture>();
+  return *registry;
+}
+
+const RandomArchitecture* FindRandomArchitecture(absl::string_view gguf_name) {
+  for (const RandomArchitecture& a : Registry()) {
+    if (gguf_name == a.gguf_name) return &a;
+  }
+  return nullptr;
+}
+
+// The row index of `gguf_name` (the table's size if none).
+size_t RowIndex(absl::string_view gguf_name) {
+  const absl::Span<const arch::ArchInfo> rows = arch::Architectures();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (gguf_name == rows[i].gguf_name) return i;
+  }
+  return rows.size();
+}
+
+std::vector<NamedPreset<RandomModelSpec>> Presets() {
+  std::vector<NamedPreset<RandomModelSpec>> p;
+  for (const RandomArchitecture& a : RandomArchitectures()) {
+    if (a.presets == nullptr) continue;
+    for (NamedPreset<RandomModelSpec>& preset : a.presets()) p.push_back(std::move(preset));
+  }
+  return p;
+}
+
+}  // namespace
+
+bool RegisterRandomArchitecture(const RandomArchitecture& a) {
+  Registry().push_back(a);
+  return true;
+}
+
+std::vector<RandomArchitecture> RandomArchitectures() {
+  std::vector<RandomArchitecture> r = Registry();
+  std::stable_sort(r.begin(), r.end(), [](const RandomArchitecture& x, const RandomArchitecture& y) {
+    return RowIndex(x.gguf_name) < RowIndex(y.gguf_name);
+  });
+  return r;
+}
+
 absl::Status AddRandomTensor(uint64_t seed, const std::string& name, std::vector<int64_t> shape,
                              std::vector<float> values, bool centered, checkpoint::TensorDict& d) {
   EDGEQ_ASSIGN_OR_RETURN(Tensor t, RandomTensor(seed, name, shape, values, centered));
   return d.Set(name, std::move(t));
 }
 
-// gemma4's metadata, in the order Gemma4Model (convert_hf_to_gguf.py) writes it.
-void AddGemma4Metadata(const RandomModelSpec& s, int64_t n_vocab, int hs_swa,
-                       const std::vector<int64_t>& ffn, const std::vector<bool>& swa,
-                       const checkpoint::TensorDict* vocab, checkpoint::TensorDict& d) {
-  const std::string a = "gemma4.";
-  auto u32 = [](int64_t v) { return MetadataValue::Int(v, Width::kU32); };
-  auto f32 = [](double v) { return MetadataValue::Float(v, Width::kF32); };
-  d.SetMetadata("general.architecture", MetadataValue::String("gemma4"));
-  d.SetMetadata("general.type", MetadataValue::String("model"));
-  d.SetMetadata("general.name", MetadataValue::String(absl::StrCat(s.name, " (edgeq random)")));
-  d.SetMetadata(a + "block_count", u32(s.layers));
-  d.SetMetadata(a + "context_length", u32(s.context));
-  d.SetMetadata(a + "embedding_length", u32(s.dim));
-  d.SetMetadata(a + "feed_forward_length",
-                s.double_wide_mlp ? MetadataValue::IntArray(ffn, Width::kU32) : u32(s.ffn));
-  d.SetMetadata(a + "attention.head_count", u32(s.heads));
-  d.SetMetadata(a + "attention.head_count_kv", u32(s.kv_heads));
-  d.SetMetadata(a + "rope.freq_base", f32(s.rope_base));
-  d.SetMetadata(a + "attention.layer_norm_rms_epsilon", f32(s.rms_eps));
-  d.SetMetadata(a + "attention.sliding_window", u32(s.sliding_window));
-  d.SetMetadata(a + "rope.freq_base_swa", f32(s.rope_base_swa));
-  d.SetMetadata(a + "final_logit_softcapping", f32(s.final_logit_softcapping));
-  d.SetMetadata(a + "attention.shared_kv_layers", u32(s.shared_kv_layers));
-  d.SetMetadata(a + "embedding_length_per_layer_input", u32(s.per_layer_dim));
-  d.SetMetadata(a + "attention.sliding_window_pattern", MetadataValue::BoolArray(swa));
-  d.SetMetadata(a + "attention.key_length", u32(s.head_dim));
-  d.SetMetadata(a + "attention.value_length", u32(s.head_dim));
-  d.SetMetadata(a + "attention.key_length_swa", u32(hs_swa));
-  d.SetMetadata(a + "attention.value_length_swa", u32(hs_swa));
-  d.SetMetadata(a + "rope.dimension_count", u32(s.head_dim));
-  d.SetMetadata(a + "rope.dimension_count_swa", u32(hs_swa));
-  d.SetMetadata("general.file_type", u32(0));  // LLAMA_FTYPE_ALL_F32
-  d.SetMetadata(a + "vocab_size", u32(n_vocab));
-  d.SetMetadata("general.quantization_version", u32(2));
-  if (vocab != nullptr) {
-    for (const std::string& key : vocab->MetadataKeys()) {
-      if (absl::StartsWith(key, "tokenizer.")) d.SetMetadata(key, **vocab->GetMetadata(key));
-    }
+void AddTokenizerKeys(const checkpoint::TensorDict* vocab, checkpoint::TensorDict& d) {
+  if (vocab == nullptr) return;
+  for (const std::string& key : vocab->MetadataKeys()) {
+    if (absl::StartsWith(key, "tokenizer.")) d.SetMetadata(key, **vocab->GetMetadata(key));
   }
 }
 
-// One gemma4 layer's tensors (no K/V ones on a shared-KV layer).
-absl::Status AddGemma4Layer(const RandomModelSpec& s, int l, int hs, int64_t ffn, bool swa,
-                            checkpoint::TensorDict& d) {
-  const std::string p = absl::StrCat("blk.", l, ".");
-  const bool cached = l < s.layers - s.shared_kv_layers;
-  auto add = [&](const std::string& name, std::vector<int64_t> shape) {
-    return AddRandomTensor(s.seed, p + name, std::move(shape), {}, false, d);
-  };
-  EDGEQ_RETURN_IF_ERROR(add("attn_norm.weight", {s.dim}));
-  EDGEQ_RETURN_IF_ERROR(add("attn_q.weight", {s.heads * hs, s.dim}));
-  if (cached) {
-    EDGEQ_RETURN_IF_ERROR(add("attn_k.weight", {s.kv_heads * hs, s.dim}));
-    if (swa || !s.value_from_key) {
-      EDGEQ_RETURN_IF_ERROR(add("attn_v.weight", {s.kv_heads * hs, s.dim}));
-    }
-    EDGEQ_RETURN_IF_ERROR(add("attn_k_norm.weight", {hs}));
-  }
-  EDGEQ_RETURN_IF_ERROR(add("attn_output.weight", {s.dim, s.heads * hs}));
-  EDGEQ_RETURN_IF_ERROR(add("attn_q_norm.weight", {hs}));
-  EDGEQ_RETURN_IF_ERROR(add("post_attention_norm.weight", {s.dim}));
-  EDGEQ_RETURN_IF_ERROR(add("ffn_norm.weight", {s.dim}));
-  EDGEQ_RETURN_IF_ERROR(add("ffn_gate.weight", {ffn, s.dim}));
-  EDGEQ_RETURN_IF_ERROR(add("ffn_up.weight", {ffn, s.dim}));
-  EDGEQ_RETURN_IF_ERROR(add("ffn_down.weight", {s.dim, ffn}));
-  EDGEQ_RETURN_IF_ERROR(add("post_ffw_norm.weight", {s.dim}));
-  if (s.per_layer_dim > 0) {
-    EDGEQ_RETURN_IF_ERROR(add("inp_gate.weight", {s.per_layer_dim, s.dim}));
-    EDGEQ_RETURN_IF_ERROR(add("proj.weight", {s.dim, s.per_layer_dim}));
-    EDGEQ_RETURN_IF_ERROR(add("post_norm.weight", {s.dim}));
-  }
-  return add("layer_output_scale.weight", {1});
-}
-
-// The gemma4 file llama.cpp's Gemma4Model converter would write for these shapes.
-absl::StatusOr<checkpoint::TensorDict> Gemma4RandomModel(const RandomModelSpec& s, int64_t n_vocab,
-                                                         const checkpoint::TensorDict* vocab) {
-  const int hs_full = s.head_dim > 0 ? s.head_dim : s.dim / s.heads;
-  const int hs_swa = s.head_dim_swa > 0 ? s.head_dim_swa : hs_full;
-  const int cached = s.layers - s.shared_kv_layers;
-  const int n = s.sliding_window_pattern;
-  if (s.shared_kv_layers < 0 || s.per_layer_dim < 0 || hs_swa % 2 != 0 || s.sliding_window <= 0 ||
-      (s.shared_kv_layers > 0 &&
-       (cached < 2 || (cached - 2) % n == n - 1 || (cached - 1) % n != n - 1))) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "bad gemma4 shape: %d layers, %d shared-KV, pattern %d, window %d, swa head dim %d, "
-        "per-layer width %d (the last two cached layers must be sliding-window then full)",
-        s.layers, s.shared_kv_layers, n, s.sliding_window, hs_swa, s.per_layer_dim));
-  }
-  std::vector<bool> swa;
-  std::vector<int64_t> ffn;
-  for (int l = 0; l < s.layers; ++l) {
-    swa.push_back(l % n < n - 1);
-    ffn.push_back(s.double_wide_mlp && l >= cached ? 2 * s.ffn : s.ffn);
-  }
-  checkpoint::TensorDict d;
-  // Full layers: pairs beyond partial_rotary_full of the head stay unrotated (factor 1e30).
-  const int rotated = static_cast<int>(hs_full * s.partial_rotary_full / 2);
-  std::vector<float> factors(hs_full / 2, 1e30f);
-  std::fill(factors.begin(), factors.begin() + std::min(rotated, hs_full / 2), 1.0f);
-  EDGEQ_RETURN_IF_ERROR(
-      AddRandomTensor(s.seed, "rope_freqs.weight", {hs_full / 2}, factors, false, d));
-  EDGEQ_RETURN_IF_ERROR(
-      AddRandomTensor(s.seed, "token_embd.weight", {n_vocab, s.dim}, {}, false, d));
-  if (s.per_layer_dim > 0) {
-    const int64_t width = static_cast<int64_t>(s.layers) * s.per_layer_dim;
-    EDGEQ_RETURN_IF_ERROR(
-        AddRandomTensor(s.seed, "per_layer_token_embd.weight", {n_vocab, width}, {}, false, d));
-    EDGEQ_RETURN_IF_ERROR(
-        AddRandomTensor(s.seed, "per_layer_model_proj.weight", {width, s.dim}, {}, false, d));
-    EDGEQ_RETURN_IF_ERROR(
-        AddRandomTensor(s.seed, "per_layer_proj_norm.weight", {s.per_layer_dim}, {}, false, d));
-  }
-  for (int l = 0; l < s.layers; ++l) {
-    EDGEQ_RETURN_IF_ERROR(AddGemma4Layer(s, l, swa[l] ? hs_swa : hs_full, ffn[l], swa[l], d));
-  }
-  EDGEQ_RETURN_IF_ERROR(AddRandomTensor(s.seed, "output_norm.weight", {s.dim}, {}, false, d));
-  if (!s.tied) {
-    EDGEQ_RETURN_IF_ERROR(AddRandomTensor(s.seed, "output.weight", {n_vocab, s.dim}, {}, false, d));
-  }
-  AddGemma4Metadata(s, n_vocab, hs_swa, ffn, swa, vocab, d);
-  return d;
-}
-
-}  // namespace
-
-std::vector<std::string> RandomModelPresetNames() {
-  std::vector<std::string> names;
-  for (const Preset& p : Presets()) names.push_back(p.key);
-  return names;
-}
+std::vector<std::string> RandomModelPresetNames() { return PresetKeys(Presets()); }
 
 absl::StatusOr<RandomModelSpec> RandomModelPreset(absl::string_view name) {
-  const std::string key = absl::AsciiStrToLower(name);
-  for (const Preset& p : Presets()) {
-    if (key == p.key) return p.spec;
-  }
-  return absl::InvalidArgumentError(absl::StrFormat("unknown model shape '%s'; known: %s", name,
-                                                    absl::StrJoin(RandomModelPresetNames(), ", ")));
+  return FindPreset(Presets(), name, "model");
 }
 
 absl::StatusOr<checkpoint::TensorDict> SyntheticSpmVocabulary(int vocab_size) {
@@ -574,7 +308,8 @@ absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& s,
   const bool post_norms = row.norms == arch::NormPlacement::kPreAndPost;
   const int head_dim = s.head_dim > 0 ? s.head_dim : s.dim / s.heads;
   const int q_dim = head_dim * s.heads, kv_dim = head_dim * s.kv_heads;
-  if (row.arch == arch::Arch::kGemma4) return Gemma4RandomModel(s, n_vocab, vocab);
+  const RandomArchitecture* hooks = FindRandomArchitecture(a);
+  if (hooks != nullptr && hooks->model != nullptr) return hooks->model(s, n_vocab, vocab);
   checkpoint::TensorDict d;
   auto add = [&](const std::string& name, std::vector<int64_t> shape,
                  std::vector<float> values = {}, bool centered = false) -> absl::Status {
@@ -596,8 +331,8 @@ absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& s,
   EDGEQ_RETURN_IF_ERROR(add("token_embd.weight", {n_vocab, s.dim}));
   for (int l = 0; l < s.layers; ++l) {
     const std::string p = absl::StrCat("blk.", l, ".");
-    if (row.arch == arch::Arch::kQwen35) {
-      EDGEQ_RETURN_IF_ERROR(AddQwen35Layer(s, l, head_dim, add));
+    if (hooks != nullptr && hooks->layer != nullptr) {
+      EDGEQ_RETURN_IF_ERROR(hooks->layer(s, l, head_dim, add));
       continue;
     }
     EDGEQ_RETURN_IF_ERROR(add(p + "attn_norm.weight", {s.dim}));
@@ -651,7 +386,7 @@ absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& s,
       add(s.shortconv_l_cache > 0 ? "token_embd_norm.weight" : "output_norm.weight", {s.dim}));
   if (!s.tied) EDGEQ_RETURN_IF_ERROR(add("output.weight", {n_vocab, s.dim}));
 
-  AddMetadata(s, row, n_vocab, head_dim, vocab, d);
+  AddMetadata(s, row, hooks, n_vocab, head_dim, vocab, d);
   return d;
 }
 

@@ -12,14 +12,22 @@
 // Weights are f32: matrices ~ U(-a, a) with a = 1/sqrt(in_features), norms ~ 1 + U(-0.25,
 // 0.25). Each tensor draws from its own xorshift64* stream seeded by (seed, tensor name), so a
 // model with fewer layers has the same first layers as the full one.
+//
+// The layer layouts follow the architecture's row (llm/arch/arch_table.h); its presets and what
+// its file adds beyond the row's flags are registered from llm/arch/<name>_presets.cc
+// (RegisterRandomArchitecture below).
 #ifndef EDGEQ_LLM_RANDOM_MODEL_H_
 #define EDGEQ_LLM_RANDOM_MODEL_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "checkpoint/tensor_dict.h"
 
@@ -28,12 +36,11 @@ namespace llm {
 
 struct RandomModelSpec {
   std::string name;  // general.name
-  // general.architecture and the prefix of its keys: "llama", "qwen2" (adds q/k/v biases),
-  // "qwen3" (adds attn_q_norm/attn_k_norm), "gemma3" (q/k norms, post_attention_norm and
-  // post_ffw_norm, sliding-window keys), "phi3" (fused attn_qkv, ffn_up of 2 x ffn rows without
-  // ffn_gate, rope_factors_long/short, rope.scaling.attn_factor), with the tensors and keys
-  // llama.cpp's converter writes for them. Another name makes a llama-layout file that loaders
-  // must refuse.
+  // general.architecture and the prefix of its keys: a row of llm/arch/arch_table.h ("llama",
+  // "qwen2", ...), with the tensors and keys llama.cpp's converter writes for it (the row's
+  // flags: q/k/v biases, q/k norms, post norms, fused attn_qkv / gate-up, RoPE factors; its
+  // registration's keys and layers). Another name makes a llama-layout file that loaders must
+  // refuse.
   std::string architecture = "llama";
   // Head dimension when it is not dim / heads (Qwen3, Gemma 3; 0: dim / heads). Written as
   // attention.key_length/value_length.
@@ -110,9 +117,10 @@ struct RandomModelSpec {
   int expert_gating = 2;
 };
 
-// The preset of `name` (case-insensitive; RandomModelPresetNames() lists them: real shapes such as
-// "stories15m", "llama-3.2-1b", and tiny ones per architecture such as "smollm3-tiny");
-// InvalidArgument naming the name and listing them otherwise.
+// The preset of `name` (case-insensitive; RandomModelPresetNames() lists them in the order of the
+// architecture table: real shapes such as "stories15m", "llama-3.2-1b", and tiny ones per
+// architecture such as "smollm3-tiny", each registered by its architecture's
+// llm/arch/<name>_presets.cc); InvalidArgument naming the name and listing them otherwise.
 absl::StatusOr<RandomModelSpec> RandomModelPreset(absl::string_view name);
 std::vector<std::string> RandomModelPresetNames();
 
@@ -130,6 +138,79 @@ absl::StatusOr<checkpoint::TensorDict> SyntheticSpmVocabulary(int vocab_size);
 
 // The llama3 rope frequency factors for head dimension `head_dim`, as the converter computes them.
 std::vector<float> Llama3RopeFactors(const RandomModelSpec& spec, int head_dim);
+
+// ---- Named presets (also llm/embed_random_model.h's) ----
+
+template <typename Spec>
+struct NamedPreset {
+  std::string key;  // lower case
+  Spec spec;
+};
+
+// The keys of `presets`, in order.
+template <typename Spec>
+std::vector<std::string> PresetKeys(const std::vector<NamedPreset<Spec>>& presets) {
+  std::vector<std::string> keys;
+  for (const NamedPreset<Spec>& p : presets) keys.push_back(p.key);
+  return keys;
+}
+
+// The spec of `name` (case-insensitive) among `presets`, else InvalidArgument "unknown WHAT shape
+// 'NAME'; expected one of KEY, KEY, ...".
+template <typename Spec>
+absl::StatusOr<Spec> FindPreset(const std::vector<NamedPreset<Spec>>& presets,
+                                absl::string_view name, absl::string_view what) {
+  const std::string key = absl::AsciiStrToLower(name);
+  for (const NamedPreset<Spec>& p : presets) {
+    if (key == p.key) return p.spec;
+  }
+  return absl::InvalidArgumentError(absl::StrFormat("unknown %s shape '%s'; expected one of %s",
+                                                    what, name,
+                                                    absl::StrJoin(PresetKeys(presets), ", ")));
+}
+
+// ---- What each architecture adds, registered from its llm/arch/<name>_presets.cc ----
+//
+//   const bool kRegistered = RegisterRandomArchitecture({.gguf_name = "qwen35",
+//                                                        .presets = Qwen35Presets,
+//                                                        .layer = AddQwen35Layer});
+//
+// Everything else (the tensors and keys of the common layer layouts) follows the row's flags
+// (llm/arch/arch_table.h). An architecture without a registration writes llama's layout.
+
+// Adds tensor `name` of `shape`: `values`, or seeded random ones (vectors 1 + U(-0.25, 0.25),
+// U(-0.5, 0.5) if `centered`; matrices U(-1, 1) / sqrt(columns)).
+using RandomTensorFn = std::function<absl::Status(const std::string& name,
+                                                  std::vector<int64_t> shape,
+                                                  std::vector<float> values, bool centered)>;
+// The same into `d`, seeded by (seed, name).
+absl::Status AddRandomTensor(uint64_t seed, const std::string& name, std::vector<int64_t> shape,
+                             std::vector<float> values, bool centered, checkpoint::TensorDict& d);
+// Every tokenizer.* key of `vocab` (if given), in its order.
+void AddTokenizerKeys(const checkpoint::TensorDict* vocab, checkpoint::TensorDict& d);
+
+struct RandomArchitecture {
+  const char* gguf_name = "";  // its row's (arch_table.h)
+  // Its presets, real shapes then tiny ones.
+  std::vector<NamedPreset<RandomModelSpec>> (*presets)() = nullptr;
+  // Optional: `<arch>.*` keys (prefix "<arch>.") written after the RoPE scaling keys.
+  void (*keys_after_rope)(const RandomModelSpec& s, const std::string& prefix,
+                          checkpoint::TensorDict& d) = nullptr;
+  // Optional: keys written after the expert keys (only when expert_count > 0).
+  void (*keys_after_experts)(const RandomModelSpec& s, const std::string& prefix,
+                             checkpoint::TensorDict& d) = nullptr;
+  // Optional: layer `layer`'s tensors instead of the common layouts.
+  absl::Status (*layer)(const RandomModelSpec& s, int layer, int head_dim,
+                        const RandomTensorFn& add) = nullptr;
+  // Optional: the whole file instead (after the common shape checks).
+  absl::StatusOr<checkpoint::TensorDict> (*model)(const RandomModelSpec& s, int64_t n_vocab,
+                                                  const checkpoint::TensorDict* vocab) = nullptr;
+};
+
+// Adds `a` (at static initialization); returns true (for a namespace-scope bool).
+bool RegisterRandomArchitecture(const RandomArchitecture& a);
+// The registrations, in the architecture table's order.
+std::vector<RandomArchitecture> RandomArchitectures();
 
 }  // namespace llm
 }  // namespace edgeq

@@ -1,10 +1,14 @@
 #include "llm/random_model.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/string_view.h"
 #include "checkpoint/gguf.h"
 #include "gtest/gtest.h"
+#include "llm/arch/arch_table.h"
 
 namespace edgeq {
 namespace llm {
@@ -31,10 +35,52 @@ TEST(RandomModelTest, PresetsHaveTheRealShapes) {
   EXPECT_FALSE(s->tied);
   absl::Status bad = RandomModelPreset("gpt-5").status();
   EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(bad.message().find("'gpt-5'"), std::string::npos) << bad;
-  EXPECT_NE(bad.message().find("stories15m, smollm2-135m, tinyllama-1.1b, llama-3.2-1b"),
+  EXPECT_NE(bad.message().find("unknown model shape 'gpt-5'; expected one of stories15m, "
+                               "smollm2-135m, tinyllama-1.1b, llama-3.2-1b"),
             std::string::npos)
       << bad;
+}
+
+// The registrations of llm/arch/<name>_presets.cc: each names a row of the architecture table,
+// in the table's order, and its presets are of that architecture, with distinct lower-case keys.
+TEST(RandomModelTest, RegisteredArchitecturesAreRowsInTableOrder) {
+  const std::vector<RandomArchitecture> archs = RandomArchitectures();
+  const std::vector<std::string> rows = arch::GgufNames();
+  ASSERT_EQ(archs.size(), rows.size());  // every row has presets
+  std::vector<std::string> keys;
+  for (size_t i = 0; i < archs.size(); ++i) {
+    SCOPED_TRACE(archs[i].gguf_name);
+    ASSERT_NE(arch::FindByGgufName(archs[i].gguf_name), nullptr);
+    EXPECT_EQ(archs[i].gguf_name, rows[i]);
+    ASSERT_NE(archs[i].presets, nullptr);
+    for (const NamedPreset<RandomModelSpec>& p : archs[i].presets()) {
+      EXPECT_EQ(p.spec.architecture, archs[i].gguf_name) << p.key;
+      EXPECT_EQ(p.key, absl::AsciiStrToLower(p.key));
+      keys.push_back(p.key);
+    }
+  }
+  EXPECT_EQ(keys, RandomModelPresetNames());
+  std::vector<std::string> sorted = keys;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end()) << "duplicate key";
+}
+
+// lfm2moe's registration adds its expert keys after the common ones; qwen3moe has none.
+TEST(RandomModelTest, ArchitectureKeysComeFromItsRegistration) {
+  absl::StatusOr<checkpoint::TensorDict> l = RandomModel(*RandomModelPreset("lfm2moe-tiny"));
+  ASSERT_TRUE(l.ok()) << l.status();
+  EXPECT_EQ(*l->GetInt("lfm2moe.leading_dense_block_count"), 2);
+  EXPECT_EQ(*l->GetInt("lfm2moe.expert_gating_func"), 2);
+  EXPECT_TRUE(l->Get("blk.2.exp_probs_b.bias").ok());
+  absl::StatusOr<checkpoint::TensorDict> q = RandomModel(*RandomModelPreset("qwen3moe-tiny"));
+  ASSERT_TRUE(q.ok()) << q.status();
+  EXPECT_FALSE(q->HasMetadata("qwen3moe.leading_dense_block_count"));
+  EXPECT_FALSE(q->Get("blk.0.exp_probs_b.bias").ok());
+  absl::StatusOr<checkpoint::TensorDict> h = RandomModel(*RandomModelPreset("qwen3.5-tiny"));
+  ASSERT_TRUE(h.ok()) << h.status();
+  EXPECT_EQ(*h->GetInt("qwen35.ssm.group_count"), 2);
+  EXPECT_TRUE(h->Get("blk.0.ssm_a").ok());
+  EXPECT_TRUE(h->Get("blk.3.attn_q_norm.weight").ok());
 }
 
 // Llama 3.2's rope_freqs as the converter computes them for head_dim 64, base 500000, factor 32:

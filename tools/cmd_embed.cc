@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_format.h"
@@ -18,6 +19,7 @@
 #include "llm/embed.h"
 #include "llm/embed_encoder.h"
 #include "llm/model.h"
+#include "llm/open.h"
 #include "runtime/kernels/cpu_features.h"
 #include "tools/command.h"
 #include "tools/llm_cli.h"
@@ -120,32 +122,30 @@ void PrintJson(const std::vector<std::vector<float>>& emb, int dim, bool array, 
   std::fputs(array ? "]\n" : "\n  ]\n}\n", stdout);
 }
 
-// The embeddings of `texts` with a decoder model, one text at a time.
+// The embeddings of `texts` with a decoder model (opened by llm::Open), one text at a time.
 absl::StatusOr<std::vector<std::vector<float>>> EmbedWithDecoder(
-    const LlmArgs& args, const checkpoint::OpenedCheckpoint& file, const std::string& path,
+    const LlmArgs& args, checkpoint::OpenedCheckpoint file, const std::string& path,
     const std::vector<std::string>& texts, const std::string& pooling_name, int normalize,
     int threads, int* dim) {
   EDGEQ_ASSIGN_OR_RETURN(const llm::Pooling pooling,
                          llm::ParsePooling(pooling_name.empty() ? "mean" : pooling_name));
   EDGEQ_ASSIGN_OR_RETURN(const int64_t ctx, args.GetInt("ctx-size", 0, 0, 1 << 20));
   EDGEQ_ASSIGN_OR_RETURN(const int ubatch, GetUbatch(args));
-  EDGEQ_ASSIGN_OR_RETURN(llm::ModelConfig config, llm::ModelConfig::FromMetadata(file.dict));
-  EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<TextTokenizer> tok,
-                         OpenTokenizer(file.dict, path, args.Get("tokenizer"), config.vocab_size));
-  llm::ModelOptions mo;
-  mo.num_threads = threads;
-  mo.context_length = static_cast<int>(ctx);
-  mo.prefill_block = ubatch;
-  mo.mapped_file = file.file_bytes;
-  EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<llm::Model> model, llm::Model::Load(file.dict, mo));
+  llm::OpenOptions oo;
+  oo.tokenizer_path = args.Get("tokenizer");
+  oo.model.num_threads = threads;
+  oo.model.context_length = static_cast<int>(ctx);
+  oo.model.prefill_block = ubatch;
+  EDGEQ_ASSIGN_OR_RETURN(llm::OpenedModel m, llm::Open(path, std::move(file), oo));
+  const TextTokenizer& tok = *m.tokenizer;
   std::vector<std::vector<float>> emb;
   for (const std::string& t : texts) {
-    EDGEQ_ASSIGN_OR_RETURN(const std::vector<int> ids, tok->Encode(t, tok->add_bos(), true));
+    EDGEQ_ASSIGN_OR_RETURN(const std::vector<int> ids, tok.Encode(t, tok.add_bos(), true));
     if (ids.empty()) return absl::InvalidArgumentError("a text encodes to no tokens");
-    EDGEQ_ASSIGN_OR_RETURN(std::vector<float> v, llm::Embed(*model, ids, pooling, normalize));
+    EDGEQ_ASSIGN_OR_RETURN(std::vector<float> v, llm::Embed(*m.model, ids, pooling, normalize));
     emb.push_back(std::move(v));
   }
-  *dim = config.embedding_length;
+  *dim = m.config.embedding_length;
   return emb;
 }
 
@@ -215,7 +215,7 @@ absl::Status Embed(const Args& raw_args) {
                                                  &pooling));
   } else {
     if (!pooling_name.empty()) pooling = *llm::ParsePooling(pooling_name);
-    EDGEQ_ASSIGN_OR_RETURN(emb, EmbedWithDecoder(args, file, path, texts, pooling_name,
+    EDGEQ_ASSIGN_OR_RETURN(emb, EmbedWithDecoder(args, std::move(file), path, texts, pooling_name,
                                                  static_cast<int>(normalize), threads, &dim));
   }
   if (format.empty()) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "llm/arch/bert.h"
 #include "llm/arch/model_config.h"
 
 namespace edgeq {
@@ -69,6 +70,31 @@ TEST(ArchTableTest, LayerTensorMapsAreOneToOne) {
     EXPECT_EQ(gguf.count("post_ffw_norm.weight"), a.norms == NormPlacement::kPreAndPost ? 1u : 0u)
         << a.gguf_name;
   }
+}
+
+// The encoders' table (bert.h): found by GGUF name, in enum order; decoders and unknown names are
+// not encoders, and the refusal lists the rows.
+TEST(ArchTableTest, EncoderRows) {
+  ASSERT_EQ(EncoderArchitectures().size(), 3u);
+  for (const EncoderArchInfo& e : EncoderArchitectures()) {
+    EXPECT_EQ(FindEncoder(e.gguf_name), &e) << e.gguf_name;
+    EXPECT_EQ(&EncoderInfo(e.arch), &e) << e.gguf_name;
+    EXPECT_TRUE(IsEncoderArchitecture(e.gguf_name)) << e.gguf_name;
+    EXPECT_EQ(FindByGgufName(e.gguf_name), nullptr) << e.gguf_name << " is also a decoder row";
+  }
+  ASSERT_NE(FindEncoder("nomic-bert"), nullptr);
+  EXPECT_EQ(FindEncoder("nomic-bert")->arch, EncoderArch::kNomicBert);
+  EXPECT_TRUE(EncoderInfo(EncoderArch::kGemmaEmbedding).sliding_window_mask);
+  EXPECT_FALSE(EncoderInfo(EncoderArch::kBert).sliding_window_mask);
+  EXPECT_FALSE(IsEncoderArchitecture("llama"));
+  EXPECT_FALSE(IsEncoderArchitecture("Bert"));
+  checkpoint::TensorDict d;
+  d.SetMetadata("general.architecture", checkpoint::MetadataValue::String("llama"));
+  absl::Status s = EncoderConfigFromMetadata(d).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            "general.architecture 'llama'; expected an encoder: bert, nomic-bert or "
+            "gemma-embedding");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "llm/arch/bert.h"
 
 #include <cmath>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -116,24 +117,55 @@ absl::StatusOr<int64_t> Int(const checkpoint::TensorDict& d, const std::string& 
   return RequiredInt(d, Key(a, name), max);
 }
 
+constexpr EncoderArchInfo kEncoders[] = {
+    {EncoderArch::kBert, "bert", false},
+    {EncoderArch::kNomicBert, "nomic-bert", false},
+    {EncoderArch::kGemmaEmbedding, "gemma-embedding", true},
+};
+
+constexpr bool EncoderRowsInEnumOrder() {
+  for (size_t i = 0; i < std::size(kEncoders); ++i) {
+    if (static_cast<size_t>(kEncoders[i].arch) != i) return false;
+  }
+  return true;
+}
+static_assert(EncoderRowsInEnumOrder(), "rows in the order of enum EncoderArch");
+
+// "bert, nomic-bert or gemma-embedding".
+std::string EncoderNames() {
+  std::string names;
+  for (size_t i = 0; i < std::size(kEncoders); ++i) {
+    if (i > 0) absl::StrAppend(&names, i + 1 == std::size(kEncoders) ? " or " : ", ");
+    absl::StrAppend(&names, kEncoders[i].gguf_name);
+  }
+  return names;
+}
+
 }  // namespace
 
-bool IsEncoderArchitecture(absl::string_view name) {
-  return name == "bert" || name == "nomic-bert" || name == "gemma-embedding";
+absl::Span<const EncoderArchInfo> EncoderArchitectures() { return kEncoders; }
+
+const EncoderArchInfo& EncoderInfo(EncoderArch a) { return kEncoders[static_cast<size_t>(a)]; }
+
+const EncoderArchInfo* FindEncoder(absl::string_view name) {
+  for (const EncoderArchInfo& e : kEncoders) {
+    if (name == e.gguf_name) return &e;
+  }
+  return nullptr;
 }
+
+bool IsEncoderArchitecture(absl::string_view name) { return FindEncoder(name) != nullptr; }
 
 absl::StatusOr<EncoderConfig> EncoderConfigFromMetadata(const checkpoint::TensorDict& d) {
   EncoderConfig c;
   EDGEQ_ASSIGN_OR_RETURN(c.architecture, d.GetString("general.architecture"));
-  if (!IsEncoderArchitecture(c.architecture)) {
+  const EncoderArchInfo* row = FindEncoder(c.architecture);
+  if (row == nullptr) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "general.architecture '%s'; expected an encoder: bert, nomic-bert or gemma-embedding",
-        c.architecture));
+        "general.architecture '%s'; expected an encoder: %s", c.architecture, EncoderNames()));
   }
   const std::string& a = c.architecture;
-  c.arch = a == "bert"              ? EncoderArch::kBert
-           : a == "gemma-embedding" ? EncoderArch::kGemmaEmbedding
-                                    : EncoderArch::kNomicBert;
+  c.arch = row->arch;
   EDGEQ_ASSIGN_OR_RETURN(c.dim, Int(d, a, "embedding_length", kMaxEmbedding));
   EDGEQ_ASSIGN_OR_RETURN(c.layers, Int(d, a, "block_count", kMaxLayers));
   EDGEQ_ASSIGN_OR_RETURN(c.ffn, Int(d, a, "feed_forward_length", kMaxFeedForward));

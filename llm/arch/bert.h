@@ -20,6 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "checkpoint/tensor_dict.h"
 #include "graph/graph.h"
 #include "llm/arch/common.h"
@@ -35,7 +36,19 @@ inline constexpr char kAttentionMask[] = "mask";
 // gemma-embedding's sliding-window layers: the same within |position difference| <= window / 2.
 inline constexpr char kAttentionMaskSwa[] = "mask_swa";
 
+// The rows of EncoderArchitectures(), in this order.
 enum class EncoderArch : uint8_t { kBert, kNomicBert, kGemmaEmbedding };
+
+// The encoder architectures, one row each (as arch_table.h is for the decoders).
+struct EncoderArchInfo {
+  EncoderArch arch;
+  const char* gguf_name;     // general.architecture
+  bool sliding_window_mask;  // the graph also takes kAttentionMaskSwa (gemma-embedding)
+};
+absl::Span<const EncoderArchInfo> EncoderArchitectures();
+const EncoderArchInfo& EncoderInfo(EncoderArch a);
+// By general.architecture; nullptr if not an encoder.
+const EncoderArchInfo* FindEncoder(absl::string_view name);
 
 struct EncoderConfig {
   EncoderArch arch = EncoderArch::kBert;
@@ -56,7 +69,7 @@ struct EncoderConfig {
   int64_t dense_2_out = 0, dense_3_in = 0;
 };
 
-// "bert", "nomic-bert" or "gemma-embedding".
+// A row of EncoderArchitectures(): "bert", "nomic-bert" or "gemma-embedding".
 bool IsEncoderArchitecture(absl::string_view name);
 
 // From the GGUF metadata and tensor shapes: <arch>.embedding_length, .block_count,

@@ -19,6 +19,7 @@
 #include "llm/random_model.h"
 #include "llm/sampler.h"
 #include "llm/session.h"
+#include "llm/small_model_testing.h"
 #include "quantization/encoding.h"
 
 namespace edgeq {
@@ -29,13 +30,7 @@ using checkpoint::MetadataValue;
 using checkpoint::TensorDict;
 using ::testing::HasSubstr;
 
-TensorDict Tiny() {
-  absl::StatusOr<RandomModelSpec> s = RandomModelPreset("lfm2-tiny");
-  EXPECT_TRUE(s.ok()) << s.status();
-  absl::StatusOr<TensorDict> d = RandomModel(*s);
-  EXPECT_TRUE(d.ok()) << d.status();
-  return *std::move(d);
-}
+TensorDict Tiny() { return PresetModel("lfm2-tiny"); }
 
 // `d` without the metadata key `key`.
 TensorDict Without(const TensorDict& d, const std::string& key) {
@@ -45,13 +40,6 @@ TensorDict Without(const TensorDict& d, const std::string& key) {
     if (k != key) out.SetMetadata(k, **d.GetMetadata(k));
   }
   return out;
-}
-
-std::unique_ptr<Model> Load(const TensorDict& d, int prefill_block) {
-  absl::StatusOr<std::unique_ptr<Model>> m =
-      Model::Load(d, {.prefill_block = prefill_block, .context_length = 64});
-  EXPECT_TRUE(m.ok()) << m.status();
-  return m.ok() ? *std::move(m) : nullptr;
 }
 
 const std::vector<int> kPrompt = {1, 300, 17, 450, 99, 5, 260, 42, 77, 311, 2, 500, 64};
@@ -72,7 +60,7 @@ TEST(Lfm2Test, Config) {
               HasSubstr("lfm2: 6 layers, embedding 64, ffn 128, 4 heads (2 kv, dim 16), "
                         "vocab 512, context 128000"));
   EXPECT_THAT(c->ToString(), HasSubstr(", 4 recurrent layers (4 state tensors)"));
-  std::unique_ptr<Model> m = Load(Tiny(), 8);
+  std::unique_ptr<Model> m = LoadWithBlock(Tiny(), 8);
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->recurrent_state_bytes(), 4u * 2 * 64 * 4);
   EXPECT_EQ(m->kv_cache_bytes(), 2u * 2 * 2 * 64 * 16 * 4);  // 2 layers, K+V, 2 heads, ctx 64
@@ -113,49 +101,18 @@ TEST(Lfm2Test, ConfigErrors) {
                                      "1 no kv heads; smollm3 has no recurrent layers"));
 }
 
-void ExpectNear(absl::Span<const float> got, const std::vector<float>& want) {
-  ASSERT_EQ(got.size(), want.size());
-  float max_abs = 0;
-  for (float w : want) max_abs = std::max(max_abs, std::fabs(w));
-  for (size_t i = 0; i < want.size(); ++i) {
-    ASSERT_NEAR(got[i], want[i], 1e-4f * max_abs) << "logit " << i;
-  }
-}
-
 // Token by token (decode graph only) against prefills of 13 tokens in blocks of 8 (a full block
 // then a padded or smaller one), of 4 and of 16 (one padded block), then 3 decode steps.
 TEST(Lfm2Test, BlockedPrefillThenDecodeEqualsTokenByToken) {
   const TensorDict d = Tiny();
-  std::unique_ptr<Model> one = Load(d, 1);
-  ASSERT_NE(one, nullptr);
-  std::vector<std::vector<float>> want;
-  const std::vector<int> next = {33, 400, 7};
-  for (size_t i = 0; i < kPrompt.size() + next.size(); ++i) {
-    const int token = i < kPrompt.size() ? kPrompt[i] : next[i - kPrompt.size()];
-    absl::StatusOr<absl::Span<const float>> l = one->Forward(token, static_cast<int>(i));
-    ASSERT_TRUE(l.ok()) << l.status();
-    want.emplace_back(l->begin(), l->end());
-  }
-  for (int block : {4, 8, 16}) {
-    SCOPED_TRACE(block);
-    std::unique_ptr<Model> m = Load(d, block);
-    ASSERT_NE(m, nullptr);
-    absl::StatusOr<absl::Span<const float>> l = m->Prefill(kPrompt, 0);
-    ASSERT_TRUE(l.ok()) << l.status();
-    ExpectNear(*l, want[kPrompt.size() - 1]);
-    for (size_t j = 0; j < next.size(); ++j) {
-      const int pos = static_cast<int>(kPrompt.size() + j);
-      l = m->Forward(next[j], pos);
-      ASSERT_TRUE(l.ok()) << l.status();
-      ExpectNear(*l, want[pos]);
-    }
-    EXPECT_FALSE(m->loaded_block_sizes().empty());
-  }
+  const std::vector<std::vector<float>> want =
+      ExpectBlockedPrefillEqualsTokenByToken(d, kPrompt, {33, 400, 7});
+  ASSERT_EQ(want.size(), kPrompt.size() + 3);
   // PrefillAll: every position's logits.
-  std::unique_ptr<Model> m = Load(d, 8);
+  std::unique_ptr<Model> m = LoadWithBlock(d, 8);
   ASSERT_NE(m, nullptr);
   ASSERT_TRUE(m->PrefillAll(kPrompt, 0, [&](int i, absl::Span<const float> logits) {
-                 ExpectNear(logits, want[i]);
+                 ExpectLogitsNear(logits, want[i]);
                  return absl::OkStatus();
                }).ok());
 }
@@ -178,7 +135,7 @@ TEST(Lfm2Test, Bf16ConvTapsAreDecoded) {
     }
   }
   for (const std::string& k : f32.MetadataKeys()) d.SetMetadata(k, **f32.GetMetadata(k));
-  std::unique_ptr<Model> a = Load(f32, 8), b = Load(d, 8);
+  std::unique_ptr<Model> a = LoadWithBlock(f32, 8), b = LoadWithBlock(d, 8);
   ASSERT_NE(a, nullptr);
   ASSERT_NE(b, nullptr);
   absl::StatusOr<absl::Span<const float>> la = a->Prefill(kPrompt, 0);
@@ -196,7 +153,7 @@ TEST(Lfm2Test, Bf16ConvTapsAreDecoded) {
 }
 
 TEST(Lfm2Test, RewindRefusedRestartWorks) {
-  std::unique_ptr<Model> m = Load(Tiny(), 8);
+  std::unique_ptr<Model> m = LoadWithBlock(Tiny(), 8);
   ASSERT_NE(m, nullptr);
   absl::StatusOr<absl::Span<const float>> l = m->Prefill(kPrompt, 0);
   ASSERT_TRUE(l.ok()) << l.status();
@@ -216,7 +173,7 @@ TEST(Lfm2Test, RewindRefusedRestartWorks) {
 }
 
 TEST(Lfm2Test, SessionRewindAndReset) {
-  std::unique_ptr<Model> m = Load(Tiny(), 8);
+  std::unique_ptr<Model> m = LoadWithBlock(Tiny(), 8);
   ASSERT_NE(m, nullptr);
   absl::StatusOr<Sampler> sampler = Sampler::Create(512, {.temperature = 0});
   ASSERT_TRUE(sampler.ok()) << sampler.status();
