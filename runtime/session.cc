@@ -444,6 +444,7 @@ absl::StatusOr<CompiledGraph> InferenceSession::Load(const Graph& graph,
   env.pool = static_cast<pthreadpool_t>(pool_.get());
   env.isa_cap = options_.isa_cap;
   env.on_constant_bytes_read = options_.on_constant_bytes_read;
+  env.on_constant_row_read = options_.on_constant_row_read;
   env.use_xnnpack = xnnpack_enabled_;
   env.weight_cache = weight_cache_.get();
 
