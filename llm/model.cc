@@ -57,8 +57,9 @@ absl::StatusOr<Tensor> ToF32(const Tensor& t) {
 absl::StatusOr<std::unique_ptr<Graph>> BuildBody(const WeightReader& dict, const ModelConfig& c,
                                                  int64_t ctx, KvCacheType cache_type,
                                                  const Tensor& inv_freq, const Tensor& inv_freq_swa,
-                                                 int64_t t) {
-  return BuildBodyGraph(dict, c, ctx, cache_type == KvCacheType::kQ8_0, inv_freq, inv_freq_swa, t);
+                                                 int64_t t, int64_t ffn_chunk_rows) {
+  return BuildBodyGraph(dict, c, ctx, cache_type == KvCacheType::kQ8_0, inv_freq, inv_freq_swa, t,
+                        ffn_chunk_rows);
 }
 absl::StatusOr<std::unique_ptr<Graph>> BuildHead(const WeightReader& dict, const ModelConfig& c) {
   return BuildHeadGraph(dict, c);
@@ -71,7 +72,8 @@ absl::StatusOr<Model::Block> Model::LoadBlock(int64_t t) {
   b.t = t;
   const WeightReader weights(weights_, &used_tensors_);
   EDGEQ_ASSIGN_OR_RETURN(
-      b.graph, BuildBody(weights, config_, context_, kv_cache_type_, inv_freq_, inv_freq_swa_, t));
+      b.graph, BuildBody(weights, config_, context_, kv_cache_type_, inv_freq_, inv_freq_swa_, t,
+                         ffn_chunk_rows_));
   const auto start = std::chrono::steady_clock::now();
   EDGEQ_ASSIGN_OR_RETURN(edgeq::CompiledGraph model, session_->Load(*b.graph, arena_));
   prepare_seconds_ +=
@@ -102,6 +104,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Load(const TensorDict& dict,
   c.gelu_fp16_table = options.gelu_fp16_table;
   m->config_ = c;
   m->kv_cache_type_ = options.kv_cache_type;
+  m->ffn_chunk_rows_ = options.ffn_chunk_rows;
   m->context_ = options.context_length > 0 ? options.context_length
                                            : std::min(c.context_length, kDefaultMaxContext);
   m->weight_bytes_ = dict.TotalBytes();
@@ -126,6 +129,10 @@ absl::Status Model::CheckOptions(const ModelOptions& options, const ModelConfig&
     return absl::InvalidArgumentError(
         absl::StrFormat("ModelOptions.prefill_block (ubatch) must be in [0, %d], got %d",
                         kMaxUbatchSize, options.prefill_block));
+  }
+  if (options.ffn_chunk_rows < 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "ModelOptions.ffn_chunk_rows must be >= 0, got %d", options.ffn_chunk_rows));
   }
   if (options.context_length < 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -178,7 +185,8 @@ absl::Status Model::CheckEveryTensorUsed(const TensorDict& dict) {
   {
     const WeightReader reader(weights_, &used_tensors_);
     EDGEQ_RETURN_IF_ERROR(
-        BuildBody(reader, config_, context_, kv_cache_type_, inv_freq_, inv_freq_swa_, 1).status());
+        BuildBody(reader, config_, context_, kv_cache_type_, inv_freq_, inv_freq_swa_, 1, 0)
+            .status());
     EDGEQ_RETURN_IF_ERROR(BuildHead(reader, config_).status());
   }
   // Every tensor of the file must be used: one the graphs would ignore (a layer beyond the

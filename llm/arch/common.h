@@ -20,6 +20,7 @@
 #include "core/tensor.h"
 #include "graph/graph.h"
 #include "llm/arch/model_config.h"
+#include "quantization/encoding.h"
 
 namespace edgeq {
 namespace llm {
@@ -90,6 +91,12 @@ class WeightReader {
   std::set<std::string>* used_;
 };
 
+// The rows of a prefill block whose feed-forward runs at once (LayerGraph::FeedForward): a block
+// of t >= 2 x this many rows computes its [rows, ffn]-wide intermediates (gate, up, their
+// product) in chunks of this many rows, so that they take ffn x 64 x 12 bytes (6 MiB at the 1B
+// shape's ffn 8192) instead of t x ffn x 12 (48 MiB at the ubatch 512); the same values.
+inline constexpr int64_t kFfnChunkRows = 64;
+
 // One body graph being built: what an architecture's layer function (ArchInfo::build_layer)
 // reads and the sub-blocks it composes. The attention sub-block reads the layer's caches (graph
 // inputs io::KCache/VCache) and writes its new K and V rows into them (store_kv).
@@ -102,6 +109,8 @@ class LayerGraph {
   const ModelConfig& config() const { return c_; }
   const WeightReader& weights() const { return dict_; }
   int64_t t() const { return t_; }  // the block's rows
+  // FeedForward's row chunk (kFfnChunkRows by default; 0: the whole block at once).
+  void set_ffn_chunk_rows(int64_t rows) { ffn_chunk_rows_ = rows; }
   // Keeps a layer's new K and V rows [t, kv heads, head dim] for the shared-KV layers reading
   // that cache (KvRows); the layer's attention stores them in the cache (store_kv).
   void AddKvRows(int layer, Value k, Value v);
@@ -145,6 +154,7 @@ class LayerGraph {
   const WeightReader& dict_;
   const ModelConfig& c_;
   int64_t t_;
+  int64_t ffn_chunk_rows_ = kFfnChunkRows;
   std::vector<bool> states_set_;
   std::map<int, std::pair<Value, Value>> kv_rows_;
 };
@@ -160,6 +170,16 @@ absl::Status ReadExpertConfig(const checkpoint::TensorDict& d, ModelConfig* c);
 absl::StatusOr<Value> MoeFeedForward(LayerGraph& b, int layer, Value h);
 }  // namespace arch
 
+// A weight matrix added once as a graph constant, applied to any number of row blocks (x · W^T:
+// QMatmul for a quantized weight, MatmulTransposed for f32).
+struct LinearWeight {
+  const QuantizationEncoding* encoding = nullptr;  // null: f32
+  Value w;
+  Value Apply(Value x) const;
+};
+// The weight `name`, whose logical shape must be [rows, cols], as a LinearWeight.
+absl::StatusOr<LinearWeight> AddLinearWeight(Graph& g, const WeightReader& dict,
+                                             const std::string& name, int64_t rows, int64_t cols);
 // The weight `name` (logical shape [rows, cols]) as a constant: x · W^T (QMatmul for a
 // quantized weight, MatmulTransposed for f32).
 absl::StatusOr<Value> Linear(Graph& g, const WeightReader& dict, const std::string& name,
@@ -181,11 +201,12 @@ absl::StatusOr<Value> Scalar(Graph& g, float v);
 // block. `inv_freq` is the RoPE angle table of the global layers, `inv_freq_swa` that of the
 // sliding-window layers. Each layer is the architecture's ArchInfo::build_layer. gemma4: only the
 // first ModelConfig::CachedLayers() have caches and new rows (head dim: ModelConfig::LayerHeadDim);
-// the shared layers read their KvLayer's.
+// the shared layers read their KvLayer's. `ffn_chunk_rows`: LayerGraph::set_ffn_chunk_rows.
 absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
                                                       const ModelConfig& c, int64_t ctx,
                                                       bool q8_0_cache, const Tensor& inv_freq,
-                                                      const Tensor& inv_freq_swa, int64_t t);
+                                                      const Tensor& inv_freq_swa, int64_t t,
+                                                      int64_t ffn_chunk_rows = kFfnChunkRows);
 // Output norm and classifier (+ final logit soft-capping): input "hidden" [1, dim] -> output
 // "logits" [1, vocab].
 absl::StatusOr<std::unique_ptr<Graph>> BuildHeadGraph(const WeightReader& dict,
