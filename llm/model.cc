@@ -71,9 +71,8 @@ absl::StatusOr<Model::Block> Model::LoadBlock(int64_t t) {
   Block b;
   b.t = t;
   const WeightReader weights(weights_, &used_tensors_);
-  EDGEQ_ASSIGN_OR_RETURN(
-      b.graph, BuildBody(weights, config_, context_, kv_cache_type_, inv_freq_, inv_freq_swa_, t,
-                         ffn_chunk_rows_));
+  EDGEQ_ASSIGN_OR_RETURN(b.graph, BuildBody(weights, config_, context_, kv_cache_type_, inv_freq_,
+                                            inv_freq_swa_, t, ffn_chunk_rows_));
   const auto start = std::chrono::steady_clock::now();
   EDGEQ_ASSIGN_OR_RETURN(edgeq::CompiledGraph model, session_->Load(*b.graph, arena_));
   prepare_seconds_ +=
@@ -130,9 +129,10 @@ absl::Status Model::CheckOptions(const ModelOptions& options, const ModelConfig&
         absl::StrFormat("ModelOptions.prefill_block (ubatch) must be in [0, %d], got %d",
                         kMaxUbatchSize, options.prefill_block));
   }
-  if (options.ffn_chunk_rows < 0) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "ModelOptions.ffn_chunk_rows must be >= 0, got %d", options.ffn_chunk_rows));
+  if (options.ffn_chunk_rows < kFfnChunkAuto) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("ModelOptions.ffn_chunk_rows must be -1 (automatic) or >= 0, got %d",
+                        options.ffn_chunk_rows));
   }
   if (options.context_length < 0) {
     return absl::InvalidArgumentError(absl::StrFormat(

@@ -69,10 +69,11 @@ struct ModelOptions {
   // a time). The default is the one prefill rule's (llm/prefill_plan.h); front ends only override
   // it when the user asks. Activations grow with the blocks a prompt uses (activation_bytes()).
   int prefill_block = kDefaultUbatchSize;
-  // The feed-forward of a prefill block runs in chunks of this many rows (llm/arch/common.h
-  // kFfnChunkRows, the default; 0: the whole block at once): its [rows, ffn]-wide intermediates
-  // take a chunk's memory, not the block's; same results.
-  int ffn_chunk_rows = static_cast<int>(kFfnChunkRows);
+  // The feed-forward of a prefill block runs in chunks of this many rows (llm/arch/common.h; -1,
+  // the default: FfnChunkRows of the layer's width, 64 rows for the 1B shape; 0: the whole block
+  // at once): its [rows, ffn]-wide intermediates take a chunk's memory, not the block's; same
+  // results.
+  int ffn_chunk_rows = static_cast<int>(kFfnChunkAuto);
   // Positions the KV cache holds; 0 = the model's context_length capped at 4096 (the cache takes
   // 2 x layers x context x kv dim floats; a step reads only the positions before it). Larger than
   // the model's context_length is allowed (RoPE extrapolates).

@@ -594,9 +594,9 @@ TEST(ModelTest, UnreadableBlockTypeIsNamed) {
   EXPECT_TRUE(absl::StrContains(s.message(), "Q8_1")) << s;
 }
 
-// The feed-forward of a prefill block in 64-row chunks (ModelOptions::ffn_chunk_rows, the
-// default) gives the same bits as in one piece: q4_0 (x86: the repacked GEMM) and f32 weights,
-// whole chunks (block 128) and a longer last chunk (block 200: 64 + 64 + 72 rows).
+// The feed-forward of a prefill block in 64-row chunks (ModelOptions::ffn_chunk_rows; the default
+// rule's at the 1B shape) gives the same bits as in one piece: q4_0 (x86: the repacked GEMM) and
+// f32 weights, whole chunks (block 128) and a longer last chunk (block 200: 64 + 64 + 72 rows).
 TEST(ModelTest, FeedForwardInRowChunksEqualsOnePiece) {
   RandomModelSpec spec = SmallSpec(true);
   spec.dim = 64, spec.ffn = 256, spec.heads = 4, spec.kv_heads = 2, spec.vocab = 64;
@@ -633,11 +633,14 @@ TEST(ModelTest, FeedForwardInRowChunksEqualsOnePiece) {
       }
     }
   }
-  absl::StatusOr<std::unique_ptr<Model>> bad = Model::Load(q4, {.ffn_chunk_rows = -1});
+  absl::StatusOr<std::unique_ptr<Model>> bad = Model::Load(q4, {.ffn_chunk_rows = -2});
   ASSERT_FALSE(bad.ok());
-  EXPECT_TRUE(absl::StrContains(bad.status().message(),
-                                "ModelOptions.ffn_chunk_rows must be >= 0, got -1"))
+  EXPECT_TRUE(absl::StrContains(
+      bad.status().message(), "ModelOptions.ffn_chunk_rows must be -1 (automatic) or >= 0, got -2"))
       << bad.status();
+  EXPECT_EQ(FfnChunkRows(8192), 64);  // the 1B shape
+  EXPECT_EQ(FfnChunkRows(2816), 128);
+  EXPECT_EQ(FfnChunkRows(768), 512);
 }
 
 // The activation memory of a ubatch-512 prefill block of the Llama-3.2-1B shape (dim 2048, ffn
@@ -688,7 +691,7 @@ TEST(ModelTest, OneBShapeUbatch512ActivationsAreBounded) {
   const WeightReader reader(*d, &used);
   InferenceSession session;
   size_t arena_bytes[2];
-  for (int chunk : {0, 64}) {
+  for (int chunk : {0, -1}) {  // one piece; the default rule (64 rows)
     absl::StatusOr<std::unique_ptr<Graph>> g =
         BuildBodyGraph(reader, *c, kContext, false, *freqs, *freqs, kUbatch, chunk);
     ASSERT_TRUE(g.ok()) << g.status();

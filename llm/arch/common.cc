@@ -206,6 +206,12 @@ absl::StatusOr<std::pair<Value, Value>> LayerGraph::KvRows(int layer) const {
   return it->second;
 }
 
+int64_t FfnChunkRows(int64_t ffn) {
+  int64_t rows = kFfnChunkRows;
+  while (2 * rows * ffn * 12 <= kFfnChunkBytes) rows *= 2;
+  return rows;
+}
+
 absl::StatusOr<Value> LayerGraph::FeedForward(int layer, Value h) {
   if (c_.IsMoeLayer(layer)) return arch::MoeFeedForward(*this, layer, h);
   const int64_t dim = c_.embedding_length, hidden = c_.LayerFeedForward(layer);
@@ -236,12 +242,12 @@ absl::StatusOr<Value> LayerGraph::FeedForward(int layer, Value h) {
                             : ops::SwiGlu(gate, up);
     return down_w.Apply(gated);
   };
-  const int64_t chunk = ffn_chunk_rows_;
+  const int64_t chunk = ffn_chunk_rows_ == kFfnChunkAuto ? FfnChunkRows(hidden) : ffn_chunk_rows_;
   if (chunk <= 0 || t_ < 2 * chunk) return ffn(h, t_);
   // Row chunks of `chunk` rows, the last one taking the rest (chunk to 2 chunk - 1 rows): the
   // [t, ffn]-wide intermediates exist for one chunk at a time. Every kernel is row-independent and
-  // each chunk starts at a multiple of `chunk` (a multiple of every kernel's row tile), so the
-  // rows are computed exactly as in one piece.
+  // each chunk starts at a multiple of `chunk` (a power of two >= 64, a multiple of every kernel's
+  // row tile), so the rows are computed exactly as in one piece.
   std::vector<Value> parts;
   for (int64_t r0 = 0; r0 < t_;) {
     const int64_t r1 = t_ - r0 < 2 * chunk ? t_ : r0 + chunk;

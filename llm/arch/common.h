@@ -91,11 +91,16 @@ class WeightReader {
   std::set<std::string>* used_;
 };
 
-// The rows of a prefill block whose feed-forward runs at once (LayerGraph::FeedForward): a block
-// of t >= 2 x this many rows computes its [rows, ffn]-wide intermediates (gate, up, their
-// product) in chunks of this many rows, so that they take ffn x 64 x 12 bytes (6 MiB at the 1B
-// shape's ffn 8192) instead of t x ffn x 12 (48 MiB at the ubatch 512); the same values.
+// The feed-forward of a prefill block runs in row chunks (LayerGraph::FeedForward), so that its
+// [rows, ffn]-wide intermediates (gate, up, their product: 12 bytes per row and ffn unit) take at
+// most kFfnChunkBytes instead of t x ffn x 12 (48 MiB for the 1B shape's ffn 8192 at the ubatch
+// 512); the same values. FfnChunkRows(ffn): the largest power of two of rows within that budget,
+// at least kFfnChunkRows (1B shape: 64; ffn 2816: 128; ffn 768: 512).
 inline constexpr int64_t kFfnChunkRows = 64;
+inline constexpr int64_t kFfnChunkBytes = int64_t{6} << 20;
+int64_t FfnChunkRows(int64_t ffn);
+// LayerGraph::set_ffn_chunk_rows's default: FfnChunkRows of each layer's width.
+inline constexpr int64_t kFfnChunkAuto = -1;
 
 // One body graph being built: what an architecture's layer function (ArchInfo::build_layer)
 // reads and the sub-blocks it composes. The attention sub-block reads the layer's caches (graph
@@ -109,7 +114,7 @@ class LayerGraph {
   const ModelConfig& config() const { return c_; }
   const WeightReader& weights() const { return dict_; }
   int64_t t() const { return t_; }  // the block's rows
-  // FeedForward's row chunk (kFfnChunkRows by default; 0: the whole block at once).
+  // FeedForward's row chunk (kFfnChunkAuto by default: FfnChunkRows; 0: the whole block at once).
   void set_ffn_chunk_rows(int64_t rows) { ffn_chunk_rows_ = rows; }
   // Keeps a layer's new K and V rows [t, kv heads, head dim] for the shared-KV layers reading
   // that cache (KvRows); the layer's attention stores them in the cache (store_kv).
@@ -154,7 +159,7 @@ class LayerGraph {
   const WeightReader& dict_;
   const ModelConfig& c_;
   int64_t t_;
-  int64_t ffn_chunk_rows_ = kFfnChunkRows;
+  int64_t ffn_chunk_rows_ = kFfnChunkAuto;
   std::vector<bool> states_set_;
   std::map<int, std::pair<Value, Value>> kv_rows_;
 };
@@ -206,7 +211,7 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
                                                       const ModelConfig& c, int64_t ctx,
                                                       bool q8_0_cache, const Tensor& inv_freq,
                                                       const Tensor& inv_freq_swa, int64_t t,
-                                                      int64_t ffn_chunk_rows = kFfnChunkRows);
+                                                      int64_t ffn_chunk_rows = kFfnChunkAuto);
 // Output norm and classifier (+ final logit soft-capping): input "hidden" [1, dim] -> output
 // "logits" [1, vocab].
 absl::StatusOr<std::unique_ptr<Graph>> BuildHeadGraph(const WeightReader& dict,
