@@ -638,9 +638,11 @@ TEST(ModelTest, FeedForwardInRowChunksEqualsOnePiece) {
   EXPECT_TRUE(absl::StrContains(
       bad.status().message(), "ModelOptions.ffn_chunk_rows must be -1 (automatic) or >= 0, got -2"))
       << bad.status();
-  EXPECT_EQ(FfnChunkRows(8192), 64);  // the 1B shape
-  EXPECT_EQ(FfnChunkRows(2816), 128);
-  EXPECT_EQ(FfnChunkRows(768), 512);
+  EXPECT_EQ(FfnChunkRows(8192, 512), 64);  // the 1B shape
+  EXPECT_EQ(FfnChunkRows(8192, 256), 0);   // 24 MiB in one piece
+  EXPECT_EQ(FfnChunkRows(2816, 512), 0);
+  EXPECT_EQ(FfnChunkRows(2816, 1024), 128);
+  EXPECT_EQ(FfnChunkRows(768, 4096), 512);
 }
 
 // The activation memory of a ubatch-512 prefill block of the Llama-3.2-1B shape (dim 2048, ffn

@@ -206,7 +206,8 @@ absl::StatusOr<std::pair<Value, Value>> LayerGraph::KvRows(int layer) const {
   return it->second;
 }
 
-int64_t FfnChunkRows(int64_t ffn) {
+int64_t FfnChunkRows(int64_t ffn, int64_t t) {
+  if (t * ffn * 12 <= kFfnOnePieceBytes) return 0;
   int64_t rows = kFfnChunkRows;
   while (2 * rows * ffn * 12 <= kFfnChunkBytes) rows *= 2;
   return rows;
@@ -242,7 +243,8 @@ absl::StatusOr<Value> LayerGraph::FeedForward(int layer, Value h) {
                             : ops::SwiGlu(gate, up);
     return down_w.Apply(gated);
   };
-  const int64_t chunk = ffn_chunk_rows_ == kFfnChunkAuto ? FfnChunkRows(hidden) : ffn_chunk_rows_;
+  const int64_t chunk =
+      ffn_chunk_rows_ == kFfnChunkAuto ? FfnChunkRows(hidden, t_) : ffn_chunk_rows_;
   if (chunk <= 0 || t_ < 2 * chunk) return ffn(h, t_);
   // Row chunks of `chunk` rows, the last one taking the rest (chunk to 2 chunk - 1 rows): the
   // [t, ffn]-wide intermediates exist for one chunk at a time. Every kernel is row-independent and

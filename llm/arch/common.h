@@ -91,14 +91,17 @@ class WeightReader {
   std::set<std::string>* used_;
 };
 
-// The feed-forward of a prefill block runs in row chunks (LayerGraph::FeedForward), so that its
-// [rows, ffn]-wide intermediates (gate, up, their product: 12 bytes per row and ffn unit) take at
-// most kFfnChunkBytes instead of t x ffn x 12 (48 MiB for the 1B shape's ffn 8192 at the ubatch
-// 512); the same values. FfnChunkRows(ffn): the largest power of two of rows within that budget,
-// at least kFfnChunkRows (1B shape: 64; ffn 2816: 128; ffn 768: 512).
+// The feed-forward of a prefill block of t rows runs in row chunks (LayerGraph::FeedForward) when
+// its [t, ffn]-wide intermediates (gate, up, their product: 12 bytes per row and ffn unit) would
+// take more than kFfnOnePieceBytes (the 1B shape's ffn 8192 at the ubatch 512: 48 MiB), so that
+// they take at most kFfnChunkBytes; the same values. Narrower blocks stay in one piece (each chunk
+// streams the weights again: ffn 2816 at 512 rows, 16.5 MiB, ran 0.9x in 128-row chunks).
+// FfnChunkRows(ffn, t): 0 (one piece), or the largest power of two of rows within the chunk
+// budget, at least kFfnChunkRows (1B shape: 64).
 inline constexpr int64_t kFfnChunkRows = 64;
 inline constexpr int64_t kFfnChunkBytes = int64_t{6} << 20;
-int64_t FfnChunkRows(int64_t ffn);
+inline constexpr int64_t kFfnOnePieceBytes = int64_t{24} << 20;
+int64_t FfnChunkRows(int64_t ffn, int64_t t);
 // LayerGraph::set_ffn_chunk_rows's default: FfnChunkRows of each layer's width.
 inline constexpr int64_t kFfnChunkAuto = -1;
 
