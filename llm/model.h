@@ -45,6 +45,7 @@
 #include "checkpoint/tensor_dict.h"
 #include "core/tensor.h"
 #include "graph/graph.h"
+#include "llm/arch/common.h"
 #include "llm/arch/model_config.h"
 #include "llm/load_progress.h"
 #include "llm/prefill_plan.h"
@@ -68,6 +69,11 @@ struct ModelOptions {
   // a time). The default is the one prefill rule's (llm/prefill_plan.h); front ends only override
   // it when the user asks. Activations grow with the blocks a prompt uses (activation_bytes()).
   int prefill_block = kDefaultUbatchSize;
+  // The feed-forward of a prefill block runs in chunks of this many rows (llm/arch/common.h; -1,
+  // the default: FfnChunkRows of the layer's width and the block, 64 rows for the 1B shape at the
+  // ubatch 512, one piece for narrower FFNs; 0: the whole block at once): its [rows, ffn]-wide
+  // intermediates take a chunk's memory, not the block's; same results.
+  int ffn_chunk_rows = static_cast<int>(kFfnChunkAuto);
   // Positions the KV cache holds; 0 = the model's context_length capped at 4096 (the cache takes
   // 2 x layers x context x kv dim floats; a step reads only the positions before it). Larger than
   // the model's context_length is allowed (RoPE extrapolates).
@@ -230,6 +236,7 @@ class Model {
   ModelConfig config_;
   int context_ = 0;
   KvCacheType kv_cache_type_ = KvCacheType::kF32;
+  int64_t ffn_chunk_rows_ = 0;
   checkpoint::TensorDict weights_;
   uint64_t weight_bytes_ = 0;
   uint64_t released_weight_bytes_ = 0;

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,9 @@
 #include "checkpoint/tensor_dict.h"
 #include "gtest/gtest.h"
 #include "llm/arch/arch_table.h"
+#include "llm/arch/common.h"
+#include "llm/rope_frequencies.h"
+#include "runtime/session.h"
 #include "llm/random_model.h"
 #include "llm/small_model_testing.h"
 #include "quantization/block_layout.h"
@@ -587,6 +592,121 @@ TEST(ModelTest, UnreadableBlockTypeIsNamed) {
   EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
   EXPECT_TRUE(absl::StrContains(s.message(), "blk.0.attn_q.weight")) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "Q8_1")) << s;
+}
+
+// The feed-forward of a prefill block in 64-row chunks (ModelOptions::ffn_chunk_rows; the default
+// rule's at the 1B shape) gives the same bits as in one piece: q4_0 (x86: the repacked GEMM) and
+// f32 weights, whole chunks (block 128) and a longer last chunk (block 200: 64 + 64 + 72 rows).
+TEST(ModelTest, FeedForwardInRowChunksEqualsOnePiece) {
+  RandomModelSpec spec = SmallSpec(true);
+  spec.dim = 64, spec.ffn = 256, spec.heads = 4, spec.kv_heads = 2, spec.vocab = 64;
+  spec.context = 256;
+  absl::StatusOr<TensorDict> f32 = RandomModel(spec);
+  ASSERT_TRUE(f32.ok()) << f32.status();
+  TensorDict q4 = *f32;
+  for (const std::string& name : f32->Keys()) {
+    if (!absl::StrContains(name, ".ffn_") || (*f32->Get(name))->rank() != 2) continue;
+    absl::StatusOr<Tensor> qt = Q4_0Encoding().Quantize(**f32->Get(name));
+    ASSERT_TRUE(qt.ok()) << qt.status();
+    ASSERT_TRUE(q4.Set(name, *std::move(qt)).ok());
+  }
+  for (const TensorDict* d : {&q4, &*f32}) {
+    for (int block : {128, 200}) {
+      std::vector<int> tokens(static_cast<size_t>(block));
+      for (int i = 0; i < block; ++i) tokens[i] = (i * 7 + 3) % spec.vocab;
+      std::vector<std::vector<float>> logits[2];
+      for (int chunk : {0, 64}) {
+        absl::StatusOr<std::unique_ptr<Model>> m =
+            Model::Load(*d, {.prefill_block = block, .ffn_chunk_rows = chunk});
+        ASSERT_TRUE(m.ok()) << m.status();
+        std::vector<std::vector<float>>& out = logits[chunk == 0 ? 0 : 1];
+        ASSERT_TRUE((*m)->PrefillAll(tokens, 0, [&](int, absl::Span<const float> row) {
+                         out.emplace_back(row.begin(), row.end());
+                         return absl::OkStatus();
+                       }).ok());
+        EXPECT_EQ((*m)->loaded_block_sizes().back(), block);
+      }
+      ASSERT_EQ(logits[0].size(), static_cast<size_t>(block));
+      for (int i = 0; i < block; ++i) {
+        ASSERT_EQ(logits[0][i], logits[1][i]) << "block " << block << " token " << i
+                                              << (d == &q4 ? " (q4_0 FFN)" : " (f32)");
+      }
+    }
+  }
+  absl::StatusOr<std::unique_ptr<Model>> bad = Model::Load(q4, {.ffn_chunk_rows = -2});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(absl::StrContains(
+      bad.status().message(), "ModelOptions.ffn_chunk_rows must be -1 (automatic) or >= 0, got -2"))
+      << bad.status();
+  EXPECT_EQ(FfnChunkRows(8192, 512), 64);  // the 1B shape
+  EXPECT_EQ(FfnChunkRows(8192, 256), 0);   // 24 MiB in one piece
+  EXPECT_EQ(FfnChunkRows(2816, 512), 0);
+  EXPECT_EQ(FfnChunkRows(2816, 1024), 128);
+  EXPECT_EQ(FfnChunkRows(768, 4096), 512);
+}
+
+// The activation memory of a ubatch-512 prefill block of the Llama-3.2-1B shape (dim 2048, ffn
+// 8192, 32 heads, 8 KV heads of 64; one layer, as the plan reuses every layer's buffers, and a
+// 256-row embedding; zero q4_0 weights: the plan, not the values) at context 2048, computed by
+// InferenceSession::Load: the arena (intermediates after reuse, plus kernel scratch) is under
+// 20 MiB with the FFN in 64-row chunks, against over 56 MiB in one piece (gate, up and their
+// product are 16 MiB each).
+TEST(ModelTest, OneBShapeUbatch512ActivationsAreBounded) {
+  RandomModelSpec spec = *RandomModelPreset("llama-3.2-1b");
+  const int dim = spec.dim, ffn = spec.ffn, heads = spec.heads, kvh = spec.kv_heads;
+  ASSERT_EQ(dim, 2048);
+  ASSERT_EQ(ffn, 8192);
+  // The metadata and tensor names of a narrow model with the same head dimension, then the
+  // 1B shape's counts and tensors.
+  spec.dim = 128, spec.heads = 2, spec.kv_heads = 1, spec.ffn = 64, spec.layers = 1;
+  spec.vocab = 256;
+  absl::StatusOr<TensorDict> d = RandomModel(spec);
+  ASSERT_TRUE(d.ok()) << d.status();
+  using W = MetadataValue::Width;
+  d->SetMetadata("llama.embedding_length", MetadataValue::Int(dim, W::kU32));
+  d->SetMetadata("llama.feed_forward_length", MetadataValue::Int(ffn, W::kU32));
+  d->SetMetadata("llama.attention.head_count", MetadataValue::Int(heads, W::kU32));
+  d->SetMetadata("llama.attention.head_count_kv", MetadataValue::Int(kvh, W::kU32));
+  const int64_t hd = dim / heads;
+  const std::map<std::string, std::pair<int64_t, int64_t>> matrices = {
+      {"attn_q", {dim, dim}},   {"attn_k", {kvh * hd, dim}}, {"attn_v", {kvh * hd, dim}},
+      {"attn_output", {dim, dim}}, {"ffn_gate", {ffn, dim}},  {"ffn_up", {ffn, dim}},
+      {"ffn_down", {dim, ffn}}};
+  for (const auto& [name, shape] : matrices) {
+    absl::StatusOr<Tensor> t =
+        Tensor::Create(DType::kUInt8, {shape.first, shape.second / 32 * 18});
+    ASSERT_TRUE(t.ok()) << t.status();
+    t->SetQuantization("q4_0", Shape({shape.first, shape.second}));
+    ASSERT_TRUE(d->Set(absl::StrCat("blk.0.", name, ".weight"), *std::move(t)).ok());
+  }
+  for (const char* name : {"blk.0.attn_norm.weight", "blk.0.ffn_norm.weight",
+                           "output_norm.weight"}) {
+    ASSERT_TRUE(d->Set(name, *Tensor::Full({dim}, 1.0f)).ok());
+  }
+  ASSERT_TRUE(d->Set("token_embd.weight", *Tensor::Create(DType::kFloat32, {256, dim})).ok());
+  absl::StatusOr<ModelConfig> c = ModelConfig::FromMetadata(*d);
+  ASSERT_TRUE(c.ok()) << c.status();
+  constexpr int kContext = 2048, kUbatch = 512;
+  absl::StatusOr<Tensor> freqs = RopeFrequencies(*c, *d, kContext, false);
+  ASSERT_TRUE(freqs.ok()) << freqs.status();
+  std::set<std::string> used;
+  const WeightReader reader(*d, &used);
+  InferenceSession session;
+  size_t arena_bytes[2];
+  for (int chunk : {0, -1}) {  // one piece; the default rule (64 rows)
+    absl::StatusOr<std::unique_ptr<Graph>> g =
+        BuildBodyGraph(reader, *c, kContext, false, *freqs, *freqs, kUbatch, chunk);
+    ASSERT_TRUE(g.ok()) << g.status();
+    auto arena = std::make_shared<ActivationArena>();
+    absl::StatusOr<CompiledGraph> loaded = session.Load(**g, arena);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    arena_bytes[chunk == 0 ? 0 : 1] = arena->bytes();
+  }
+  constexpr size_t kMiB = size_t{1} << 20;
+  std::printf("1B shape, ubatch 512: activation arena %.2f MiB in one piece, %.2f MiB in chunks\n",
+              arena_bytes[0] / double(kMiB), arena_bytes[1] / double(kMiB));
+  EXPECT_GT(arena_bytes[0], 56 * kMiB) << arena_bytes[0];
+  EXPECT_LT(arena_bytes[1], 20 * kMiB) << arena_bytes[1];
 }
 
 }  // namespace

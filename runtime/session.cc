@@ -365,6 +365,19 @@ absl::Status CheckInPlaceInputs(const Graph& graph, const Node& node,
   return absl::OkStatus();
 }
 
+// The environment the kernels of a session's graphs are created in.
+internal::KernelEnv MakeKernelEnv(const SessionOptions& options, void* pool, bool xnnpack,
+                                  internal::PreparedWeightCache* weight_cache) {
+  internal::KernelEnv env;
+  env.pool = static_cast<pthreadpool_t>(pool);
+  env.isa_cap = options.isa_cap;
+  env.on_constant_bytes_read = options.on_constant_bytes_read;
+  env.on_constant_row_read = options.on_constant_row_read;
+  env.use_xnnpack = xnnpack;
+  env.weight_cache = weight_cache;
+  return env;
+}
+
 }  // namespace
 
 InferenceSession::InferenceSession(SessionOptions options)
@@ -440,12 +453,8 @@ absl::StatusOr<CompiledGraph> InferenceSession::Load(const Graph& graph,
   impl->graph_name = graph.name();
   impl->pool = pool_;
   impl->arena = arena != nullptr ? std::move(arena) : std::make_shared<ActivationArena>();
-  internal::KernelEnv env;
-  env.pool = static_cast<pthreadpool_t>(pool_.get());
-  env.isa_cap = options_.isa_cap;
-  env.on_constant_bytes_read = options_.on_constant_bytes_read;
-  env.use_xnnpack = xnnpack_enabled_;
-  env.weight_cache = weight_cache_.get();
+  const internal::KernelEnv env =
+      MakeKernelEnv(options_, pool_.get(), xnnpack_enabled_, weight_cache_.get());
 
   // Buffers: one per value computed by a kernel, plus one per output that is a graph input or a
   // constant (copied at the end so that outputs always live in the arena).

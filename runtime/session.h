@@ -76,6 +76,11 @@ struct SessionOptions {
   // them already, so that the copy and the original are never both resident (llm::Model drops a
   // mapped file's pages as the repack goes). May be empty.
   std::function<void(const void* data, size_t bytes_read)> on_constant_bytes_read = nullptr;
+  // Called at Execute by a kernel that reads scattered rows of a constant (gather: an embedding
+  // table), after each row it has decoded, with that row's bytes: the callee may drop their pages
+  // (llm::Model drops a mapped file's pages, which the page fault brought in with 64 KiB of
+  // neighbours). Called on the executing thread. May be empty.
+  std::function<void(const void* data, size_t bytes)> on_constant_row_read = nullptr;
 };
 
 // Activation memory (intermediate and output buffers, kernel scratch) shared by the CompiledGraphs

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -465,6 +466,32 @@ TEST(SessionTest, ThreadCountAboveTheCeilingIsRefused) {
   EXPECT_EQ(Message(model.status()), "SessionOptions.num_threads must be in [1, 1024], got 1025");
   InferenceSession two({.num_threads = 2});
   EXPECT_TRUE(two.Load(graph).ok());
+}
+
+// SessionOptions::on_constant_row_read: a gather from a constant table reports each row it read
+// (its address and bytes), in order, repeats included; a computed table reports nothing.
+TEST(SessionTest, GatherReportsTheConstantRowsItRead) {
+  std::vector<float> values(10 * 4);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
+  const Tensor table = *Tensor::FromValues<float>({10, 4}, values);
+  std::vector<std::pair<ptrdiff_t, size_t>> rows;
+  SessionOptions options;
+  options.on_constant_row_read = [&](const void* data, size_t bytes) {
+    rows.emplace_back(static_cast<const char*>(data) - static_cast<const char*>(table.raw_data()),
+                      bytes);
+  };
+  InferenceSession session(options);
+  Graph graph("gather", {TensorType(DType::kInt32, {3}), F32({10, 4})});
+  graph.Output(ops::Gather(graph.Constant(table), graph.Input(0)));
+  graph.Output(ops::Gather(graph.Input(1), graph.Input(0)));
+  absl::StatusOr<CompiledGraph> g = session.Load(graph);
+  ASSERT_TRUE(g.ok()) << g.status();
+  const Tensor idx = *Tensor::FromValues<int32_t>({3}, std::vector<int32_t>{3, 7, 3});
+  absl::StatusOr<TensorMap> out = g->Execute({{"input0", idx}, {"input1", table}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Floats(*out, "output0")[4], 28.0f);
+  const std::vector<std::pair<ptrdiff_t, size_t>> want = {{48, 16}, {112, 16}, {48, 16}};
+  EXPECT_EQ(rows, want);
 }
 
 }  // namespace

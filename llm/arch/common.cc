@@ -60,25 +60,36 @@ std::string KCache(int layer) { return absl::StrCat("cache.", layer, ".k"); }
 std::string VCache(int layer) { return absl::StrCat("cache.", layer, ".v"); }
 }  // namespace io
 
-// Adds the weight `name` as a constant and returns x · W^T: QMatmul for a quantized weight,
-// MatmulTransposed for f32. `rows` x `cols` is the expected logical shape [out, in].
-absl::StatusOr<Value> Linear(Graph& g, const WeightReader& dict, const std::string& name,
-                             int64_t rows, int64_t cols, Value x) {
+absl::StatusOr<LinearWeight> AddLinearWeight(Graph& g, const WeightReader& dict,
+                                             const std::string& name, int64_t rows, int64_t cols) {
   EDGEQ_ASSIGN_OR_RETURN(const Tensor* w, GetMatrix(dict, name, rows, cols));
+  LinearWeight lw;
   if (w->is_quantized()) {
     absl::StatusOr<const QuantizationEncoding*> enc = FindEncoding(w->encoding());
     if (!enc.ok()) {
       return absl::UnimplementedError(absl::StrFormat(
           "tensor '%s' has block type %s, which edgeq cannot run", name, w->encoding()));
     }
-    return ops::QMatmul(**enc, x, g.Constant(*w));
-  }
-  if (w->dtype() != DType::kFloat32) {
+    lw.encoding = *enc;
+  } else if (w->dtype() != DType::kFloat32) {
     return absl::InvalidArgumentError(
         absl::StrFormat("tensor '%s' is %s; expected f32, f16 or a quantized block type", name,
                         DTypeName(w->dtype())));
   }
-  return ops::MatmulTransposed(x, g.Constant(*w));
+  lw.w = g.Constant(*w);
+  return lw;
+}
+
+Value LinearWeight::Apply(Value x) const {
+  return encoding != nullptr ? ops::QMatmul(*encoding, x, w) : ops::MatmulTransposed(x, w);
+}
+
+// Adds the weight `name` as a constant and returns x · W^T: QMatmul for a quantized weight,
+// MatmulTransposed for f32. `rows` x `cols` is the expected logical shape [out, in].
+absl::StatusOr<Value> Linear(Graph& g, const WeightReader& dict, const std::string& name,
+                             int64_t rows, int64_t cols, Value x) {
+  EDGEQ_ASSIGN_OR_RETURN(LinearWeight lw, AddLinearWeight(g, dict, name, rows, cols));
+  return lw.Apply(x);
 }
 
 absl::StatusOr<Value> Norm(Graph& g, const WeightReader& dict, const std::string& name, int64_t dim,
@@ -195,30 +206,64 @@ absl::StatusOr<std::pair<Value, Value>> LayerGraph::KvRows(int layer) const {
   return it->second;
 }
 
+int64_t FfnChunkRows(int64_t ffn, int64_t t) {
+  if (t * ffn * 12 <= kFfnOnePieceBytes) return 0;
+  int64_t rows = kFfnChunkRows;
+  while (2 * rows * ffn * 12 <= kFfnChunkBytes) rows *= 2;
+  return rows;
+}
+
 absl::StatusOr<Value> LayerGraph::FeedForward(int layer, Value h) {
   if (c_.IsMoeLayer(layer)) return arch::MoeFeedForward(*this, layer, h);
-  const int64_t t = t_, dim = c_.embedding_length, hidden = c_.LayerFeedForward(layer);
+  const int64_t dim = c_.embedding_length, hidden = c_.LayerFeedForward(layer);
   const std::string p = absl::StrCat("blk.", layer, ".");
-  Value gate, up;
+  // The weights once, shared by the row chunks.
+  LinearWeight gate_w, up_w, down_w;
   if (c_.fused_gate_up) {  // Phi-3: ffn_up is [2 ffn, dim], the gate rows first
-    EDGEQ_ASSIGN_OR_RETURN(Value gu, Linear(g_, dict_, p + "ffn_up.weight", 2 * hidden, dim, h));
-    gate = ops::Slice(gu, {0, 0}, {t, hidden});
-    up = ops::Slice(gu, {0, hidden}, {t, 2 * hidden});
+    EDGEQ_ASSIGN_OR_RETURN(up_w, AddLinearWeight(g_, dict_, p + "ffn_up.weight", 2 * hidden, dim));
   } else {
-    EDGEQ_ASSIGN_OR_RETURN(gate, Linear(g_, dict_, p + "ffn_gate.weight", hidden, dim, h));
-    EDGEQ_ASSIGN_OR_RETURN(up, Linear(g_, dict_, p + "ffn_up.weight", hidden, dim, h));
+    EDGEQ_ASSIGN_OR_RETURN(gate_w, AddLinearWeight(g_, dict_, p + "ffn_gate.weight", hidden, dim));
+    EDGEQ_ASSIGN_OR_RETURN(up_w, AddLinearWeight(g_, dict_, p + "ffn_up.weight", hidden, dim));
   }
-  // SwiGLU in one pass; Gemma's GeGLU as tanh-GELU, then the product.
-  const Value gated = c_.ffn_activation == arch::Activation::kGeluTanh
-                          ? ops::Mul(GeluTanh(gate, c_.gelu_fp16_table), up)
-                          : ops::SwiGlu(gate, up);
-  return Linear(g_, dict_, p + "ffn_down.weight", dim, hidden, gated);
+  EDGEQ_ASSIGN_OR_RETURN(down_w, AddLinearWeight(g_, dict_, p + "ffn_down.weight", dim, hidden));
+  // Gate, up, activation and down of `rows` rows x [rows, dim]: [rows, dim].
+  auto ffn = [&](Value x, int64_t rows) {
+    Value gate, up;
+    if (c_.fused_gate_up) {
+      const Value gu = up_w.Apply(x);
+      gate = ops::Slice(gu, {0, 0}, {rows, hidden});
+      up = ops::Slice(gu, {0, hidden}, {rows, 2 * hidden});
+    } else {
+      gate = gate_w.Apply(x);
+      up = up_w.Apply(x);
+    }
+    // SwiGLU in one pass; Gemma's GeGLU as tanh-GELU, then the product.
+    const Value gated = c_.ffn_activation == arch::Activation::kGeluTanh
+                            ? ops::Mul(GeluTanh(gate, c_.gelu_fp16_table), up)
+                            : ops::SwiGlu(gate, up);
+    return down_w.Apply(gated);
+  };
+  const int64_t chunk =
+      ffn_chunk_rows_ == kFfnChunkAuto ? FfnChunkRows(hidden, t_) : ffn_chunk_rows_;
+  if (chunk <= 0 || t_ < 2 * chunk) return ffn(h, t_);
+  // Row chunks of `chunk` rows, the last one taking the rest (chunk to 2 chunk - 1 rows): the
+  // [t, ffn]-wide intermediates exist for one chunk at a time. Every kernel is row-independent and
+  // each chunk starts at a multiple of `chunk` (a power of two >= 64, a multiple of every kernel's
+  // row tile), so the rows are computed exactly as in one piece.
+  std::vector<Value> parts;
+  for (int64_t r0 = 0; r0 < t_;) {
+    const int64_t r1 = t_ - r0 < 2 * chunk ? t_ : r0 + chunk;
+    parts.push_back(ffn(ops::Slice(h, {r0, 0}, {r1, dim}), r1 - r0));
+    r0 = r1;
+  }
+  return ops::Concat(parts, 0);
 }
 
 absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
                                                       const ModelConfig& c, int64_t ctx,
                                                       bool q8_0_cache, const Tensor& inv_freq,
-                                                      const Tensor& inv_freq_swa, int64_t t) {
+                                                      const Tensor& inv_freq_swa, int64_t t,
+                                                      int64_t ffn_chunk_rows) {
   const int64_t dim = c.embedding_length, kvh = c.head_count_kv;
   auto graph =
       std::make_unique<Graph>(absl::StrCat(c.architecture, "_t", t), std::vector<TensorType>{});
@@ -254,6 +299,7 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
     x = ops::Mul(x, s);
   }
   LayerGraph b(g, dict, c, t);
+  b.set_ffn_chunk_rows(ffn_chunk_rows);
   b.positions = positions;
   b.freqs = g.Constant(inv_freq);
   b.freqs_swa = g.Constant(inv_freq_swa);

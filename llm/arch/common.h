@@ -20,6 +20,7 @@
 #include "core/tensor.h"
 #include "graph/graph.h"
 #include "llm/arch/model_config.h"
+#include "quantization/encoding.h"
 
 namespace edgeq {
 namespace llm {
@@ -90,6 +91,20 @@ class WeightReader {
   std::set<std::string>* used_;
 };
 
+// The feed-forward of a prefill block of t rows runs in row chunks (LayerGraph::FeedForward) when
+// its [t, ffn]-wide intermediates (gate, up, their product: 12 bytes per row and ffn unit) would
+// take more than kFfnOnePieceBytes (the 1B shape's ffn 8192 at the ubatch 512: 48 MiB), so that
+// they take at most kFfnChunkBytes; the same values. Narrower blocks stay in one piece (each chunk
+// streams the weights again: ffn 2816 at 512 rows, 16.5 MiB, ran 0.9x in 128-row chunks).
+// FfnChunkRows(ffn, t): 0 (one piece), or the largest power of two of rows within the chunk
+// budget, at least kFfnChunkRows (1B shape: 64).
+inline constexpr int64_t kFfnChunkRows = 64;
+inline constexpr int64_t kFfnChunkBytes = int64_t{6} << 20;
+inline constexpr int64_t kFfnOnePieceBytes = int64_t{24} << 20;
+int64_t FfnChunkRows(int64_t ffn, int64_t t);
+// LayerGraph::set_ffn_chunk_rows's default: FfnChunkRows of each layer's width.
+inline constexpr int64_t kFfnChunkAuto = -1;
+
 // One body graph being built: what an architecture's layer function (ArchInfo::build_layer)
 // reads and the sub-blocks it composes. The attention sub-block reads the layer's caches (graph
 // inputs io::KCache/VCache) and writes its new K and V rows into them (store_kv).
@@ -102,6 +117,8 @@ class LayerGraph {
   const ModelConfig& config() const { return c_; }
   const WeightReader& weights() const { return dict_; }
   int64_t t() const { return t_; }  // the block's rows
+  // FeedForward's row chunk (kFfnChunkAuto by default: FfnChunkRows; 0: the whole block at once).
+  void set_ffn_chunk_rows(int64_t rows) { ffn_chunk_rows_ = rows; }
   // Keeps a layer's new K and V rows [t, kv heads, head dim] for the shared-KV layers reading
   // that cache (KvRows); the layer's attention stores them in the cache (store_kv).
   void AddKvRows(int layer, Value k, Value v);
@@ -145,6 +162,7 @@ class LayerGraph {
   const WeightReader& dict_;
   const ModelConfig& c_;
   int64_t t_;
+  int64_t ffn_chunk_rows_ = kFfnChunkAuto;
   std::vector<bool> states_set_;
   std::map<int, std::pair<Value, Value>> kv_rows_;
 };
@@ -160,6 +178,16 @@ absl::Status ReadExpertConfig(const checkpoint::TensorDict& d, ModelConfig* c);
 absl::StatusOr<Value> MoeFeedForward(LayerGraph& b, int layer, Value h);
 }  // namespace arch
 
+// A weight matrix added once as a graph constant, applied to any number of row blocks (x · W^T:
+// QMatmul for a quantized weight, MatmulTransposed for f32).
+struct LinearWeight {
+  const QuantizationEncoding* encoding = nullptr;  // null: f32
+  Value w;
+  Value Apply(Value x) const;
+};
+// The weight `name`, whose logical shape must be [rows, cols], as a LinearWeight.
+absl::StatusOr<LinearWeight> AddLinearWeight(Graph& g, const WeightReader& dict,
+                                             const std::string& name, int64_t rows, int64_t cols);
 // The weight `name` (logical shape [rows, cols]) as a constant: x · W^T (QMatmul for a
 // quantized weight, MatmulTransposed for f32).
 absl::StatusOr<Value> Linear(Graph& g, const WeightReader& dict, const std::string& name,
@@ -181,11 +209,12 @@ absl::StatusOr<Value> Scalar(Graph& g, float v);
 // block. `inv_freq` is the RoPE angle table of the global layers, `inv_freq_swa` that of the
 // sliding-window layers. Each layer is the architecture's ArchInfo::build_layer. gemma4: only the
 // first ModelConfig::CachedLayers() have caches and new rows (head dim: ModelConfig::LayerHeadDim);
-// the shared layers read their KvLayer's.
+// the shared layers read their KvLayer's. `ffn_chunk_rows`: LayerGraph::set_ffn_chunk_rows.
 absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
                                                       const ModelConfig& c, int64_t ctx,
                                                       bool q8_0_cache, const Tensor& inv_freq,
-                                                      const Tensor& inv_freq_swa, int64_t t);
+                                                      const Tensor& inv_freq_swa, int64_t t,
+                                                      int64_t ffn_chunk_rows = kFfnChunkAuto);
 // Output norm and classifier (+ final logit soft-capping): input "hidden" [1, dim] -> output
 // "logits" [1, vocab].
 absl::StatusOr<std::unique_ptr<Graph>> BuildHeadGraph(const WeightReader& dict,

@@ -93,6 +93,8 @@ struct KernelEnv {
   PreparedWeightCache* weight_cache = nullptr;  // may be null: nothing is shared
   // SessionOptions::on_constant_bytes_read (may be empty).
   std::function<void(const void* data, size_t bytes_read)> on_constant_bytes_read = nullptr;
+  // SessionOptions::on_constant_row_read (may be empty).
+  std::function<void(const void* data, size_t bytes)> on_constant_row_read = nullptr;
 };
 
 // What a kernel factory (OpDef::create_kernel) is given: the node, its graph (types, constant

@@ -2,7 +2,9 @@
 // its encoding; a quantized table must be a constant) picked by `indices` (i32 or i64, any shape
 // [...]) -> f32 [..., d]. An index outside [0, v) makes Execute fail with OutOfRange naming it.
 #include <cstring>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -20,7 +22,8 @@ constexpr char kGatherOpName[] = "gather";
 class GatherKernel : public OpKernel {
  public:
   GatherKernel(int table, int idx, int out, bool idx64, int64_t count, int64_t v, int64_t d,
-               int64_t row_bytes, const QuantizationEncoding* encoding)
+               int64_t row_bytes, const QuantizationEncoding* encoding,
+               std::function<void(const void*, size_t)> on_row_read)
       : table_(table),
         idx_(idx),
         out_(out),
@@ -29,7 +32,8 @@ class GatherKernel : public OpKernel {
         v_(v),
         d_(d),
         row_bytes_(row_bytes),
-        encoding_(encoding) {}
+        encoding_(encoding),
+        on_row_read_(std::move(on_row_read)) {}
   absl::Status Run(const ExecContext& ctx) override {
     const uint8_t* table = Data<const uint8_t>(ctx, table_);
     float* y = Data(ctx, out_);
@@ -47,6 +51,7 @@ class GatherKernel : public OpKernel {
       } else {
         encoding_->DequantizeRow(row, y + i * d_, d_);
       }
+      if (on_row_read_) on_row_read_(row, static_cast<size_t>(row_bytes_));
     }
     return absl::OkStatus();
   }
@@ -59,6 +64,8 @@ class GatherKernel : public OpKernel {
   bool idx64_;
   int64_t count_, v_, d_, row_bytes_;
   const QuantizationEncoding* encoding_;
+  // SessionOptions::on_constant_row_read for a constant table (else empty).
+  std::function<void(const void*, size_t)> on_row_read_;
 };
 
 TypesOr Infer(const InferInput& in, const OpAttributes&) {
@@ -93,7 +100,8 @@ KernelOr Create(const KernelArgs& a) {
   const int64_t row_bytes =
       table.type.shape.dim(1) * static_cast<int64_t>(DTypeSize(table.type.dtype));
   return Make(new GatherKernel(a.in(0), a.in(1), a.out(), a.in_type(1).type.dtype == DType::kInt64,
-                               a.in_shape(1).num_elements(), v, d, row_bytes, encoding));
+                               a.in_shape(1).num_elements(), v, d, row_bytes, encoding,
+                               a.constant(0) != nullptr ? a.env.on_constant_row_read : nullptr));
 }
 
 OpDef Def() {
