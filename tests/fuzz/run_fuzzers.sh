@@ -12,7 +12,8 @@
 #   a SHA-256 of the compiler, the flags, the source and every header it included (-MD), so an
 #   unchanged file is never compiled twice and an edited header recompiles what includes it;
 #   entries are written by atomic rename (concurrent runs share the cache safely); those unused
-#   for 14 days, and the least recently used beyond EDGEQ_FUZZ_CACHE_MB (1500), are deleted. The last line is "N passed, N failed" (targets).
+#   for 14 days, and the least recently used beyond EDGEQ_FUZZ_CACHE_MB (500; one build of
+#   every target is about 130 MB), are deleted. The last line is "N passed, N failed" (targets).
 #   TARGET: max gguf llama2c safetensors tokenizer model llm_model cli_args hf_import
 #   hf_tokenizer spm_model chat_template grammar jinja (default: all)
 #   model: a .max or GGUF, then qmatmul and Gather over every quantized tensor (graph, runtime
@@ -53,7 +54,7 @@ for arg in "$@"; do
     --parallel=*) parallel="${arg#*=}" ;;
     --cache=*) cache="${arg#*=}" ;;
     --no-cache) cache="" ;;
-    -h|--help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     max|gguf|llama2c|safetensors|tokenizer|model|llm_model|cli_args) targets+=("$arg") ;;
     hf_import|hf_tokenizer|spm_model|chat_template|grammar|jinja) targets+=("$arg") ;;
     *) echo "run_fuzzers.sh: unknown argument '$arg'" >&2; exit 2 ;;
@@ -213,9 +214,9 @@ done
 if [ -n "$cache" ]; then
   mkdir -p "$cache/dep" "$cache/obj" "$cache/tmp"
   find "$cache" -type f -mtime +14 -delete 2>/dev/null || true
-  # At most EDGEQ_FUZZ_CACHE_MB (default 1500) of objects: the least recently used go first.
+  # At most EDGEQ_FUZZ_CACHE_MB (default 500) of objects: the least recently used go first.
   find "$cache/obj" -type f -printf '%T@ %s %p\n' 2>/dev/null | sort -rn |
-    awk -v cap=$(( ${EDGEQ_FUZZ_CACHE_MB:-1500} * 1048576 )) '(t += $2) > cap { print $3 }' |
+    awk -v cap=$(( ${EDGEQ_FUZZ_CACHE_MB:-500} * 1048576 )) '(t += $2) > cap { print $3 }' |
     xargs -r rm -f || true
 else
   mkdir -p "$out/obj"
