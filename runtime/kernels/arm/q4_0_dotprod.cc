@@ -15,17 +15,9 @@ namespace internal {
 EDGEQ_KERNEL_ENTRY(kQ4_0DotprodGemv, Shape::kGemv, "q4_0_dotprod_gemv", Encoding::kQ4_0,
                    Isa::kNeonDotprod, arm::QuantizeRowQ8_0SNeon, Q8_0SRowBytes, RepackQ4_0R4,
                    Q4_0R4RowBytes, 16, arm::R4DotprodGemv<arm::Q4_0R4Block>);
-const KernelEntry kQ4_0DotprodGemm = {Encoding::kQ4_0,
-                                      Isa::kNeonDotprod,
-                                      Shape::kGemm,
-                                      "q4_0_dotprod_gemm",
-                                      nullptr,
-                                      Q8_0PUnitBytes,
-                                      RepackQ4_0R4,
-                                      Q4_0R4RowBytes,
-                                      arm::R4DotprodPairGemm<arm::Q4_0R4Block>,
-                                      16,
-                                      arm::QuantizePairQ8_0PNeon};
+EDGEQ_DEFINE_R4_PAIR_GEMM_FN(kQ4_0DotprodGemm, Encoding::kQ4_0, Isa::kNeonDotprod, "q4_0_dotprod",
+                             arm::QuantizePairQ8_0PNeon, Q8_0PUnitBytes, RepackQ4_0R4,
+                             Q4_0R4RowBytes, arm::R4DotprodPairGemm<arm::Q4_0R4Block>);
 
 }  // namespace internal
 }  // namespace kernels

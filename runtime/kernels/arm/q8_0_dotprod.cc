@@ -15,17 +15,9 @@ namespace internal {
 EDGEQ_KERNEL_ENTRY(kQ8_0DotprodGemv, Shape::kGemv, "q8_0_dotprod_gemv", Encoding::kQ8_0,
                    Isa::kNeonDotprod, arm::QuantizeRowQ8_0SNeon, Q8_0SRowBytes, RepackQ8_0R4,
                    Q8_0R4RowBytes, 16, arm::R4DotprodGemv<arm::Q8_0R4Block>);
-const KernelEntry kQ8_0DotprodGemm = {Encoding::kQ8_0,
-                                      Isa::kNeonDotprod,
-                                      Shape::kGemm,
-                                      "q8_0_dotprod_gemm",
-                                      nullptr,
-                                      Q8_0PUnitBytes,
-                                      RepackQ8_0R4,
-                                      Q8_0R4RowBytes,
-                                      arm::R4DotprodPairGemm<arm::Q8_0R4Block>,
-                                      16,
-                                      arm::QuantizePairQ8_0PNeon};
+EDGEQ_DEFINE_R4_PAIR_GEMM_FN(kQ8_0DotprodGemm, Encoding::kQ8_0, Isa::kNeonDotprod, "q8_0_dotprod",
+                             arm::QuantizePairQ8_0PNeon, Q8_0PUnitBytes, RepackQ8_0R4,
+                             Q8_0R4RowBytes, arm::R4DotprodPairGemm<arm::Q8_0R4Block>);
 
 }  // namespace internal
 }  // namespace kernels

@@ -582,13 +582,17 @@ void R4PairGemm(const MatmulParams& p, int64_t j0, int64_t j1) {
   }
 }
 
-// The GEMM entry `var` ("<name>_gemm") of an R4 pair tile T: activations quantized in pairs of
-// rows (quantize_pair, unit_bytes), 16 columns per task.
-#define EDGEQ_DEFINE_R4_PAIR_GEMM(var, encoding, isa, name, quantize_pair, unit_bytes, repack,    \
-                                  repacked_row_bytes, T)                                          \
-  const KernelEntry var = {encoding,     isa,    Shape::kGemm,       name "_gemm",       nullptr, \
-                           unit_bytes,   repack, repacked_row_bytes, arm::R4PairGemm<T>, 16,      \
-                           quantize_pair}
+// The GEMM entry `var` ("<name>_gemm") of an R4 pair GEMM function `gemm` (a MatmulFn over
+// activations quantized in pairs of rows: quantize_pair, unit_bytes), 16 columns per task.
+#define EDGEQ_DEFINE_R4_PAIR_GEMM_FN(var, encoding, isa, name, quantize_pair, unit_bytes, repack, \
+                                     repacked_row_bytes, gemm)                                    \
+  const KernelEntry var = {encoding,   isa,    Shape::kGemm,       name "_gemm", nullptr,         \
+                           unit_bytes, repack, repacked_row_bytes, gemm,         16, quantize_pair}
+// The same for the R4PairGemm of an R4 pair tile T.
+#define EDGEQ_DEFINE_R4_PAIR_GEMM(var, encoding, isa, name, quantize_pair, unit_bytes, repack,   \
+                                  repacked_row_bytes, T)                                         \
+  EDGEQ_DEFINE_R4_PAIR_GEMM_FN(var, encoding, isa, name, quantize_pair, unit_bytes, repack,      \
+                               repacked_row_bytes, arm::R4PairGemm<T>)
 
 }  // namespace
 }  // namespace arm
