@@ -42,7 +42,7 @@ namespace {
 
 constexpr char kBenchUsage[] =
     "MODEL [-p 512] [-n 128] [-r 5] [-t 1,2] [-d 0] [-ub 512] [-o md|csv|json] [--profile] "
-    "[--roofline] [-ctk TYPE]\n"
+    "[--roofline] [-ctk TYPE] [--isa NAME]\n"
     "  -p, --n-prompt N     prompt tokens of the prefill test ppN (0: none; default 512)\n"
     "  -n, --n-gen N        tokens of the decode test tgN (0: none; default 128)\n"
     "  -r, --repetitions N  timed runs per test after one warm-up run (default 5)\n"
@@ -57,7 +57,7 @@ constexpr char kBenchUsage[] =
     "  --roofline           measure the memory read bandwidth (a STREAM-like sum over 1 GiB with\n"
     "                       the same threads, prefetching as the kernels do) and give the weight\n"
     "                       bytes a decode step reads (all but an untied token embedding) per\n"
-    "                       second as a share of it\n" EDGEQ_KV_CACHE_USAGE
+    "                       second as a share of it\n" EDGEQ_KV_CACHE_USAGE EDGEQ_ISA_USAGE
     "tokens/s are mean +- standard deviation over the runs; peak RSS is the process's VmHWM after "
     "the test.\nThe ttft row (per thread count, first): model open to the first generated token "
     "of a 16-token\nprompt (open + load + repack + prefill + first decode step, in ms; the file "
@@ -351,6 +351,7 @@ absl::Status Bench(const Args& raw_args) {
     mo.context_length = static_cast<int>(
         std::max<int64_t>(max_depth + flags.n_prompt + flags.n_gen, kTtftPrompt + 1));
     mo.kv_cache_type = flags.cache_type;
+    mo.isa_cap = flags.isa_cap;
     base.threads = threads;
     Row ttft = base;
     EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<llm::Model> loaded, LoadTimed(path, mo, &ttft));

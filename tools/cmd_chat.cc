@@ -54,7 +54,7 @@ namespace {
 constexpr char kChatUsage[] =
     "MODEL [--system TEXT] [--template NAME|FILE] [--tools FILE.json] [-n N] [--temp T] "
     "[--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--repeat-last-n N] "
-    "[--presence-penalty P] [--frequency-penalty F] [-s SEED] [-t THREADS] [-c CTX] [-ub N] "
+    "[--presence-penalty P] [--frequency-penalty F] [-s SEED] [-t THREADS] [-c CTX] [-ub N] [-ctk TYPE] [--isa NAME] "
     "[--ignore-eos] [--verbose-prompt]\n"
     "    [--grammar GBNF | --grammar-file FILE | -j JSON_SCHEMA]\n"
     "Reads one user message per line from stdin and streams each reply to stdout; the prompt\n"
@@ -73,7 +73,7 @@ constexpr char kChatUsage[] =
     "  --verbose-prompt         print each turn's prompt tokens (id -> piece) to stderr\n"
     "  --grammar, --grammar-file, -j/--json-schema   each reply is a sentence of the grammar\n"
     "                           (as in `edgeq run`; it ends at end-of-turn once complete)\n"
-    "  sampling options, -s, -t, -ub as in `edgeq run` (default temperature 0.8)\n"
+    "  sampling options, -s, -t, -ub, -ctk, --isa as in `edgeq run` (default temperature 0.8)\n"
     "Lines (at most 1 MiB each): /reset forgets the conversation (keeps --system); /exit or the\n"
     "end of input ends; /tool TEXT adds a tool result (role tool) and lets the model answer;\n"
     "/assistant TEXT adds TEXT as the model's reply (parsed for tool calls) without generating.\n"
@@ -310,6 +310,7 @@ absl::Status ChatLoop::LoadModel(std::shared_ptr<const grammar::Grammar> grammar
   mo.num_threads = flags_.threads > 0 ? flags_.threads : kernels::DefaultThreadCount();
   mo.context_length = static_cast<int>(flags_.ctx);
   mo.kv_cache_type = flags_.cache_type;
+  mo.isa_cap = flags_.isa_cap;
   mo.prefill_block = flags_.ubatch;
   num_threads_ = mo.num_threads;
   EDGEQ_RETURN_IF_ERROR(opened_.LoadModel(mo));

@@ -25,12 +25,13 @@ namespace tools {
 namespace {
 
 constexpr char kPerplexityUsage[] =
-    "MODEL -f FILE [-c CTX] [-t THREADS] [--chunks N] [-ub N] [-ctk TYPE] [--tokenizer FILE]\n"
+    "MODEL -f FILE [-c CTX] [-t THREADS] [--chunks N] [-ub N] [-ctk TYPE] [--isa NAME]\n"
+    "    [--tokenizer FILE]\n"
     "  -f, --file FILE      text to score (at most 32 MiB)\n"
     "  -c, --ctx-size N     chunk length in tokens (default 512; the text must hold two chunks)\n"
     "  --chunks N           score at most N chunks (default: all)\n"
     "  -t, --threads N      (default: the fastest cluster's cores; at most 4 x the online CPUs,\n"
-    "                       at most 256)\n" EDGEQ_UBATCH_USAGE EDGEQ_KV_CACHE_USAGE
+    "                       at most 256)\n" EDGEQ_UBATCH_USAGE EDGEQ_KV_CACHE_USAGE EDGEQ_ISA_USAGE
     "Prints [chunk]running-perplexity per chunk and 'Final estimate: PPL = X +/- Y' (stdout).";
 
 absl::Status Perplexity(const Args& raw_args) {
@@ -48,6 +49,7 @@ absl::Status Perplexity(const Args& raw_args) {
   mo.num_threads = flags.threads > 0 ? flags.threads : kernels::DefaultThreadCount();
   mo.context_length = static_cast<int>(n_ctx);
   mo.kv_cache_type = flags.cache_type;
+  mo.isa_cap = flags.isa_cap;
   mo.prefill_block = flags.ubatch;
   EDGEQ_ASSIGN_OR_RETURN(llm::OpenedModel opened, llm::Open(path, oo));
   llm::Model& model = *opened.model;

@@ -26,7 +26,7 @@ namespace {
 constexpr char kRunUsage[] =
     "MODEL -p TEXT|-f FILE [-n N] [--temp T] [--top-k K] [--top-p P] [--min-p P] "
     "[--repeat-penalty R] [--repeat-last-n N] [--presence-penalty P] [--frequency-penalty F] "
-    "[-s SEED] [-t THREADS] [-c CTX] [-ub N] [-ctk TYPE] [--tokenizer FILE] [--ignore-eos]\n"
+    "[-s SEED] [-t THREADS] [-c CTX] [-ub N] [-ctk TYPE] [--isa NAME] [--tokenizer FILE] [--ignore-eos]\n"
     "    [--grammar GBNF | --grammar-file FILE | -j JSON_SCHEMA] [--prompt-cache FILE]\n"
     "  -p, --prompt TEXT        prompt (BOS added as the vocabulary says)\n"
     "  -f, --file FILE          the prompt from a file (at most 32 MiB)\n"
@@ -47,7 +47,7 @@ constexpr char kRunUsage[] =
     "  --prompt-cache FILE      reuse the state saved in FILE when its tokens begin the prompt;\n"
     "                           else run the prompt and save its state there (llama.cpp's)\n"
     "  --tokenizer FILE         a llama2.c tokenizer.bin for a model without a "
-    "vocabulary\n" EDGEQ_UBATCH_USAGE EDGEQ_KV_CACHE_USAGE
+    "vocabulary\n" EDGEQ_UBATCH_USAGE EDGEQ_KV_CACHE_USAGE EDGEQ_ISA_USAGE
     "Sampler order: penalties, top-k, top-p, min-p, temperature, draw (llama.cpp's).\n"
     "The text goes to stdout; the load and speed report to stderr.";
 
@@ -113,6 +113,7 @@ absl::Status Run(const Args& raw_args) {
   mo.num_threads = flags.threads > 0 ? flags.threads : kernels::DefaultThreadCount();
   mo.context_length = static_cast<int>(ctx);
   mo.kv_cache_type = flags.cache_type;
+  mo.isa_cap = flags.isa_cap;
   mo.prefill_block = flags.ubatch;
   EDGEQ_RETURN_IF_ERROR(opened.LoadModel(mo));
   llm::Model& model = *opened.model;

@@ -185,6 +185,35 @@ TEST(LlmCliTest, CommandFlagsAreCheckedWithoutAModel) {
   EXPECT_LT(s.message().size(), 1000u);
 }
 
+// --isa caps the kernels of run, chat, perplexity and bench; names this CPU cannot run are refused
+// with the list of those it can.
+TEST(LlmCliTest, IsaCapIsParsedAndChecked) {
+  EXPECT_EQ(ParseRunFlags({"m", "-p", "x"})->isa_cap, kernels::Isa::kBest);
+  EXPECT_EQ(ParseRunFlags({"m", "-p", "x", "--isa", "generic"})->isa_cap, kernels::Isa::kGeneric);
+  EXPECT_EQ(ParseChatFlags({"m", "--isa", "generic"})->isa_cap, kernels::Isa::kGeneric);
+  EXPECT_EQ(ParsePerplexityFlags({"m", "-f", "t", "--isa", "GENERIC"})->isa_cap,
+            kernels::Isa::kGeneric);
+  EXPECT_EQ(ParseBenchFlags({"m", "--isa", "best"})->isa_cap, kernels::Isa::kBest);
+  const kernels::Isa best = kernels::BestSupportedIsa();
+  EXPECT_EQ(ParseBenchFlags({"m", "--isa", std::string(kernels::IsaName(best))})->isa_cap, best);
+  const absl::Status unknown = ParseBenchFlags({"m", "--isa", "sse9"}).status();
+  EXPECT_TRUE(absl::StartsWith(unknown.message(),
+                               "--isa 'sse9': unknown instruction set; expected one this CPU runs: "
+                               "generic"))
+      << unknown.message();
+  EXPECT_TRUE(absl::EndsWith(unknown.message(), ", best")) << unknown.message();
+#if defined(__x86_64__)
+  const char* other = "neon";
+#else
+  const char* other = "avx2";
+#endif
+  const absl::Status foreign = ParseRunFlags({"m", "-p", "x", "--isa", other}).status();
+  EXPECT_EQ(foreign.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(foreign.message(), "this CPU cannot run it")) << foreign.message();
+  EXPECT_EQ(ParseRunFlags({"m", "-p", "x", "--isa"}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace tools
 }  // namespace edgeq

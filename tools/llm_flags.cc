@@ -194,6 +194,28 @@ absl::StatusOr<llm::KvCacheType> ParseKvCacheType(const LlmArgs& args) {
   return args.Has("cache-type-k") ? types[0] : types[1];
 }
 
+std::vector<OptionSpec> IsaOptionSpecs() { return {{{"--isa"}}}; }
+
+absl::StatusOr<kernels::Isa> GetIsaCap(const LlmArgs& args) {
+  if (!args.Has("isa")) return kernels::Isa::kBest;
+  const std::string name = args.Get("isa");
+  std::vector<std::string> supported;
+  for (kernels::Isa isa : {kernels::Isa::kGeneric, kernels::Isa::kAvx2, kernels::Isa::kAvxVnni,
+                           kernels::Isa::kAvx512Vnni, kernels::Isa::kNeon,
+                           kernels::Isa::kNeonDotprod, kernels::Isa::kNeonI8mm}) {
+    if (kernels::IsaSupported(isa)) supported.emplace_back(kernels::IsaName(isa));
+  }
+  supported.emplace_back("best");
+  const absl::StatusOr<kernels::Isa> isa = kernels::IsaFromName(name);
+  if (!isa.ok() || (*isa != kernels::Isa::kBest && !kernels::IsaSupported(*isa))) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--isa %s: %s; expected one this CPU runs: %s", QuoteForError(name),
+                        isa.ok() ? "this CPU cannot run it" : "unknown instruction set",
+                        absl::StrJoin(supported, ", ")));
+  }
+  return *isa;
+}
+
 absl::StatusOr<llm::SamplerOptions> ParseSamplerOptions(const LlmArgs& args) {
   llm::SamplerOptions so;
   EDGEQ_ASSIGN_OR_RETURN(so.temperature, args.GetFloat("temp", so.temperature));
@@ -252,6 +274,7 @@ absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& raw) {
       {{"-c", "--ctx-size"}}, {{"--tokenizer"}},  {{"--ignore-eos"}, false}, {{"--prompt-cache"}},
   };
   for (const OptionSpec& s : SamplerOptionSpecs()) specs.push_back(s);
+  for (const OptionSpec& s : IsaOptionSpecs()) specs.push_back(s);
   for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
   for (const OptionSpec& s : GrammarOptionSpecs()) specs.push_back(s);
   for (const OptionSpec& s : UbatchOptionSpecs()) specs.push_back(s);
@@ -274,6 +297,7 @@ absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& raw) {
   EDGEQ_ASSIGN_OR_RETURN(f.threads, GetThreads(args));
   EDGEQ_ASSIGN_OR_RETURN(f.ctx, args.GetInt("ctx-size", 0, 0, 1 << 20));
   EDGEQ_ASSIGN_OR_RETURN(f.sampler, ParseSamplerOptions(args));
+  EDGEQ_ASSIGN_OR_RETURN(f.isa_cap, GetIsaCap(args));
   EDGEQ_ASSIGN_OR_RETURN(f.cache_type, ParseKvCacheType(args));
   EDGEQ_ASSIGN_OR_RETURN(f.grammar, ParseGrammarFlag(args));
   EDGEQ_ASSIGN_OR_RETURN(f.ubatch, GetUbatch(args));
@@ -296,6 +320,7 @@ absl::StatusOr<ChatFlags> ParseChatFlags(const std::vector<std::string>& raw) {
   };
   for (const OptionSpec& s : SamplerOptionSpecs()) specs.push_back(s);
   for (const OptionSpec& s : GrammarOptionSpecs()) specs.push_back(s);
+  for (const OptionSpec& s : IsaOptionSpecs()) specs.push_back(s);
   for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
   for (const OptionSpec& s : UbatchOptionSpecs()) specs.push_back(s);
   ChatFlags f;
@@ -312,6 +337,7 @@ absl::StatusOr<ChatFlags> ParseChatFlags(const std::vector<std::string>& raw) {
   EDGEQ_ASSIGN_OR_RETURN(f.threads, GetThreads(args));
   EDGEQ_ASSIGN_OR_RETURN(f.ctx, args.GetInt("ctx-size", 0, 0, 1 << 20));
   EDGEQ_ASSIGN_OR_RETURN(f.sampler, ParseSamplerOptions(args));
+  EDGEQ_ASSIGN_OR_RETURN(f.isa_cap, GetIsaCap(args));
   EDGEQ_ASSIGN_OR_RETURN(f.cache_type, ParseKvCacheType(args));
   EDGEQ_ASSIGN_OR_RETURN(f.grammar, ParseGrammarFlag(args));
   EDGEQ_ASSIGN_OR_RETURN(f.ubatch, GetUbatch(args));
@@ -324,6 +350,7 @@ absl::StatusOr<PerplexityFlags> ParsePerplexityFlags(const std::vector<std::stri
                                    {{"-t", "--threads"}},
                                    {{"--chunks"}},
                                    {{"--tokenizer"}}};
+  for (const OptionSpec& s : IsaOptionSpecs()) specs.push_back(s);
   for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
   for (const OptionSpec& s : UbatchOptionSpecs()) specs.push_back(s);
   PerplexityFlags f;
@@ -340,6 +367,7 @@ absl::StatusOr<PerplexityFlags> ParsePerplexityFlags(const std::vector<std::stri
   EDGEQ_ASSIGN_OR_RETURN(f.n_ctx, args.GetInt("ctx-size", 512, 2, 1 << 20));
   EDGEQ_ASSIGN_OR_RETURN(f.threads, GetThreads(args));
   EDGEQ_ASSIGN_OR_RETURN(f.max_chunks, args.GetInt("chunks", -1, -1));
+  EDGEQ_ASSIGN_OR_RETURN(f.isa_cap, GetIsaCap(args));
   EDGEQ_ASSIGN_OR_RETURN(f.cache_type, ParseKvCacheType(args));
   EDGEQ_ASSIGN_OR_RETURN(f.ubatch, GetUbatch(args));
   return f;
@@ -355,6 +383,7 @@ absl::StatusOr<BenchFlags> ParseBenchFlags(const std::vector<std::string>& raw) 
                                    {{"-o", "--output"}},
                                    {{"--profile"}, false},
                                    {{"--roofline"}, false}};
+  for (const OptionSpec& s : IsaOptionSpecs()) specs.push_back(s);
   for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
   BenchFlags f;
   EDGEQ_ASSIGN_OR_RETURN(f.args, ParseLlmArgs(raw, specs));
@@ -371,6 +400,7 @@ absl::StatusOr<BenchFlags> ParseBenchFlags(const std::vector<std::string>& raw) 
   EDGEQ_ASSIGN_OR_RETURN(f.threads, args.GetIntList("threads", {1, 2}, 1, MaxThreads()));
   EDGEQ_ASSIGN_OR_RETURN(f.ubatch, GetUbatch(args));
   EDGEQ_ASSIGN_OR_RETURN(f.depths, args.GetIntList("n-depth", {0}, 0, 1 << 20));
+  EDGEQ_ASSIGN_OR_RETURN(f.isa_cap, GetIsaCap(args));
   EDGEQ_ASSIGN_OR_RETURN(f.cache_type, ParseKvCacheType(args));
   f.format = args.Get("output", "md");
   if (f.format != "md" && f.format != "csv" && f.format != "json") {

@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "llm/model.h"
 #include "llm/sampler.h"
+#include "runtime/kernels/isa.h"
 
 namespace edgeq {
 namespace tools {
@@ -88,6 +89,18 @@ std::vector<OptionSpec> UbatchOptionSpecs();
 // llm/prefill_plan.h). InvalidArgument naming the flag, the value and the range otherwise.
 absl::StatusOr<int> GetUbatch(const LlmArgs& args);
 
+// --isa NAME of run, chat, perplexity and bench: the highest instruction-set level the kernels
+// may use (kernels::Isa: generic, avx2, avxvnni, avx512vnni, neon, dotprod, i8mm, best), e.g.
+// `--isa avx2` to run an AVX2-only machine's kernels on a newer CPU.
+std::vector<OptionSpec> IsaOptionSpecs();
+#define EDGEQ_ISA_USAGE                                                                       \
+  "  --isa NAME               highest kernel instruction set: generic, avx2, avxvnni,\n"      \
+  "                           avx512vnni (x86-64), neon, dotprod, i8mm (ARM64) or best\n"      \
+  "                           (default); e.g. avx2 runs the kernels of an AVX2-only CPU\n"
+// kernels::Isa::kBest without the flag. InvalidArgument naming the flag and the value for an
+// unknown name or a level this CPU cannot run (listing the ones it can).
+absl::StatusOr<kernels::Isa> GetIsaCap(const LlmArgs& args);
+
 // Constrained output (`edgeq run`): --grammar GBNF, --grammar-file FILE, -j/--json-schema JSON,
 // as llama.cpp spells them; at most one of them.
 std::vector<OptionSpec> GrammarOptionSpecs();
@@ -111,6 +124,7 @@ struct RunFlags {
   GrammarFlag grammar;
   int ubatch = 0;            // GetUbatch
   std::string prompt_cache;  // --prompt-cache FILE (llm/state_file.h LoadPromptCache)
+  kernels::Isa isa_cap = kernels::Isa::kBest;  // GetIsaCap
 };
 absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& raw);
 
@@ -124,6 +138,7 @@ struct ChatFlags {
   llm::KvCacheType cache_type = llm::KvCacheType::kF32;
   GrammarFlag grammar;  // each reply is a sentence of it
   int ubatch = 0;       // GetUbatch
+  kernels::Isa isa_cap = kernels::Isa::kBest;  // GetIsaCap
 };
 absl::StatusOr<ChatFlags> ParseChatFlags(const std::vector<std::string>& raw);
 
@@ -135,6 +150,7 @@ struct PerplexityFlags {
   int64_t max_chunks = -1;  // in [-1, INT32_MAX]
   llm::KvCacheType cache_type = llm::KvCacheType::kF32;
   int ubatch = 0;  // GetUbatch
+  kernels::Isa isa_cap = kernels::Isa::kBest;  // GetIsaCap
 };
 absl::StatusOr<PerplexityFlags> ParsePerplexityFlags(const std::vector<std::string>& raw);
 
@@ -146,6 +162,7 @@ struct BenchFlags {
   std::vector<int> threads;  // each in [1, MaxThreads()]
   std::vector<int> depths;   // -d/--n-depth: KV cache positions filled before each test
   llm::KvCacheType cache_type = llm::KvCacheType::kF32;
+  kernels::Isa isa_cap = kernels::Isa::kBest;  // GetIsaCap
 };
 absl::StatusOr<BenchFlags> ParseBenchFlags(const std::vector<std::string>& raw);
 
