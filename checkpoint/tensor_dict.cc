@@ -230,6 +230,14 @@ void TensorDict::SetMetadata(absl::string_view key, MetadataValue value) {
   metadata_.emplace(std::string(key), std::move(value));
 }
 
+bool TensorDict::RemoveMetadata(absl::string_view key) {
+  auto it = metadata_.find(key);
+  if (it == metadata_.end()) return false;
+  metadata_.erase(it);
+  metadata_keys_.erase(std::find(metadata_keys_.begin(), metadata_keys_.end(), key));
+  return true;
+}
+
 bool TensorDict::HasMetadata(absl::string_view key) const { return metadata_.contains(key); }
 
 absl::StatusOr<const MetadataValue*> TensorDict::GetMetadata(absl::string_view key) const {

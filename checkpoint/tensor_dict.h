@@ -134,6 +134,8 @@ class TensorDict {
   absl::StatusOr<double> GetFloat(absl::string_view key) const;  // ints convert
   absl::StatusOr<std::string> GetString(absl::string_view key) const;
   const std::vector<std::string>& MetadataKeys() const { return metadata_keys_; }
+  // Removes a metadata key (the others keep their order); false if absent.
+  bool RemoveMetadata(absl::string_view key);
 
  private:
   std::vector<std::string> keys_;

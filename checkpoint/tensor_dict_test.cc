@@ -63,6 +63,10 @@ TEST(TensorDictTest, Metadata) {
   EXPECT_EQ(MetadataValue::Int(7), MetadataValue::Int(7));
   EXPECT_NE(MetadataValue::Int(7), MetadataValue::Int(7, MetadataValue::Width::kU32));
   EXPECT_EQ(MetadataValue().int_value(), 0);
+  EXPECT_TRUE(d.RemoveMetadata("eps"));
+  EXPECT_FALSE(d.RemoveMetadata("eps"));
+  EXPECT_FALSE(d.HasMetadata("eps"));
+  EXPECT_EQ(d.MetadataKeys(), (std::vector<std::string>{"n", "name", "ids"}));
 }
 
 // Issue 27 F6/F14: a bool is not an integer, and an integer or a string ("true") is not a bool.

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "checkpoint/mapped_file.h"
 #include "core/status_macros.h"
 #include "tokenizer/tokenizer.h"
 #ifndef EDGEQ_NO_CHAT_TEMPLATES
@@ -17,6 +18,29 @@ namespace {
 // `status` with "PATH: " before its message.
 absl::Status Prefixed(const std::string& path, const absl::Status& status) {
   return absl::Status(status.code(), absl::StrCat(path, ": ", status.message()));
+}
+
+// Once OpenFile has read what it needs of the metadata (configuration, tokenizer, template), the
+// vocabulary's large arrays go from the dict (the reader's copy of them; a tokenizer holds its own:
+// Gemma 3's 262,144 tokens are some 12 MiB of strings, scores and types), and the resident pages
+// of the file's header they were read from are dropped (they come back from the file if read).
+void DropVocabularyCopies(checkpoint::OpenedCheckpoint& file) {
+  for (const char* key : {"tokenizer.ggml.tokens", "tokenizer.ggml.scores",
+                          "tokenizer.ggml.token_type", "tokenizer.ggml.merges"}) {
+    file.dict.RemoveMetadata(key);
+  }
+  const uint8_t* begin = file.file_bytes.data();
+  const uint8_t* end = begin + file.file_bytes.size();
+  const uint8_t* first_data = end;  // the header ends where the first tensor's data begins
+  for (const std::string& name : file.dict.Keys()) {
+    const absl::StatusOr<const Tensor*> t = file.dict.Get(name);
+    if (!t.ok()) continue;
+    const auto* p = static_cast<const uint8_t*>((*t)->raw_data());
+    if (p >= begin && p < first_data) first_data = p;
+  }
+  if (begin != nullptr && first_data != end) {
+    checkpoint::ReleaseMappedPages(file.file_bytes, begin, static_cast<size_t>(first_data - begin));
+  }
 }
 
 absl::StatusOr<std::unique_ptr<tokenizer::TextTokenizer>> OpenTextTokenizer(
@@ -99,6 +123,7 @@ absl::StatusOr<OpenedModel> OpenFile(const std::string& path, checkpoint::Opened
   if (options.chat_template) {
     EDGEQ_ASSIGN_OR_RETURN(m.chat_template, OpenChatTemplate(m));
   }
+  DropVocabularyCopies(m.file);
   return m;
 }
 

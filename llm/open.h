@@ -64,7 +64,9 @@ struct OpenOptions {
 struct OpenedModel {
   std::string path;
   // The mapped checkpoint (its dict's tensors view file_bytes; the model's weights keep the
-  // mapping alive on their own).
+  // mapping alive on their own). OpenFile leaves out of its dict the vocabulary's arrays
+  // (tokenizer.ggml.tokens, scores, token_type, merges: `tokenizer` holds them) and drops the
+  // resident pages of the file's header.
   checkpoint::OpenedCheckpoint file;
   ModelConfig config;
   // Null for TokenizerUse::kNone, or kIfPresent without a vocabulary.

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "llm/chat_template.h"
 #include "llm/random_model.h"
+#include "tokenizer/tokenizer.h"
 
 namespace edgeq {
 namespace llm {
@@ -60,6 +61,14 @@ TEST(OpenTest, GivesModelTokenizerAndTemplateOfTheFile) {
   absl::StatusOr<std::string> text = m->chat_template->Render({{"user", "hi"}}, false);
   ASSERT_TRUE(text.ok()) << text.status();
   EXPECT_EQ(*text, "<s>[user] hi</s>");
+  // The dict's copies of the vocabulary's arrays are gone (the tokenizer has its own); the
+  // tokenizer's other keys stay.
+  for (const char* key : {"tokenizer.ggml.tokens", "tokenizer.ggml.scores",
+                          "tokenizer.ggml.token_type"}) {
+    EXPECT_FALSE(m->file.dict.HasMetadata(key)) << key;
+  }
+  EXPECT_TRUE(m->file.dict.HasMetadata("tokenizer.ggml.model"));
+  EXPECT_EQ(m->tokenizer->vocabulary()->n_tokens(), 300);
 
   // The model is the one Model::Load makes of the same file: bit-identical logits.
   absl::StatusOr<std::unique_ptr<Model>> direct = Model::Load(path, o.model);
