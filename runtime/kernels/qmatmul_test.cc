@@ -106,6 +106,38 @@ TEST(QMatmulTest, RepackReportsTheBytesItHasRead) {
   }
 }
 
+// Create on a pool of 2 threads: the row groups of a wave (256 rows per thread) repacked in
+// parallel, on_read once per wave after it (pages dropped only once repacked), and the same
+// results as a kernel repacked on one thread.
+TEST(QMatmulTest, RepackOnAPoolEqualsOneThread) {
+  pthreadpool_t pool = pthreadpool_create(2);
+  ASSERT_NE(pool, nullptr);
+  for (Encoding enc : kAllEncodings) {
+    const int64_t bk = EncodingBlockElems(enc) == 1 ? 32 : EncodingBlockElems(enc);
+    for (int64_t n : {37, 513, 1100}) {
+      SCOPED_TRACE(::testing::Message() << EncodingName(enc) << " n=" << n);
+      const Problem p = MakeProblem(enc, 3, n, bk * 3, 12);
+      std::vector<size_t> reads;
+      auto kernel = QMatmulKernel::Create(
+          EncodingName(enc), p.n, p.k, p.w, Isa::kBest,
+          [&](const uint8_t*, size_t bytes) { reads.push_back(bytes); }, pool);
+      ASSERT_TRUE(kernel.ok()) << kernel.status();
+      auto plain = QMatmulKernel::Create(EncodingName(enc), p.n, p.k, p.w);
+      ASSERT_TRUE(plain.ok()) << plain.status();
+      if ((*kernel)->holds_weight_copy()) {
+        EXPECT_EQ(reads.size(), static_cast<size_t>((n + 511) / 512));
+        EXPECT_TRUE(std::is_sorted(reads.begin(), reads.end()));
+        ASSERT_FALSE(reads.empty());
+        EXPECT_EQ(reads.back(), p.w.size());
+      }
+      EXPECT_EQ(RunKernel(**kernel, p, 1), RunKernel(**plain, p, 1));
+      const Problem p1 = MakeProblem(enc, 1, n, bk * 3, 12);
+      EXPECT_EQ(RunKernel(**kernel, p1, 1), RunKernel(**plain, p1, 1));
+    }
+  }
+  pthreadpool_destroy(pool);
+}
+
 // GGML's quantize_row_q8_1_ref: Q8_0's d and qs, and s = fp16(d * sum(qs)) with the f32 d.
 TEST(QMatmulTest, Q8_1ActivationsAreGgmls) {
   std::vector<float> x(64, 0.0f);
