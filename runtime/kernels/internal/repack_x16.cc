@@ -12,6 +12,10 @@
 
 #include "quantization/block_layout.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace edgeq {
 namespace kernels {
 namespace internal {
@@ -33,6 +37,16 @@ inline void Store16(uint8_t* p, uint16_t v) { std::memcpy(p, &v, 2); }
 
 // Lane r (4 bytes) of 64-byte vector i at `at`.
 inline uint8_t* Lane(uint8_t* at, int i, int r) { return at + x16::kQuadBytes * i + 4 * r; }
+
+#if defined(__SSE2__)
+// Word t of v as lane r of vector t (t = 0..3) at `at`.
+inline void StoreLanes(__m128i v, int r, uint8_t* at) {
+  for (int t = 0; t < 4; ++t) {
+    Store32(Lane(at, t, r), static_cast<uint32_t>(_mm_cvtsi128_si32(v)));
+    v = _mm_srli_si128(v, 4);
+  }
+}
+#endif
 
 // A 32-value sub-block whose bytes already are (value i) | (value i + 16) << 4 (Q4_0, Q4_1,
 // Q5_0, Q5_1, IQ4_XS): chunk t is bytes 4t..4t + 3.
@@ -155,7 +169,21 @@ struct Q4_KF {
   static constexpr int kElems = 256, kPerTile = 1;
   static constexpr size_t kTileBytes = kQ4_KX16TileBytes;
   static void Put(const Block& b, int /*s*/, int r, uint8_t* tile) {
+#if defined(__SSE2__)
+    // Sub-blocks 2j (low nibbles) and 2j + 1 (high) of qs[32 j..]: chunk t of each is word t of
+    // (a & 0x0F) | (b << 4 & 0xF0), (a >> 4 & 0x0F) | (b & 0xF0).
+    const __m128i low = _mm_set1_epi8(0x0F), high = _mm_set1_epi8(static_cast<char>(0xF0));
+    for (int j = 0; j < 4; ++j) {
+      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs + 32 * j));
+      const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs + 32 * j + 16));
+      StoreLanes(_mm_or_si128(_mm_and_si128(a, low), _mm_and_si128(_mm_slli_epi16(c, 4), high)), r,
+                 tile + x16::kNibbles32Bytes * (2 * j));
+      StoreLanes(_mm_or_si128(_mm_and_si128(_mm_srli_epi16(a, 4), low), _mm_and_si128(c, high)), r,
+                 tile + x16::kNibbles32Bytes * (2 * j + 1));
+    }
+#else
     for (int s = 0; s < 8; ++s) PutKNibbles(b.qs, s, r, tile);
+#endif
     PutKScales(b, r, tile + x16::Q4_K::kScalesAt);
   }
 };
@@ -193,6 +221,49 @@ struct Q6_KF {
   static constexpr int kElems = 256, kPerTile = 1;
   static constexpr size_t kTileBytes = kQ6_KX16TileBytes;
   static void Put(const Block& b, int /*s*/, int r, uint8_t* tile) {
+#if defined(__SSE2__)
+    PutSse2(b, r, tile);
+#else
+    PutScalar(b, r, tile);
+#endif
+  }
+
+#if defined(__SSE2__)
+  // As PutScalar, 16 values at a time: sub-block s = 8 n + 2 g + h.
+  static void PutSse2(const Block& b, int r, uint8_t* tile) {
+    const __m128i low = _mm_set1_epi8(0x0F), two = _mm_set1_epi8(0x03);
+    for (int n = 0; n < 2; ++n) {
+      for (int h = 0; h < 2; ++h) {
+        const __m128i hbits =
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qh + 32 * n + 16 * h));
+        for (int g = 0; g < 4; ++g) {
+          const int s = 8 * n + 2 * g + h;
+          const __m128i q = _mm_loadu_si128(
+              reinterpret_cast<const __m128i*>(b.ql + 64 * n + 32 * (g % 2) + 16 * h));
+          const __m128i nib = _mm_and_si128(g < 2 ? q : _mm_srli_epi16(q, 4), low);
+          // Words 0, 1: chunk c = the nibbles of values 4c.. (low) and 8 + 4c.. (high).
+          const __m128i chunks = _mm_or_si128(nib, _mm_slli_epi16(_mm_srli_si128(nib, 8), 4));
+          uint8_t* dst = tile + x16::Q6_K::kNibbles16Bytes * s;
+          Store32(Lane(dst, 0, r), static_cast<uint32_t>(_mm_cvtsi128_si32(chunks)));
+          Store32(Lane(dst, 1, r),
+                  static_cast<uint32_t>(_mm_cvtsi128_si32(_mm_srli_si128(chunks, 4))));
+          // Word q: bits 2g.. of quad q; folded into word 0 at bits 2q of each byte.
+          __m128i hi = _mm_and_si128(_mm_srl_epi16(hbits, _mm_cvtsi32_si128(2 * g)), two);
+          hi = _mm_or_si128(hi, _mm_slli_epi16(_mm_srli_si128(hi, 4), 2));
+          hi = _mm_or_si128(hi, _mm_slli_epi16(_mm_srli_si128(hi, 8), 4));
+          Store32(tile + x16::Q6_K::kHighBits + x16::kQuadBytes * s + 4 * r,
+                  static_cast<uint32_t>(_mm_cvtsi128_si32(hi)));
+        }
+      }
+    }
+    for (int s = 0; s < 16; ++s) {
+      tile[x16::Q6_K::kScales + kX16Rows * s + r] = static_cast<uint8_t>(b.scales[s]);
+    }
+    PutHalf(tile + x16::Q6_K::kD, r, b.d);
+  }
+#endif
+
+  static void PutScalar(const Block& b, int r, uint8_t* tile) {
     for (int s = 0; s < 16; ++s) {
       // The low 4 bits of value 16 s + i: nibble g / 2 of ql[64 (s / 8) + 32 (g % 2) +
       // 16 (s % 2) + i], g = (s % 8) / 2; chunk c holds quads c (low) and c + 2 (high).
