@@ -161,12 +161,21 @@ class QMatmulKernelImpl final : public QMatmulKernel {
       Allocate(gemm_, weights, row_bytes, &packed_gemm_, &w_gemm_, &w_gemm_row_bytes_);
     }
     if (!ok() || (gemv_->repack == nullptr && gemm_->repack == nullptr)) return;
-    // Repacked in waves of kRepackChunkRows rows per thread (whole row groups: a multiple of every
-    // layout's group of 16 or 4 rows), the wave's row groups shared among the pool's threads,
-    // both layouts per group; then `on_read` of the rows read so far. So the pages of the
-    // original are dropped only once repacked, with at most one wave of both resident.
-    const int64_t threads = pool != nullptr ? pthreadpool_get_threads_count(pool) : 1;
-    const int64_t wave = kRepackChunkRows * std::max<int64_t>(threads, 1);
+    // Repacked in waves of whole row groups (a multiple of every layout's group of 16 or 4 rows):
+    // kRepackChunkRows rows per thread, or kRepackWaveBytes of the original if more (fewer
+    // wake-ups of the pool), the wave's row groups shared among the pool's threads, both layouts
+    // per group; then `on_read` of the rows read so far. So the pages of the original are dropped
+    // only once repacked, with at most one wave of both resident.
+    // Matrices under one such wave (each wave costs a wake-up of the pool and a wait for its
+    // slowest thread) stay on the calling thread.
+    const bool pooled = static_cast<uint64_t>(n) * row_bytes >= kRepackWaveBytes;
+    const int64_t threads = pool != nullptr && pooled ? pthreadpool_get_threads_count(pool) : 1;
+    if (threads <= 1) pool = nullptr;
+    int64_t wave = kRepackChunkRows;
+    if (threads > 1) {
+      const int64_t by_bytes = static_cast<int64_t>(kRepackWaveBytes / row_bytes);
+      wave = std::max(kRepackChunkRows * threads, by_bytes / kRepackChunkRows * kRepackChunkRows);
+    }
     const RepackRows repack{this, weights, row_bytes, shared};
     for (int64_t j = 0; j < n; j += wave) {
       const int64_t rows = std::min<int64_t>(wave, n - j);
@@ -249,6 +258,9 @@ class QMatmulKernelImpl final : public QMatmulKernel {
   // Rows per repack call: every layout's row groups (16 or 4 rows) are whole inside a chunk, and
   // a chunk of a 2048-wide q4_0 matrix is about 300 KB.
   static constexpr int64_t kRepackChunkRows = 256;
+  // Bytes of the original a wave of a pooled repack may cover (above kRepackChunkRows rows per
+  // thread): the most of the original resident beside its copy.
+  static constexpr size_t kRepackWaveBytes = size_t{8} << 20;
   // Rows a thread repacks at a time: one row group of every layout.
   static constexpr int64_t kRepackUnitRows = 16;
 
