@@ -139,7 +139,7 @@ absl::StatusOr<std::unique_ptr<OpKernel>> CreateOpKernel(const Graph& graph, con
 
 absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> PreparedWeightCache::GetOrCreate(
     const std::string& encoding, int64_t n, int64_t k, absl::Span<const uint8_t> weights,
-    kernels::Isa cap, const kernels::QMatmulKernel::WeightsReadFn& on_read) {
+    kernels::Isa cap, const kernels::QMatmulKernel::WeightsReadFn& on_read, pthreadpool_t pool) {
   std::lock_guard<std::mutex> lock(mu_);
   const Key key(encoding, n, k, weights.data(), weights.size(), cap);
   auto it = entries_.find(key);
@@ -150,7 +150,7 @@ absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> PreparedWeightCach
     }
   }
   absl::StatusOr<std::unique_ptr<kernels::QMatmulKernel>> created =
-      kernels::QMatmulKernel::Create(encoding, n, k, weights, cap, on_read);
+      kernels::QMatmulKernel::Create(encoding, n, k, weights, cap, on_read, pool);
   if (!created.ok()) return created.status();
   std::shared_ptr<const kernels::QMatmulKernel> kernel = *std::move(created);
   // Drop expired entries so that the map does not grow with every CompiledGraph ever loaded.

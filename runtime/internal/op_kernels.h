@@ -68,7 +68,8 @@ class PreparedWeightCache {
   // holds it, else a new one from kernels::QMatmulKernel::Create (with `on_read`).
   absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> GetOrCreate(
       const std::string& encoding, int64_t n, int64_t k, absl::Span<const uint8_t> weights,
-      kernels::Isa cap, const kernels::QMatmulKernel::WeightsReadFn& on_read = nullptr);
+      kernels::Isa cap, const kernels::QMatmulKernel::WeightsReadFn& on_read = nullptr,
+      pthreadpool_t pool = nullptr);
   // The shared XNNPACK operator for f32 weights [n, k] (transposed) or [k, n]: one packed copy
   // per weight matrix and session, however many graphs use it.
   absl::StatusOr<std::shared_ptr<SharedXnnFullyConnected>> GetOrCreateXnn(const float* weights,

@@ -5,8 +5,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <cstdint>
+#include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -148,7 +149,8 @@ class PackedBuffer {
 class QMatmulKernelImpl final : public QMatmulKernel {
  public:
   QMatmulKernelImpl(int64_t n, int64_t k, const uint8_t* weights, size_t row_bytes,
-                    const KernelEntry* gemv, const KernelEntry* gemm, const WeightsReadFn& on_read)
+                    const KernelEntry* gemv, const KernelEntry* gemm, const WeightsReadFn& on_read,
+                    pthreadpool_t pool)
       : QMatmulKernel(n, k), gemv_(gemv), gemm_(gemm) {
     const bool shared = gemm_->repack == gemv_->repack;
     Allocate(gemv_, weights, row_bytes, &packed_gemv_, &w_gemv_, &w_gemv_row_bytes_);
@@ -159,17 +161,33 @@ class QMatmulKernelImpl final : public QMatmulKernel {
       Allocate(gemm_, weights, row_bytes, &packed_gemm_, &w_gemm_, &w_gemm_row_bytes_);
     }
     if (!ok() || (gemv_->repack == nullptr && gemm_->repack == nullptr)) return;
-    // Repacked in chunks of whole row groups (kRepackChunkRows, a multiple of every layout's
-    // group of 16 or 4 rows), both layouts per chunk, then `on_read` of the rows read so far.
-    for (int64_t j = 0; j < n; j += kRepackChunkRows) {
-      const int64_t rows = std::min<int64_t>(kRepackChunkRows, n - j);
-      const uint8_t* src = weights + j * row_bytes;
-      if (gemv_->repack != nullptr) {
-        gemv_->repack(src, rows, k, const_cast<uint8_t*>(w_gemv_) + j * w_gemv_row_bytes_);
-      }
-      if (!shared && gemm_->repack != nullptr) {
-        gemm_->repack(src, rows, k, const_cast<uint8_t*>(w_gemm_) + j * w_gemm_row_bytes_);
-      }
+    // Repacked in waves of whole row groups (a multiple of every layout's group of 16 or 4 rows):
+    // kRepackChunkRows rows per thread, or kRepackWaveBytes of the original if more (fewer
+    // wake-ups of the pool), the wave's row groups shared among the pool's threads, both layouts
+    // per group; then `on_read` of the rows read so far. So the pages of the original are dropped
+    // only once repacked, with at most one wave of both resident.
+    // Matrices under one such wave (each wave costs a wake-up of the pool and a wait for its
+    // slowest thread) stay on the calling thread.
+    const bool pooled = static_cast<uint64_t>(n) * row_bytes >= kRepackWaveBytes;
+    const int64_t threads = pool != nullptr && pooled ? pthreadpool_get_threads_count(pool) : 1;
+    if (threads <= 1) pool = nullptr;
+    int64_t wave = kRepackChunkRows;
+    if (threads > 1) {
+      const int64_t by_bytes = static_cast<int64_t>(kRepackWaveBytes / row_bytes);
+      wave = std::max(kRepackChunkRows * threads, by_bytes / kRepackChunkRows * kRepackChunkRows);
+    }
+    const RepackRows repack{this, weights, row_bytes, shared};
+    for (int64_t j = 0; j < n; j += wave) {
+      const int64_t rows = std::min<int64_t>(wave, n - j);
+      const int64_t units = (rows + kRepackUnitRows - 1) / kRepackUnitRows;
+      // Work: always worth a thread when there is more than one unit (a unit is ~10-60 KB).
+      ParallelFor(pool, static_cast<size_t>(units), 1, units > 1 ? kMinParallelWork : 0,
+                  [&](size_t start, size_t count) {
+                    const int64_t first = j + static_cast<int64_t>(start) * kRepackUnitRows;
+                    const int64_t last = std::min<int64_t>(
+                        n, j + static_cast<int64_t>(start + count) * kRepackUnitRows);
+                    repack(first, last - first);
+                  });
       if (on_read) on_read(weights, static_cast<size_t>(j + rows) * row_bytes);
     }
   }
@@ -240,6 +258,31 @@ class QMatmulKernelImpl final : public QMatmulKernel {
   // Rows per repack call: every layout's row groups (16 or 4 rows) are whole inside a chunk, and
   // a chunk of a 2048-wide q4_0 matrix is about 300 KB.
   static constexpr int64_t kRepackChunkRows = 256;
+  // Bytes of the original a wave of a pooled repack may cover (above kRepackChunkRows rows per
+  // thread): the most of the original resident beside its copy.
+  static constexpr size_t kRepackWaveBytes = size_t{8} << 20;
+  // Rows a thread repacks at a time: one row group of every layout.
+  static constexpr int64_t kRepackUnitRows = 16;
+
+  // Repacks rows [first, first + rows) (first a multiple of kRepackUnitRows) into both layouts.
+  struct RepackRows {
+    const QMatmulKernelImpl* self;
+    const uint8_t* weights;
+    size_t row_bytes;
+    bool shared;
+    void operator()(int64_t first, int64_t rows) const {
+      const uint8_t* src = weights + first * row_bytes;
+      const int64_t k = self->k();
+      if (self->gemv_->repack != nullptr) {
+        self->gemv_->repack(
+            src, rows, k, const_cast<uint8_t*>(self->w_gemv_) + first * self->w_gemv_row_bytes_);
+      }
+      if (!shared && self->gemm_->repack != nullptr) {
+        self->gemm_->repack(
+            src, rows, k, const_cast<uint8_t*>(self->w_gemm_) + first * self->w_gemm_row_bytes_);
+      }
+    }
+  };
 
   // Where e's weights will be: the original, or a new buffer for its repacked copy (filled by the
   // constructor).
@@ -304,7 +347,7 @@ absl::StatusOr<size_t> CheckWeights(const blocks::BlockFormat& desc, absl::strin
 
 absl::StatusOr<std::unique_ptr<QMatmulKernel>> QMatmulKernel::Create(
     absl::string_view encoding, int64_t n, int64_t k, absl::Span<const uint8_t> weights, Isa cap,
-    const WeightsReadFn& on_read) {
+    const WeightsReadFn& on_read, pthreadpool_t pool) {
   const blocks::BlockFormat* desc = blocks::FindBlockFormat(encoding.data(), encoding.size());
   if (desc == nullptr) {
     std::string known;
@@ -329,7 +372,8 @@ absl::StatusOr<std::unique_ptr<QMatmulKernel>> QMatmulKernel::Create(
     return absl::InternalError(absl::StrCat("qmatmul ", desc->name, ": no kernel registered"));
   }
   return Finish(
-      std::make_unique<QMatmulKernelImpl>(n, k, weights.data(), *row_bytes, gemv, gemm, on_read),
+      std::make_unique<QMatmulKernelImpl>(n, k, weights.data(), *row_bytes, gemv, gemm, on_read,
+                                          pool),
       desc->name, n, k);
 }
 
@@ -348,7 +392,8 @@ absl::StatusOr<std::unique_ptr<QMatmulKernel>> CreateForEntry(const KernelEntry*
   const absl::StatusOr<size_t> row_bytes = CheckWeights(*desc, entry->name, n, k, weights);
   if (!row_bytes.ok()) return row_bytes.status();
   return Finish(
-      std::make_unique<QMatmulKernelImpl>(n, k, weights.data(), *row_bytes, entry, entry, nullptr),
+      std::make_unique<QMatmulKernelImpl>(n, k, weights.data(), *row_bytes, entry, entry, nullptr,
+                                          nullptr),
       entry->name, n, k);
 }
 

@@ -37,10 +37,11 @@ class QMatmulKernel {
   // kernel copies the weights, with the bytes of `weights` read so far from the start (rows in
   // order; the last call covers them all): a caller whose weights are a file mapping can drop those
   // pages before the rest is copied, so that the copy and the original are never both resident.
+  // `pool` (may be null) shares the repack among its threads, a few row groups each.
   using WeightsReadFn = std::function<void(const uint8_t* weights, size_t bytes_read)>;
   static absl::StatusOr<std::unique_ptr<QMatmulKernel>> Create(
       absl::string_view encoding, int64_t n, int64_t k, absl::Span<const uint8_t> weights,
-      Isa cap = Isa::kBest, const WeightsReadFn& on_read = nullptr);
+      Isa cap = Isa::kBest, const WeightsReadFn& on_read = nullptr, pthreadpool_t pool = nullptr);
 
   // The kernel Run(m = 1) uses, e.g. "q4_0_avx2_gemv".
   virtual absl::string_view name() const = 0;

@@ -106,6 +106,60 @@ TEST(QMatmulTest, RepackReportsTheBytesItHasRead) {
   }
 }
 
+// Create on a pool of 2 threads, matrices under 8 MiB: repacked on the calling thread in chunks
+// of 256 rows as without a pool, the same results.
+TEST(QMatmulTest, RepackOnAPoolEqualsOneThread) {
+  pthreadpool_t pool = pthreadpool_create(2);
+  ASSERT_NE(pool, nullptr);
+  for (Encoding enc : kAllEncodings) {
+    const int64_t bk = EncodingBlockElems(enc) == 1 ? 32 : EncodingBlockElems(enc);
+    for (int64_t n : {37, 513, 1100}) {
+      SCOPED_TRACE(::testing::Message() << EncodingName(enc) << " n=" << n);
+      const Problem p = MakeProblem(enc, 3, n, bk * 3, 12);
+      std::vector<size_t> reads;
+      auto kernel = QMatmulKernel::Create(
+          EncodingName(enc), p.n, p.k, p.w, Isa::kBest,
+          [&](const uint8_t*, size_t bytes) { reads.push_back(bytes); }, pool);
+      ASSERT_TRUE(kernel.ok()) << kernel.status();
+      auto plain = QMatmulKernel::Create(EncodingName(enc), p.n, p.k, p.w);
+      ASSERT_TRUE(plain.ok()) << plain.status();
+      if ((*kernel)->holds_weight_copy()) {
+        // Under 8 MiB: on one thread, in chunks of 256 rows.
+        EXPECT_EQ(reads.size(), static_cast<size_t>((n + 255) / 256));
+        EXPECT_TRUE(std::is_sorted(reads.begin(), reads.end()));
+        ASSERT_FALSE(reads.empty());
+        EXPECT_EQ(reads.back(), p.w.size());
+      }
+      EXPECT_EQ(RunKernel(**kernel, p, 1), RunKernel(**plain, p, 1));
+      const Problem p1 = MakeProblem(enc, 1, n, bk * 3, 12);
+      EXPECT_EQ(RunKernel(**kernel, p1, 1), RunKernel(**plain, p1, 1));
+    }
+  }
+  pthreadpool_destroy(pool);
+}
+
+// Rows of 17 KB (q8_0, k = 16384), 18.7 MB: waves of 512 rows (8 MiB / 17 KB floored to whole
+// 256-row chunks, at least 256 per thread) shared by 2 threads, so 1100 rows take three, each
+// reported once repacked, and the result is the one-thread kernel's.
+TEST(QMatmulTest, PooledRepackInSeveralWaves) {
+  pthreadpool_t pool = pthreadpool_create(2);
+  ASSERT_NE(pool, nullptr);
+  const Problem p = MakeProblem(Encoding::kQ8_0, 1, 1100, 16384, 13);
+  std::vector<size_t> reads;
+  auto kernel = QMatmulKernel::Create(
+      "q8_0", p.n, p.k, p.w, Isa::kBest,
+      [&](const uint8_t*, size_t bytes) { reads.push_back(bytes); }, pool);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  auto plain = QMatmulKernel::Create("q8_0", p.n, p.k, p.w);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  if ((*kernel)->holds_weight_copy()) {
+    const size_t row = p.w.size() / 1100;
+    EXPECT_EQ(reads, (std::vector<size_t>{512 * row, 1024 * row, 1100 * row}));
+  }
+  EXPECT_EQ(RunKernel(**kernel, p, 2), RunKernel(**plain, p, 2));
+  pthreadpool_destroy(pool);
+}
+
 // GGML's quantize_row_q8_1_ref: Q8_0's d and qs, and s = fp16(d * sum(qs)) with the f32 d.
 TEST(QMatmulTest, Q8_1ActivationsAreGgmls) {
   std::vector<float> x(64, 0.0f);

@@ -1,7 +1,8 @@
 // Op "qmatmul": lhs f32 [..., k] · W^T with W a quantized constant of logical shape [n, k] ->
 // f32 [..., n]. Attribute encoding (string: any registered encoding with a qmatmul kernel, the 14
 // built-ins of runtime/kernels/qmatmul.h). The kernel (per ISA, chosen by
-// kernels::QMatmulKernel::Create) repacks the weights at Load, shared by the graphs of a session.
+// kernels::QMatmulKernel::Create) repacks the weights at Load, shared by the graphs of a session,
+// on the session's thread pool.
 #include "runtime/kernels/qmatmul.h"
 
 #include <memory>
@@ -104,9 +105,10 @@ KernelOr Create(const KernelArgs& a) {
   }
   absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> kernel;
   if (env.weight_cache != nullptr) {
-    kernel = env.weight_cache->GetOrCreate(w.encoding, n, k, data, env.isa_cap, on_read);
+    kernel =
+        env.weight_cache->GetOrCreate(w.encoding, n, k, data, env.isa_cap, on_read, env.pool);
   } else {
-    kernel = kernels::QMatmulKernel::Create(w.encoding, n, k, data, env.isa_cap, on_read);
+    kernel = kernels::QMatmulKernel::Create(w.encoding, n, k, data, env.isa_cap, on_read, env.pool);
   }
   if (!kernel.ok()) {
     return absl::Status(kernel.status().code(),
