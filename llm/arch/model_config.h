@@ -32,6 +32,10 @@ inline const char* RopeScalingName(RopeScaling s) {
   return s == RopeScaling::kLinear ? "linear" : s == RopeScaling::kLlama3 ? "llama3" : "none";
 }
 
+// The FFN row chunk chosen by the graph builder (ModelOptions::ffn_chunk_rows' default,
+// LayerGraph::set_ffn_chunk_rows': FfnChunkRows of each layer's width, llm/arch/common.h).
+inline constexpr int64_t kFfnChunkAuto = -1;
+
 struct ModelConfig {
   std::string architecture;     // general.architecture
   int context_length = 0;       // <arch>.context_length (what the model was trained for)
