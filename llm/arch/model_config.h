@@ -62,7 +62,7 @@ struct ModelConfig {
   bool tied_output = true;  // no output.weight: the classifier is token_embd.weight
 
   // Per-architecture structure (what llama.cpp's src/models/<arch>.cpp builds).
-  arch::Arch arch = arch::Arch::kLlama;  // the row of llm/arch/arch_table.h
+  arch::Arch arch = {};  // the row of llm/arch/arch_table.h (Arch{}: llama)
   // RoPE pairing: kNorm (adjacent pairs: llama) or kNeox (halves: qwen2, qwen3, gemma3, phi3).
   arch::RopeType rope_type = arch::RopeType::kNorm;
   // Layer l has no RoPE when (l + 1) % no_rope_layer_step == 0 (0: every layer has it).
