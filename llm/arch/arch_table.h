@@ -1,5 +1,5 @@
 // The architectures edgeq runs, one row each (as quantization/block_layout.h is for block
-// formats): the enum, the GGUF name (general.architecture and the prefix of its keys), the
+// formats): the GGUF name (general.architecture and the prefix of its keys), the
 // Hugging Face class, the Hugging Face -> GGUF tensor names of a layer, the structure of its
 // layers (RoPE pairing, activation, norm placement, fused projections, q/k norms, biases) and the
 // two functions of its own file llm/arch/<name>.cc, as llama.cpp's src/models/<arch>.cpp: the
