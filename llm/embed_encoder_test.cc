@@ -149,6 +149,34 @@ TEST(EncoderTest, RefusesBadInput) {
             "tensor 'blk.1.attn_output_norm.bias' is missing; expected f32 [64]");
 }
 
+// The presets are registered from each encoder's llm/arch/<name>_encoder_presets.cc and listed
+// in the encoders' table order (bert, nomic-bert, gemma-embedding), each one's in its order.
+TEST(RandomEncoderPresetTest, RegisteredPerArchitectureInTableOrder) {
+  EXPECT_EQ(RandomEncoderPresetNames(),
+            (std::vector<std::string>{"bert-tiny", "bge-small", "all-minilm-l6", "nomic-bert-tiny",
+                                      "nomic-embed-text-v1.5", "gemma-embedding-tiny",
+                                      "embeddinggemma-300m"}));
+  absl::StatusOr<RandomEncoderSpec> bge = RandomEncoderPreset("BGE-small");
+  ASSERT_TRUE(bge.ok()) << bge.status();
+  EXPECT_EQ(bge->architecture, "bert");
+  EXPECT_EQ(bge->dim, 384);
+  EXPECT_EQ(bge->pooling_type, 2);
+  absl::StatusOr<RandomEncoderSpec> nomic = RandomEncoderPreset("nomic-embed-text-v1.5");
+  ASSERT_TRUE(nomic.ok()) << nomic.status();
+  EXPECT_EQ(nomic->architecture, "nomic-bert");
+  EXPECT_EQ(nomic->context, 2048);
+  absl::StatusOr<RandomEncoderSpec> gemma = RandomEncoderPreset("embeddinggemma-300m");
+  ASSERT_TRUE(gemma.ok()) << gemma.status();
+  EXPECT_EQ(gemma->architecture, "gemma-embedding");
+  EXPECT_EQ(gemma->dense, 3072);
+  absl::Status unknown = RandomEncoderPreset("bert-huge").status();
+  EXPECT_EQ(unknown.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(unknown.message(),
+            "unknown encoder shape 'bert-huge'; expected one of bert-tiny, bge-small, "
+            "all-minilm-l6, nomic-bert-tiny, nomic-embed-text-v1.5, gemma-embedding-tiny, "
+            "embeddinggemma-300m");
+}
+
 }  // namespace
 }  // namespace llm
 }  // namespace edgeq

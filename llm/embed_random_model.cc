@@ -1,5 +1,6 @@
 #include "llm/embed_random_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -17,35 +18,31 @@ namespace {
 using checkpoint::MetadataValue;
 using Width = MetadataValue::Width;
 
+std::vector<RandomEncoderArchitecture>& Registry() {
+  static auto* registry = new std::vector<RandomEncoderArchitecture>();
+  return *registry;
+}
+
+// The row index of `gguf_name` in the encoders' table (its size if none).
+size_t EncoderRowIndex(absl::string_view gguf_name) {
+  const absl::Span<const arch::EncoderArchInfo> rows = arch::EncoderArchitectures();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (gguf_name == rows[i].gguf_name) return i;
+  }
+  return rows.size();
+}
+
+// Every registration's presets, in the encoders' table order.
 std::vector<NamedPreset<RandomEncoderSpec>> Presets() {
+  std::vector<RandomEncoderArchitecture> r = Registry();
+  std::stable_sort(r.begin(), r.end(),
+                   [](const RandomEncoderArchitecture& x, const RandomEncoderArchitecture& y) {
+                     return EncoderRowIndex(x.gguf_name) < EncoderRowIndex(y.gguf_name);
+                   });
   std::vector<NamedPreset<RandomEncoderSpec>> p;
-  RandomEncoderSpec s;
-  s.name = "bert-tiny", s.dim = 64, s.layers = 2, s.heads = 4, s.ffn = 128, s.context = 512;
-  s.vocab = 1000, s.pooling_type = 1;
-  p.push_back({"bert-tiny", s});
-  s.name = "bge-small-en-v1.5", s.dim = 384, s.layers = 12, s.heads = 12, s.ffn = 1536;
-  s.vocab = 30522, s.pooling_type = 2;
-  p.push_back({"bge-small", s});
-  s.name = "all-MiniLM-L6-v2", s.layers = 6, s.pooling_type = 1;
-  p.push_back({"all-minilm-l6", s});
-  s = RandomEncoderSpec();
-  s.architecture = "nomic-bert", s.rope_base = 1000.0f;
-  s.name = "nomic-bert-tiny", s.dim = 64, s.layers = 2, s.heads = 4, s.ffn = 128;
-  s.context = 2048, s.vocab = 1000, s.pooling_type = 1;
-  p.push_back({"nomic-bert-tiny", s});
-  s.name = "nomic-embed-text-v1.5", s.dim = 768, s.layers = 12, s.heads = 12, s.ffn = 3072;
-  s.vocab = 30522;
-  p.push_back({"nomic-embed-text-v1.5", s});
-  s = RandomEncoderSpec();
-  s.architecture = "gemma-embedding", s.rope_base = 1e6f, s.pooling_type = 1;
-  s.name = "gemma-embedding-tiny", s.dim = 64, s.layers = 2, s.heads = 4, s.kv_heads = 1;
-  s.head_dim = 32, s.ffn = 128, s.context = 2048, s.vocab = 512, s.sliding_window = 8;
-  s.sliding_window_pattern = 2, s.dense = 128;
-  p.push_back({"gemma-embedding-tiny", s});
-  s.name = "embeddinggemma-300m", s.dim = 768, s.layers = 24, s.heads = 3, s.kv_heads = 1;
-  s.head_dim = 256, s.ffn = 1152, s.vocab = 262144, s.sliding_window = 512;
-  s.sliding_window_pattern = 6, s.dense = 3072;
-  p.push_back({"embeddinggemma-300m", s});
+  for (const RandomEncoderArchitecture& a : r) {
+    for (NamedPreset<RandomEncoderSpec>& preset : a.presets()) p.push_back(std::move(preset));
+  }
   return p;
 }
 
@@ -164,6 +161,11 @@ absl::StatusOr<checkpoint::TensorDict> RandomGemmaEmbedding(const RandomEncoderS
 }
 
 }  // namespace
+
+bool RegisterRandomEncoder(const RandomEncoderArchitecture& a) {
+  Registry().push_back(a);
+  return true;
+}
 
 std::vector<std::string> RandomEncoderPresetNames() { return PresetKeys(Presets()); }
 

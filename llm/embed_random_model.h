@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "checkpoint/tensor_dict.h"
+#include "llm/random_model.h"
 
 namespace edgeq {
 namespace llm {
@@ -49,6 +50,19 @@ struct RandomEncoderSpec {
 // InvalidArgument naming the name and listing these otherwise.
 absl::StatusOr<RandomEncoderSpec> RandomEncoderPreset(absl::string_view name);
 std::vector<std::string> RandomEncoderPresetNames();
+
+// An encoder architecture's presets, registered from its llm/arch/<name>_encoder_presets.cc
+// (compiled into this library only):
+//
+//   const bool kRegistered = RegisterRandomEncoder({.gguf_name = "bert", .presets = BertPresets});
+//
+// RandomEncoderPreset and RandomEncoderPresetNames list the registrations in the order of the
+// encoders' table (llm/arch/bert.h), each one's presets in its order.
+struct RandomEncoderArchitecture {
+  const char* gguf_name = "";  // its row's (arch::EncoderArchitectures())
+  std::vector<NamedPreset<RandomEncoderSpec>> (*presets)() = nullptr;
+};
+bool RegisterRandomEncoder(const RandomEncoderArchitecture& a);
 
 // The model, with every tokenizer.* key of `vocab` when given (its token count is then the
 // vocabulary). InvalidArgument naming bad sizes.

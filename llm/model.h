@@ -45,7 +45,6 @@
 #include "checkpoint/tensor_dict.h"
 #include "core/tensor.h"
 #include "graph/graph.h"
-#include "llm/arch/common.h"
 #include "llm/arch/model_config.h"
 #include "llm/load_progress.h"
 #include "llm/prefill_plan.h"
@@ -236,7 +235,7 @@ class Model {
   ModelConfig config_;
   int context_ = 0;
   KvCacheType kv_cache_type_ = KvCacheType::kF32;
-  int64_t ffn_chunk_rows_ = 0;
+  int64_t ffn_chunk_rows_ = kFfnChunkAuto;  // ModelOptions::ffn_chunk_rows
   checkpoint::TensorDict weights_;
   uint64_t weight_bytes_ = 0;
   uint64_t released_weight_bytes_ = 0;

@@ -302,7 +302,7 @@ absl::StatusOr<checkpoint::TensorDict> RandomModel(const RandomModelSpec& s,
   const std::string& a = s.architecture;
   // The layout of the architecture's row (llm/arch/arch_table.h); another name: llama's.
   const arch::ArchInfo* found = arch::FindByGgufName(a);
-  const arch::ArchInfo& row = found != nullptr ? *found : arch::Info(arch::Arch::kLlama);
+  const arch::ArchInfo& row = found != nullptr ? *found : arch::Info(arch::Arch{});
   const bool fused_ffn = row.ffn == arch::FfnLayout::kFusedGateUp;
   const bool fused_qkv = row.qkv == arch::QkvLayout::kFused;
   const bool post_norms = row.norms == arch::NormPlacement::kPreAndPost;

@@ -219,50 +219,42 @@ constexpr HfConfig kLfm2moeHf = {"Lfm2MoeForCausalLM",  0,  true,  0,     false,
                                  false, 0.0f, false, false, false, true};
 // clang-format on
 
-using A = Arch;
 using R = RopeType;
 using Act = Activation;
 using N = NormPlacement;
 using Q = QkvLayout;
 using F = FfnLayout;
 
-// arch, name, HF, rope, activation, norms, qkv, ffn, qkv bias, q/k norm, sqrt(dim) embedding
+// name, HF, rope, activation, norms, qkv, ffn, qkv bias, q/k norm, sqrt(dim) embedding
 // scale, no-RoPE layer step, layer tensors, config, layer.
 constexpr ArchInfo kArchitectures[] = {
-    {A::kLlama, "llama", kLlamaHf, R::kNorm, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, false,
+    {"llama", kLlamaHf, R::kNorm, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, false,
      false, false, 0, EDGEQ_TENSORS(kLlamaTensors), nullptr, LlamaLayer},
-    {A::kQwen2, "qwen2", kQwen2Hf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, true,
+    {"qwen2", kQwen2Hf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, true,
      false, false, 0, EDGEQ_TENSORS(kQwen2Tensors), nullptr, LlamaLayer},
-    {A::kQwen3, "qwen3", kQwen3Hf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, false,
+    {"qwen3", kQwen3Hf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, false,
      true, false, 0, EDGEQ_TENSORS(kQwen3Tensors), nullptr, LlamaLayer},
-    {A::kGemma3, "gemma3", kGemma3Hf, R::kNeox, Act::kGeluTanh, N::kPreAndPost, Q::kSeparate,
+    {"gemma3", kGemma3Hf, R::kNeox, Act::kGeluTanh, N::kPreAndPost, Q::kSeparate,
      F::kGateUp, false, true, true, 0, EDGEQ_TENSORS(kGemma3Tensors), Gemma3Config, Gemma3Layer},
-    {A::kPhi3, "phi3", kPhi3Hf, R::kNeox, Act::kSilu, N::kPre, Q::kFused, F::kFusedGateUp, false,
+    {"phi3", kPhi3Hf, R::kNeox, Act::kSilu, N::kPre, Q::kFused, F::kFusedGateUp, false,
      false, false, 0, EDGEQ_TENSORS(kPhi3Tensors), Phi3Config, LlamaLayer},
-    {A::kSmollm3, "smollm3", kSmollm3Hf, R::kNorm, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp,
+    {"smollm3", kSmollm3Hf, R::kNorm, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp,
      false, false, false, 4, EDGEQ_TENSORS(kLlamaTensors), nullptr, LlamaLayer},
-    {A::kLfm2, "lfm2", kLfm2Hf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, false,
+    {"lfm2", kLfm2Hf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, false,
      true, false, 0, EDGEQ_TENSORS(kLfm2Tensors), Lfm2Config, Lfm2Layer},
-    {A::kQwen35, "qwen35", kQwen35Hf, R::kNeox, Act::kSilu, N::kPre, Q::kGatedQ, F::kGateUp,
+    {"qwen35", kQwen35Hf, R::kNeox, Act::kSilu, N::kPre, Q::kGatedQ, F::kGateUp,
      false, true, false, 0, EDGEQ_TENSORS(kQwen35Tensors), Qwen35Config, Qwen35Layer},
-    {A::kGemma4, "gemma4", kGemma4Hf, R::kNeox, Act::kGeluTanh, N::kPreAndPost, Q::kSeparate,
+    {"gemma4", kGemma4Hf, R::kNeox, Act::kGeluTanh, N::kPreAndPost, Q::kSeparate,
      F::kGateUp, false, true, true, 0, EDGEQ_TENSORS(kGemma4Tensors), Gemma4Config, Gemma4Layer},
-    {A::kQwen3moe, "qwen3moe", kQwen3moeHf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate,
+    {"qwen3moe", kQwen3moeHf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate,
      F::kGateUp, false, true, false, 0, EDGEQ_TENSORS(kQwen3moeTensors), Qwen3MoeConfig,
      LlamaLayer},
-    {A::kLfm2moe, "lfm2moe", kLfm2moeHf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp,
+    {"lfm2moe", kLfm2moeHf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp,
      false, true, false, 0, EDGEQ_TENSORS(kLfm2moeTensors), Lfm2MoeConfig, Lfm2Layer},
 };
 #undef EDGEQ_TENSORS
 
-constexpr bool RowsInEnumOrder() {
-  for (size_t i = 0; i < std::size(kArchitectures); ++i) {
-    if (static_cast<size_t>(kArchitectures[i].arch) != i) return false;
-  }
-  return true;
-}
-static_assert(std::size(kArchitectures) == kArchCount, "one row per Arch");
-static_assert(RowsInEnumOrder(), "rows in the order of enum Arch");
+constexpr size_t kRowCount = std::size(kArchitectures);
 
 constexpr bool Equal(const char* a, const char* b) {
   while (*a != '\0' && *a == *b) ++a, ++b;
@@ -280,6 +272,8 @@ constexpr bool NamesDistinct() {
   return true;
 }
 static_assert(NamesDistinct(), "GGUF names and Hugging Face classes are distinct");
+static_assert(Equal(kArchitectures[0].gguf_name, "llama"),
+              "Arch{} (ModelConfig::arch's default, random_model.cc's fallback) is llama");
 
 // Whether a row's layer builder is set is checked by arch_table_test: comparing a function's
 // address with nullptr is not a constant expression under GCC's -fsanitize=undefined.
@@ -312,10 +306,11 @@ constexpr bool InBuild(const ArchInfo& a) {
   return selection::Selected(selection::kArchs, a.gguf_name);
 }
 
-constexpr std::array<ArchInfo, kArchCount> BuiltRows() {
-  std::array<ArchInfo, kArchCount> rows{};
+constexpr std::array<ArchInfo, kRowCount> BuiltRows() {
+  std::array<ArchInfo, kRowCount> rows{};
   for (size_t i = 0; i < std::size(kArchitectures); ++i) {
     rows[i] = kArchitectures[i];
+    rows[i].arch = static_cast<Arch>(i);
     if (!InBuild(rows[i])) {
       rows[i].read_config = nullptr;
       rows[i].build_layer = nullptr;
@@ -323,7 +318,7 @@ constexpr std::array<ArchInfo, kArchCount> BuiltRows() {
   }
   return rows;
 }
-constexpr std::array<ArchInfo, kArchCount> kBuiltRows = BuiltRows();
+constexpr std::array<ArchInfo, kRowCount> kBuiltRows = BuiltRows();
 
 }  // namespace
 

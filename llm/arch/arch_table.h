@@ -1,5 +1,5 @@
 // The architectures edgeq runs, one row each (as quantization/block_layout.h is for block
-// formats): the enum, the GGUF name (general.architecture and the prefix of its keys), the
+// formats): the GGUF name (general.architecture and the prefix of its keys), the
 // Hugging Face class, the Hugging Face -> GGUF tensor names of a layer, the structure of its
 // layers (RoPE pairing, activation, norm placement, fused projections, q/k norms, biases) and the
 // two functions of its own file llm/arch/<name>.cc, as llama.cpp's src/models/<arch>.cpp: the
@@ -7,7 +7,8 @@
 //
 // Everything that differs by architecture reads this table: ModelConfig::FromMetadata, the graph
 // builder (llm/arch/common.h), llm/random_model.cc, convert/hf_import.cc and convert/hf_testing.cc.
-// Adding an architecture = an enum value, a row in arch_table.cc, its file and its tests.
+// Adding an architecture = its row in arch_table.cc, its file and its tests (llm/arch/BUILD globs
+// the files; docs/DESIGN.md, "What adding something touches").
 #ifndef EDGEQ_LLM_ARCH_ARCH_TABLE_H_
 #define EDGEQ_LLM_ARCH_ARCH_TABLE_H_
 
@@ -31,21 +32,9 @@ class LayerGraph;
 
 namespace arch {
 
-// The rows of kArchitectures, in this order.
-enum class Arch : uint8_t {
-  kLlama,
-  kQwen2,
-  kQwen3,
-  kGemma3,
-  kPhi3,
-  kSmollm3,
-  kLfm2,
-  kQwen35,
-  kGemma4,
-  kQwen3moe,
-  kLfm2moe
-};
-inline constexpr int kArchCount = 11;
+// A row of the table: its index in Architectures(), set by the table (a row has no enum value
+// of its own to keep in step with it). Arch{} is the first row, llama.
+enum class Arch : uint8_t {};
 
 // RoPE pairing: adjacent pairs (llama.cpp's LLAMA_ROPE_TYPE_NORM) or halves (NEOX).
 enum class RopeType : uint8_t { kNorm, kNeox };
@@ -92,7 +81,6 @@ using ConfigFn = absl::Status (*)(const checkpoint::TensorDict& d, ModelConfig* 
 using LayerFn = absl::StatusOr<Value> (*)(LayerGraph& b, int layer, Value x);
 
 struct ArchInfo {
-  Arch arch;
   const char* gguf_name;
   HfConfig hf;
   RopeType rope;
@@ -108,9 +96,10 @@ struct ArchInfo {
   size_t hf_tensor_count;
   ConfigFn read_config;
   LayerFn build_layer;
+  Arch arch = {};  // the row's index (Architectures()[arch]); filled in by the table
 };
 
-// All rows, in enum order.
+// All rows, in table order (a row's `arch` is its index).
 absl::Span<const ArchInfo> Architectures();
 const ArchInfo& Info(Arch a);
 // By GGUF name ("llama") or Hugging Face class ("LlamaForCausalLM"); nullptr if none (or if

@@ -102,8 +102,8 @@ inline constexpr int64_t kFfnChunkRows = 64;
 inline constexpr int64_t kFfnChunkBytes = int64_t{6} << 20;
 inline constexpr int64_t kFfnOnePieceBytes = int64_t{24} << 20;
 int64_t FfnChunkRows(int64_t ffn, int64_t t);
-// LayerGraph::set_ffn_chunk_rows's default: FfnChunkRows of each layer's width.
-inline constexpr int64_t kFfnChunkAuto = -1;
+// LayerGraph::set_ffn_chunk_rows's default, kFfnChunkAuto (model_config.h): FfnChunkRows of
+// each layer's width.
 
 // One body graph being built: what an architecture's layer function (ArchInfo::build_layer)
 // reads and the sub-blocks it composes. The attention sub-block reads the layer's caches (graph

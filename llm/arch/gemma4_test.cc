@@ -85,7 +85,7 @@ double MaxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
 TEST(Gemma4Test, ConfigReadsThePerLayerKeys) {
   absl::StatusOr<ModelConfig> c = ModelConfig::FromMetadata(Tiny());
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->arch, arch::Arch::kGemma4);
+  EXPECT_STREQ(arch::Info(c->arch).gguf_name, "gemma4");
   EXPECT_EQ(c->head_dim, 32);
   EXPECT_EQ(c->head_dim_swa, 16);
   EXPECT_EQ(c->rope_dimension_count_swa, 16);

@@ -32,6 +32,10 @@ inline const char* RopeScalingName(RopeScaling s) {
   return s == RopeScaling::kLinear ? "linear" : s == RopeScaling::kLlama3 ? "llama3" : "none";
 }
 
+// The FFN row chunk chosen by the graph builder (ModelOptions::ffn_chunk_rows' default,
+// LayerGraph::set_ffn_chunk_rows': FfnChunkRows of each layer's width, llm/arch/common.h).
+inline constexpr int64_t kFfnChunkAuto = -1;
+
 struct ModelConfig {
   std::string architecture;     // general.architecture
   int context_length = 0;       // <arch>.context_length (what the model was trained for)
@@ -58,7 +62,7 @@ struct ModelConfig {
   bool tied_output = true;  // no output.weight: the classifier is token_embd.weight
 
   // Per-architecture structure (what llama.cpp's src/models/<arch>.cpp builds).
-  arch::Arch arch = arch::Arch::kLlama;  // the row of llm/arch/arch_table.h
+  arch::Arch arch = {};  // the row of llm/arch/arch_table.h (Arch{}: llama)
   // RoPE pairing: kNorm (adjacent pairs: llama) or kNeox (halves: qwen2, qwen3, gemma3, phi3).
   arch::RopeType rope_type = arch::RopeType::kNorm;
   // Layer l has no RoPE when (l + 1) % no_rope_layer_step == 0 (0: every layer has it).

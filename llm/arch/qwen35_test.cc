@@ -59,7 +59,7 @@ double MaxAbsDiff(absl::Span<const float> a, absl::Span<const float> b) {
 TEST(Qwen35Test, ConfigFromKeys) {
   absl::StatusOr<ModelConfig> c = ModelConfig::FromMetadata(Tiny());
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->arch, arch::Arch::kQwen35);
+  EXPECT_STREQ(arch::Info(c->arch).gguf_name, "qwen35");
   EXPECT_EQ(c->rope_type, arch::RopeType::kNeox);
   EXPECT_EQ(c->rope_dimension_count, 8);
   EXPECT_EQ(c->head_dim, 32);

@@ -70,7 +70,7 @@ TEST(Smollm3Test, ConfigFromTheTableRow) {
   ASSERT_TRUE(d.ok()) << d.status();
   absl::StatusOr<ModelConfig> c = ModelConfig::FromMetadata(*d);
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->arch, arch::Arch::kSmollm3);
+  EXPECT_STREQ(arch::Info(c->arch).gguf_name, "smollm3");
   EXPECT_EQ(c->rope_type, arch::RopeType::kNorm);
   EXPECT_EQ(c->ffn_activation, arch::Activation::kSilu);
   EXPECT_EQ(c->no_rope_layer_step, 4);
