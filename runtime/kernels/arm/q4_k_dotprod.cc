@@ -16,7 +16,7 @@ EDGEQ_KERNEL_ENTRY(kQ4_KDotprodGemv, Shape::kGemv, "q4_k_dotprod_gemv", Encoding
                    Q4_KR4RowBytes, 16, arm::Q4KR4DotprodGemv);
 EDGEQ_KERNEL_ENTRY(kQ4_KDotprodGemm, Shape::kGemm, "q4_k_dotprod_gemm", Encoding::kQ4_K,
                    Isa::kNeonDotprod, arm::QuantizeRowQ8_KNeon, Q8_KRowBytes, RepackQ4_KR4,
-                   Q4_KR4RowBytes, 16, arm::R4Gemm<arm::Q4KR4DotprodTile, arm::Q4KR4DotprodTile>);
+                   Q4_KR4RowBytes, 16, arm::Q4KR4DotprodGemm);
 
 }  // namespace internal
 }  // namespace kernels

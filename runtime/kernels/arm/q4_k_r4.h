@@ -207,6 +207,82 @@ inline int32x4_t SubBlockScales(const uint8_t* blk, int s) {
   return vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(b))));
 }
 
+// The end of super-block b for the tile's M activation rows (bx[i][b]) on in-order cores (the
+// out-of-order tile's is Q4KR4FinishRows): acc[i] += isum[i] x d x x.d, then -= mins x dmin x x.d, where lane r of mins = sum_s mn[s][r] * (sum of x_s) by
+// lane-indexed widening multiplies (the sums of x_s from the activation's bsums). The int32 mins
+// are exact in any order, so the rows' chains go step by step (one row: two chains, sub-blocks
+// 0-3 and 4-7), for in-order cores (one row's eight dependent multiply-adds after another's made
+// them wait on each); each row's float operations are the same, in the same order.
+template <int M>
+inline void Q4KR4FinishInOrder(const uint8_t* blk, const blocks::BlockQ8_K* const bx[M],
+                               int64_t b, const int32x4_t isum[M], float32x4_t acc[M]) {
+  const uint8x16x2_t mn8 = vld1q_u8_x2(blk + 48);
+  const int16x8_t mn16[4] = {vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(mn8.val[0]))),
+                             vreinterpretq_s16_u16(vmovl_high_u8(mn8.val[0])),
+                             vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(mn8.val[1]))),
+                             vreinterpretq_s16_u16(vmovl_high_u8(mn8.val[1]))};
+  int16x8_t sx[M];
+  for (int i = 0; i < M; ++i)
+    sx[i] = vpaddq_s16(vld1q_s16(bx[i][b].bsums), vld1q_s16(bx[i][b].bsums + 8));
+  int32x4_t mins[M];
+  if constexpr (M == 1) {  // two chains: sub-blocks 0-3 and 4-7
+    int32x4_t hi = vmull_laneq_s16(vget_low_s16(mn16[2]), sx[0], 4);
+    mins[0] = vmull_laneq_s16(vget_low_s16(mn16[0]), sx[0], 0);
+    hi = vmlal_laneq_s16(hi, vget_high_s16(mn16[2]), sx[0], 5);
+    mins[0] = vmlal_laneq_s16(mins[0], vget_high_s16(mn16[0]), sx[0], 1);
+    hi = vmlal_laneq_s16(hi, vget_low_s16(mn16[3]), sx[0], 6);
+    mins[0] = vmlal_laneq_s16(mins[0], vget_low_s16(mn16[1]), sx[0], 2);
+    hi = vmlal_laneq_s16(hi, vget_high_s16(mn16[3]), sx[0], 7);
+    mins[0] = vmlal_laneq_s16(mins[0], vget_high_s16(mn16[1]), sx[0], 3);
+    mins[0] = vaddq_s32(mins[0], hi);
+  } else {  // one chain per row, the rows step by step
+    for (int i = 0; i < M; ++i) mins[i] = vmull_laneq_s16(vget_low_s16(mn16[0]), sx[i], 0);
+    for (int i = 0; i < M; ++i)
+      mins[i] = vmlal_laneq_s16(mins[i], vget_high_s16(mn16[0]), sx[i], 1);
+    for (int i = 0; i < M; ++i) mins[i] = vmlal_laneq_s16(mins[i], vget_low_s16(mn16[1]), sx[i], 2);
+    for (int i = 0; i < M; ++i)
+      mins[i] = vmlal_laneq_s16(mins[i], vget_high_s16(mn16[1]), sx[i], 3);
+    for (int i = 0; i < M; ++i) mins[i] = vmlal_laneq_s16(mins[i], vget_low_s16(mn16[2]), sx[i], 4);
+    for (int i = 0; i < M; ++i)
+      mins[i] = vmlal_laneq_s16(mins[i], vget_high_s16(mn16[2]), sx[i], 5);
+    for (int i = 0; i < M; ++i) mins[i] = vmlal_laneq_s16(mins[i], vget_low_s16(mn16[3]), sx[i], 6);
+    for (int i = 0; i < M; ++i)
+      mins[i] = vmlal_laneq_s16(mins[i], vget_high_s16(mn16[3]), sx[i], 7);
+  }
+  const float32x4_t d = LoadHalf4(blk), dmin = LoadHalf4(blk + 8);
+  for (int i = 0; i < M; ++i)
+    acc[i] = vfmaq_f32(acc[i], vcvtq_f32_s32(isum[i]), vmulq_n_f32(d, bx[i][b].d));
+  for (int i = 0; i < M; ++i)
+    acc[i] = vfmsq_f32(acc[i], vcvtq_f32_s32(mins[i]), vmulq_n_f32(dmin, bx[i][b].d));
+}
+
+// The same, row by row: each row's mins in one chain of eight multiply-adds, then its two float
+// operations (fewer instructions; as fast on the out-of-order models).
+template <int M>
+inline void Q4KR4FinishRows(const uint8_t* blk, const blocks::BlockQ8_K* const bx[M], int64_t b,
+                            const int32x4_t isum[M], float32x4_t acc[M]) {
+  const uint8x16x2_t mn8 = vld1q_u8_x2(blk + 48);
+  const int16x8_t mn16[4] = {vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(mn8.val[0]))),
+                             vreinterpretq_s16_u16(vmovl_high_u8(mn8.val[0])),
+                             vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(mn8.val[1]))),
+                             vreinterpretq_s16_u16(vmovl_high_u8(mn8.val[1]))};
+  const float32x4_t d = LoadHalf4(blk), dmin = LoadHalf4(blk + 8);
+  for (int i = 0; i < M; ++i) {
+    const blocks::BlockQ8_K& xb = bx[i][b];
+    const int16x8_t s32 = vpaddq_s16(vld1q_s16(xb.bsums), vld1q_s16(xb.bsums + 8));
+    int32x4_t mins = vmull_laneq_s16(vget_low_s16(mn16[0]), s32, 0);
+    mins = vmlal_laneq_s16(mins, vget_high_s16(mn16[0]), s32, 1);
+    mins = vmlal_laneq_s16(mins, vget_low_s16(mn16[1]), s32, 2);
+    mins = vmlal_laneq_s16(mins, vget_high_s16(mn16[1]), s32, 3);
+    mins = vmlal_laneq_s16(mins, vget_low_s16(mn16[2]), s32, 4);
+    mins = vmlal_laneq_s16(mins, vget_high_s16(mn16[2]), s32, 5);
+    mins = vmlal_laneq_s16(mins, vget_low_s16(mn16[3]), s32, 6);
+    mins = vmlal_laneq_s16(mins, vget_high_s16(mn16[3]), s32, 7);
+    acc[i] = vfmaq_f32(acc[i], vcvtq_f32_s32(isum[i]), vmulq_n_f32(d, xb.d));
+    acc[i] = vfmsq_f32(acc[i], vcvtq_f32_s32(mins), vmulq_n_f32(dmin, xb.d));
+  }
+}
+
 // Q4_KR4 x Q8_K, GGML's math per row: per super-block sum_s sc[s] * (levels_s . x_s) times
 // d * x.d, minus sum_s mn[s] * (sum of x_s) times dmin * x.d (s over the eight 32-value
 // sub-blocks; the sums of x_s from the activation's bsums). Lane r of every vector is weight row
@@ -215,7 +291,8 @@ inline int32x4_t SubBlockScales(const uint8_t* blk, int s) {
 // multiply-add by the four rows' scales (M = 4: Step4; fewer rows: two accumulators per row, the
 // low and the high nibbles' chains). Exact int32: |levels . x| <= 32 * 15 * 127 per sub-block,
 // times a scale <= 63, over 8 sub-blocks is < 2^25.
-struct Q4KR4DotprodTile {
+template <bool kInOrder>
+struct Q4KR4DotprodTileFor {
   static constexpr int kTileRows = 4;
   template <int M>
   static void Tile(const uint8_t* w, const uint8_t* x, size_t xrb, int64_t k, float32x4_t out[M]) {
@@ -238,7 +315,11 @@ struct Q4KR4DotprodTile {
         }
         if constexpr (M == 1) {  // two sub-blocks per step
           const int32x4_t scl2[2] = {scl, SubBlockScales(blk, s + 1)};
-          Step1(blk + 80 + 64 * s, bx[0][b].qs + 32 * s, m4, scl2, &isum[0]);
+          if constexpr (kInOrder) {
+            Step1InOrder(blk + 80 + 64 * s, bx[0][b].qs + 32 * s, m4, scl2, &isum[0]);
+          } else {
+            Step1(blk + 80 + 64 * s, bx[0][b].qs + 32 * s, m4, scl2, &isum[0]);
+          }
           ++s;
           continue;
         }
@@ -253,82 +334,38 @@ struct Q4KR4DotprodTile {
           isum[i] = vmlaq_s32(isum[i], vaddq_s32(lo, hi), scl);
         }
       }
-      // The mins: lane r = sum_s mn[s][r] * (sum of x_s), by lane-indexed widening multiplies.
-      const uint8x16x2_t mn8 = vld1q_u8_x2(blk + 48);
-      const int16x8_t mn16[4] = {vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(mn8.val[0]))),
-                                 vreinterpretq_s16_u16(vmovl_high_u8(mn8.val[0])),
-                                 vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(mn8.val[1]))),
-                                 vreinterpretq_s16_u16(vmovl_high_u8(mn8.val[1]))};
-      const float32x4_t d = LoadHalf4(blk), dmin = LoadHalf4(blk + 8);
-      for (int i = 0; i < M; ++i) {
-        const blocks::BlockQ8_K& xb = bx[i][b];
-        const int16x8_t s32 = vpaddq_s16(vld1q_s16(xb.bsums), vld1q_s16(xb.bsums + 8));
-        int32x4_t mins = vmull_laneq_s16(vget_low_s16(mn16[0]), s32, 0);
-        mins = vmlal_laneq_s16(mins, vget_high_s16(mn16[0]), s32, 1);
-        mins = vmlal_laneq_s16(mins, vget_low_s16(mn16[1]), s32, 2);
-        mins = vmlal_laneq_s16(mins, vget_high_s16(mn16[1]), s32, 3);
-        mins = vmlal_laneq_s16(mins, vget_low_s16(mn16[2]), s32, 4);
-        mins = vmlal_laneq_s16(mins, vget_high_s16(mn16[2]), s32, 5);
-        mins = vmlal_laneq_s16(mins, vget_low_s16(mn16[3]), s32, 6);
-        mins = vmlal_laneq_s16(mins, vget_high_s16(mn16[3]), s32, 7);
-        acc[i] = vfmaq_f32(acc[i], vcvtq_f32_s32(isum[i]), vmulq_n_f32(d, xb.d));
-        acc[i] = vfmsq_f32(acc[i], vcvtq_f32_s32(mins), vmulq_n_f32(dmin, xb.d));
+      if constexpr (kInOrder) {
+        Q4KR4FinishInOrder<M>(blk, bx, b, isum, acc);
+      } else {
+        Q4KR4FinishRows<M>(blk, bx, b, isum, acc);
       }
     }
     for (int i = 0; i < M; ++i) out[i] = acc[i];
   }
 };
 
-// Q4KR4DotprodTile<1> (the GEMV's tile) with Step1InOrder for Step1: the same int32 sums and the
-// same float operations in the same order, so bit-identical outputs.
-struct Q4KR4DotprodInOrderGemvTile {
-  static constexpr int kTileRows = 4;
-  template <int M>
-  static void Tile(const uint8_t* w, const uint8_t* x, size_t /*xrb*/, int64_t k,
-                   float32x4_t out[M]) {
-    static_assert(M == 1, "Q4KR4DotprodInOrderGemvTile: one activation row");
-    const blocks::BlockQ8_K* bx = reinterpret_cast<const blocks::BlockQ8_K*>(x);
-    const uint8x16_t m4 = vdupq_n_u8(0x0F);
-    float32x4_t acc = vdupq_n_f32(0.0f);
-    for (int64_t b = 0; b < k / blocks::kQK_K; ++b) {
-      const uint8_t* blk = w + b * kQ4KR4BlockBytes;
-      int32x4_t isum = vdupq_n_s32(0);
-      for (int s = 0; s < 8; s += 2) {
-        const int32x4_t scl2[2] = {SubBlockScales(blk, s), SubBlockScales(blk, s + 1)};
-        Step1InOrder(blk + 80 + 64 * s, bx[b].qs + 32 * s, m4, scl2, &isum);
-      }
-      const uint8x16x2_t mn8 = vld1q_u8_x2(blk + 48);
-      const int16x8_t mn16[4] = {vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(mn8.val[0]))),
-                                 vreinterpretq_s16_u16(vmovl_high_u8(mn8.val[0])),
-                                 vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(mn8.val[1]))),
-                                 vreinterpretq_s16_u16(vmovl_high_u8(mn8.val[1]))};
-      const float32x4_t d = LoadHalf4(blk), dmin = LoadHalf4(blk + 8);
-      const blocks::BlockQ8_K& xb = bx[b];
-      const int16x8_t s32 = vpaddq_s16(vld1q_s16(xb.bsums), vld1q_s16(xb.bsums + 8));
-      int32x4_t mins = vmull_laneq_s16(vget_low_s16(mn16[0]), s32, 0);
-      mins = vmlal_laneq_s16(mins, vget_high_s16(mn16[0]), s32, 1);
-      mins = vmlal_laneq_s16(mins, vget_low_s16(mn16[1]), s32, 2);
-      mins = vmlal_laneq_s16(mins, vget_high_s16(mn16[1]), s32, 3);
-      mins = vmlal_laneq_s16(mins, vget_low_s16(mn16[2]), s32, 4);
-      mins = vmlal_laneq_s16(mins, vget_high_s16(mn16[2]), s32, 5);
-      mins = vmlal_laneq_s16(mins, vget_low_s16(mn16[3]), s32, 6);
-      mins = vmlal_laneq_s16(mins, vget_high_s16(mn16[3]), s32, 7);
-      acc = vfmaq_f32(acc, vcvtq_f32_s32(isum), vmulq_n_f32(d, xb.d));
-      acc = vfmsq_f32(acc, vcvtq_f32_s32(mins), vmulq_n_f32(dmin, xb.d));
-    }
-    out[0] = acc;
-  }
-};
+// The out-of-order schedule (Step1 and Q4KR4FinishRows) and the in-order one (Step1InOrder and
+// Q4KR4FinishInOrder): the same int32 sums and the same float operations in the same order, so
+// bit-identical outputs.
+using Q4KR4DotprodTile = Q4KR4DotprodTileFor<false>;
+using Q4KR4DotprodInOrderTile = Q4KR4DotprodTileFor<true>;
 
-// The q4_k dotprod GEMV, one schedule per core type (ActiveCoreSchedule, isa.h): in-order cores
-// run Q4KR4DotprodInOrderGemvTile, out-of-order cores Q4KR4DotprodTile<1> (as fast there by
-// llvm-mca, in fewer instructions: benchmarks/arm_sim/README.md, 2026-11-27 kgemv).
-// Bit-identical outputs.
+// The q4_k dotprod GEMV and GEMM (the latter also on i8mm CPUs), one schedule per core type
+// (ActiveCoreSchedule, isa.h): out-of-order cores run Q4KR4DotprodTile (as fast there by llvm-mca,
+// in fewer instructions: benchmarks/arm_sim/README.md, 2026-11-27 kgemv), in-order cores
+// Q4KR4DotprodInOrderTile. Bit-identical outputs.
 inline void Q4KR4DotprodGemv(const MatmulParams& p, int64_t j0, int64_t j1) {
   if (ActiveCoreSchedule() == CoreSchedule::kInOrder) {
-    R4Gemv<Q4KR4DotprodInOrderGemvTile>(p, j0, j1);
+    R4Gemv<Q4KR4DotprodInOrderTile>(p, j0, j1);
   } else {
     R4Gemv<Q4KR4DotprodTile>(p, j0, j1);
+  }
+}
+inline void Q4KR4DotprodGemm(const MatmulParams& p, int64_t j0, int64_t j1) {
+  if (ActiveCoreSchedule() == CoreSchedule::kInOrder) {
+    R4Gemm<Q4KR4DotprodInOrderTile, Q4KR4DotprodInOrderTile>(p, j0, j1);
+  } else {
+    R4Gemm<Q4KR4DotprodTile, Q4KR4DotprodTile>(p, j0, j1);
   }
 }
 
