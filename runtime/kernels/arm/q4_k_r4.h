@@ -15,6 +15,8 @@
 
 #include "quantization/block_layout.h"
 #include "runtime/kernels/arm/r4_common.h"
+#include "runtime/kernels/internal/kernel_api.h"
+#include "runtime/kernels/isa.h"
 
 namespace edgeq {
 namespace kernels {
@@ -146,11 +148,139 @@ inline void Step1(const uint8_t* w, const int8_t* x, uint8x16_t m4, const int32x
 #undef EDGEQ_K1_WORD
 #undef EDGEQ_K1_DECODE
 
+// Step1 scheduled for in-order cores (Cortex-A53/A55/A510; the GEMV's tile on those cores, chosen by
+// ActiveCoreSchedule, isa.h), in fixed registers: v0-v3 / v4-v7 the two sub-blocks' 16-byte weight
+// chunks (their high nibbles shifted in place), v8-v11 / v12-v15 their low nibbles, v16-v17 /
+// v18-v19 the activation's values 0-31 / 32-63, v20-v23 the four chains. Twelve 16-byte ldr with
+// immediate offsets instead of 64- and 32-byte ld1 (on LLVM's Cortex-A55 model a 64-byte ld1 holds
+// the next instructions for about 8 cycles); per word the next word's two masks before this word's
+// four sdot and its two shifts after them (a mask or shift right after an sdot waits for the sdot's
+// writeback). The same instructions otherwise, the same sums (pa + ha, pb + hb) and the same two
+// multiply-adds in the same order: isum equals Step1's.
+#define EDGEQ_K1IO_MASK(wa, wb, qa, qb) \
+  "and v" qa ".16b, v" wa ".16b, %[m4].16b\n\t" "and v" qb ".16b, v" wb ".16b, %[m4].16b\n\t"
+#define EDGEQ_K1IO_SHIFT(wa, wb) \
+  "ushr v" wa ".16b, v" wa ".16b, #4\n\t" "ushr v" wb ".16b, v" wb ".16b, #4\n\t"
+// Word c's four sdot: low nibbles (qa, qb) by values 0-15 / 32-47, high (wa, wb) by 16-31 / 48-63.
+#define EDGEQ_K1IO_WORD(wa, wb, qa, qb, c)              \
+  "sdot v20.4s, v" qa ".16b, v16.4b[" c "]\n\t"         \
+  "sdot v21.4s, v" qb ".16b, v18.4b[" c "]\n\t"         \
+  "sdot v22.4s, v" wa ".16b, v17.4b[" c "]\n\t"         \
+  "sdot v23.4s, v" wb ".16b, v19.4b[" c "]\n\t"
+#define EDGEQ_K1IO_LDW(v, off) "ldr q" v ", [%[w], #" off "]\n\t"
+#define EDGEQ_K1IO_LDX(v, off) "ldr q" v ", [%[x], #" off "]\n\t"
+
+inline void Step1InOrder(const uint8_t* w, const int8_t* x, uint8x16_t m4, const int32x4_t scl[2],
+                         int32x4_t* isum) {
+  asm(EDGEQ_K1IO_LDW("0", "0") EDGEQ_K1IO_LDW("4", "64") EDGEQ_K1IO_LDX("16", "0") EDGEQ_K1IO_LDX(
+          "18", "32") EDGEQ_K1IO_LDX("17", "16") EDGEQ_K1IO_LDX("19", "48") EDGEQ_K1IO_LDW("1", "16")
+          EDGEQ_K1IO_LDW("5", "80") EDGEQ_K1IO_LDW("2", "32") EDGEQ_K1IO_LDW("6", "96")
+              EDGEQ_K1IO_LDW("3", "48") EDGEQ_K1IO_LDW("7", "112")
+      "movi v20.4s, #0\n\t"
+      "movi v21.4s, #0\n\t"
+      "movi v22.4s, #0\n\t"
+      "movi v23.4s, #0\n\t" EDGEQ_K1IO_MASK("0", "4", "8", "12") EDGEQ_K1IO_SHIFT("0", "4")
+          EDGEQ_K1IO_MASK("1", "5", "9", "13") EDGEQ_K1IO_WORD("0", "4", "8", "12", "0")
+              EDGEQ_K1IO_SHIFT("1", "5") EDGEQ_K1IO_MASK("2", "6", "10", "14")
+                  EDGEQ_K1IO_WORD("1", "5", "9", "13", "1") EDGEQ_K1IO_SHIFT("2", "6")
+                      EDGEQ_K1IO_MASK("3", "7", "11", "15") EDGEQ_K1IO_WORD("2", "6", "10", "14", "2")
+                          EDGEQ_K1IO_SHIFT("3", "7") EDGEQ_K1IO_WORD("3", "7", "11", "15", "3")
+      "add v20.4s, v20.4s, v22.4s\n\t"
+      "add v21.4s, v21.4s, v23.4s\n\t"
+      "mla %[i].4s, v20.4s, %[s0].4s\n\t"
+      "mla %[i].4s, v21.4s, %[s1].4s\n\t"
+      : [i] "+w"(*isum)
+      : [w] "r"(w), [x] "r"(x), [m4] "w"(m4), [s0] "w"(scl[0]), [s1] "w"(scl[1])
+      : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13",
+        "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "memory");
+}
+#undef EDGEQ_K1IO_MASK
+#undef EDGEQ_K1IO_SHIFT
+#undef EDGEQ_K1IO_WORD
+#undef EDGEQ_K1IO_LDW
+#undef EDGEQ_K1IO_LDX
+
 // The four 32-bit scales of sub-block s of the four weight rows (bytes 16 + 4 s .. of the block).
 inline int32x4_t SubBlockScales(const uint8_t* blk, int s) {
   const uint8x8_t b =
       vreinterpret_u8_u32(vld1_dup_u32(reinterpret_cast<const uint32_t*>(blk + 16 + 4 * s)));
   return vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(b))));
+}
+
+// The end of super-block b for the tile's M activation rows (bx[i][b]) on in-order cores (the
+// out-of-order tile's is Q4KR4FinishRows): acc[i] += isum[i] x d x x.d, then -= mins x dmin x x.d, where lane r of mins = sum_s mn[s][r] * (sum of x_s) by
+// lane-indexed widening multiplies (the sums of x_s from the activation's bsums). The int32 mins
+// are exact in any order, so the rows' chains go step by step (one row: two chains, sub-blocks
+// 0-3 and 4-7), for in-order cores (one row's eight dependent multiply-adds after another's made
+// them wait on each); each row's float operations are the same, in the same order.
+template <int M>
+inline void Q4KR4FinishInOrder(const uint8_t* blk, const blocks::BlockQ8_K* const bx[M],
+                               int64_t b, const int32x4_t isum[M], float32x4_t acc[M]) {
+  const uint8x16x2_t mn8 = vld1q_u8_x2(blk + 48);
+  const int16x8_t mn16[4] = {vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(mn8.val[0]))),
+                             vreinterpretq_s16_u16(vmovl_high_u8(mn8.val[0])),
+                             vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(mn8.val[1]))),
+                             vreinterpretq_s16_u16(vmovl_high_u8(mn8.val[1]))};
+  int16x8_t sx[M];
+  for (int i = 0; i < M; ++i)
+    sx[i] = vpaddq_s16(vld1q_s16(bx[i][b].bsums), vld1q_s16(bx[i][b].bsums + 8));
+  int32x4_t mins[M];
+  if constexpr (M == 1) {  // two chains: sub-blocks 0-3 and 4-7
+    int32x4_t hi = vmull_laneq_s16(vget_low_s16(mn16[2]), sx[0], 4);
+    mins[0] = vmull_laneq_s16(vget_low_s16(mn16[0]), sx[0], 0);
+    hi = vmlal_laneq_s16(hi, vget_high_s16(mn16[2]), sx[0], 5);
+    mins[0] = vmlal_laneq_s16(mins[0], vget_high_s16(mn16[0]), sx[0], 1);
+    hi = vmlal_laneq_s16(hi, vget_low_s16(mn16[3]), sx[0], 6);
+    mins[0] = vmlal_laneq_s16(mins[0], vget_low_s16(mn16[1]), sx[0], 2);
+    hi = vmlal_laneq_s16(hi, vget_high_s16(mn16[3]), sx[0], 7);
+    mins[0] = vmlal_laneq_s16(mins[0], vget_high_s16(mn16[1]), sx[0], 3);
+    mins[0] = vaddq_s32(mins[0], hi);
+  } else {  // one chain per row, the rows step by step
+    for (int i = 0; i < M; ++i) mins[i] = vmull_laneq_s16(vget_low_s16(mn16[0]), sx[i], 0);
+    for (int i = 0; i < M; ++i)
+      mins[i] = vmlal_laneq_s16(mins[i], vget_high_s16(mn16[0]), sx[i], 1);
+    for (int i = 0; i < M; ++i) mins[i] = vmlal_laneq_s16(mins[i], vget_low_s16(mn16[1]), sx[i], 2);
+    for (int i = 0; i < M; ++i)
+      mins[i] = vmlal_laneq_s16(mins[i], vget_high_s16(mn16[1]), sx[i], 3);
+    for (int i = 0; i < M; ++i) mins[i] = vmlal_laneq_s16(mins[i], vget_low_s16(mn16[2]), sx[i], 4);
+    for (int i = 0; i < M; ++i)
+      mins[i] = vmlal_laneq_s16(mins[i], vget_high_s16(mn16[2]), sx[i], 5);
+    for (int i = 0; i < M; ++i) mins[i] = vmlal_laneq_s16(mins[i], vget_low_s16(mn16[3]), sx[i], 6);
+    for (int i = 0; i < M; ++i)
+      mins[i] = vmlal_laneq_s16(mins[i], vget_high_s16(mn16[3]), sx[i], 7);
+  }
+  const float32x4_t d = LoadHalf4(blk), dmin = LoadHalf4(blk + 8);
+  for (int i = 0; i < M; ++i)
+    acc[i] = vfmaq_f32(acc[i], vcvtq_f32_s32(isum[i]), vmulq_n_f32(d, bx[i][b].d));
+  for (int i = 0; i < M; ++i)
+    acc[i] = vfmsq_f32(acc[i], vcvtq_f32_s32(mins[i]), vmulq_n_f32(dmin, bx[i][b].d));
+}
+
+// The same, row by row: each row's mins in one chain of eight multiply-adds, then its two float
+// operations (fewer instructions; as fast on the out-of-order models).
+template <int M>
+inline void Q4KR4FinishRows(const uint8_t* blk, const blocks::BlockQ8_K* const bx[M], int64_t b,
+                            const int32x4_t isum[M], float32x4_t acc[M]) {
+  const uint8x16x2_t mn8 = vld1q_u8_x2(blk + 48);
+  const int16x8_t mn16[4] = {vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(mn8.val[0]))),
+                             vreinterpretq_s16_u16(vmovl_high_u8(mn8.val[0])),
+                             vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(mn8.val[1]))),
+                             vreinterpretq_s16_u16(vmovl_high_u8(mn8.val[1]))};
+  const float32x4_t d = LoadHalf4(blk), dmin = LoadHalf4(blk + 8);
+  for (int i = 0; i < M; ++i) {
+    const blocks::BlockQ8_K& xb = bx[i][b];
+    const int16x8_t s32 = vpaddq_s16(vld1q_s16(xb.bsums), vld1q_s16(xb.bsums + 8));
+    int32x4_t mins = vmull_laneq_s16(vget_low_s16(mn16[0]), s32, 0);
+    mins = vmlal_laneq_s16(mins, vget_high_s16(mn16[0]), s32, 1);
+    mins = vmlal_laneq_s16(mins, vget_low_s16(mn16[1]), s32, 2);
+    mins = vmlal_laneq_s16(mins, vget_high_s16(mn16[1]), s32, 3);
+    mins = vmlal_laneq_s16(mins, vget_low_s16(mn16[2]), s32, 4);
+    mins = vmlal_laneq_s16(mins, vget_high_s16(mn16[2]), s32, 5);
+    mins = vmlal_laneq_s16(mins, vget_low_s16(mn16[3]), s32, 6);
+    mins = vmlal_laneq_s16(mins, vget_high_s16(mn16[3]), s32, 7);
+    acc[i] = vfmaq_f32(acc[i], vcvtq_f32_s32(isum[i]), vmulq_n_f32(d, xb.d));
+    acc[i] = vfmsq_f32(acc[i], vcvtq_f32_s32(mins), vmulq_n_f32(dmin, xb.d));
+  }
 }
 
 // Q4_KR4 x Q8_K, GGML's math per row: per super-block sum_s sc[s] * (levels_s . x_s) times
@@ -161,7 +291,8 @@ inline int32x4_t SubBlockScales(const uint8_t* blk, int s) {
 // multiply-add by the four rows' scales (M = 4: Step4; fewer rows: two accumulators per row, the
 // low and the high nibbles' chains). Exact int32: |levels . x| <= 32 * 15 * 127 per sub-block,
 // times a scale <= 63, over 8 sub-blocks is < 2^25.
-struct Q4KR4DotprodTile {
+template <bool kInOrder>
+struct Q4KR4DotprodTileFor {
   static constexpr int kTileRows = 4;
   template <int M>
   static void Tile(const uint8_t* w, const uint8_t* x, size_t xrb, int64_t k, float32x4_t out[M]) {
@@ -184,7 +315,11 @@ struct Q4KR4DotprodTile {
         }
         if constexpr (M == 1) {  // two sub-blocks per step
           const int32x4_t scl2[2] = {scl, SubBlockScales(blk, s + 1)};
-          Step1(blk + 80 + 64 * s, bx[0][b].qs + 32 * s, m4, scl2, &isum[0]);
+          if constexpr (kInOrder) {
+            Step1InOrder(blk + 80 + 64 * s, bx[0][b].qs + 32 * s, m4, scl2, &isum[0]);
+          } else {
+            Step1(blk + 80 + 64 * s, bx[0][b].qs + 32 * s, m4, scl2, &isum[0]);
+          }
           ++s;
           continue;
         }
@@ -199,31 +334,40 @@ struct Q4KR4DotprodTile {
           isum[i] = vmlaq_s32(isum[i], vaddq_s32(lo, hi), scl);
         }
       }
-      // The mins: lane r = sum_s mn[s][r] * (sum of x_s), by lane-indexed widening multiplies.
-      const uint8x16x2_t mn8 = vld1q_u8_x2(blk + 48);
-      const int16x8_t mn16[4] = {vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(mn8.val[0]))),
-                                 vreinterpretq_s16_u16(vmovl_high_u8(mn8.val[0])),
-                                 vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(mn8.val[1]))),
-                                 vreinterpretq_s16_u16(vmovl_high_u8(mn8.val[1]))};
-      const float32x4_t d = LoadHalf4(blk), dmin = LoadHalf4(blk + 8);
-      for (int i = 0; i < M; ++i) {
-        const blocks::BlockQ8_K& xb = bx[i][b];
-        const int16x8_t s32 = vpaddq_s16(vld1q_s16(xb.bsums), vld1q_s16(xb.bsums + 8));
-        int32x4_t mins = vmull_laneq_s16(vget_low_s16(mn16[0]), s32, 0);
-        mins = vmlal_laneq_s16(mins, vget_high_s16(mn16[0]), s32, 1);
-        mins = vmlal_laneq_s16(mins, vget_low_s16(mn16[1]), s32, 2);
-        mins = vmlal_laneq_s16(mins, vget_high_s16(mn16[1]), s32, 3);
-        mins = vmlal_laneq_s16(mins, vget_low_s16(mn16[2]), s32, 4);
-        mins = vmlal_laneq_s16(mins, vget_high_s16(mn16[2]), s32, 5);
-        mins = vmlal_laneq_s16(mins, vget_low_s16(mn16[3]), s32, 6);
-        mins = vmlal_laneq_s16(mins, vget_high_s16(mn16[3]), s32, 7);
-        acc[i] = vfmaq_f32(acc[i], vcvtq_f32_s32(isum[i]), vmulq_n_f32(d, xb.d));
-        acc[i] = vfmsq_f32(acc[i], vcvtq_f32_s32(mins), vmulq_n_f32(dmin, xb.d));
+      if constexpr (kInOrder) {
+        Q4KR4FinishInOrder<M>(blk, bx, b, isum, acc);
+      } else {
+        Q4KR4FinishRows<M>(blk, bx, b, isum, acc);
       }
     }
     for (int i = 0; i < M; ++i) out[i] = acc[i];
   }
 };
+
+// The out-of-order schedule (Step1 and Q4KR4FinishRows) and the in-order one (Step1InOrder and
+// Q4KR4FinishInOrder): the same int32 sums and the same float operations in the same order, so
+// bit-identical outputs.
+using Q4KR4DotprodTile = Q4KR4DotprodTileFor<false>;
+using Q4KR4DotprodInOrderTile = Q4KR4DotprodTileFor<true>;
+
+// The q4_k dotprod GEMV and GEMM (the latter also on i8mm CPUs), one schedule per core type
+// (ActiveCoreSchedule, isa.h): out-of-order cores run Q4KR4DotprodTile (as fast there by llvm-mca,
+// in fewer instructions: benchmarks/arm_sim/README.md, 2026-11-27 kgemv), in-order cores
+// Q4KR4DotprodInOrderTile. Bit-identical outputs.
+inline void Q4KR4DotprodGemv(const MatmulParams& p, int64_t j0, int64_t j1) {
+  if (ActiveCoreSchedule() == CoreSchedule::kInOrder) {
+    R4Gemv<Q4KR4DotprodInOrderTile>(p, j0, j1);
+  } else {
+    R4Gemv<Q4KR4DotprodTile>(p, j0, j1);
+  }
+}
+inline void Q4KR4DotprodGemm(const MatmulParams& p, int64_t j0, int64_t j1) {
+  if (ActiveCoreSchedule() == CoreSchedule::kInOrder) {
+    R4Gemm<Q4KR4DotprodInOrderTile, Q4KR4DotprodInOrderTile>(p, j0, j1);
+  } else {
+    R4Gemm<Q4KR4DotprodTile, Q4KR4DotprodTile>(p, j0, j1);
+  }
+}
 
 }  // namespace
 }  // namespace arm

@@ -12,6 +12,8 @@
 
 #include "quantization/block_layout.h"
 #include "runtime/kernels/arm/r4_common.h"
+#include "runtime/kernels/internal/kernel_api.h"
+#include "runtime/kernels/isa.h"
 
 namespace edgeq {
 namespace kernels {
@@ -182,6 +184,148 @@ struct Q6KR4DotprodTile {
     for (int i = 0; i < M; ++i) out[i] = acc[i];
   }
 };
+
+// The GEMV's schedule for in-order cores (Cortex-A53/A55/A510; chosen by ActiveCoreSchedule,
+// isa.h): two 32-value sub-blocks (s, s + 1) of four weight rows against one activation row per asm
+// statement, in fixed registers: v0-v3 / v4-v5 the first sub-block's nibble and bit-pair planes,
+// v6-v9 / v10-v11 the second's, v12-v15 the activation's 64 values, v16-v19 the four sdot chains
+// (values 0-15 and 16-31 of each sub-block), v20-v22 and v23-v25 two sets of decode registers
+// (word, scratch, high word), v26-v27 the scales. Per word the next word is decoded around this
+// word's two sdot: its shifts and mask before them, its two inserts after them (a shift or mask right
+// after an sdot waits for the sdot's writeback on LLVM's Cortex-A55 model, and an insert right
+// after its shift waits for it); the second sub-block's loads go among the first one's words. The
+// same words (Q6R4Words), the same dots and the same int32 products with the scales as
+// Q6KR4DotprodTile<1>: the sums differ only in the order of int32 additions, so they are equal.
+// isum_a += the four groups 2 s's dots x their scales + group 2 s + 2's; isum_b the odd groups'.
+#define EDGEQ_Q6G_SHL(tl, tt, th, h0, h1, n, sh) \
+  "shl " tl ".16b, " h0 ".16b, #" sh "\n\t"      \
+  "shl " tt ".16b, " n ".16b, #4\n\t"            \
+  "shl " th ".16b, " h1 ".16b, #" sh "\n\t"      \
+  "and " n ".16b, " n ".16b, %[mhi].16b\n\t"
+#define EDGEQ_Q6G_SRI(tl, tt, th, n) \
+  "sri " tl ".16b, " tt ".16b, #2\n\t" "sri " th ".16b, " n ".16b, #2\n\t"
+#define EDGEQ_Q6G_SDOT(pl, ph, tl, th, x0, x1, c) \
+  "sdot " pl ".4s, " tl ".16b, " x0 ".4b[" c "]\n\t" "sdot " ph ".4s, " th ".16b, " x1 ".4b[" c "]\n\t"
+#define EDGEQ_Q6G_LDQ(v, base, off) "ldr q" v ", [%[" base "], #" off "]\n\t"
+// Word c of sub-block A (first) or B (second): its decode (set 0: v20-v22 for even c, set 1: v23-v25
+// for odd c) and its sdot.
+#define EDGEQ_Q6G_SET0 "v20", "v21", "v22"
+#define EDGEQ_Q6G_SET1 "v23", "v24", "v25"
+#define EDGEQ_Q6G_SHL_(...) EDGEQ_Q6G_SHL(__VA_ARGS__)
+#define EDGEQ_Q6G_SRI_(...) EDGEQ_Q6G_SRI(__VA_ARGS__)
+#define EDGEQ_Q6G_SDOT_(...) EDGEQ_Q6G_SDOT(__VA_ARGS__)
+#define EDGEQ_Q6G_DEC_A(set, n, sh) EDGEQ_Q6G_SHL_(set, "v4", "v5", n, sh)
+#define EDGEQ_Q6G_DEC_B(set, n, sh) EDGEQ_Q6G_SHL_(set, "v10", "v11", n, sh)
+#define EDGEQ_Q6G_INS(set, n) EDGEQ_Q6G_SRI_(set, n)
+#define EDGEQ_Q6G_TLTH0 "v20", "v22"
+#define EDGEQ_Q6G_TLTH1 "v23", "v25"
+#define EDGEQ_Q6G_DOT_A(tlth, c) EDGEQ_Q6G_SDOT_("v16", "v17", tlth, "v12", "v13", c)
+#define EDGEQ_Q6G_DOT_B(tlth, c) EDGEQ_Q6G_SDOT_("v18", "v19", tlth, "v14", "v15", c)
+
+// w: sub-block s's 96 bytes (s + 1's follow), x: the activation's values 32 s .. 32 s + 63, sc: the
+// scales of groups 2 s .. 2 s + 3 of the four rows (16 int8).
+inline void Q6DotprodGemvPair(const uint8_t* w, const int8_t* x, const uint8_t* sc, uint8x16_t mhi,
+                              int32x4_t* isum_a, int32x4_t* isum_b) {
+  asm(  // Sub-block A's planes and activations, the first scales; zeroed chains; A's word 0.
+      "ldr d26, [%[sc]]\n\t" EDGEQ_Q6G_LDQ("4", "w", "64") EDGEQ_Q6G_LDQ("5", "w", "80")
+          EDGEQ_Q6G_LDQ("0", "w", "0") EDGEQ_Q6G_LDQ("1", "w", "16") EDGEQ_Q6G_LDQ("2", "w", "32")
+              EDGEQ_Q6G_LDQ("3", "w", "48") EDGEQ_Q6G_LDQ("12", "x", "0")
+                  EDGEQ_Q6G_LDQ("13", "x", "16")
+      "movi v16.4s, #0\n\t"
+      "movi v17.4s, #0\n\t"
+      "movi v18.4s, #0\n\t"
+      "movi v19.4s, #0\n\t" EDGEQ_Q6G_DEC_A(EDGEQ_Q6G_SET0, "v0", "6")
+          EDGEQ_Q6G_INS(EDGEQ_Q6G_SET0, "v0")
+      // A's words 0-3, B's loads among them.
+      EDGEQ_Q6G_DEC_A(EDGEQ_Q6G_SET1, "v1", "4") "ldr d27, [%[sc], #8]\n\t" EDGEQ_Q6G_LDQ(
+          "10", "w", "160") EDGEQ_Q6G_DOT_A(EDGEQ_Q6G_TLTH0, "0") EDGEQ_Q6G_LDQ("11", "w", "176")
+          EDGEQ_Q6G_INS(EDGEQ_Q6G_SET1, "v1")
+      EDGEQ_Q6G_DEC_A(EDGEQ_Q6G_SET0, "v2", "2") EDGEQ_Q6G_LDQ("6", "w", "96") EDGEQ_Q6G_LDQ(
+          "7", "w", "112") EDGEQ_Q6G_DOT_A(EDGEQ_Q6G_TLTH1, "1") EDGEQ_Q6G_LDQ("8", "w", "128")
+          EDGEQ_Q6G_INS(EDGEQ_Q6G_SET0, "v2")
+      EDGEQ_Q6G_DEC_A(EDGEQ_Q6G_SET1, "v3", "0") EDGEQ_Q6G_LDQ("9", "w", "144") EDGEQ_Q6G_LDQ(
+          "14", "x", "32") EDGEQ_Q6G_DOT_A(EDGEQ_Q6G_TLTH0, "2") EDGEQ_Q6G_LDQ("15", "x", "48")
+          EDGEQ_Q6G_INS(EDGEQ_Q6G_SET1, "v3")
+      // B's word 0 decoded around A's word 3, and so on.
+      EDGEQ_Q6G_DEC_B(EDGEQ_Q6G_SET0, "v6", "6") EDGEQ_Q6G_DOT_A(EDGEQ_Q6G_TLTH1, "3")
+          EDGEQ_Q6G_INS(EDGEQ_Q6G_SET0, "v6")
+      EDGEQ_Q6G_DEC_B(EDGEQ_Q6G_SET1, "v7", "4") EDGEQ_Q6G_DOT_B(EDGEQ_Q6G_TLTH0, "0")
+          EDGEQ_Q6G_INS(EDGEQ_Q6G_SET1, "v7")
+      EDGEQ_Q6G_DEC_B(EDGEQ_Q6G_SET0, "v8", "2") EDGEQ_Q6G_DOT_B(EDGEQ_Q6G_TLTH1, "1")
+          EDGEQ_Q6G_INS(EDGEQ_Q6G_SET0, "v8")
+      EDGEQ_Q6G_DEC_B(EDGEQ_Q6G_SET1, "v9", "0") EDGEQ_Q6G_DOT_B(EDGEQ_Q6G_TLTH0, "2")
+          EDGEQ_Q6G_INS(EDGEQ_Q6G_SET1, "v9") EDGEQ_Q6G_DOT_B(EDGEQ_Q6G_TLTH1, "3")
+      // The scales to int32 (groups 2 s, 2 s + 1, 2 s + 2, 2 s + 3) and the four products.
+      "sxtl v26.8h, v26.8b\n\t"
+      "sxtl v27.8h, v27.8b\n\t"
+      "sxtl v20.4s, v26.4h\n\t"
+      "sxtl2 v21.4s, v26.8h\n\t"
+      "sxtl v22.4s, v27.4h\n\t"
+      "sxtl2 v23.4s, v27.8h\n\t"
+      "mla %[ia].4s, v16.4s, v20.4s\n\t"
+      "mla %[ib].4s, v17.4s, v21.4s\n\t"
+      "mla %[ia].4s, v18.4s, v22.4s\n\t"
+      "mla %[ib].4s, v19.4s, v23.4s\n\t"
+      : [ia] "+w"(*isum_a), [ib] "+w"(*isum_b)
+      : [w] "r"(w), [x] "r"(x), [sc] "r"(sc), [mhi] "w"(mhi)
+      : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13",
+        "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26",
+        "v27", "memory");
+}
+#undef EDGEQ_Q6G_SHL
+#undef EDGEQ_Q6G_SRI
+#undef EDGEQ_Q6G_SDOT
+#undef EDGEQ_Q6G_LDQ
+#undef EDGEQ_Q6G_SET0
+#undef EDGEQ_Q6G_SET1
+#undef EDGEQ_Q6G_SHL_
+#undef EDGEQ_Q6G_SRI_
+#undef EDGEQ_Q6G_SDOT_
+#undef EDGEQ_Q6G_DEC_A
+#undef EDGEQ_Q6G_DEC_B
+#undef EDGEQ_Q6G_INS
+#undef EDGEQ_Q6G_TLTH0
+#undef EDGEQ_Q6G_TLTH1
+#undef EDGEQ_Q6G_DOT_A
+#undef EDGEQ_Q6G_DOT_B
+
+// Q6KR4DotprodTile<1> (the GEMV's tile) scheduled for in-order cores: per super-block four
+// Q6DotprodGemvPair, then the same float operations in the same order (d / 4 x x.d, the sum
+// converted, one fused multiply-add): bit-identical outputs.
+struct Q6KR4DotprodInOrderGemvTile {
+  static constexpr int kTileRows = 4;
+  template <int M>
+  static void Tile(const uint8_t* w, const uint8_t* x, size_t /*xrb*/, int64_t k,
+                   float32x4_t out[M]) {
+    static_assert(M == 1, "Q6KR4DotprodInOrderGemvTile: one activation row");
+    const blocks::BlockQ8_K* bx = reinterpret_cast<const blocks::BlockQ8_K*>(x);
+    const uint8x16_t mhi = vdupq_n_u8(0xF0);
+    float32x4_t acc = vdupq_n_f32(0.0f);
+    for (int64_t b = 0; b < k / blocks::kQK_K; ++b) {
+      const uint8_t* blk = w + b * kQ6KR4BlockBytes;
+      int32x4_t isum_a = vdupq_n_s32(0), isum_b = vdupq_n_s32(0);
+      for (int s = 0; s < 8; s += 2) {
+        Q6DotprodGemvPair(blk + 72 + 96 * s, bx[b].qs + 32 * s, blk + 8 + 8 * s, mhi, &isum_a,
+                          &isum_b);
+      }
+      const int32x4_t isum = vaddq_s32(isum_a, isum_b);
+      const float32x4_t d = vmulq_n_f32(LoadHalf4(blk), 0.25f);
+      acc = vfmaq_f32(acc, vcvtq_f32_s32(isum), vmulq_n_f32(d, bx[b].d));
+    }
+    out[0] = acc;
+  }
+};
+
+// The q6_k dotprod GEMV, one schedule per core type (ActiveCoreSchedule, isa.h): in-order cores
+// run Q6KR4DotprodInOrderGemvTile, out-of-order cores Q6KR4DotprodTile<1> (modelled as fast or
+// faster there: benchmarks/arm_sim/README.md, 2026-11-27 kgemv). Bit-identical outputs.
+inline void Q6KR4DotprodGemv(const MatmulParams& p, int64_t j0, int64_t j1) {
+  if (ActiveCoreSchedule() == CoreSchedule::kInOrder) {
+    R4Gemv<Q6KR4DotprodInOrderGemvTile>(p, j0, j1);
+  } else {
+    R4Gemv<Q6KR4DotprodTile>(p, j0, j1);
+  }
+}
 
 }  // namespace
 }  // namespace arm
