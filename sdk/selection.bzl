@@ -15,8 +15,9 @@ here; unknown architectures fail arch_table.cc's static_assert.
 
 The ops (runtime/ops, registered at static initialization) follow from the architectures: kOps
 lists those of the kept architectures' rows of ARCH_OPS below plus ENCODER_OPS (the C API's
-embedder is in every build), or every op ("") when all architectures are kept or the graph C API
-is (--define=edgeq_graph_api=off leaves it out: c_api/graph_c_off.cc). EDGEQ_REGISTER_OP
+embedder, unless --define=edgeq_encoders=off), or every op ("") when all architectures are kept
+or the graph C API is (--define=edgeq_graph_api=off leaves it out: c_api/graph_c_off.cc).
+EDGEQ_REGISTER_OP
 (runtime/ops/op_util.h) registers only the listed ops, so --gc-sections drops the others' code.
 sdk/selection_ops_test checks every row against the graphs the architecture really builds.
 """
@@ -57,7 +58,9 @@ def _kept_ops(ctx):
     archs = ctx.var.get("edgeq_archs", "all")
     if archs == "all" or ctx.var.get("edgeq_graph_api", "on") != "off":
         return ""
-    kept = {op: True for op in ENCODER_OPS}
+    kept = {}
+    if ctx.var.get("edgeq_encoders", "on") != "off":
+        kept = {op: True for op in ENCODER_OPS}
     for a in [n.strip() for n in archs.split(",")]:
         if a not in ARCH_OPS:
             fail("--define=edgeq_archs: '%s' has no row in sdk/selection.bzl's ARCH_OPS; expected some of %s" %

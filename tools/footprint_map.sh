@@ -21,6 +21,7 @@ print(m.group(1))')
 so=$(grep -o -- '-shared -o [^ ]*' <<<"$cmd" | cut -d' ' -f3)
 cmd=${cmd/-shared -o $so/-shared -o $out/libedgeq.so}
 execroot=$(bazel info "$@" execution_root 2>/dev/null)
+printf "cd %q && %s\n" "$execroot" "$cmd" >"$out/link.sh"  # the link command, to try linker flags
 (cd "$execroot" && bash -c "$cmd -Wl,-Map=$out/libedgeq.map")
 nm=nm strip=strip
 if readelf -h "$out/libedgeq.so" | grep -q AArch64; then
