@@ -17,19 +17,19 @@ The ops (runtime/ops, registered at static initialization) follow from the archi
 lists those of the kept architectures' rows of ARCH_OPS below plus ENCODER_OPS (the C API's
 embedder, unless --define=edgeq_encoders=off), or every op ("") when all architectures are kept
 or the graph C API is (--define=edgeq_graph_api=off leaves it out: c_api/graph_c_off.cc).
-EDGEQ_REGISTER_OP
-(runtime/ops/op_util.h) registers only the listed ops, so --gc-sections drops the others' code.
-sdk/selection_ops_test checks every row against the graphs the architecture really builds.
+EDGEQ_REGISTER_OP (runtime/ops/op_util.h) registers only the listed ops, so --gc-sections drops
+the others' code. sdk/selection_ops_test checks every row against the graphs the architecture
+really builds.
 """
 
 load("//runtime/kernels:isa.bzl", "ISAS")
 load("//runtime/kernels:kernels.bzl", "KERNELS")
 
-# The ops each decoder architecture's graphs use (the row's layer functions and llm/arch/common.cc;
-# sdk/selection_ops_test: it lists every op of the decode and prefill graphs of a random model).
-# What a row uses depends on the file's options too (fused projections slice, scaled embeddings
-# mul, quantized weights qmatmul, f32 ones matmul_transposed), so a row may list more than one
-# random model of it uses: the test checks that it lists every op used.
+# The ops each decoder architecture's graphs use (the row's layer functions and llm/arch/common.cc).
+# What a file of an architecture uses depends on its options too (fused projections slice, scaled
+# embeddings mul, quantized weights qmatmul, f32 ones matmul_transposed), so a row lists every op
+# any file of it may need; sdk/selection_ops_test checks that it holds each op of the decode and
+# prefill graphs of a random model of the architecture.
 COMMON_OPS = [
     "add", "attention", "concat", "gather", "matmul_transposed", "mul", "qmatmul", "reshape",
     "rms_norm", "rope", "slice", "swiglu",
@@ -63,8 +63,8 @@ def _kept_ops(ctx):
         kept = {op: True for op in ENCODER_OPS}
     for a in [n.strip() for n in archs.split(",")]:
         if a not in ARCH_OPS:
-            fail("--define=edgeq_archs: '%s' has no row in sdk/selection.bzl's ARCH_OPS; expected some of %s" %
-                 (a, ", ".join(sorted(ARCH_OPS.keys()))))
+            fail("--define=edgeq_archs: '%s' has no row in sdk/selection.bzl's ARCH_OPS; " % a +
+                 "expected some of " + ", ".join(sorted(ARCH_OPS.keys())))
         for op in ARCH_OPS[a]:
             kept[op] = True
     return ",".join(sorted(kept.keys()))

@@ -21,7 +21,8 @@
 
 // Registers `def` (an OpDef expression) in the op registry at static initialization.
 // A selective build (sdk/selection.bzl, kOps) registers only the ops its architectures or
-// graph API need: `def` is then not even evaluated, and the linker drops the op's code.
+// graph API need: `def` is then not even evaluated, and the linker drops the op's code. `id` must
+// be the op's registered name.
 #define EDGEQ_REGISTER_OP(id, def)                                                   \
   static const ::edgeq::op_util::SelectedOpRegistration<::edgeq::selection::Selected( \
       ::edgeq::selection::kOps, #id)>                                                \
