@@ -11,7 +11,9 @@
 #include "c_api/llm_internal.h"
 #include "edgeq/edgeq.h"
 #include "llm/embed.h"
+#ifndef EDGEQ_NO_ENCODERS
 #include "llm/embed_encoder.h"
+#endif
 
 extern "C" {
 
@@ -62,6 +64,31 @@ edgeq_status edgeq_llm_embed(edgeq_llm* llm, const int32_t* tokens, size_t n_tok
 
 // ---- encoders (llm/embed_encoder.h) ----
 
+#ifdef EDGEQ_NO_ENCODERS
+// --define=edgeq_encoders=off (c_api/BUILD): no encoder models in this build; the functions stay
+// exported and fail naming the define.
+struct edgeq_embedder {};
+
+extern "C" {
+
+edgeq_status edgeq_embedder_load(const char*, int32_t, edgeq_embedder** out) {
+  if (out != nullptr) *out = nullptr;
+  return edgeq::c_api::Fail(EDGEQ_ERROR_FAILED_PRECONDITION,
+                            "edgeq_embedder_load: encoder models are not in this build "
+                            "(--define=edgeq_encoders=off)");
+}
+void edgeq_embedder_free(edgeq_embedder* embedder) { delete embedder; }
+int32_t edgeq_embedder_dim(const edgeq_embedder*) { return 0; }
+edgeq_status edgeq_embedder_embed_batch(edgeq_embedder*, const char* const*, size_t, const char*,
+                                        int32_t, float*, size_t, size_t* n_floats) {
+  if (n_floats != nullptr) *n_floats = 0;
+  return edgeq::c_api::Fail(EDGEQ_ERROR_FAILED_PRECONDITION,
+                            "edgeq_embedder_embed_batch: encoder models are not in this build "
+                            "(--define=edgeq_encoders=off)");
+}
+
+}  // extern "C"
+#else
 struct edgeq_embedder {
   std::unique_ptr<edgeq::llm::Encoder> encoder;
 };
@@ -132,3 +159,4 @@ edgeq_status edgeq_embedder_embed_batch(edgeq_embedder* embedder, const char* co
 }
 
 }  // extern "C"
+#endif  // EDGEQ_NO_ENCODERS

@@ -12,6 +12,14 @@
 namespace edgeq {
 namespace llm {
 
+// --define=edgeq_grammar=off (llm/BUILD: EDGEQ_NO_GRAMMAR): SetGrammar refuses a grammar and
+// Sample never reaches the matcher, so the library links none of grammar/matcher.cc.
+#ifdef EDGEQ_NO_GRAMMAR
+constexpr bool kGrammarInBuild = false;
+#else
+constexpr bool kGrammarInBuild = true;
+#endif
+
 std::string SamplerOptions::ToString() const {
   return absl::StrFormat(
       "temp %.2f, top_k %d, top_p %.3f, min_p %.3f, repeat %.3f (last %d), freq %.3f, presence "
@@ -50,7 +58,9 @@ Sampler::Sampler(int vocab_size, const SamplerOptions& options)
       cur_(vocab_size) {}
 
 void Sampler::Reset() {
-  if (matcher_) matcher_->Reset();
+  if constexpr (kGrammarInBuild) {
+    if (matcher_) matcher_->Reset();
+  }
   error_ = absl::OkStatus();
   prev_.clear();
   counts_.clear();
@@ -120,6 +130,10 @@ absl::Status Sampler::SetGrammar(std::shared_ptr<const grammar::Grammar> grammar
     vocab_.reset();
     return absl::OkStatus();
   }
+  if constexpr (!kGrammarInBuild) {
+    return absl::FailedPreconditionError(
+        "Sampler::SetGrammar: grammars are not in this build (--define=edgeq_grammar=off)");
+  }
   if (vocab == nullptr || vocab->pieces.size() != cur_.size()) {
     return absl::InvalidArgumentError(
         absl::StrFormat("grammar vocabulary has %d tokens; expected the sampler's %d",
@@ -145,7 +159,7 @@ bool Sampler::Allowed(int token) const {
 }
 
 int Sampler::Sample(absl::Span<const float> logits) {
-  if (!matcher_) return SampleChain(logits);
+  if (!kGrammarInBuild || !matcher_) return SampleChain(logits);
   int token = SampleChain(logits);
   if (!Allowed(token)) {
     // Mask what the grammar refuses and sample again (the next draw of the same RNG).

@@ -12,10 +12,62 @@ the checkpoint readers and writers), so that the linker's
 --gc-sections drops the rest. The generic (portable) kernels of the kept encodings always stay:
 they are the fallback on a CPU without a named ISA. Unknown encodings or ISAs fail the build
 here; unknown architectures fail arch_table.cc's static_assert.
+
+The ops (runtime/ops, registered at static initialization) follow from the architectures: kOps
+lists those of the kept architectures' rows of ARCH_OPS below plus ENCODER_OPS (the C API's
+embedder, unless --define=edgeq_encoders=off), or every op ("") when all architectures are kept
+or the graph C API is (--define=edgeq_graph_api=off leaves it out: c_api/graph_c_off.cc).
+EDGEQ_REGISTER_OP (runtime/ops/op_util.h) registers only the listed ops, so --gc-sections drops
+the others' code. sdk/selection_ops_test checks every row against the graphs the architecture
+really builds.
 """
 
 load("//runtime/kernels:isa.bzl", "ISAS")
 load("//runtime/kernels:kernels.bzl", "KERNELS")
+
+# The ops each decoder architecture's graphs use (the row's layer functions and llm/arch/common.cc).
+# What a file of an architecture uses depends on its options too (fused projections slice, scaled
+# embeddings mul, quantized weights qmatmul, f32 ones matmul_transposed), so a row lists every op
+# any file of it may need; sdk/selection_ops_test checks that it holds each op of the decode and
+# prefill graphs of a random model of the architecture.
+COMMON_OPS = [
+    "add", "attention", "concat", "gather", "matmul_transposed", "mul", "qmatmul", "reshape",
+    "rms_norm", "rope", "slice", "swiglu",
+]
+ARCH_OPS = {
+    "llama": COMMON_OPS,
+    "qwen2": COMMON_OPS,
+    "qwen3": COMMON_OPS,
+    "gemma3": COMMON_OPS + ["gelu_tanh", "tanh"],
+    "phi3": COMMON_OPS,
+    "smollm3": COMMON_OPS,
+    "lfm2": COMMON_OPS + ["ssm_conv"],
+    "qwen35": COMMON_OPS + ["gated_delta_net", "sigmoid", "silu", "ssm_conv"],
+    "gemma4": COMMON_OPS + ["gelu_tanh", "tanh"],
+    "qwen3moe": COMMON_OPS + ["moe"],
+    "lfm2moe": COMMON_OPS + ["moe", "ssm_conv"],
+}
+
+# The encoders' (llm/arch/bert.cc, gemma_embedding.cc: bert, nomic-bert, gemma-embedding).
+ENCODER_OPS = [
+    "add", "gather", "gelu_tanh", "matmul", "matmul_transposed", "mul", "qmatmul", "reshape",
+    "rms_norm", "rope", "slice", "softmax", "sub", "swiglu", "transpose",
+]
+
+def _kept_ops(ctx):
+    archs = ctx.var.get("edgeq_archs", "all")
+    if archs == "all" or ctx.var.get("edgeq_graph_api", "on") != "off":
+        return ""
+    kept = {}
+    if ctx.var.get("edgeq_encoders", "on") != "off":
+        kept = {op: True for op in ENCODER_OPS}
+    for a in [n.strip() for n in archs.split(",")]:
+        if a not in ARCH_OPS:
+            fail("--define=edgeq_archs: '%s' has no row in sdk/selection.bzl's ARCH_OPS; " % a +
+                 "expected some of " + ", ".join(sorted(ARCH_OPS.keys())))
+        for op in ARCH_OPS[a]:
+            kept[op] = True
+    return ",".join(sorted(kept.keys()))
 
 _KEYS = [
     ("edgeq_archs", "kArchs", None),
@@ -58,6 +110,13 @@ def _impl(ctx):
     ]
     for key, cc, kind in _KEYS:
         lines.append("inline constexpr char %s[] = \"%s\";" % (cc, _list(ctx, key, kind)))
+    lines.append("inline constexpr char kOps[] = \"%s\";" % _kept_ops(ctx))
+    lines.append("// ARCH_OPS and ENCODER_OPS (sdk/selection_ops_test checks them).")
+    lines.append("inline constexpr const char* kArchOps[][2] = {")
+    for a in sorted(ARCH_OPS.keys()):
+        lines.append("    {\"%s\", \"%s\"}," % (a, ",".join(sorted(ARCH_OPS[a]))))
+    lines.append("};")
+    lines.append("inline constexpr char kEncoderOps[] = \"%s\";" % ",".join(ENCODER_OPS))
     lines += [
         "}  // namespace selection",
         "}  // namespace edgeq",

@@ -1,5 +1,5 @@
-// The selective build (sdk/selection.bzl): which architectures, encodings and ISAs this build
-// keeps. The lists are comma-separated names; "" keeps everything (the default build).
+// The selective build (sdk/selection.bzl): which architectures, encodings, ISAs, checkpoint
+// formats and ops this build keeps. The lists are comma-separated names; "" keeps everything (the default build).
 #ifndef EDGEQ_SDK_SELECTION_H_
 #define EDGEQ_SDK_SELECTION_H_
 
@@ -17,6 +17,7 @@ inline constexpr char kArchs[] = "";
 inline constexpr char kEncodings[] = "";
 inline constexpr char kIsas[] = "";
 inline constexpr char kFormats[] = "";
+inline constexpr char kOps[] = "";
 }  // namespace selection
 }  // namespace edgeq
 #endif

@@ -17,13 +17,28 @@
 #include "graph/graph.h"
 #include "graph/op.h"
 #include "runtime/internal/op_kernels.h"
+#include "sdk/selection.h"
 
 // Registers `def` (an OpDef expression) in the op registry at static initialization.
-#define EDGEQ_REGISTER_OP(id, def) \
-  static const ::edgeq::OpRegistration edgeq_op_registration_##id(def)
+// A selective build (sdk/selection.bzl, kOps) registers only the ops its architectures or
+// graph API need: `def` is then not even evaluated, and the linker drops the op's code. `id` must
+// be the op's registered name.
+#define EDGEQ_REGISTER_OP(id, def)                                                   \
+  static const ::edgeq::op_util::SelectedOpRegistration<::edgeq::selection::Selected( \
+      ::edgeq::selection::kOps, #id)>                                                \
+      edgeq_op_registration_##id([] { return def; })
 
 namespace edgeq {
 namespace op_util {
+
+// EDGEQ_REGISTER_OP's registration: registers make() when the build keeps the op.
+template <bool kKept>
+struct SelectedOpRegistration {
+  template <typename Make>
+  explicit SelectedOpRegistration(Make make) {
+    if constexpr (kKept) OpRegistration registration(make());
+  }
+};
 
 using internal::ExecContext;
 using internal::KernelArgs;

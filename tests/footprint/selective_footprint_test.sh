@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Keeps the selective build small (README, "Footprint"): libedgeq.so built with
 # --config=aarch64 --config=selective (llama only, q4_0 + q8_0, NEON/dotprod/i8mm, GGUF only, no
-# chat templates, no grammars), stripped, must stay under LIMIT bytes, and the tables must really have
-# compiled down: the layer functions of the architectures left out are not in the library.
+# chat templates, no grammars, no graph C API, no encoder models), stripped, must stay under LIMIT
+# bytes, and the tables must really have compiled down: the layer functions of the architectures
+# left out, the ops no kept architecture uses, the graph C API, the encoders and the grammar
+# matcher are not in the library.
 #   selective_footprint_test.sh LIMIT   ("not-selective": built without --config=selective)
 source tests/shell/check.sh
 set -uo pipefail
@@ -33,4 +35,13 @@ check "no JSON schema converter" lacks "grammar::JsonSchemaToGbnf"
 check "no Jinja engine" lacks "jinja::"
 check "no safetensors reader" lacks "checkpoint::ReadSafetensorsFromBuffer"
 check "the GGUF reader is in" has "checkpoint::ReadGgufFromBuffer"
+check "no graph C API (graph_c.cc)" lacks "edgeq_graph::"
+check "the graph C API's stubs are exported" has "T edgeq_graph_op_with_attributes"
+check "the rms_norm op is in" has "RmsNormKernel::Run"
+for k in MoeKernel::Run SsmConvKernel::Run; do
+  check "the op of $k is left out" lacks "$k"
+done
+check "no grammar matcher" lacks "grammar::Matcher::FilterTokens"
+check "no encoder models" lacks "arch::BuildEncoderGraph("
+check "the embedder's stubs are exported" has "T edgeq_embedder_load"
 finish

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# tools/footprint_breakdown.py on a small gold map: placed sections summed by package and object
+# (one-line and two-line entries), empty and discarded sections and the "**" lines not counted.
+source tests/shell/check.sh
+set -uo pipefail
+map="$TEST_TMPDIR/t.map"
+cat >"$map" <<'MAP'
+Discarded input sections
+
+ .text._ZN5edgeq4DeadEv
+                0x0000000000000000       0x40 bazel-out/k8-opt/bin/llm/libmodel.pic.a(model.pic.o)
+
+Memory map
+
+ ** file header
+                0x0000000000000000       0x40
+.text           0x0000000000001000     0x2000
+ .text          0x0000000000001000        0x0 bazel-out/k8-opt/bin/llm/libmodel.pic.a(model.pic.o)
+ .text._ZN5edgeq3llm5Model4LoadEv
+                0x0000000000001000      0x100 bazel-out/k8-opt/bin/llm/libmodel.pic.a(model.pic.o)
+ .text.edgeq_llm_load
+                0x0000000000001100       0x80 bazel-out/k8-opt/bin/c_api/libc_api.pic.lo(edgeq_c.pic.o)
+ .rodata.kTable 0x0000000000002000       0x20 bazel-out/k8-opt/bin/llm/arch/libarch.pic.a(arch_table.pic.o)
+ .text          0x0000000000003000       0x10 /usr/lib/x86_64-linux-gnu/crti.o
+MAP
+out=$(python3 tools/footprint_breakdown.py --sections "$map")
+echo "$out"
+check "total: placed sections only, not the discarded 0x40 (0x100+0x80+0x20+0x10)" \
+  grep -q "^total (placed input sections): 432 bytes$" <<<"$out"
+check "llm: 256 bytes of text" grep -Eq "^ +256 +59\.3%  llm  text=256$" <<<"$out"
+check "c_api: 128 bytes" grep -Eq "^ +128 +29\.6%  c_api  text=128$" <<<"$out"
+check "llm/arch is its own package, rodata" grep -Eq "^ +32 +7\.4%  llm/arch  rodata=32$" <<<"$out"
+check "system files grouped" grep -Eq "^ +16 +3\.7%  system  text=16$" <<<"$out"
+check "objects named package/file" grep -Eq "^ +256  llm/model$" <<<"$out"
+if python3 tools/footprint_breakdown.py "$TEST_TMPDIR/missing.map" 2>/dev/null; then
+  check "a missing map fails" false
+fi
+finish
