@@ -149,13 +149,12 @@ class AttentionKernel : public OpKernel {
     }
   }
 
-  // Scores of one group at the largest position: heads / kv_heads x (ctx + t), plus one decoded
-  // row with a q8_0 cache, rounded to 64 bytes.
+  // The kernel's scratch for one group at the largest position (ctx + t keys), rounded to 64
+  // bytes.
   size_t SlotFloats() const {
-    const int64_t rep = shape_.heads / shape_.kv_heads;
-    const int64_t row = q8_0_ ? shape_.head_dim : 0;
-    return static_cast<size_t>(
-        (kernels::kAttentionTileRows * rep * (shape_.ctx + shape_.t) + row + 15) / 16 * 16);
+    return (kernels::AttentionScratchFloats(shape_.heads, shape_.kv_heads, shape_.head_dim,
+                                            shape_.ctx + shape_.t, q8_0_) +
+            15) / 16 * 16;
   }
 
   std::vector<int> in_;

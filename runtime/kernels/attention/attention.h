@@ -61,12 +61,23 @@ const AttentionKernel& SelectAttentionKernel(Isa cap = Isa::kBest);
 // Every kernel compiled into this binary (supported by this CPU or not), generic first.
 absl::Span<const AttentionKernel* const> AllAttentionKernels();
 
-// Scratch floats one call needs: the scores of a tile's rows for every head of the group, and with
-// a q8_0 cache one decoded row.
+// Cache rows a tile of query rows decodes at a time from a q8_0 cache (each decoded row then
+// serves every row and head of the tile).
+inline constexpr int64_t kAttentionQ8_0DecodeRows = 64;
+
+// Scratch floats one call needs when its query rows see at most `keys` keys: the scores of a
+// tile's rows for every head of the group, and with a q8_0 cache kAttentionQ8_0DecodeRows decoded
+// rows and the tile's softmax sums.
+inline size_t AttentionScratchFloats(int64_t heads, int64_t kv_heads, int64_t head_dim,
+                                     int64_t keys, bool q8_0_cache) {
+  const int64_t rep = kv_heads > 0 ? heads / kv_heads : 0;
+  return static_cast<size_t>(
+      kAttentionTileRows * rep * keys +
+      (q8_0_cache ? kAttentionQ8_0DecodeRows * head_dim + kAttentionTileRows * rep : 0));
+}
 inline size_t AttentionScratchFloats(const AttentionArgs& a) {
-  const int64_t rep = a.kv_heads > 0 ? a.heads / a.kv_heads : 0;
-  return static_cast<size_t>(kAttentionTileRows * rep * (a.pos + a.t) +
-                             (a.k_cache_q8_0 != nullptr ? a.head_dim : 0));
+  return AttentionScratchFloats(a.heads, a.kv_heads, a.head_dim, a.pos + a.t,
+                                a.k_cache_q8_0 != nullptr);
 }
 
 // Bytes of one head_dim-long cache row in q8_0 (34 per 32 values).

@@ -151,6 +151,72 @@ void AttendGroup(const AttentionArgs& a, int64_t kv_head, int64_t row, float* sc
   }
 }
 
+// A tile of `rows` consecutive query rows over a q8_0 cache (no window): as AttendRows below, with
+// the cache's rows decoded kAttentionQ8_0DecodeRows at a time into the scratch after the scores and
+// each decoded chunk used by every row and head of the tile (keys first, then values; the tile
+// routines accumulate chunk after chunk in the order of the rows).
+template <class V>
+void AttendRowsQ8_0(const AttentionArgs& a, int64_t kv_head, int64_t row0, int64_t rows,
+                    float* scores) {
+  const int64_t hs = a.head_dim, rep = a.heads / a.kv_heads, ns = a.kv_heads * hs;
+  const int64_t shared_new = row0 + 1;        // block rows every row of the tile sees
+  const int64_t n_max = a.pos + row0 + rows;  // keys of the tile's last row
+  const int64_t row_bytes = AttentionQ8_0RowBytes(hs);
+  const uint8_t* kc = a.k_cache_q8_0 + kv_head * a.ctx * row_bytes;
+  const uint8_t* vc = a.v_cache_q8_0 + kv_head * a.ctx * row_bytes;
+  const float* kn = a.k_new + kv_head * hs;
+  const float* vn = a.v_new + kv_head * hs;
+  float* buf = scores + kAttentionTileRows * rep * (a.pos + a.t);
+  float* sums = buf + kAttentionQ8_0DecodeRows * hs;  // [rep][kAttentionTileRows]
+  const float* q[kAttentionTileRows];
+  float* s[kAttentionTileRows];
+  float* o[kAttentionTileRows];
+  // Head r's pointers, its scores from key `first` on.
+  auto head = [&](int64_t r, int64_t first) {
+    for (int64_t i = 0; i < rows; ++i) {
+      const int64_t head_row = (row0 + i) * a.heads + kv_head * rep + r;
+      q[i] = a.q + head_row * hs;
+      o[i] = a.out + head_row * hs;
+      s[i] = scores + (r * kAttentionTileRows + i) * n_max + first;
+    }
+  };
+  for (int64_t j0 = 0; j0 < a.pos; j0 += kAttentionQ8_0DecodeRows) {
+    const int64_t nj = std::min(kAttentionQ8_0DecodeRows, a.pos - j0);
+    for (int64_t j = 0; j < nj; ++j) DecodeQ8_0Row<V>(kc + (j0 + j) * row_bytes, hs, buf + j * hs);
+    for (int64_t r = 0; r < rep; ++r) {
+      head(r, j0);
+      V::ScoresTile(q, rows, buf, hs, nj, hs, a.scale, s);
+    }
+  }
+  for (int64_t r = 0; r < rep; ++r) {
+    head(r, a.pos);
+    V::ScoresTile(q, rows, kn, ns, shared_new, hs, a.scale, s);
+    for (int64_t i = 0; i < rows; ++i) {
+      V::Scores(q[i], kn + shared_new * ns, ns, i, hs, a.scale, s[i] + shared_new);
+      const int64_t n = a.pos + shared_new + i;
+      float* si = s[i] - a.pos;
+      sums[r * kAttentionTileRows + i] = V::ExpSum(si, n, V::Max(si, n));
+    }
+  }
+  for (int64_t j0 = 0; j0 < a.pos; j0 += kAttentionQ8_0DecodeRows) {
+    const int64_t nj = std::min(kAttentionQ8_0DecodeRows, a.pos - j0);
+    for (int64_t j = 0; j < nj; ++j) DecodeQ8_0Row<V>(vc + (j0 + j) * row_bytes, hs, buf + j * hs);
+    for (int64_t r = 0; r < rep; ++r) {
+      head(r, j0);
+      V::WeightedSumTile(s, rows, buf, hs, nj, hs, /*accumulate=*/j0 > 0, o);
+    }
+  }
+  for (int64_t r = 0; r < rep; ++r) {
+    head(r, a.pos);
+    V::WeightedSumTile(s, rows, vn, ns, shared_new, hs, /*accumulate=*/a.pos > 0, o);
+    for (int64_t i = 0; i < rows; ++i) {
+      V::WeightedSum(s[i] + shared_new, vn + shared_new * ns, ns, i, hs, /*accumulate=*/true,
+                     o[i]);
+      V::Scale(o[i], 1.0f / sums[r * kAttentionTileRows + i], hs);
+    }
+  }
+}
+
 // A tile of `rows` consecutive query rows (f32 cache, no window): every row sees the cache's
 // first pos rows and the block's rows 0..row0 (the shared keys, processed for all rows at once by
 // V::ScoresTile and V::WeightedSumTile, which load each key and value row once per tile), then
@@ -158,8 +224,12 @@ void AttendGroup(const AttentionArgs& a, int64_t kv_head, int64_t row, float* sc
 template <class V>
 void AttendRows(const AttentionArgs& a, int64_t kv_head, int64_t row0, int64_t rows,
                 float* scores) {
-  if (rows == 1 || a.k_cache_q8_0 != nullptr || a.window > 0) {
+  if (rows == 1 || a.window > 0) {
     for (int64_t i = 0; i < rows; ++i) AttendGroup<V>(a, kv_head, row0 + i, scores);
+    return;
+  }
+  if (a.k_cache_q8_0 != nullptr) {
+    AttendRowsQ8_0<V>(a, kv_head, row0, rows, scores);
     return;
   }
   const int64_t hs = a.head_dim, rep = a.heads / a.kv_heads, ns = a.kv_heads * hs;
