@@ -22,48 +22,16 @@ namespace edgeq {
 namespace kernels {
 namespace {
 
-const internal::KernelEntry* FindEntry(const std::string& name) {
-  for (const internal::KernelEntry* e : internal::AllKernels()) {
-    if (name == e->name) return e;
-  }
-  return nullptr;
-}
-
-// Runs entry e on m x n x k under both schedules; returns the number of outputs compared.
-int64_t ExpectSchedulesAgree(const internal::KernelEntry* e, int64_t m, int64_t n, int64_t k,
-                             uint32_t seed) {
-  const test_util::Problem p = test_util::MakeProblem(e->encoding, m, n, k, seed);
-  auto kernel = internal::CreateForEntry(e, n, k, p.w);
-  EXPECT_TRUE(kernel.ok()) << kernel.status();
-  if (!kernel.ok()) return 0;
-  const std::string what = absl::StrCat(e->name, " m=", m, " n=", n, " k=", k);
-  SetCoreSchedule(CoreSchedule::kOutOfOrder);
-  const std::vector<float> out_of_order = test_util::RunKernel(**kernel, p, 1);
-  SetCoreSchedule(CoreSchedule::kInOrder);
-  const std::vector<float> in_order = test_util::RunKernel(**kernel, p, 1);
-  EXPECT_EQ(in_order.size(), out_of_order.size()) << what;
-  if (in_order.size() != out_of_order.size()) return 0;
-  for (size_t i = 0; i < in_order.size(); ++i) {
-    uint32_t a, b;
-    std::memcpy(&a, &in_order[i], 4);
-    std::memcpy(&b, &out_of_order[i], 4);
-    if (a != b) {
-      ADD_FAILURE() << what << ": output " << i << " in-order " << in_order[i] << ", out-of-order "
-                    << out_of_order[i];
-      return 0;
-    }
-  }
-  test_util::ExpectMatchesReference(p, in_order, what + " inorder");
-  return static_cast<int64_t>(in_order.size());
-}
+using test_util::ExpectSchedulesAgree;
+using test_util::FindKernelEntry;
 
 TEST(KR4GemvScheduleTest, BothSchedulesAgreeOverTheTileTails) {
   const CoreSchedule before = ActiveCoreSchedule();
   int ran = 0;
   for (const std::string type : {"q4_k", "q6_k"}) {
-    const internal::KernelEntry* gemv = FindEntry(type + "_dotprod_gemv");
-    const internal::KernelEntry* gemm = FindEntry(type + "_dotprod_gemm");
-    const internal::KernelEntry* i8mm = FindEntry(type + "_i8mm_gemm");
+    const internal::KernelEntry* gemv = FindKernelEntry(type + "_dotprod_gemv");
+    const internal::KernelEntry* gemm = FindKernelEntry(type + "_dotprod_gemm");
+    const internal::KernelEntry* i8mm = FindKernelEntry(type + "_i8mm_gemm");
     if (gemv == nullptr || gemm == nullptr || !IsaSupported(gemv->isa)) continue;
     const bool with_i8mm = i8mm != nullptr && IsaSupported(i8mm->isa);
     ++ran;

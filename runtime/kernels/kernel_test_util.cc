@@ -4,10 +4,13 @@
 #include <cmath>
 #include <cstring>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "pthreadpool.h"
 #include "quantization/block_layout.h"
 #include "quantization/encoding.h"
+#include "runtime/kernels/internal/kernel_list.h"
+#include "runtime/kernels/isa.h"
 #include "tests/util/random_data.h"
 
 namespace edgeq {
@@ -169,6 +172,40 @@ void ExpectMatchesReference(const Problem& p, const Reference& ref, const std::v
     }
   }
   EXPECT_EQ(bad, 0) << what;
+}
+
+const internal::KernelEntry* FindKernelEntry(const std::string& name) {
+  for (const internal::KernelEntry* e : internal::AllKernels()) {
+    if (name == e->name) return e;
+  }
+  return nullptr;
+}
+
+int64_t ExpectSchedulesAgree(const internal::KernelEntry* e, int64_t m, int64_t n, int64_t k,
+                             uint32_t seed) {
+  const Problem p = MakeProblem(e->encoding, m, n, k, seed);
+  auto kernel = internal::CreateForEntry(e, n, k, p.w);
+  EXPECT_TRUE(kernel.ok()) << kernel.status();
+  if (!kernel.ok()) return 0;
+  const std::string what = absl::StrCat(e->name, " m=", m, " n=", n, " k=", k);
+  SetCoreSchedule(CoreSchedule::kOutOfOrder);
+  const std::vector<float> out_of_order = RunKernel(**kernel, p, 1);
+  SetCoreSchedule(CoreSchedule::kInOrder);
+  const std::vector<float> in_order = RunKernel(**kernel, p, 1);
+  EXPECT_EQ(in_order.size(), out_of_order.size()) << what;
+  if (in_order.size() != out_of_order.size()) return 0;
+  for (size_t i = 0; i < in_order.size(); ++i) {
+    uint32_t a, b;
+    std::memcpy(&a, &in_order[i], 4);
+    std::memcpy(&b, &out_of_order[i], 4);
+    if (a != b) {
+      ADD_FAILURE() << what << ": output " << i << " in-order " << in_order[i] << ", out-of-order "
+                    << out_of_order[i];
+      return 0;
+    }
+  }
+  ExpectMatchesReference(p, in_order, what + " inorder");
+  return static_cast<int64_t>(in_order.size());
 }
 
 }  // namespace test_util

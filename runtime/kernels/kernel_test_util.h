@@ -56,6 +56,16 @@ inline void ExpectMatchesReference(const Problem& p, const std::vector<float>& y
   ExpectMatchesReference(p, ComputeReference(p), y, what);
 }
 
+// The kernel list's entry named `name`, or null.
+const internal::KernelEntry* FindKernelEntry(const std::string& name);
+
+// Runs entry e on m x n x k (seeded problem) under both core schedules (SetCoreSchedule: the
+// out-of-order one, then the in-order one; the caller restores its own): a failure unless the
+// outputs are the same bit for bit and within the reference's tolerance. Returns the outputs
+// compared (0 after a failure).
+int64_t ExpectSchedulesAgree(const internal::KernelEntry* e, int64_t m, int64_t n, int64_t k,
+                             uint32_t seed);
+
 }  // namespace test_util
 }  // namespace kernels
 }  // namespace edgeq

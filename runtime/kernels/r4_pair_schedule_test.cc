@@ -20,46 +20,14 @@ namespace edgeq {
 namespace kernels {
 namespace {
 
-const internal::KernelEntry* FindEntry(const std::string& name) {
-  for (const internal::KernelEntry* e : internal::AllKernels()) {
-    if (name == e->name) return e;
-  }
-  return nullptr;
-}
-
-// Runs entry e on m x n x k under both schedules; returns the number of outputs compared.
-int64_t ExpectSchedulesAgree(const internal::KernelEntry* e, int64_t m, int64_t n, int64_t k,
-                             uint32_t seed) {
-  const test_util::Problem p = test_util::MakeProblem(e->encoding, m, n, k, seed);
-  auto kernel = internal::CreateForEntry(e, n, k, p.w);
-  EXPECT_TRUE(kernel.ok()) << kernel.status();
-  if (!kernel.ok()) return 0;
-  const std::string what = absl::StrCat(e->name, " m=", m, " n=", n, " k=", k);
-  SetCoreSchedule(CoreSchedule::kOutOfOrder);
-  const std::vector<float> out_of_order = test_util::RunKernel(**kernel, p, 1);
-  SetCoreSchedule(CoreSchedule::kInOrder);
-  const std::vector<float> in_order = test_util::RunKernel(**kernel, p, 1);
-  EXPECT_EQ(in_order.size(), out_of_order.size()) << what;
-  if (in_order.size() != out_of_order.size()) return 0;
-  for (size_t i = 0; i < in_order.size(); ++i) {
-    uint32_t a, b;
-    std::memcpy(&a, &in_order[i], 4);
-    std::memcpy(&b, &out_of_order[i], 4);
-    if (a != b) {
-      ADD_FAILURE() << what << ": output " << i << " in-order " << in_order[i] << ", out-of-order "
-                    << out_of_order[i];
-      return 0;
-    }
-  }
-  test_util::ExpectMatchesReference(p, in_order, what + " inorder");
-  return static_cast<int64_t>(in_order.size());
-}
+using test_util::ExpectSchedulesAgree;
+using test_util::FindKernelEntry;
 
 TEST(R4PairScheduleTest, BothSchedulesAgreeOverTheTileTails) {
   const CoreSchedule before = ActiveCoreSchedule();
   int ran = 0;
   for (const std::string name : {"q4_0_dotprod_gemm", "q8_0_dotprod_gemm"}) {
-    const internal::KernelEntry* e = FindEntry(name);
+    const internal::KernelEntry* e = FindKernelEntry(name);
     if (e == nullptr || !IsaSupported(e->isa)) continue;
     ++ran;
     const int64_t blocks[] = {1, 2, 3, 9};
