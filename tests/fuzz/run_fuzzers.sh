@@ -89,7 +89,7 @@ declare -A lib=([max]=checkpoint/max_format.cc [gguf]=checkpoint/gguf.cc
                              tokenizer/sentencepiece_model.cc tokenizer/regex.cc
                              tokenizer/unicode.cc"
                 [cli_args]="tools/llm_flags.cc tools/command.cc llm/sampler.cc grammar/gbnf.cc
-                            grammar/matcher.cc"
+                            grammar/matcher.cc runtime/kernels/isa.cc"
                 [grammar]="grammar/gbnf.cc grammar/matcher.cc grammar/json_schema.cc
                            grammar/json_schema_util.cc grammar/json_schema_pattern.cc")
 lib[jinja]="jinja/builtins.cc jinja/chat.cc jinja/filters.cc jinja/interpreter.cc jinja/lexer.cc
@@ -205,7 +205,9 @@ for t in "${targets[@]}"; do
       [ "$t" = grammar ] && fuzzer=grammar/grammar_fuzzer.cc
       [ "$t" = jinja ] && fuzzer=jinja/jinja_fuzzer.cc
       srcs_of[$t]="$fuzzer ${lib[$t]} ${common[*]} ${quant[*]}"
-      libs_of[$t]="-lpthreadpool -pthread" ;;
+      libs_of[$t]="-lpthreadpool -pthread"
+      # --isa names the CPU's instruction sets (runtime/kernels/isa.cc reads them through cpuinfo).
+      [ "$t" = cli_args ] && libs_of[$t]="-lcpuinfo ${libs_of[$t]}" ;;
   esac
   selected+=("$t")
 done
