@@ -12,6 +12,7 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -148,13 +149,16 @@ inline void X16Tile(const uint8_t* wg, const uint8_t* x, size_t xrb, int64_t k, 
   __m512 acc[M];
   EDGEQ_UNROLL
   for (int a = 0; a < M; ++a) acc[a] = _mm512_setzero_ps();
-  // GEMV streams the weights once: each sub-block step prefetches its share of the tile two
-  // blocks ahead (past the row group's end it reaches into the next group, which follows it).
+  // GEMV streams the weights once: each sub-block step prefetches its share of the tile at least
+  // 4 KiB (and two tiles) ahead (past the row group's end it reaches into the next group, which
+  // follows it).
   constexpr int kLinesPerSub =
       static_cast<int>((P::kTileBytes + 63) / 64 + P::kSubs - 1) / P::kSubs;
+  constexpr int64_t kAheadTiles =
+      std::max<int64_t>(2, (4096 + static_cast<int64_t>(P::kTileBytes) - 1) / P::kTileBytes);
   for (int64_t b = 0; b < nb; ++b) {
     const typename P::Block blk(wg + b * P::kTileBytes);
-    const uint8_t* ahead = wg + (b + 2) * P::kTileBytes;
+    const uint8_t* ahead = wg + (b + kAheadTiles) * P::kTileBytes;
     for (int s = 0; s < P::kSubs; ++s) {
       if constexpr (M == 1) {
         EDGEQ_UNROLL
