@@ -200,9 +200,7 @@ absl::StatusOr<kernels::Isa> GetIsaCap(const LlmArgs& args) {
   if (!args.Has("isa")) return kernels::Isa::kBest;
   const std::string name = args.Get("isa");
   std::vector<std::string> supported;
-  for (kernels::Isa isa : {kernels::Isa::kGeneric, kernels::Isa::kAvx2, kernels::Isa::kAvxVnni,
-                           kernels::Isa::kAvx512Vnni, kernels::Isa::kNeon,
-                           kernels::Isa::kNeonDotprod, kernels::Isa::kNeonI8mm}) {
+  for (kernels::Isa isa : kernels::kAllIsas) {
     if (kernels::IsaSupported(isa)) supported.emplace_back(kernels::IsaName(isa));
   }
   supported.emplace_back("best");

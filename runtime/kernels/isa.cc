@@ -107,10 +107,10 @@ absl::string_view IsaName(Isa isa) {
 
 absl::StatusOr<Isa> IsaFromName(absl::string_view name) {
   const std::string lower = absl::AsciiStrToLower(name);
-  for (Isa isa : {Isa::kGeneric, Isa::kAvx2, Isa::kAvxVnni, Isa::kAvx512Vnni, Isa::kNeon,
-                  Isa::kNeonDotprod, Isa::kNeonI8mm, Isa::kBest}) {
+  for (Isa isa : kAllIsas) {
     if (lower == IsaName(isa)) return isa;
   }
+  if (lower == IsaName(Isa::kBest)) return Isa::kBest;
   return absl::InvalidArgumentError(absl::StrCat(
       "unknown ISA \"", name,
       "\"; expected one of generic, avx2, avxvnni, avx512vnni, neon, dotprod, i8mm, best"));
@@ -141,8 +141,7 @@ bool IsaSupported(Isa isa) {
 
 Isa BestSupportedIsa() {
   Isa best = Isa::kGeneric;
-  for (Isa isa : {Isa::kAvx2, Isa::kAvxVnni, Isa::kAvx512Vnni, Isa::kNeon, Isa::kNeonDotprod,
-                  Isa::kNeonI8mm}) {
+  for (Isa isa : kAllIsas) {
     if (IsaSupported(isa)) best = isa;
   }
   return best;

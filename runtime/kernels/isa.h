@@ -26,6 +26,11 @@ enum class Isa : int {
   kBest = 1000,        // no cap
 };
 
+// Every level, in order (not kBest, which is no level but the absence of a cap).
+inline constexpr Isa kAllIsas[] = {Isa::kGeneric,    Isa::kAvx2, Isa::kAvxVnni,
+                                   Isa::kAvx512Vnni, Isa::kNeon, Isa::kNeonDotprod,
+                                   Isa::kNeonI8mm};
+
 absl::string_view IsaName(Isa isa);                  // "generic", "avx2", ...
 absl::StatusOr<Isa> IsaFromName(absl::string_view);  // inverse; "best" -> kBest
 
