@@ -43,6 +43,14 @@ total_pass=0
 total_fail=0
 stage_failed=0
 
+# free_disk: the space left where Bazel writes (its output base), as "N.N GiB". A full CI run
+# writes about 7 GiB there (host, aarch64, sanitizer builds) plus 0.5 GiB of fuzz objects.
+free_disk() {
+  df -Pk "$HOME" . 2>/dev/null | awk 'NR > 1 && (min == "" || $4 < min) { min = $4 }
+    END { printf "%.1f GiB", min / 1048576 }'
+}
+echo "test.sh: $(free_disk) free on disk"
+
 # run_stage NAME bazel-test-arguments...
 run_stage() {
   local name="$1"; shift
@@ -64,12 +72,15 @@ run_stage() {
   fi
   if [ "$rc" -ne 0 ] || [ "$fail" -ne 0 ]; then
     stage_failed=1
+    if grep -q 'No space left on device' "$log"; then
+      echo "test.sh: stage $name ran out of disk space ($(free_disk) free now)"
+    fi
     grep -E '^(ERROR|FAIL|//.*(FAILED|TIMEOUT|NO STATUS))' "$log" | head -40
     # Show the failing tests' own logs (last lines).
     grep -Eo '/[^ ]+/test\.log' "$log" | sort -u | head -5 | while read -r f; do
       echo "--- $f"; tail -30 "$f"; done
   fi
-  echo "    $name: $pass passed, $fail failed ($((SECONDS - start)) s)"
+  echo "    $name: $pass passed, $fail failed ($((SECONDS - start)) s, $(free_disk) free after)"
   # What the stage skipped, and why (GTEST_SKIP reasons; "SKIPPED:" lines of shell tests).
   local a cfg=()
   for a in "$@"; do case "$a" in --config=*) cfg+=("$a") ;; esac; done
@@ -118,7 +129,7 @@ if [ -x tests/fuzz/run_fuzzers.sh ]; then
     [ "$fail" -ne 0 ] || fail=1  # it stopped before fuzzing (setup or compilation)
     stage_failed=1; tail -40 "$log_dir/fuzz.log"
   fi
-  echo "    fuzz: $pass passed, $fail failed ($((SECONDS - start)) s)"
+  echo "    fuzz: $pass passed, $fail failed ($((SECONDS - start)) s, $(free_disk) free after)"
   grep -E '^run_fuzzers.sh: .*\([0-9]+ s\)$' "$log_dir/fuzz.log" | sed 's/^/    /'
   total_pass=$((total_pass + pass))
   total_fail=$((total_fail + fail))

@@ -2,7 +2,8 @@
 # Builds the checkpoint fuzz targets with clang (-fsanitize=fuzzer,address,undefined) and runs
 # each for N seconds (or N runs) from its committed seed corpus. A crash, leak or UB report
 # fails the script; the crashing input is left in $OUT/<target>/ (crash-*). OUT is --out=DIR,
-# or by default a new folder per run (printed first), so that two runs never collide.
+# or by default a new folder per run (printed first), so that two runs never collide; that
+# default folder is deleted when every target passed.
 #
 #   tests/fuzz/run_fuzzers.sh [--seconds=N] [--runs=N] [--jobs=N] [--parallel=N] [--out=DIR]
 #                             [--cache=DIR | --no-cache] [TARGET...]
@@ -120,7 +121,8 @@ bazel_srcs() {
 model_targets=(//runtime //graph //checkpoint:gguf //checkpoint:max_format)
 llm_targets=(//llm:model //tokenizer:tokenizer //checkpoint)
 hf_import_targets=(//convert:hf_import //llm:random_model)
-[ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/edgeq_fuzz.XXXXXX")
+own_out=""  # set when the folder is this run's own: deleted at the end unless a target failed
+[ -n "$out" ] || { out=$(mktemp -d "${TMPDIR:-/tmp}/edgeq_fuzz.XXXXXX"); own_out=1; }
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 echo "run_fuzzers.sh: building and fuzzing in $out (objects: ${cache:-$out/obj, no cache})"
@@ -290,5 +292,9 @@ for t in "${selected[@]}"; do
 done
 echo "run_fuzzers.sh: linked and fuzzed ${#selected[@]} targets, $parallel at once" \
      "($((SECONDS - fuzz_start)) s)"
+if [ -n "$own_out" ] && [ "$failed" -eq 0 ]; then
+  rm -rf "$out"  # ~450 MB of binaries and corpora; a failing run keeps them (crash inputs)
+  echo "run_fuzzers.sh: every target passed: removed $out"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
