@@ -14,7 +14,8 @@
 //   outputs out    f32 [t, hv, s]   rows >= n are zero
 //           state' f32 [hv, s, s]   the state after the n real rows (padding rows never touch it)
 // Per real row and value head, with q and k L2-normalized (x / max(|x|, epsilon)):
-//   S *= exp(g); d = (v - S^T k) * b; S += k d^T; out = S^T q / sqrt(s).
+//   S *= exp(g); d = (v - S^T k) * b; S += k d^T; out = S^T q / sqrt(s)
+// (the state update through the ISA's delta-rule kernel, runtime/kernels/vector/delta_rule.h).
 // Attribute epsilon (number >= 0, default 1e-6): of the L2 norms.
 #include <cmath>
 #include <cstring>
@@ -22,8 +23,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/parallel.h"
+#include "runtime/kernels/vector/delta_rule.h"
 #include "runtime/ops/op_util.h"
 
 namespace edgeq {
@@ -51,56 +54,11 @@ void L2Normalize(const float* x, int64_t s, float eps, float* y) {
   for (int64_t i = 0; i < s; ++i) y[i] = x[i] * scale;
 }
 
-// The reductions below keep 16 partial sums (lanes the compiler keeps in vector registers, the
-// fixed inner loops vectorizing at -O2), added pairwise, as ggml's vec_dot sums in SIMD lanes.
-float SumLanes(float* part) {
-  for (int w = 8; w >= 1; w /= 2) {
-    for (int l = 0; l < w; ++l) part[l] += part[l + w];
-  }
-  return part[0];
-}
-
-// row *= decay, then returns row . k.
-float DecayDot(float* __restrict row, const float* __restrict k, float decay, int64_t n) {
-  float part[16] = {};
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    for (int l = 0; l < 16; ++l) {
-      const float x = row[i + l] * decay;
-      row[i + l] = x;
-      part[l] += x * k[i + l];
-    }
-  }
-  for (; i < n; ++i) {
-    row[i] *= decay;
-    part[i % 16] += row[i] * k[i];
-  }
-  return SumLanes(part);
-}
-
-// row += k * d, then returns row . q.
-float UpdateDot(float* __restrict row, const float* __restrict k, float d,
-                const float* __restrict q, int64_t n) {
-  float part[16] = {};
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    for (int l = 0; l < 16; ++l) {
-      const float x = row[i + l] + k[i + l] * d;
-      row[i + l] = x;
-      part[l] += x * q[i + l];
-    }
-  }
-  for (; i < n; ++i) {
-    row[i] += k[i] * d;
-    part[i % 16] += row[i] * q[i];
-  }
-  return SumLanes(part);
-}
-
 class GdnKernel : public OpKernel {
  public:
-  GdnKernel(std::vector<int> in, int out, int state_out, GdnDims d, float eps)
-      : in_(std::move(in)), out_(out), state_out_(state_out), d_(d), eps_(eps) {}
+  GdnKernel(std::vector<int> in, int out, int state_out, GdnDims d, float eps,
+            const kernels::DeltaRuleKernel* rule)
+      : in_(std::move(in)), out_(out), state_out_(state_out), d_(d), eps_(eps), rule_(rule) {}
 
   absl::Status Run(const ExecContext& ctx) override {
     const int32_t n = *Data<int32_t>(ctx, in_[8]);
@@ -121,7 +79,9 @@ class GdnKernel : public OpKernel {
   }
 
   size_t ScratchBytes() const override { return sizeof(float) * 2 * d_.hv * d_.s; }
-  std::string name() const override { return kGdnOpName; }
+  std::string name() const override {
+    return absl::StrCat(kGdnOpName, "_", SuffixOf(rule_->name));
+  }
 
  private:
   // Value head h over the n real rows; `work` holds 2 s floats (q, k normalized).
@@ -146,15 +106,9 @@ class GdnKernel : public OpKernel {
       const float softplus = x > 20.0f ? x : std::log(1.0f + std::exp(x));
       const float decay = std::exp(softplus * a);
       const float b = 1.0f / (1.0f + std::exp(-beta[r * hv + h]));
-      const float* vr = v + (r * hv + h) * s;
-      float* o = out + (r * hv + h) * s;
       // Row j of M (column j of S) is updated and read independently of the others: one pass
       // over the state (ggml makes four, with the same per-row arithmetic).
-      for (int64_t j = 0; j < s; ++j) {
-        float* mj = m + j * s;
-        const float dj = (vr[j] - DecayDot(mj, kn, decay, s)) * b;
-        o[j] = UpdateDot(mj, kn, dj, qn, s) * scale;
-      }
+      rule_->token(m, kn, qn, v + (r * hv + h) * s, decay, b, scale, s, out + (r * hv + h) * s);
     }
   }
 
@@ -162,6 +116,7 @@ class GdnKernel : public OpKernel {
   int out_, state_out_;
   GdnDims d_;
   float eps_;
+  const kernels::DeltaRuleKernel* rule_;
 };
 
 AttributesOr Parse(const AttributeMap& map) {
@@ -224,7 +179,8 @@ OpDef Def() {
     std::vector<int> in;
     for (int i = 0; i < 9; ++i) in.push_back(a.in(i));
     return Make(new GdnKernel(std::move(in), a.out(), a.node.outputs[1], d,
-                              a.node.attributes<GdnAttributes>().epsilon));
+                              a.node.attributes<GdnAttributes>().epsilon,
+                              &kernels::SelectDeltaRuleKernel(a.env.isa_cap)));
   };
   return def;
 }

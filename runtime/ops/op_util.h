@@ -73,10 +73,10 @@ inline absl::Status Invalid(absl::string_view why) { return absl::InvalidArgumen
 
 inline KernelOr Make(OpKernel* kernel) { return std::unique_ptr<OpKernel>(kernel); }
 
-// "activation_avx512" -> "avx512".
+// "activation_avx512" -> "avx512", "delta_rule_neon" -> "neon" (the text after the last "_").
 inline std::string SuffixOf(const char* name) {
   const std::string n = name;
-  const size_t u = n.find('_');
+  const size_t u = n.rfind('_');
   return u == std::string::npos ? n : n.substr(u + 1);
 }
 
