@@ -143,6 +143,9 @@ src_extra() {
     runtime/kernels/attention/attention_avx512.cc) echo "-mavx2 -mfma -mavx512f" ;;
     runtime/kernels/vector/activation_avx2.cc) echo "-mavx2 -mfma" ;;
     runtime/kernels/vector/activation_avx512.cc) echo "-mavx2 -mfma -mavx512f" ;;
+    runtime/kernels/vector/delta_rule.cc) echo "-ffp-contract=off" ;;
+    runtime/kernels/vector/delta_rule_avx2.cc) echo "-mavx2 -mfma -ffp-contract=off" ;;
+    runtime/kernels/vector/delta_rule_avx512.cc) echo "-mavx2 -mfma -mavx512f -ffp-contract=off" ;;
   esac
 }
 
