@@ -15,9 +15,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "checkpoint/internal/json_input.h"
 #include "checkpoint/safetensors.h"
+#include "convert/hf_config.h"
+#include "convert/hf_layers.h"
 #include "core/bounded_input.h"
 #include "core/status_macros.h"
 #include "llm/arch/arch_table.h"
@@ -37,6 +40,13 @@ using llm::ChatTemplate;
 using llm::Llama3RopeFactors;
 using llm::RandomModelSpec;
 using json = nlohmann::json;
+using internal::Config;
+using internal::kMaxContext;
+using internal::kMaxHeads;
+using internal::kMaxLayers;
+using internal::kMaxU32;
+using internal::kMaxVocab;
+using internal::kMaxWidth;
 using W = MetadataValue::Width;
 
 bool IsFile(const std::string& path) {
@@ -69,76 +79,6 @@ std::string PlainOrQuoted(absl::string_view s) {
   return plain ? std::string(s) : Q(s);
 }
 
-// Ceilings on config.json sizes, far above any released model, checked before anything is
-// sized from them; the tensors present bound them further (shapes must match, every declared
-// layer must exist).
-constexpr int64_t kMaxLayers = 4096;
-constexpr int64_t kMaxWidth = int64_t{1} << 20;      // hidden_size, intermediate_size
-constexpr int64_t kMaxHeads = 65536;                 // num_attention_heads, head_dim
-constexpr int64_t kMaxVocab = int64_t{1} << 21;      // vocab_size (Gemma 3: 262144)
-constexpr int64_t kMaxContext = int64_t{1} << 24;    // max_position_embeddings
-constexpr int64_t kMaxU32 = (int64_t{1} << 31) - 1;  // other sizes: below 2^31
-
-// config.json accessors: errors name the file and key and the expected value.
-class Config {
- public:
-  Config(std::string path, json j) : path_(std::move(path)), j_(std::move(j)) {}
-
-  bool Has(const char* key) const { return j_.contains(key) && !j_[key].is_null(); }
-
-  // A positive integer at most `max` (a JSON integer: 64.0, true and "64" are refused).
-  absl::StatusOr<int64_t> PositiveInt(const char* key, int64_t max = kMaxU32) const {
-    if (!Has(key)) return Missing(key, "a positive integer");
-    const json& v = j_[key];
-    const bool fits = v.is_number_unsigned() ? v.get<uint64_t>() <= static_cast<uint64_t>(max)
-                                             : v.is_number_integer() && v.get<int64_t>() <= max;
-    if (!fits || v.get<int64_t>() <= 0) {
-      return Bad(key, absl::StrCat("a positive integer at most ", max));
-    }
-    return v.get<int64_t>();
-  }
-  absl::StatusOr<int64_t> OptionalPositiveInt(const char* key, int64_t fallback,
-                                              int64_t max = kMaxU32) const {
-    if (!Has(key)) return fallback;
-    return PositiveInt(key, max);
-  }
-  absl::StatusOr<double> PositiveFloat(const char* key) const {
-    if (!Has(key)) return Missing(key, "a positive number");
-    const json& v = j_[key];
-    if (!v.is_number() || !(v.get<double>() > 0) || !(v.get<double>() <= FLT_MAX)) {
-      return Bad(key, "a positive number (a finite float)");
-    }
-    return v.get<double>();
-  }
-  absl::StatusOr<double> PositiveFloat(const char* key, double fallback) const {
-    if (!Has(key)) return fallback;
-    return PositiveFloat(key);
-  }
-  // true or false; a string such as "false" is refused rather than read as the fallback.
-  absl::StatusOr<bool> Bool(const char* key, bool fallback) const {
-    if (!Has(key)) return fallback;
-    if (!j_[key].is_boolean()) return Bad(key, "true or false");
-    return j_[key].get<bool>();
-  }
-  const json& raw() const { return j_; }
-  const std::string& path() const { return path_; }
-
-  absl::Status Missing(const std::string& key, const std::string& expected) const {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: missing key \"%s\" (expected %s)", path_, key, expected));
-  }
-  absl::Status Bad(const std::string& key, const std::string& expected) const {
-    const std::string shown =
-        j_.contains(key) ? checkpoint::internal::JsonForError(j_[key]) : "absent";
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: key \"%s\" is %s, expected %s", path_, key, shown, expected));
-  }
-
- private:
-  std::string path_;
-  json j_;
-};
-
 // GGUF tensor name for a Hugging Face one ("" for tensors the converter drops).
 absl::StatusOr<std::string> GgufName(const arch::ArchInfo& row, const std::string& hf) {
   static const char* const kSkipped[] = {"rotary_emb.inv_freq"};
@@ -147,6 +87,10 @@ absl::StatusOr<std::string> GgufName(const arch::ArchInfo& row, const std::strin
   }
   if (hf == "model.embed_tokens.weight") return std::string("token_embd.weight");
   if (hf == "model.norm.weight") return std::string("output_norm.weight");
+  // lfm2's final norm (applied after the last layer, despite its name).
+  if (hf == "model.embedding_norm.weight" && internal::IsHybrid(row)) {
+    return std::string("token_embd_norm.weight");
+  }
   if (hf == "lm_head.weight") return std::string("output.weight");
   const std::string prefix = "model.layers.";
   if (absl::StartsWith(hf, prefix)) {
@@ -267,23 +211,21 @@ struct HfModel : HfDims {
   int64_t original_context = 0;               // phi3's original_max_position_embeddings
   int file_type = 0;                          // LLAMA_FTYPE_ALL_F32
   std::map<std::string, std::string> source;  // GGUF name -> the HF tensor that gave it
+  internal::HfLayout layout;                  // conv / attention layers, experts
 };
 
 // The sizes of config.json, checked against the ceilings.
 absl::StatusOr<HfDims> ReadDims(const Config& c, const arch::ArchInfo& row) {
   EDGEQ_ASSIGN_OR_RETURN(const int64_t layers, c.PositiveInt("num_hidden_layers", kMaxLayers));
   EDGEQ_ASSIGN_OR_RETURN(const int64_t dim, c.PositiveInt("hidden_size", kMaxWidth));
-  EDGEQ_ASSIGN_OR_RETURN(const int64_t ffn, c.PositiveInt("intermediate_size", kMaxWidth));
+  EDGEQ_ASSIGN_OR_RETURN(const int64_t ffn, internal::ReadFeedForwardLength(c, row));
   EDGEQ_ASSIGN_OR_RETURN(const int64_t heads, c.PositiveInt("num_attention_heads", kMaxHeads));
   EDGEQ_ASSIGN_OR_RETURN(const int64_t kv_heads,
                          c.OptionalPositiveInt("num_key_value_heads", heads, kMaxHeads));
   EDGEQ_ASSIGN_OR_RETURN(const int64_t context,
                          c.PositiveInt("max_position_embeddings", kMaxContext));
   EDGEQ_ASSIGN_OR_RETURN(const int64_t vocab, c.PositiveInt("vocab_size", kMaxVocab));
-  EDGEQ_ASSIGN_OR_RETURN(
-      const double rms_eps,
-      c.PositiveFloat("rms_norm_eps", row.hf.default_rms_eps > 0 ? row.hf.default_rms_eps : -1));
-  if (!(rms_eps > 0)) return c.Missing("rms_norm_eps", "a positive number");
+  EDGEQ_ASSIGN_OR_RETURN(const double rms_eps, internal::ReadRmsEps(c, row));
   const bool has_head_dim = c.Has("head_dim");
   int64_t head_dim = 0;
   if (has_head_dim) {
@@ -446,33 +388,104 @@ absl::Status AddRopeTensors(const Config& c, const arch::ArchInfo& row, int64_t 
   return absl::OkStatus();
 }
 
-// The Hugging Face tensors under their GGUF names into d (1-D ones as f32 plus the norm offset,
-// llama's q/k rows permuted), each checked against the shape config.json gives it.
-absl::Status ConvertTensors(const std::string& dir, const arch::ArchInfo& row,
-                            const std::map<std::string, Tensor>& hf, HfModel& m, TensorDict& d) {
-  const int64_t dim = m.dim, ffn = m.ffn, heads = m.heads;
-  const int64_t kv_heads = m.kv_heads, head_dim = m.head_dim;
-  const int64_t vocab = m.vocab;
-  const int64_t q_dim = head_dim * heads, kv_dim = head_dim * kv_heads;
+// The shape config.json gives GGUF tensor `g`.
+std::vector<int64_t> ExpectedShape(const arch::ArchInfo& row, const HfModel& m,
+                                   const std::string& g) {
+  const int64_t dim = m.dim, ffn = m.ffn, q_dim = m.head_dim * m.heads;
+  const int64_t kv_dim = m.head_dim * m.kv_heads, experts = m.layout.experts;
+  const int64_t expert_ffn = m.layout.expert_ffn;
   const bool fused_ffn = row.ffn == arch::FfnLayout::kFusedGateUp;
-  // Expected shapes by GGUF name suffix.
-  auto expected_shape = [&](const std::string& g) -> std::vector<int64_t> {
-    auto ends = [&](const char* s) { return absl::EndsWith(g, s); };
-    if (g == "token_embd.weight" || g == "output.weight") return {vocab, dim};
-    if (ends("attn_q.weight")) return {q_dim, dim};
-    if (ends("attn_k.weight") || ends("attn_v.weight")) return {kv_dim, dim};
-    if (ends("attn_qkv.weight")) return {q_dim + 2 * kv_dim, dim};
-    if (ends("attn_output.weight")) return {dim, q_dim};
-    if (ends("attn_q.bias")) return {q_dim};
-    if (ends("attn_k.bias") || ends("attn_v.bias")) return {kv_dim};
-    if (ends("attn_q_norm.weight") || ends("attn_k_norm.weight")) return {head_dim};
-    if (ends("ffn_up.weight")) return {fused_ffn ? 2 * ffn : ffn, dim};
-    if (ends("ffn_gate.weight")) return {ffn, dim};
-    if (ends("ffn_down.weight")) return {dim, ffn};
-    return {dim};  // the other norms
-  };
+  auto ends = [&](const char* s) { return absl::EndsWith(g, s); };
+  if (g == "token_embd.weight" || g == "output.weight") return {m.vocab, dim};
+  if (ends("attn_q.weight")) return {q_dim, dim};
+  if (ends("attn_k.weight") || ends("attn_v.weight")) return {kv_dim, dim};
+  if (ends("attn_qkv.weight")) return {q_dim + 2 * kv_dim, dim};
+  if (ends("attn_output.weight")) return {dim, q_dim};
+  if (ends("attn_q.bias")) return {q_dim};
+  if (ends("attn_k.bias") || ends("attn_v.bias")) return {kv_dim};
+  if (ends("attn_q_norm.weight") || ends("attn_k_norm.weight")) return {m.head_dim};
+  if (ends("ffn_up.weight")) return {fused_ffn ? 2 * ffn : ffn, dim};
+  if (ends("ffn_gate.weight")) return {ffn, dim};
+  if (ends("ffn_down.weight")) return {dim, ffn};
+  if (ends("shortconv.conv.weight")) return {dim, m.layout.conv_l_cache};
+  if (ends("shortconv.in_proj.weight")) return {3 * dim, dim};
+  if (ends("shortconv.out_proj.weight")) return {dim, dim};
+  if (ends("ffn_gate_inp.weight")) return {experts, dim};
+  if (ends("exp_probs_b.bias")) return {experts};
+  if (ends("ffn_gate_exps.weight") || ends("ffn_up_exps.weight")) return {expert_ffn, dim};
+  if (ends("ffn_down_exps.weight")) return {dim, expert_ffn};  // one expert's
+  return {dim};                                                // the other norms
+}
 
+// A matrix's type sets general.file_type (f32, f16 or bf16; others refused).
+absl::Status NoteMatrixType(const std::string& name, const Tensor& t, HfModel& m) {
+  if (t.encoding() == "bf16") {
+    m.file_type = 32;  // LLAMA_FTYPE_MOSTLY_BF16
+  } else if (t.encoding().empty() && t.dtype() == DType::kFloat16) {
+    m.file_type = 1;  // LLAMA_FTYPE_MOSTLY_F16
+  } else if (!t.encoding().empty() || t.dtype() != DType::kFloat32) {
+    return absl::UnimplementedError(
+        absl::StrFormat("tensor '%s' is %s; expected f32, f16 or bf16", name, t.DebugString()));
+  }
+  return absl::OkStatus();
+}
+
+// The per-expert matrices of `parts` (merged GGUF name -> HF names by expert index) merged
+// into 3-D tensors, one at a time (the inputs are mapped views: only the output is allocated).
+absl::Status MergeExpertTensors(
+    const std::string& config_path, const arch::ArchInfo& row,
+    const std::map<std::string, std::vector<std::pair<std::string, const Tensor*>>>& parts,
+    HfModel& m, TensorDict& d) {
+  for (const auto& [g, by_expert] : parts) {
+    const int64_t layer = *ParseDecimalInt64(g.substr(4, g.find('.', 4) - 4));
+    const std::string tail = g.substr(g.find('.', 4) + 1);
+    for (size_t e = 0; e < by_expert.size(); ++e) {
+      if (by_expert[e].second != nullptr) continue;
+      const std::string pattern = [&] {
+        for (size_t i = 0; i < row.hf_tensor_count; ++i) {
+          if (tail == row.hf_tensors[i].gguf) return std::string(row.hf_tensors[i].hf);
+        }
+        return std::string("?");
+      }();
+      return absl::NotFoundError(absl::StrFormat(
+          "no tensor model.layers.%d.%s for expert %d (%s merges experts 0..%d: num_experts in "
+          "%s)",
+          layer, absl::StrReplaceAll(pattern, {{"*", absl::StrCat(e)}}), e, g, by_expert.size() - 1,
+          config_path));
+    }
+    if (layer < m.layers && !m.layout.IsMoe(layer)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "tensor %s is on layer %d, which has no experts (num_hidden_layers %d, %s %d in %s)",
+          Q(by_expert[0].first), layer, m.layers,
+          m.layout.leading_dense > 0 ? "num_dense_layers" : "leading dense layers",
+          std::max<int64_t>(m.layout.leading_dense, 0), config_path));
+    }
+    EDGEQ_RETURN_IF_ERROR(NoteMatrixType(by_expert[0].first, *by_expert[0].second, m));
+    EDGEQ_ASSIGN_OR_RETURN(Tensor merged,
+                           internal::MergeExperts(g, by_expert, ExpectedShape(row, m, g)));
+    m.source.emplace(g, by_expert[0].first);
+    EDGEQ_RETURN_IF_ERROR(d.Set(g, std::move(merged)));
+  }
+  return absl::OkStatus();
+}
+
+// The Hugging Face tensors under their GGUF names into d (1-D ones as f32 plus the norm offset,
+// llama's q/k rows permuted, lfm2's conv kernels squeezed to 2-D, the experts merged), each
+// checked against the shape config.json gives it.
+absl::Status ConvertTensors(const std::string& dir, const std::string& config_path,
+                            const arch::ArchInfo& row, const std::map<std::string, Tensor>& hf,
+                            HfModel& m, TensorDict& d) {
+  // Merged GGUF name -> (HF name, tensor) by expert index.
+  std::map<std::string, std::vector<std::pair<std::string, const Tensor*>>> experts;
   for (const auto& [name, t] : hf) {
+    EDGEQ_ASSIGN_OR_RETURN(std::optional<internal::ExpertPart> part,
+                           internal::MatchExpertTensor(row, name, m.layout.experts));
+    if (part.has_value()) {
+      auto& slots = experts[part->gguf];
+      slots.resize(static_cast<size_t>(m.layout.experts), {std::string(), nullptr});
+      slots[static_cast<size_t>(part->expert)] = {name, &t};
+      continue;
+    }
     EDGEQ_ASSIGN_OR_RETURN(std::string g, GgufName(row, name));
     if (g.empty()) continue;
     if (g == "output.weight" && m.tied) continue;
@@ -481,27 +494,27 @@ absl::Status ConvertTensors(const std::string& dir, const arch::ArchInfo& row,
           absl::StrFormat("%s: tensors %s and %s both become %s; expected one tensor for it", dir,
                           Q(prev->second), Q(name), g));
     }
-    EDGEQ_RETURN_IF_ERROR(CheckShape(name, t, expected_shape(g)));
-    Tensor out = t;
-    if (t.logical_shape().rank() == 1) {
+    Tensor in = t;
+    const std::vector<int64_t>& dims = t.logical_shape().dims();
+    if (absl::EndsWith(g, "shortconv.conv.weight") && dims.size() == 3 && dims[1] == 1) {
+      EDGEQ_ASSIGN_OR_RETURN(in, internal::WithLogicalShape(t, {dims[0], dims[2]}));  // squeeze(1)
+    }
+    EDGEQ_RETURN_IF_ERROR(CheckShape(name, in, ExpectedShape(row, m, g)));
+    Tensor out = in;
+    if (in.logical_shape().rank() == 1) {
       const float add = absl::EndsWith(g, "norm.weight") ? row.hf.norm_offset : 0.0f;
-      EDGEQ_ASSIGN_OR_RETURN(out, VectorToF32(name, t, add));
-    } else if (t.encoding() == "bf16") {
-      m.file_type = 32;  // LLAMA_FTYPE_MOSTLY_BF16
-    } else if (t.encoding().empty() && t.dtype() == DType::kFloat16) {
-      m.file_type = 1;  // LLAMA_FTYPE_MOSTLY_F16
-    } else if (!t.encoding().empty() || t.dtype() != DType::kFloat32) {
-      return absl::UnimplementedError(
-          absl::StrFormat("tensor '%s' is %s; expected f32, f16 or bf16", name, t.DebugString()));
+      EDGEQ_ASSIGN_OR_RETURN(out, VectorToF32(name, in, add));
+    } else {
+      EDGEQ_RETURN_IF_ERROR(NoteMatrixType(name, in, m));
     }
     if (row.hf.permute_qk && absl::EndsWith(g, "attn_q.weight")) {
-      EDGEQ_ASSIGN_OR_RETURN(out, PermuteRope(name, t, heads));
+      EDGEQ_ASSIGN_OR_RETURN(out, PermuteRope(name, t, m.heads));
     } else if (row.hf.permute_qk && absl::EndsWith(g, "attn_k.weight")) {
-      EDGEQ_ASSIGN_OR_RETURN(out, PermuteRope(name, t, kv_heads));
+      EDGEQ_ASSIGN_OR_RETURN(out, PermuteRope(name, t, m.kv_heads));
     }
     EDGEQ_RETURN_IF_ERROR(d.Set(g, std::move(out)));
   }
-  return absl::OkStatus();
+  return MergeExpertTensors(config_path, row, experts, m, d);
 }
 
 // Every tensor the architecture needs is there, and none beyond num_hidden_layers.
@@ -515,24 +528,37 @@ absl::Status RequireTensors(const std::string& dir, const std::string& config_pa
     return absl::NotFoundError(absl::StrFormat("%s: no tensor for %s (%s with %d layers needs it)",
                                                dir, n, row.hf.class_name, layers));
   };
-  for (const char* n : {"token_embd.weight", "output_norm.weight"}) {
+  const bool hybrid = internal::IsHybrid(row);
+  for (const char* n :
+       {"token_embd.weight", hybrid ? "token_embd_norm.weight" : "output_norm.weight"}) {
     EDGEQ_RETURN_IF_ERROR(require(n));
   }
   if (!m.tied) EDGEQ_RETURN_IF_ERROR(require("output.weight"));
   for (int64_t l = 0; l < layers; ++l) {
-    std::vector<std::string> need;
     for (size_t i = 0; i < row.hf_tensor_count; ++i) {
-      need.push_back(absl::StrCat("blk.", l, ".", row.hf_tensors[i].gguf));
+      if (!internal::LayerHasTensor(m.layout, l, row.hf_tensors[i].gguf)) continue;
+      EDGEQ_RETURN_IF_ERROR(require(absl::StrCat("blk.", l, ".", row.hf_tensors[i].gguf)));
     }
-    for (const std::string& n : need) EDGEQ_RETURN_IF_ERROR(require(n));
   }
-  // Every tensor present is used: none for a layer above the declared count.
+  // Every tensor present is used: none for a layer above the declared count, none of another
+  // kind of layer (attention on a conv layer, a dense FFN on an MoE layer, ...).
   for (const auto& [g, name] : m.source) {
     if (!absl::StartsWith(g, "blk.")) continue;
-    const std::optional<int64_t> l = ParseDecimalInt64(g.substr(4, g.find('.', 4) - 4));
+    const size_t dot = g.find('.', 4);
+    const std::optional<int64_t> l = ParseDecimalInt64(g.substr(4, dot - 4));
     if (!l.has_value() || *l >= layers) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s: tensor %s is beyond num_hidden_layers %d (%s)", dir, Q(name), layers, config_path));
+    }
+    if (!internal::LayerHasTensor(m.layout, *l, g.substr(dot + 1))) {
+      const std::string kind =
+          absl::StrCat(m.layout.IsAttention(*l) ? "an attention" : "a short-convolution",
+                       m.layout.experts == 0 ? ""
+                       : m.layout.IsMoe(*l)  ? ", MoE"
+                                             : ", dense-FFN");
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: tensor %s does not belong on layer %d (%s layer by %s)", dir,
+                          Q(name), *l, kind, config_path));
     }
   }
 
@@ -560,7 +586,13 @@ absl::Status AddMetadata(const Config& c, const arch::ArchInfo& row, const HfMod
   d.SetMetadata(a + ".embedding_length", u32(dim));
   d.SetMetadata(a + ".feed_forward_length", u32(ffn));
   d.SetMetadata(a + ".attention.head_count", u32(heads));
-  d.SetMetadata(a + ".attention.head_count_kv", u32(kv_heads));
+  if (m.layout.hybrid()) {  // per layer, 0 on the conv layers (LFM2Model, LFM2MoeModel)
+    std::vector<int64_t> kv(static_cast<size_t>(layers), 0);
+    for (int64_t l = 0; l < layers; ++l) kv[l] = m.layout.IsAttention(l) ? kv_heads : 0;
+    d.SetMetadata(a + ".attention.head_count_kv", MetadataValue::IntArray(kv, W::kI32));
+  } else {
+    d.SetMetadata(a + ".attention.head_count_kv", u32(kv_heads));
+  }
   if (c.Has("rope_theta") || row.hf.default_rope_theta > 0) {
     EDGEQ_ASSIGN_OR_RETURN(const double base,
                            c.PositiveFloat("rope_theta", row.hf.default_rope_theta));
@@ -594,9 +626,34 @@ absl::Status AddMetadata(const Config& c, const arch::ArchInfo& row, const HfMod
   d.SetMetadata("general.file_type", u32(m.file_type));
   d.SetMetadata(a + ".vocab_size", u32(vocab));
   d.SetMetadata(a + ".rope.dimension_count", u32(head_dim));
+  if (m.layout.hybrid()) d.SetMetadata(a + ".shortconv.l_cache", u32(m.layout.conv_l_cache));
+  if (m.layout.experts > 0) {
+    d.SetMetadata(a + ".expert_count", u32(m.layout.experts));
+    d.SetMetadata(a + ".expert_used_count", u32(m.layout.experts_used));
+    d.SetMetadata(a + ".expert_feed_forward_length", u32(m.layout.expert_ffn));
+    if (internal::IsHybrid(row)) {  // LFM2MoeModel: sigmoid gating, always
+      d.SetMetadata(a + ".leading_dense_block_count", u32(m.layout.leading_dense));
+      d.SetMetadata(a + ".expert_gating_func", u32(2));
+    }
+  }
   d.SetMetadata("general.quantization_version", u32(2));
 
   return absl::OkStatus();
+}
+
+// Why a row with hf.no_import is refused (one line).
+std::string NoImportReason(const arch::ArchInfo& row) {
+  const std::string name = row.gguf_name;
+  if (name == "gemma4") {
+    return "its converter (Gemma4Model) writes the 'gemma4' tokenizer model, per-layer "
+           "sliding_window_pattern / head_count_kv / feed_forward_length arrays and "
+           "proportional-RoPE rope_freqs from keys not modelled here";
+  }
+  if (name == "qwen35") {
+    return "its converter (Qwen3_5TextModel) reorders the linear-attention value heads, maps "
+           "A_log to ssm_a = -exp(A_log) and shifts norms: not modelled here";
+  }
+  return "not imported from Hugging Face yet";
 }
 
 }  // namespace
@@ -629,12 +686,14 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   const arch::ArchInfo* row = arch::FindByHfClass(hf_arch);
   if (row == nullptr || row->hf.no_import) {
     return absl::UnimplementedError(
-        absl::StrFormat("%s: architecture %s is not supported (supported: %s)", config_path,
-                        PlainOrQuoted(hf_arch), absl::StrJoin(SupportedHfArchitectures(), ", ")));
+        absl::StrFormat("%s: architecture %s is not supported (supported: %s)%s", config_path,
+                        PlainOrQuoted(hf_arch), absl::StrJoin(SupportedHfArchitectures(), ", "),
+                        row == nullptr ? "" : absl::StrCat("; ", NoImportReason(*row))));
   }
   EDGEQ_ASSIGN_OR_RETURN(HfDims dims, ReadDims(c, *row));
   HfModel m;
   static_cast<HfDims&>(m) = dims;
+  EDGEQ_ASSIGN_OR_RETURN(m.layout, internal::ReadLayout(c, *row, m.layers));
   using TensorMap = std::map<std::string, Tensor>;
   EDGEQ_ASSIGN_OR_RETURN(const TensorMap hf, ReadHfTensors(dir));
   TensorDict d;
@@ -646,7 +705,7 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
         m.original_context,
         c.OptionalPositiveInt("original_max_position_embeddings", m.context, kMaxContext));
   }
-  EDGEQ_RETURN_IF_ERROR(ConvertTensors(dir, *row, hf, m, d));
+  EDGEQ_RETURN_IF_ERROR(ConvertTensors(dir, config_path, *row, hf, m, d));
   EDGEQ_RETURN_IF_ERROR(RequireTensors(dir, config_path, *row, m, d));
   EDGEQ_RETURN_IF_ERROR(AddMetadata(c, *row, m, d));
   const int64_t vocab = m.vocab;

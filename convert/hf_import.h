@@ -8,7 +8,12 @@
 //   DIR/tokenizer_config.json          optional: BOS/EOS, add_bos_token, chat_template
 //
 // Architectures (config.json "architectures"): LlamaForCausalLM -> llama, Qwen2ForCausalLM ->
-// qwen2, Qwen3ForCausalLM -> qwen3, Gemma3ForCausalLM -> gemma3, Phi3ForCausalLM -> phi3.
+// qwen2, Qwen3ForCausalLM -> qwen3, Gemma3ForCausalLM -> gemma3, Phi3ForCausalLM -> phi3,
+// SmolLM3ForCausalLM -> smollm3, Lfm2ForCausalLM -> lfm2, Qwen3MoeForCausalLM -> qwen3moe,
+// Lfm2MoeForCausalLM -> lfm2moe (convert/hf_layers.h: layer_types -> a per-layer
+// head_count_kv, conv_L_cache -> shortconv.l_cache, conv kernels squeezed to 2-D, experts
+// 0..n-1 of a layer merged into 3-D ffn_{gate,up,down}_exps, the expert_* keys). Gemma 4 and
+// Qwen3.5 are refused with the reason.
 // Tensor renames are the converter's (model.embed_tokens -> token_embd,
 // model.layers.N.self_attn.q_proj -> blk.N.attn_q, ...). For llama, q_proj/k_proj rows are
 // permuted from Hugging Face's RoPE layout (halves) to GGUF's (adjacent pairs) per head:

@@ -60,6 +60,12 @@ std::string ReadFile(const std::string& path) {
 }
 
 RandomModelSpec SmallSpec(const std::string& arch) {
+  if (arch == "lfm2" || arch == "qwen3moe" || arch == "lfm2moe") {  // their tiny presets
+    absl::StatusOr<RandomModelSpec> p = llm::RandomModelPreset(arch + "-tiny");
+    EXPECT_TRUE(p.ok()) << p.status();
+    p->name = "hf-import-" + arch;
+    return *p;
+  }
   RandomModelSpec s;
   s.name = "hf-import-" + arch;
   s.architecture = arch;
@@ -123,7 +129,8 @@ TEST_P(HfImportTest, GivesTheOriginalTensorsMetadataAndLogits) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Architectures, HfImportTest,
-                         ::testing::Values("llama", "qwen2", "qwen3", "gemma3", "phi3"),
+                         ::testing::Values("llama", "qwen2", "qwen3", "gemma3", "phi3", "lfm2",
+                                           "qwen3moe", "lfm2moe"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            return std::string(info.param);
                          });
@@ -208,8 +215,164 @@ TEST(HfImportErrors, UnsupportedArchitectureIsNamed) {
   EXPECT_EQ(got.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_TRUE(absl::StrContains(got.status().message(),
                                 "architecture MambaForCausalLM is not supported (supported: "
-                                "Gemma3ForCausalLM, LlamaForCausalLM"))
+                                "Gemma3ForCausalLM, Lfm2ForCausalLM, Lfm2MoeForCausalLM, "
+                                "LlamaForCausalLM"))
       << got.status();
+}
+
+// A directory of `arch`'s tiny preset (3 shards: an expert's gate, up and down in different
+// files).
+std::string ArchDir(const std::string& arch, const std::string& name) {
+  const RandomModelSpec spec = SmallSpec(arch);
+  absl::StatusOr<TensorDict> m = RandomModel(spec);
+  EXPECT_TRUE(m.ok());
+  const std::string dir = TempDir(name);
+  EXPECT_TRUE(WriteHfCheckpointDir(spec, *m, dir, 3).ok());
+  return dir;
+}
+
+// Tensor `name` removed from its shard and from the index.
+void RemoveTensor(const std::string& dir, const std::string& name) {
+  json index = json::parse(ReadFile(dir + "/model.safetensors.index.json"));
+  ASSERT_TRUE(index["weight_map"].contains(name)) << name;
+  const std::string shard = dir + "/" + index["weight_map"][name].get<std::string>();
+  index["weight_map"].erase(name);
+  WriteText(dir + "/model.safetensors.index.json", index.dump());
+  absl::StatusOr<TensorDict> part = checkpoint::ReadSafetensors(shard);
+  ASSERT_TRUE(part.ok()) << part.status();
+  TensorDict copy;
+  for (const std::string& k : part->Keys()) {
+    if (k == name) continue;
+    ASSERT_TRUE(copy.Set(k, *(*part->Get(k))->Clone()).ok());
+  }
+  part = TensorDict();
+  ASSERT_TRUE(checkpoint::WriteSafetensors(copy, shard).ok());
+}
+
+void ExpectError(const std::string& dir, absl::StatusCode code, const std::string& text) {
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  EXPECT_EQ(got.status().code(), code) << got.status();
+  EXPECT_TRUE(absl::StrContains(got.status().message(), text)) << got.status();
+}
+
+TEST(HfImportLfm2, LayerTypesAreRequiredAndChecked) {
+  const std::string dir = ArchDir("lfm2", "hf_lfm2_types");
+  EditConfig(dir, [](json* c) { c->erase("layer_types"); });
+  ExpectError(dir, absl::StatusCode::kInvalidArgument,
+              "missing key \"layer_types\" (expected a list of num_hidden_layers (6) strings "
+              "\"conv\" or \"full_attention\", or full_attn_idxs)");
+  EditConfig(dir, [](json* c) { (*c)["layer_types"] = {"conv", "full_attention"}; });
+  ExpectError(dir, absl::StatusCode::kInvalidArgument,
+              "key \"layer_types\" is an array of 2 elements, expected a list of "
+              "num_hidden_layers (6) strings");
+  // full_attn_idxs instead (transformers' Lfm2Config derives layer_types from it).
+  EditConfig(dir, [](json* c) {
+    c->erase("layer_types");
+    (*c)["full_attn_idxs"] = {2, 5};
+  });
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ((*got->GetMetadata("lfm2.attention.head_count_kv"))->ints(),
+            (std::vector<int64_t>{0, 0, 2, 0, 0, 2}));
+  // Attention on a layer whose tensors are a conv layer's: the first missing tensor is named.
+  EditConfig(dir, [](json* c) { (*c)["full_attn_idxs"] = {1, 2, 5}; });
+  ExpectError(dir, absl::StatusCode::kNotFound, "no tensor for blk.1.attn_k_norm.weight");
+}
+
+TEST(HfImportLfm2, MisShapedConvKernelIsNamed) {
+  const std::string dir = ArchDir("lfm2", "hf_lfm2_conv");
+  EditConfig(dir, [](json* c) { (*c)["conv_L_cache"] = 4; });
+  ExpectError(dir, absl::StatusCode::kInvalidArgument,
+              "tensor 'model.layers.0.conv.conv.weight' has shape [64, 3], expected [64, 4]");
+  EditConfig(dir, [](json* c) { c->erase("conv_L_cache"); });
+  ExpectError(dir, absl::StatusCode::kInvalidArgument,
+              "missing key \"conv_L_cache\" (expected a positive integer)");
+}
+
+TEST(HfImportMoe, AMissingExpertIsNamed) {
+  const std::string dir = ArchDir("qwen3moe", "hf_moe_missing");
+  RemoveTensor(dir, "model.layers.1.mlp.experts.3.up_proj.weight");
+  ExpectError(dir, absl::StatusCode::kNotFound,
+              "no tensor model.layers.1.mlp.experts.3.up_proj.weight for expert 3 "
+              "(blk.1.ffn_up_exps.weight merges experts 0..7: num_experts in");
+  // A whole layer's experts missing: the merged tensor is named.
+  const std::string lfm = ArchDir("lfm2moe", "hf_moe_missing_layer");
+  for (int e = 0; e < 8; ++e) {
+    RemoveTensor(lfm, absl::StrCat("model.layers.3.feed_forward.experts.", e, ".w3.weight"));
+  }
+  ExpectError(lfm, absl::StatusCode::kNotFound, "no tensor for blk.3.ffn_up_exps.weight");
+}
+
+TEST(HfImportMoe, MisShapedExpertsAndKeysAreNamed) {
+  const std::string dir = ArchDir("qwen3moe", "hf_moe_shape");
+  const json original = json::parse(ReadFile(dir + "/config.json"));
+  EditConfig(dir, [](json* c) { (*c)["moe_intermediate_size"] = 48; });
+  ExpectError(dir, absl::StatusCode::kInvalidArgument,
+              "tensor 'model.layers.0.mlp.experts.0.down_proj.weight' has shape [64, 32], "
+              "expected [64, 48] (from config.json)");
+  WriteText(dir + "/config.json", original.dump());
+  EditConfig(dir, [](json* c) { (*c)["num_experts"] = 4; });
+  ExpectError(dir, absl::StatusCode::kInvalidArgument,
+              "tensor 'model.layers.0.mlp.experts.4.down_proj.weight': expected decimal layer "
+              "and expert indices (experts 0..3");
+  WriteText(dir + "/config.json", original.dump());
+  EditConfig(dir, [](json* c) { c->erase("num_experts_per_tok"); });
+  ExpectError(dir, absl::StatusCode::kInvalidArgument,
+              "missing key \"num_experts_per_tok\" (expected a positive integer)");
+  WriteText(dir + "/config.json", original.dump());
+  EditConfig(dir, [](json* c) { (*c)["mlp_only_layers"] = {1}; });
+  ExpectError(dir, absl::StatusCode::kInvalidArgument,
+              "key \"mlp_only_layers\" is an array of 1 elements, expected [] (llama.cpp's "
+              "qwen3moe has experts on every layer)");
+  // lfm2moe: experts on a leading dense layer.
+  const std::string lfm = ArchDir("lfm2moe", "hf_moe_dense");
+  EditConfig(lfm, [](json* c) { (*c)["num_dense_layers"] = 3; });
+  ExpectError(lfm, absl::StatusCode::kInvalidArgument,
+              "tensor 'model.layers.2.feed_forward.experts.0.w2.weight' is on layer 2, which has "
+              "no experts");
+}
+
+// Reads a "Vm...:  N kB" line of /proc/self/status, in bytes (-1 if absent).
+int64_t ProcStatusBytes(const std::string& key) {
+  std::istringstream in(ReadFile("/proc/self/status"));
+  for (std::string line; std::getline(in, line);) {
+    if (absl::StartsWith(line, key + ":")) return std::stoll(line.substr(key.size() + 1)) * 1024;
+  }
+  return -1;
+}
+
+// The merge allocates the merged tensors only: the peak resident set while importing 64 experts
+// x 2 layers (24 MiB of expert matrices) stays within the mapped input plus the output plus
+// 8 MiB, where a copy of the experts before merging would add 24 MiB more.
+TEST(HfImportMoe, MergingHoldsOnlyTheOutput) {
+  RandomModelSpec spec = SmallSpec("qwen3moe");
+  spec.dim = 128, spec.layers = 2, spec.head_dim = 32, spec.expert_count = 64;
+  spec.expert_used = 4, spec.expert_ffn = 128;
+  const std::string dir = TempDir("hf_moe_memory");
+  int64_t expert_bytes = 0, total_bytes = 0;
+  {
+    absl::StatusOr<TensorDict> m = RandomModel(spec);
+    ASSERT_TRUE(m.ok()) << m.status();
+    for (const std::string& k : m->Keys()) {
+      total_bytes += (*m->Get(k))->bytes().size();
+      if (absl::StrContains(k, "_exps")) expert_bytes += (*m->Get(k))->bytes().size();
+    }
+    ASSERT_TRUE(WriteHfCheckpointDir(spec, *m, dir, 3).ok());
+  }
+  EXPECT_EQ(expert_bytes, int64_t{2} * 3 * 64 * 128 * 128 * 4);
+  std::ofstream reset("/proc/self/clear_refs");
+  reset << "5";  // resets VmHWM to the current resident set
+  reset.close();
+  if (!reset.good() || ProcStatusBytes("VmHWM") < 0) {
+    GTEST_SKIP() << "cannot reset the peak resident set (/proc/self/clear_refs)";
+  }
+  const int64_t before = ProcStatusBytes("VmRSS");
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  ASSERT_TRUE(got.ok()) << got.status();
+  const int64_t peak = ProcStatusBytes("VmHWM") - before;
+  EXPECT_LT(peak, total_bytes + expert_bytes + (int64_t{8} << 20))
+      << "peak " << peak << ", input " << total_bytes << ", merged " << expert_bytes;
+  EXPECT_GT(peak, expert_bytes) << "the merged tensors are resident";
 }
 
 TEST(HfImportErrors, MissingTensorIsNamed) {

@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -11,6 +12,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "checkpoint/safetensors.h"
 #include "core/status_macros.h"
 #include "llm/arch/arch_table.h"
@@ -28,6 +30,45 @@ using json = nlohmann::json;
 void WriteText(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
+}
+
+// The config.json keys of lfm2 / lfm2moe (layer_types, conv_L_cache, norm_eps, lfm2's
+// block_ff_dim with auto-adjust) and of the experts (qwen3moe, lfm2moe).
+void AddLayerKeys(const RandomModelSpec& s, const arch::ArchInfo& row, json& c) {
+  const std::string a = row.gguf_name;
+  if (s.shortconv_l_cache > 0) {
+    json types = json::array();
+    for (int l = 0; l < s.layers; ++l) {
+      const bool attention = std::find(s.attention_layers.begin(), s.attention_layers.end(), l) !=
+                             s.attention_layers.end();
+      types.push_back(attention ? "full_attention" : "conv");
+    }
+    c["layer_types"] = types;
+    c["conv_L_cache"] = s.shortconv_l_cache;
+    c["norm_eps"] = c["rms_norm_eps"];
+    c.erase("rms_norm_eps");
+  }
+  if (a == "lfm2") {  // block_ff_dim 3/2 ffn, auto-adjusted back: int(2 ff / 3) = ffn
+    int multiple = 1;
+    while (multiple < 256 && s.ffn % (2 * multiple) == 0) multiple *= 2;
+    c["block_ff_dim"] = 3 * s.ffn / 2;
+    c["intermediate_size"] = 3 * s.ffn / 2;
+    c["block_auto_adjust_ff_dim"] = s.ffn % 2 == 0;
+    if (s.ffn % 2 != 0) c["block_ff_dim"] = c["intermediate_size"] = s.ffn;
+    c["block_ffn_dim_multiplier"] = 1.0;
+    c["block_multiple_of"] = multiple;
+  }
+  if (s.expert_count > 0) {
+    c["num_experts"] = s.expert_count;
+    c["num_experts_per_tok"] = s.expert_used;
+    c["moe_intermediate_size"] = s.expert_ffn;
+    if (a == "lfm2moe") c["num_dense_layers"] = s.leading_dense;
+    if (a == "qwen3moe") {
+      c["mlp_only_layers"] = json::array();
+      c["decoder_sparse_step"] = 1;
+      c["norm_topk_prob"] = true;
+    }
+  }
 }
 
 // llama's q/k rows back to Hugging Face's order: HF row h*hd + j*hd/2 + i = GGUF h*hd + 2i + j.
@@ -53,6 +94,7 @@ std::string HfName(const arch::ArchInfo& row, const std::string& g) {
   if (g == "token_embd.weight") return "model.embed_tokens.weight";
   if (g == "output_norm.weight") return "model.norm.weight";
   if (g == "output.weight") return "lm_head.weight";
+  if (g == "token_embd_norm.weight") return "model.embedding_norm.weight";  // lfm2's final norm
   const size_t dot = g.find('.', 4);
   const std::string layer = g.substr(4, dot - 4), tail = g.substr(dot + 1);
   for (size_t i = 0; i < row.hf_tensor_count; ++i) {
@@ -86,6 +128,7 @@ absl::Status WriteHfCheckpointDir(const llm::RandomModelSpec& s, const checkpoin
             {"tie_word_embeddings", s.tied},
             {"torch_dtype", "float32"}};
   if (s.head_dim > 0) c["head_dim"] = s.head_dim;
+  AddLayerKeys(s, *row, c);
   if (row->hf.sliding_window) {
     c["sliding_window"] = s.sliding_window;
     c["sliding_window_pattern"] = s.sliding_window_pattern;
@@ -117,6 +160,22 @@ absl::Status WriteHfCheckpointDir(const llm::RandomModelSpec& s, const checkpoin
     }
     const std::string name = HfName(*row, g);
     if (name.empty()) return absl::InvalidArgumentError(absl::StrCat("no HF name for ", g));
+    if (absl::StrContains(name, "*")) {  // experts: one [rows, columns] matrix each
+      const std::vector<int64_t>& dims = t.shape().dims();
+      const size_t bytes = t.bytes().size() / dims[0];
+      for (int64_t e = 0; e < dims[0]; ++e) {
+        EDGEQ_ASSIGN_OR_RETURN(Tensor x, Tensor::Create(t.dtype(), Shape{dims[1], dims[2]}));
+        std::memcpy(x.raw_mutable_data(), t.bytes().data() + e * bytes, bytes);
+        // gate, up and down of one expert in different shards (when there are three or more).
+        parts[(e + n) % shards].push_back(
+            {absl::StrReplaceAll(name, {{"*", absl::StrCat(e)}}), std::move(x)});
+      }
+      ++n;
+      continue;
+    }
+    if (absl::EndsWith(g, "shortconv.conv.weight")) {  // [dim, 1, L] in Hugging Face
+      EDGEQ_ASSIGN_OR_RETURN(hf, t.Reshape(Shape{t.shape().dim(0), 1, t.shape().dim(1)}));
+    }
     parts[n++ % shards].push_back({name, hf});
   }
   json weight_map = json::object();

@@ -1,7 +1,10 @@
 // Test helper for convert/hf_import.h: writes a GGUF-layout model (llm::RandomModel's) back as a
 // Hugging Face checkpoint directory, inverting what llama.cpp's converter does: HF tensor names,
 // llama's q/k rows back in HF's RoPE order (HF row h*hd + j*hd/2 + i = GGUF row h*hd + 2i + j),
-// gemma3's norms minus 1, phi3's rope factors into config.json, and `shards` safetensors files
+// gemma3's norms minus 1, phi3's rope factors into config.json, lfm2's layer_types, conv_L_cache,
+// norm_eps and block_ff_dim (auto-adjusted back to ffn), conv kernels as [dim, 1, L], the
+// experts split into one matrix each (an expert's gate/up/down in different shards), the
+// expert keys, and `shards` safetensors files
 // (with model.safetensors.index.json when more than one). config.json comes from `spec`.
 #ifndef EDGEQ_CONVERT_HF_TESTING_H_
 #define EDGEQ_CONVERT_HF_TESTING_H_

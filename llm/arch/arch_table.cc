@@ -27,8 +27,8 @@ absl::Status Lfm2MoeConfig(const checkpoint::TensorDict& d, ModelConfig* c);
 namespace {
 
 // ---- Hugging Face -> GGUF names of a layer's tensors, per architecture (llama.cpp's
-// gguf-py/gguf/tensor_mapping.py for these classes). Every one is required by the importer,
-// in this order. ----
+// gguf-py/gguf/tensor_mapping.py for these classes). The importer requires each on every layer,
+// or for lfm2, lfm2moe and qwen3moe on the layers of its kind (convert/hf_layers.h). ----
 // clang-format off
 constexpr TensorName kLlamaTensors[] = {
     {"input_layernorm.weight", "attn_norm.weight"},
@@ -91,9 +91,13 @@ constexpr TensorName kPhi3Tensors[] = {
     {"post_attention_layernorm.weight", "ffn_norm.weight"},
     {"self_attn.qkv_proj.weight", "attn_qkv.weight"},
 };
-// lfm2: an attention layer's tensors (its conv layers have shortconv.conv/in_proj/out_proj
-// instead; Hugging Face import of lfm2 is not done: the importer finds no attn_q on them).
+// lfm2: every layer's FFN and norms, an attention layer's tensors and a conv layer's (the
+// importer requires each on the layers config.json's layer_types gives it; conv.conv.weight is
+// [dim, 1, L] in Hugging Face, squeezed to [dim, L]).
 constexpr TensorName kLfm2Tensors[] = {
+    {"conv.conv.weight", "shortconv.conv.weight"},
+    {"conv.in_proj.weight", "shortconv.in_proj.weight"},
+    {"conv.out_proj.weight", "shortconv.out_proj.weight"},
     {"feed_forward.w2.weight", "ffn_down.weight"},
     {"feed_forward.w3.weight", "ffn_up.weight"},
     {"ffn_norm.weight", "ffn_norm.weight"},
@@ -106,6 +110,8 @@ constexpr TensorName kLfm2Tensors[] = {
     {"self_attn.q_proj.weight", "attn_q.weight"},
     {"self_attn.v_proj.weight", "attn_v.weight"},
 };
+// qwen3moe, lfm2moe: "*" is the expert index; the importer merges experts 0..n-1 of a layer
+// into one 3-D tensor [experts, rows, columns].
 constexpr TensorName kQwen3moeTensors[] = {
     {"input_layernorm.weight", "attn_norm.weight"},
     {"self_attn.o_proj.weight", "attn_output.weight"},
@@ -113,6 +119,9 @@ constexpr TensorName kQwen3moeTensors[] = {
     {"mlp.up_proj.weight", "ffn_up.weight"},
     {"mlp.gate_proj.weight", "ffn_gate.weight"},
     {"mlp.gate.weight", "ffn_gate_inp.weight"},
+    {"mlp.experts.*.down_proj.weight", "ffn_down_exps.weight"},
+    {"mlp.experts.*.gate_proj.weight", "ffn_gate_exps.weight"},
+    {"mlp.experts.*.up_proj.weight", "ffn_up_exps.weight"},
     {"post_attention_layernorm.weight", "ffn_norm.weight"},
     {"self_attn.q_proj.weight", "attn_q.weight"},
     {"self_attn.k_proj.weight", "attn_k.weight"},
@@ -121,6 +130,12 @@ constexpr TensorName kQwen3moeTensors[] = {
     {"self_attn.k_norm.weight", "attn_k_norm.weight"},
 };
 constexpr TensorName kLfm2moeTensors[] = {
+    {"conv.conv.weight", "shortconv.conv.weight"},
+    {"conv.in_proj.weight", "shortconv.in_proj.weight"},
+    {"conv.out_proj.weight", "shortconv.out_proj.weight"},
+    {"feed_forward.experts.*.w1.weight", "ffn_gate_exps.weight"},
+    {"feed_forward.experts.*.w2.weight", "ffn_down_exps.weight"},
+    {"feed_forward.experts.*.w3.weight", "ffn_up_exps.weight"},
     {"feed_forward.w2.weight", "ffn_down.weight"},
     {"feed_forward.w3.weight", "ffn_up.weight"},
     {"feed_forward.w1.weight", "ffn_gate.weight"},
@@ -201,8 +216,9 @@ constexpr HfConfig kPhi3Hf   = {"Phi3ForCausalLM",   0,    false, 0,     false,
 // smollm3, so no llama3 scaling).
 constexpr HfConfig kSmollm3Hf = {"SmolLM3ForCausalLM", 0,  false, 0,     false,
                                  true,  0.0f, false, false, false};
+// LFM2Model: norm_eps, layer_types, conv_L_cache, block_ff_dim (convert/hf_layers.cc).
 constexpr HfConfig kLfm2Hf = {"Lfm2ForCausalLM",     0,    true,  0,     false,
-                              false, 0.0f, false, false, false, true};
+                              false, 0.0f, false, false, false};
 // Qwen3.5 (text): no HF import this session (the converter's norm offsets and A_log -> ssm_a
 // are not modelled).
 constexpr HfConfig kQwen35Hf = {"Qwen3_5ForCausalLM", 0,  false, 0,     true,
@@ -210,13 +226,12 @@ constexpr HfConfig kQwen35Hf = {"Qwen3_5ForCausalLM", 0,  false, 0,     true,
 // Gemma4Model: norms stored as they are (norm_shift 0).
 constexpr HfConfig kGemma4Hf = {"Gemma4ForCausalLM", 1e-6, true,  1e6,   true,
                                 false, 0.0f, false, false, true,  true};
-// qwen3moe, lfm2moe: no HF import yet (the converter merges the per-expert matrices into 3-D
-// ffn_*_exps tensors); the router beside the attention and dense-FFN tensors (Qwen3-MoE's
-// mlp_only_layers, LFM2-MoE's leading dense layers).
+// Qwen3MoeModel, LFM2MoeModel: the per-expert matrices merged into 3-D ffn_*_exps tensors,
+// the expert_* keys (convert/hf_layers.cc); LFM2-MoE's first num_dense_layers keep a dense FFN.
 constexpr HfConfig kQwen3moeHf = {"Qwen3MoeForCausalLM", 0, false, 0,     false,
-                                  false, 0.0f, false, false, false, true};
+                                  false, 0.0f, false, false, false};
 constexpr HfConfig kLfm2moeHf = {"Lfm2MoeForCausalLM",  0,  true,  0,     false,
-                                 false, 0.0f, false, false, false, true};
+                                 false, 0.0f, false, false, false};
 // clang-format on
 
 using R = RopeType;

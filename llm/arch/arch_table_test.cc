@@ -48,6 +48,27 @@ TEST(ArchTableTest, RowsDescribeLlamaCppStructure) {
   EXPECT_TRUE(phi.hf.long_short_rope);
 }
 
+// Hugging Face import (convert/hf_import.h): every row but gemma4 and qwen35; the experts of
+// the MoE rows are "*" patterns merged into 3-D tensors, lfm2's conv layers are mapped.
+TEST(ArchTableTest, ImportableRowsAndTheirHybridAndExpertTensors) {
+  for (const ArchInfo& a : Architectures()) {
+    const std::string name = a.gguf_name;
+    EXPECT_EQ(a.hf.no_import, name == "gemma4" || name == "qwen35") << name;
+  }
+  auto maps = [](const char* arch, const std::string& hf, const std::string& gguf) {
+    const ArchInfo& a = *FindByGgufName(arch);
+    for (size_t i = 0; i < a.hf_tensor_count; ++i) {
+      if (hf == a.hf_tensors[i].hf) return gguf == a.hf_tensors[i].gguf;
+    }
+    return false;
+  };
+  EXPECT_TRUE(maps("lfm2", "conv.conv.weight", "shortconv.conv.weight"));
+  EXPECT_TRUE(maps("lfm2moe", "conv.in_proj.weight", "shortconv.in_proj.weight"));
+  EXPECT_TRUE(maps("qwen3moe", "mlp.experts.*.gate_proj.weight", "ffn_gate_exps.weight"));
+  EXPECT_TRUE(maps("lfm2moe", "feed_forward.experts.*.w2.weight", "ffn_down_exps.weight"));
+  EXPECT_TRUE(maps("lfm2moe", "feed_forward.expert_bias", "exp_probs_b.bias"));
+}
+
 // Every row maps each Hugging Face layer tensor to one GGUF name and back, and has the
 // tensors every layer needs.
 TEST(ArchTableTest, LayerTensorMapsAreOneToOne) {

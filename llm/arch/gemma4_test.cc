@@ -262,7 +262,7 @@ TEST(Gemma4Test, HfImportIsRefused) {
   EXPECT_EQ(got.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_TRUE(absl::StrContains(got.status().message(),
                                 "architecture Gemma4ForCausalLM is not supported (supported: "
-                                "Gemma3ForCausalLM, LlamaForCausalLM"))
+                                "Gemma3ForCausalLM, Lfm2ForCausalLM"))
       << got.status();
 }
 
