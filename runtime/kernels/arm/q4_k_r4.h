@@ -4,7 +4,7 @@
 // serves the four weight rows, and each decoded weight register (4 values of each of the four rows)
 // serves every activation row of the tile. Include it only from files compiled with +dotprod (the
 // dotprod and i8mm kernels of q4_k: one layout, so one repacked copy whichever pair of them a CPU
-// selects).
+// selects; the i8mm GEMM's smmla tile is q4_k_i8mm.cc's).
 #ifndef EDGEQ_RUNTIME_KERNELS_ARM_Q4_K_R4_H_
 #define EDGEQ_RUNTIME_KERNELS_ARM_Q4_K_R4_H_
 
@@ -350,7 +350,7 @@ struct Q4KR4DotprodTileFor {
 using Q4KR4DotprodTile = Q4KR4DotprodTileFor<false>;
 using Q4KR4DotprodInOrderTile = Q4KR4DotprodTileFor<true>;
 
-// The q4_k dotprod GEMV and GEMM (the latter also on i8mm CPUs), one schedule per core type
+// The q4_k dotprod GEMV and GEMM (i8mm CPUs run the smmla GEMM of q4_k_i8mm.cc), one schedule per core type
 // (ActiveCoreSchedule, isa.h): out-of-order cores run Q4KR4DotprodTile (as fast there by llvm-mca,
 // in fewer instructions: benchmarks/arm_sim/README.md, 2026-11-27 kgemv), in-order cores
 // Q4KR4DotprodInOrderTile. Bit-identical outputs.
