@@ -229,26 +229,63 @@ class QMatmulKernelImpl final : public QMatmulKernel {
     ctx.params.m = m;
     ctx.params.y = y;
     ctx.params.y_stride = y_stride;
-    if (!internal::QuantizesActivations(*e)) {
-      ctx.params.xq = reinterpret_cast<const uint8_t*>(x);
-      ctx.params.xq_row_bytes = static_cast<size_t>(x_stride) * sizeof(float);
-    } else {
-      const size_t row = RoundUp(e->act_row_bytes(k()), kAlign);
-      QuantizeContext q{e, x, x_stride, k(), static_cast<uint8_t*>(scratch), row};
-      if (e->quantize_pair != nullptr) {
-        QuantizePairContext qp{q, m};
-        pthreadpool_parallelize_1d(pool, QuantizePair, &qp,
-                                   static_cast<size_t>(ActivationUnits(*e, m)), 0);
-      } else if (m == 1) {
-        QuantizeRow(&q, 0);
-      } else {
-        pthreadpool_parallelize_1d(pool, QuantizeRow, &q, static_cast<size_t>(m), 0);
-      }
-      ctx.params.xq = static_cast<const uint8_t*>(scratch);
-      ctx.params.xq_row_bytes = row;
-    }
+    SetActivations(*e, m, x, x_stride, static_cast<uint8_t*>(scratch), pool, &ctx.params);
     pthreadpool_parallelize_1d_tile_1d(pool, RunTile, &ctx, static_cast<size_t>(n()),
                                        static_cast<size_t>(e->tile_n), 0);
+  }
+
+  size_t BlocksScratchBytes(int64_t total_m, int64_t count) const override {
+    if (count <= 0) return 0;
+    size_t row = 0;
+    for (const KernelEntry* e : {gemv_, gemm_}) {
+      if (internal::QuantizesActivations(*e)) {
+        row = std::max(row, RoundUp(e->act_row_bytes(k()), kAlign));
+      }
+    }
+    // At most m units per block, and one more for a pair kernel's odd row.
+    return RoundUp(sizeof(BlockTask) * static_cast<size_t>(count), kAlign) +
+           static_cast<size_t>(total_m + count) * row;
+  }
+
+  void RunBlocks(int64_t block_rows, absl::Span<const Block> blocks, int64_t x_stride,
+                 int64_t y_stride, void* scratch, pthreadpool_t pool) const override {
+    if (blocks.empty() || block_rows <= 0) return;
+    BlockTask* tasks = static_cast<BlockTask*>(scratch);
+    uint8_t* xq =
+        static_cast<uint8_t*>(scratch) + RoundUp(sizeof(BlockTask) * blocks.size(), kAlign);
+    // Run()'s rule over the blocks' work together.
+    const int64_t per_mac = internal::QuantizesActivations(*gemm_) ? 1 : 4;
+    int64_t macs = 0;
+    for (const Block& b : blocks) macs += per_mac * b.m * block_rows * k();
+    if (!WorthParallel(pool, MatmulWork(macs))) pool = nullptr;
+    int64_t first = 0;
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      const Block& b = blocks[i];
+      const KernelEntry* e = b.m == 1 ? gemv_ : gemm_;
+      BlockTask& t = tasks[i];
+      t.entry = e;
+      t.first_task = first;
+      first += (block_rows + e->tile_n - 1) / e->tile_n;
+      const size_t w_row_bytes = b.m == 1 ? w_gemv_row_bytes_ : w_gemm_row_bytes_;
+      t.params.w =
+          (b.m == 1 ? w_gemv_ : w_gemm_) + static_cast<size_t>(b.index * block_rows) * w_row_bytes;
+      t.params.w_row_bytes = w_row_bytes;
+      t.params.k = k();
+      t.params.m = b.m;
+      t.params.y = b.y;
+      t.params.y_stride = y_stride;
+      if (i > 0 && blocks[i - 1].x == b.x && blocks[i - 1].m == b.m) {
+        t.params.xq = tasks[i - 1].params.xq;
+        t.params.xq_row_bytes = tasks[i - 1].params.xq_row_bytes;
+        continue;
+      }
+      SetActivations(*e, b.m, b.x, x_stride, xq, pool, &t.params);
+      if (internal::QuantizesActivations(*e)) {
+        xq += static_cast<size_t>(ActivationUnits(*e, b.m)) * t.params.xq_row_bytes;
+      }
+    }
+    BlocksContext ctx{tasks, static_cast<int64_t>(blocks.size()), block_rows};
+    pthreadpool_parallelize_1d(pool, RunBlockTile, &ctx, static_cast<size_t>(first), 0);
   }
 
   // False if memory for a repacked copy could not be mapped.
@@ -263,6 +300,52 @@ class QMatmulKernelImpl final : public QMatmulKernel {
   static constexpr size_t kRepackWaveBytes = size_t{8} << 20;
   // Rows a thread repacks at a time: one row group of every layout.
   static constexpr int64_t kRepackUnitRows = 16;
+
+  // One block of RunBlocks: its kernel and arguments, and its first tile's task number.
+  struct BlockTask {
+    const KernelEntry* entry;
+    MatmulParams params;
+    int64_t first_task;
+  };
+  struct BlocksContext {
+    const BlockTask* tasks;
+    int64_t count, block_rows;
+  };
+  // Task i of RunBlocks: the tile of its block (the last block whose first task is <= i).
+  static void RunBlockTile(void* ctx, size_t i) {
+    const BlocksContext* c = static_cast<const BlocksContext*>(ctx);
+    const int64_t task = static_cast<int64_t>(i);
+    const BlockTask* t =
+        std::upper_bound(c->tasks, c->tasks + c->count, task,
+                         [](int64_t v, const BlockTask& b) { return v < b.first_task; }) -
+        1;
+    const int64_t j0 = (task - t->first_task) * t->entry->tile_n;
+    t->entry->matmul(t->params, j0, std::min(j0 + t->entry->tile_n, c->block_rows));
+  }
+
+  // The activations of e for m rows of x in `params` (xq, xq_row_bytes): x itself for kernels on
+  // f32 activations, else quantized into `out` (on the pool for more than one row).
+  void SetActivations(const KernelEntry& e, int64_t m, const float* x, int64_t x_stride,
+                      uint8_t* out, pthreadpool_t pool, MatmulParams* params) const {
+    if (!internal::QuantizesActivations(e)) {
+      params->xq = reinterpret_cast<const uint8_t*>(x);
+      params->xq_row_bytes = static_cast<size_t>(x_stride) * sizeof(float);
+      return;
+    }
+    const size_t row = RoundUp(e.act_row_bytes(k()), kAlign);
+    QuantizeContext q{&e, x, x_stride, k(), out, row};
+    if (e.quantize_pair != nullptr) {
+      QuantizePairContext qp{q, m};
+      pthreadpool_parallelize_1d(pool, QuantizePair, &qp,
+                                 static_cast<size_t>(ActivationUnits(e, m)), 0);
+    } else if (m == 1) {
+      QuantizeRow(&q, 0);
+    } else {
+      pthreadpool_parallelize_1d(pool, QuantizeRow, &q, static_cast<size_t>(m), 0);
+    }
+    params->xq = out;
+    params->xq_row_bytes = row;
+  }
 
   // Repacks rows [first, first + rows) (first a multiple of kRepackUnitRows) into both layouts.
   struct RepackRows {

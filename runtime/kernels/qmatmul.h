@@ -66,6 +66,25 @@ class QMatmulKernel {
   virtual void Run(int64_t m, const float* x, int64_t x_stride, float* y, int64_t y_stride,
                    void* scratch, pthreadpool_t pool) const = 0;
 
+  // A block of rows of a stacked matrix (one expert of a mixture of experts, whose E matrices of
+  // block_rows rows are one kernel of n = E x block_rows rows): rows [index * block_rows,
+  // (index + 1) * block_rows) against its own m >= 1 rows of activations x, into y.
+  struct Block {
+    int64_t index;
+    int64_t m;
+    const float* x;
+    float* y;
+  };
+  // Run() over several blocks in one dispatch of the pool (the blocks' row tiles shared among its
+  // threads): y[i * y_stride + j] = sum_l x[i * x_stride + l] * W[index * block_rows + j, l],
+  // bit-identical to Run() of a kernel made from that block's rows alone. block_rows must be a
+  // positive multiple of 16 (every layout's row group) dividing n, and index < n / block_rows
+  // (unchecked: the caller's shapes). A block with the same x and m as the one before it reuses
+  // its quantized activations. `scratch`: BlocksScratchBytes(sum of the blocks' m, count) bytes.
+  virtual size_t BlocksScratchBytes(int64_t total_m, int64_t count) const = 0;
+  virtual void RunBlocks(int64_t block_rows, absl::Span<const Block> blocks, int64_t x_stride,
+                         int64_t y_stride, void* scratch, pthreadpool_t pool) const = 0;
+
  protected:
   QMatmulKernel(int64_t n, int64_t k) : n_(n), k_(k) {}
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -34,6 +35,12 @@ using test_util::Problem;
 using test_util::RunKernel;
 
 using edgeq::test_util::Gaussian;
+
+// 64-byte aligned memory inside `buf` (64 bytes larger than needed).
+void* AlignedScratch(std::vector<uint8_t>* buf) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(buf->data());
+  return buf->data() + ((a + 63) / 64 * 64 - a);
+}
 
 const Encoding kAllEncodings[] = {
     Encoding::kQ4_0, Encoding::kQ8_0, Encoding::kQ4_K, Encoding::kQ5_K, Encoding::kQ6_K,
@@ -189,6 +196,52 @@ TEST(QMatmulTest, Q8_1ActivationsAreGgmls) {
   for (int l = 32; l < 64; ++l) amax = std::max(amax, std::fabs(x[l]));
   // The f32 d = amax / 127, not the fp16 one.
   EXPECT_EQ(b[1].s, blocks::FloatToFp16(static_cast<float>(sum) * (amax / 127)));
+}
+
+// RunBlocks over a stacked matrix of 3 blocks of 32 rows (one expert each): every block equals
+// Run() of a kernel made from its rows alone, bit for bit, for one-row blocks sharing their
+// activations and for blocks of 2 and 3 rows, on one thread and on two.
+TEST(QMatmulTest, RunBlocksEqualsOneKernelPerBlock) {
+  constexpr int64_t kRows = 32, kExperts = 3;
+  pthreadpool_t pool = pthreadpool_create(2);
+  ASSERT_NE(pool, nullptr);
+  for (Encoding enc : kAllEncodings) {
+    SCOPED_TRACE(EncodingName(enc));
+    const int64_t bk = EncodingBlockElems(enc) == 1 ? 32 : EncodingBlockElems(enc);
+    const Problem p = MakeProblem(enc, 3, kExperts * kRows, bk * 2, 17);
+    auto stacked = QMatmulKernel::Create(EncodingName(enc), p.n, p.k, p.w);
+    ASSERT_TRUE(stacked.ok()) << stacked.status();
+    const size_t per = p.w.size() / kExperts;
+    const float* x0 = p.x.data();
+    const float* x1 = p.x.data() + p.x_stride;
+    // (expert, m, x): experts 2 and 0 on row 0, expert 1 on rows 1-2, expert 2 on rows 0-2.
+    const std::vector<std::tuple<int64_t, int64_t, const float*>> calls = {
+        {2, 1, x0}, {0, 1, x0}, {1, 2, x1}, {2, 3, x0}};
+    for (pthreadpool_t threads : {static_cast<pthreadpool_t>(nullptr), pool}) {
+      const int64_t y_stride = kRows + 5;
+      std::vector<float> got(4 * 3 * y_stride, -1.0f), want = got;
+      std::vector<QMatmulKernel::Block> blocks;
+      for (size_t c = 0; c < calls.size(); ++c) {
+        const auto [e, m, x] = calls[c];
+        blocks.push_back({e, m, x, got.data() + c * 3 * y_stride});
+        auto one = QMatmulKernel::Create(
+            EncodingName(enc), kRows, p.k,
+            absl::MakeConstSpan(p.w).subspan(static_cast<size_t>(e) * per, per));
+        ASSERT_TRUE(one.ok()) << one.status();
+        std::vector<uint8_t> scratch((*one)->ScratchBytes(m) + 64);
+        (*one)->Run(m, x, p.x_stride, want.data() + c * 3 * y_stride, y_stride,
+                    AlignedScratch(&scratch), threads);
+      }
+      std::vector<uint8_t> scratch((*stacked)->BlocksScratchBytes(7, 4) + 64);
+      (*stacked)->RunBlocks(kRows, blocks, p.x_stride, y_stride, AlignedScratch(&scratch), threads);
+      EXPECT_EQ(got, want);
+      // A wrong block (expert 0's rows for the first call) would differ.
+      EXPECT_NE(
+          std::vector<float>(got.begin(), got.begin() + kRows),
+          std::vector<float>(want.begin() + 3 * y_stride, want.begin() + 3 * y_stride + kRows));
+    }
+  }
+  pthreadpool_destroy(pool);
 }
 
 TEST(QMatmulTest, RejectsBadInput) {

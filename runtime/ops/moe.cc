@@ -18,9 +18,13 @@
 // scale (number > 0, default 1).
 //
 // The real rows are grouped by expert: each used expert's rows are gathered, multiplied by its
-// three matrices once (one qmatmul kernel per expert matrix, the same kernels as op qmatmul on
-// every ISA, repacked at Load when the kernel wants to) and scattered back with their weights. A
-// decode step (n = 1) reads the weights of its k experts only.
+// three matrices once and scattered back with their weights. Each expert input is one qmatmul
+// kernel over its e matrices stacked (the same kernels as op qmatmul on every ISA, repacked at
+// Load into one allocation, so large enough for huge pages) when their rows are a multiple of 16,
+// else one kernel per expert. The used experts run in groups of up to max(t, k) rows, each
+// matrix of a group in one dispatch of the pool (QMatmulKernel::RunBlocks): a decode step (n = 1)
+// reads the weights of its k experts only, in three dispatches, its row quantized once for the
+// gate and once for the up projections.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -31,6 +35,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/types/span.h"
 #include "core/parallel.h"
 #include "runtime/kernels/qmatmul.h"
 #include "runtime/ops/op_util.h"
@@ -58,40 +63,57 @@ struct MoeDims {
   int64_t t, d, e, f, k;
 };
 
-// One expert matrix [rows, cols]: a qmatmul kernel, or plain f32 rows.
-struct ExpertMatrix {
-  std::shared_ptr<const kernels::QMatmulKernel> kernel;
+// One input's e expert matrices [rows, cols]: one qmatmul kernel over all of them stacked
+// ([e x rows, cols], repacked into one allocation; rows a multiple of 16), else one kernel per
+// expert, or plain f32 rows.
+struct ExpertMatrices {
+  std::shared_ptr<const kernels::QMatmulKernel> stacked;
+  std::vector<std::shared_ptr<const kernels::QMatmulKernel>> each;
   const float* f32 = nullptr;
   int64_t rows = 0, cols = 0;
+  const kernels::QMatmulKernel* any() const {
+    return stacked != nullptr ? stacked.get() : each.empty() ? nullptr : each[0].get();
+  }
 };
 
+using Block = kernels::QMatmulKernel::Block;
+
 // y[m, rows] = x[m, cols] · W^T for f32 W, 16 partial sums per dot product.
-void F32Matmul(const ExpertMatrix& w, int64_t m, const float* x, float* y, pthreadpool_t pool) {
-  ParallelFor(pool, static_cast<size_t>(w.rows), 16, m * w.rows * w.cols, [&](size_t b, size_t c) {
+void F32Matmul(const float* w, int64_t rows, int64_t cols, int64_t m, const float* x, float* y,
+               pthreadpool_t pool) {
+  ParallelFor(pool, static_cast<size_t>(rows), 16, m * rows * cols, [&](size_t b, size_t c) {
     for (int64_t i = 0; i < m; ++i) {
-      const float* xi = x + i * w.cols;
+      const float* xi = x + i * cols;
       for (size_t j = b; j < b + c; ++j) {
-        const float* wj = w.f32 + j * w.cols;
+        const float* wj = w + j * cols;
         float part[16] = {};
         int64_t l = 0;
-        for (; l + 16 <= w.cols; l += 16) {
+        for (; l + 16 <= cols; l += 16) {
           for (int q = 0; q < 16; ++q) part[q] += xi[l + q] * wj[l + q];
         }
-        for (; l < w.cols; ++l) part[l % 16] += xi[l] * wj[l];
+        for (; l < cols; ++l) part[l % 16] += xi[l] * wj[l];
         float sum = 0.0f;
         for (float p : part) sum += p;
-        y[i * w.rows + j] = sum;
+        y[i * rows + j] = sum;
       }
     }
   });
 }
 
-void RunMatrix(const ExpertMatrix& w, int64_t m, const float* x, float* y, void* scratch,
+// Each block's y = x · W_index^T (x rows `cols` apart, y rows `rows` apart): one dispatch over
+// all blocks for a stacked kernel, else block by block.
+void RunMatrix(const ExpertMatrices& w, absl::Span<const Block> blocks, void* scratch,
                pthreadpool_t pool) {
-  if (w.kernel != nullptr) {
-    w.kernel->Run(m, x, w.cols, y, w.rows, scratch, pool);
-  } else {
-    F32Matmul(w, m, x, y, pool);
+  if (w.stacked != nullptr) {
+    w.stacked->RunBlocks(w.rows, blocks, w.cols, w.rows, scratch, pool);
+    return;
+  }
+  for (const Block& b : blocks) {
+    if (!w.each.empty()) {
+      w.each[static_cast<size_t>(b.index)]->Run(b.m, b.x, w.cols, b.y, w.rows, scratch, pool);
+    } else {
+      F32Matmul(w.f32 + b.index * w.rows * w.cols, w.rows, w.cols, b.m, b.x, b.y, pool);
+    }
   }
 }
 
@@ -127,7 +149,8 @@ void RouteRow(const MoeAttributes& a, const float* logits, const float* bias, in
   for (int64_t i = 0; i < a.k; ++i) weights[i] = weights[i] / div * a.scale;
 }
 
-// Scratch layout (floats / ints), sized for t rows.
+// Scratch layout (floats / ints): routing for t rows, then the rows of a group of experts (at
+// most r = max(t, k) routed rows together).
 struct MoeScratch {
   float* probs;     // [e]
   int32_t* order;   // [e]
@@ -135,10 +158,11 @@ struct MoeScratch {
   float* weight;    // [t, k]
   int32_t* count;   // [e + 1] rows per expert, then prefix offsets
   int32_t* slots;   // [t k] (row, slot) pairs sorted by expert, as row * k + slot
-  float* xs;        // [t, d] gathered rows
-  float* g;         // [t, f]
-  float* u;         // [t, f]
-  float* y;         // [t, d]
+  Block* blocks;    // [min(e, r)] the group's experts
+  float* xs;        // [r, d] gathered rows
+  float* g;         // [r, f]
+  float* u;         // [r, f]
+  float* y;         // [r, d]
   void* kernel;     // qmatmul scratch
 };
 
@@ -147,7 +171,7 @@ size_t Align64(size_t b) { return (b + 63) / 64 * 64; }
 class MoeKernel : public OpKernel {
  public:
   MoeKernel(std::vector<int> in, int out, MoeDims d, MoeAttributes a,
-            std::vector<ExpertMatrix> mats, size_t kernel_scratch)
+            std::vector<ExpertMatrices> mats, size_t kernel_scratch)
       : in_(std::move(in)), out_(out), d_(d), a_(a), mats_(std::move(mats)),
         kernel_scratch_(kernel_scratch) {}
 
@@ -162,10 +186,20 @@ class MoeKernel : public OpKernel {
     const MoeScratch s = Layout(ctx.scratch);
     Route(ctx, n, s);
     const float* x = Data(ctx, in_[0]);
-    for (int64_t e = 0; e < d_.e; ++e) {
-      const int32_t begin = s.count[e], end = s.count[e + 1];
-      if (begin == end) continue;
-      RunExpert(ctx, e, x, s.slots + begin, end - begin, s, out);
+    // The used experts in index order, in groups of at most GroupRows() rows (an expert has at
+    // most t <= GroupRows()).
+    int64_t e = 0;
+    while (e < d_.e) {
+      int64_t count = 0, rows = 0;
+      for (; e < d_.e; ++e) {
+        const int64_t m = s.count[e + 1] - s.count[e];
+        if (m == 0) continue;
+        if (rows + m > GroupRows()) break;
+        s.blocks[count++] = Block{e, m, nullptr, nullptr};
+        rows += m;
+      }
+      if (count == 0) break;
+      RunGroup(ctx, x, s, absl::MakeSpan(s.blocks, static_cast<size_t>(count)), out);
     }
     return absl::OkStatus();
   }
@@ -175,20 +209,23 @@ class MoeKernel : public OpKernel {
            kernel_scratch_;
   }
   std::string name() const override {
-    return mats_[0].kernel != nullptr
-               ? absl::StrCat("moe_", mats_[0].kernel->kernel_name(d_.t))
-               : std::string("moe_f32");
+    const kernels::QMatmulKernel* k = mats_[0].any();
+    return k != nullptr ? absl::StrCat("moe_", k->kernel_name(d_.t)) : std::string("moe_f32");
   }
   bool CopiesConstantInput(int position) const override {
     if (position < 2 || position > 4) return false;
-    for (int64_t e = 0; e < d_.e; ++e) {
-      const ExpertMatrix& m = mats_[static_cast<size_t>((position - 2) * d_.e + e)];
-      if (m.kernel == nullptr || !m.kernel->holds_weight_copy()) return false;
+    const ExpertMatrices& m = mats_[static_cast<size_t>(position - 2)];
+    if (m.stacked != nullptr) return m.stacked->holds_weight_copy();
+    if (m.each.empty()) return false;
+    for (const auto& k : m.each) {
+      if (!k->holds_weight_copy()) return false;
     }
     return true;
   }
 
  private:
+  int64_t GroupRows() const { return std::max(d_.t, d_.k); }
+
   MoeScratch Layout(void* base) const {
     // Integer offsets from `base` (null: the layout's size, in ScratchBytes).
     uintptr_t p = reinterpret_cast<uintptr_t>(base);
@@ -198,6 +235,7 @@ class MoeKernel : public OpKernel {
       return r;
     };
     const size_t tk = static_cast<size_t>(d_.t * d_.k);
+    const int64_t r = GroupRows();
     MoeScratch s;
     s.probs = reinterpret_cast<float*>(take(sizeof(float) * d_.e));
     s.order = reinterpret_cast<int32_t*>(take(sizeof(int32_t) * d_.e));
@@ -205,10 +243,11 @@ class MoeKernel : public OpKernel {
     s.weight = reinterpret_cast<float*>(take(sizeof(float) * tk));
     s.count = reinterpret_cast<int32_t*>(take(sizeof(int32_t) * (d_.e + 1)));
     s.slots = reinterpret_cast<int32_t*>(take(sizeof(int32_t) * tk));
-    s.xs = reinterpret_cast<float*>(take(sizeof(float) * d_.t * d_.d));
-    s.g = reinterpret_cast<float*>(take(sizeof(float) * d_.t * d_.f));
-    s.u = reinterpret_cast<float*>(take(sizeof(float) * d_.t * d_.f));
-    s.y = reinterpret_cast<float*>(take(sizeof(float) * d_.t * d_.d));
+    s.blocks = reinterpret_cast<Block*>(take(sizeof(Block) * std::min(d_.e, r)));
+    s.xs = reinterpret_cast<float*>(take(sizeof(float) * r * d_.d));
+    s.g = reinterpret_cast<float*>(take(sizeof(float) * r * d_.f));
+    s.u = reinterpret_cast<float*>(take(sizeof(float) * r * d_.f));
+    s.y = reinterpret_cast<float*>(take(sizeof(float) * r * d_.d));
     s.kernel = reinterpret_cast<char*>(p);
     return s;
   }
@@ -235,25 +274,47 @@ class MoeKernel : public OpKernel {
     }
   }
 
-  // Expert e over its m (row, slot) pairs: gather, gate and up, SwiGLU, down, weighted add.
-  void RunExpert(const ExecContext& ctx, int64_t e, const float* x, const int32_t* slots, int64_t m,
-                 const MoeScratch& s, float* out) const {
+  // A group of experts over their (row, slot) pairs: gather (a one-row expert reads its row of x
+  // in place, so that a decode step's experts share one quantized copy), gate and up, SwiGLU,
+  // down, weighted add (expert by expert, rows in order: the same sums as one expert at a time).
+  void RunGroup(const ExecContext& ctx, const float* x, const MoeScratch& s,
+                absl::Span<Block> blocks, float* out) const {
     const int64_t d = d_.d, f = d_.f;
-    for (int64_t i = 0; i < m; ++i) {
-      std::memcpy(s.xs + i * d, x + (slots[i] / d_.k) * d, sizeof(float) * d);
+    int64_t r = 0;
+    for (Block& b : blocks) {
+      const int32_t* slots = s.slots + s.count[b.index];
+      if (b.m == 1) {
+        b.x = x + (slots[0] / d_.k) * d;
+      } else {
+        for (int64_t i = 0; i < b.m; ++i) {
+          std::memcpy(s.xs + (r + i) * d, x + (slots[i] / d_.k) * d, sizeof(float) * d);
+        }
+        b.x = s.xs + r * d;
+      }
+      b.y = s.g + r * f;
+      r += b.m;
     }
-    RunMatrix(mats_[static_cast<size_t>(e)], m, s.xs, s.g, s.kernel, ctx.pool);
-    RunMatrix(mats_[static_cast<size_t>(d_.e + e)], m, s.xs, s.u, s.kernel, ctx.pool);
-    for (int64_t i = 0; i < m * f; ++i) {
+    RunMatrix(mats_[0], blocks, s.kernel, ctx.pool);
+    for (Block& b : blocks) b.y = s.u + (b.y - s.g);
+    RunMatrix(mats_[1], blocks, s.kernel, ctx.pool);
+    for (int64_t i = 0; i < r * f; ++i) {
       const float gi = s.g[i];
       s.g[i] = gi / (1.0f + std::exp(-gi)) * s.u[i];
     }
-    RunMatrix(mats_[static_cast<size_t>(2 * d_.e + e)], m, s.g, s.y, s.kernel, ctx.pool);
-    for (int64_t i = 0; i < m; ++i) {
-      const float w = s.weight[slots[i]];
-      float* o = out + (slots[i] / d_.k) * d;
-      const float* yi = s.y + i * d;
-      for (int64_t j = 0; j < d; ++j) o[j] += w * yi[j];
+    for (Block& b : blocks) {
+      const int64_t row = (b.y - s.u) / f;
+      b.x = s.g + row * f;
+      b.y = s.y + row * d;
+    }
+    RunMatrix(mats_[2], blocks, s.kernel, ctx.pool);
+    for (const Block& b : blocks) {
+      const int32_t* slots = s.slots + s.count[b.index];
+      for (int64_t i = 0; i < b.m; ++i) {
+        const float w = s.weight[slots[i]];
+        float* o = out + (slots[i] / d_.k) * d;
+        const float* yi = b.y + i * d;
+        for (int64_t j = 0; j < d; ++j) o[j] += w * yi[j];
+      }
     }
   }
 
@@ -261,7 +322,7 @@ class MoeKernel : public OpKernel {
   int out_;
   MoeDims d_;
   MoeAttributes a_;
-  std::vector<ExpertMatrix> mats_;  // gate experts, up experts, down experts
+  std::vector<ExpertMatrices> mats_;  // gate, up, down
   size_t kernel_scratch_;
 };
 
@@ -340,46 +401,61 @@ TypesOr Infer(const InferInput& in, const OpAttributes& attributes) {
   return One(Plain(DType::kFloat32, x));
 }
 
-// The kernels of input i's e expert matrices [rows, cols] (or their f32 rows).
-absl::Status AddMatrices(const KernelArgs& a, int i, std::vector<ExpertMatrix>* mats,
-                         size_t* scratch, int64_t t) {
+// The kernels of input i's e expert matrices [rows, cols] (or their f32 rows), and the most
+// scratch they need for `rows_at_once` rows in up to `blocks` blocks.
+absl::Status AddMatrices(const KernelArgs& a, int i, int64_t rows_at_once, int64_t blocks,
+                         std::vector<ExpertMatrices>* mats, size_t* scratch) {
   const ValueType& w = a.in_type(i);
   const Tensor* tensor = a.constant(i);
   if (tensor == nullptr) return Invalid("moe: the expert weights must be constants");
-  const int64_t e = w.logical_shape.dim(0), rows = w.logical_shape.dim(1);
-  const int64_t cols = w.logical_shape.dim(2);
+  const int64_t e = w.logical_shape.dim(0);
+  ExpertMatrices m;
+  m.rows = w.logical_shape.dim(1);
+  m.cols = w.logical_shape.dim(2);
+  const absl::Span<const uint8_t> all = tensor->bytes();
+  if (!w.is_quantized()) {
+    m.f32 = reinterpret_cast<const float*>(all.data());
+    mats->push_back(std::move(m));
+    return absl::OkStatus();
+  }
   const internal::KernelEnv& env = a.env;
   kernels::QMatmulKernel::WeightsReadFn on_read = nullptr;
   if (env.on_constant_bytes_read) {
     on_read = [&env](const uint8_t* p, size_t bytes) { env.on_constant_bytes_read(p, bytes); };
   }
-  const absl::Span<const uint8_t> all = tensor->bytes();
-  const size_t per = all.size() / static_cast<size_t>(e);
-  for (int64_t x = 0; x < e; ++x) {
-    ExpertMatrix m;
-    m.rows = rows;
-    m.cols = cols;
-    if (!w.is_quantized()) {
-      m.f32 = reinterpret_cast<const float*>(all.data()) + x * rows * cols;
-      mats->push_back(std::move(m));
-      continue;
-    }
-    const absl::Span<const uint8_t> bytes = all.subspan(static_cast<size_t>(x) * per, per);
-    absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> kernel;
+  auto create = [&](int64_t rows, absl::Span<const uint8_t> bytes) {
     if (env.weight_cache != nullptr) {
-      kernel = env.weight_cache->GetOrCreate(w.encoding, rows, cols, bytes, env.isa_cap, on_read);
-    } else {
-      kernel = kernels::QMatmulKernel::Create(w.encoding, rows, cols, bytes, env.isa_cap, on_read);
+      return env.weight_cache->GetOrCreate(w.encoding, rows, m.cols, bytes, env.isa_cap, on_read,
+                                           env.pool);
     }
+    absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> k =
+        kernels::QMatmulKernel::Create(w.encoding, rows, m.cols, bytes, env.isa_cap, on_read,
+                                       env.pool);
+    return k;
+  };
+  // Rows in whole groups of 16: every expert in one stacked kernel (one allocation).
+  const bool stacked = m.rows % 16 == 0;
+  const size_t per = all.size() / static_cast<size_t>(e);
+  for (int64_t x = 0; x < (stacked ? 1 : e); ++x) {
+    absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> kernel =
+        stacked ? create(e * m.rows, all)
+                : create(m.rows, all.subspan(static_cast<size_t>(x) * per, per));
     if (!kernel.ok()) {
-      return absl::Status(kernel.status().code(),
-                          absl::StrFormat("moe: expert %d of %s: %s", x, w.ToString(),
-                                          kernel.status().message()));
+      return absl::Status(
+          kernel.status().code(),
+          absl::StrFormat("moe: %s of %s: %s",
+                          stacked ? std::string("experts") : absl::StrCat("expert ", x),
+                          w.ToString(), kernel.status().message()));
     }
-    *scratch = std::max(*scratch, (*kernel)->ScratchBytes(t));
-    m.kernel = *std::move(kernel);
-    mats->push_back(std::move(m));
+    if (stacked) {
+      *scratch = std::max(*scratch, (*kernel)->BlocksScratchBytes(rows_at_once, blocks));
+      m.stacked = *std::move(kernel);
+    } else {
+      *scratch = std::max(*scratch, (*kernel)->ScratchBytes(a.in_shape(0).dim(0)));
+      m.each.push_back(*std::move(kernel));
+    }
   }
+  mats->push_back(std::move(m));
   return absl::OkStatus();
 }
 
@@ -388,10 +464,13 @@ KernelOr Create(const KernelArgs& a) {
   const Shape& gate = a.in_type(2).logical_shape;
   const auto& attrs = a.node.attributes<MoeAttributes>();
   const MoeDims d{x.dim(0), x.dim(1), gate.dim(0), gate.dim(1), attrs.k};
-  std::vector<ExpertMatrix> mats;
+  const int64_t rows = std::max(d.t, d.k);
+  std::vector<ExpertMatrices> mats;
   size_t scratch = 0;
   for (int i = 2; i <= 4; ++i) {
-    if (absl::Status s = AddMatrices(a, i, &mats, &scratch, d.t); !s.ok()) return s;
+    if (absl::Status s = AddMatrices(a, i, rows, std::min(d.e, rows), &mats, &scratch); !s.ok()) {
+      return s;
+    }
   }
   std::vector<int> in;
   for (size_t i = 0; i < a.node.inputs.size(); ++i) in.push_back(a.in(static_cast<int>(i)));
