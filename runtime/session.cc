@@ -368,13 +368,20 @@ absl::Status CheckInPlaceInputs(const Graph& graph, const Node& node,
   return absl::OkStatus();
 }
 
-// True if `node` is a reshape of a value computed by a kernel (buffer_of >= 0): it needs no kernel
-// and no buffer of its own (a reshape of a graph input or a constant still copies it into the
-// arena).
-bool IsView(const Node& node, const std::vector<int>& buffer_of) {
-  return node.kind == NodeKind::kOp && node.op == "reshape" && node.inputs.size() == 1 &&
-         node.outputs.size() == 1 && buffer_of[node.inputs[0]] >= 0 &&
-         node.def != nullptr && !node.def->custom;
+// If `node` is a reshape of a value computed by a kernel ((*buffer_of)[input] >= 0): its output is
+// that value's buffer (which lives as long as either is read), recorded in `views` as (slot,
+// buffer), and true; it needs no kernel. False otherwise (a reshape of a graph input or a
+// constant still copies it into the arena).
+bool AddView(const Node& node, std::vector<int>* buffer_of,
+             std::vector<std::pair<int, int>>* views) {
+  if (node.kind != NodeKind::kOp || node.op != "reshape" || node.inputs.size() != 1 ||
+      node.outputs.size() != 1 || (*buffer_of)[node.inputs[0]] < 0 || node.def == nullptr ||
+      node.def->custom) {
+    return false;
+  }
+  (*buffer_of)[node.outputs[0]] = (*buffer_of)[node.inputs[0]];
+  views->emplace_back(node.outputs[0], (*buffer_of)[node.inputs[0]]);
+  return true;
 }
 
 // The environment the kernels of a session's graphs are created in.
@@ -494,12 +501,7 @@ absl::StatusOr<CompiledGraph> InferenceSession::Load(const Graph& graph,
       }
       continue;
     }
-    if (IsView(node, buffer_of)) {
-      // The same bytes in a new shape: the input's buffer, which lives as long as either is read.
-      buffer_of[node.outputs[0]] = buffer_of[node.inputs[0]];
-      impl->views.emplace_back(node.outputs[0], buffer_of[node.inputs[0]]);
-      continue;
-    }
+    if (AddView(node, &buffer_of, &impl->views)) continue;  // a reshape: no kernel
     EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<internal::OpKernel> kernel,
                            internal::CreateOpKernel(graph, node, env));
     EDGEQ_RETURN_IF_ERROR(CheckInPlaceInputs(graph, node, *kernel, &written));
