@@ -253,7 +253,8 @@ absl::Status Model::LoadGraphs(int prefill_block) {
   blocks_.resize(block_sizes_.size());
   EDGEQ_ASSIGN_OR_RETURN(head_graph_, BuildHead(WeightReader(weights_, &used_tensors_), config_));
   const auto head_start = std::chrono::steady_clock::now();
-  EDGEQ_ASSIGN_OR_RETURN(edgeq::CompiledGraph head, session_->Load(*head_graph_));
+  head_arena_ = std::make_shared<ActivationArena>();
+  EDGEQ_ASSIGN_OR_RETURN(edgeq::CompiledGraph head, session_->Load(*head_graph_, head_arena_));
   prepare_seconds_ +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - head_start).count();
   head_ = std::make_unique<edgeq::CompiledGraph>(std::move(head));
@@ -475,8 +476,27 @@ std::vector<edgeq::CompiledGraph*> Model::Graphs() const {
   return graphs;
 }
 
-uint64_t Model::activation_bytes() const {
-  return arena_->bytes() + head_->arena_bytes() + head_->scratch_bytes();
+uint64_t Model::activation_bytes() const { return arena_->bytes() + head_arena_->bytes(); }
+
+Model::MemoryUse Model::Memory() const {
+  MemoryUse m;
+  std::set<const void*> seen;
+  for (const edgeq::CompiledGraph* g : Graphs()) {
+    for (const edgeq::CompiledGraph::ConstantUse& u : g->ConstantUses()) {
+      if (!u.copied && seen.insert(u.data).second) m.weights_in_place += u.bytes;
+    }
+  }
+  m.weights_repacked = session_->prepared_weight_bytes();
+  m.kv_cache = kv_cache_bytes();
+  m.recurrent_states = recurrent_state_bytes();
+  m.activations = arena_->bytes();
+  m.head = head_arena_->bytes();
+  m.inputs = head_input_.size_bytes() + real_rows_.size_bytes() + decode_.tokens.size_bytes() +
+             decode_.positions.size_bytes();
+  for (const std::unique_ptr<Block>& b : blocks_) {
+    if (b != nullptr) m.inputs += b->tokens.size_bytes() + b->positions.size_bytes();
+  }
+  return m;
 }
 
 std::vector<int> Model::loaded_block_sizes() const {

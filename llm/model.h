@@ -141,6 +141,28 @@ class Model {
   // Bytes of activation memory: the body graphs' shared arena and scratch (sized to the largest
   // graph built so far: decode or a prefill block used) and the head's.
   uint64_t activation_bytes() const;
+  // The memory this model holds, by kind, from the allocators' own accounting (no resident-set
+  // reading): bytes mapped or allocated, whether resident or not. Arenas only grow, so the
+  // activation and head figures are their peaks.
+  struct MemoryUse {
+    // Weights read where they are (the mapped file, or the dict's memory): every constant some
+    // kernel of a loaded graph reads in place (norms, the embedding table the gather reads rows
+    // of, matrices of kernels that do not repack). Of a mapped file only the pages read are
+    // resident (a gathered row's pages are dropped again).
+    uint64_t weights_in_place = 0;
+    // The qmatmul kernels' repacked copies (InferenceSession::prepared_weight_bytes).
+    uint64_t weights_repacked = 0;
+    uint64_t kv_cache = 0;          // kv_cache_bytes()
+    uint64_t recurrent_states = 0;  // recurrent_state_bytes()
+    // The body graphs' shared arena: intermediates and outputs after reuse, and kernel scratch
+    // (page multiples; the largest graph built so far).
+    uint64_t activations = 0;
+    // The head graph's arena and scratch (the output norm's row and the logits [vocab]).
+    uint64_t head = 0;
+    // The model's own input tensors (token ids, positions, the head's input row).
+    uint64_t inputs = 0;
+  };
+  MemoryUse Memory() const;
   // The sizes of the prefill block graphs built so far, ascending.
   std::vector<int> loaded_block_sizes() const;
   // Seconds spent preparing the kernels of the graphs built so far (InferenceSession::Load:
@@ -245,6 +267,7 @@ class Model {
   Tensor inv_freq_swa_;                 // the same for the sliding-window layers
   std::unique_ptr<InferenceSession> session_;
   std::shared_ptr<ActivationArena> arena_;  // the body graphs' activations (one runs at a time)
+  std::shared_ptr<ActivationArena> head_arena_;  // the head's
   Block decode_;
   std::vector<int> block_sizes_;                // PrefillBlockSizes(ubatch), ascending
   std::vector<std::unique_ptr<Block>> blocks_;  // per size; null until first used

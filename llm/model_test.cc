@@ -595,7 +595,8 @@ TEST(ModelTest, UnreadableBlockTypeIsNamed) {
 }
 
 // The feed-forward of a prefill block in 64-row chunks (ModelOptions::ffn_chunk_rows; the default
-// rule's at the 1B shape) gives the same bits as in one piece: q4_0 (x86: the repacked GEMM) and
+// rule's at the 1B shape; the llama layer's FFN norm and residual add per chunk too) gives the same
+// bits as in one piece: q4_0 (x86: the repacked GEMM) and
 // f32 weights, whole chunks (block 128) and a longer last chunk (block 200: 64 + 64 + 72 rows).
 TEST(ModelTest, FeedForwardInRowChunksEqualsOnePiece) {
   RandomModelSpec spec = SmallSpec(true);
@@ -649,8 +650,9 @@ TEST(ModelTest, FeedForwardInRowChunksEqualsOnePiece) {
 // 8192, 32 heads, 8 KV heads of 64; one layer, as the plan reuses every layer's buffers, and a
 // 256-row embedding; zero q4_0 weights: the plan, not the values) at context 2048, computed by
 // InferenceSession::Load: the arena (intermediates after reuse, plus kernel scratch) is under
-// 20 MiB with the FFN in 64-row chunks, against over 56 MiB in one piece (gate, up and their
-// product are 16 MiB each).
+// 17 MiB with the FFN in 64-row chunks (its norm and residual add per chunk, reshapes as views:
+// 16.25 MiB; 18.25 before), against over 56 MiB in one piece (gate, up and their product are
+// 16 MiB each).
 TEST(ModelTest, OneBShapeUbatch512ActivationsAreBounded) {
   RandomModelSpec spec = *RandomModelPreset("llama-3.2-1b");
   const int dim = spec.dim, ffn = spec.ffn, heads = spec.heads, kvh = spec.kv_heads;
@@ -706,7 +708,61 @@ TEST(ModelTest, OneBShapeUbatch512ActivationsAreBounded) {
   std::printf("1B shape, ubatch 512: activation arena %.2f MiB in one piece, %.2f MiB in chunks\n",
               arena_bytes[0] / double(kMiB), arena_bytes[1] / double(kMiB));
   EXPECT_GT(arena_bytes[0], 56 * kMiB) << arena_bytes[0];
-  EXPECT_LT(arena_bytes[1], 20 * kMiB) << arena_bytes[1];
+  EXPECT_LT(arena_bytes[1], 17 * kMiB) << arena_bytes[1];
+}
+
+// Model::Memory on a tiny q8_0 model (dim 64, 2 layers, 4 heads of 16, 2 KV heads, ffn 64, vocab
+// 40, tied): every figure against what the tensors and the kernels hold, computed here.
+TEST(ModelTest, MemoryUseIsExact) {
+  RandomModelSpec spec = SmallSpec(true);
+  spec.dim = 64, spec.ffn = 64, spec.heads = 4, spec.kv_heads = 2, spec.vocab = 40;
+  absl::StatusOr<TensorDict> f32 = RandomModel(spec);
+  ASSERT_TRUE(f32.ok()) << f32.status();
+  TensorDict q;
+  uint64_t in_place = 0, repacked = 0;
+  for (const std::string& name : f32->Keys()) {
+    const Tensor& t = **f32->Get(name);
+    if (t.rank() != 2) {
+      if (name != "rope_freqs.weight") in_place += t.size_bytes();  // norms (rope_freqs: below)
+      ASSERT_TRUE(q.Set(name, t).ok());
+      continue;
+    }
+    absl::StatusOr<Tensor> qt = Q8_0Encoding().Quantize(t);
+    ASSERT_TRUE(qt.ok()) << qt.status();
+    // Each matrix's kernel alone: its repacked copy, or the weights read in place. The tied
+    // embedding is the classifier and the gather's table (read in place, counted once).
+    absl::StatusOr<std::unique_ptr<kernels::QMatmulKernel>> k = kernels::QMatmulKernel::Create(
+        "q8_0", t.shape().dim(0), t.shape().dim(1),
+        absl::MakeConstSpan(static_cast<const uint8_t*>(qt->raw_data()), qt->size_bytes()));
+    ASSERT_TRUE(k.ok()) << k.status();
+    repacked += (*k)->copy_bytes();
+    if (!(*k)->holds_weight_copy() || name == "token_embd.weight") in_place += qt->size_bytes();
+    ASSERT_TRUE(q.Set(name, *std::move(qt)).ok());
+  }
+  for (const std::string& key : f32->MetadataKeys()) q.SetMetadata(key, **f32->GetMetadata(key));
+  in_place += 8 * sizeof(float);  // the RoPE angles (head dim 16 / 2), a constant of the graphs
+  absl::StatusOr<std::unique_ptr<Model>> m =
+      Model::Load(q, {.prefill_block = 8, .context_length = 64});
+  ASSERT_TRUE(m.ok()) << m.status();
+  const std::vector<int> tokens = {3, 1, 4, 1, 5, 9, 2, 6};
+  ASSERT_TRUE((*m)->Prefill(tokens, 0).ok());  // builds the 8-token block
+  const Model::MemoryUse use = (*m)->Memory();
+  EXPECT_EQ(use.kv_cache, 2u * 2 * 2 * 64 * 16 * sizeof(float));  // layers, K/V, kv heads, ctx, hd
+  EXPECT_EQ(use.recurrent_states, 0u);
+  EXPECT_EQ(use.weights_in_place, in_place);
+  EXPECT_EQ(use.weights_repacked, repacked);
+#if defined(__x86_64__)
+  EXPECT_GT(repacked, 0u);  // every x86 kernel repacks
+#endif
+  // The head's arena: one page of plan (the normed row, 256 bytes, and the logits, 40 floats
+  // rounded to 64 bytes) and one of scratch.
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  EXPECT_EQ(use.head, 2 * page);
+  EXPECT_EQ(use.activations % page, 0u);
+  EXPECT_EQ(use.activations + use.head, (*m)->activation_bytes());
+  // Token ids and positions of the decode step (1 + 1) and the 8-block (8 + 8), the real-row
+  // count (1) as i32, and the head's input row (64 floats).
+  EXPECT_EQ(use.inputs, (2 + 16 + 1) * sizeof(int32_t) + 64 * sizeof(float));
 }
 
 }  // namespace

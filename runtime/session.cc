@@ -100,6 +100,8 @@ struct CompiledGraph::Impl {
   std::vector<TensorType> output_types;    // per graph output
   std::vector<std::string> output_names;   // per graph output
   std::vector<void*> slots;
+  // Values that are views of a planned buffer (a reshape of a computed value): (slot, buffer).
+  std::vector<std::pair<int, int>> views;
   std::vector<std::unique_ptr<internal::OpKernel>> kernels;
   std::vector<std::string> kernel_labels;                 // "%2 = qmatmul"
   std::vector<CompiledGraph::ConstantUse> constant_uses;  // one per constant a kernel reads
@@ -164,6 +166,7 @@ absl::Status CompiledGraph::Impl::Bind() {
   for (size_t b = 0; b < buffer_offsets.size(); ++b) {
     slots[buffer_slot[b]] = base + buffer_offsets[b];
   }
+  for (const auto& [slot, b] : views) slots[slot] = base + buffer_offsets[b];
   // Output tensors: views of the arena, built once per arena buffer; they keep the arena alive.
   auto entries = std::make_shared<TensorMap::Entries>();
   const std::shared_ptr<const void> owner = arena;
@@ -365,6 +368,22 @@ absl::Status CheckInPlaceInputs(const Graph& graph, const Node& node,
   return absl::OkStatus();
 }
 
+// If `node` is a reshape of a value computed by a kernel ((*buffer_of)[input] >= 0): its output is
+// that value's buffer (which lives as long as either is read), recorded in `views` as (slot,
+// buffer), and true; it needs no kernel. False otherwise (a reshape of a graph input or a
+// constant still copies it into the arena).
+bool AddView(const Node& node, std::vector<int>* buffer_of,
+             std::vector<std::pair<int, int>>* views) {
+  if (node.kind != NodeKind::kOp || node.op != "reshape" || node.inputs.size() != 1 ||
+      node.outputs.size() != 1 || (*buffer_of)[node.inputs[0]] < 0 || node.def == nullptr ||
+      node.def->custom) {
+    return false;
+  }
+  (*buffer_of)[node.outputs[0]] = (*buffer_of)[node.inputs[0]];
+  views->emplace_back(node.outputs[0], (*buffer_of)[node.inputs[0]]);
+  return true;
+}
+
 // The environment the kernels of a session's graphs are created in.
 internal::KernelEnv MakeKernelEnv(const SessionOptions& options, void* pool, bool xnnpack,
                                   internal::PreparedWeightCache* weight_cache) {
@@ -413,6 +432,8 @@ InferenceSession::InferenceSession(SessionOptions options)
 InferenceSession::~InferenceSession() = default;
 
 int64_t InferenceSession::prepared_weight_reuses() const { return weight_cache_->reuses(); }
+
+uint64_t InferenceSession::prepared_weight_bytes() const { return weight_cache_->copy_bytes(); }
 
 absl::StatusOr<CompiledGraph> InferenceSession::Load(const Graph& graph) {
   return Load(graph, nullptr);
@@ -480,6 +501,7 @@ absl::StatusOr<CompiledGraph> InferenceSession::Load(const Graph& graph,
       }
       continue;
     }
+    if (AddView(node, &buffer_of, &impl->views)) continue;  // a reshape: no kernel
     EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<internal::OpKernel> kernel,
                            internal::CreateOpKernel(graph, node, env));
     EDGEQ_RETURN_IF_ERROR(CheckInPlaceInputs(graph, node, *kernel, &written));

@@ -26,6 +26,9 @@
 // them runs at a time (e.g. a decoder's one-token and prompt-block graphs). Their outputs are then
 // overwritten by the next Execute of any of them, and a Load that grows the arena invalidates them.
 //
+// Views: a reshape of a computed value runs no kernel; it names the same arena bytes (its
+// buffer lives as long as either is read).
+//
 // In-place inputs: a kernel may write a graph input in place (attention with store_kv: the block's
 // K/V rows into the cache inputs). Load refuses such a graph unless the written value is a graph
 // input, and Execute refuses a read-only tensor for it.
@@ -222,6 +225,10 @@ class InferenceSession {
   // this session instead of doing them again: graphs over the same constant buffers (e.g. a
   // decoder's one-token and prompt-block graphs) share prepared weights.
   int64_t prepared_weight_reuses() const;
+  // Bytes of the repacked weight copies the qmatmul kernels of this session's live CompiledGraphs
+  // hold (mapped memory, page multiples; a copy shared by several graphs counts once). XNNPACK's
+  // packed f32 weights are not included (they are on the heap).
+  uint64_t prepared_weight_bytes() const;
 
  private:
   SessionOptions options_;

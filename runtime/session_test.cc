@@ -74,18 +74,27 @@ TEST(SessionTest, ModelsShareQuantizedWeightsPreparedOnce) {
     g.Output(ops::QMatmul(Q4_0Encoding(), g.Input(0), g.Constant(weights)));
     return session.Load(g);
   };
+  EXPECT_EQ(session.prepared_weight_bytes(), 0u);
   absl::StatusOr<CompiledGraph> one = load(1, qw);
   ASSERT_TRUE(one.ok()) << one.status();
   EXPECT_EQ(session.prepared_weight_reuses(), 0);
+  // The repacked copy's bytes, as the kernel alone holds them (counted once when shared).
+  absl::StatusOr<std::unique_ptr<kernels::QMatmulKernel>> alone = kernels::QMatmulKernel::Create(
+      "q4_0", 48, 64, absl::MakeConstSpan(static_cast<const uint8_t*>(qw.raw_data()), qw.size_bytes()));
+  ASSERT_TRUE(alone.ok()) << alone.status();
+  const uint64_t copy = (*alone)->copy_bytes();
+  EXPECT_EQ(session.prepared_weight_bytes(), copy);
   absl::StatusOr<CompiledGraph> block = load(8, qw);
   ASSERT_TRUE(block.ok()) << block.status();
   EXPECT_EQ(session.prepared_weight_reuses(), 1);
+  EXPECT_EQ(session.prepared_weight_bytes(), copy);
 
   // Same values in another buffer: prepared again.
   const Tensor qw_copy = *qw.Clone();
   absl::StatusOr<CompiledGraph> other = load(1, qw_copy);
   ASSERT_TRUE(other.ok());
   EXPECT_EQ(session.prepared_weight_reuses(), 1);
+  EXPECT_EQ(session.prepared_weight_bytes(), 2 * copy);
 
   std::vector<float> xv(8 * 64);
   for (size_t i = 0; i < xv.size(); ++i) xv[i] = std::cos(0.11f * static_cast<float>(i));
@@ -294,6 +303,36 @@ TEST(SessionTest, ArenaReusesBuffers) {
   absl::StatusOr<TensorMap> out = model->Execute({{"input0", x}});
   ASSERT_TRUE(out.ok());
   for (float f : Floats(*out, "output0")) EXPECT_EQ(f, 1024.0f);
+}
+
+// A reshape of a computed value is a view: no kernel and no buffer of its own, the same results
+// (also as an output); a reshape of a graph input still copies it into the arena.
+TEST(SessionTest, ReshapeOfAComputedValueIsAView) {
+  Graph graph("views", {F32({4, 64})});
+  const Value a = ops::Add(graph.Input(0), graph.Input(0));  // [4, 64]: 1 KiB
+  const Value b = ops::Add(ops::Reshape(a, {64, 4}), ops::Reshape(a, {64, 4}));
+  graph.Output("four", ops::Reshape(b, {256}));
+  graph.Output("input", ops::Reshape(graph.Input(0), {256}));
+  InferenceSession session;
+  absl::StatusOr<CompiledGraph> model = session.Load(graph);
+  ASSERT_TRUE(model.ok()) << model.status();
+  // Kernels: a, b and the input's copy; buffers a (steps 0-1), b (1-end), the copy (2-end).
+  EXPECT_TRUE(absl::StrContains(model->DebugString(), "3 kernels")) << model->DebugString();
+  EXPECT_EQ(model->unplanned_bytes(), 3u * 1024);
+  EXPECT_EQ(model->arena_bytes(), 2u * 1024);
+  std::vector<float> xv(256);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = 0.5f * static_cast<float>(i);
+  const Tensor x = *Tensor::FromValues<float>({4, 64}, xv);
+  absl::StatusOr<TensorMap> out = model->Execute({{"input0", x}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const std::vector<float> four = Floats(*out, "four"), in = Floats(*out, "input");
+  ASSERT_EQ(four.size(), 256u);
+  ASSERT_EQ(in.size(), 256u);
+  for (size_t i = 0; i < xv.size(); ++i) {
+    EXPECT_EQ(four[i], 4 * xv[i]) << i;
+    EXPECT_EQ(in[i], xv[i]) << i;
+  }
+  EXPECT_TRUE(out->Get("four")->shape() == Shape({256}));
 }
 
 // Chain graph: x [n] doubled `steps` times (each step a new buffer; two live at a time).

@@ -4,6 +4,7 @@
 // once, tgN = N tokens one at a time), with peak resident memory (VmHWM), model bytes and the
 // matrix kernels used; first a `ttft` row: model open to the first generated token of a 16-token
 // prompt, in parts.
+#include <malloc.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -331,18 +332,52 @@ std::string ResidentReport(const llm::Model& model) {
       anon, file, model.weight_bytes() / 1048576.0, PeakRssBytes() / 1048576.0);
 }
 
+// Bytes the C heap has handed out and not taken back (glibc's own accounting: its arenas' chunks
+// in use and its directly mapped chunks); -1 where the C library does not say.
+int64_t HeapBytesInUse() {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+  const struct mallinfo2 mi = mallinfo2();
+  return static_cast<int64_t>(mi.uordblks + mi.hblkhd);
+#else
+  return -1;
+#endif
+}
+
+// The model's memory by kind (llm::Model::Memory, the allocators' accounting): weights, KV cache,
+// recurrent states, and the rest: activations, the head (logits), the model's inputs and the
+// rest of the heap (the file's metadata and vocabulary, graphs, kernels), with their sum.
+std::string MemorySplit(const llm::Model& model) {
+  const llm::Model::MemoryUse m = model.Memory();
+  const int64_t heap = HeapBytesInUse();
+  // The heap holds the KV cache, the states and the inputs (Tensor::Create); the rest of it is
+  // the "other heap".
+  const int64_t tensors = static_cast<int64_t>(m.kv_cache + m.recurrent_states + m.inputs);
+  const int64_t other = heap < 0 ? 0 : std::max<int64_t>(0, heap - tensors);
+  const double rest = static_cast<double>(m.activations + m.head + m.inputs + other);
+  auto mib = [](double bytes) { return absl::StrFormat("%.2f", bytes / 1048576.0); };
+  return absl::StrFormat(
+      "weights %s MiB (read in place %s, repacked copies %s), KV cache %s MiB, recurrent states "
+      "%s MiB, rest %s MiB (activations %s, head and logits %s, inputs %s, other heap %s)",
+      mib(m.weights_in_place + m.weights_repacked), mib(m.weights_in_place),
+      mib(m.weights_repacked), mib(m.kv_cache), mib(m.recurrent_states), mib(rest),
+      mib(m.activations), mib(m.head), mib(m.inputs),
+      heap < 0 ? std::string("unknown") : mib(other));
+}
+
 absl::Status Bench(const Args& raw_args) {
   EDGEQ_ASSIGN_OR_RETURN(const BenchFlags flags, ParseBenchFlags(raw_args.raw));
   const std::string& path = flags.model;
   const bool profile = flags.args.Has("profile"), roofline = flags.args.Has("roofline");
-  EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
   const int64_t max_depth = *std::max_element(flags.depths.begin(), flags.depths.end());
   Row base;
-  base.type = WeightTypeLabel(file.dict);
+  {  // The labels only: this dict (with the file's vocabulary) is not kept beside the model.
+    EDGEQ_ASSIGN_OR_RETURN(checkpoint::OpenedCheckpoint file, checkpoint::OpenCheckpoint(path));
+    base.type = WeightTypeLabel(file.dict);
+    base.params = ParameterCount(file.dict);
+  }
   if (flags.cache_type != llm::KvCacheType::kF32) {
     absl::StrAppend(&base.type, " KV ", llm::KvCacheTypeName(flags.cache_type));
   }
-  base.params = ParameterCount(file.dict);
   std::vector<Row> rows;
   for (int threads : flags.threads) {
     llm::ModelOptions mo;
@@ -389,6 +424,7 @@ absl::Status Bench(const Args& raw_args) {
     }
     absl::FPrintF(stderr, "memory, %d threads: %s; %s\n", threads, MemoryReport(model),
                   ResidentReport(model));
+    absl::FPrintF(stderr, "memory by kind, %d threads: %s\n", threads, MemorySplit(model));
   }
   Print(rows, flags.format);
   return absl::OkStatus();

@@ -88,6 +88,10 @@ edgeq bench "$tmp/m.gguf" -p 16 -n 0 -r 1 -t 1 -o csv >"$tmp/b.csv" 2>/dev/null
 check "bench csv: header, ttft and one test row" test "$(wc -l <"$tmp/b.csv")" -eq 3
 check "bench csv row" grep -q "^\"llama .*\",\"F32\",[0-9]*,[0-9]*,1,16,0,0,\"pp16\"," "$tmp/b.csv"
 check "bench csv ttft row" grep -q "^\"llama .*\",\"F32\",[0-9]*,[0-9]*,1,16,1,0,\"ttft\",0.000000,0.000000,[0-9.]*,[0-9]*,\"\",\"\",\"open " "$tmp/b.csv"
+# Memory by kind on stderr (llm::Model::Memory): the cache of 17 positions (16 + 1) takes 2 layers
+# x K/V x 2 kv heads x 17 x 16 floats = 8704 bytes.
+edgeq bench "$tmp/m.gguf" -p 16 -n 0 -r 1 -t 1 >/dev/null 2>"$tmp/bm.err"
+check "bench memory by kind" grep -q "^memory by kind, 1 threads: weights [0-9.]* MiB (read in place [0-9.]*, repacked copies [0-9.]*), KV cache 0.01 MiB, recurrent states 0.00 MiB, rest [0-9.]* MiB (activations [0-9.]*, head and logits [0-9.]*, inputs [0-9.]*, other heap [0-9.]*)$" "$tmp/bm.err"
 edgeq bench "$tmp/m.gguf" -p 0 -n 4 -r 1 -t 1 -o json >"$tmp/b.json" 2>/dev/null
 check "bench json" grep -q "\"n_threads\": 1, \"n_prompt\": 0, \"n_gen\": 4, \"n_depth\": 0, \"test\": \"tg4\"" "$tmp/b.json"
 # -d/--n-depth: each test after N positions of the cache were filled (llama-bench's rows).

@@ -213,48 +213,105 @@ int64_t FfnChunkRows(int64_t ffn, int64_t t) {
   return rows;
 }
 
-absl::StatusOr<Value> LayerGraph::FeedForward(int layer, Value h) {
-  if (c_.IsMoeLayer(layer)) return arch::MoeFeedForward(*this, layer, h);
-  const int64_t dim = c_.embedding_length, hidden = c_.LayerFeedForward(layer);
-  const std::string p = absl::StrCat("blk.", layer, ".");
-  // The weights once, shared by the row chunks.
-  LinearWeight gate_w, up_w, down_w;
-  if (c_.fused_gate_up) {  // Phi-3: ffn_up is [2 ffn, dim], the gate rows first
-    EDGEQ_ASSIGN_OR_RETURN(up_w, AddLinearWeight(g_, dict_, p + "ffn_up.weight", 2 * hidden, dim));
-  } else {
-    EDGEQ_ASSIGN_OR_RETURN(gate_w, AddLinearWeight(g_, dict_, p + "ffn_gate.weight", hidden, dim));
-    EDGEQ_ASSIGN_OR_RETURN(up_w, AddLinearWeight(g_, dict_, p + "ffn_up.weight", hidden, dim));
-  }
-  EDGEQ_ASSIGN_OR_RETURN(down_w, AddLinearWeight(g_, dict_, p + "ffn_down.weight", dim, hidden));
-  // Gate, up, activation and down of `rows` rows x [rows, dim]: [rows, dim].
-  auto ffn = [&](Value x, int64_t rows) {
-    Value gate, up;
-    if (c_.fused_gate_up) {
-      const Value gu = up_w.Apply(x);
-      gate = ops::Slice(gu, {0, 0}, {rows, hidden});
-      up = ops::Slice(gu, {0, hidden}, {rows, 2 * hidden});
+namespace {
+
+// A dense gated feed-forward's weights, added once as constants, applied to any row block.
+struct DenseFfn {
+  LinearWeight gate, up, down;
+  int64_t hidden = 0;
+  bool fused = false;  // Phi-3: ffn_up is [2 ffn, dim], the gate rows first
+  bool gelu = false;   // Gemma's GeGLU (tanh GELU) instead of SwiGLU
+  bool gelu_fp16_table = true;
+
+  // Gate, up, activation and down of x [rows, dim]: [rows, dim].
+  Value Rows(Value x, int64_t rows) const {
+    Value g, u;
+    if (fused) {
+      const Value gu = up.Apply(x);
+      g = ops::Slice(gu, {0, 0}, {rows, hidden});
+      u = ops::Slice(gu, {0, hidden}, {rows, 2 * hidden});
     } else {
-      gate = gate_w.Apply(x);
-      up = up_w.Apply(x);
+      g = gate.Apply(x);
+      u = up.Apply(x);
     }
     // SwiGLU in one pass; Gemma's GeGLU as tanh-GELU, then the product.
-    const Value gated = c_.ffn_activation == arch::Activation::kGeluTanh
-                            ? ops::Mul(GeluTanh(gate, c_.gelu_fp16_table), up)
-                            : ops::SwiGlu(gate, up);
-    return down_w.Apply(gated);
-  };
-  const int64_t chunk =
-      ffn_chunk_rows_ == kFfnChunkAuto ? FfnChunkRows(hidden, t_) : ffn_chunk_rows_;
-  if (chunk <= 0 || t_ < 2 * chunk) return ffn(h, t_);
-  // Row chunks of `chunk` rows, the last one taking the rest (chunk to 2 chunk - 1 rows): the
-  // [t, ffn]-wide intermediates exist for one chunk at a time. Every kernel is row-independent and
-  // each chunk starts at a multiple of `chunk` (a power of two >= 64, a multiple of every kernel's
-  // row tile), so the rows are computed exactly as in one piece.
-  std::vector<Value> parts;
-  for (int64_t r0 = 0; r0 < t_;) {
-    const int64_t r1 = t_ - r0 < 2 * chunk ? t_ : r0 + chunk;
-    parts.push_back(ffn(ops::Slice(h, {r0, 0}, {r1, dim}), r1 - r0));
+    const Value gated = gelu ? ops::Mul(GeluTanh(g, gelu_fp16_table), u) : ops::SwiGlu(g, u);
+    return down.Apply(gated);
+  }
+};
+
+absl::StatusOr<DenseFfn> AddDenseFfn(Graph& g, const WeightReader& dict, const ModelConfig& c,
+                                     int layer) {
+  const int64_t dim = c.embedding_length, hidden = c.LayerFeedForward(layer);
+  const std::string p = absl::StrCat("blk.", layer, ".");
+  DenseFfn f;
+  f.hidden = hidden;
+  f.fused = c.fused_gate_up;
+  f.gelu = c.ffn_activation == arch::Activation::kGeluTanh;
+  f.gelu_fp16_table = c.gelu_fp16_table;
+  if (f.fused) {
+    EDGEQ_ASSIGN_OR_RETURN(f.up, AddLinearWeight(g, dict, p + "ffn_up.weight", 2 * hidden, dim));
+  } else {
+    EDGEQ_ASSIGN_OR_RETURN(f.gate, AddLinearWeight(g, dict, p + "ffn_gate.weight", hidden, dim));
+    EDGEQ_ASSIGN_OR_RETURN(f.up, AddLinearWeight(g, dict, p + "ffn_up.weight", hidden, dim));
+  }
+  EDGEQ_ASSIGN_OR_RETURN(f.down, AddLinearWeight(g, dict, p + "ffn_down.weight", dim, hidden));
+  return f;
+}
+
+// The row ranges [r0, r1) of a block of t rows in chunks of `chunk` rows, the last one taking the
+// rest (chunk to 2 chunk - 1 rows); one range if chunk <= 0 or t < 2 chunk.
+std::vector<std::pair<int64_t, int64_t>> RowChunks(int64_t t, int64_t chunk) {
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  if (chunk <= 0 || t < 2 * chunk) return {{0, t}};
+  for (int64_t r0 = 0; r0 < t;) {
+    const int64_t r1 = t - r0 < 2 * chunk ? t : r0 + chunk;
+    ranges.emplace_back(r0, r1);
     r0 = r1;
+  }
+  return ranges;
+}
+
+}  // namespace
+
+absl::StatusOr<Value> LayerGraph::FeedForward(int layer, Value h) {
+  if (c_.IsMoeLayer(layer)) return arch::MoeFeedForward(*this, layer, h);
+  const int64_t dim = c_.embedding_length;
+  EDGEQ_ASSIGN_OR_RETURN(const DenseFfn ffn, AddDenseFfn(g_, dict_, c_, layer));
+  const int64_t chunk = ffn_chunk_rows_ == kFfnChunkAuto ? FfnChunkRows(ffn.hidden, t_)
+                                                         : ffn_chunk_rows_;
+  const std::vector<std::pair<int64_t, int64_t>> ranges = RowChunks(t_, chunk);
+  if (ranges.size() == 1) return ffn.Rows(h, t_);
+  // Row chunks: the [t, ffn]-wide intermediates exist for one chunk at a time. Every kernel is
+  // row-independent and each chunk starts at a multiple of `chunk` (a power of two >= 64, a
+  // multiple of every kernel's row tile), so the rows are computed exactly as in one piece.
+  std::vector<Value> parts;
+  for (const auto& [r0, r1] : ranges) {
+    parts.push_back(ffn.Rows(ops::Slice(h, {r0, 0}, {r1, dim}), r1 - r0));
+  }
+  return ops::Concat(parts, 0);
+}
+
+absl::StatusOr<Value> LayerGraph::NormFeedForwardAdd(int layer, const char* norm, Value x) {
+  const int64_t chunk = c_.IsMoeLayer(layer) ? 0
+                        : ffn_chunk_rows_ == kFfnChunkAuto
+                            ? FfnChunkRows(c_.LayerFeedForward(layer), t_)
+                            : ffn_chunk_rows_;
+  const std::vector<std::pair<int64_t, int64_t>> ranges = RowChunks(t_, chunk);
+  if (ranges.size() == 1) {
+    EDGEQ_ASSIGN_OR_RETURN(Value h, Norm(layer, norm, x));
+    EDGEQ_ASSIGN_OR_RETURN(Value f, FeedForward(layer, h));
+    return ops::Add(x, f);
+  }
+  // Per chunk: its rows of x, their norm, feed-forward and residual add (all row by row: the
+  // values of the one-piece steps); the normed rows and the intermediates of one chunk at a time.
+  const int64_t dim = c_.embedding_length;
+  EDGEQ_ASSIGN_OR_RETURN(const DenseFfn ffn, AddDenseFfn(g_, dict_, c_, layer));
+  std::vector<Value> parts;
+  for (const auto& [r0, r1] : ranges) {
+    const Value rows = ops::Slice(x, {r0, 0}, {r1, dim});
+    EDGEQ_ASSIGN_OR_RETURN(Value h, Norm(layer, norm, rows));
+    parts.push_back(ops::Add(rows, ffn.Rows(h, r1 - r0)));
   }
   return ops::Concat(parts, 0);
 }

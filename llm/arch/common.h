@@ -136,6 +136,10 @@ class LayerGraph {
   // Gated FFN of h [t, dim]: ffn_gate/ffn_up (or the fused ffn_up), config().ffn_activation,
   // ffn_down: [t, dim]; on an MoE layer (ModelConfig::IsMoeLayer), arch::MoeFeedForward.
   absl::StatusOr<Value> FeedForward(int layer, Value h);
+  // x + FeedForward(Norm(layer, norm, x)): where FeedForward runs in row chunks, each chunk's norm,
+  // feed-forward and residual add run together, so that the normed block [t, dim] never exists
+  // whole (same values: every step is row by row).
+  absl::StatusOr<Value> NormFeedForwardAdd(int layer, const char* norm, Value x);
 
   // Recurrent layers (llm/arch/recurrent_state.h): the index in config().recurrent_states of
   // the `k`-th state of `layer` (-1 if none), its value before the block (a graph input) and

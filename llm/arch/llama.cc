@@ -22,9 +22,7 @@ absl::StatusOr<Value> LlamaLayer(LayerGraph& b, int layer, Value x) {
   EDGEQ_ASSIGN_OR_RETURN(Value h, b.Norm(layer, "attn_norm.weight", x));
   EDGEQ_ASSIGN_OR_RETURN(Value attn, b.Attention(layer, h));
   x = ops::Add(x, attn);
-  EDGEQ_ASSIGN_OR_RETURN(h, b.Norm(layer, "ffn_norm.weight", x));
-  EDGEQ_ASSIGN_OR_RETURN(Value ffn, b.FeedForward(layer, h));
-  return ops::Add(x, ffn);
+  return b.NormFeedForwardAdd(layer, "ffn_norm.weight", x);
 }
 
 }  // namespace arch

@@ -190,5 +190,16 @@ int64_t PreparedWeightCache::reuses() const {
   return reuses_;
 }
 
+uint64_t PreparedWeightCache::copy_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t bytes = 0;
+  for (const auto& entry : entries_) {
+    if (std::shared_ptr<const kernels::QMatmulKernel> live = entry.second.lock()) {
+      bytes += live->copy_bytes();
+    }
+  }
+  return bytes;
+}
+
 }  // namespace internal
 }  // namespace edgeq

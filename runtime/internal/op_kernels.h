@@ -77,6 +77,9 @@ class PreparedWeightCache {
                                                                           bool transposed);
   // How many GetOrCreate/GetOrCreateXnn calls were served from the cache.
   int64_t reuses() const;
+  // Bytes of the repacked copies the live prepared qmatmul kernels hold (each counted once,
+  // however many graphs share it; QMatmulKernel::copy_bytes).
+  uint64_t copy_bytes() const;
 
  private:
   using Key = std::tuple<std::string, int64_t, int64_t, const uint8_t*, size_t, kernels::Isa>;

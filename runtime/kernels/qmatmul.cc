@@ -140,6 +140,7 @@ class PackedBuffer {
     data_ = static_cast<uint8_t*>(p);
     return data_;
   }
+  size_t size() const { return data_ != nullptr ? size_ : 0; }
 
  private:
   uint8_t* data_ = nullptr;
@@ -203,6 +204,8 @@ class QMatmulKernelImpl final : public QMatmulKernel {
   bool holds_weight_copy() const override {
     return gemv_->repack != nullptr && gemm_->repack != nullptr;
   }
+
+  size_t copy_bytes() const override { return packed_gemv_.size() + packed_gemm_.size(); }
 
   size_t ScratchBytes(int64_t m) const override {
     if (m <= 0) return 0;

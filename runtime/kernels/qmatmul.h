@@ -56,6 +56,9 @@ class QMatmulKernel {
   // True if Run() never reads the `weights` given to Create: the kernel keeps its own repacked
   // copy for every m (the caller may then drop the original's pages).
   virtual bool holds_weight_copy() const = 0;
+  // Bytes of memory mapped for this kernel's repacked copies (page multiples; 0 if it reads the
+  // given weights in place): memory accounting (llm::Model::Memory).
+  virtual size_t copy_bytes() const { return 0; }
 
   // Bytes of scratch Run() needs for m rows of activations (quantized copies of x).
   virtual size_t ScratchBytes(int64_t m) const = 0;
