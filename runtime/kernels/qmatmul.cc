@@ -33,44 +33,72 @@ using internal::Shape;
 
 // kernels.bzl's table, as kernel_list.inc lists it, with whether this build keeps each entry
 // (sdk/selection.h: --define=edgeq_encodings/edgeq_isas; the generic kernels of a kept encoding
-// always stay, the fallback on any CPU). Read only at compile time.
+// always stay, the fallback on any CPU, but see Dispatched). Read only at compile time.
 struct ListedKernel {
   const KernelEntry* entry;
   bool kept;
+  std::string_view encoding, isa, shape;
 };
 constexpr bool Kept(std::string_view encoding, std::string_view isa) {
   return selection::Selected(selection::kEncodings, encoding) &&
          (isa == "generic" || selection::Selected(selection::kIsas, isa));
 }
 constexpr ListedKernel kListedKernels[] = {
-#define EDGEQ_KERNEL(symbol, encoding, isa, shape) {&internal::k##symbol, Kept(#encoding, #isa)},
+#define EDGEQ_KERNEL(symbol, encoding, isa, shape) \
+  {&internal::k##symbol, Kept(#encoding, #isa), #encoding, #isa, #shape},
 #include "runtime/kernels/internal/kernel_list.inc"
 #undef EDGEQ_KERNEL
 };
-constexpr size_t KeptCount() {
+constexpr bool IsKept(const ListedKernel& k) { return k.kept; }
+// Every AArch64 CPU has NEON: there a generic entry whose encoding and shape have a kept NEON
+// entry is never the best one, so the dispatcher's list leaves it out and an aarch64 library does
+// not carry it (README, "Footprint"); a cap below NEON then runs the NEON entry (Choose).
+// AllKernels() (tests, benchmarks) still lists it.
+#if defined(__aarch64__)
+constexpr bool kNeonFloor = true;
+#else
+constexpr bool kNeonFloor = false;
+#endif
+constexpr bool Dispatched(const ListedKernel& k) {
+  if (!k.kept) return false;
+  if (!kNeonFloor || k.isa != "generic") return true;
+  for (const ListedKernel& o : kListedKernels) {
+    if (o.kept && o.isa == "neon" && o.encoding == k.encoding && o.shape == k.shape) return false;
+  }
+  return true;
+}
+template <bool (*kPred)(const ListedKernel&)>
+constexpr size_t CountOf() {
   size_t n = 0;
-  for (const ListedKernel& k : kListedKernels) n += k.kept ? 1 : 0;
+  for (const ListedKernel& k : kListedKernels) n += kPred(k) ? 1 : 0;
   return n;
 }
-// The kept entries only, so that the linker drops the others' code.
-constexpr std::array<const KernelEntry*, KeptCount()> KeptKernels() {
-  std::array<const KernelEntry*, KeptCount()> kept{};
+// The entries kPred holds for only, so that the linker drops the others' code.
+template <bool (*kPred)(const ListedKernel&)>
+constexpr std::array<const KernelEntry*, CountOf<kPred>()> ListOf() {
+  std::array<const KernelEntry*, CountOf<kPred>()> kept{};
   size_t n = 0;
   for (const ListedKernel& k : kListedKernels) {
-    if (k.kept) kept[n++] = k.entry;
+    if (kPred(k)) kept[n++] = k.entry;
   }
   return kept;
 }
-constexpr std::array<const KernelEntry*, KeptCount()> kAllKernels = KeptKernels();
+constexpr auto kAllKernels = ListOf<IsKept>();
+constexpr auto kDispatchedKernels = ListOf<Dispatched>();
 
 constexpr size_t kAlign = 64;
 
 size_t RoundUp(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
 const KernelEntry* Choose(Encoding e, Shape shape, Isa cap) {
-  return internal::SelectKernel(absl::MakeConstSpan(kAllKernels), cap, [&](const KernelEntry& k) {
-    return k.encoding == e && k.shape == shape;
-  });
+  const auto matches = [&](const KernelEntry& k) { return k.encoding == e && k.shape == shape; };
+  const absl::Span<const KernelEntry* const> all = absl::MakeConstSpan(kDispatchedKernels);
+  const KernelEntry* best = internal::SelectKernel(all, cap, matches);
+  // On AArch64 a cap below NEON finds no generic entry where NEON's stands in for it.
+  if (best == nullptr && kNeonFloor && static_cast<int>(cap) < static_cast<int>(Isa::kNeon)) {
+    best = internal::SelectKernel(all, Isa::kNeon, matches);
+  }
+  return best;
 }
 
 struct RunContext {

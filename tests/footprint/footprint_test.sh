@@ -22,4 +22,15 @@ measure() {  # measure NAME FILE LIMIT
 }
 measure libedgeq.so sdk/libedgeq.so "$lib_limit"
 measure libedgeq_jni.so bindings/java/libedgeq_jni.so "$jni_limit"
+# On aarch64 every CPU has NEON: the generic qmatmul kernels NEON ones stand for are left out
+# (runtime/kernels/qmatmul.cc, Dispatched). The unstripped library keeps its local symbols.
+if [ "$strip_tool" = aarch64-linux-gnu-strip ]; then
+  symbols=$(aarch64-linux-gnu-nm sdk/libedgeq.so)
+  for k in kQ4_0NeonGemv kQ6_KNeonGemm; do
+    check "$k is in" grep -q "$k" <<<"$symbols"
+  done
+  for k in kQ4_0GenericGemv kQ6_KGenericGemm kF16GenericGemv; do
+    check "$k is left out" bash -c '! grep -q "$1"' _ "$k" <<<"$symbols"
+  done
+fi
 finish
