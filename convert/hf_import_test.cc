@@ -345,6 +345,10 @@ int64_t ProcStatusBytes(const std::string& key) {
 // x 2 layers (24 MiB of expert matrices) stays within the mapped input plus the output plus
 // 8 MiB, where a copy of the experts before merging would add 24 MiB more.
 TEST(HfImportMoe, MergingHoldsOnlyTheOutput) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "ASan and TSan keep freed memory in quarantine and add shadow pages: the "
+                  "resident set does not measure the importer's allocations";
+#endif
   RandomModelSpec spec = SmallSpec("qwen3moe");
   spec.dim = 128, spec.layers = 2, spec.head_dim = 32, spec.expert_count = 64;
   spec.expert_used = 4, spec.expert_ffn = 128;
