@@ -641,21 +641,6 @@ absl::Status AddMetadata(const Config& c, const arch::ArchInfo& row, const HfMod
   return absl::OkStatus();
 }
 
-// Why a row with hf.no_import is refused (one line).
-std::string NoImportReason(const arch::ArchInfo& row) {
-  const std::string name = row.gguf_name;
-  if (name == "gemma4") {
-    return "its converter (Gemma4Model) writes the 'gemma4' tokenizer model, per-layer "
-           "sliding_window_pattern / head_count_kv / feed_forward_length arrays and "
-           "proportional-RoPE rope_freqs from keys not modelled here";
-  }
-  if (name == "qwen35") {
-    return "its converter (Qwen3_5TextModel) reorders the linear-attention value heads, maps "
-           "A_log to ssm_a = -exp(A_log) and shifts norms: not modelled here";
-  }
-  return "not imported from Hugging Face yet";
-}
-
 }  // namespace
 
 bool IsHfCheckpointDir(const std::string& path) {
@@ -666,7 +651,7 @@ bool IsHfCheckpointDir(const std::string& path) {
 std::vector<std::string> SupportedHfArchitectures() {
   std::vector<std::string> v;
   for (const arch::ArchInfo& a : arch::Architectures()) {
-    if (!a.hf.no_import) v.push_back(a.hf.class_name);
+    if (a.hf.no_import == nullptr) v.push_back(a.hf.class_name);
   }
   std::sort(v.begin(), v.end());
   return v;
@@ -684,11 +669,11 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   }
   const std::string hf_arch = raw["architectures"][0].get<std::string>();
   const arch::ArchInfo* row = arch::FindByHfClass(hf_arch);
-  if (row == nullptr || row->hf.no_import) {
+  if (row == nullptr || row->hf.no_import != nullptr) {
     return absl::UnimplementedError(
         absl::StrFormat("%s: architecture %s is not supported (supported: %s)%s", config_path,
                         PlainOrQuoted(hf_arch), absl::StrJoin(SupportedHfArchitectures(), ", "),
-                        row == nullptr ? "" : absl::StrCat("; ", NoImportReason(*row))));
+                        row == nullptr ? "" : absl::StrCat("; ", row->hf.no_import)));
   }
   EDGEQ_ASSIGN_OR_RETURN(HfDims dims, ReadDims(c, *row));
   HfModel m;

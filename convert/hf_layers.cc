@@ -28,10 +28,6 @@ bool RowMaps(const arch::ArchInfo& row, absl::string_view gguf) {
   return false;
 }
 
-bool Is(const arch::ArchInfo& row, const char* name) {
-  return std::strcmp(row.gguf_name, name) == 0;
-}
-
 // A non-negative integer at most `max` (a JSON integer).
 absl::StatusOr<int64_t> NonNegativeInt(const Config& c, const char* key, int64_t max) {
   if (!c.Has(key)) return c.Missing(key, absl::StrCat("an integer in 0..", max));
@@ -89,8 +85,8 @@ absl::Status ReadExperts(const Config& c, const arch::ArchInfo& row, int64_t lay
   EDGEQ_ASSIGN_OR_RETURN(out.experts, c.PositiveInt("num_experts", kMaxExperts));
   EDGEQ_ASSIGN_OR_RETURN(out.experts_used, c.PositiveInt("num_experts_per_tok", out.experts));
   EDGEQ_ASSIGN_OR_RETURN(out.expert_ffn, c.PositiveInt("moe_intermediate_size", kMaxWidth));
-  if (Is(row, "lfm2moe")) {
-    EDGEQ_ASSIGN_OR_RETURN(out.leading_dense, NonNegativeInt(c, "num_dense_layers", layers));
+  if (row.hf.dense_layers_key != nullptr) {
+    EDGEQ_ASSIGN_OR_RETURN(out.leading_dense, NonNegativeInt(c, row.hf.dense_layers_key, layers));
     return absl::OkStatus();
   }
   out.leading_dense = 0;
@@ -112,7 +108,7 @@ bool IsHybrid(const arch::ArchInfo& row) { return RowMaps(row, "shortconv.conv.w
 bool IsMoe(const arch::ArchInfo& row) { return RowMaps(row, "ffn_gate_exps.weight"); }
 
 absl::StatusOr<int64_t> ReadFeedForwardLength(const Config& c, const arch::ArchInfo& row) {
-  if (!Is(row, "lfm2")) return c.PositiveInt("intermediate_size", kMaxWidth);
+  if (!row.hf.block_ff_dim) return c.PositiveInt("intermediate_size", kMaxWidth);
   // LFM2Model._add_feed_forward_length.
   const char* key = c.Has("block_ff_dim") ? "block_ff_dim" : "intermediate_size";
   EDGEQ_ASSIGN_OR_RETURN(int64_t ff, c.PositiveInt(key, kMaxWidth));
@@ -140,8 +136,8 @@ absl::StatusOr<int64_t> ReadFeedForwardLength(const Config& c, const arch::ArchI
 }
 
 absl::StatusOr<double> ReadRmsEps(const Config& c, const arch::ArchInfo& row) {
-  const char* key = "rms_norm_eps";
-  if (Is(row, "lfm2") || (Is(row, "lfm2moe") && !c.Has("rms_norm_eps"))) key = "norm_eps";
+  const char* key = row.hf.eps_key;
+  if (!c.Has(key) && row.hf.eps_fallback_key != nullptr) key = row.hf.eps_fallback_key;
   if (!c.Has(key) && row.hf.default_rms_eps > 0) return row.hf.default_rms_eps;
   return c.PositiveFloat(key);
 }

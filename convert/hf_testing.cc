@@ -35,7 +35,6 @@ void WriteText(const std::string& path, const std::string& text) {
 // The config.json keys of lfm2 / lfm2moe (layer_types, conv_L_cache, norm_eps, lfm2's
 // block_ff_dim with auto-adjust) and of the experts (qwen3moe, lfm2moe).
 void AddLayerKeys(const RandomModelSpec& s, const arch::ArchInfo& row, json& c) {
-  const std::string a = row.gguf_name;
   if (s.shortconv_l_cache > 0) {
     json types = json::array();
     for (int l = 0; l < s.layers; ++l) {
@@ -48,7 +47,7 @@ void AddLayerKeys(const RandomModelSpec& s, const arch::ArchInfo& row, json& c) 
     c["norm_eps"] = c["rms_norm_eps"];
     c.erase("rms_norm_eps");
   }
-  if (a == "lfm2") {  // block_ff_dim 3/2 ffn, auto-adjusted back: int(2 ff / 3) = ffn
+  if (row.hf.block_ff_dim) {  // block_ff_dim 3/2 ffn, auto-adjusted back: int(2 ff / 3) = ffn
     int multiple = 1;
     while (multiple < 256 && s.ffn % (2 * multiple) == 0) multiple *= 2;
     c["block_ff_dim"] = 3 * s.ffn / 2;
@@ -62,8 +61,9 @@ void AddLayerKeys(const RandomModelSpec& s, const arch::ArchInfo& row, json& c) 
     c["num_experts"] = s.expert_count;
     c["num_experts_per_tok"] = s.expert_used;
     c["moe_intermediate_size"] = s.expert_ffn;
-    if (a == "lfm2moe") c["num_dense_layers"] = s.leading_dense;
-    if (a == "qwen3moe") {
+    if (row.hf.dense_layers_key != nullptr) {
+      c[row.hf.dense_layers_key] = s.leading_dense;
+    } else {
       c["mlp_only_layers"] = json::array();
       c["decoder_sparse_step"] = 1;
       c["norm_topk_prob"] = true;

@@ -218,20 +218,27 @@ constexpr HfConfig kSmollm3Hf = {"SmolLM3ForCausalLM", 0,  false, 0,     false,
                                  true,  0.0f, false, false, false};
 // LFM2Model: norm_eps, layer_types, conv_L_cache, block_ff_dim (convert/hf_layers.cc).
 constexpr HfConfig kLfm2Hf = {"Lfm2ForCausalLM",     0,    true,  0,     false,
-                              false, 0.0f, false, false, false};
+                              false, 0.0f, false, false, false, nullptr, "norm_eps", nullptr,
+                              true};
 // Qwen3.5 (text): no HF import this session (the converter's norm offsets and A_log -> ssm_a
 // are not modelled).
 constexpr HfConfig kQwen35Hf = {"Qwen3_5ForCausalLM", 0,  false, 0,     true,
-                                false, 0.0f, false, false, false, true};
+                                false, 0.0f, false, false, false,
+    "its converter (Qwen3_5TextModel) reorders the linear-attention value heads, maps "
+    "A_log to ssm_a = -exp(A_log) and shifts norms: not modelled here"};
 // Gemma4Model: norms stored as they are (norm_shift 0).
 constexpr HfConfig kGemma4Hf = {"Gemma4ForCausalLM", 1e-6, true,  1e6,   true,
-                                false, 0.0f, false, false, true,  true};
+                                false, 0.0f, false, false, true,
+    "its converter (Gemma4Model) writes the 'gemma4' tokenizer model, per-layer "
+    "sliding_window_pattern / head_count_kv / feed_forward_length arrays and "
+    "proportional-RoPE rope_freqs from keys not modelled here"};
 // Qwen3MoeModel, LFM2MoeModel: the per-expert matrices merged into 3-D ffn_*_exps tensors,
 // the expert_* keys (convert/hf_layers.cc); LFM2-MoE's first num_dense_layers keep a dense FFN.
 constexpr HfConfig kQwen3moeHf = {"Qwen3MoeForCausalLM", 0, false, 0,     false,
                                   false, 0.0f, false, false, false};
 constexpr HfConfig kLfm2moeHf = {"Lfm2MoeForCausalLM",  0,  true,  0,     false,
-                                 false, 0.0f, false, false, false};
+                                 false, 0.0f, false, false, false, nullptr, "rms_norm_eps",
+                                 "norm_eps", false, "num_dense_layers"};
 // clang-format on
 
 using R = RopeType;

@@ -71,7 +71,17 @@ struct HfConfig {
   bool llama3_rope_scaling;   // rope_scaling.rope_type "llama3" -> rope_freqs.weight
   bool long_short_rope;       // rope_scaling long/short_factor -> rope_factors_*; attn_factor
   bool sliding_window;        // sliding_window(_pattern), rope_local_base_freq, soft-capping
-  bool no_import = false;     // not imported from Hugging Face yet (gemma4): refused by name
+  // Why the class is not imported from Hugging Face (one line, for the refusal); nullptr: it is.
+  const char* no_import = nullptr;
+  // The RMSNorm epsilon's key, and the one read when it is absent (nullptr: none).
+  const char* eps_key = "rms_norm_eps";
+  const char* eps_fallback_key = nullptr;
+  // The FFN width from block_ff_dim (else intermediate_size) with LFM2's auto-adjust rule
+  // (block_auto_adjust_ff_dim, block_ffn_dim_multiplier, block_multiple_of); else intermediate_size.
+  bool block_ff_dim = false;
+  // MoE: the key counting the leading dense layers (lfm2moe: num_dense_layers); nullptr: experts on
+  // every layer (a config's mlp_only_layers / decoder_sparse_step must agree).
+  const char* dense_layers_key = nullptr;
 };
 
 // The architecture's own `<arch>.*` keys and tensor-dependent choices, after the common ones
