@@ -30,77 +30,42 @@ std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
-void AppendUtf8(uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xc0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xe0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-  } else {
-    out->push_back(static_cast<char>(0xf0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3f)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-  }
-}
-
-// A JavaScript string literal ('...' or "...") starting at text[pos]; nullopt if malformed.
+// A JavaScript string literal ('...' or "...") starting at text[pos]; nullopt if malformed. The
+// escapes JSON lacks (\' \v \0 \xHH, a bare " inside '...') are rewritten into JSON's, and the
+// JSON parser decodes the rest (\uXXXX, surrogate pairs included).
 std::optional<std::string> JsStringLiteral(const std::string& text, size_t pos) {
   if (pos >= text.size() || (text[pos] != '"' && text[pos] != '\'')) return std::nullopt;
   const char quote = text[pos];
-  std::string out;
+  std::string as_json = "\"";
   for (size_t i = pos + 1; i < text.size(); ++i) {
     const char c = text[i];
-    if (c == quote) return out;
+    if (c == quote) {
+      as_json.push_back('"');
+      const json parsed = json::parse(as_json, nullptr, false);
+      if (!parsed.is_string()) return std::nullopt;
+      return parsed.get<std::string>();
+    }
+    if (c == '"') {
+      as_json += "\\\"";
+      continue;
+    }
     if (c != '\\') {
-      out.push_back(c);
+      as_json.push_back(c);
       continue;
     }
     if (++i >= text.size()) return std::nullopt;
     const char e = text[i];
-    switch (e) {
-      case 'n':
-        out.push_back('\n');
-        break;
-      case 't':
-        out.push_back('\t');
-        break;
-      case 'r':
-        out.push_back('\r');
-        break;
-      case 'b':
-        out.push_back('\b');
-        break;
-      case 'f':
-        out.push_back('\f');
-        break;
-      case 'v':
-        out.push_back('\v');
-        break;
-      case '0':
-        out.push_back('\0');
-        break;
-      case 'x':
-      case 'u': {
-        const size_t len = e == 'x' ? 2 : 4;
-        if (i + len >= text.size()) return std::nullopt;
-        uint32_t cp = static_cast<uint32_t>(std::stoul(text.substr(i + 1, len), nullptr, 16));
-        i += len;
-        // A UTF-16 surrogate pair written as two \u escapes.
-        if (cp >= 0xd800 && cp < 0xdc00 && text.compare(i + 1, 2, "\\u") == 0) {
-          const uint32_t lo = static_cast<uint32_t>(std::stoul(text.substr(i + 3, 4), nullptr, 16));
-          cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-          i += 6;
-        }
-        AppendUtf8(cp, &out);
-        break;
-      }
-      default:
-        out.push_back(e);  // \\ \' \" and any other escaped character
+    if (e == '\'') {
+      as_json.push_back('\'');
+    } else if (e == 'v') {
+      as_json += "\\u000b";
+    } else if (e == '0') {
+      as_json += "\\u0000";
+    } else if (e == 'x') {
+      as_json += "\\u00";
+    } else {
+      as_json.push_back('\\');
+      as_json.push_back(e);
     }
   }
   return std::nullopt;
