@@ -266,39 +266,61 @@ absl::StatusOr<GrammarFlag> ParseGrammarFlag(const LlmArgs& args) {
   return g;
 }
 
-absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& raw) {
-  std::vector<OptionSpec> specs = {
-      {{"-p", "--prompt"}},   {{"-f", "--file"}}, {{"-n", "--n-predict"}},   {{"-t", "--threads"}},
-      {{"-c", "--ctx-size"}}, {{"--tokenizer"}},  {{"--ignore-eos"}, false}, {{"--prompt-cache"}},
-  };
-  for (const OptionSpec& s : SamplerOptionSpecs()) specs.push_back(s);
-  for (const OptionSpec& s : IsaOptionSpecs()) specs.push_back(s);
-  for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
-  for (const OptionSpec& s : GrammarOptionSpecs()) specs.push_back(s);
-  for (const OptionSpec& s : UbatchOptionSpecs()) specs.push_back(s);
-  RunFlags f;
-  EDGEQ_ASSIGN_OR_RETURN(f.args, ParseLlmArgs(raw, specs));
-  const LlmArgs& args = f.args;
+namespace {
+
+// The options of GenerationFlags, after a command's own.
+std::vector<OptionSpec> WithGenerationSpecs(std::vector<OptionSpec> specs) {
+  const std::vector<OptionSpec> own = {{{"-n", "--n-predict"}},
+                                       {{"-t", "--threads"}},
+                                       {{"-c", "--ctx-size"}},
+                                       {{"--ignore-eos"}, false}};
+  for (const std::vector<OptionSpec>& group :
+       {own, SamplerOptionSpecs(), IsaOptionSpecs(), KvCacheOptionSpecs(), GrammarOptionSpecs(),
+        UbatchOptionSpecs()}) {
+    specs.insert(specs.end(), group.begin(), group.end());
+  }
+  return specs;
+}
+
+// Parses `raw` against `specs` into f->args, checks for one MODEL argument (`usage` names the
+// command's form) and reads GenerationFlags' values.
+absl::Status ParseGenerationFlags(const std::vector<std::string>& raw,
+                                  const std::vector<OptionSpec>& specs, absl::string_view usage,
+                                  GenerationFlags* f) {
+  EDGEQ_ASSIGN_OR_RETURN(f->args, ParseLlmArgs(raw, specs));
+  const LlmArgs& args = f->args;
   if (args.positional.size() != 1) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "expected one MODEL argument, got %d (usage: edgeq run MODEL -p TEXT [-n N] ...)",
-        args.positional.size()));
+        "expected one MODEL argument, got %d (usage: %s)", args.positional.size(), usage));
   }
+  f->model = args.positional[0];
+  EDGEQ_ASSIGN_OR_RETURN(f->n_predict, args.GetInt("n-predict", -1, -1));
+  EDGEQ_ASSIGN_OR_RETURN(f->threads, GetThreads(args));
+  EDGEQ_ASSIGN_OR_RETURN(f->ctx, args.GetInt("ctx-size", 0, 0, 1 << 20));
+  EDGEQ_ASSIGN_OR_RETURN(f->sampler, ParseSamplerOptions(args));
+  EDGEQ_ASSIGN_OR_RETURN(f->isa_cap, GetIsaCap(args));
+  EDGEQ_ASSIGN_OR_RETURN(f->cache_type, ParseKvCacheType(args));
+  EDGEQ_ASSIGN_OR_RETURN(f->grammar, ParseGrammarFlag(args));
+  EDGEQ_ASSIGN_OR_RETURN(f->ubatch, GetUbatch(args));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& raw) {
+  RunFlags f;
+  EDGEQ_RETURN_IF_ERROR(ParseGenerationFlags(
+      raw,
+      WithGenerationSpecs(
+          {{{"-p", "--prompt"}}, {{"-f", "--file"}}, {{"--tokenizer"}}, {{"--prompt-cache"}}}),
+      "edgeq run MODEL -p TEXT [-n N] ...", &f));
+  const LlmArgs& args = f.args;
   if (args.Has("prompt") == args.Has("file")) {
     return absl::InvalidArgumentError(args.Has("prompt")
                                           ? "-p TEXT and -f FILE both given; expected one"
                                           : "no prompt given (-p TEXT or -f FILE)");
   }
-  f.model = args.positional[0];
   f.prompt = args.Get("prompt");
-  EDGEQ_ASSIGN_OR_RETURN(f.n_predict, args.GetInt("n-predict", -1, -1));
-  EDGEQ_ASSIGN_OR_RETURN(f.threads, GetThreads(args));
-  EDGEQ_ASSIGN_OR_RETURN(f.ctx, args.GetInt("ctx-size", 0, 0, 1 << 20));
-  EDGEQ_ASSIGN_OR_RETURN(f.sampler, ParseSamplerOptions(args));
-  EDGEQ_ASSIGN_OR_RETURN(f.isa_cap, GetIsaCap(args));
-  EDGEQ_ASSIGN_OR_RETURN(f.cache_type, ParseKvCacheType(args));
-  EDGEQ_ASSIGN_OR_RETURN(f.grammar, ParseGrammarFlag(args));
-  EDGEQ_ASSIGN_OR_RETURN(f.ubatch, GetUbatch(args));
   f.prompt_cache = args.Get("prompt-cache");
   if (args.Has("prompt-cache") && f.prompt_cache.empty()) {
     return absl::InvalidArgumentError("--prompt-cache is empty; expected a file name");
@@ -307,38 +329,10 @@ absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& raw) {
 }
 
 absl::StatusOr<ChatFlags> ParseChatFlags(const std::vector<std::string>& raw) {
-  std::vector<OptionSpec> specs = {
-      {{"--system"}},
-      {{"--template"}},
-      {{"-n", "--n-predict"}},
-      {{"-t", "--threads"}},
-      {{"-c", "--ctx-size"}},
-      {{"--ignore-eos"}, false},
-      {{"--verbose-prompt"}, false},
-  };
-  for (const OptionSpec& s : SamplerOptionSpecs()) specs.push_back(s);
-  for (const OptionSpec& s : GrammarOptionSpecs()) specs.push_back(s);
-  for (const OptionSpec& s : IsaOptionSpecs()) specs.push_back(s);
-  for (const OptionSpec& s : KvCacheOptionSpecs()) specs.push_back(s);
-  for (const OptionSpec& s : UbatchOptionSpecs()) specs.push_back(s);
   ChatFlags f;
-  EDGEQ_ASSIGN_OR_RETURN(f.args, ParseLlmArgs(raw, specs));
-  const LlmArgs& args = f.args;
-  if (args.positional.size() != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("expected one MODEL argument, got %d (usage: edgeq chat MODEL [--system "
-                        "TEXT] [--template NAME] ...)",
-                        args.positional.size()));
-  }
-  f.model = args.positional[0];
-  EDGEQ_ASSIGN_OR_RETURN(f.n_predict, args.GetInt("n-predict", -1, -1));
-  EDGEQ_ASSIGN_OR_RETURN(f.threads, GetThreads(args));
-  EDGEQ_ASSIGN_OR_RETURN(f.ctx, args.GetInt("ctx-size", 0, 0, 1 << 20));
-  EDGEQ_ASSIGN_OR_RETURN(f.sampler, ParseSamplerOptions(args));
-  EDGEQ_ASSIGN_OR_RETURN(f.isa_cap, GetIsaCap(args));
-  EDGEQ_ASSIGN_OR_RETURN(f.cache_type, ParseKvCacheType(args));
-  EDGEQ_ASSIGN_OR_RETURN(f.grammar, ParseGrammarFlag(args));
-  EDGEQ_ASSIGN_OR_RETURN(f.ubatch, GetUbatch(args));
+  EDGEQ_RETURN_IF_ERROR(ParseGenerationFlags(
+      raw, WithGenerationSpecs({{{"--system"}}, {{"--template"}}, {{"--verbose-prompt"}, false}}),
+      "edgeq chat MODEL [--system TEXT] [--template NAME] ...", &f));
   return f;
 }
 

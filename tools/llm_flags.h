@@ -93,9 +93,9 @@ absl::StatusOr<int> GetUbatch(const LlmArgs& args);
 // may use (kernels::Isa: generic, avx2, avxvnni, avx512vnni, neon, dotprod, i8mm, best), e.g.
 // `--isa avx2` to run an AVX2-only machine's kernels on a newer CPU.
 std::vector<OptionSpec> IsaOptionSpecs();
-#define EDGEQ_ISA_USAGE                                                                       \
-  "  --isa NAME               highest kernel instruction set: generic, avx2, avxvnni,\n"      \
-  "                           avx512vnni (x86-64), neon, dotprod, i8mm (ARM64) or best\n"      \
+#define EDGEQ_ISA_USAGE                                                                   \
+  "  --isa NAME               highest kernel instruction set: generic, avx2, avxvnni,\n"  \
+  "                           avx512vnni (x86-64), neon, dotprod, i8mm (ARM64) or best\n" \
   "                           (default); e.g. avx2 runs the kernels of an AVX2-only CPU\n"
 // kernels::Isa::kBest without the flag. InvalidArgument naming the flag and the value for an
 // unknown name or a level this CPU cannot run (listing the ones it can).
@@ -113,33 +113,29 @@ struct GrammarFlag {
 absl::StatusOr<GrammarFlag> ParseGrammarFlag(const LlmArgs& args);
 
 // Each command's flags. Parse*Flags take the arguments after the command name.
-struct RunFlags {
+
+// What `run` and `chat` share: a model, how much to generate and how (-n, -t, -c, the sampler,
+// the KV cache type, a grammar, -ub, --isa).
+struct GenerationFlags {
   LlmArgs args;
-  std::string model, prompt;
+  std::string model;
   int64_t n_predict = -1;  // in [-1, INT32_MAX]
   int threads = 0;         // in [0, MaxThreads()]; 0: kernels::DefaultThreadCount()
   int64_t ctx = 0;         // in [0, 2^20]
   llm::SamplerOptions sampler;
   llm::KvCacheType cache_type = llm::KvCacheType::kF32;
-  GrammarFlag grammar;
-  int ubatch = 0;            // GetUbatch
-  std::string prompt_cache;  // --prompt-cache FILE (llm/state_file.h LoadPromptCache)
-  kernels::Isa isa_cap = kernels::Isa::kBest;  // GetIsaCap
-};
-absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& raw);
-
-struct ChatFlags {
-  LlmArgs args;
-  std::string model;
-  int64_t n_predict = -1;
-  int threads = 0;  // as RunFlags::threads
-  int64_t ctx = 0;
-  llm::SamplerOptions sampler;
-  llm::KvCacheType cache_type = llm::KvCacheType::kF32;
-  GrammarFlag grammar;  // each reply is a sentence of it
+  GrammarFlag grammar;  // run: the whole output; chat: each reply is a sentence of it
   int ubatch = 0;       // GetUbatch
   kernels::Isa isa_cap = kernels::Isa::kBest;  // GetIsaCap
 };
+
+struct RunFlags : GenerationFlags {
+  std::string prompt;
+  std::string prompt_cache;  // --prompt-cache FILE (llm/state_file.h LoadPromptCache)
+};
+absl::StatusOr<RunFlags> ParseRunFlags(const std::vector<std::string>& raw);
+
+struct ChatFlags : GenerationFlags {};
 absl::StatusOr<ChatFlags> ParseChatFlags(const std::vector<std::string>& raw);
 
 struct PerplexityFlags {
@@ -149,7 +145,7 @@ struct PerplexityFlags {
   int threads = 0;          // as RunFlags::threads
   int64_t max_chunks = -1;  // in [-1, INT32_MAX]
   llm::KvCacheType cache_type = llm::KvCacheType::kF32;
-  int ubatch = 0;  // GetUbatch
+  int ubatch = 0;                              // GetUbatch
   kernels::Isa isa_cap = kernels::Isa::kBest;  // GetIsaCap
 };
 absl::StatusOr<PerplexityFlags> ParsePerplexityFlags(const std::vector<std::string>& raw);
