@@ -24,7 +24,7 @@ using test_util::FindKernelEntry;
 TEST(R4I8mmTest, WideTileMatchesThe4PairTileOverTheTileTails) {
   const CoreSchedule before = ActiveCoreSchedule();
   int ran = 0;
-  for (const std::string name : {"q4_0_i8mm_gemm"}) {
+  for (const std::string name : {"q4_0_i8mm_gemm", "q8_0_i8mm_gemm"}) {
     const internal::KernelEntry* e = FindKernelEntry(name);
     if (e == nullptr || !IsaSupported(e->isa)) continue;
     ++ran;
@@ -42,7 +42,7 @@ TEST(R4I8mmTest, WideTileMatchesThe4PairTileOverTheTileTails) {
   }
   SetCoreSchedule(before);
   if (ran == 0) GTEST_SKIP() << "no q4_0/q8_0 i8mm GEMM on this CPU (not ARM i8mm)";
-  EXPECT_EQ(ran, 1);
+  EXPECT_EQ(ran, 2);
 }
 
 }  // namespace
