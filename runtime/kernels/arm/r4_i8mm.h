@@ -256,34 +256,34 @@ struct R4I8mmWide {
   }
 };
 
-// The i8mm GEMM of q4_0 / q8_0 (W without min): activation pairs in tiles of 8 (R4I8mmWide), then
-// R4I8mm's tiles of 4, 2 and 1 pairs; j0 is a multiple of 4.
+// The i8mm GEMM of q4_0 / q8_0 (W without min), j0 a multiple of 4. In-order cores run R4PairGemm
+// of R4I8mm's 4-pair tile; out-of-order cores run the wide tile over the activation pairs in tiles
+// of 8, then R4PairGemm over the remaining rows (tiles of 4, 2 and 1 pairs). (R4PairGemm is the
+// one caller of R4PairRows, so that GCC inlines it as before: called from here as well, the 4-pair
+// tile became a function of its own and its block loop 101 instructions instead of 97.)
 template <typename W>
 void R4I8mmGemm(const MatmulParams& p, int64_t j0, int64_t j1) {
-  if (ActiveCoreSchedule() == CoreSchedule::kInOrder) {
+  const int64_t wide_units = (p.m + 1) / 2 / 8 * 8;
+  if (ActiveCoreSchedule() == CoreSchedule::kInOrder || wide_units == 0) {
     R4PairGemm<R4I8mm<W>>(p, j0, j1);
     return;
   }
-  const int64_t units = (p.m + 1) / 2;
   for (int64_t j = j0; j < j1; j += 4) {
     const uint8_t* wg = p.w + j * p.w_row_bytes;
-    int64_t u = 0;
-    for (; u + 8 <= units; u += 8) {
+    for (int64_t u = 0; u < wide_units; u += 8) {
       float32x4_t out[16];
       R4I8mmWide<W>::Tile(wg, p.xq + u * p.xq_row_bytes, p.xq_row_bytes, p.k, out);
       float* y = p.y + 2 * u * p.y_stride + j;
       const int rows = static_cast<int>(std::min<int64_t>(16, p.m - 2 * u));  // (odd m: 15)
       for (int t = 0; t < rows; ++t) StoreR4(out[t], y + t * p.y_stride, j, j1);
     }
-    if (u + 4 <= units) {
-      R4PairRows<R4I8mm<W>, 4>(p, wg, u, j, j1);
-      u += 4;
-    }
-    if (u + 2 <= units) {
-      R4PairRows<R4I8mm<W>, 2>(p, wg, u, j, j1);
-      u += 2;
-    }
-    if (u < units) R4PairRows<R4I8mm<W>, 1>(p, wg, u, j, j1);
+  }
+  if (2 * wide_units < p.m) {
+    MatmulParams rest = p;
+    rest.m = p.m - 2 * wide_units;
+    rest.xq = p.xq + wide_units * p.xq_row_bytes;
+    rest.y = p.y + 2 * wide_units * p.y_stride;
+    R4PairGemm<R4I8mm<W>>(rest, j0, j1);
   }
 }
 
