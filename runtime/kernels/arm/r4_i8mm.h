@@ -9,6 +9,7 @@
 
 #include <arm_neon.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -190,6 +191,101 @@ struct R4I8mm {
     Finish<P>(acc01, acc23, out);
   }
 };
+
+// The wide tile of W (no min): 4 weight rows x 8 activation pairs (16 rows; R4I8mmGemm). Each
+// block's weight operands (8 registers) are made once for the 16 rows, half the decoding per dot
+// of R4I8mm's 4-pair tile; the 16 float accumulators, the operands and the scales of rows {0, 1}
+// fill 25 registers, so a pair's 8 smmla run in two chains (one 64-byte load per pair), its scale
+// stage right after. Per output the same int32 sums and float operations as R4I8mm::Tile (the
+// product d x dx, the sum converted, one fused multiply-add per block): bit-identical.
+template <typename W>
+struct R4I8mmWide {
+  static_assert(!W::kHasMin && W::kLevelOffset == 0 && W::kMaxAbsLevel <= 128, "smmla, no min");
+  static constexpr int kPairs = 8;
+  // The float 1.5 x 2^23 as bits: the smmla chains start from it instead of 0, so that a block's
+  // int32 sum s (|s| <= 32 x 128 x 128 = 2^19 < 2^22) comes out as the float 1.5 x 2^23 + s
+  // (exponent 23, one unit per ulp), and one fsub of 1.5 x 2^23 gives s exactly: the value scvtf
+  // gives, for one vector operation where scvtf takes two on Neoverse N2 / V2's models.
+  static constexpr int32_t kFloatBias = 0x4B400000;
+
+  // Pairs 4 h .. 4 h + 3 (h = 0, 1): accumulators a01[4 h ..], a23[4 h ..] in arrays of four
+  // (GCC keeps arrays of 8 vectors in memory, storing each accumulator every block).
+  struct Half {
+    float32x4_t acc01[4], acc23[4];
+    const uint8_t* xp[4];
+  };
+
+  static inline void Pair(const int8x16_t z01[4], const int8x16_t z23[4], float32x4_t d01,
+                          float32x4_t d23, const uint8_t*& xp, float32x4_t& acc01,
+                          float32x4_t& acc23) {
+    const int8x16x4_t xv = vld1q_s8_x4(reinterpret_cast<const int8_t*>(xp));
+    const float32x4_t dx = vld1q_f32(reinterpret_cast<const float*>(xp + 64));
+    const int32x4_t bias = vdupq_n_s32(kFloatBias);
+    int32x4_t s01 = vmmlaq_s32(bias, xv.val[0], z01[0]);
+    int32x4_t s23 = vmmlaq_s32(bias, xv.val[0], z23[0]);
+    for (int h = 1; h < 4; ++h) {
+      s01 = vmmlaq_s32(s01, xv.val[h], z01[h]);
+      s23 = vmmlaq_s32(s23, xv.val[h], z23[h]);
+    }
+    const float32x4_t fb = vreinterpretq_f32_s32(bias);
+    const float32x4_t f01 = vsubq_f32(vreinterpretq_f32_s32(s01), fb);
+    const float32x4_t f23 = vsubq_f32(vreinterpretq_f32_s32(s23), fb);
+    acc01 = vfmaq_f32(acc01, f01, vmulq_f32(d01, dx));
+    acc23 = vfmaq_f32(acc23, f23, vmulq_f32(d23, dx));
+    xp += kQ8_0PRecordBytes;
+  }
+
+  static void Tile(const uint8_t* wg, const uint8_t* x, size_t unit_bytes, int64_t k,
+                   float32x4_t out[2 * kPairs]) {
+    Half lo, hi;
+    for (int p = 0; p < 4; ++p) {
+      lo.acc01[p] = lo.acc23[p] = hi.acc01[p] = hi.acc23[p] = vdupq_n_f32(0.0f);
+      lo.xp[p] = x + p * unit_bytes;
+      hi.xp[p] = x + (p + 4) * unit_bytes;
+    }
+    for (int64_t b = 0; b < k / 32; ++b) {
+      int8x16_t z01[4], z23[4];
+      float32x4_t d, m;
+      LoadOperands<W>(wg + b * W::kBlockBytes, z01, z23, &d, &m);
+      const float32x4_t d01 = RowPair<0>(d), d23 = RowPair<1>(d);
+      for (int p = 0; p < 4; ++p) Pair(z01, z23, d01, d23, lo.xp[p], lo.acc01[p], lo.acc23[p]);
+      for (int p = 0; p < 4; ++p) Pair(z01, z23, d01, d23, hi.xp[p], hi.acc01[p], hi.acc23[p]);
+    }
+    R4I8mm<W>::template Finish<4>(lo.acc01, lo.acc23, out);
+    R4I8mm<W>::template Finish<4>(hi.acc01, hi.acc23, out + 8);
+  }
+};
+
+// The i8mm GEMM of q4_0 / q8_0 (W without min), j0 a multiple of 4. In-order cores run R4PairGemm
+// of R4I8mm's 4-pair tile; out-of-order cores run the wide tile over the activation pairs in tiles
+// of 8, then R4PairGemm over the remaining rows (tiles of 4, 2 and 1 pairs). (R4PairGemm is the
+// one caller of R4PairRows, so that GCC inlines it as before: called from here as well, the 4-pair
+// tile became a function of its own and its block loop 101 instructions instead of 97.)
+template <typename W>
+void R4I8mmGemm(const MatmulParams& p, int64_t j0, int64_t j1) {
+  const int64_t wide_units = (p.m + 1) / 2 / 8 * 8;
+  if (ActiveCoreSchedule() == CoreSchedule::kInOrder || wide_units == 0) {
+    R4PairGemm<R4I8mm<W>>(p, j0, j1);
+    return;
+  }
+  for (int64_t j = j0; j < j1; j += 4) {
+    const uint8_t* wg = p.w + j * p.w_row_bytes;
+    for (int64_t u = 0; u < wide_units; u += 8) {
+      float32x4_t out[16];
+      R4I8mmWide<W>::Tile(wg, p.xq + u * p.xq_row_bytes, p.xq_row_bytes, p.k, out);
+      float* y = p.y + 2 * u * p.y_stride + j;
+      const int rows = static_cast<int>(std::min<int64_t>(16, p.m - 2 * u));  // (odd m: 15)
+      for (int t = 0; t < rows; ++t) StoreR4(out[t], y + t * p.y_stride, j, j1);
+    }
+  }
+  if (2 * wide_units < p.m) {
+    MatmulParams rest = p;
+    rest.m = p.m - 2 * wide_units;
+    rest.xq = p.xq + wide_units * p.xq_row_bytes;
+    rest.y = p.y + 2 * wide_units * p.y_stride;
+    R4PairGemm<R4I8mm<W>>(rest, j0, j1);
+  }
+}
 
 }  // namespace
 }  // namespace arm

@@ -1,0 +1,50 @@
+// The q4_0 / q8_0 i8mm GEMMs (runtime/kernels/arm/r4_i8mm.h): R4I8mmGemm runs the wide smmla tile
+// (R4I8mmWide: 4 weight rows x 16 activation rows) on out-of-order cores and R4I8mm's 4-pair tile
+// (the kernel before it) on in-order cores; both schedules give the same outputs bit for bit,
+// within the reference's tolerance, and write nothing outside y, over the tile tails: every n from
+// 1 to 49 (a partial last group of four rows, 1 to 4 tasks of 16 columns) with m = 1..40 (no wide
+// tile below m = 15; one or two, then pair tiles of 4, 2 and 1 and an odd last row) at 1, 2, 3 and
+// 9 blocks, and m = 67 (four wide tiles and an odd row).
+#include <cstdint>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "runtime/kernels/internal/kernel_api.h"
+#include "runtime/kernels/internal/kernel_list.h"
+#include "runtime/kernels/isa.h"
+#include "runtime/kernels/kernel_test_util.h"
+
+namespace edgeq {
+namespace kernels {
+namespace {
+
+using test_util::ExpectSchedulesAgree;
+using test_util::FindKernelEntry;
+
+TEST(R4I8mmTest, WideTileMatchesThe4PairTileOverTheTileTails) {
+  const CoreSchedule before = ActiveCoreSchedule();
+  int ran = 0;
+  for (const std::string name : {"q4_0_i8mm_gemm", "q8_0_i8mm_gemm"}) {
+    const internal::KernelEntry* e = FindKernelEntry(name);
+    if (e == nullptr || !IsaSupported(e->isa)) continue;
+    ++ran;
+    const int64_t blocks[] = {1, 2, 3, 9};
+    int64_t compared = 0, expected = 0;
+    for (int64_t n = 1; n <= 49; ++n) {
+      const int64_t m = 1 + (n - 1) % 40, k = 32 * blocks[n % 4];
+      compared += ExpectSchedulesAgree(e, m, n, k, static_cast<uint32_t>(n));
+      // Every output (RunKernel's y: m rows of n + 1, the guard column included).
+      expected += m * (n + 1);
+    }
+    for (const int64_t n : {13, 45}) compared += ExpectSchedulesAgree(e, 67, n, 32 * 5, 67);
+    expected += 67 * (14 + 46);
+    EXPECT_EQ(compared, expected) << name;
+  }
+  SetCoreSchedule(before);
+  if (ran == 0) GTEST_SKIP() << "no q4_0/q8_0 i8mm GEMM on this CPU (not ARM i8mm)";
+  EXPECT_EQ(ran, 2);
+}
+
+}  // namespace
+}  // namespace kernels
+}  // namespace edgeq
