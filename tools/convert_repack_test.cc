@@ -152,6 +152,17 @@ TEST(ConvertRepackTest, RefusesBadArguments) {
   EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StrContains(c.status().message(), "--repack=avx9000: expected an ISA ("))
       << c.status();
+  // A .max with stored layouts converts to .max only (its weights are not GGML blocks).
+  if (!NativeRepacks()) return;
+  const std::string max = ::testing::TempDir() + "/repack_src.max";
+  ASSERT_TRUE(ConvertRepacked(gguf, max, "native").ok());
+  absl::StatusOr<checkpoint::OpenedCheckpoint> opened = checkpoint::OpenCheckpoint(max);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  absl::Status w = checkpoint::WriteCheckpoint(opened->dict, ::testing::TempDir() + "/back.gguf");
+  EXPECT_EQ(w.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(w.message(), "only .max keeps; convert the file it was made from"))
+      << w;
+  EXPECT_TRUE(checkpoint::WriteCheckpoint(opened->dict, ::testing::TempDir() + "/again.max").ok());
 }
 
 }  // namespace
