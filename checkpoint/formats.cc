@@ -8,6 +8,7 @@
 #include "checkpoint/internal/file_io.h"
 #include "checkpoint/llama2c.h"
 #include "checkpoint/safetensors.h"
+#include "checkpoint/stored_layouts.h"
 #include "core/status_macros.h"
 #include "sdk/selection.h"
 
@@ -103,6 +104,13 @@ absl::StatusOr<OpenedCheckpoint> OpenCheckpoint(const std::string& path,
 absl::Status WriteCheckpoint(const TensorDict& dict, const std::string& path) {
   EDGEQ_ASSIGN_OR_RETURN(Format format, FormatFromExtension(path));
   EDGEQ_RETURN_IF_ERROR(CheckInBuild(format));
+  // Weights in kernel layouts (stored_layouts.h) are not GGML blocks: only .max keeps them.
+  if (format != Format::kMax && dict.HasMetadata(kRepackIsaKey)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the checkpoint holds weights in kernel layouts (edgeq convert --repack), which only .max "
+        "keeps; convert the file it was made from to ",
+        FormatName(format)));
+  }
   switch (format) {
     case Format::kMax:
       return kKeptMax ? Save(dict, path) : absl::OkStatus();

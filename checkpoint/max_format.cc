@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "checkpoint/internal/file_io.h"
 #include "checkpoint/internal/metadata_codec.h"
+#include "checkpoint/stored_layouts.h"
 #include "core/status_macros.h"
 #include "quantization/encoding.h"
 #include "xxhash.h"
@@ -50,9 +52,16 @@ struct Entry {
 
 absl::Status WriteMax(const TensorDict& dict, bool check_quantized, internal::Sink* sink) {
   std::vector<Entry> entries;
+  // Stored layouts (stored_layouts.h) are written back as Load read them: all their bytes, u8.
+  std::vector<Tensor> stored;
+  stored.reserve(dict.size());
   uint64_t data_size = 0;
   for (const std::string& name : dict.Keys()) {
     const Tensor* t = *dict.Get(name);
+    if (std::optional<Tensor> s = StoredLayoutBytes(dict, name, *t)) {
+      stored.push_back(*std::move(s));
+      t = &stored.back();
+    }
     if (name.size() > kMaxNameLength) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "tensor name '%s...' is longer than %d bytes", name.substr(0, 40), kMaxNameLength));
@@ -325,6 +334,8 @@ absl::StatusOr<TensorDict> LoadFromBuffer(absl::Span<const uint8_t> data,
   if (t.remaining() != 0) {
     return t.Error(absl::StrFormat("%d unexpected bytes at the end of the table", t.remaining()));
   }
+  // Tensors written with `edgeq convert --repack` (stored_layouts.h).
+  EDGEQ_RETURN_IF_ERROR(ResolveStoredLayouts(owner, &dict));
   return dict;
 }
 

@@ -1,6 +1,9 @@
-// `edgeq inspect FILE [--verify] [--values]` and `edgeq convert IN OUT [--rules=FILE]`.
+// `edgeq inspect FILE [--verify] [--values]` and
+// `edgeq convert IN OUT [--rules=FILE | --repack=ISA]`.
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "tools/checkpoint_report.h"
+#include "tools/cmd_convert_repack.h"
 #include "tools/command.h"
 
 namespace edgeq {
@@ -19,11 +22,21 @@ int RunInspect(const Args& args) {
 }
 
 int RunConvert(const Args& args) {
-  absl::Status s = args.CheckFlags({"rules"});
-  if (s.ok()) s = args.CheckPositional(2, "IN OUT [--rules=FILE]");
+  absl::Status s = args.CheckFlags({"rules", "repack", "repack-tied"});
+  if (s.ok()) s = args.CheckPositional(2, "IN OUT [--rules=FILE | --repack=ISA]");
+  if (s.ok() && args.Has("repack") && args.Has("rules")) {
+    s = absl::InvalidArgumentError("--repack and --rules: expected one of them");
+  }
+  const std::string tied = args.Get("repack-tied", "copy");
+  if (s.ok() && tied != "copy" && tied != "rows") {
+    s = absl::InvalidArgumentError(absl::StrCat("--repack-tied=", tied, ": expected copy or rows"));
+  }
   if (!s.ok()) return Fail(args.command, s);
   absl::StatusOr<std::string> summary =
-      ConvertCheckpoint(args.positional[0], args.positional[1], args.Get("rules"));
+      args.Has("repack")
+          ? ConvertRepacked(args.positional[0], args.positional[1], args.Get("repack"),
+                            tied == "copy")
+          : ConvertCheckpoint(args.positional[0], args.positional[1], args.Get("rules"));
   if (!summary.ok()) return Fail(args.command, summary.status());
   absl::FPrintF(stdout, "%s\n", *summary);
   return 0;
@@ -36,11 +49,15 @@ EDGEQ_REGISTER_COMMAND(inspect, "inspect", "FILE [--verify] [--values]",
                        ".safetensors); --verify checks .max data checksums; --values decodes "
                        "every tensor and fails on NaN or Inf values",
                        RunInspect);
-EDGEQ_REGISTER_COMMAND(convert, "convert", "IN OUT [--rules=FILE]",
+EDGEQ_REGISTER_COMMAND(convert, "convert", "IN OUT [--rules=FILE | --repack=ISA]",
                        "Convert a checkpoint between .max, .gguf, .safetensors and llama2.c .bin "
                        "(format from OUT's extension); IN may be a Hugging Face directory "
                        "(config.json, *.safetensors, tokenizer.json) of a Llama, Qwen2, Qwen3, "
-                       "Gemma 3 or Phi-3 model; --rules quantizes by a rules file on the way",
+                       "Gemma 3 or Phi-3 model; --rules quantizes by a rules file on the way; "
+                       "--repack=ISA (or native) writes a .max whose matmul weights hold the "
+                       "kernels' layouts for that ISA, loaded as a mapping with no repack "
+                       "(--repack-tied=rows: a tied classifier stays on the embedding's rows, "
+                       "repacked at load; default copy: stored once more in the layout)",
                        RunConvert);
 
 }  // namespace tools

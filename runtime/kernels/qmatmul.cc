@@ -221,6 +221,14 @@ class QMatmulKernelImpl final : public QMatmulKernel {
     }
   }
 
+  // A view of weights already in the (shared) layout of gemv and gemm: nothing is copied.
+  QMatmulKernelImpl(int64_t n, int64_t k, const uint8_t* packed, const KernelEntry* gemv,
+                    const KernelEntry* gemm)
+      : QMatmulKernel(n, k), gemv_(gemv), gemm_(gemm), view_(true) {
+    w_gemv_ = w_gemm_ = packed;
+    w_gemv_row_bytes_ = w_gemm_row_bytes_ = gemv->repacked_row_bytes(k);
+  }
+
   absl::string_view name() const override { return gemv_->name; }
   absl::string_view kernel_name(int64_t m) const override {
     return m == 1 ? gemv_->name : gemm_->name;
@@ -230,7 +238,7 @@ class QMatmulKernelImpl final : public QMatmulKernel {
   }
 
   bool holds_weight_copy() const override {
-    return gemv_->repack != nullptr && gemm_->repack != nullptr;
+    return !view_ && gemv_->repack != nullptr && gemm_->repack != nullptr;
   }
 
   size_t copy_bytes() const override { return packed_gemv_.size() + packed_gemm_.size(); }
@@ -415,6 +423,7 @@ class QMatmulKernelImpl final : public QMatmulKernel {
 
   const KernelEntry* gemv_;
   const KernelEntry* gemm_;
+  bool view_ = false;  // reads a stored layout in place (CreatePrepacked)
   PackedBuffer packed_gemv_, packed_gemm_;
   const uint8_t* w_gemv_ = nullptr;
   const uint8_t* w_gemm_ = nullptr;
@@ -489,6 +498,166 @@ absl::StatusOr<std::unique_ptr<QMatmulKernel>> QMatmulKernel::Create(
       std::make_unique<QMatmulKernelImpl>(n, k, weights.data(), *row_bytes, gemv, gemm, on_read,
                                           pool),
       desc->name, n, k);
+}
+
+namespace {
+
+int Level(Isa isa) { return static_cast<int>(isa); }
+
+// True if this build has kernels of `isa` (generic: always).
+bool IsaInBuild(Isa isa) {
+  if (isa == Isa::kGeneric) return true;
+  for (const KernelEntry* e : kDispatchedKernels) {
+    if (e->isa == isa) return true;
+  }
+  return false;
+}
+
+// As Choose, for a CPU running `isa` that may not be this one.
+const KernelEntry* ChooseFor(Encoding e, Shape shape, Isa isa) {
+  if (IsaSupported(isa)) return Choose(e, shape, isa);  // exactly Create's choice here
+  const KernelEntry* best = nullptr;
+  for (const KernelEntry* k : kDispatchedKernels) {
+    if (k->encoding != e || k->shape != shape || Level(k->isa) > Level(isa)) continue;
+    if (best == nullptr || Level(k->isa) > Level(best->isa)) best = k;
+  }
+  return best;
+}
+
+// The kept entry named `name`, or null.
+const KernelEntry* FindEntry(absl::string_view name) {
+  for (const KernelEntry* e : kAllKernels) {
+    if (name == e->name) return e;
+  }
+  return nullptr;
+}
+
+// The name of the layout `repack` writes for encoding `enc`: the first kept entry of `enc` that
+// reads it (two encodings may share a repack function: q4_0 and iq4_nl).
+const char* LayoutName(internal::RepackFn repack, Encoding enc) {
+  for (const KernelEntry* e : kAllKernels) {
+    if (e->repack == repack && e->encoding == enc) return e->name;
+  }
+  return "";
+}
+
+absl::StatusOr<const blocks::BlockFormat*> FindFormat(absl::string_view encoding) {
+  const blocks::BlockFormat* desc = blocks::FindBlockFormat(encoding.data(), encoding.size());
+  if (desc != nullptr) return desc;
+  std::string known;
+  for (const blocks::BlockFormat& f : blocks::kBlockFormats) {
+    absl::StrAppend(&known, known.empty() ? "" : ", ", f.name);
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("qmatmul: no kernel for encoding \"", encoding, "\"; expected one of ", known));
+}
+
+size_t LayoutBytes(const KernelEntry& e, int64_t n, int64_t k) {
+  return e.repacked_row_bytes(k) * RoundUp(static_cast<size_t>(n), 16);
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<QMatmulKernel::StoredLayout>> QMatmulKernel::LayoutFor(
+    absl::string_view encoding, int64_t n, int64_t k, Isa isa) {
+  const absl::StatusOr<const blocks::BlockFormat*> format = FindFormat(encoding);
+  if (!format.ok()) return format.status();
+  const blocks::BlockFormat* desc = *format;
+  if (n <= 0 || k <= 0 || k % desc->values_per_block != 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "qmatmul %s: bad shape n=%d k=%d; expected n > 0 and k a positive multiple of %d",
+        desc->name, n, k, desc->values_per_block));
+  }
+  if (!IsaInBuild(isa)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ISA ", IsaName(isa), " has no kernels in this build (",
+                     IsaName(BestSupportedIsa()), " CPU); write its layouts with a build for it"));
+  }
+  const KernelEntry* gemv = ChooseFor(desc->id, Shape::kGemv, isa);
+  const KernelEntry* gemm = ChooseFor(desc->id, Shape::kGemm, isa);
+  if (gemv == nullptr || gemm == nullptr || gemv->repack == nullptr ||
+      gemv->repack != gemm->repack || LayoutBytes(*gemv, n, k) != LayoutBytes(*gemm, n, k)) {
+    return std::optional<StoredLayout>();
+  }
+  StoredLayout layout;
+  layout.name = LayoutName(gemv->repack, desc->id);
+  layout.isa = Level(gemv->isa) > Level(gemm->isa) ? gemv->isa : gemm->isa;
+  layout.version = kStoredLayoutVersion;
+  layout.bytes = LayoutBytes(*gemv, n, k);
+  return std::optional<StoredLayout>(std::move(layout));
+}
+
+absl::StatusOr<std::vector<uint8_t>> QMatmulKernel::WriteLayout(absl::string_view encoding,
+                                                                int64_t n, int64_t k,
+                                                                absl::Span<const uint8_t> weights,
+                                                                const StoredLayout& layout) {
+  const absl::StatusOr<const blocks::BlockFormat*> format = FindFormat(encoding);
+  if (!format.ok()) return format.status();
+  const blocks::BlockFormat* desc = *format;
+  const absl::StatusOr<size_t> row_bytes =
+      CheckWeights(*desc, absl::StrCat("qmatmul ", desc->name), n, k, weights);
+  if (!row_bytes.ok()) return row_bytes.status();
+  const KernelEntry* e = FindEntry(layout.name);
+  if (e == nullptr || e->repack == nullptr || e->encoding != desc->id ||
+      layout.version != kStoredLayoutVersion || LayoutBytes(*e, n, k) != layout.bytes) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("layout %s version %d (%d bytes) is not a layout of %s [%d, %d] in this "
+                        "build; expected one from LayoutFor",
+                        layout.name, layout.version, layout.bytes, desc->name, n, k));
+  }
+  std::vector<uint8_t> out(layout.bytes, 0);
+  e->repack(weights.data(), n, k, out.data());
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<QMatmulKernel>> QMatmulKernel::CreatePrepacked(
+    absl::string_view tensor, absl::string_view encoding, int64_t n, int64_t k,
+    const StoredLayout& layout, absl::Span<const uint8_t> packed, Isa cap) {
+  const absl::StatusOr<const blocks::BlockFormat*> format = FindFormat(encoding);
+  if (!format.ok()) return format.status();
+  const blocks::BlockFormat* desc = *format;
+  const std::string who = absl::StrCat(tensor, ": layout ", layout.name);
+  const KernelEntry* e = FindEntry(layout.name);
+  if (e == nullptr || e->repack == nullptr || e->encoding != desc->id) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(who, " is not a ", desc->name,
+                     " layout of this build; reconvert with --repack=native or use the GGUF"));
+  }
+  if (layout.version != kStoredLayoutVersion) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(who, " is version ", layout.version, ", this edgeq reads version ",
+                     kStoredLayoutVersion, "; reconvert with --repack=native or use the GGUF"));
+  }
+  if (!IsaSupported(layout.isa)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(who, " needs ", IsaName(layout.isa),
+                     ", which this CPU lacks; reconvert with --repack=native or use the GGUF"));
+  }
+  if (Level(layout.isa) > Level(cap)) {
+    return absl::FailedPreconditionError(absl::StrCat(who, " needs ", IsaName(layout.isa),
+                                                      ", above the ISA cap ", IsaName(cap),
+                                                      "; raise the cap or use the GGUF"));
+  }
+  if (n <= 0 || k <= 0 || k % desc->values_per_block != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: bad shape n=%d k=%d; expected n > 0 and k a positive multiple of %d",
+                        who, n, k, desc->values_per_block));
+  }
+  const KernelEntry* gemv = Choose(desc->id, Shape::kGemv, layout.isa);
+  const KernelEntry* gemm = Choose(desc->id, Shape::kGemm, layout.isa);
+  if (gemv == nullptr || gemm == nullptr || gemv->repack != e->repack ||
+      gemm->repack != e->repack) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(who, " is not what this CPU's ", IsaName(layout.isa), " kernels of ",
+                     desc->name, " read; reconvert with --repack=native or use the GGUF"));
+  }
+  const size_t bytes = LayoutBytes(*e, n, k);
+  if (packed.data() == nullptr || packed.size() != bytes || layout.bytes != bytes) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s [%d, %d] needs %d bytes, got %d", who, n, k, bytes, packed.size()));
+  }
+  return std::unique_ptr<QMatmulKernel>(
+      std::make_unique<QMatmulKernelImpl>(n, k, packed.data(), gemv, gemm));
 }
 
 namespace internal {

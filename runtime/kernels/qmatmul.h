@@ -11,7 +11,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -42,6 +44,39 @@ class QMatmulKernel {
   static absl::StatusOr<std::unique_ptr<QMatmulKernel>> Create(
       absl::string_view encoding, int64_t n, int64_t k, absl::Span<const uint8_t> weights,
       Isa cap = Isa::kBest, const WeightsReadFn& on_read = nullptr, pthreadpool_t pool = nullptr);
+
+  // ---- Stored repacked layouts (docs/stored_repack.md: `edgeq convert --repack=NAME`) ----
+  // A weight layout the kernels read instead of GGML blocks, as stored in a file: named after the
+  // first kernel entry of this build's table that reads it (e.g. "q4_k_avx512vnni_gemv"), with the
+  // ISA of the kernels chosen with it and the layout version (kStoredLayoutVersion).
+  struct StoredLayout {
+    std::string name;
+    Isa isa = Isa::kGeneric;
+    int64_t version = 0;
+    size_t bytes = 0;  // the layout's bytes: its row bytes x n rounded up to 16 (zero padded)
+  };
+  // Bumped whenever the bytes of any repacked layout change (files of another version are refused).
+  static constexpr int64_t kStoredLayoutVersion = 1;
+  // The layout the kernels that Create would choose for `encoding` [n, k] on a CPU running `isa`
+  // read (this CPU is not asked: a file may be written for another machine), or nullopt if they
+  // read GGML blocks in place or the GEMV and GEMM kernels read different layouts (such weights
+  // stay GGML). InvalidArgument as Create for a bad encoding or shape, or if this build has no
+  // kernel of `isa` (e.g. an ARM level in an x86 build).
+  static absl::StatusOr<std::optional<StoredLayout>> LayoutFor(absl::string_view encoding,
+                                                               int64_t n, int64_t k, Isa isa);
+  // The bytes of `layout` for `weights` (GGML blocks, checked as by Create), written by the
+  // layout's KernelEntry::repack (the one writer of each layout), pad rows zero.
+  static absl::StatusOr<std::vector<uint8_t>> WriteLayout(absl::string_view encoding, int64_t n,
+                                                          int64_t k,
+                                                          absl::Span<const uint8_t> weights,
+                                                          const StoredLayout& layout);
+  // A kernel reading `packed` (a stored layout, e.g. a file mapping, alive as long as the kernel)
+  // in place: no copy, no repack. FailedPrecondition, one line naming `tensor`, the layout and the
+  // ISA, if the layout is not in this build, the CPU lacks its ISA, `cap` is below it, or the
+  // version differs; InvalidArgument if packed.size() != the layout's bytes.
+  static absl::StatusOr<std::unique_ptr<QMatmulKernel>> CreatePrepacked(
+      absl::string_view tensor, absl::string_view encoding, int64_t n, int64_t k,
+      const StoredLayout& layout, absl::Span<const uint8_t> packed, Isa cap = Isa::kBest);
 
   // The kernel Run(m = 1) uses, e.g. "q4_0_avx2_gemv".
   virtual absl::string_view name() const = 0;

@@ -6,11 +6,13 @@
 #include "runtime/kernels/qmatmul.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "checkpoint/stored_layouts.h"
 #include "quantization/encoding.h"
 #include "runtime/ops/op_util.h"
 
@@ -86,6 +88,34 @@ TypesOr Infer(const InferInput& in, const OpAttributes& attributes) {
   return One(Plain(DType::kFloat32, lhs.type.shape.WithLastDim(w.dim(0))));
 }
 
+// A kernel on a layout stored by `edgeq convert --repack` (checkpoint/stored_layouts.h): the
+// mapped bytes in place, or the one-line refusal (no fallback: the bytes are not GGML blocks).
+absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> CreateOnStoredLayout(
+    const checkpoint::StoredLayoutTag& tag, const std::string& encoding, int64_t n, int64_t k,
+    kernels::Isa cap) {
+  if (tag.encoding != encoding || tag.n != n || tag.k != k) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: stored layout %s of %s [%d, %d] used as %s [%d, %d]", tag.tensor,
+                        tag.layout, tag.encoding, tag.n, tag.k, encoding, n, k));
+  }
+  absl::StatusOr<kernels::Isa> isa = kernels::IsaFromName(tag.isa);
+  if (!isa.ok() || *isa == kernels::Isa::kBest) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "%s: layout %s names ISA \"%s\", which this edgeq does not know; reconvert with "
+        "--repack=native or use the GGUF",
+        tag.tensor, tag.layout, tag.isa));
+  }
+  kernels::QMatmulKernel::StoredLayout layout;
+  layout.name = tag.layout;
+  layout.isa = *isa;
+  layout.version = tag.version;
+  layout.bytes = tag.bytes.size();
+  absl::StatusOr<std::unique_ptr<kernels::QMatmulKernel>> k_or =
+      kernels::QMatmulKernel::CreatePrepacked(tag.tensor, encoding, n, k, layout, tag.bytes, cap);
+  if (!k_or.ok()) return k_or.status();
+  return std::shared_ptr<const kernels::QMatmulKernel>(*std::move(k_or));
+}
+
 KernelOr Create(const KernelArgs& a) {
   const ValueType& w = a.in_type(1);
   const Tensor* weights = a.constant(1);
@@ -104,7 +134,10 @@ KernelOr Create(const KernelArgs& a) {
     on_read = [&env](const uint8_t* p, size_t bytes) { env.on_constant_bytes_read(p, bytes); };
   }
   absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> kernel;
-  if (env.weight_cache != nullptr) {
+  if (std::optional<checkpoint::StoredLayoutTag> tag = checkpoint::FindStoredLayout(data.data())) {
+    kernel = CreateOnStoredLayout(*tag, w.encoding, n, k, env.isa_cap);
+    if (!kernel.ok()) return kernel.status();  // already one line naming tensor, layout and ISA
+  } else if (env.weight_cache != nullptr) {
     kernel =
         env.weight_cache->GetOrCreate(w.encoding, n, k, data, env.isa_cap, on_read, env.pool);
   } else {

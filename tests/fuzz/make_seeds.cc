@@ -9,6 +9,7 @@
 #include "checkpoint/llama2c.h"
 #include "checkpoint/max_format.h"
 #include "checkpoint/safetensors.h"
+#include "checkpoint/stored_layouts.h"
 
 using edgeq::DType;
 using edgeq::Shape;
@@ -99,6 +100,26 @@ std::string TinyTokenizer() {
 
 }  // namespace
 
+// A weight stored in a kernel layout (`edgeq convert --repack`): q4_0 [16, 32] in the AVX2 X16
+// layout, 16 rows x 36 bytes (one block pairs with a zero block).
+TensorDict StoredLayout() {
+  TensorDict d;
+  std::vector<uint8_t> b(576);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<uint8_t>(i * 13 + 5);
+  (void)d.Set("blk.0.attn_q.weight", *Tensor::FromValues<uint8_t>(Shape{576}, b));
+  edgeq::checkpoint::StoredLayoutTag tag;
+  tag.tensor = "blk.0.attn_q.weight";
+  tag.layout = "q4_0_avx2_gemv";
+  tag.encoding = "q4_0";
+  tag.isa = "avx2";
+  tag.version = 1;
+  tag.n = 16;
+  tag.k = 32;
+  edgeq::checkpoint::TagStoredLayout(tag, &d);
+  d.SetMetadata(edgeq::checkpoint::kRepackIsaKey, MetadataValue::String("avx2"));
+  return d;
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr,
@@ -108,6 +129,7 @@ int main(int argc, char** argv) {
   const std::string dir = argv[1];
   Write(dir + "/max/small.max", *edgeq::checkpoint::SaveToString(Small(true)));
   Write(dir + "/max/empty.max", *edgeq::checkpoint::SaveToString(TensorDict()));
+  Write(dir + "/max/stored_layout.max", *edgeq::checkpoint::SaveToString(StoredLayout()));
   Write(dir + "/gguf/small.gguf", *edgeq::checkpoint::WriteGgufToString(Small(true)));
   Write(dir + "/gguf/empty.gguf", *edgeq::checkpoint::WriteGgufToString(TensorDict()));
   Write(dir + "/llama2c/shared.bin", TinyLlama2c(true));
@@ -122,6 +144,7 @@ int main(int argc, char** argv) {
   Write(dir + "/model/rows.max", *edgeq::checkpoint::SaveToString(Rows()));
   Write(dir + "/model/rows.gguf", *edgeq::checkpoint::WriteGgufToString(Rows()));
   Write(dir + "/model/small.max", *edgeq::checkpoint::SaveToString(Small(true)));
+  Write(dir + "/model/stored_layout.max", *edgeq::checkpoint::SaveToString(StoredLayout()));
   // Issue 14's file in small: valid checksums, a q4_0 tensor cut to one block of its [64, 64].
   TensorDict cut;
   Tensor one = Tagged("q4_0", 1, 32, 32, 18);

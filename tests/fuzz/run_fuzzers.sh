@@ -83,7 +83,7 @@ common=(checkpoint/tensor_dict.cc checkpoint/internal/file_io.cc
 common+=(checkpoint/internal/json_input.cc)
 # The readers check quantized tensors against the encodings' table (CheckQuantizedTensor).
 quant=(quantization/encoding.cc quantization/{bf16,codec_table,f16,iq4,iq4_nl,iq4_xs,k_quants,q2_k,q3_k,q4_0,q4_1,q4_k,q5_0,q5_1,q5_k,q6_k,q8_0}.cc)
-declare -A lib=([max]=checkpoint/max_format.cc [gguf]=checkpoint/gguf.cc
+declare -A lib=([max]="checkpoint/max_format.cc checkpoint/stored_layouts.cc" [gguf]=checkpoint/gguf.cc
                 [llama2c]=checkpoint/llama2c.cc [safetensors]=checkpoint/safetensors.cc
                 [tokenizer]="checkpoint/gguf.cc tokenizer/tokenizer.cc tokenizer/tokenizer_hf.cc
                              tokenizer/tokenizer_gguf.cc tokenizer/tokenizer_spm_file.cc
