@@ -7,15 +7,18 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "checkpoint/formats.h"
 #include "checkpoint/gguf.h"
+#include "checkpoint/stored_layouts.h"
+#include "convert/hf_import.h"
 #include "core/bounded_input.h"
 #include "core/status_macros.h"
-#include "convert/hf_import.h"
 #include "quantization/block_layout.h"
 #include "quantization/encoding.h"
 #include "tools/quantize_model.h"
@@ -90,8 +93,14 @@ absl::StatusOr<NonFinite> CountNonFinite(const std::string& name, const Tensor& 
 absl::StatusOr<std::string> CheckValues(const checkpoint::TensorDict& d) {
   int64_t tensors = 0, values = 0, bad_tensors = 0;
   std::string bad;
+  int64_t stored_layouts = 0;
   for (const std::string& k : d.Keys()) {
     const Tensor& t = **d.Get(k);
+    // A stored kernel layout (edgeq convert --repack) holds no GGML blocks to decode.
+    if (checkpoint::FindStoredLayout(t.raw_data()).has_value()) {
+      ++stored_layouts;
+      continue;
+    }
     bool decoded = false;
     EDGEQ_ASSIGN_OR_RETURN(NonFinite nf, CountNonFinite(k, t, &decoded));
     if (!decoded) continue;
@@ -109,8 +118,11 @@ absl::StatusOr<std::string> CheckValues(const checkpoint::TensorDict& d) {
         absl::StrFormat("values: %d of %d tensors hold NaN or Inf: %s%s", bad_tensors, tensors, bad,
                         bad_tensors > 3 ? ", ..." : ""));
   }
-  return absl::StrFormat("values: OK (%d tensors, %d values decoded, all finite)\n", tensors,
-                         values);
+  return absl::StrFormat(
+      "values: OK (%d tensors, %d values decoded, all finite%s)\n", tensors, values,
+      stored_layouts == 0
+          ? ""
+          : absl::StrFormat("; %d in stored kernel layouts not decoded", stored_layouts));
 }
 
 }  // namespace
@@ -126,19 +138,34 @@ absl::StatusOr<std::string> InspectCheckpoint(const std::string& path, bool veri
   std::string out = absl::StrFormat("%s: %s, %d tensors, %d metadata keys, %d bytes\n", path,
                                     checkpoint::FormatName(c.format), d.size(),
                                     d.MetadataKeys().size(), c.file_bytes.size());
-  absl::StrAppendFormat(&out, "%-*s  %-10s  %-18s  %12s  %12s\n", name_width, "name", "type",
-                        "shape", "bytes", "offset");
-  int64_t total_elements = 0;
-  uint64_t total_bytes = 0;
+  // A stored kernel layout (edgeq convert --repack) shows as its encoding and the layout, e.g.
+  // "q4_k@q4_k_avx2_gemv".
+  std::vector<std::string> types;
+  size_t type_width = 10;
   for (const std::string& k : d.Keys()) {
     const Tensor& t = **d.Get(k);
-    const std::string type = t.is_quantized() ? t.encoding() : std::string(DTypeName(t.dtype()));
+    std::string type = t.is_quantized() ? t.encoding() : std::string(DTypeName(t.dtype()));
+    if (std::optional<checkpoint::StoredLayoutTag> tag =
+            checkpoint::FindStoredLayout(t.raw_data())) {
+      type = absl::StrCat(type, "@", tag->layout);
+    }
+    type_width = std::max(type_width, type.size());
+    types.push_back(std::move(type));
+  }
+  absl::StrAppendFormat(&out, "%-*s  %-*s  %-18s  %12s  %12s\n", name_width, "name", type_width,
+                        "type", "shape", "bytes", "offset");
+  int64_t total_elements = 0;
+  uint64_t total_bytes = 0;
+  size_t row = 0;
+  for (const std::string& k : d.Keys()) {
+    const Tensor& t = **d.Get(k);
+    const std::string& type = types[row++];
     const uint8_t* p = static_cast<const uint8_t*>(t.raw_data());
     std::string offset = "(copy)";
     if (p >= c.file_bytes.data() && p <= c.file_bytes.data() + c.file_bytes.size()) {
       offset = absl::StrCat(p - c.file_bytes.data());
     }
-    absl::StrAppendFormat(&out, "%-*s  %-10s  %-18s  %12d  %12s\n", name_width, k, type,
+    absl::StrAppendFormat(&out, "%-*s  %-*s  %-18s  %12d  %12s\n", name_width, k, type_width, type,
                           t.logical_shape().ToString(), t.size_bytes(), offset);
     total_elements += t.logical_shape().num_elements();
     total_bytes += t.size_bytes();

@@ -13,6 +13,7 @@
 #include "llm/open.h"
 #include "llm/random_model.h"
 #include "runtime/kernels/qmatmul.h"
+#include "tools/checkpoint_report.h"
 #include "tools/cmd_convert_repack.h"
 #include "tools/quantize_model.h"
 
@@ -84,6 +85,17 @@ TEST(ConvertRepackTest, LoadsAsTheGgufDoes) {
   EXPECT_EQ(tag->isa, kernels::IsaName(kernels::BestSupportedIsa()));
   EXPECT_TRUE(d->Contains("output.weight"));
   EXPECT_FALSE(checkpoint::FindStoredLayout((*d->Get("token_embd.weight"))->bytes().data()));
+  // inspect names the layout beside the encoding, and --values does not decode the layouts'
+  // bytes as GGML blocks.
+  absl::StatusOr<std::string> report = InspectCheckpoint(max, /*verify=*/true, /*values=*/true);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const size_t q_line = report->find(absl::StrCat("\n", kQ, " "));
+  ASSERT_NE(q_line, std::string::npos) << *report;
+  EXPECT_EQ(report->compare(report->find_first_not_of(' ', q_line + 1 + sizeof(kQ) - 1),
+                            5 + tag->layout.size(), absl::StrCat("q4_k@", tag->layout)),
+            0)
+      << *report;
+  EXPECT_TRUE(absl::StrContains(*report, "; 8 in stored kernel layouts not decoded)")) << *report;
   absl::StatusOr<std::vector<float>> want = Logits(gguf);
   ASSERT_TRUE(want.ok()) << want.status();
   absl::StatusOr<std::vector<float>> got = Logits(max);
