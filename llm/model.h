@@ -218,7 +218,7 @@ class Model {
   // One loaded body graph for blocks of t tokens, with its token and position inputs.
   struct Block {
     int64_t t = 0;
-    std::unique_ptr<Graph> graph;
+    std::unique_ptr<Graph> graph;  // the decode step's; null for prefill blocks once compiled
     std::unique_ptr<edgeq::CompiledGraph> model;
     Tensor tokens, positions;
   };
