@@ -90,6 +90,9 @@ absl::StatusOr<Model::Block> Model::LoadBlock(int64_t t) {
   prepare_seconds_ +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   b.model = std::make_unique<edgeq::CompiledGraph>(std::move(model));
+  // The compiled graph keeps what it runs (kernels, constants): a prefill block's nodes
+  // (thousands at the 1B shape's ubatch, in row chunks) would only feed DebugString.
+  if (t > 1) b.graph.reset();
   EDGEQ_ASSIGN_OR_RETURN(b.tokens, Tensor::Create(DType::kInt32, {t}));
   EDGEQ_ASSIGN_OR_RETURN(b.positions, Tensor::Create(DType::kInt32, {t}));
   return b;
@@ -550,7 +553,7 @@ std::vector<Model::OpTime> Model::Profile() const {
 std::string Model::DebugString() const {
   std::string s = absl::StrCat(decode_.graph->ToString(), decode_.model->DebugString());
   for (const std::unique_ptr<Block>& b : blocks_) {
-    if (b != nullptr) absl::StrAppend(&s, b->graph->ToString(), b->model->DebugString());
+    if (b != nullptr) absl::StrAppend(&s, b->model->DebugString());  // its graph is freed
   }
   absl::StrAppend(&s, head_graph_->ToString(), head_->DebugString());
   return s;

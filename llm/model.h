@@ -71,7 +71,9 @@ struct ModelOptions {
   // The feed-forward of a prefill block runs in chunks of this many rows (llm/arch/common.h; -1,
   // the default: FfnChunkRows of the layer's width and the block, 64 rows for the 1B shape at the
   // ubatch 512, one piece for narrower FFNs; 0: the whole block at once): its [rows, ffn]-wide
-  // intermediates take a chunk's memory, not the block's; same results.
+  // intermediates take a chunk's memory, not the block's; same results. The llama-family
+  // attention half's norm, projections and residual add take the same chunk (-1:
+  // AttentionChunkRows, 64 rows for the 1B shape at the ubatch 512; 0: whole).
   int ffn_chunk_rows = static_cast<int>(kFfnChunkAuto);
   // Positions the KV cache holds; 0 = the model's context_length capped at 4096 (the cache takes
   // 2 x layers x context x kv dim floats; a step reads only the positions before it). Larger than
@@ -218,7 +220,7 @@ class Model {
   // One loaded body graph for blocks of t tokens, with its token and position inputs.
   struct Block {
     int64_t t = 0;
-    std::unique_ptr<Graph> graph;
+    std::unique_ptr<Graph> graph;  // the decode step's; null for prefill blocks once compiled
     std::unique_ptr<edgeq::CompiledGraph> model;
     Tensor tokens, positions;
   };

@@ -12,6 +12,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "core/status_macros.h"
 #include "pthreadpool.h"
 #include "runtime/custom_op.h"
+#include "runtime/internal/aliasing.h"
 #include "runtime/internal/op_kernels.h"
 #include "runtime/internal/planner.h"
 
@@ -95,23 +97,25 @@ struct CompiledGraph::Impl {
   std::shared_ptr<ActivationArena> arena;  // intermediates, outputs and scratch (maybe shared)
   uint64_t bound_generation = 0;           // the arena's generation the slots point into
   std::vector<size_t> buffer_offsets;      // per planned buffer, in the arena
-  std::vector<int> buffer_slot;            // per planned buffer, its slot
+  // Per value computed into the arena (views included) and per output copy: (slot, buffer, byte
+  // offset in the buffer).
+  std::vector<std::tuple<int, int, size_t>> places;
   std::vector<int> output_slots;           // per graph output, its slot
   std::vector<TensorType> output_types;    // per graph output
   std::vector<std::string> output_names;   // per graph output
   std::vector<void*> slots;
-  // Values that are views of a planned buffer (a reshape of a computed value): (slot, buffer).
-  std::vector<std::pair<int, int>> views;
   std::vector<std::unique_ptr<internal::OpKernel>> kernels;
   std::vector<std::string> kernel_labels;                 // "%2 = qmatmul"
   std::vector<CompiledGraph::ConstantUse> constant_uses;  // one per constant a kernel reads
   void RecordConstantUse(const Tensor& t, bool copied);
-  // Load's last step: the arena (planned over `uses`, one per buffer; buffer b is slot
-  // buffer_slot[b]), the constants' slots, the scratch and the output views (output i in slot
-  // output_slots[i]).
+  // RecordConstantUse for each constant input of `node` (its kernel `kernel`), and
+  // options.on_constant_copied for those the kernel copies.
+  void RecordConstantInputs(const Graph& graph, const Node& node, const internal::OpKernel& kernel,
+                            const SessionOptions& options);
+  // Load's last step: the arena (planned over `uses`, one per buffer; `places` as above), the
+  // constants' slots, the scratch and the output views (output i in slot output_slots[i]).
   absl::Status AllocateMemory(const Graph& graph, const std::vector<internal::BufferUse>& uses,
-                              const std::vector<int>& buffer_slot, int num_slots,
-                              const std::vector<int>& output_slots);
+                              int num_slots, const std::vector<int>& output_slots);
   // Points the planned slots and the output views into the arena's current buffer (at Load, and
   // at Execute after a Load of another CompiledGraph grew the shared arena).
   absl::Status Bind();
@@ -132,7 +136,6 @@ struct CompiledGraph::Impl {
 
 absl::Status CompiledGraph::Impl::AllocateMemory(const Graph& graph,
                                                  const std::vector<internal::BufferUse>& uses,
-                                                 const std::vector<int>& buffer_slot_of,
                                                  int num_slots,
                                                  const std::vector<int>& output_slots_of) {
   const std::vector<Node>& nodes = graph.nodes();
@@ -141,7 +144,6 @@ absl::Status CompiledGraph::Impl::AllocateMemory(const Graph& graph,
   for (const internal::BufferUse& u : uses) unplanned_bytes += u.size;
   arena_bytes = plan.total_bytes;
   buffer_offsets = plan.offsets;
-  buffer_slot = buffer_slot_of;
   output_slots = output_slots_of;
   // Scratch (shared by all kernels: they run one after another).
   for (const auto& kernel : kernels) {
@@ -163,10 +165,7 @@ absl::Status CompiledGraph::Impl::AllocateMemory(const Graph& graph,
 
 absl::Status CompiledGraph::Impl::Bind() {
   uint8_t* base = static_cast<uint8_t*>(arena->activations_.data);
-  for (size_t b = 0; b < buffer_offsets.size(); ++b) {
-    slots[buffer_slot[b]] = base + buffer_offsets[b];
-  }
-  for (const auto& [slot, b] : views) slots[slot] = base + buffer_offsets[b];
+  for (const auto& [slot, b, offset] : places) slots[slot] = base + buffer_offsets[b] + offset;
   // Output tensors: views of the arena, built once per arena buffer; they keep the arena alive.
   auto entries = std::make_shared<TensorMap::Entries>();
   const std::shared_ptr<const void> owner = arena;
@@ -275,6 +274,20 @@ void CompiledGraph::Impl::RecordConstantUse(const Tensor& t, bool copied) {
   constant_uses.push_back({t.raw_data(), t.size_bytes(), copied});
 }
 
+void CompiledGraph::Impl::RecordConstantInputs(const Graph& graph, const Node& node,
+                                               const internal::OpKernel& kernel,
+                                               const SessionOptions& options) {
+  for (size_t p = 0; p < node.inputs.size(); ++p) {
+    const Node& producer = graph.nodes()[graph.producer(node.inputs[p])];
+    if (producer.kind != NodeKind::kConstant) continue;
+    const bool copied = kernel.CopiesConstantInput(static_cast<int>(p));
+    RecordConstantUse(producer.constant, copied);
+    if (copied && options.on_constant_copied) {
+      options.on_constant_copied(producer.constant.raw_data(), producer.constant.size_bytes());
+    }
+  }
+}
+
 std::vector<CompiledGraph::ConstantUse> CompiledGraph::ConstantUses() const {
   return impl_->constant_uses;
 }
@@ -368,20 +381,30 @@ absl::Status CheckInPlaceInputs(const Graph& graph, const Node& node,
   return absl::OkStatus();
 }
 
-// If `node` is a reshape of a value computed by a kernel ((*buffer_of)[input] >= 0): its output is
-// that value's buffer (which lives as long as either is read), recorded in `views` as (slot,
-// buffer), and true; it needs no kernel. False otherwise (a reshape of a graph input or a
-// constant still copies it into the arena).
-bool AddView(const Node& node, std::vector<int>* buffer_of,
-             std::vector<std::pair<int, int>>* views) {
-  if (node.kind != NodeKind::kOp || node.op != "reshape" || node.inputs.size() != 1 ||
-      node.outputs.size() != 1 || (*buffer_of)[node.inputs[0]] < 0 || node.def == nullptr ||
-      node.def->custom) {
-    return false;
+// The bytes of value `id`.
+size_t ValueBytes(const Graph& graph, int id) {
+  const TensorType& t = graph.value_type(id).type;
+  return static_cast<size_t>(t.shape.num_elements()) * DTypeSize(t.dtype);
+}
+
+// True if `node` is a reshape of a value computed by an earlier step (computed[input]): a view of
+// that value's bytes, with no kernel (a reshape of a graph input or a constant copies it).
+bool IsReshapeView(const Node& node, const std::vector<char>& computed) {
+  return node.kind == NodeKind::kOp && node.op == "reshape" && node.inputs.size() == 1 &&
+         node.outputs.size() == 1 && computed[node.inputs[0]] && node.def != nullptr &&
+         !node.def->custom;
+}
+
+// What `kernel` lets its output share (OpKernel::ViewOffset, JoinsInputs, OverwritableInput).
+void DescribeSharing(const internal::OpKernel& kernel, internal::StepDesc* step) {
+  if (step->outputs.size() != 1) return;
+  if (kernel.ViewOffset() >= 0) {
+    step->view = internal::StepDesc::View::kSlice;
+    step->view_offset = static_cast<size_t>(kernel.ViewOffset());
+  } else if (kernel.JoinsInputs()) {
+    step->view = internal::StepDesc::View::kJoin;
   }
-  (*buffer_of)[node.outputs[0]] = (*buffer_of)[node.inputs[0]];
-  views->emplace_back(node.outputs[0], (*buffer_of)[node.inputs[0]]);
-  return true;
+  step->overwritable = kernel.OverwritableInput();
 }
 
 // The environment the kernels of a session's graphs are created in.
@@ -477,14 +500,15 @@ absl::StatusOr<CompiledGraph> InferenceSession::Load(const Graph& graph,
   const internal::KernelEnv env =
       MakeKernelEnv(options_, pool_.get(), xnnpack_enabled_, weight_cache_.get());
 
-  // Buffers: one per value computed by a kernel, plus one per output that is a graph input or a
-  // constant (copied at the end so that outputs always live in the arena).
-  std::vector<int> buffer_of(num_values, -1);
-  std::vector<internal::BufferUse> uses;
-  std::vector<int> buffer_slot;  // slot index of each buffer
-  int num_slots = num_values;
+  // Steps: one per live op in order, with its kernel (none for a reshape view); then their
+  // buffers (views and overwriting outputs share them: internal::AssignBuffers), plus one per
+  // output that is a graph input or a constant (copied at the end so that outputs always live in
+  // the arena).
+  std::vector<internal::StepDesc> steps;
+  std::vector<std::unique_ptr<internal::OpKernel>> step_kernels;
+  std::vector<char> computed(num_values, 0);
+  std::vector<size_t> value_bytes(num_values, 0);
   std::set<int> written;  // graph inputs some kernel writes in place
-
   for (const Node& node : nodes) {
     if (node.kind == NodeKind::kInput) {
       impl->input_ids.push_back(node.outputs[0]);
@@ -492,7 +516,6 @@ absl::StatusOr<CompiledGraph> InferenceSession::Load(const Graph& graph,
       impl->input_types.push_back(graph.value_type(node.outputs[0]).type);
       continue;
     }
-    const int step = static_cast<int>(impl->kernels.size());
     const bool constant = node.kind == NodeKind::kConstant;
     if (constant || !live[&node - nodes.data()]) {
       if (constant && live[&node - nodes.data()]) {
@@ -501,59 +524,62 @@ absl::StatusOr<CompiledGraph> InferenceSession::Load(const Graph& graph,
       }
       continue;
     }
-    if (AddView(node, &buffer_of, &impl->views)) continue;  // a reshape: no kernel
-    EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<internal::OpKernel> kernel,
-                           internal::CreateOpKernel(graph, node, env));
-    EDGEQ_RETURN_IF_ERROR(CheckInPlaceInputs(graph, node, *kernel, &written));
-    for (int id : node.inputs) {
-      if (buffer_of[id] >= 0) uses[buffer_of[id]].last = step;
+    internal::StepDesc step{node.inputs, node.outputs};
+    for (int id : node.inputs) value_bytes[id] = ValueBytes(graph, id);
+    for (int id : node.outputs) value_bytes[id] = ValueBytes(graph, id);
+    std::unique_ptr<internal::OpKernel> kernel;
+    if (IsReshapeView(node, computed)) {
+      step.view = internal::StepDesc::View::kReshape;
+    } else {
+      EDGEQ_ASSIGN_OR_RETURN(kernel, internal::CreateOpKernel(graph, node, env));
+      EDGEQ_RETURN_IF_ERROR(CheckInPlaceInputs(graph, node, *kernel, &written));
+      impl->RecordConstantInputs(graph, node, *kernel, options_);
+      DescribeSharing(*kernel, &step);
     }
-    for (size_t p = 0; p < node.inputs.size(); ++p) {
-      const Node& producer = nodes[graph.producer(node.inputs[p])];
-      if (producer.kind != NodeKind::kConstant) continue;
-      const bool copied = kernel->CopiesConstantInput(static_cast<int>(p));
-      impl->RecordConstantUse(producer.constant, copied);
-      if (copied && options_.on_constant_copied) {
-        options_.on_constant_copied(producer.constant.raw_data(), producer.constant.size_bytes());
-      }
-    }
-    for (int id : node.outputs) {
-      const ValueType& t = graph.value_type(id);
-      buffer_of[id] = static_cast<int>(uses.size());
-      uses.push_back(
-          {static_cast<size_t>(t.type.shape.num_elements()) * DTypeSize(t.type.dtype), step, step});
-      buffer_slot.push_back(id);
-    }
-    std::vector<std::string> outs;
-    for (int id : node.outputs) outs.push_back(absl::StrCat("%", id));
-    impl->kernel_labels.push_back(absl::StrCat(absl::StrJoin(outs, ", "), " = ", node.op));
-    impl->kernels.push_back(std::move(kernel));
+    for (int id : node.outputs) computed[id] = 1;
+    steps.push_back(std::move(step));
+    step_kernels.push_back(std::move(kernel));
   }
   impl->given.assign(impl->input_ids.size(), 0);
   for (int id : impl->input_ids) impl->input_written.push_back(written.count(id) > 0 ? 1 : 0);
+  for (int id : graph.outputs()) value_bytes[id] = ValueBytes(graph, id);
+  internal::BufferAssignment assigned =
+      internal::AssignBuffers(steps, value_bytes, graph.outputs(), kTensorAlignment);
+  for (int id = 0; id < num_values; ++id) {
+    if (assigned.buffer_of[id] >= 0) {
+      impl->places.emplace_back(id, assigned.buffer_of[id], assigned.offset_of[id]);
+    }
+  }
+  for (size_t s = 0; s < steps.size(); ++s) {
+    if (!assigned.runs[s] || step_kernels[s] == nullptr) continue;
+    std::vector<std::string> outs;
+    for (int id : steps[s].outputs) outs.push_back(absl::StrCat("%", id));
+    impl->kernel_labels.push_back(absl::StrCat(absl::StrJoin(outs, ", "), " = ",
+                                               nodes[graph.producer(steps[s].outputs[0])].op));
+    impl->kernels.push_back(std::move(step_kernels[s]));
+  }
 
-  // Outputs: kernel-computed values live to the end; inputs/constants are copied.
+  // Outputs: values in the arena live to the end; inputs/constants are copied.
+  std::vector<internal::BufferUse>& uses = assigned.uses;
   std::vector<int> output_slots;
+  int num_slots = num_values;
   for (int id : graph.outputs()) {
-    if (buffer_of[id] >= 0) {
-      uses[buffer_of[id]].last = INT_MAX;
+    if (assigned.buffer_of[id] >= 0) {
+      uses[assigned.buffer_of[id]].last = INT_MAX;
       output_slots.push_back(id);
       continue;
     }
-    const ValueType& t = graph.value_type(id);
-    const size_t bytes = t.type.shape.num_elements() * DTypeSize(t.type.dtype);
     const Node& producer = nodes[graph.producer(id)];
     if (producer.kind == NodeKind::kConstant) impl->RecordConstantUse(producer.constant, false);
     const int slot = num_slots++;
-    const int step = static_cast<int>(impl->kernels.size());
-    uses.push_back({bytes, step, INT_MAX});
-    buffer_slot.push_back(slot);
-    impl->kernels.push_back(internal::CreateCopyKernel(id, slot, bytes));
+    impl->places.emplace_back(slot, static_cast<int>(uses.size()), 0);
+    uses.push_back({value_bytes[id], static_cast<int>(steps.size()), INT_MAX});
+    impl->kernels.push_back(internal::CreateCopyKernel(id, slot, value_bytes[id]));
     impl->kernel_labels.push_back(absl::StrCat("output = copy(%", id, ")"));
     output_slots.push_back(slot);
   }
 
-  EDGEQ_RETURN_IF_ERROR(impl->AllocateMemory(graph, uses, buffer_slot, num_slots, output_slots));
+  EDGEQ_RETURN_IF_ERROR(impl->AllocateMemory(graph, uses, num_slots, output_slots));
   return CompiledGraph(std::move(impl));
 }
 

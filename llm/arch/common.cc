@@ -316,6 +316,89 @@ absl::StatusOr<Value> LayerGraph::NormFeedForwardAdd(int layer, const char* norm
   return ops::Concat(parts, 0);
 }
 
+int64_t AttentionChunkRows(int64_t row_bytes, int64_t t) {
+  return t * row_bytes > kAttentionOnePieceBytes ? kFfnChunkRows : 0;
+}
+
+absl::StatusOr<Value> LayerGraph::NormAttentionAdd(int layer, const char* norm, Value x) {
+  const int64_t dim = c_.embedding_length, q_dim = c_.head_count * c_.head_dim;
+  const int64_t kv_dim = c_.head_count_kv * c_.head_dim;
+  const int64_t chunk = ffn_chunk_rows_ == kFfnChunkAuto
+                            ? AttentionChunkRows(4 * (dim + q_dim + 2 * kv_dim), t_)
+                            : ffn_chunk_rows_;
+  const std::vector<std::pair<int64_t, int64_t>> ranges = RowChunks(t_, chunk);
+  const std::string p = absl::StrCat("blk.", layer, ".");
+  if (ranges.size() == 1 || c_.gated_q || dict_.Contains(p + "attn_qkv.weight")) {
+    EDGEQ_ASSIGN_OR_RETURN(Value h, Norm(layer, norm, x));
+    EDGEQ_ASSIGN_OR_RETURN(Value a, Attention(layer, h));
+    return ops::Add(x, a);
+  }
+  return ChunkedAttentionAdd(layer, norm, x, ranges);
+}
+
+absl::StatusOr<Value> LayerGraph::ChunkedAttentionAdd(
+    int layer, const char* norm, Value x, const std::vector<std::pair<int64_t, int64_t>>& ranges) {
+  const int64_t t = t_, dim = c_.embedding_length, hs = c_.head_dim;
+  const int64_t heads = c_.head_count, kvh = c_.head_count_kv;
+  const int64_t q_dim = heads * hs, kv_dim = kvh * hs;
+  const std::string p = absl::StrCat("blk.", layer, ".");
+  const bool swa = c_.sliding_window > 0 && layer < static_cast<int>(c_.sliding_layers.size()) &&
+                   c_.sliding_layers[layer];
+  const bool rope = c_.no_rope_layer_step <= 0 || (layer + 1) % c_.no_rope_layer_step != 0;
+  const RopeMode mode = c_.rope_type == arch::RopeType::kNeox ? RopeMode::kNeox : RopeMode::kNorm;
+  EDGEQ_ASSIGN_OR_RETURN(const LinearWeight wq,
+                         AddLinearWeight(g_, dict_, p + "attn_q.weight", q_dim, dim));
+  EDGEQ_ASSIGN_OR_RETURN(const LinearWeight wk,
+                         AddLinearWeight(g_, dict_, p + "attn_k.weight", kv_dim, dim));
+  EDGEQ_ASSIGN_OR_RETURN(const LinearWeight wv,
+                         AddLinearWeight(g_, dict_, p + "attn_v.weight", kv_dim, dim));
+  EDGEQ_ASSIGN_OR_RETURN(const LinearWeight wo,
+                         AddLinearWeight(g_, dict_, p + "attn_output.weight", dim, q_dim));
+  // Per chunk, the steps of Attention's projections on its rows (all row by row); the runtime
+  // computes each chunk's rows into the concatenation's buffer.
+  std::vector<Value> qs, ks, vs;
+  for (const auto& [r0, r1] : ranges) {
+    const int64_t n = r1 - r0;
+    EDGEQ_ASSIGN_OR_RETURN(Value h, Norm(layer, norm, ops::Slice(x, {r0, 0}, {r1, dim})));
+    EDGEQ_ASSIGN_OR_RETURN(Value q, MaybeBias(g_, dict_, p + "attn_q.bias", q_dim, wq.Apply(h)));
+    EDGEQ_ASSIGN_OR_RETURN(Value k, MaybeBias(g_, dict_, p + "attn_k.bias", kv_dim, wk.Apply(h)));
+    EDGEQ_ASSIGN_OR_RETURN(Value v, MaybeBias(g_, dict_, p + "attn_v.bias", kv_dim, wv.Apply(h)));
+    q = ops::Reshape(q, {n, heads, hs});
+    k = ops::Reshape(k, {n, kvh, hs});
+    if (c_.qk_norm) {
+      EDGEQ_ASSIGN_OR_RETURN(q, Norm(layer, "attn_q_norm.weight", q, hs));
+      EDGEQ_ASSIGN_OR_RETURN(k, Norm(layer, "attn_k_norm.weight", k, hs));
+    }
+    if (rope) {
+      const Value pos = ops::Slice(positions, {r0}, {r1});
+      q = Rope(q, pos, swa ? freqs_swa : freqs, mode);
+      k = Rope(k, pos, swa ? freqs_swa : freqs, mode);
+      if (attn_factor.ok()) {
+        q = ops::Mul(q, *attn_factor);
+        k = ops::Mul(k, *attn_factor);
+      }
+    }
+    qs.push_back(q);
+    ks.push_back(k);
+    vs.push_back(v);
+  }
+  const Value k_new = ops::Concat(ks, 0);
+  const Value v_new = ops::Reshape(ops::Concat(vs, 0), {t, kvh, hs});
+  // The whole block's attention (its output may take the query's bytes), as Attention.
+  const Value o = ops::Attention(ops::Concat(qs, 0), g_.Input(io::KCache(layer)),
+                                 g_.Input(io::VCache(layer)), k_new, v_new, positions,
+                                 c_.attention_scale, swa ? c_.sliding_window : 0, true);
+  AddKvRows(layer, k_new, v_new);
+  // Per chunk, attn_output and the residual add (each written over its rows of x).
+  std::vector<Value> parts;
+  for (const auto& [r0, r1] : ranges) {
+    EDGEQ_ASSIGN_OR_RETURN(Value out, MaybeBias(g_, dict_, p + "attn_output.bias", dim,
+                                                wo.Apply(ops::Slice(o, {r0, 0}, {r1, q_dim}))));
+    parts.push_back(ops::Add(ops::Slice(x, {r0, 0}, {r1, dim}), out));
+  }
+  return ops::Concat(parts, 0);
+}
+
 absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
                                                       const ModelConfig& c, int64_t ctx,
                                                       bool q8_0_cache, const Tensor& inv_freq,

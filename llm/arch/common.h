@@ -102,6 +102,13 @@ inline constexpr int64_t kFfnChunkRows = 64;
 inline constexpr int64_t kFfnChunkBytes = int64_t{6} << 20;
 inline constexpr int64_t kFfnOnePieceBytes = int64_t{24} << 20;
 int64_t FfnChunkRows(int64_t ffn, int64_t t);
+// The attention half of a prefill block (LayerGraph::NormAttentionAdd) runs its norm, projections
+// and residual add in row chunks of kFfnChunkRows where its one-piece rows (the norm, q, k and v:
+// `row_bytes` per row) would take more than kAttentionOnePieceBytes (the 1B shape at the ubatch
+// 512: 10 MiB; the 166M shape's 4 MiB stay in one piece); the attention itself runs on the whole
+// block. AttentionChunkRows(row_bytes, t): 0 (one piece) or kFfnChunkRows.
+inline constexpr int64_t kAttentionOnePieceBytes = int64_t{8} << 20;
+int64_t AttentionChunkRows(int64_t row_bytes, int64_t t);
 // LayerGraph::set_ffn_chunk_rows's default, kFfnChunkAuto (model_config.h): FfnChunkRows of
 // each layer's width.
 
@@ -117,7 +124,8 @@ class LayerGraph {
   const ModelConfig& config() const { return c_; }
   const WeightReader& weights() const { return dict_; }
   int64_t t() const { return t_; }  // the block's rows
-  // FeedForward's row chunk (kFfnChunkAuto by default: FfnChunkRows; 0: the whole block at once).
+  // FeedForward's and NormAttentionAdd's row chunk (kFfnChunkAuto by default: FfnChunkRows and
+  // AttentionChunkRows; 0: the whole block at once).
   void set_ffn_chunk_rows(int64_t rows) { ffn_chunk_rows_ = rows; }
   // Keeps a layer's new K and V rows [t, kv heads, head dim] for the shared-KV layers reading
   // that cache (KvRows); the layer's attention stores them in the cache (store_kv).
@@ -140,6 +148,12 @@ class LayerGraph {
   // feed-forward and residual add run together, so that the normed block [t, dim] never exists
   // whole (same values: every step is row by row).
   absl::StatusOr<Value> NormFeedForwardAdd(int layer, const char* norm, Value x);
+  // x + Attention(Norm(layer, norm, x)): in row chunks (separate q/k/v projections, no output
+  // gate), each chunk's norm, q/k/v projections (biases, head norms, RoPE) and, after the whole
+  // block's attention, its attn_output and residual add; the same values (every step but the
+  // attention is row by row), with the block's normed rows and projections never whole at once
+  // beside q, k and v.
+  absl::StatusOr<Value> NormAttentionAdd(int layer, const char* norm, Value x);
 
   // Recurrent layers (llm/arch/recurrent_state.h): the index in config().recurrent_states of
   // the `k`-th state of `layer` (-1 if none), its value before the block (a graph input) and
@@ -162,6 +176,9 @@ class LayerGraph {
   Value per_layer_inputs;
 
  private:
+  absl::StatusOr<Value> ChunkedAttentionAdd(int layer, const char* norm, Value x,
+                                            const std::vector<std::pair<int64_t, int64_t>>& ranges);
+
   Graph& g_;
   const WeightReader& dict_;
   const ModelConfig& c_;

@@ -19,9 +19,7 @@ namespace llm {
 namespace arch {
 
 absl::StatusOr<Value> LlamaLayer(LayerGraph& b, int layer, Value x) {
-  EDGEQ_ASSIGN_OR_RETURN(Value h, b.Norm(layer, "attn_norm.weight", x));
-  EDGEQ_ASSIGN_OR_RETURN(Value attn, b.Attention(layer, h));
-  x = ops::Add(x, attn);
+  EDGEQ_ASSIGN_OR_RETURN(x, b.NormAttentionAdd(layer, "attn_norm.weight", x));
   return b.NormFeedForwardAdd(layer, "ffn_norm.weight", x);
 }
 

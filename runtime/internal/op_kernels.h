@@ -43,6 +43,15 @@ class OpKernel {
   // The input positions Run() writes in place (attention with store_kv: its cache inputs); each
   // must be a graph input given as a writable tensor (checked by Load and Execute).
   virtual std::vector<int> InPlaceInputs() const { return {}; }
+  // What the output may share (runtime/internal/aliasing.h), so that Load plans fewer bytes:
+  // ViewOffset() >= 0: Run() only copies input 0's bytes [offset, offset + output bytes) (a slice
+  // of whole rows); JoinsInputs(): Run() only copies the inputs back to back (a concatenation along
+  // the first axis). Load makes such an output a view and skips Run() where the bytes are in the
+  // arena. OverwritableInput() >= 0: Run() is correct with the output at that input's address
+  // (same size; element by element), which Load does where nothing reads the input afterwards.
+  virtual int64_t ViewOffset() const { return -1; }
+  virtual bool JoinsInputs() const { return false; }
+  virtual int OverwritableInput() const { return -1; }
 };
 
 // An XNNPACK fully-connected operator (f32 weights packed into it at creation), shared by the

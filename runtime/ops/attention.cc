@@ -91,6 +91,9 @@ class AttentionKernel : public OpKernel {
   std::vector<int> InPlaceInputs() const override {
     return store_kv_ ? std::vector<int>{1, 2} : std::vector<int>{};
   }
+  // q's rows of a (kv head, row tile) group are read before the group writes the same rows of the
+  // output ([t, heads * head_dim]: q's layout), and no other group reads them.
+  int OverwritableInput() const override { return 0; }
   std::string name() const override {
     return q8_0_ ? absl::StrCat(kernel_->name, "_q8_0_cache") : std::string(kernel_->name);
   }

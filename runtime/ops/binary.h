@@ -71,6 +71,8 @@ class BinaryKernel : public OpKernel {
   }
 
   std::string name() const override { return op_; }
+  // Element i of a is read only to write element i of the output.
+  int OverwritableInput() const override { return mode_ == kSame || mode_ == kScalarB ? 0 : -1; }
 
  private:
   enum Mode { kSame, kScalarB, kScalarA, kGeneral };

@@ -39,6 +39,7 @@ class ConcatKernel : public OpKernel {
     return absl::OkStatus();
   }
   std::string name() const override { return kConcatOpName; }
+  bool JoinsInputs() const override { return outer_ == 1; }
 
  private:
   std::vector<int> inputs_;

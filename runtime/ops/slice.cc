@@ -38,6 +38,14 @@ class SliceKernel : public OpKernel {
       return;
     }
     row_bytes_ = (ends[rank - 1] - starts[rank - 1]) * elem;
+    // One run of bytes when the dimensions before the last partial one take one index each (those
+    // after it are whole).
+    int last_partial = -1;
+    for (int i = 0; i < rank; ++i) {
+      if (ends[i] - starts[i] != in.dim(i)) last_partial = i;
+    }
+    contiguous_ = true;
+    for (int i = 0; i < last_partial; ++i) contiguous_ = contiguous_ && ends[i] - starts[i] == 1;
     base_ = 0;
     for (int i = 0; i < rank; ++i) base_ += starts[i] * in_strides[i] * elem;
     rows_ = 1;
@@ -65,9 +73,11 @@ class SliceKernel : public OpKernel {
     return absl::OkStatus();
   }
   std::string name() const override { return kSliceOpName; }
+  int64_t ViewOffset() const override { return contiguous_ ? base_ : -1; }
 
  private:
   int x_, out_;
+  bool contiguous_ = false;
   int64_t row_bytes_ = 0, base_ = 0, rows_ = 0;
   std::vector<int64_t> dims_, strides_;
 };
