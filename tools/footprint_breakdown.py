@@ -2,16 +2,24 @@
 """Where the bytes of libedgeq.so come from (README, "Footprint"): a gold/GNU ld linker map
 (-Wl,-Map=FILE) summed by package and by object file.
 
-    tools/footprint_breakdown.py MAP [--top=N]
+    tools/footprint_breakdown.py MAP [--top=N] [--sections] [--frames=FRAMES]
 
 Every input section the map places in the output (a size, a file) counts towards its file:
 bazel-out/<cfg>/bin/llm/libmodel.pic.a(model.pic.o) is package `llm`, object `llm/model`;
 system files (/usr/...) are grouped as `system`. Sections of size 0 and the "Discarded input
 sections" part (what --gc-sections dropped) are not counted. With --sections, .text, .rodata,
 .data.rel.ro and .eh_frame/.gcc_except_table are reported separately per package.
+
+With --frames (the text of `readelf --debug-dump=frames` of the same unstripped library), the
+unwind tables are given to the functions they describe: each FDE (its bytes in .eh_frame, plus its
+8-byte entry of .eh_frame_hdr's search table) counts towards the package of the .text section its
+first address falls in, and towards "cold" or "hot" code: hot is what .bazelrc keeps at -O2 with
+exceptions (runtime/, quantization/, llm/sampler), cold everything else of edgeq's (README,
+"Footprint": what --config=release_size builds without unwind tables).
 """
 
 import argparse
+import bisect
 import collections
 import re
 import sys
@@ -19,6 +27,9 @@ import sys
 _SECTION = re.compile(r"^ (\.[^\s]+)(?:\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*))?$")
 _CONT = re.compile(r"^\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)$")
 _BAZEL = re.compile(r"bazel-out/[^/]+/bin/(.*)/[^/(]+\(([^)]+)\)$")
+_FDE = re.compile(r"^[0-9a-f]+ ([0-9a-f]+) [0-9a-f]+ FDE cie=[0-9a-f]+ pc=([0-9a-f]+)\.\.")
+# The hot path of .bazelrc's -Os / -fno-exceptions lines (the files they leave out).
+_HOT = re.compile(r"^(runtime|quantization)(/|$)|^llm/sampler$")
 
 
 def _kind(section):
@@ -40,7 +51,7 @@ def _owner(path):
 
 
 def Parse(lines):
-    """Yields (section name, size, file) of every placed input section of the map."""
+    """Yields (section name, size, file, address) of every placed input section of the map."""
     in_map = False
     pending = None
     for line in lines:
@@ -54,15 +65,54 @@ def Parse(lines):
         if m:
             pending = None
             if m.group(2) is not None:
-                yield m.group(1), int(m.group(3), 16), m.group(4)
+                yield m.group(1), int(m.group(3), 16), m.group(4), int(m.group(2), 16)
             else:
                 pending = m.group(1)
             continue
         if pending is not None:
             c = _CONT.match(line)
             if c:
-                yield pending, int(c.group(2), 16), c.group(3)
+                yield pending, int(c.group(2), 16), c.group(3), int(c.group(1), 16)
             pending = None
+
+
+def Frames(lines, texts):
+    """FDE bytes (with 8 of .eh_frame_hdr each) per object, from `readelf --debug-dump=frames`
+    lines; texts: sorted (address, size, object) of the placed .text sections."""
+    starts = [t[0] for t in texts]
+    by_object = collections.Counter()
+    for line in lines:
+        m = _FDE.match(line)
+        if not m:
+            continue
+        pc = int(m.group(2), 16)
+        i = bisect.bisect_right(starts, pc) - 1
+        owner = "unknown"
+        if i >= 0 and pc < texts[i][0] + max(texts[i][1], 1):
+            owner = texts[i][2]
+        by_object[owner] += int(m.group(1), 16) + 4 + 8  # length field, then the hdr entry
+    return by_object
+
+
+def _PrintFrames(path, texts):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        by_object = Frames(f, sorted(texts))
+    by_package = collections.Counter()
+    by_class = collections.Counter()
+    for obj, size in by_object.items():
+        package = obj.rsplit("/", 1)[0] if "/" in obj else obj
+        by_package[package] += size
+        if obj in ("unknown", "system") or package == "system":
+            by_class["other"] += size
+        else:
+            by_class["hot" if _HOT.search(obj) else "cold"] += size
+    total = sum(by_object.values())
+    print("\nunwind tables (.eh_frame FDEs + .eh_frame_hdr entries): %d bytes" % total)
+    for cls in ("cold", "hot", "other"):
+        print("%10d  %s" % (by_class[cls], cls))
+    print("by package:")
+    for package, size in by_package.most_common():
+        print("%10d  %s" % (size, package))
 
 
 def main(argv):
@@ -70,19 +120,23 @@ def main(argv):
     ap.add_argument("map")
     ap.add_argument("--top", type=int, default=40)
     ap.add_argument("--sections", action="store_true")
+    ap.add_argument("--frames", help="`readelf --debug-dump=frames` of the same library")
     args = ap.parse_args(argv)
     by_package = collections.Counter()
     by_object = collections.Counter()
     kinds = collections.defaultdict(collections.Counter)
+    texts = []
     total = 0
     with open(args.map, encoding="utf-8", errors="replace") as f:
-        for section, size, path in Parse(f):
+        for section, size, path, address in Parse(f):
             if size == 0 or path.startswith("**"):
                 continue
             package, obj = _owner(path)
             by_package[package] += size
             by_object[obj] += size
             kinds[package][_kind(section)] += size
+            if section.startswith(".text"):
+                texts.append((address, size, obj if package != "system" else "system"))
             total += size
     print("total (placed input sections): %d bytes" % total)
     print("\nby package:")
@@ -94,6 +148,8 @@ def main(argv):
     print("\nby object (top %d):" % args.top)
     for obj, size in by_object.most_common(args.top):
         print("%10d  %s" % (size, obj))
+    if args.frames:
+        _PrintFrames(args.frames, texts)
     return 0
 
 

@@ -32,6 +32,22 @@ check "c_api: 128 bytes" grep -Eq "^ +128 +29\.6%  c_api  text=128$" <<<"$out"
 check "llm/arch is its own package, rodata" grep -Eq "^ +32 +7\.4%  llm/arch  rodata=32$" <<<"$out"
 check "system files grouped" grep -Eq "^ +16 +3\.7%  system  text=16$" <<<"$out"
 check "objects named package/file" grep -Eq "^ +256  llm/model$" <<<"$out"
+# --frames: each FDE (length + 4, plus 8 of .eh_frame_hdr) to the .text section its pc falls in;
+# llm/model is cold code, runtime/... would be hot, a pc outside every section is "other".
+frames="$TEST_TMPDIR/frames.txt"
+cat >"$frames" <<'FRAMES'
+00000000 0000000000000010 00000000 CIE
+00000014 0000000000000014 00000018 FDE cie=00000000 pc=0000000000001010..0000000000001020
+00000030 000000000000001c 00000034 FDE cie=00000000 pc=0000000000001100..0000000000001180
+00000050 0000000000000014 00000054 FDE cie=00000000 pc=0000000000009000..0000000000009010
+FRAMES
+out=$(python3 tools/footprint_breakdown.py --frames="$frames" "$map")
+echo "$out"
+check "unwind total: (0x14+12) + (0x1c+12) + (0x14+12)" \
+  grep -q "^unwind tables (.eh_frame FDEs + .eh_frame_hdr entries): 104 bytes$" <<<"$out"
+check "llm/model and the C API are cold code" grep -Eq "^ +72  cold$" <<<"$out"
+check "the C API's FDE counts for c_api" grep -Eq "^ +40  c_api$" <<<"$out"
+check "a pc outside the map's sections is other" grep -Eq "^ +32  other$" <<<"$out"
 if python3 tools/footprint_breakdown.py "$TEST_TMPDIR/missing.map" 2>/dev/null; then
   check "a missing map fails" false
 fi

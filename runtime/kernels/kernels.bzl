@@ -136,7 +136,11 @@ KERNELS = [
 ]
 
 # Files of the kernel directories that are not kernels (shared code).
-_NOT_KERNELS = ["arm/repack_r4.cc"]
+_NOT_KERNELS = [
+    "arm/activations_q8_0_neon.cc",
+    "arm/activations_q8_k_neon.cc",
+    "arm/repack_r4.cc",
+]
 
 def _file(row):
     return "%s/%s_%s.cc" % (ARCH_DIRS[ISAS[row.isa].arch], row.encoding, row.isa)

@@ -32,5 +32,10 @@ if [ "$strip_tool" = aarch64-linux-gnu-strip ]; then
   for k in kQ4_0GenericGemv kQ6_KGenericGemm kF16GenericGemv; do
     check "$k is left out" bash -c '! grep -q "$1"' _ "$k" <<<"$symbols"
   done
+  # One copy of each NEON activation quantizer (runtime/kernels/arm/activations_neon.h), not one
+  # per kernel file.
+  for q in QuantizeRowQ8_KNeon QuantizeRowQ8_0SNeon QuantizePairQ8_0PNeon; do
+    check "one $q" test "$(grep -c "$q" <<<"$symbols")" -eq 1
+  done
 fi
 finish

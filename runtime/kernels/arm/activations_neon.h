@@ -1,87 +1,41 @@
-// The activation quantizers of the ARM 32-value block kernels with ARMv8-A NEON, byte-identical
-// to the portable QuantizeRowQ8_0S / QuantizeRowQ8_1S (GGML's quantize_row_q8_0 math: d = amax /
-// 127, q = roundf(x * (1 / d)), d stored fp16-rounded; Q8_1's s = fp16(d * sum(q))). Under qemu the
-// portable loop spent about 22 instructions per value, a third of a small GEMM's count.
+// The activation quantizers of the ARM kernels with ARMv8-A NEON, byte-identical to the portable
+// QuantizeRowQ8_0S / QuantizeRowQ8_1S / QuantizeRowQ8_K / QuantizeRowQ8_KT and the pair layouts
+// Q8_0P / Q8_1P (GGML's quantize_row_q8_0 and quantize_row_q8_K math). Under qemu the portable loop
+// spent about 22 instructions per value, a third of a small GEMM's count.
+//
+// One out-of-line definition each (activations_q8_0_neon.cc, activations_q8_k_neon.cc), built
+// for -march=armv8-a, the NEON kernels' level, which every AArch64 CPU runs. The kernels only take
+// their addresses (KernelEntry's quantizer), so a call costs what it did when every kernel file
+// kept its own copy (15 copies of QuantizeRowQ8_KNeon; 24.8 KB of copies in the full aarch64
+// library: README, "Footprint"). The names end in "Neon", the ISA they are built for, and no
+// other file defines them: files built with different -march flags share no symbol (the linker
+// could otherwise keep one file's copy of an inline function for every caller, e.g. an i8mm-built
+// one on a NEON-only CPU).
 #ifndef EDGEQ_RUNTIME_KERNELS_ARM_ACTIVATIONS_NEON_H_
 #define EDGEQ_RUNTIME_KERNELS_ARM_ACTIVATIONS_NEON_H_
 
 #include <arm_neon.h>
 
-#include <cmath>
 #include <cstdint>
-#include <cstring>
-
-#include "quantization/block_layout.h"
-#include "runtime/kernels/internal/kernel_api.h"
 
 namespace edgeq {
 namespace kernels {
 namespace internal {
 namespace arm {
-// Internal linkage: each kernel file keeps its own copy (see arm_common.h).
+
+// A Q8_0S row (kernel_api.h: qs, fp16-rounded d, sums).
+void QuantizeRowQ8_0SNeon(const float* x, int64_t k, uint8_t* out);
+// Q8_1S: float s[nbp] (s = fp16(d * sum(q)) per block), then the Q8_0S row.
+void QuantizeRowQ8_1SNeon(const float* x, int64_t k, uint8_t* out);
+// GGML's quantize_row_q8_K (Q8_K), and the same values in Q8_KT order (kernel_api.h).
+void QuantizeRowQ8_KNeon(const float* x, int64_t k, uint8_t* out);
+void QuantizeRowQ8_KTNeon(const float* x, int64_t k, uint8_t* out);
+// Q8_0P / Q8_1P (kernel_api.h): two rows (x1 null: zeros) interleaved 8 values at a time.
+void QuantizePairQ8_0PNeon(const float* x0, const float* x1, int64_t k, uint8_t* out);
+void QuantizePairQ8_1PNeon(const float* x0, const float* x1, int64_t k, uint8_t* out);
+
+// Internal linkage: inlined into each kernel file (arm_common.h) with that file's flags.
 namespace {
-
-// x rounded to fp16 and back with the hardware conversion (FCVT, round to nearest even: the same
-// value as blocks::Fp16ToFloat(blocks::FloatToFp16(x)) for every non-NaN x, in 2 instructions).
-inline float RoundToFp16(float x) { return static_cast<float>(static_cast<__fp16>(x)); }
-
-// One block of 32: writes the values, returns the f32 (not fp16-rounded) scale and the sum.
-inline float QuantizeBlockQ8_0Neon(const float* x, int8_t* qs, int32_t* sum) {
-  float32x4_t v[8];
-  float32x4_t m = vdupq_n_f32(0.0f);
-  for (int i = 0; i < 8; ++i) {
-    v[i] = vld1q_f32(x + 4 * i);
-    m = vmaxq_f32(m, vabsq_f32(v[i]));
-  }
-  const float d = vmaxvq_f32(m) / 127.0f;
-  const float id = d != 0.0f ? 1.0f / d : 0.0f;
-  if (std::isinf(id)) {  // a subnormal scale: GGML's loop writes zeros (as the portable one)
-    vst1q_s8(qs, vdupq_n_s8(0));
-    vst1q_s8(qs + 16, vdupq_n_s8(0));
-    *sum = 0;
-    return d;
-  }
-  int32x4_t q[8];
-  int32x4_t s = vdupq_n_s32(0);
-  for (int i = 0; i < 8; ++i) {
-    q[i] = vcvtaq_s32_f32(vmulq_n_f32(v[i], id));  // roundf: to nearest, ties away from zero
-    s = vaddq_s32(s, q[i]);
-  }
-  const int16x8_t h0 = vcombine_s16(vqmovn_s32(q[0]), vqmovn_s32(q[1]));
-  const int16x8_t h1 = vcombine_s16(vqmovn_s32(q[2]), vqmovn_s32(q[3]));
-  const int16x8_t h2 = vcombine_s16(vqmovn_s32(q[4]), vqmovn_s32(q[5]));
-  const int16x8_t h3 = vcombine_s16(vqmovn_s32(q[6]), vqmovn_s32(q[7]));
-  vst1q_s8(qs, vcombine_s8(vqmovn_s16(h0), vqmovn_s16(h1)));
-  vst1q_s8(qs + 16, vcombine_s8(vqmovn_s16(h2), vqmovn_s16(h3)));
-  *sum = vaddvq_s32(s);
-  return d;
-}
-
-// A Q8_0S row (qs, fp16-rounded d, sums); s (may be null) gets Q8_1's s = fp16(d * sum) per block.
-inline void QuantizeRowQ8_0SNeonImpl(const float* x, int64_t k, uint8_t* out, float* s) {
-  const int64_t nb = k / 32, nbp = Q8_0SPaddedBlocks(k);
-  int8_t* qs = reinterpret_cast<int8_t*>(out);
-  float* d = reinterpret_cast<float*>(out + nbp * 32);
-  int32_t* sum = reinterpret_cast<int32_t*>(out + nbp * 36);
-  for (int64_t b = 0; b < nb; ++b) {
-    const float db = QuantizeBlockQ8_0Neon(x + 32 * b, qs + 32 * b, &sum[b]);
-    d[b] = RoundToFp16(db);
-    if (s != nullptr) s[b] = RoundToFp16(static_cast<float>(sum[b]) * db);
-  }
-  if (s != nullptr) {
-    for (int64_t b = nb; b < nbp; ++b) s[b] = 0.0f;
-  }
-  ZeroPadBlocksQ8_0S(k, out);
-}
-
-inline void QuantizeRowQ8_0SNeon(const float* x, int64_t k, uint8_t* out) {
-  QuantizeRowQ8_0SNeonImpl(x, k, out, nullptr);
-}
-
-// Q8_1S: float s[nbp], then the Q8_0S row.
-inline void QuantizeRowQ8_1SNeon(const float* x, int64_t k, uint8_t* out) {
-  QuantizeRowQ8_0SNeonImpl(x, k, out + 4 * Q8_0SPaddedBlocks(k), reinterpret_cast<float*>(out));
-}
 
 // The 4x4 transpose of 4-byte words: q[t] word g <- q[g] word t. On 64 decoded values (q[g] =
 // 16-value group g) it gives the order of Q8_KT activations (kernel_api.h), so that lane g of
@@ -97,103 +51,6 @@ inline void TransposeWords4x4(int8x16_t q[4]) {
   q[1] = vreinterpretq_s8_s64(vtrn1q_s64(a1, a3));
   q[2] = vreinterpretq_s8_s64(vtrn2q_s64(a0, a2));
   q[3] = vreinterpretq_s8_s64(vtrn2q_s64(a1, a3));
-}
-
-// GGML's quantize_row_q8_K, bit-identical to the portable QuantizeRowQ8_K: per 256 values max =
-// the first value of the largest |x| (found with NEON compares), iscale = -127 / max, q =
-// min(127, round-half-even(iscale x)) (vcvtnq: GGML's nearest_int for |v| < 2^22), d = 1 / iscale,
-// bsums of 16. A block whose largest |x| is not finite goes to the portable code (NaN, Inf).
-// kTransposed: the qs in Q8_KT order (each 64 values' 4-byte words transposed).
-template <bool kTransposed>
-inline void QuantizeRowQ8_KNeonImpl(const float* x, int64_t k, uint8_t* out) {
-  auto* y = reinterpret_cast<blocks::BlockQ8_K*>(out);
-  for (int64_t i = 0; i < k / blocks::kQK_K; ++i, x += blocks::kQK_K) {
-    float32x4_t m = vdupq_n_f32(0.0f);
-    for (int j = 0; j < blocks::kQK_K; j += 4) m = vmaxq_f32(m, vabsq_f32(vld1q_f32(x + j)));
-    const float amax = vmaxvq_f32(m);
-    if (!std::isfinite(amax)) {
-      (kTransposed ? QuantizeRowQ8_KT : QuantizeRowQ8_K)(x, blocks::kQK_K,
-                                                         reinterpret_cast<uint8_t*>(&y[i]));
-      continue;
-    }
-    if (amax == 0.0f) {
-      std::memset(&y[i], 0, sizeof(y[i]));
-      continue;
-    }
-    const float32x4_t am = vdupq_n_f32(amax);
-    int j = 0;
-    while (vmaxvq_u32(vceqq_f32(vabsq_f32(vld1q_f32(x + j)), am)) == 0) j += 4;
-    while (std::fabs(x[j]) != amax) ++j;
-    const float iscale = -127.f / x[j];
-    int8x16_t q[16];
-    for (int g = 0; g < 16; ++g) {
-      int32x4_t v[4];
-      for (int t = 0; t < 4; ++t) {
-        v[t] = vminq_s32(vcvtnq_s32_f32(vmulq_n_f32(vld1q_f32(x + 16 * g + 4 * t), iscale)),
-                         vdupq_n_s32(127));
-      }
-      const int16x8_t h0 = vcombine_s16(vmovn_s32(v[0]), vmovn_s32(v[1]));
-      const int16x8_t h1 = vcombine_s16(vmovn_s32(v[2]), vmovn_s32(v[3]));
-      q[g] = vcombine_s8(vmovn_s16(h0), vmovn_s16(h1));
-      y[i].bsums[g] = vaddlvq_s8(q[g]);
-    }
-    if (kTransposed) {
-      for (int c = 0; c < 4; ++c) TransposeWords4x4(q + 4 * c);
-    }
-    for (int g = 0; g < 16; ++g) vst1q_s8(y[i].qs + 16 * g, q[g]);
-    y[i].d = 1 / iscale;
-  }
-}
-
-inline void QuantizeRowQ8_KNeon(const float* x, int64_t k, uint8_t* out) {
-  QuantizeRowQ8_KNeonImpl<false>(x, k, out);
-}
-
-inline void QuantizeRowQ8_KTNeon(const float* x, int64_t k, uint8_t* out) {
-  QuantizeRowQ8_KNeonImpl<true>(x, k, out);
-}
-
-// Q8_0P / Q8_1P (kernel_api.h): two rows (x1 null: zeros) interleaved 8 values at a time, with
-// {d0, d0, d1, d1} (and {s0, s0, s1, s1}) after each record's 64 values.
-template <bool kWithS>
-inline void QuantizePairNeon(const float* x0, const float* x1, int64_t k, uint8_t* out) {
-  constexpr int64_t kRecord = kWithS ? kQ8_1PRecordBytes : kQ8_0PRecordBytes;
-  for (int64_t b = 0; b < k / 32; ++b) {
-    int8_t q[2][32] = {};
-    float d[2] = {0.0f, 0.0f}, s[2] = {0.0f, 0.0f};
-    for (int r = 0; r < 2; ++r) {
-      const float* x = r == 0 ? x0 : x1;
-      if (x == nullptr) continue;
-      int32_t sum;
-      const float db = QuantizeBlockQ8_0Neon(x + 32 * b, q[r], &sum);
-      d[r] = RoundToFp16(db);
-      if (kWithS) s[r] = RoundToFp16(static_cast<float>(sum) * db);
-    }
-    uint8_t* rec = out + b * kRecord;
-    for (int h = 0; h < 2; ++h) {  // values 16 h .. 16 h + 15 of both rows
-      const int64x2_t a = vreinterpretq_s64_s8(vld1q_s8(q[0] + 16 * h));
-      const int64x2_t c = vreinterpretq_s64_s8(vld1q_s8(q[1] + 16 * h));
-      vst1q_s8(reinterpret_cast<int8_t*>(rec + 32 * h), vreinterpretq_s8_s64(vzip1q_s64(a, c)));
-      vst1q_s8(reinterpret_cast<int8_t*>(rec + 32 * h + 16),
-               vreinterpretq_s8_s64(vzip2q_s64(a, c)));
-    }
-    const float32x2_t dv = vld1_f32(d);
-    vst1q_f32(reinterpret_cast<float*>(rec + 64),
-              vzip1q_f32(vcombine_f32(dv, dv), vcombine_f32(dv, dv)));
-    if (kWithS) {
-      const float32x2_t sv = vld1_f32(s);
-      vst1q_f32(reinterpret_cast<float*>(rec + 80),
-                vzip1q_f32(vcombine_f32(sv, sv), vcombine_f32(sv, sv)));
-    }
-  }
-}
-
-inline void QuantizePairQ8_0PNeon(const float* x0, const float* x1, int64_t k, uint8_t* out) {
-  QuantizePairNeon<false>(x0, x1, k, out);
-}
-
-inline void QuantizePairQ8_1PNeon(const float* x0, const float* x1, int64_t k, uint8_t* out) {
-  QuantizePairNeon<true>(x0, x1, k, out);
 }
 
 }  // namespace
