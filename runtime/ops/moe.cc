@@ -21,10 +21,11 @@
 // three matrices once and scattered back with their weights. Each expert input is one qmatmul
 // kernel over its e matrices stacked (the same kernels as op qmatmul on every ISA, repacked at
 // Load into one allocation, so large enough for huge pages) when their rows are a multiple of 16,
-// else one kernel per expert. The used experts run in groups of up to max(t, k) rows, each
-// matrix of a group in one dispatch of the pool (QMatmulKernel::RunBlocks): a decode step (n = 1)
-// reads the weights of its k experts only, in three dispatches, its row quantized once for the
-// gate and once for the up projections.
+// else one kernel per expert. The used experts run in groups of up to max(t, k) rows, the gate
+// and up matrices of a group in one dispatch of the pool (QMatmulKernel::RunBlocks, each
+// expert's gate block beside its up block on the same quantized rows), the down ones in a
+// second: a decode step (n = 1) reads the weights of its k experts only, in two dispatches, its
+// row quantized once.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
