@@ -268,6 +268,18 @@ absl::StatusOr<std::string> Roofline(const llm::Model& model, const Row& row) {
     absl::StatusOr<const Tensor*> embd = model.weights().Get("token_embd.weight");
     if (embd.ok()) step_bytes -= static_cast<double>((*embd)->size_bytes());
   }
+  // A mixture of experts reads expert_used_count of its expert_count experts per token.
+  const llm::ModelConfig& c = model.config();
+  if (c.expert_count > 0) {
+    for (const std::string& name : model.weights().Keys()) {
+      if (!absl::StrContains(name, "_exps.")) continue;
+      absl::StatusOr<const Tensor*> t = model.weights().Get(name);
+      if (t.ok()) {
+        step_bytes -= static_cast<double>((*t)->size_bytes()) *
+                      (1.0 - static_cast<double>(c.expert_used_count) / c.expert_count);
+      }
+    }
+  }
   return absl::StrFormat("%.1f GB/s read; weights %.2f GB/s = %.0f%%", bw / 1e9,
                          step_bytes * row.mean / 1e9, 100.0 * step_bytes * row.mean / bw);
 }

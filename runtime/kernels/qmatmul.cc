@@ -300,20 +300,24 @@ class QMatmulKernelImpl final : public QMatmulKernel {
     int64_t first = 0;
     for (size_t i = 0; i < blocks.size(); ++i) {
       const Block& b = blocks[i];
-      const KernelEntry* e = b.m == 1 ? gemv_ : gemm_;
+      // Another stacked matrix of the same k (the only implementation of QMatmulKernel).
+      const QMatmulKernelImpl& w =
+          b.matrix != nullptr ? static_cast<const QMatmulKernelImpl&>(*b.matrix) : *this;
+      const KernelEntry* e = b.m == 1 ? w.gemv_ : w.gemm_;
       BlockTask& t = tasks[i];
       t.entry = e;
       t.first_task = first;
       first += (block_rows + e->tile_n - 1) / e->tile_n;
-      const size_t w_row_bytes = b.m == 1 ? w_gemv_row_bytes_ : w_gemm_row_bytes_;
-      t.params.w =
-          (b.m == 1 ? w_gemv_ : w_gemm_) + static_cast<size_t>(b.index * block_rows) * w_row_bytes;
+      const size_t w_row_bytes = b.m == 1 ? w.w_gemv_row_bytes_ : w.w_gemm_row_bytes_;
+      t.params.w = (b.m == 1 ? w.w_gemv_ : w.w_gemm_) +
+                   static_cast<size_t>(b.index * block_rows) * w_row_bytes;
       t.params.w_row_bytes = w_row_bytes;
       t.params.k = k();
       t.params.m = b.m;
       t.params.y = b.y;
       t.params.y_stride = y_stride;
-      if (i > 0 && blocks[i - 1].x == b.x && blocks[i - 1].m == b.m) {
+      if (i > 0 && blocks[i - 1].x == b.x && blocks[i - 1].m == b.m &&
+          SameActivations(*tasks[i - 1].entry, *e)) {
         t.params.xq = tasks[i - 1].params.xq;
         t.params.xq_row_bytes = tasks[i - 1].params.xq_row_bytes;
         continue;
@@ -360,6 +364,12 @@ class QMatmulKernelImpl final : public QMatmulKernel {
         1;
     const int64_t j0 = (task - t->first_task) * t->entry->tile_n;
     t->entry->matmul(t->params, j0, std::min(j0 + t->entry->tile_n, c->block_rows));
+  }
+
+  // Whether kernels a and b read the same quantized activations (one may reuse the other's).
+  static bool SameActivations(const KernelEntry& a, const KernelEntry& b) {
+    return a.quantize == b.quantize && a.quantize_pair == b.quantize_pair &&
+           a.act_row_bytes == b.act_row_bytes;
   }
 
   // The activations of e for m rows of x in `params` (xq, xq_row_bytes): x itself for kernels on

@@ -112,13 +112,18 @@ class QMatmulKernel {
     int64_t m;
     const float* x;
     float* y;
+    // The stacked matrix this block reads, when not the one RunBlocks is called on (another
+    // kernel of the same k, e.g. the up projections beside the gate ones); null: that one.
+    const QMatmulKernel* matrix = nullptr;
   };
   // Run() over several blocks in one dispatch of the pool (the blocks' row tiles shared among its
   // threads): y[i * y_stride + j] = sum_l x[i * x_stride + l] * W[index * block_rows + j, l],
   // bit-identical to Run() of a kernel made from that block's rows alone. block_rows must be a
   // positive multiple of 16 (every layout's row group) dividing n, and index < n / block_rows
-  // (unchecked: the caller's shapes). A block with the same x and m as the one before it reuses
-  // its quantized activations. `scratch`: BlocksScratchBytes(sum of the blocks' m, count) bytes.
+  // (unchecked: the caller's shapes; the same for a block's own `matrix`). A block with the same
+  // x and m as the one before it, and the same activation format, reuses its quantized
+  // activations. `scratch`: BlocksScratchBytes(sum of the blocks' m, count) bytes of every
+  // matrix the blocks read (the largest).
   virtual size_t BlocksScratchBytes(int64_t total_m, int64_t count) const = 0;
   virtual void RunBlocks(int64_t block_rows, absl::Span<const Block> blocks, int64_t x_stride,
                          int64_t y_stride, void* scratch, pthreadpool_t pool) const = 0;

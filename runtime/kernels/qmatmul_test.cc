@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -245,6 +246,57 @@ TEST(QMatmulTest, RunBlocksEqualsOneKernelPerBlock) {
       EXPECT_NE(
           std::vector<float>(got.begin(), got.begin() + kRows),
           std::vector<float>(want.begin() + 3 * y_stride, want.begin() + 3 * y_stride + kRows));
+    }
+  }
+  pthreadpool_destroy(pool);
+}
+
+// RunBlocks over blocks of two stacked matrices of the same k (Block::matrix: a mixture of
+// experts' gate and up projections in one dispatch), each expert's two blocks on the same rows:
+// every block equals Run() of a kernel made from its own matrix's rows alone, bit for bit, when
+// the encodings share the quantized activations (q4_k, q6_k) and when they do not (q4_0, q8_0).
+TEST(QMatmulTest, RunBlocksReadsEachBlocksOwnMatrix) {
+  constexpr int64_t kRows = 32, kExperts = 3, kK = 512;
+  pthreadpool_t pool = pthreadpool_create(2);
+  ASSERT_NE(pool, nullptr);
+  for (const auto& [ea, eb] : {std::pair{Encoding::kQ4_K, Encoding::kQ6_K},
+                               std::pair{Encoding::kQ4_0, Encoding::kQ8_0}}) {
+    SCOPED_TRACE(absl::StrCat(EncodingName(ea), " + ", EncodingName(eb)));
+    const Problem pa = MakeProblem(ea, 2, kExperts * kRows, kK, 23);
+    const Problem pb = MakeProblem(eb, 2, kExperts * kRows, kK, 29);
+    auto a = QMatmulKernel::Create(EncodingName(ea), pa.n, kK, pa.w);
+    auto b = QMatmulKernel::Create(EncodingName(eb), pb.n, kK, pb.w);
+    ASSERT_TRUE(a.ok() && b.ok());
+    const float* x0 = pa.x.data();
+    const float* x1 = pa.x.data() + pa.x_stride;
+    // (matrix, expert, m, x): expert 2 on row 0, 0 on row 1, 1 on rows 0-1; gate then up.
+    const std::vector<std::tuple<const Problem*, int64_t, int64_t, const float*>> calls = {
+        {&pa, 2, 1, x0}, {&pb, 2, 1, x0}, {&pa, 0, 1, x1},
+        {&pb, 0, 1, x1}, {&pa, 1, 2, x0}, {&pb, 1, 2, x0}};
+    for (pthreadpool_t threads : {static_cast<pthreadpool_t>(nullptr), pool}) {
+      const int64_t y_stride = kRows + 3;
+      std::vector<float> got(calls.size() * 2 * y_stride, -1.0f), want = got;
+      std::vector<QMatmulKernel::Block> blocks;
+      for (size_t c = 0; c < calls.size(); ++c) {
+        const auto [p, e, m, x] = calls[c];
+        const QMatmulKernel* matrix = p == &pb ? b->get() : nullptr;
+        blocks.push_back({e, m, x, got.data() + c * 2 * y_stride, matrix});
+        const size_t per = p->w.size() / kExperts;
+        auto one = QMatmulKernel::Create(
+            EncodingName(p->enc), kRows, kK,
+            absl::MakeConstSpan(p->w).subspan(static_cast<size_t>(e) * per, per));
+        ASSERT_TRUE(one.ok()) << one.status();
+        std::vector<uint8_t> scratch((*one)->ScratchBytes(m) + 64);
+        (*one)->Run(m, x, pa.x_stride, want.data() + c * 2 * y_stride, y_stride,
+                    AlignedScratch(&scratch), threads);
+      }
+      std::vector<uint8_t> scratch(
+          std::max((*a)->BlocksScratchBytes(8, 6), (*b)->BlocksScratchBytes(8, 6)) + 64);
+      (*a)->RunBlocks(kRows, blocks, pa.x_stride, y_stride, AlignedScratch(&scratch), threads);
+      EXPECT_EQ(got, want);
+      // The two matrices give different rows (the test tells them apart).
+      EXPECT_NE(std::vector<float>(got.begin(), got.begin() + kRows),
+                std::vector<float>(got.begin() + 2 * y_stride, got.begin() + 2 * y_stride + kRows));
     }
   }
   pthreadpool_destroy(pool);

@@ -21,10 +21,11 @@
 // three matrices once and scattered back with their weights. Each expert input is one qmatmul
 // kernel over its e matrices stacked (the same kernels as op qmatmul on every ISA, repacked at
 // Load into one allocation, so large enough for huge pages) when their rows are a multiple of 16,
-// else one kernel per expert. The used experts run in groups of up to max(t, k) rows, each
-// matrix of a group in one dispatch of the pool (QMatmulKernel::RunBlocks): a decode step (n = 1)
-// reads the weights of its k experts only, in three dispatches, its row quantized once for the
-// gate and once for the up projections.
+// else one kernel per expert. The used experts run in groups of up to max(t, k) rows, the gate
+// and up matrices of a group in one dispatch of the pool (QMatmulKernel::RunBlocks, each
+// expert's gate block beside its up block on the same quantized rows), the down ones in a
+// second: a decode step (n = 1) reads the weights of its k experts only, in two dispatches, its
+// row quantized once.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -159,6 +160,7 @@ struct MoeScratch {
   int32_t* count;   // [e + 1] rows per expert, then prefix offsets
   int32_t* slots;   // [t k] (row, slot) pairs sorted by expert, as row * k + slot
   Block* blocks;    // [min(e, r)] the group's experts
+  Block* pairs;     // [2 min(e, r)] their gate and up blocks (when those run in one dispatch)
   float* xs;        // [r, d] gathered rows
   float* g;         // [r, f]
   float* u;         // [r, f]
@@ -173,7 +175,13 @@ class MoeKernel : public OpKernel {
   MoeKernel(std::vector<int> in, int out, MoeDims d, MoeAttributes a,
             std::vector<ExpertMatrices> mats, size_t kernel_scratch)
       : in_(std::move(in)), out_(out), d_(d), a_(a), mats_(std::move(mats)),
-        kernel_scratch_(kernel_scratch) {}
+        kernel_scratch_(kernel_scratch), fused_(GateUpFused(mats_)) {}
+
+  // Whether the gate and up products run in one dispatch: both stacked (RunBlocks over either
+  // reads the other's blocks).
+  static bool GateUpFused(const std::vector<ExpertMatrices>& mats) {
+    return mats[0].stacked != nullptr && mats[1].stacked != nullptr;
+  }
 
   absl::Status Run(const ExecContext& ctx) override {
     const int32_t n = *Data<int32_t>(ctx, in_[5]);
@@ -244,6 +252,7 @@ class MoeKernel : public OpKernel {
     s.count = reinterpret_cast<int32_t*>(take(sizeof(int32_t) * (d_.e + 1)));
     s.slots = reinterpret_cast<int32_t*>(take(sizeof(int32_t) * tk));
     s.blocks = reinterpret_cast<Block*>(take(sizeof(Block) * std::min(d_.e, r)));
+    s.pairs = reinterpret_cast<Block*>(take(fused_ ? sizeof(Block) * 2 * std::min(d_.e, r) : 0));
     s.xs = reinterpret_cast<float*>(take(sizeof(float) * r * d_.d));
     s.g = reinterpret_cast<float*>(take(sizeof(float) * r * d_.f));
     s.u = reinterpret_cast<float*>(take(sizeof(float) * r * d_.f));
@@ -274,6 +283,25 @@ class MoeKernel : public OpKernel {
     }
   }
 
+  // The gate products of `blocks` into s.g (where their y point) and the up ones into s.u: one
+  // dispatch over both stacked matrices, each expert's gate block beside its up block (so that
+  // they share the quantized rows), else one dispatch each.
+  void GateUp(const ExecContext& ctx, const MoeScratch& s, absl::Span<Block> blocks) const {
+    if (fused_) {
+      Block* p = s.pairs;
+      for (const Block& b : blocks) {
+        *p++ = b;
+        *p++ = Block{b.index, b.m, b.x, s.u + (b.y - s.g), mats_[1].stacked.get()};
+      }
+      mats_[0].stacked->RunBlocks(d_.f, absl::MakeConstSpan(s.pairs, 2 * blocks.size()), d_.d,
+                                  d_.f, s.kernel, ctx.pool);
+      return;
+    }
+    RunMatrix(mats_[0], blocks, s.kernel, ctx.pool);
+    for (Block& b : blocks) b.y = s.u + (b.y - s.g);
+    RunMatrix(mats_[1], blocks, s.kernel, ctx.pool);
+  }
+
   // A group of experts over their (row, slot) pairs: gather (a one-row expert reads its row of x
   // in place, so that a decode step's experts share one quantized copy), gate and up, SwiGLU,
   // down, weighted add (expert by expert, rows in order: the same sums as one expert at a time).
@@ -294,17 +322,19 @@ class MoeKernel : public OpKernel {
       b.y = s.g + r * f;
       r += b.m;
     }
-    RunMatrix(mats_[0], blocks, s.kernel, ctx.pool);
-    for (Block& b : blocks) b.y = s.u + (b.y - s.g);
-    RunMatrix(mats_[1], blocks, s.kernel, ctx.pool);
-    for (int64_t i = 0; i < r * f; ++i) {
-      const float gi = s.g[i];
-      s.g[i] = gi / (1.0f + std::exp(-gi)) * s.u[i];
-    }
+    GateUp(ctx, s, blocks);
+    // SwiGLU, element by element (on the pool for a prefill block's rows).
+    ParallelFor(ctx.pool, static_cast<size_t>(r * f), 1024, 4 * r * f, [&](size_t b, size_t c) {
+      for (size_t i = b; i < b + c; ++i) {
+        const float gi = s.g[i];
+        s.g[i] = gi / (1.0f + std::exp(-gi)) * s.u[i];
+      }
+    });
+    r = 0;
     for (Block& b : blocks) {
-      const int64_t row = (b.y - s.u) / f;
-      b.x = s.g + row * f;
-      b.y = s.y + row * d;
+      b.x = s.g + r * f;
+      b.y = s.y + r * d;
+      r += b.m;
     }
     RunMatrix(mats_[2], blocks, s.kernel, ctx.pool);
     for (const Block& b : blocks) {
@@ -324,6 +354,7 @@ class MoeKernel : public OpKernel {
   MoeAttributes a_;
   std::vector<ExpertMatrices> mats_;  // gate, up, down
   size_t kernel_scratch_;
+  bool fused_;  // GateUpFused(mats_)
 };
 
 AttributesOr Parse(const AttributeMap& map) {
@@ -468,7 +499,11 @@ KernelOr Create(const KernelArgs& a) {
   std::vector<ExpertMatrices> mats;
   size_t scratch = 0;
   for (int i = 2; i <= 4; ++i) {
-    if (absl::Status s = AddMatrices(a, i, rows, std::min(d.e, rows), &mats, &scratch); !s.ok()) {
+    // The gate and up blocks may run in one RunBlocks (MoeKernel::GateUp): twice the rows.
+    const int64_t times = i < 4 ? 2 : 1;
+    if (absl::Status s = AddMatrices(a, i, times * rows, times * std::min(d.e, rows), &mats,
+                                     &scratch);
+        !s.ok()) {
       return s;
     }
   }
