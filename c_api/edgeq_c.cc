@@ -157,8 +157,8 @@ edgeq_status SetGrammarText(edgeq_llm* llm, const char* fn, const char* what,
                             absl::StatusOr<std::string> gbnf) {
 #ifdef EDGEQ_NO_GRAMMAR
   // --define=edgeq_grammar=off leaves grammars and JSON schemas out of the library.
-  return FromStatus(absl::FailedPreconditionError(absl::StrCat(
-      fn, ": this libedgeq was built without grammars (--define=edgeq_grammar=off)")));
+  return FromStatus(absl::FailedPreconditionError(
+      absl::StrCat(fn, ": this libedgeq was built without grammars (--define=edgeq_grammar=off)")));
 #endif
   if (!gbnf.ok()) {
     return FromStatus(absl::Status(gbnf.status().code(),

@@ -143,16 +143,16 @@ edgeq_status edgeq_embedder_embed_batch(edgeq_embedder* embedder, const char* co
   const size_t dim = static_cast<size_t>(enc.config().dim);
   *n_floats = n_texts * dim;
   auto ids = enc.Tokenize(t);
-  absl::StatusOr<std::vector<std::vector<float>>> v =
+  absl::StatusOr<std::vector<std::vector<float> > > v =
       ids.ok() ? enc.EmbedBatch(*ids, p, normalize) : ids.status();
   if (!v.ok()) {
     return FromStatus(absl::Status(
         v.status().code(), absl::StrCat("edgeq_embedder_embed_batch: ", v.status().message())));
   }
   if (out == nullptr || capacity < *n_floats) {
-    return Fail(EDGEQ_ERROR_BUFFER_TOO_SMALL,
-                absl::StrCat("edgeq_embedder_embed_batch: ", *n_floats, " floats, capacity ",
-                             capacity));
+    return Fail(
+        EDGEQ_ERROR_BUFFER_TOO_SMALL,
+        absl::StrCat("edgeq_embedder_embed_batch: ", *n_floats, " floats, capacity ", capacity));
   }
   for (size_t i = 0; i < n_texts; ++i) std::memcpy(out + i * dim, (*v)[i].data(), dim * 4);
   return EDGEQ_OK;

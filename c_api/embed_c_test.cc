@@ -32,16 +32,14 @@ TEST(CApiEmbedder, BatchMatchesLlamaEmbeddingAndOneAtATime) {
             EDGEQ_ERROR_BUFFER_TOO_SMALL);
   EXPECT_EQ(n, 3u * 64);
   std::vector<float> v(3 * 64), one(64);
-  ASSERT_EQ(edgeq_embedder_embed_batch(e, texts, 3, nullptr, 2, v.data(), v.size(), &n),
-            EDGEQ_OK);
+  ASSERT_EQ(edgeq_embedder_embed_batch(e, texts, 3, nullptr, 2, v.data(), v.size(), &n), EDGEQ_OK);
   std::ifstream in("llm/testdata/embed/encoder_bert_tiny_mean.f32", std::ios::binary);
   std::vector<float> want(64);
   in.read(reinterpret_cast<char*>(want.data()), 256);
   ASSERT_TRUE(in.good());
   for (int k = 0; k < 64; ++k) EXPECT_NEAR(v[k], want[k], 1e-5) << k;
   for (int i = 0; i < 3; ++i) {
-    ASSERT_EQ(edgeq_embedder_embed_batch(e, texts + i, 1, "mean", 2, one.data(), 64, &n),
-              EDGEQ_OK);
+    ASSERT_EQ(edgeq_embedder_embed_batch(e, texts + i, 1, "mean", 2, one.data(), 64, &n), EDGEQ_OK);
     for (int k = 0; k < 64; ++k) EXPECT_NEAR(v[i * 64 + k], one[k], 2e-6) << i << " " << k;
   }
   EXPECT_EQ(edgeq_embedder_embed_batch(e, texts, 3, "none", 2, v.data(), v.size(), &n),

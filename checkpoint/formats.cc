@@ -65,9 +65,9 @@ absl::Status CheckInBuild(Format format) {
   if (selection::Selected(selection::kFormats, {name.data(), name.size()})) {
     return absl::OkStatus();
   }
-  return absl::UnimplementedError(absl::StrCat("checkpoint format '", name,
-                                               "' is not in this build (built with: ",
-                                               selection::BuiltWith(selection::kFormats), ")"));
+  return absl::UnimplementedError(absl::StrCat(
+      "checkpoint format '", name,
+      "' is not in this build (built with: ", selection::BuiltWith(selection::kFormats), ")"));
 }
 
 }  // namespace
@@ -78,7 +78,8 @@ absl::StatusOr<OpenedCheckpoint> OpenCheckpoint(const std::string& path,
                          internal::MappedFile::Open(path));
   EDGEQ_ASSIGN_OR_RETURN(Format format, DetectFormat(path, file->span()));
   const absl::Status in_build = CheckInBuild(format);
-  if (!in_build.ok()) return absl::Status(in_build.code(), absl::StrCat(path, ": ", in_build.message()));
+  if (!in_build.ok())
+    return absl::Status(in_build.code(), absl::StrCat(path, ": ", in_build.message()));
   absl::StatusOr<TensorDict> dict;
   switch (format) {
     case Format::kMax:

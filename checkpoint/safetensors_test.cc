@@ -121,10 +121,8 @@ TEST(SafetensorsTest, DuplicateKeysAreRefusedNamingTheKey) {
   EXPECT_EQ(field.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StrContains(field.status().message(), "key 'shape' appears twice"))
       << field.status();
-  absl::StatusOr<TensorDict> meta =
-      Parse(File(R"({"__metadata__":{"a":"1","a":"2"}})", data));
-  EXPECT_TRUE(absl::StrContains(meta.status().message(), "key 'a' appears twice"))
-      << meta.status();
+  absl::StatusOr<TensorDict> meta = Parse(File(R"({"__metadata__":{"a":"1","a":"2"}})", data));
+  EXPECT_TRUE(absl::StrContains(meta.status().message(), "key 'a' appears twice")) << meta.status();
 }
 
 // F3: a deeply nested header used to overflow the stack in dump() while building the error.

@@ -4,9 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -66,9 +66,9 @@ absl::StatusOr<std::string> ReadFileBounded(const std::string& path, size_t max_
     total += filled;
     if (total > max_bytes) {
       ::close(fd);
-      return absl::InvalidArgumentError(
-          absl::StrFormat("%s %s: longer than the limit of %d bytes", what,
-                          QuoteForError(path, 256), static_cast<int64_t>(max_bytes)));
+      return absl::InvalidArgumentError(absl::StrFormat("%s %s: longer than the limit of %d bytes",
+                                                        what, QuoteForError(path, 256),
+                                                        static_cast<int64_t>(max_bytes)));
     }
     chunk.resize(filled);
     if (filled > 0) chunks.push_back(std::move(chunk));
@@ -81,7 +81,6 @@ absl::StatusOr<std::string> ReadFileBounded(const std::string& path, size_t max_
   for (const std::string& c : chunks) out += c;
   return out;
 }
-
 
 std::string QuoteForError(absl::string_view s, size_t max_chars) {
   std::string out = "'";
@@ -112,8 +111,8 @@ std::optional<int64_t> ParseDecimalInt64(absl::string_view s) {
     if (c < '0' || c > '9') return std::nullopt;
     v = v * 10 + static_cast<uint64_t>(c - '0');  // 19 digits fit in uint64_t
   }
-  const uint64_t limit = static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) +
-                         (negative ? 1 : 0);
+  const uint64_t limit =
+      static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) + (negative ? 1 : 0);
   if (v > limit) return std::nullopt;
   if (negative && s == "0") return std::nullopt;  // "-0" is not a number we write
   return negative ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);

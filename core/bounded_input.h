@@ -24,8 +24,8 @@ namespace edgeq {
 // refusing any input may cost; regular files are measured first and cost nothing to refuse.
 inline constexpr size_t kMaxTextFileBytes = size_t{32} << 20;  // prompts, perplexity texts
 inline constexpr size_t kMaxJsonFileBytes = size_t{48} << 20;  // config.json, tokenizer.json
-inline constexpr size_t kMaxTemplateBytes = size_t{1} << 20;    // chat templates
-inline constexpr int kMaxJsonDepth = 128;                       // nesting of any JSON we read
+inline constexpr size_t kMaxTemplateBytes = size_t{1} << 20;   // chat templates
+inline constexpr int kMaxJsonDepth = 128;                      // nesting of any JSON we read
 
 // The whole of `path` if it holds at most `max_bytes`; `what` names the file's role in errors
 // ("perplexity text", "chat template"). NotFound if it cannot be opened, InvalidArgument if it

@@ -15,8 +15,7 @@ std::string TempFile(const std::string& contents) {
   std::string path = ::testing::TempDir() + "/bounded_input_XXXXXX";
   const int fd = ::mkstemp(path.data());
   EXPECT_GE(fd, 0);
-  EXPECT_EQ(::write(fd, contents.data(), contents.size()),
-            static_cast<ssize_t>(contents.size()));
+  EXPECT_EQ(::write(fd, contents.data(), contents.size()), static_cast<ssize_t>(contents.size()));
   ::close(fd);
   return path;
 }
@@ -41,8 +40,7 @@ TEST(ReadFileBoundedTest, RefusesAnEndlessStream) {
   absl::StatusOr<std::string> s = ReadFileBounded("/dev/zero", 1 << 20, "text");
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(s.status().message().find("longer than the limit of 1048576 bytes"),
-            std::string::npos)
+  EXPECT_NE(s.status().message().find("longer than the limit of 1048576 bytes"), std::string::npos)
       << s.status();
 }
 
@@ -65,9 +63,9 @@ TEST(ParseDecimalInt64Test, StrictDecimal) {
   EXPECT_EQ(ParseDecimalInt64("-5"), -5);
   EXPECT_EQ(ParseDecimalInt64("9223372036854775807"), INT64_MAX);
   EXPECT_EQ(ParseDecimalInt64("-9223372036854775808"), INT64_MIN);
-  for (const char* bad : {"", "-", "00", "01", "+0", "+1", " 1", "1 ", "0x1", "1e3", "-0",
-                          "9223372036854775808", "-9223372036854775809",
-                          "99999999999999999999", "1.0"}) {
+  for (const char* bad :
+       {"", "-", "00", "01", "+0", "+1", " 1", "1 ", "0x1", "1e3", "-0", "9223372036854775808",
+        "-9223372036854775809", "99999999999999999999", "1.0"}) {
     EXPECT_FALSE(ParseDecimalInt64(bad).has_value()) << bad;
   }
 }
@@ -79,8 +77,7 @@ TEST(CheckJsonDepthTest, CountsBracketsOutsideStrings) {
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
   absl::Status s = CheckJsonDepth(deep, kMaxJsonDepth, "config.json");
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("config.json: JSON nested deeper than 128 levels"),
-            std::string::npos)
+  EXPECT_NE(s.message().find("config.json: JSON nested deeper than 128 levels"), std::string::npos)
       << s;
 }
 

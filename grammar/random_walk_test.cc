@@ -17,8 +17,8 @@
 #include "grammar/json_validate_testing.h"
 #include "grammar/matcher.h"
 #include "gtest/gtest.h"
-#include "tests/util/reference_data.h"
 #include "nlohmann/json.hpp"
+#include "tests/util/reference_data.h"
 
 namespace edgeq {
 namespace grammar {

@@ -44,8 +44,9 @@ Value MatmulTransposed(Value lhs, Value rhs);
 
 // lhs f32 [..., k] · W^T with W a quantized constant of logical shape [n, k] in `encoding` (any
 // of the 14 built-in encodings: q4_0, q4_1, q5_0, q5_1, q8_0, q2_k, q3_k, q4_k, q5_k, q6_k,
-// iq4_nl, iq4_xs, f16, bf16) -> f32 [..., n]. The activations are quantized on the fly by the kernel as the encoding's GGML
-// vec_dot_type says (8-bit q8_0/q8_K blocks; f16 and bf16 weights take f16/bf16 activations).
+// iq4_nl, iq4_xs, f16, bf16) -> f32 [..., n]. The activations are quantized on the fly by the
+// kernel as the encoding's GGML vec_dot_type says (8-bit q8_0/q8_K blocks; f16 and bf16 weights
+// take f16/bf16 activations).
 Value QMatmul(const QuantizationEncoding& encoding, Value lhs, Value rhs);
 
 // Element-wise arithmetic with numpy broadcasting (f32).

@@ -146,9 +146,9 @@ absl::StatusOr<ChatTemplate> ChatTemplate::FromName(absl::string_view name, std:
       return t;
     }
   }
-  return absl::InvalidArgumentError(absl::StrFormat(
-      "unknown chat template %s (expected one of %s)", QuoteForError(name),
-      absl::StrJoin(Names(), ", ")));
+  return absl::InvalidArgumentError(absl::StrFormat("unknown chat template %s (expected one of %s)",
+                                                    QuoteForError(name),
+                                                    absl::StrJoin(Names(), ", ")));
 }
 
 absl::StatusOr<ChatTemplate> ChatTemplate::FromJinja(std::string text, std::string bos_text,
@@ -218,9 +218,8 @@ absl::StatusOr<ChatTemplate> ChatTemplate::Detect(absl::string_view text, std::s
     if (text == f.name) return FromName(text, std::move(bos_text), std::move(eos_text));
   }
   if (text.size() > kMaxTemplateBytes) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("chat template of %d bytes: above the limit of %d bytes", text.size(),
-                        kMaxTemplateBytes));
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "chat template of %d bytes: above the limit of %d bytes", text.size(), kMaxTemplateBytes));
   }
   auto has = [&](absl::string_view s) { return absl::StrContains(text, s); };
   auto make = [&](Family f) { return ChatTemplate(f, std::move(bos_text), std::move(eos_text)); };
@@ -290,8 +289,9 @@ absl::StatusOr<std::string> ChatTemplate::TextFromGguf(const checkpoint::TensorD
 absl::StatusOr<std::string> ChatTemplate::TextFromTokenizerConfig(const std::string& path) {
   // Size-capped, depth-checked, duplicate keys refused.
   using json = nlohmann::json;
-  EDGEQ_ASSIGN_OR_RETURN(json j, checkpoint::internal::ReadJsonObjectFile(
-                                   path, nullptr, checkpoint::internal::kMaxTokenizerConfigBytes));
+  EDGEQ_ASSIGN_OR_RETURN(json j,
+                         checkpoint::internal::ReadJsonObjectFile(
+                             path, nullptr, checkpoint::internal::kMaxTokenizerConfigBytes));
   auto it = j.find("chat_template");
   if (it == j.end() || it->is_null()) {
     return absl::NotFoundError(absl::StrCat(path, ": no chat_template"));

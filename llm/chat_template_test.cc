@@ -265,8 +265,7 @@ TEST(ChatTemplateTest, ReadsTheTemplateFromGgufAndTokenizerConfig) {
   std::ofstream(bad) << "{not json";
   s = ChatTemplate::TextFromTokenizerConfig(bad);
   EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(s.status().message().find("bad_config.json: not valid JSON"),
-            absl::string_view::npos);
+  EXPECT_NE(s.status().message().find("bad_config.json: not valid JSON"), absl::string_view::npos);
   EXPECT_EQ(ChatTemplate::TextFromTokenizerConfig(dir + "/missing.json").status().code(),
             absl::StatusCode::kNotFound);
 }
@@ -299,8 +298,8 @@ TEST(ChatTemplateHostile, TokenizerConfigIsReadWithinBounds) {
             std::string::npos)
       << t.status();
   // tokenizer_config.json itself is capped at 8 MiB (Gemma 3's, the largest we know, is 1.2 MB).
-  t = ChatTemplate::TextFromTokenizerConfig(WriteTempFile(
-      "huge_tc.json", json({{"x", std::string(8 << 20, 'x')}}).dump()));
+  t = ChatTemplate::TextFromTokenizerConfig(
+      WriteTempFile("huge_tc.json", json({{"x", std::string(8 << 20, 'x')}}).dump()));
   EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(t.status().message().find("above the limit of 8388608 bytes"), std::string::npos)
       << t.status();

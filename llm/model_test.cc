@@ -24,13 +24,13 @@
 #include "gtest/gtest.h"
 #include "llm/arch/arch_table.h"
 #include "llm/arch/common.h"
-#include "llm/rope_frequencies.h"
-#include "runtime/session.h"
 #include "llm/random_model.h"
+#include "llm/rope_frequencies.h"
 #include "llm/small_model_testing.h"
 #include "quantization/block_layout.h"
 #include "quantization/encoding.h"
 #include "quantization/internal/codecs.h"
+#include "runtime/session.h"
 
 namespace edgeq {
 namespace llm {
@@ -169,7 +169,8 @@ TEST(ModelConfigTest, FromGeneratedMetadata) {
   EXPECT_EQ(c->rope_freq_base, 500000.0f);
   EXPECT_EQ(c->rms_norm_epsilon, 1e-5f);
   EXPECT_FALSE(c->tied_output);
-  EXPECT_EQ(c->rope_scaling_type, RopeScaling::kNone);  // the converter writes rope_freqs.weight only
+  EXPECT_EQ(c->rope_scaling_type,
+            RopeScaling::kNone);  // the converter writes rope_freqs.weight only
   EXPECT_EQ(c->ToString(),
             "llama: 2 layers, embedding 48, ffn 40, 4 heads (2 kv, dim 12), vocab 37, context 64, "
             "rope base 500000, rms eps 1e-05, separate output");
@@ -202,8 +203,9 @@ TEST(ModelConfigTest, MissingContradictoryAndUnsupported) {
   // Every row of the architecture table, in its order (llama first).
   EXPECT_EQ(s.message(), absl::StrCat("architecture 'mamba' is not supported; supported: ",
                                       absl::StrJoin(arch::GgufNames(), ", ")));
-  EXPECT_TRUE(absl::StartsWith(s.message(), "architecture 'mamba' is not supported; supported: "
-                                            "llama, qwen2, qwen3, gemma3, phi3, smollm3"));
+  EXPECT_TRUE(absl::StartsWith(s.message(),
+                               "architecture 'mamba' is not supported; supported: "
+                               "llama, qwen2, qwen3, gemma3, phi3, smollm3"));
   s = error(with(good, "llama.attention.head_count_kv", MetadataValue::Int(3)));
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StrContains(s.message(), "'llama.attention.head_count_kv' is 3")) << s;
@@ -625,16 +627,18 @@ TEST(ModelTest, FeedForwardInRowChunksEqualsOnePiece) {
             Model::Load(*d, {.prefill_block = block, .ffn_chunk_rows = chunk});
         ASSERT_TRUE(m.ok()) << m.status();
         std::vector<std::vector<float>>& out = logits[chunk == 0 ? 0 : 1];
-        ASSERT_TRUE((*m)->PrefillAll(tokens, 0, [&](int, absl::Span<const float> row) {
-                         out.emplace_back(row.begin(), row.end());
-                         return absl::OkStatus();
-                       }).ok());
+        ASSERT_TRUE((*m)->PrefillAll(tokens, 0,
+                                     [&](int, absl::Span<const float> row) {
+                                       out.emplace_back(row.begin(), row.end());
+                                       return absl::OkStatus();
+                                     })
+                        .ok());
         EXPECT_EQ((*m)->loaded_block_sizes().back(), block);
       }
       ASSERT_EQ(logits[0].size(), static_cast<size_t>(block));
       for (int i = 0; i < block; ++i) {
-        ASSERT_EQ(logits[0][i], logits[1][i]) << "block " << block << " token " << i
-                                              << (d == &q4 ? " (q4_0 FFN)" : " (f32)");
+        ASSERT_EQ(logits[0][i], logits[1][i])
+            << "block " << block << " token " << i << (d == &q4 ? " (q4_0 FFN)" : " (f32)");
       }
     }
   }
@@ -679,18 +683,17 @@ TEST(ModelTest, OneBShapeUbatch512ActivationsAreBounded) {
   d->SetMetadata("llama.attention.head_count_kv", MetadataValue::Int(kvh, W::kU32));
   const int64_t hd = dim / heads;
   const std::map<std::string, std::pair<int64_t, int64_t>> matrices = {
-      {"attn_q", {dim, dim}},   {"attn_k", {kvh * hd, dim}}, {"attn_v", {kvh * hd, dim}},
-      {"attn_output", {dim, dim}}, {"ffn_gate", {ffn, dim}},  {"ffn_up", {ffn, dim}},
+      {"attn_q", {dim, dim}},      {"attn_k", {kvh * hd, dim}}, {"attn_v", {kvh * hd, dim}},
+      {"attn_output", {dim, dim}}, {"ffn_gate", {ffn, dim}},    {"ffn_up", {ffn, dim}},
       {"ffn_down", {dim, ffn}}};
   for (const auto& [name, shape] : matrices) {
-    absl::StatusOr<Tensor> t =
-        Tensor::Create(DType::kUInt8, {shape.first, shape.second / 32 * 18});
+    absl::StatusOr<Tensor> t = Tensor::Create(DType::kUInt8, {shape.first, shape.second / 32 * 18});
     ASSERT_TRUE(t.ok()) << t.status();
     t->SetQuantization("q4_0", Shape({shape.first, shape.second}));
     ASSERT_TRUE(d->Set(absl::StrCat("blk.0.", name, ".weight"), *std::move(t)).ok());
   }
-  for (const char* name : {"blk.0.attn_norm.weight", "blk.0.ffn_norm.weight",
-                           "output_norm.weight"}) {
+  for (const char* name :
+       {"blk.0.attn_norm.weight", "blk.0.ffn_norm.weight", "output_norm.weight"}) {
     ASSERT_TRUE(d->Set(name, *Tensor::Full({dim}, 1.0f)).ok());
   }
   ASSERT_TRUE(d->Set("token_embd.weight", *Tensor::Create(DType::kFloat32, {256, dim})).ok());

@@ -83,16 +83,14 @@ absl::StatusOr<std::shared_ptr<const ChatTemplate>> OpenChatTemplate(const Opene
   const tokenizer::TextTokenizer& tok = *m.tokenizer;
   absl::StatusOr<std::string> text = ChatTemplate::TextFromGguf(m.file.dict);
   if (absl::IsNotFound(text.status())) {
-    return absl::NotFoundError(
-        absl::StrFormat("'%s' carries no tokenizer.chat_template", m.path));
+    return absl::NotFoundError(absl::StrFormat("'%s' carries no tokenizer.chat_template", m.path));
   }
   EDGEQ_RETURN_IF_ERROR(text.status());
   absl::StatusOr<ChatTemplate> t =
       ChatTemplate::FromJinja(*std::move(text), tok.bos() >= 0 ? tok.PieceText(tok.bos()) : "",
                               tok.eos() >= 0 ? tok.PieceText(tok.eos()) : "");
   if (!t.ok()) {
-    return absl::Status(t.status().code(),
-                        absl::StrCat("'", m.path, "': ", t.status().message()));
+    return absl::Status(t.status().code(), absl::StrCat("'", m.path, "': ", t.status().message()));
   }
   return std::make_shared<const ChatTemplate>(*std::move(t));
 #endif

@@ -6,8 +6,9 @@
 //   llm::OpenOptions options;
 //   options.model.num_threads = 2;
 //   EDGEQ_ASSIGN_OR_RETURN(llm::OpenedModel m, llm::Open("model.gguf", options));
-//   EDGEQ_ASSIGN_OR_RETURN(std::vector<int> ids, m.tokenizer->Encode("Hi", m.tokenizer->add_bos()));
-//   EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> logits, m.model->Prefill(ids, 0));
+//   EDGEQ_ASSIGN_OR_RETURN(std::vector<int> ids, m.tokenizer->Encode("Hi",
+//   m.tokenizer->add_bos())); EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> logits,
+//   m.model->Prefill(ids, 0));
 //
 // A front end that needs the tokenizer before it can choose the model's options (`edgeq run`
 // sizes the KV cache from the prompt) calls OpenFile, then OpenedModel::LoadModel.

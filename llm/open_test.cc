@@ -63,8 +63,8 @@ TEST(OpenTest, GivesModelTokenizerAndTemplateOfTheFile) {
   EXPECT_EQ(*text, "<s>[user] hi</s>");
   // The dict's copies of the vocabulary's arrays are gone (the tokenizer has its own); the
   // tokenizer's other keys stay.
-  for (const char* key : {"tokenizer.ggml.tokens", "tokenizer.ggml.scores",
-                          "tokenizer.ggml.token_type"}) {
+  for (const char* key :
+       {"tokenizer.ggml.tokens", "tokenizer.ggml.scores", "tokenizer.ggml.token_type"}) {
     EXPECT_FALSE(m->file.dict.HasMetadata(key)) << key;
   }
   EXPECT_TRUE(m->file.dict.HasMetadata("tokenizer.ggml.model"));
@@ -141,7 +141,8 @@ TEST(OpenTest, ChatTemplateAskedOfAFileWithoutOne) {
   o.chat_template = true;
   absl::Status s = OpenFile(path, o).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kNotFound) << s;
-  EXPECT_THAT(std::string(s.message()), HasSubstr("notmpl.gguf' carries no tokenizer.chat_template"));
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("notmpl.gguf' carries no tokenizer.chat_template"));
 }
 
 TEST(OpenTest, ErrorsNameTheFile) {

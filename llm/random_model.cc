@@ -183,9 +183,10 @@ bool RegisterRandomArchitecture(const RandomArchitecture& a) {
 
 std::vector<RandomArchitecture> RandomArchitectures() {
   std::vector<RandomArchitecture> r = Registry();
-  std::stable_sort(r.begin(), r.end(), [](const RandomArchitecture& x, const RandomArchitecture& y) {
-    return RowIndex(x.gguf_name) < RowIndex(y.gguf_name);
-  });
+  std::stable_sort(r.begin(), r.end(),
+                   [](const RandomArchitecture& x, const RandomArchitecture& y) {
+                     return RowIndex(x.gguf_name) < RowIndex(y.gguf_name);
+                   });
   return r;
 }
 

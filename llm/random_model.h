@@ -180,9 +180,8 @@ absl::StatusOr<Spec> FindPreset(const std::vector<NamedPreset<Spec>>& presets,
 
 // Adds tensor `name` of `shape`: `values`, or seeded random ones (vectors 1 + U(-0.25, 0.25),
 // U(-0.5, 0.5) if `centered`; matrices U(-1, 1) / sqrt(columns)).
-using RandomTensorFn = std::function<absl::Status(const std::string& name,
-                                                  std::vector<int64_t> shape,
-                                                  std::vector<float> values, bool centered)>;
+using RandomTensorFn = std::function<absl::Status(
+    const std::string& name, std::vector<int64_t> shape, std::vector<float> values, bool centered)>;
 // The same into `d`, seeded by (seed, name).
 absl::Status AddRandomTensor(uint64_t seed, const std::string& name, std::vector<int64_t> shape,
                              std::vector<float> values, bool centered, checkpoint::TensorDict& d);

@@ -282,8 +282,8 @@ TEST(SamplerGrammarTest, GreedyIsMaskedArgmax) {
 // With temperature alone, "sample, then re-sample over the masked logits if refused" draws from
 // the masked distribution: allowed tokens keep their relative odds, refused ones never come.
 TEST(SamplerGrammarTest, SampledDistributionIsMasked) {
-  auto vocab = std::make_shared<const GrammarVocab>(
-      std::vector<std::string>{"", "a", "b", "c"}, std::vector<int>{0});
+  auto vocab = std::make_shared<const GrammarVocab>(std::vector<std::string>{"", "a", "b", "c"},
+                                                    std::vector<int>{0});
   auto g = Grammar("root ::= [ab]*");
   absl::StatusOr<Sampler> s = Sampler::Create(4, Plain(7));
   ASSERT_TRUE(s.ok());
@@ -325,8 +325,8 @@ TEST(SamplerGrammarTest, EndsAtEogAndReportsADeadEnd) {
   EXPECT_NE(err.message().find("no token of the vocabulary can continue"), std::string::npos);
   EXPECT_TRUE(s->TakeError().ok());  // taken
 
-  EXPECT_EQ(s->SetGrammar(g, std::make_shared<const GrammarVocab>(
-                                 std::vector<std::string>{"a"}, std::vector<int>{}))
+  EXPECT_EQ(s->SetGrammar(g, std::make_shared<const GrammarVocab>(std::vector<std::string>{"a"},
+                                                                  std::vector<int>{}))
                 .code(),
             absl::StatusCode::kInvalidArgument);
 }

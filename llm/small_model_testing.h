@@ -1,5 +1,5 @@
-// The small random model llm/model_test.cc and llm/model_arch_test.cc share, and the blocked-prefill
-// check the architecture tests (llm/arch/*_test.cc) share.
+// The small random model llm/model_test.cc and llm/model_arch_test.cc share, and the
+// blocked-prefill check the architecture tests (llm/arch/*_test.cc) share.
 #ifndef EDGEQ_LLM_SMALL_MODEL_TESTING_H_
 #define EDGEQ_LLM_SMALL_MODEL_TESTING_H_
 
@@ -71,8 +71,7 @@ inline void ExpectLogitsNear(absl::Span<const float> got, const std::vector<floa
 // at a time (decode graph only), and the prefill loaded block graphs. Returns the one-at-a-time
 // logits of every position (prompt then next) for further checks.
 inline std::vector<std::vector<float>> ExpectBlockedPrefillEqualsTokenByToken(
-    const checkpoint::TensorDict& d, const std::vector<int>& prompt,
-    const std::vector<int>& next) {
+    const checkpoint::TensorDict& d, const std::vector<int>& prompt, const std::vector<int>& next) {
   std::vector<std::vector<float>> want;
   std::unique_ptr<Model> one = LoadWithBlock(d, 1);
   if (one == nullptr) return want;

@@ -100,9 +100,9 @@ struct CompiledGraph::Impl {
   // Per value computed into the arena (views included) and per output copy: (slot, buffer, byte
   // offset in the buffer).
   std::vector<std::tuple<int, int, size_t>> places;
-  std::vector<int> output_slots;           // per graph output, its slot
-  std::vector<TensorType> output_types;    // per graph output
-  std::vector<std::string> output_names;   // per graph output
+  std::vector<int> output_slots;          // per graph output, its slot
+  std::vector<TensorType> output_types;   // per graph output
+  std::vector<std::string> output_names;  // per graph output
   std::vector<void*> slots;
   std::vector<std::unique_ptr<internal::OpKernel>> kernels;
   std::vector<std::string> kernel_labels;                 // "%2 = qmatmul"

@@ -80,7 +80,8 @@ TEST(SessionTest, ModelsShareQuantizedWeightsPreparedOnce) {
   EXPECT_EQ(session.prepared_weight_reuses(), 0);
   // The repacked copy's bytes, as the kernel alone holds them (counted once when shared).
   absl::StatusOr<std::unique_ptr<kernels::QMatmulKernel>> alone = kernels::QMatmulKernel::Create(
-      "q4_0", 48, 64, absl::MakeConstSpan(static_cast<const uint8_t*>(qw.raw_data()), qw.size_bytes()));
+      "q4_0", 48, 64,
+      absl::MakeConstSpan(static_cast<const uint8_t*>(qw.raw_data()), qw.size_bytes()));
   ASSERT_TRUE(alone.ok()) << alone.status();
   const uint64_t copy = (*alone)->copy_bytes();
   EXPECT_EQ(session.prepared_weight_bytes(), copy);

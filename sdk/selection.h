@@ -1,5 +1,6 @@
 // The selective build (sdk/selection.bzl): which architectures, encodings, ISAs, checkpoint
-// formats and ops this build keeps. The lists are comma-separated names; "" keeps everything (the default build).
+// formats and ops this build keeps. The lists are comma-separated names; "" keeps everything (the
+// default build).
 #ifndef EDGEQ_SDK_SELECTION_H_
 #define EDGEQ_SDK_SELECTION_H_
 

@@ -199,7 +199,7 @@ class Tokenizer {
   bool clean_spaces_ = false;
   std::vector<Normalizer> normalizers_;
   std::vector<std::string> hf_patterns_;  // split patterns without a GGUF name (pre "hf-regex")
-  bool bpe_byte_fallback_ = false;  // BPE: <0xXX> tokens for bytes not in the vocabulary
+  bool bpe_byte_fallback_ = false;        // BPE: <0xXX> tokens for bytes not in the vocabulary
 
   friend class StreamDecoder;
   friend class HfTokenizerBuilder;

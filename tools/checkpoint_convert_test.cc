@@ -10,8 +10,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "gtest/gtest.h"
 #include "convert/hf_testing.h"
+#include "gtest/gtest.h"
 #include "llm/random_model.h"
 #include "tools/checkpoint_report.h"
 
@@ -48,8 +48,7 @@ TEST(ConvertOutputTest, AFileOfTheInputDirectoryIsRefusedBeforeWriting) {
   const std::string link = ::testing::TempDir() + "/convert_self_link.safetensors";
   ::unlink(link.c_str());
   ASSERT_EQ(::symlink(input.c_str(), link.c_str()), 0);
-  for (const std::string& out :
-       {input, dir + "/./model.safetensors", link, dir + "/config.json"}) {
+  for (const std::string& out : {input, dir + "/./model.safetensors", link, dir + "/config.json"}) {
     absl::StatusOr<std::string> c = ConvertCheckpoint(dir, out);
     EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument) << out;
     EXPECT_TRUE(absl::StrContains(c.status().message(), "a file of the input directory"))

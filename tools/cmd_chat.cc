@@ -54,7 +54,8 @@ namespace {
 constexpr char kChatUsage[] =
     "MODEL [--system TEXT] [--template NAME|FILE] [--tools FILE.json] [-n N] [--temp T] "
     "[--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--repeat-last-n N] "
-    "[--presence-penalty P] [--frequency-penalty F] [-s SEED] [-t THREADS] [-c CTX] [-ub N] [-ctk TYPE] [--isa NAME] "
+    "[--presence-penalty P] [--frequency-penalty F] [-s SEED] [-t THREADS] [-c CTX] [-ub N] [-ctk "
+    "TYPE] [--isa NAME] "
     "[--ignore-eos] [--verbose-prompt]\n"
     "    [--grammar GBNF | --grammar-file FILE | -j JSON_SCHEMA]\n"
     "Reads one user message per line from stdin and streams each reply to stdout; the prompt\n"
@@ -325,11 +326,10 @@ absl::Status ChatLoop::LoadModel(std::shared_ptr<const grammar::Grammar> grammar
 
 void ChatLoop::PrintHeader() const {
   const llm::Model& model = *opened_.model;
-  const std::string template_note = tmpl_->family() != llm::ChatTemplate::Family::kJinja
-                                        ? tmpl_->name()
-                                    : args_.Has("template")
-                                        ? absl::StrCat("jinja (", args_.Get("template"), ")")
-                                        : "jinja (the model's tokenizer.chat_template)";
+  const std::string template_note =
+      tmpl_->family() != llm::ChatTemplate::Family::kJinja ? tmpl_->name()
+      : args_.Has("template") ? absl::StrCat("jinja (", args_.Get("template"), ")")
+                              : "jinja (the model's tokenizer.chat_template)";
   absl::FPrintF(
       stderr,
       "model: %s (%s)\nchat template: %s%s\nsampler: %s\ncontext %d (%s KV cache), %d threads, "

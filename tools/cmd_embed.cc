@@ -171,10 +171,14 @@ absl::StatusOr<std::vector<std::vector<float>>> EmbedWithEncoder(
 }
 
 absl::Status Embed(const Args& raw_args) {
-  std::vector<OptionSpec> specs = {
-      {{"-p", "--prompt"}},   {{"-f", "--file"}},         {{"--pooling"}},
-      {{"--embd-normalize", "--normalize"}}, {{"--embd-output-format"}}, {{"-t", "--threads"}},
-      {{"-c", "--ctx-size"}}, {{"--tokenizer"}}};
+  std::vector<OptionSpec> specs = {{{"-p", "--prompt"}},
+                                   {{"-f", "--file"}},
+                                   {{"--pooling"}},
+                                   {{"--embd-normalize", "--normalize"}},
+                                   {{"--embd-output-format"}},
+                                   {{"-t", "--threads"}},
+                                   {{"-c", "--ctx-size"}},
+                                   {{"--tokenizer"}}};
   for (const OptionSpec& s : UbatchOptionSpecs()) specs.push_back(s);
   EDGEQ_ASSIGN_OR_RETURN(const LlmArgs args, ParseLlmArgs(raw_args.raw, specs));
   if (args.positional.size() != 1) {
@@ -210,9 +214,9 @@ absl::Status Embed(const Args& raw_args) {
   llm::Pooling pooling = llm::Pooling::kMean;
   std::vector<std::vector<float>> emb;
   if (arch.ok() && llm::arch::IsEncoderArchitecture(*arch)) {
-    EDGEQ_ASSIGN_OR_RETURN(emb, EmbedWithEncoder(args, path, texts, pooling_name,
-                                                 static_cast<int>(normalize), threads, &dim,
-                                                 &pooling));
+    EDGEQ_ASSIGN_OR_RETURN(
+        emb, EmbedWithEncoder(args, path, texts, pooling_name, static_cast<int>(normalize), threads,
+                              &dim, &pooling));
   } else {
     if (!pooling_name.empty()) pooling = *llm::ParsePooling(pooling_name);
     EDGEQ_ASSIGN_OR_RETURN(emb, EmbedWithDecoder(args, std::move(file), path, texts, pooling_name,

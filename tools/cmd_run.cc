@@ -26,7 +26,8 @@ namespace {
 constexpr char kRunUsage[] =
     "MODEL -p TEXT|-f FILE [-n N] [--temp T] [--top-k K] [--top-p P] [--min-p P] "
     "[--repeat-penalty R] [--repeat-last-n N] [--presence-penalty P] [--frequency-penalty F] "
-    "[-s SEED] [-t THREADS] [-c CTX] [-ub N] [-ctk TYPE] [--isa NAME] [--tokenizer FILE] [--ignore-eos]\n"
+    "[-s SEED] [-t THREADS] [-c CTX] [-ub N] [-ctk TYPE] [--isa NAME] [--tokenizer FILE] "
+    "[--ignore-eos]\n"
     "    [--grammar GBNF | --grammar-file FILE | -j JSON_SCHEMA] [--prompt-cache FILE]\n"
     "  -p, --prompt TEXT        prompt (BOS added as the vocabulary says)\n"
     "  -f, --file FILE          the prompt from a file (at most 32 MiB)\n"

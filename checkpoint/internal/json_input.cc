@@ -93,20 +93,20 @@ class BoundsChecker {
 
 }  // namespace
 
-absl::StatusOr<json> ParseJsonBounded(absl::string_view text, absl::string_view what,
-                                      int max_depth, const json::parser_callback_t& callback,
+absl::StatusOr<json> ParseJsonBounded(absl::string_view text, absl::string_view what, int max_depth,
+                                      const json::parser_callback_t& callback,
                                       size_t max_array_elements) {
   if (absl::Status s = CheckJsonDepth(text, max_depth, what); !s.ok()) return s;
   BoundsChecker checker(max_array_elements);
   json::sax_parse(text.begin(), text.end(), &checker);
   if (checker.duplicate_key().has_value()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: key %s appears twice in one object (expected each key once)", what,
-        QuoteForError(*checker.duplicate_key(), 128)));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: key %s appears twice in one object (expected each key once)", what,
+                        QuoteForError(*checker.duplicate_key(), 128)));
   }
   if (checker.long_array()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: an array has more than %d elements", what, max_array_elements));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: an array has more than %d elements", what, max_array_elements));
   }
   if (checker.syntax_error()) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": not valid JSON"));
@@ -118,8 +118,7 @@ absl::StatusOr<json> ParseJsonBounded(absl::string_view text, absl::string_view 
 }
 
 absl::StatusOr<json> ReadJsonObjectFile(const std::string& path,
-                                        const json::parser_callback_t& callback,
-                                        size_t max_bytes) {
+                                        const json::parser_callback_t& callback, size_t max_bytes) {
   absl::StatusOr<std::string> text = ReadFileBounded(path, max_bytes, "JSON file");
   if (!text.ok()) return text.status();
   absl::StatusOr<json> j = ParseJsonBounded(*text, path, kMaxJsonDepth, callback);

@@ -54,11 +54,9 @@ TEST(ParseJsonBoundedTest, RefusesADuplicateKeyNamingIt) {
 
 TEST(ParseJsonBoundedTest, DuplicateKeysAreSeenInsideDiscardedValues) {
   // A callback that discards every value still leaves the duplicate-key check in place.
-  absl::StatusOr<json> j =
-      ParseJsonBounded(R"({"v": {"a": 1, "a": 2}})", "cb.json", kMaxJsonDepth,
-                       [](int, json::parse_event_t e, json&) {
-                         return e != json::parse_event_t::value;
-                       });
+  absl::StatusOr<json> j = ParseJsonBounded(
+      R"({"v": {"a": 1, "a": 2}})", "cb.json", kMaxJsonDepth,
+      [](int, json::parse_event_t e, json&) { return e != json::parse_event_t::value; });
   EXPECT_EQ(j.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StrContains(j.status().message(), "key 'a' appears twice")) << j.status();
 }
@@ -75,7 +73,8 @@ TEST(ReadJsonObjectFileTest, RefusesNonObjectsAndEndlessStreams) {
   const std::string arr = TempFile("arr.json", "[1, 2]");
   absl::StatusOr<json> j = ReadJsonObjectFile(arr);
   EXPECT_EQ(j.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(absl::StrContains(j.status().message(), "expected a JSON object, found an array of 2"))
+  EXPECT_TRUE(
+      absl::StrContains(j.status().message(), "expected a JSON object, found an array of 2"))
       << j.status();
   // F4 for JSON: /dev/zero is refused after kMaxJsonFileBytes, not read until memory runs out.
   if (::access("/dev/zero", R_OK) != 0) GTEST_SKIP() << "no /dev/zero";

@@ -250,29 +250,28 @@ using F = FfnLayout;
 // name, HF, rope, activation, norms, qkv, ffn, qkv bias, q/k norm, sqrt(dim) embedding
 // scale, no-RoPE layer step, layer tensors, config, layer.
 constexpr ArchInfo kArchitectures[] = {
-    {"llama", kLlamaHf, R::kNorm, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, false,
-     false, false, 0, EDGEQ_TENSORS(kLlamaTensors), nullptr, LlamaLayer},
-    {"qwen2", kQwen2Hf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, true,
-     false, false, 0, EDGEQ_TENSORS(kQwen2Tensors), nullptr, LlamaLayer},
-    {"qwen3", kQwen3Hf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, false,
-     true, false, 0, EDGEQ_TENSORS(kQwen3Tensors), nullptr, LlamaLayer},
-    {"gemma3", kGemma3Hf, R::kNeox, Act::kGeluTanh, N::kPreAndPost, Q::kSeparate,
-     F::kGateUp, false, true, true, 0, EDGEQ_TENSORS(kGemma3Tensors), Gemma3Config, Gemma3Layer},
-    {"phi3", kPhi3Hf, R::kNeox, Act::kSilu, N::kPre, Q::kFused, F::kFusedGateUp, false,
-     false, false, 0, EDGEQ_TENSORS(kPhi3Tensors), Phi3Config, LlamaLayer},
-    {"smollm3", kSmollm3Hf, R::kNorm, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp,
-     false, false, false, 4, EDGEQ_TENSORS(kLlamaTensors), nullptr, LlamaLayer},
-    {"lfm2", kLfm2Hf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, false,
-     true, false, 0, EDGEQ_TENSORS(kLfm2Tensors), Lfm2Config, Lfm2Layer},
-    {"qwen35", kQwen35Hf, R::kNeox, Act::kSilu, N::kPre, Q::kGatedQ, F::kGateUp,
-     false, true, false, 0, EDGEQ_TENSORS(kQwen35Tensors), Qwen35Config, Qwen35Layer},
-    {"gemma4", kGemma4Hf, R::kNeox, Act::kGeluTanh, N::kPreAndPost, Q::kSeparate,
-     F::kGateUp, false, true, true, 0, EDGEQ_TENSORS(kGemma4Tensors), Gemma4Config, Gemma4Layer},
-    {"qwen3moe", kQwen3moeHf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate,
-     F::kGateUp, false, true, false, 0, EDGEQ_TENSORS(kQwen3moeTensors), Qwen3MoeConfig,
-     LlamaLayer},
-    {"lfm2moe", kLfm2moeHf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp,
-     false, true, false, 0, EDGEQ_TENSORS(kLfm2moeTensors), Lfm2MoeConfig, Lfm2Layer},
+    {"llama", kLlamaHf, R::kNorm, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, false, false,
+     false, 0, EDGEQ_TENSORS(kLlamaTensors), nullptr, LlamaLayer},
+    {"qwen2", kQwen2Hf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, true, false, false,
+     0, EDGEQ_TENSORS(kQwen2Tensors), nullptr, LlamaLayer},
+    {"qwen3", kQwen3Hf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, false, true, false,
+     0, EDGEQ_TENSORS(kQwen3Tensors), nullptr, LlamaLayer},
+    {"gemma3", kGemma3Hf, R::kNeox, Act::kGeluTanh, N::kPreAndPost, Q::kSeparate, F::kGateUp, false,
+     true, true, 0, EDGEQ_TENSORS(kGemma3Tensors), Gemma3Config, Gemma3Layer},
+    {"phi3", kPhi3Hf, R::kNeox, Act::kSilu, N::kPre, Q::kFused, F::kFusedGateUp, false, false,
+     false, 0, EDGEQ_TENSORS(kPhi3Tensors), Phi3Config, LlamaLayer},
+    {"smollm3", kSmollm3Hf, R::kNorm, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, false, false,
+     false, 4, EDGEQ_TENSORS(kLlamaTensors), nullptr, LlamaLayer},
+    {"lfm2", kLfm2Hf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, false, true, false,
+     0, EDGEQ_TENSORS(kLfm2Tensors), Lfm2Config, Lfm2Layer},
+    {"qwen35", kQwen35Hf, R::kNeox, Act::kSilu, N::kPre, Q::kGatedQ, F::kGateUp, false, true, false,
+     0, EDGEQ_TENSORS(kQwen35Tensors), Qwen35Config, Qwen35Layer},
+    {"gemma4", kGemma4Hf, R::kNeox, Act::kGeluTanh, N::kPreAndPost, Q::kSeparate, F::kGateUp, false,
+     true, true, 0, EDGEQ_TENSORS(kGemma4Tensors), Gemma4Config, Gemma4Layer},
+    {"qwen3moe", kQwen3moeHf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, false, true,
+     false, 0, EDGEQ_TENSORS(kQwen3moeTensors), Qwen3MoeConfig, LlamaLayer},
+    {"lfm2moe", kLfm2moeHf, R::kNeox, Act::kSilu, N::kPre, Q::kSeparate, F::kGateUp, false, true,
+     false, 0, EDGEQ_TENSORS(kLfm2moeTensors), Lfm2MoeConfig, Lfm2Layer},
 };
 #undef EDGEQ_TENSORS
 
@@ -373,9 +372,9 @@ std::vector<std::string> GgufNames() {
 absl::Status CheckInBuild(absl::string_view name) {
   for (const ArchInfo& a : kBuiltRows) {
     if (name == a.gguf_name && !InBuild(a)) {
-      return absl::UnimplementedError(absl::StrCat("architecture '", name,
-                                                   "' is not in this build (built with: ",
-                                                   selection::BuiltWith(selection::kArchs), ")"));
+      return absl::UnimplementedError(absl::StrCat(
+          "architecture '", name,
+          "' is not in this build (built with: ", selection::BuiltWith(selection::kArchs), ")"));
     }
   }
   return absl::OkStatus();

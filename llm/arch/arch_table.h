@@ -77,7 +77,8 @@ struct HfConfig {
   const char* eps_key = "rms_norm_eps";
   const char* eps_fallback_key = nullptr;
   // The FFN width from block_ff_dim (else intermediate_size) with LFM2's auto-adjust rule
-  // (block_auto_adjust_ff_dim, block_ffn_dim_multiplier, block_multiple_of); else intermediate_size.
+  // (block_auto_adjust_ff_dim, block_ffn_dim_multiplier, block_multiple_of); else
+  // intermediate_size.
   bool block_ff_dim = false;
   // MoE: the key counting the leading dense layers (lfm2moe: num_dense_layers); nullptr: experts on
   // every layer (a config's mlp_only_layers / decoder_sparse_step must agree).

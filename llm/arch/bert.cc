@@ -23,15 +23,15 @@ absl::StatusOr<Value> Vector(Graph& g, const WeightReader& w, const std::string&
   absl::StatusOr<const Tensor*> t = w.Get(name);
   if (!t.ok() || (*t)->dtype() != DType::kFloat32 || (*t)->is_quantized() ||
       (*t)->shape() != Shape({n})) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "tensor '%s' is %s; expected f32 [%d]", name, t.ok() ? (*t)->DebugString() : "missing", n));
+    return absl::InvalidArgumentError(absl::StrFormat("tensor '%s' is %s; expected f32 [%d]", name,
+                                                      t.ok() ? (*t)->DebugString() : "missing", n));
   }
   return g.Constant(**t);
 }
 
 // A [rows, cols] table (f32 or quantized) looked up by `indices`: [.., cols].
-absl::StatusOr<Value> Lookup(Graph& g, const WeightReader& w, const std::string& name,
-                             int64_t rows, int64_t cols, Value indices) {
+absl::StatusOr<Value> Lookup(Graph& g, const WeightReader& w, const std::string& name, int64_t rows,
+                             int64_t cols, Value indices) {
   absl::StatusOr<const Tensor*> t = w.Get(name);
   if (!t.ok() || (*t)->logical_shape().rank() != 2 || (*t)->logical_shape().dim(1) != cols ||
       (*t)->logical_shape().dim(0) < rows) {
@@ -93,7 +93,7 @@ absl::StatusOr<Value> SelfAttention(Graph& g, const WeightReader& w, const Encod
   v = ops::Transpose(v, {1, 0, 2});
   EDGEQ_ASSIGN_OR_RETURN(Value scale, Scalar(g, 1.0f / std::sqrt(static_cast<float>(hs))));
   Value scores = ops::Add(ops::Mul(ops::MatmulTransposed(q, k), scale), in.mask);  // [h, t, t]
-  Value out = ops::Matmul(ops::Softmax(scores), v);                                 // [h, t, hs]
+  Value out = ops::Matmul(ops::Softmax(scores), v);                                // [h, t, hs]
   out = ops::Reshape(ops::Transpose(out, {1, 0, 2}), {t, dim});
   return Projection(g, w, p + "attn_output", dim, dim, out);
 }
@@ -112,8 +112,8 @@ absl::StatusOr<Value> FeedForward(Graph& g, const WeightReader& w, const Encoder
   return Projection(g, w, p + "ffn_down", c.dim, c.ffn, act);
 }
 
-absl::StatusOr<int64_t> Int(const checkpoint::TensorDict& d, const std::string& a,
-                            const char* name, int64_t max) {
+absl::StatusOr<int64_t> Int(const checkpoint::TensorDict& d, const std::string& a, const char* name,
+                            int64_t max) {
   return RequiredInt(d, Key(a, name), max);
 }
 
@@ -172,9 +172,8 @@ absl::StatusOr<EncoderConfig> EncoderConfigFromMetadata(const checkpoint::Tensor
   EDGEQ_ASSIGN_OR_RETURN(c.heads, Int(d, a, "attention.head_count", kMaxHeads));
   EDGEQ_ASSIGN_OR_RETURN(c.context, Int(d, a, "context_length", kMaxContext));
   if (c.dim % c.heads != 0 && c.arch != EncoderArch::kGemmaEmbedding) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: embedding_length %d is not a multiple of attention.head_count %d",
-                        a, c.dim, c.heads));
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: embedding_length %d is not a multiple of attention.head_count %d", a, c.dim, c.heads));
   }
   c.head_dim = c.dim / c.heads;
   c.kv_heads = c.heads;
@@ -183,8 +182,8 @@ absl::StatusOr<EncoderConfig> EncoderConfigFromMetadata(const checkpoint::Tensor
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: head dimension %d; expected an even one (RoPE)", a, c.head_dim));
   }
-  EDGEQ_ASSIGN_OR_RETURN(double eps, OptionalFloat(d, Key(a, "attention.layer_norm_epsilon"),
-                                                   1e-12));
+  EDGEQ_ASSIGN_OR_RETURN(double eps,
+                         OptionalFloat(d, Key(a, "attention.layer_norm_epsilon"), 1e-12));
   c.norm_eps = static_cast<float>(eps);
   EDGEQ_ASSIGN_OR_RETURN(double base, OptionalFloat(d, Key(a, "rope.freq_base"), 10000.0));
   c.rope_base = static_cast<float>(base);
@@ -199,9 +198,8 @@ absl::StatusOr<EncoderConfig> EncoderConfigFromMetadata(const checkpoint::Tensor
   }
   EDGEQ_ASSIGN_OR_RETURN(const Tensor* embd, d.Get("token_embd.weight"));
   if (embd->logical_shape().rank() != 2 || embd->logical_shape().dim(1) != c.dim) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("tensor 'token_embd.weight' is %s; expected [vocab, %d]",
-                        embd->DebugString(), c.dim));
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "tensor 'token_embd.weight' is %s; expected [vocab, %d]", embd->DebugString(), c.dim));
   }
   c.vocab = embd->logical_shape().dim(0);
   return c;
@@ -243,12 +241,11 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildEncoderGraph(const WeightReader& w,
   for (int l = 0; l < c.layers; ++l) {
     const std::string p = absl::StrCat("blk.", l, ".");
     EDGEQ_ASSIGN_OR_RETURN(Value attn, SelfAttention(g, w, c, in, p, t, x));
-    EDGEQ_ASSIGN_OR_RETURN(Value cur,
-                           LayerNorm(g, w, p + "attn_output_norm", c.dim, c.norm_eps,
-                                     ops::Add(attn, x)));
+    EDGEQ_ASSIGN_OR_RETURN(
+        Value cur, LayerNorm(g, w, p + "attn_output_norm", c.dim, c.norm_eps, ops::Add(attn, x)));
     EDGEQ_ASSIGN_OR_RETURN(Value ffn, FeedForward(g, w, c, p, cur));
-    EDGEQ_ASSIGN_OR_RETURN(x, LayerNorm(g, w, p + "layer_output_norm", c.dim, c.norm_eps,
-                                        ops::Add(ffn, cur)));
+    EDGEQ_ASSIGN_OR_RETURN(
+        x, LayerNorm(g, w, p + "layer_output_norm", c.dim, c.norm_eps, ops::Add(ffn, cur)));
   }
   g.Output(io::kHidden, x);
   EDGEQ_RETURN_IF_ERROR(g.status());

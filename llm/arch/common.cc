@@ -278,8 +278,8 @@ absl::StatusOr<Value> LayerGraph::FeedForward(int layer, Value h) {
   if (c_.IsMoeLayer(layer)) return arch::MoeFeedForward(*this, layer, h);
   const int64_t dim = c_.embedding_length;
   EDGEQ_ASSIGN_OR_RETURN(const DenseFfn ffn, AddDenseFfn(g_, dict_, c_, layer));
-  const int64_t chunk = ffn_chunk_rows_ == kFfnChunkAuto ? FfnChunkRows(ffn.hidden, t_)
-                                                         : ffn_chunk_rows_;
+  const int64_t chunk =
+      ffn_chunk_rows_ == kFfnChunkAuto ? FfnChunkRows(ffn.hidden, t_) : ffn_chunk_rows_;
   const std::vector<std::pair<int64_t, int64_t>> ranges = RowChunks(t_, chunk);
   if (ranges.size() == 1) return ffn.Rows(h, t_);
   // Row chunks: the [t, ffn]-wide intermediates exist for one chunk at a time. Every kernel is

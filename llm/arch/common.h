@@ -137,9 +137,9 @@ class LayerGraph {
   absl::StatusOr<Value> Norm(int layer, const char* name, Value x, int64_t n = 0);
   // Self-attention of the normed h [t, dim]: projections (attn_qkv, or attn_q/k/v, with their
   // biases when present; config().gated_q: attn_q also gives the output gate, applied as
-  // sigmoid(gate) to the attention's output), q/k head norms (config().qk_norm), RoPE unless the layer is one of
-  // no_rope_layer_step's, the fused attention over the KV cache (within the sliding window on
-  // sliding-window layers) and attn_output (+ bias): [t, dim].
+  // sigmoid(gate) to the attention's output), q/k head norms (config().qk_norm), RoPE unless the
+  // layer is one of no_rope_layer_step's, the fused attention over the KV cache (within the sliding
+  // window on sliding-window layers) and attn_output (+ bias): [t, dim].
   absl::StatusOr<Value> Attention(int layer, Value h);
   // Gated FFN of h [t, dim]: ffn_gate/ffn_up (or the fused ffn_up), config().ffn_activation,
   // ffn_down: [t, dim]; on an MoE layer (ModelConfig::IsMoeLayer), arch::MoeFeedForward.

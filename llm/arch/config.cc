@@ -298,9 +298,8 @@ absl::Status ReadRopeScaling(const TensorDict& d, const std::string& a, ModelCon
     if (type == RopeScalingName(s)) c.rope_scaling_type = s, known = true;
   }
   if (!known) {
-    return absl::UnimplementedError(
-        absl::StrFormat("metadata key '%s' is %s; supported: none, linear, llama3", type_key,
-                        QuoteForError(type)));
+    return absl::UnimplementedError(absl::StrFormat(
+        "metadata key '%s' is %s; supported: none, linear, llama3", type_key, QuoteForError(type)));
   }
   const std::string factor_key = Key(a, "rope.scaling.factor");
   EDGEQ_ASSIGN_OR_RETURN(double factor, OptionalFloat(d, factor_key, 1.0));

@@ -44,10 +44,10 @@ absl::StatusOr<Value> GemmaAttention(Graph& g, const WeightReader& w, const Enco
   EDGEQ_ASSIGN_OR_RETURN(Value q, Linear(g, w, p + "attn_q.weight", h * hs, c.dim, x));
   EDGEQ_ASSIGN_OR_RETURN(Value k, Linear(g, w, p + "attn_k.weight", kvh * hs, c.dim, x));
   EDGEQ_ASSIGN_OR_RETURN(Value v, Linear(g, w, p + "attn_v.weight", kvh * hs, c.dim, x));
-  EDGEQ_ASSIGN_OR_RETURN(q, Norm(g, w, p + "attn_q_norm.weight", hs, c.rms_eps,
-                                 ops::Reshape(q, {t, h, hs})));
-  EDGEQ_ASSIGN_OR_RETURN(k, Norm(g, w, p + "attn_k_norm.weight", hs, c.rms_eps,
-                                 ops::Reshape(k, {t, kvh, hs})));
+  EDGEQ_ASSIGN_OR_RETURN(
+      q, Norm(g, w, p + "attn_q_norm.weight", hs, c.rms_eps, ops::Reshape(q, {t, h, hs})));
+  EDGEQ_ASSIGN_OR_RETURN(
+      k, Norm(g, w, p + "attn_k_norm.weight", hs, c.rms_eps, ops::Reshape(k, {t, kvh, hs})));
   const bool swa = c.sliding_window > 0 && c.sliding_layers[layer];
   q = Rope(q, in.positions, swa ? in.freqs_swa : in.freqs, RopeMode::kNeox);
   k = Rope(k, in.positions, swa ? in.freqs_swa : in.freqs, RopeMode::kNeox);
@@ -88,8 +88,8 @@ absl::Status GemmaEmbeddingConfig(const checkpoint::TensorDict& d, EncoderConfig
   const std::string& a = c->architecture;
   EDGEQ_ASSIGN_OR_RETURN(c->kv_heads,
                          OptionalInt(d, Key(a, "attention.head_count_kv"), c->heads, kMaxHeads));
-  EDGEQ_ASSIGN_OR_RETURN(c->head_dim, OptionalInt(d, Key(a, "attention.key_length"),
-                                                  c->dim / c->heads, kMaxHeadDim));
+  EDGEQ_ASSIGN_OR_RETURN(
+      c->head_dim, OptionalInt(d, Key(a, "attention.key_length"), c->dim / c->heads, kMaxHeadDim));
   if (c->heads % c->kv_heads != 0 || c->head_dim % 2 != 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: %d heads, %d kv heads, head dimension %d; expected heads a multiple of kv heads "
@@ -99,24 +99,22 @@ absl::Status GemmaEmbeddingConfig(const checkpoint::TensorDict& d, EncoderConfig
   EDGEQ_ASSIGN_OR_RETURN(double eps,
                          OptionalFloat(d, Key(a, "attention.layer_norm_rms_epsilon"), 1e-6));
   c->rms_eps = static_cast<float>(eps);
-  EDGEQ_ASSIGN_OR_RETURN(c->sliding_window,
-                         OptionalInt(d, Key(a, "attention.sliding_window"), 0));
+  EDGEQ_ASSIGN_OR_RETURN(c->sliding_window, OptionalInt(d, Key(a, "attention.sliding_window"), 0));
   EDGEQ_ASSIGN_OR_RETURN(int64_t period,
                          OptionalInt(d, Key(a, "attention.sliding_window_pattern"), 6));
   for (int64_t l = 0; l < c->layers; ++l) c->sliding_layers.push_back(l % period < period - 1);
-  EDGEQ_ASSIGN_OR_RETURN(double base_swa, OptionalFloat(d, Key(a, "rope.freq_base_swa"),
-                                                        c->rope_base));
+  EDGEQ_ASSIGN_OR_RETURN(double base_swa,
+                         OptionalFloat(d, Key(a, "rope.freq_base_swa"), c->rope_base));
   c->rope_base_swa = static_cast<float>(base_swa);
-  EDGEQ_ASSIGN_OR_RETURN(c->dense_2_out, OptionalInt(d, Key(a, "dense_2_feat_out"), 0,
-                                                     kMaxEmbedding));
-  EDGEQ_ASSIGN_OR_RETURN(c->dense_3_in, OptionalInt(d, Key(a, "dense_3_feat_in"), 0,
-                                                    kMaxEmbedding));
+  EDGEQ_ASSIGN_OR_RETURN(c->dense_2_out,
+                         OptionalInt(d, Key(a, "dense_2_feat_out"), 0, kMaxEmbedding));
+  EDGEQ_ASSIGN_OR_RETURN(c->dense_3_in,
+                         OptionalInt(d, Key(a, "dense_3_feat_in"), 0, kMaxEmbedding));
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<Graph>> BuildGemmaEmbeddingGraph(const WeightReader& w,
-                                                                const EncoderConfig& c,
-                                                                int64_t t) {
+                                                                const EncoderConfig& c, int64_t t) {
   auto graph =
       std::make_unique<Graph>(absl::StrCat(c.architecture, "_t", t), std::vector<TensorType>{});
   Graph& g = *graph;
@@ -146,13 +144,13 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildDenseGraph(const WeightReader& w,
   const bool d2 = w.Contains("dense_2.weight"), d3 = w.Contains("dense_3.weight");
   if (!d2 && !d3) return nullptr;
   if (d2 != d3 || c.dense_2_out <= 0 || c.dense_3_in != c.dense_2_out) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: dense_2/dense_3 with feature sizes %d, %d; expected both tensors and "
-        "dense_2_feat_out == dense_3_feat_in",
-        c.architecture, c.dense_2_out, c.dense_3_in));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: dense_2/dense_3 with feature sizes %d, %d; expected both tensors and "
+                        "dense_2_feat_out == dense_3_feat_in",
+                        c.architecture, c.dense_2_out, c.dense_3_in));
   }
-  auto graph = std::make_unique<Graph>(absl::StrCat(c.architecture, "_dense"),
-                                       std::vector<TensorType>{});
+  auto graph =
+      std::make_unique<Graph>(absl::StrCat(c.architecture, "_dense"), std::vector<TensorType>{});
   Graph& g = *graph;
   Value x = g.AddInput(io::kHidden, TensorType(DType::kFloat32, {1, c.dim}));
   EDGEQ_ASSIGN_OR_RETURN(x, Linear(g, w, "dense_2.weight", c.dense_2_out, c.dim, x));

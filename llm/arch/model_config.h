@@ -71,7 +71,7 @@ struct ModelConfig {
   // 1/sqrt(embedding / heads) for the 62-layer 27B model, as llama.cpp).
   float attention_scale = 1.0f;
   float embedding_scale = 1.0f;  // token embeddings are multiplied by it (gemma3: sqrt(dim))
-  bool gated_q = false;     // attn_q rows: per head the query, then an output gate (qwen35)
+  bool gated_q = false;          // attn_q rows: per head the query, then an output gate (qwen35)
   bool qk_norm = false;     // RMSNorm of each q and k head (attn_q_norm/attn_k_norm: qwen3, gemma3)
   bool post_norms = false;  // post_attention_norm, post_ffw_norm after each sub-block (gemma3)
   // Of the gate: kSilu (SwiGLU) or kGeluTanh (GeGLU; computed with ggml's half-precision

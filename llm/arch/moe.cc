@@ -27,9 +27,9 @@ absl::Status ReadExpertConfig(const checkpoint::TensorDict& d, ModelConfig* c) {
   EDGEQ_ASSIGN_OR_RETURN(int64_t experts, RequiredInt(d, Key(a, "expert_count"), kMaxExperts));
   EDGEQ_ASSIGN_OR_RETURN(int64_t used, RequiredInt(d, Key(a, "expert_used_count"), kMaxExperts));
   if (used > experts) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "metadata key '%s' is %d; expected at most %s = %d", Key(a, "expert_used_count"), used,
-        Key(a, "expert_count"), experts));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("metadata key '%s' is %d; expected at most %s = %d",
+                        Key(a, "expert_used_count"), used, Key(a, "expert_count"), experts));
   }
   // llama.cpp's default: feed_forward_length / expert_used_count.
   EDGEQ_ASSIGN_OR_RETURN(int64_t ffn, OptionalInt(d, Key(a, "expert_feed_forward_length"),
@@ -102,18 +102,17 @@ absl::StatusOr<Value> MoeFeedForward(LayerGraph& b, int layer, Value h) {
     absl::StatusOr<const Tensor*> bias = b.weights().Get(bias_name);
     if (!bias.ok() || (*bias)->dtype() != DType::kFloat32 || (*bias)->is_quantized() ||
         (*bias)->shape() != Shape({experts})) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "tensor '%s' is %s; expected f32 [%d] (%s)", bias_name,
-          bias.ok() ? (*bias)->DebugString() : std::string("missing"), experts,
-          Key(c.architecture, "expert_count")));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("tensor '%s' is %s; expected f32 [%d] (%s)", bias_name,
+                          bias.ok() ? (*bias)->DebugString() : std::string("missing"), experts,
+                          Key(c.architecture, "expert_count")));
     }
     in.push_back(g.Constant(**bias));
   }
-  const Value y = ops::Op(
-      "moe", in,
-      {{"gating", std::string(c.expert_sigmoid_gating ? "sigmoid" : "softmax")},
-       {"k", int64_t{c.expert_used_count}},
-       {"normalize", int64_t{c.expert_weights_norm ? 1 : 0}}});
+  const Value y = ops::Op("moe", in,
+                          {{"gating", std::string(c.expert_sigmoid_gating ? "sigmoid" : "softmax")},
+                           {"k", int64_t{c.expert_used_count}},
+                           {"normalize", int64_t{c.expert_weights_norm ? 1 : 0}}});
   EDGEQ_RETURN_IF_ERROR(g.status());
   return y;
 }

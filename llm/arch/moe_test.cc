@@ -76,9 +76,9 @@ TEST(MoeArchTest, ConfigErrors) {
                                      "expected 0 to lfm2moe.block_count = 6"));
   // An expert tensor of the wrong shape, a missing selection bias: Load names the tensor.
   d = Tiny("qwen3moe-tiny");
-  ASSERT_TRUE(d.Set("blk.1.ffn_down_exps.weight",
-                    *Tensor::Create(DType::kFloat32, Shape({8, 32, 64})))
-                  .ok());
+  ASSERT_TRUE(
+      d.Set("blk.1.ffn_down_exps.weight", *Tensor::Create(DType::kFloat32, Shape({8, 32, 64})))
+          .ok());
   s = Model::Load(d, {}).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(s.message(), HasSubstr("tensor 'blk.1.ffn_down_exps.weight' is f32[8, 32, 64]"));

@@ -55,7 +55,8 @@ void Qwen35Keys(const RandomModelSpec& s, const std::string& a, checkpoint::Tens
 // A qwen35 layer: full attention (attn_q of query and gate rows per head, q/k norms) on every
 // full_attention_interval-th layer, else gated delta-net tensors (ssm_a = -exp(A_log) made up
 // in [-1, -0.5], so that every head decays).
-absl::Status AddQwen35Layer(const RandomModelSpec& s, int l, int head_dim, const RandomTensorFn& add) {
+absl::Status AddQwen35Layer(const RandomModelSpec& s, int l, int head_dim,
+                            const RandomTensorFn& add) {
   if (s.ssm_state <= 0 || s.ssm_key_heads <= 0 || s.ssm_value_heads % s.ssm_key_heads != 0 ||
       s.ssm_value_heads <= 0 || s.ssm_conv_kernel < 2 || s.full_attention_interval <= 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -98,11 +99,10 @@ absl::Status AddQwen35Layer(const RandomModelSpec& s, int l, int head_dim, const
   return add(p + "ssm_out.weight", {s.dim, value_dim}, {}, false);
 }
 
-[[maybe_unused]] const bool kRegistered =
-    RegisterRandomArchitecture({.gguf_name = "qwen35",
-                                .presets = Qwen35Presets,
-                                .keys_after_rope = Qwen35Keys,
-                                .layer = AddQwen35Layer});
+[[maybe_unused]] const bool kRegistered = RegisterRandomArchitecture({.gguf_name = "qwen35",
+                                                                      .presets = Qwen35Presets,
+                                                                      .keys_after_rope = Qwen35Keys,
+                                                                      .layer = AddQwen35Layer});
 
 }  // namespace
 }  // namespace llm

@@ -42,7 +42,8 @@ TEST(KR4GemvScheduleTest, BothSchedulesAgreeOverTheTileTails) {
       compared += ExpectSchedulesAgree(gemv, 1, n, k, static_cast<uint32_t>(n));
       const int64_t m = 1 + (n - 1) % 16;  // m = 1..16 three times over
       compared += ExpectSchedulesAgree(gemm, m, n, k, static_cast<uint32_t>(100 + n));
-      if (with_i8mm) compared += ExpectSchedulesAgree(i8mm, m, n, k, static_cast<uint32_t>(200 + n));
+      if (with_i8mm)
+        compared += ExpectSchedulesAgree(i8mm, m, n, k, static_cast<uint32_t>(200 + n));
       // Every output (RunKernel's y: m rows of n + 1, the guard column included).
       expected += (1 + (with_i8mm ? 2 : 1) * m) * (n + 1);
     }

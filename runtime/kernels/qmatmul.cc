@@ -406,12 +406,12 @@ class QMatmulKernelImpl final : public QMatmulKernel {
       const uint8_t* src = weights + first * row_bytes;
       const int64_t k = self->k();
       if (self->gemv_->repack != nullptr) {
-        self->gemv_->repack(
-            src, rows, k, const_cast<uint8_t*>(self->w_gemv_) + first * self->w_gemv_row_bytes_);
+        self->gemv_->repack(src, rows, k,
+                            const_cast<uint8_t*>(self->w_gemv_) + first * self->w_gemv_row_bytes_);
       }
       if (!shared && self->gemm_->repack != nullptr) {
-        self->gemm_->repack(
-            src, rows, k, const_cast<uint8_t*>(self->w_gemm_) + first * self->w_gemm_row_bytes_);
+        self->gemm_->repack(src, rows, k,
+                            const_cast<uint8_t*>(self->w_gemm_) + first * self->w_gemm_row_bytes_);
       }
     }
   };
@@ -504,10 +504,9 @@ absl::StatusOr<std::unique_ptr<QMatmulKernel>> QMatmulKernel::Create(
   if (gemv == nullptr || gemm == nullptr) {
     return absl::InternalError(absl::StrCat("qmatmul ", desc->name, ": no kernel registered"));
   }
-  return Finish(
-      std::make_unique<QMatmulKernelImpl>(n, k, weights.data(), *row_bytes, gemv, gemm, on_read,
-                                          pool),
-      desc->name, n, k);
+  return Finish(std::make_unique<QMatmulKernelImpl>(n, k, weights.data(), *row_bytes, gemv, gemm,
+                                                    on_read, pool),
+                desc->name, n, k);
 }
 
 namespace {
@@ -684,10 +683,9 @@ absl::StatusOr<std::unique_ptr<QMatmulKernel>> CreateForEntry(const KernelEntry*
   const blocks::BlockFormat* desc = &blocks::GetBlockFormat(entry->encoding);
   const absl::StatusOr<size_t> row_bytes = CheckWeights(*desc, entry->name, n, k, weights);
   if (!row_bytes.ok()) return row_bytes.status();
-  return Finish(
-      std::make_unique<QMatmulKernelImpl>(n, k, weights.data(), *row_bytes, entry, entry, nullptr,
-                                          nullptr),
-      entry->name, n, k);
+  return Finish(std::make_unique<QMatmulKernelImpl>(n, k, weights.data(), *row_bytes, entry, entry,
+                                                    nullptr, nullptr),
+                entry->name, n, k);
 }
 
 }  // namespace internal

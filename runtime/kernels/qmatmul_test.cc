@@ -259,8 +259,8 @@ TEST(QMatmulTest, RunBlocksReadsEachBlocksOwnMatrix) {
   constexpr int64_t kRows = 32, kExperts = 3, kK = 512;
   pthreadpool_t pool = pthreadpool_create(2);
   ASSERT_NE(pool, nullptr);
-  for (const auto& [ea, eb] : {std::pair{Encoding::kQ4_K, Encoding::kQ6_K},
-                               std::pair{Encoding::kQ4_0, Encoding::kQ8_0}}) {
+  for (const auto& [ea, eb] :
+       {std::pair{Encoding::kQ4_K, Encoding::kQ6_K}, std::pair{Encoding::kQ4_0, Encoding::kQ8_0}}) {
     SCOPED_TRACE(absl::StrCat(EncodingName(ea), " + ", EncodingName(eb)));
     const Problem pa = MakeProblem(ea, 2, kExperts * kRows, kK, 23);
     const Problem pb = MakeProblem(eb, 2, kExperts * kRows, kK, 29);

@@ -157,7 +157,8 @@ class AttentionKernel : public OpKernel {
   size_t SlotFloats() const {
     return (kernels::AttentionScratchFloats(shape_.heads, shape_.kv_heads, shape_.head_dim,
                                             shape_.ctx + shape_.t, q8_0_) +
-            15) / 16 * 16;
+            15) /
+           16 * 16;
   }
 
   std::vector<int> in_;

@@ -79,9 +79,7 @@ class GdnKernel : public OpKernel {
   }
 
   size_t ScratchBytes() const override { return sizeof(float) * 2 * d_.hv * d_.s; }
-  std::string name() const override {
-    return absl::StrCat(kGdnOpName, "_", SuffixOf(rule_->name));
-  }
+  std::string name() const override { return absl::StrCat(kGdnOpName, "_", SuffixOf(rule_->name)); }
 
  private:
   // Value head h over the n real rows; `work` holds 2 s floats (q, k normalized).
@@ -133,7 +131,8 @@ AttributesOr Parse(const AttributeMap& map) {
 absl::Status CheckShapes(const InferInput& in) {
   static constexpr const char* kNames[] = {"q", "k", "v", "alpha", "beta", "dt_bias", "a", "state"};
   for (int i = 0; i < 8; ++i) {
-    if (!IsPlainF32(in.types[i])) return Invalid(absl::StrFormat("%s must be plain f32", kNames[i]));
+    if (!IsPlainF32(in.types[i]))
+      return Invalid(absl::StrFormat("%s must be plain f32", kNames[i]));
   }
   const Shape& q = in.types[0].type.shape;
   const Shape& v = in.types[2].type.shape;

@@ -174,8 +174,13 @@ class MoeKernel : public OpKernel {
  public:
   MoeKernel(std::vector<int> in, int out, MoeDims d, MoeAttributes a,
             std::vector<ExpertMatrices> mats, size_t kernel_scratch)
-      : in_(std::move(in)), out_(out), d_(d), a_(a), mats_(std::move(mats)),
-        kernel_scratch_(kernel_scratch), fused_(GateUpFused(mats_)) {}
+      : in_(std::move(in)),
+        out_(out),
+        d_(d),
+        a_(a),
+        mats_(std::move(mats)),
+        kernel_scratch_(kernel_scratch),
+        fused_(GateUpFused(mats_)) {}
 
   // Whether the gate and up products run in one dispatch: both stacked (RunBlocks over either
   // reads the other's blocks).
@@ -293,8 +298,8 @@ class MoeKernel : public OpKernel {
         *p++ = b;
         *p++ = Block{b.index, b.m, b.x, s.u + (b.y - s.g), mats_[1].stacked.get()};
       }
-      mats_[0].stacked->RunBlocks(d_.f, absl::MakeConstSpan(s.pairs, 2 * blocks.size()), d_.d,
-                                  d_.f, s.kernel, ctx.pool);
+      mats_[0].stacked->RunBlocks(d_.f, absl::MakeConstSpan(s.pairs, 2 * blocks.size()), d_.d, d_.f,
+                                  s.kernel, ctx.pool);
       return;
     }
     RunMatrix(mats_[0], blocks, s.kernel, ctx.pool);
@@ -363,8 +368,8 @@ AttributesOr Parse(const AttributeMap& map) {
   absl::StatusOr<std::string> gating = GetStringAttribute(kMoeOpName, map, "gating", "");
   if (!gating.ok()) return gating.status();
   if (*gating != "softmax" && *gating != "sigmoid") {
-    return Invalid(absl::StrFormat("moe: attribute gating is '%s'; expected softmax or sigmoid",
-                                   *gating));
+    return Invalid(
+        absl::StrFormat("moe: attribute gating is '%s'; expected softmax or sigmoid", *gating));
   }
   absl::StatusOr<int64_t> k = GetIntAttribute(kMoeOpName, map, "k", 0);
   if (!k.ok()) return k.status();
@@ -377,8 +382,8 @@ AttributesOr Parse(const AttributeMap& map) {
     return Invalid(absl::StrFormat("moe: attribute normalize is %d; expected 0 or 1", *normalize));
   }
   if (!(*scale > 0.0) || !std::isfinite(*scale)) {
-    return Invalid(absl::StrFormat("moe: attribute scale is %g; expected a finite number > 0",
-                                   *scale));
+    return Invalid(
+        absl::StrFormat("moe: attribute scale is %g; expected a finite number > 0", *scale));
   }
   auto attrs = std::make_shared<MoeAttributes>();
   attrs->sigmoid = *gating == "sigmoid";
@@ -501,8 +506,8 @@ KernelOr Create(const KernelArgs& a) {
   for (int i = 2; i <= 4; ++i) {
     // The gate and up blocks may run in one RunBlocks (MoeKernel::GateUp): twice the rows.
     const int64_t times = i < 4 ? 2 : 1;
-    if (absl::Status s = AddMatrices(a, i, times * rows, times * std::min(d.e, rows), &mats,
-                                     &scratch);
+    if (absl::Status s =
+            AddMatrices(a, i, times * rows, times * std::min(d.e, rows), &mats, &scratch);
         !s.ok()) {
       return s;
     }

@@ -23,9 +23,9 @@
 // A selective build (sdk/selection.bzl, kOps) registers only the ops its architectures or
 // graph API need: `def` is then not even evaluated, and the linker drops the op's code. `id` must
 // be the op's registered name.
-#define EDGEQ_REGISTER_OP(id, def)                                                   \
+#define EDGEQ_REGISTER_OP(id, def)                                                    \
   static const ::edgeq::op_util::SelectedOpRegistration<::edgeq::selection::Selected( \
-      ::edgeq::selection::kOps, #id)>                                                \
+      ::edgeq::selection::kOps, #id)>                                                 \
       edgeq_op_registration_##id([] { return def; })
 
 namespace edgeq {

@@ -138,8 +138,7 @@ KernelOr Create(const KernelArgs& a) {
     kernel = CreateOnStoredLayout(*tag, w.encoding, n, k, env.isa_cap);
     if (!kernel.ok()) return kernel.status();  // already one line naming tensor, layout and ISA
   } else if (env.weight_cache != nullptr) {
-    kernel =
-        env.weight_cache->GetOrCreate(w.encoding, n, k, data, env.isa_cap, on_read, env.pool);
+    kernel = env.weight_cache->GetOrCreate(w.encoding, n, k, data, env.isa_cap, on_read, env.pool);
   } else {
     kernel = kernels::QMatmulKernel::Create(w.encoding, n, k, data, env.isa_cap, on_read, env.pool);
   }

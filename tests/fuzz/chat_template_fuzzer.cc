@@ -20,8 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   namespace fuzz = edgeq::fuzz;
   if (size == 0) return 0;
   const bool from_config = data[0] & 1;
-  const std::vector<std::string> parts = fuzz::SplitParts(
-      absl::string_view(reinterpret_cast<const char*>(data + 1), size - 1), 2);
+  const std::vector<std::string> parts =
+      fuzz::SplitParts(absl::string_view(reinterpret_cast<const char*>(data + 1), size - 1), 2);
   std::string text = parts[0];
   if (from_config) {
     absl::StatusOr<std::string> t =

@@ -16,8 +16,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace edgeq;
-  const std::vector<std::string> parts = fuzz::SplitParts(
-      absl::string_view(reinterpret_cast<const char*>(data), size), 5);
+  const std::vector<std::string> parts =
+      fuzz::SplitParts(absl::string_view(reinterpret_cast<const char*>(data), size), 5);
   const char* const names[] = {"config.json", "model.safetensors.index.json", "model.safetensors",
                                "tokenizer.json", "tokenizer_config.json"};
   for (size_t i = 0; i < parts.size(); ++i) {

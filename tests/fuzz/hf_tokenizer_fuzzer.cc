@@ -13,8 +13,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using edgeq::tokenizer::Tokenizer;
   namespace fuzz = edgeq::fuzz;
-  const std::vector<std::string> parts = fuzz::SplitParts(
-      absl::string_view(reinterpret_cast<const char*>(data), size), 3);
+  const std::vector<std::string> parts =
+      fuzz::SplitParts(absl::string_view(reinterpret_cast<const char*>(data), size), 3);
   const std::string tokenizer = fuzz::PutFile("tokenizer.json", parts[0]);
   const std::string config =
       parts[1].empty() ? std::string() : fuzz::PutFile("tokenizer_config.json", parts[1]);
@@ -25,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   for (const std::string& text : {parts[2], std::string("Hello world"), std::string(" a  b\n\t"),
-                                   std::string("<s>x</s>\xc3\xa9\xe2\x96\x81")}) {
+                                  std::string("<s>x</s>\xc3\xa9\xe2\x96\x81")}) {
     for (bool special : {false, true}) {
       absl::StatusOr<std::vector<int32_t>> ids =
           tok->Encode(text, {.add_special = special, .parse_special = special});
@@ -33,8 +33,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       for (int32_t id : *ids) {
         if (id < 0 || id >= tok->n_tokens()) std::abort();
       }
-      (void)tok->Decode(*ids, {.remove_special = false, .unparse_special = true,
-                               .clean_spaces = false});
+      (void)tok->Decode(*ids,
+                        {.remove_special = false, .unparse_special = true, .clean_spaces = false});
     }
   }
   return 0;

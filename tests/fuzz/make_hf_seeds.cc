@@ -134,8 +134,7 @@ void HfImportSeeds() {
   seed("layers_0.txt", with("num_hidden_layers", 0), "", llama_st);
   // F14 for HF: a boolean as a string.
   seed("tied_string.txt", with("tie_word_embeddings", "false"), "", llama_st);
-  seed("long_arch.txt", with("architectures", json::array({std::string(3000, 'A')})), "",
-       llama_st);
+  seed("long_arch.txt", with("architectures", json::array({std::string(3000, 'A')})), "", llama_st);
   // F3: nesting in config.json, the index and the safetensors header.
   seed("deep_config.txt", "{\"x\": " + Deep(1000) + ", " + llama_config.substr(1), "", llama_st);
   seed("deep_index.txt", llama_config, "{\"x\": " + Deep(1000) + "}", llama_st);
@@ -146,8 +145,9 @@ void HfImportSeeds() {
   // F13: duplicate keys.
   seed("dup_config.txt", "{\"num_hidden_layers\": 2, " + llama_config.substr(1), "", llama_st);
   seed("dup_index.txt", llama_config,
-       absl::StrReplaceAll(index.dump(), {{"\"weight_map\":{", "\"weight_map\":{\"model.norm.weight\":"
-                                                               "\"model.safetensors\","}}),
+       absl::StrReplaceAll(index.dump(), {{"\"weight_map\":{",
+                                           "\"weight_map\":{\"model.norm.weight\":"
+                                           "\"model.safetensors\","}}),
        llama_st);
   seed("dup_header.txt", llama_config, "", EditHeader(llama_st, [](std::string h) {
          const size_t at = h.find("\"model.norm.weight\":");
@@ -156,13 +156,13 @@ void HfImportSeeds() {
        }));
   // F7: a stray "00" layer index (the header's first tensor renamed).
   seed("layer_00.txt", llama_config, "", EditHeader(llama_st, [](std::string h) {
-         return absl::StrReplaceAll(h, {{"model.layers.0.input_layernorm", "model.layers.00.x"},
-                                        {"model.layers.0.post_attention_layernorm",
-                                         "model.layers.00.input_layernorm"}});
+         return absl::StrReplaceAll(
+             h, {{"model.layers.0.input_layernorm", "model.layers.00.x"},
+                 {"model.layers.0.post_attention_layernorm", "model.layers.00.input_layernorm"}});
        }));
   seed("layer_plus0.txt", llama_config, "", EditHeader(llama_st, [](std::string h) {
-         return absl::StrReplaceAll(h, {{"model.layers.0.input_layernorm",
-                                         "model.layers.+0.input_layernorm"}});
+         return absl::StrReplaceAll(
+             h, {{"model.layers.0.input_layernorm", "model.layers.+0.input_layernorm"}});
        }));
 }
 
@@ -271,8 +271,13 @@ void ChatSeeds() {
       {"unknown", "\x1b]0;title\x07{% for m in messages %}### {{ m }}"},
   };
   // Messages: first byte of a line picks the role (0 system, 1 user, 2 assistant, 3 the rest).
-  const std::string messages = std::string("\x00", 1) + "be brief\n\x01Hello\n\x02Hi <think>x</think> there\n\x01" "again\n";
-  const std::string odd = "\x01" "\x03tool\n\x01" "x\n";
+  const std::string messages = std::string("\x00", 1) +
+                               "be brief\n\x01Hello\n\x02Hi <think>x</think> there\n\x01"
+                               "again\n";
+  const std::string odd =
+      "\x01"
+      "\x03tool\n\x01"
+      "x\n";
   for (const auto& [name, text] : templates) {
     Write("chat_template", name + ".txt", std::string(1, '\x00') + JoinParts({text, messages}));
     Write("chat_template", name + "_config.txt",
@@ -280,13 +285,14 @@ void ChatSeeds() {
   }
   Write("chat_template", "list_config.txt",
         "\x01" + JoinParts({json({{"chat_template", json::array({{{"name", "default"},
-                                                                   {"template", "<|im_start|>"}}})}})
+                                                                  {"template", "<|im_start|>"}}})}})
                                 .dump(),
                             messages}));
   Write("chat_template", "deep_config.txt",
         "\x01" + JoinParts({"{\"x\": " + Deep(1000) + ", \"chat_template\": \"chatml\"}", ""}));
-  Write("chat_template", "dup_config.txt",
-        "\x01" + JoinParts({R"({"chat_template": "<|im_start|>", "chat_template": "[INST]"})", ""}));
+  Write(
+      "chat_template", "dup_config.txt",
+      "\x01" + JoinParts({R"({"chat_template": "<|im_start|>", "chat_template": "[INST]"})", ""}));
 }
 
 }  // namespace

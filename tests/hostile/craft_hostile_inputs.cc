@@ -8,9 +8,9 @@
 //
 // M.gguf: a small llama GGUF with a vocabulary (make_random_gguf --synthetic_vocab).
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -22,8 +22,8 @@
 #include "checkpoint/gguf.h"
 #include "checkpoint/safetensors.h"
 #include "checkpoint/tensor_dict.h"
-#include "core/status_macros.h"
 #include "convert/hf_testing.h"
+#include "core/status_macros.h"
 #include "llm/random_model.h"
 
 ABSL_FLAG(std::string, base, "", "a small llama GGUF with a vocabulary");
@@ -111,10 +111,10 @@ absl::Status Run(const std::string& base_path, const std::string& out) {
                                 MetadataValue::String(std::string(10 << 20, 'x')),
                                 out + "/arch_10mb.gguf"));
   // Non-finite weights.
-  EDGEQ_RETURN_IF_ERROR(WithWeights(base, std::numeric_limits<float>::quiet_NaN(),
-                                    out + "/nan_weights.gguf"));
-  EDGEQ_RETURN_IF_ERROR(WithWeights(base, std::numeric_limits<float>::infinity(),
-                                    out + "/inf_weights.gguf"));
+  EDGEQ_RETURN_IF_ERROR(
+      WithWeights(base, std::numeric_limits<float>::quiet_NaN(), out + "/nan_weights.gguf"));
+  EDGEQ_RETURN_IF_ERROR(
+      WithWeights(base, std::numeric_limits<float>::infinity(), out + "/inf_weights.gguf"));
 
   // Hugging Face directories: a small llama, one safetensors file.
   llm::RandomModelSpec spec;
@@ -159,8 +159,8 @@ absl::Status Run(const std::string& base_path, const std::string& out) {
   EDGEQ_RETURN_IF_ERROR(
       hf_dir("f2_layers_2p31", replace(config, layers_key, "\"num_hidden_layers\": 2147483648")));
   // F3: JSON nested 100000 deep in config.json, in the index, in a safetensors header.
-  EDGEQ_RETURN_IF_ERROR(hf_dir("f3_deep_config", replace(config, "{", "{\"deep\": " +
-                                                                          Deep(100000) + ",")));
+  EDGEQ_RETURN_IF_ERROR(
+      hf_dir("f3_deep_config", replace(config, "{", "{\"deep\": " + Deep(100000) + ",")));
   {
     const std::string dir = out + "/f3_deep_index";
     EDGEQ_RETURN_IF_ERROR(convert::WriteHfCheckpointDir(spec, hf_model, dir, 2));
@@ -185,11 +185,11 @@ absl::Status Run(const std::string& base_path, const std::string& out) {
   // F8: a directory to convert onto its own weights file.
   EDGEQ_RETURN_IF_ERROR(hf_dir("f8_self", config));
   // F13: one tensor name twice in a safetensors header.
-  EDGEQ_RETURN_IF_ERROR(WriteText(
-      out + "/f13_duplicate_key.safetensors",
-      Safetensors("{\"x\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
-                  "\"x\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}",
-                  std::string(8, '\0'))));
+  EDGEQ_RETURN_IF_ERROR(
+      WriteText(out + "/f13_duplicate_key.safetensors",
+                Safetensors("{\"x\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
+                            "\"x\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}",
+                            std::string(8, '\0'))));
   // F13 at scale: 25,000 tensor entries (1.6 MB of header), the first repeated last.
   {
     std::string header = "{";

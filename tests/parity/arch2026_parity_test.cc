@@ -220,8 +220,26 @@ TEST(ArchParity, TinyQwen3Moe) {
 // make_random_gguf --shape=qwen3-30b-a3b --layers=2 --experts=16 --vocab_size=512
 //   --synthetic_vocab (763.7 MB)
 TEST(ArchParity, Qwen3_30bA3bFirst2Layers16Experts) {
-  CheckArch({"rand_qwen3moe_l2", "qwen3-30b-a3b", 2, 0, 0, 0, -1, 0, -1, 512, 0x47ec99c3e4758f82ull, true,
-             nullptr, {}, kMaxRelativeLogitDifference, "logits_f32", 128, -1, false, 16});
+  CheckArch({"rand_qwen3moe_l2",
+             "qwen3-30b-a3b",
+             2,
+             0,
+             0,
+             0,
+             -1,
+             0,
+             -1,
+             512,
+             0x47ec99c3e4758f82ull,
+             true,
+             nullptr,
+             {},
+             kMaxRelativeLogitDifference,
+             "logits_f32",
+             128,
+             -1,
+             false,
+             16});
 }
 
 // lfm2moe (issue 30 item 5): lfm2's conv and attention layers, the first 2 with a dense FFN, the
@@ -252,8 +270,26 @@ TEST(ArchParity, TinyLfm2Moe) {
 // host only. make_random_gguf --shape=lfm2-8b-a1b --layers=3 --experts=8 --vocab_size=512
 //   --synthetic_vocab (885.2 MB)
 TEST(ArchParity, Lfm2_8bA1bFirst3Layers8Experts) {
-  CheckArch({"rand_lfm2moe_l3", "lfm2-8b-a1b", 3, 0, 0, 0, -1, 0, -1, 512, 0xc19bc5ad6970d336ull, true, nullptr,
-             {}, kMaxRelativeLogitDifference, "logits_f32", 128, -1, false, 8});
+  CheckArch({"rand_lfm2moe_l3",
+             "lfm2-8b-a1b",
+             3,
+             0,
+             0,
+             0,
+             -1,
+             0,
+             -1,
+             512,
+             0xc19bc5ad6970d336ull,
+             true,
+             nullptr,
+             {},
+             kMaxRelativeLogitDifference,
+             "logits_f32",
+             128,
+             -1,
+             false,
+             8});
 }
 
 }  // namespace

@@ -116,8 +116,7 @@ TEST_P(GrammarParity, GreedyEqualsLlamaCpp) {
       session.Generate(want_prompt, {.max_tokens = kMaxTokens, .stop_tokens = eog});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->tokens, want);
-  std::printf("%s: %zu tokens equal to llama.cpp's\n", c.name,
-              r->tokens == want ? want.size() : 0);
+  std::printf("%s: %zu tokens equal to llama.cpp's\n", c.name, r->tokens == want ? want.size() : 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Grammars, GrammarParity, ::testing::ValuesIn(kCases),

@@ -14,9 +14,9 @@
 
 #include "checkpoint/gguf.h"
 #include "checkpoint/tensor_dict.h"
-#include "gtest/gtest.h"
 #include "convert/hf_import.h"
 #include "convert/hf_testing.h"
+#include "gtest/gtest.h"
 #include "llm/model.h"
 #include "llm/random_model.h"
 #include "tests/parity/parity_util.h"

@@ -49,8 +49,7 @@ bool ReferenceDataRequired() {
 absl::StatusOr<std::string> ReferenceDataPath(absl::string_view relative) {
   const std::string rel(absl::StripPrefix(relative, "/"));
   const std::string folder = rel.substr(0, rel.find('/'));
-  if ((folder != "models" && folder != "vocab" && folder != "npm" &&
-       folder != "grammars") ||
+  if ((folder != "models" && folder != "vocab" && folder != "npm" && folder != "grammars") ||
       absl::StrContains(rel, "..")) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "reference data '%s': expected a path under models/, vocab/, npm/ or grammars/", relative));

@@ -1,8 +1,9 @@
-// Real third-party files (models, vocabularies, npm packages, llama.cpp's example grammars) that tests, benchmarks and examples
-// read but the repository never holds: the Bazel repository @edgeq_refdata
-// (third_party/refdata/refdata.bzl) links ../shared/models, ../shared/vocab and the npm packages
-// tools/setup.sh installs. A target lists the folder it reads in `data`
-// ("@edgeq_refdata//:models", ":vocab", ":npm" or ":grammars") and finds files through this library:
+// Real third-party files (models, vocabularies, npm packages, llama.cpp's example grammars) that
+// tests, benchmarks and examples read but the repository never holds: the Bazel repository
+// @edgeq_refdata (third_party/refdata/refdata.bzl) links ../shared/models, ../shared/vocab and the
+// npm packages tools/setup.sh installs. A target lists the folder it reads in `data`
+// ("@edgeq_refdata//:models", ":vocab", ":npm" or ":grammars") and finds files through this
+// library:
 //
 //   TEST(Gguf, ReadsRealModel) {
 //     EDGEQ_REFERENCE_DATA_OR_SKIP(path, "models/stories260K.gguf");

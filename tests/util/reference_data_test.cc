@@ -39,7 +39,8 @@ TEST(ReferenceData, RefusesPathsOutsideTheFolders) {
   absl::StatusOr<std::string> p = ReferenceDataPath("../etc/passwd");
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(p.status().message().find("models/, vocab/, npm/ or grammars/"), absl::string_view::npos);
+  EXPECT_NE(p.status().message().find("models/, vocab/, npm/ or grammars/"),
+            absl::string_view::npos);
 }
 
 }  // namespace

@@ -386,8 +386,7 @@ struct K45Tile {
             s32[r] = vpaddq_s16(vld1q_s16(xb.bsums), vld1q_s16(xb.bsums + 8));
           }
           for (int r = 0; r < G; ++r) dx[r] = vmulq_n_f32(dd, bx[i0 + r][b].d);
-          for (int r = 0; r < G; ++r)
-            mins[r] = vmull_s16(vget_low_s16(mn16), vget_low_s16(s32[r]));
+          for (int r = 0; r < G; ++r) mins[r] = vmull_s16(vget_low_s16(mn16), vget_low_s16(s32[r]));
           for (int r = 0; r < G; ++r) mins[r] = vmlal_high_s16(mins[r], mn16, s32[r]);
           for (int r = 0; r < G; ++r)
             acc[i0 + r] = vfmaq_laneq_f32(acc[i0 + r], vcvtq_f32_s32(isum[i0 + r]), dx[r], 0);

@@ -56,27 +56,24 @@ struct DotprodDot16 {
                            int32x4_t isum[8]) {
     int8x16x4_t y0, y1, y2;
     int32x4_t p0, p1, p2;
-    asm(EDGEQ_K_LD(y0) EDGEQ_K_ZERO(p0) EDGEQ_K_LD(y1)
-        EDGEQ_K_SDOT(p0, S, y0) EDGEQ_K_ZERO(p1) EDGEQ_K_LD(y2)
-        EDGEQ_K_SDOT(p0, T, y0) EDGEQ_K_SDOT(p1, S, y1) EDGEQ_K_ZERO(p2)
-        EDGEQ_K_SDOT(p0, U, y0) EDGEQ_K_SDOT(p1, T, y1) EDGEQ_K_SDOT(p2, S, y2)
-        EDGEQ_K_SDOT(p0, V, y0) EDGEQ_K_SDOT(p1, U, y1) EDGEQ_K_SDOT(p2, T, y2)
+    asm(EDGEQ_K_LD(y0) EDGEQ_K_ZERO(p0) EDGEQ_K_LD(y1) EDGEQ_K_SDOT(p0, S, y0) EDGEQ_K_ZERO(p1)
+            EDGEQ_K_LD(y2) EDGEQ_K_SDOT(p0, T, y0) EDGEQ_K_SDOT(p1, S, y1) EDGEQ_K_ZERO(p2)
+                EDGEQ_K_SDOT(p0, U, y0) EDGEQ_K_SDOT(p1, T, y1) EDGEQ_K_SDOT(p2, S, y2)
+                    EDGEQ_K_SDOT(p0, V, y0) EDGEQ_K_SDOT(p1, U, y1) EDGEQ_K_SDOT(p2, T, y2)
         // rows 3-5 into the registers of rows 0-2 as these finish
-        EDGEQ_K_LD(y0) EDGEQ_K_MLA(i0, p0) EDGEQ_K_SDOT(p1, V, y1)
-        EDGEQ_K_SDOT(p2, U, y2) EDGEQ_K_ZERO(p0) EDGEQ_K_LD(y1)
-        EDGEQ_K_MLA(i1, p1) EDGEQ_K_SDOT(p2, V, y2) EDGEQ_K_SDOT(p0, S, y0)
-        EDGEQ_K_ZERO(p1) EDGEQ_K_LD(y2) EDGEQ_K_MLA(i2, p2)
-        EDGEQ_K_SDOT(p0, T, y0) EDGEQ_K_SDOT(p1, S, y1) EDGEQ_K_ZERO(p2)
-        EDGEQ_K_SDOT(p0, U, y0) EDGEQ_K_SDOT(p1, T, y1) EDGEQ_K_SDOT(p2, S, y2)
-        EDGEQ_K_SDOT(p0, V, y0) EDGEQ_K_SDOT(p1, U, y1) EDGEQ_K_SDOT(p2, T, y2)
+        EDGEQ_K_LD(y0) EDGEQ_K_MLA(i0, p0) EDGEQ_K_SDOT(p1, V, y1) EDGEQ_K_SDOT(p2, U, y2)
+            EDGEQ_K_ZERO(p0) EDGEQ_K_LD(y1) EDGEQ_K_MLA(i1, p1) EDGEQ_K_SDOT(p2, V, y2)
+                EDGEQ_K_SDOT(p0, S, y0) EDGEQ_K_ZERO(p1) EDGEQ_K_LD(y2) EDGEQ_K_MLA(i2, p2)
+                    EDGEQ_K_SDOT(p0, T, y0) EDGEQ_K_SDOT(p1, S, y1) EDGEQ_K_ZERO(p2)
+                        EDGEQ_K_SDOT(p0, U, y0) EDGEQ_K_SDOT(p1, T, y1) EDGEQ_K_SDOT(p2, S, y2)
+                            EDGEQ_K_SDOT(p0, V, y0) EDGEQ_K_SDOT(p1, U, y1) EDGEQ_K_SDOT(p2, T, y2)
         // rows 6-7
-        EDGEQ_K_LD(y0) EDGEQ_K_MLA(i3, p0) EDGEQ_K_SDOT(p1, V, y1)
-        EDGEQ_K_SDOT(p2, U, y2) EDGEQ_K_ZERO(p0) EDGEQ_K_LD(y1)
-        EDGEQ_K_MLA(i4, p1) EDGEQ_K_SDOT(p2, V, y2) EDGEQ_K_SDOT(p0, S, y0)
-        EDGEQ_K_ZERO(p1) EDGEQ_K_MLA(i5, p2) EDGEQ_K_SDOT(p0, T, y0)
-        EDGEQ_K_SDOT(p1, S, y1) EDGEQ_K_SDOT(p0, U, y0) EDGEQ_K_SDOT(p1, T, y1)
-        EDGEQ_K_SDOT(p0, V, y0) EDGEQ_K_SDOT(p1, U, y1) EDGEQ_K_MLA(i6, p0)
-        EDGEQ_K_SDOT(p1, V, y1) EDGEQ_K_MLA(i7, p1)
+        EDGEQ_K_LD(y0) EDGEQ_K_MLA(i3, p0) EDGEQ_K_SDOT(p1, V, y1) EDGEQ_K_SDOT(p2, U, y2)
+            EDGEQ_K_ZERO(p0) EDGEQ_K_LD(y1) EDGEQ_K_MLA(i4, p1) EDGEQ_K_SDOT(p2, V, y2)
+                EDGEQ_K_SDOT(p0, S, y0) EDGEQ_K_ZERO(p1) EDGEQ_K_MLA(i5, p2) EDGEQ_K_SDOT(p0, T, y0)
+                    EDGEQ_K_SDOT(p1, S, y1) EDGEQ_K_SDOT(p0, U, y0) EDGEQ_K_SDOT(p1, T, y1)
+                        EDGEQ_K_SDOT(p0, V, y0) EDGEQ_K_SDOT(p1, U, y1) EDGEQ_K_MLA(i6, p0)
+                            EDGEQ_K_SDOT(p1, V, y1) EDGEQ_K_MLA(i7, p1)
         : [y0] "=&w"(y0), [y1] "=&w"(y1), [y2] "=&w"(y2), [p0] "=&w"(p0), [p1] "=&w"(p1),
           [p2] "=&w"(p2), [i0] "+w"(isum[0]), [i1] "+w"(isum[1]), [i2] "+w"(isum[2]),
           [i3] "+w"(isum[3]), [i4] "+w"(isum[4]), [i5] "+w"(isum[5]), [i6] "+w"(isum[6]),

@@ -58,22 +58,29 @@ inline void RowPairScales(uint8x8_t a, uint8x8_t b, int j, int32x4_t out[2]) {
   out[1] = vreinterpretq_s32_u32(vmovl_high_u16(w));
 }
 
+// The asm text below is laid out by hand, an instruction group per line.
+// clang-format off
 #define EDGEQ_I8_ZIP(k, z, c) "zip" #k " %[" #z "].2d, %" #c "[ya].2d, %" #c "[yb].2d\n\t"
 #define EDGEQ_I8_MMLA(s, a, z) "smmla %[" #s "].4s, %[" #a "].16b, %[" #z "].16b\n\t"
 #define EDGEQ_I8_LOAD(y) "ld1 {%S[" #y "].16b - %V[" #y "].16b}, [%[x]], %[xrb]\n\t"
 // Pair p's zips and first six smmla, each of its rows loaded again (for pair p + 1 when `next`)
 // as soon as the zips have read it.
-#define EDGEQ_I8_PAIR_HEAD(next)                                                               \
-  "movi %[s0].4s, #0\n\t"                                                                    \
-  "movi %[s1].4s, #0\n\t" EDGEQ_I8_ZIP(1, z0, S) EDGEQ_I8_ZIP(1, z1, U) EDGEQ_I8_ZIP(2, z2, S) \
-      EDGEQ_I8_ZIP(2, z3, U) EDGEQ_I8_MMLA(s0, a0, z0) EDGEQ_I8_MMLA(s1, a4, z1)              \
-          EDGEQ_I8_ZIP(1, z0, T) EDGEQ_I8_ZIP(1, z1, V) EDGEQ_I8_MMLA(s0, a1, z2)             \
-              EDGEQ_I8_MMLA(s1, a5, z3) EDGEQ_I8_ZIP(2, z2, T) EDGEQ_I8_ZIP(2, z3, V)         \
-                  EDGEQ_I8_MMLA(s0, a2, z0) next EDGEQ_I8_MMLA(s1, a6, z1)
-#define EDGEQ_I8_PAIR_TAIL(i)                                                                  \
-  EDGEQ_I8_MMLA(s0, a3, z2) EDGEQ_I8_MMLA(s1, a7, z3) "mla %[" #i "].4s, %[s0].4s, %[scl0].4s\n\t" \
-      "mla %[" #i "].4s, %[s1].4s, %[scl1].4s\n\t"
+#define EDGEQ_I8_PAIR_HEAD(next)                                        \
+  "movi %[s0].4s, #0\n\t"                                               \
+  "movi %[s1].4s, #0\n\t"                                               \
+  EDGEQ_I8_ZIP(1, z0, S) EDGEQ_I8_ZIP(1, z1, U)                         \
+  EDGEQ_I8_ZIP(2, z2, S) EDGEQ_I8_ZIP(2, z3, U)                         \
+  EDGEQ_I8_MMLA(s0, a0, z0) EDGEQ_I8_MMLA(s1, a4, z1)                   \
+  EDGEQ_I8_ZIP(1, z0, T) EDGEQ_I8_ZIP(1, z1, V)                         \
+  EDGEQ_I8_MMLA(s0, a1, z2) EDGEQ_I8_MMLA(s1, a5, z3)                   \
+  EDGEQ_I8_ZIP(2, z2, T) EDGEQ_I8_ZIP(2, z3, V)                         \
+  EDGEQ_I8_MMLA(s0, a2, z0) next EDGEQ_I8_MMLA(s1, a6, z1)
+#define EDGEQ_I8_PAIR_TAIL(i)                                           \
+  EDGEQ_I8_MMLA(s0, a3, z2) EDGEQ_I8_MMLA(s1, a7, z3)                   \
+  "mla %[" #i "].4s, %[s0].4s, %[scl0].4s\n\t"                          \
+  "mla %[" #i "].4s, %[s1].4s, %[scl1].4s\n\t"
 #define EDGEQ_I8_NEXT EDGEQ_I8_LOAD(ya) EDGEQ_I8_LOAD(yb)
+// clang-format on
 
 // The 64-value step of I8mmK45Wide's 8-row tile (four pairs of activation rows, pair p at
 // x + 2 p xrb): isum[p] += the two sub-blocks' smmla sums times their scales, as the C++ loop
@@ -88,10 +95,12 @@ inline void I8mmK45Step8(const int8x16_t a[8], const int32x4_t scl[2], const int
   int8x16x4_t ya, yb;
   int32x4_t s0, s1;
   int8x16_t z0, z1, z2, z3;
+  // clang-format off
   asm(EDGEQ_I8_NEXT EDGEQ_I8_PAIR_HEAD(EDGEQ_I8_NEXT) EDGEQ_I8_PAIR_TAIL(i0)
       EDGEQ_I8_PAIR_HEAD(EDGEQ_I8_NEXT) EDGEQ_I8_PAIR_TAIL(i1)
       EDGEQ_I8_PAIR_HEAD(EDGEQ_I8_NEXT) EDGEQ_I8_PAIR_TAIL(i2)
       EDGEQ_I8_PAIR_HEAD() EDGEQ_I8_PAIR_TAIL(i3)
+      // clang-format on
       : [ya] "=&w"(ya), [yb] "=&w"(yb), [s0] "=&w"(s0), [s1] "=&w"(s1), [z0] "=&w"(z0),
         [z1] "=&w"(z1), [z2] "=&w"(z2), [z3] "=&w"(z3), [i0] "+w"(isum[0]), [i1] "+w"(isum[1]),
         [i2] "+w"(isum[2]), [i3] "+w"(isum[3]), [x] "+r"(x)

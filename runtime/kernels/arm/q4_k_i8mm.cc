@@ -55,10 +55,13 @@ inline void Q4KR4I8mmScales(const uint8_t* blk, int s, int32x4_t* s01, int32x4_t
 
 // Four smmla of step h: activation pairs a and b (registers xa, xb) with weight rows {0, 1} (z)
 // and {2, 3} (y) into the chains t0 (a x rows 0, 1), t1 (a x rows 2, 3), t2, t3 (b).
-#define EDGEQ_K4I_SMMLA4(xa, xb, z, y)               \
-  "smmla %[t0].4s, %[" xa "].16b, %[" z "].16b\n\t" \
-  "smmla %[t1].4s, %[" xa "].16b, %[" y "].16b\n\t" \
-  "smmla %[t2].4s, %[" xb "].16b, %[" z "].16b\n\t" \
+#define EDGEQ_K4I_SMMLA4(xa, xb, z, y)  \
+  "smmla %[t0].4s, %[" xa "].16b, %[" z \
+  "].16b\n\t"                           \
+  "smmla %[t1].4s, %[" xa "].16b, %[" y \
+  "].16b\n\t"                           \
+  "smmla %[t2].4s, %[" xb "].16b, %[" z \
+  "].16b\n\t"                           \
   "smmla %[t3].4s, %[" xb "].16b, %[" y "].16b\n\t"
 
 // Two activation pairs (a, b: a sub-block's zipped values, 4 x 16 bytes each) times one sub-block

@@ -148,24 +148,31 @@ inline void Step1(const uint8_t* w, const int8_t* x, uint8x16_t m4, const int32x
 #undef EDGEQ_K1_WORD
 #undef EDGEQ_K1_DECODE
 
-// Step1 scheduled for in-order cores (Cortex-A53/A55/A510; the GEMV's tile on those cores, chosen by
-// ActiveCoreSchedule, isa.h), in fixed registers: v0-v3 / v4-v7 the two sub-blocks' 16-byte weight
-// chunks (their high nibbles shifted in place), v8-v11 / v12-v15 their low nibbles, v16-v17 /
-// v18-v19 the activation's values 0-31 / 32-63, v20-v23 the four chains. Twelve 16-byte ldr with
+// Step1 scheduled for in-order cores (Cortex-A53/A55/A510; the GEMV's tile on those cores, chosen
+// by ActiveCoreSchedule, isa.h), in fixed registers: v0-v3 / v4-v7 the two sub-blocks' 16-byte
+// weight chunks (their high nibbles shifted in place), v8-v11 / v12-v15 their low nibbles, v16-v17
+// / v18-v19 the activation's values 0-31 / 32-63, v20-v23 the four chains. Twelve 16-byte ldr with
 // immediate offsets instead of 64- and 32-byte ld1 (on LLVM's Cortex-A55 model a 64-byte ld1 holds
 // the next instructions for about 8 cycles); per word the next word's two masks before this word's
 // four sdot and its two shifts after them (a mask or shift right after an sdot waits for the sdot's
 // writeback). The same instructions otherwise, the same sums (pa + ha, pb + hb) and the same two
 // multiply-adds in the same order: isum equals Step1's.
 #define EDGEQ_K1IO_MASK(wa, wb, qa, qb) \
-  "and v" qa ".16b, v" wa ".16b, %[m4].16b\n\t" "and v" qb ".16b, v" wb ".16b, %[m4].16b\n\t"
+  "and v" qa ".16b, v" wa               \
+  ".16b, %[m4].16b\n\t"                 \
+  "and v" qb ".16b, v" wb ".16b, %[m4].16b\n\t"
 #define EDGEQ_K1IO_SHIFT(wa, wb) \
-  "ushr v" wa ".16b, v" wa ".16b, #4\n\t" "ushr v" wb ".16b, v" wb ".16b, #4\n\t"
+  "ushr v" wa ".16b, v" wa       \
+  ".16b, #4\n\t"                 \
+  "ushr v" wb ".16b, v" wb ".16b, #4\n\t"
 // Word c's four sdot: low nibbles (qa, qb) by values 0-15 / 32-47, high (wa, wb) by 16-31 / 48-63.
-#define EDGEQ_K1IO_WORD(wa, wb, qa, qb, c)              \
-  "sdot v20.4s, v" qa ".16b, v16.4b[" c "]\n\t"         \
-  "sdot v21.4s, v" qb ".16b, v18.4b[" c "]\n\t"         \
-  "sdot v22.4s, v" wa ".16b, v17.4b[" c "]\n\t"         \
+#define EDGEQ_K1IO_WORD(wa, wb, qa, qb, c) \
+  "sdot v20.4s, v" qa ".16b, v16.4b[" c    \
+  "]\n\t"                                  \
+  "sdot v21.4s, v" qb ".16b, v18.4b[" c    \
+  "]\n\t"                                  \
+  "sdot v22.4s, v" wa ".16b, v17.4b[" c    \
+  "]\n\t"                                  \
   "sdot v23.4s, v" wb ".16b, v19.4b[" c "]\n\t"
 #define EDGEQ_K1IO_LDW(v, off) "ldr q" v ", [%[w], #" off "]\n\t"
 #define EDGEQ_K1IO_LDX(v, off) "ldr q" v ", [%[x], #" off "]\n\t"
@@ -208,14 +215,15 @@ inline int32x4_t SubBlockScales(const uint8_t* blk, int s) {
 }
 
 // The end of super-block b for the tile's M activation rows (bx[i][b]) on in-order cores (the
-// out-of-order tile's is Q4KR4FinishRows): acc[i] += isum[i] x d x x.d, then -= mins x dmin x x.d, where lane r of mins = sum_s mn[s][r] * (sum of x_s) by
-// lane-indexed widening multiplies (the sums of x_s from the activation's bsums). The int32 mins
-// are exact in any order, so the rows' chains go step by step (one row: two chains, sub-blocks
-// 0-3 and 4-7), for in-order cores (one row's eight dependent multiply-adds after another's made
-// them wait on each); each row's float operations are the same, in the same order.
+// out-of-order tile's is Q4KR4FinishRows): acc[i] += isum[i] x d x x.d, then -= mins x dmin x x.d,
+// where lane r of mins = sum_s mn[s][r] * (sum of x_s) by lane-indexed widening multiplies (the
+// sums of x_s from the activation's bsums). The int32 mins are exact in any order, so the rows'
+// chains go step by step (one row: two chains, sub-blocks 0-3 and 4-7), for in-order cores (one
+// row's eight dependent multiply-adds after another's made them wait on each); each row's float
+// operations are the same, in the same order.
 template <int M>
-inline void Q4KR4FinishInOrder(const uint8_t* blk, const blocks::BlockQ8_K* const bx[M],
-                               int64_t b, const int32x4_t isum[M], float32x4_t acc[M]) {
+inline void Q4KR4FinishInOrder(const uint8_t* blk, const blocks::BlockQ8_K* const bx[M], int64_t b,
+                               const int32x4_t isum[M], float32x4_t acc[M]) {
   const uint8x16x2_t mn8 = vld1q_u8_x2(blk + 48);
   const int16x8_t mn16[4] = {vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(mn8.val[0]))),
                              vreinterpretq_s16_u16(vmovl_high_u8(mn8.val[0])),
@@ -350,9 +358,9 @@ struct Q4KR4DotprodTileFor {
 using Q4KR4DotprodTile = Q4KR4DotprodTileFor<false>;
 using Q4KR4DotprodInOrderTile = Q4KR4DotprodTileFor<true>;
 
-// The q4_k dotprod GEMV and GEMM (i8mm CPUs run the smmla GEMM of q4_k_i8mm.cc), one schedule per core type
-// (ActiveCoreSchedule, isa.h): out-of-order cores run Q4KR4DotprodTile (as fast there by llvm-mca,
-// in fewer instructions: benchmarks/arm_sim/README.md, 2026-11-27 kgemv), in-order cores
+// The q4_k dotprod GEMV and GEMM (i8mm CPUs run the smmla GEMM of q4_k_i8mm.cc), one schedule per
+// core type (ActiveCoreSchedule, isa.h): out-of-order cores run Q4KR4DotprodTile (as fast there by
+// llvm-mca, in fewer instructions: benchmarks/arm_sim/README.md, 2026-11-27 kgemv), in-order cores
 // Q4KR4DotprodInOrderTile. Bit-identical outputs.
 inline void Q4KR4DotprodGemv(const MatmulParams& p, int64_t j0, int64_t j1) {
   if (ActiveCoreSchedule() == CoreSchedule::kInOrder) {

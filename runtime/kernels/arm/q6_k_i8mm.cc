@@ -54,20 +54,26 @@ inline void Q6KR4I8mmOperands(const uint8_t* w, int8x16_t sh01, int8x16_t sh23, 
 
 // Four smmla of step h: activation pairs a and b (registers xa, xb) with weight rows {0, 1} (z)
 // and {2, 3} (y) into the chains t0 (a x rows 0, 1), t1 (a x rows 2, 3), t2, t3 (b).
-#define EDGEQ_K6I_SMMLA4(xa, xb, z, y)               \
-  "smmla %[t0].4s, %[" xa "].16b, %[" z "].16b\n\t" \
-  "smmla %[t1].4s, %[" xa "].16b, %[" y "].16b\n\t" \
-  "smmla %[t2].4s, %[" xb "].16b, %[" z "].16b\n\t" \
+#define EDGEQ_K6I_SMMLA4(xa, xb, z, y)  \
+  "smmla %[t0].4s, %[" xa "].16b, %[" z \
+  "].16b\n\t"                           \
+  "smmla %[t1].4s, %[" xa "].16b, %[" y \
+  "].16b\n\t"                           \
+  "smmla %[t2].4s, %[" xb "].16b, %[" z \
+  "].16b\n\t"                           \
   "smmla %[t3].4s, %[" xb "].16b, %[" y "].16b\n\t"
 #define EDGEQ_K6I_ZERO4   \
   "movi %[t0].4s, #0\n\t" \
   "movi %[t1].4s, #0\n\t" \
   "movi %[t2].4s, #0\n\t" \
   "movi %[t3].4s, #0\n\t"
-#define EDGEQ_K6I_MLA4(s01, s23)                    \
-  "mla %[i0].4s, %[t0].4s, %[" s01 "].4s\n\t" \
-  "mla %[i1].4s, %[t1].4s, %[" s23 "].4s\n\t" \
-  "mla %[i2].4s, %[t2].4s, %[" s01 "].4s\n\t" \
+#define EDGEQ_K6I_MLA4(s01, s23)   \
+  "mla %[i0].4s, %[t0].4s, %[" s01 \
+  "].4s\n\t"                       \
+  "mla %[i1].4s, %[t1].4s, %[" s23 \
+  "].4s\n\t"                       \
+  "mla %[i2].4s, %[t2].4s, %[" s01 \
+  "].4s\n\t"                       \
   "mla %[i3].4s, %[t3].4s, %[" s23 "].4s\n\t"
 
 // Two activation pairs (a0, a1 / b0, b1: steps 2 g and 2 g + 1 of a sub-block's zipped values)

@@ -191,24 +191,31 @@ struct Q6KR4DotprodTile {
 // v6-v9 / v10-v11 the second's, v12-v15 the activation's 64 values, v16-v19 the four sdot chains
 // (values 0-15 and 16-31 of each sub-block), v20-v22 and v23-v25 two sets of decode registers
 // (word, scratch, high word), v26-v27 the scales. Per word the next word is decoded around this
-// word's two sdot: its shifts and mask before them, its two inserts after them (a shift or mask right
-// after an sdot waits for the sdot's writeback on LLVM's Cortex-A55 model, and an insert right
-// after its shift waits for it); the second sub-block's loads go among the first one's words. The
-// same words (Q6R4Words), the same dots and the same int32 products with the scales as
+// word's two sdot: its shifts and mask before them, its two inserts after them (a shift or mask
+// right after an sdot waits for the sdot's writeback on LLVM's Cortex-A55 model, and an insert
+// right after its shift waits for it); the second sub-block's loads go among the first one's words.
+// The same words (Q6R4Words), the same dots and the same int32 products with the scales as
 // Q6KR4DotprodTile<1>: the sums differ only in the order of int32 additions, so they are equal.
 // isum_a += the four groups 2 s's dots x their scales + group 2 s + 2's; isum_b the odd groups'.
 #define EDGEQ_Q6G_SHL(tl, tt, th, h0, h1, n, sh) \
-  "shl " tl ".16b, " h0 ".16b, #" sh "\n\t"      \
-  "shl " tt ".16b, " n ".16b, #4\n\t"            \
-  "shl " th ".16b, " h1 ".16b, #" sh "\n\t"      \
+  "shl " tl ".16b, " h0 ".16b, #" sh             \
+  "\n\t"                                         \
+  "shl " tt ".16b, " n                           \
+  ".16b, #4\n\t"                                 \
+  "shl " th ".16b, " h1 ".16b, #" sh             \
+  "\n\t"                                         \
   "and " n ".16b, " n ".16b, %[mhi].16b\n\t"
 #define EDGEQ_Q6G_SRI(tl, tt, th, n) \
-  "sri " tl ".16b, " tt ".16b, #2\n\t" "sri " th ".16b, " n ".16b, #2\n\t"
+  "sri " tl ".16b, " tt              \
+  ".16b, #2\n\t"                     \
+  "sri " th ".16b, " n ".16b, #2\n\t"
 #define EDGEQ_Q6G_SDOT(pl, ph, tl, th, x0, x1, c) \
-  "sdot " pl ".4s, " tl ".16b, " x0 ".4b[" c "]\n\t" "sdot " ph ".4s, " th ".16b, " x1 ".4b[" c "]\n\t"
+  "sdot " pl ".4s, " tl ".16b, " x0 ".4b[" c      \
+  "]\n\t"                                         \
+  "sdot " ph ".4s, " th ".16b, " x1 ".4b[" c "]\n\t"
 #define EDGEQ_Q6G_LDQ(v, base, off) "ldr q" v ", [%[" base "], #" off "]\n\t"
-// Word c of sub-block A (first) or B (second): its decode (set 0: v20-v22 for even c, set 1: v23-v25
-// for odd c) and its sdot.
+// Word c of sub-block A (first) or B (second): its decode (set 0: v20-v22 for even c, set 1:
+// v23-v25 for odd c) and its sdot.
 #define EDGEQ_Q6G_SET0 "v20", "v21", "v22"
 #define EDGEQ_Q6G_SET1 "v23", "v24", "v25"
 #define EDGEQ_Q6G_SHL_(...) EDGEQ_Q6G_SHL(__VA_ARGS__)

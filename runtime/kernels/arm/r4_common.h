@@ -308,10 +308,13 @@ using R4Dotprod = R4Tile<W, SdotLanes>;
 //
 // Four sdot of weight chunk register `wr` with activation registers xa (pair 0) and xb (pair 1):
 // lanes la of both rows' words go to s0 / s2, lanes lb to s1 / s3.
-#define EDGEQ_SDOT4(wr, xa, xb, la, lb)                          \
-  "sdot %[s0].4s, %[" wr "].16b, %[" xa "].4b[" la "]\n\t"       \
-  "sdot %[s1].4s, %[" wr "].16b, %[" xa "].4b[" lb "]\n\t"       \
-  "sdot %[s2].4s, %[" wr "].16b, %[" xb "].4b[" la "]\n\t"       \
+#define EDGEQ_SDOT4(wr, xa, xb, la, lb)            \
+  "sdot %[s0].4s, %[" wr "].16b, %[" xa "].4b[" la \
+  "]\n\t"                                          \
+  "sdot %[s1].4s, %[" wr "].16b, %[" xa "].4b[" lb \
+  "]\n\t"                                          \
+  "sdot %[s2].4s, %[" wr "].16b, %[" xb "].4b[" la \
+  "]\n\t"                                          \
   "sdot %[s3].4s, %[" wr "].16b, %[" xb "].4b[" lb "]\n\t"
 
 // s = the four rows' dots of block w with the rows of pairs a and b (lanes: as R4SdotPairs' s0,
@@ -321,15 +324,11 @@ inline void SdotGroup(const int8x16_t w[8], const int8x16x4_t& a, const int8x16x
   asm("movi %[s0].4s, #0\n\t"
       "movi %[s1].4s, #0\n\t"
       "movi %[s2].4s, #0\n\t"
-      "movi %[s3].4s, #0\n\t"
-      EDGEQ_SDOT4("w0", "a0", "b0", "0", "2")
-      EDGEQ_SDOT4("w1", "a0", "b0", "1", "3")
-      EDGEQ_SDOT4("w2", "a1", "b1", "0", "2")
-      EDGEQ_SDOT4("w3", "a1", "b1", "1", "3")
-      EDGEQ_SDOT4("w4", "a2", "b2", "0", "2")
-      EDGEQ_SDOT4("w5", "a2", "b2", "1", "3")
-      EDGEQ_SDOT4("w6", "a3", "b3", "0", "2")
-      EDGEQ_SDOT4("w7", "a3", "b3", "1", "3")
+      "movi %[s3].4s, #0\n\t" EDGEQ_SDOT4("w0", "a0", "b0", "0", "2")
+          EDGEQ_SDOT4("w1", "a0", "b0", "1", "3") EDGEQ_SDOT4("w2", "a1", "b1", "0", "2")
+              EDGEQ_SDOT4("w3", "a1", "b1", "1", "3") EDGEQ_SDOT4("w4", "a2", "b2", "0", "2")
+                  EDGEQ_SDOT4("w5", "a2", "b2", "1", "3") EDGEQ_SDOT4("w6", "a3", "b3", "0", "2")
+                      EDGEQ_SDOT4("w7", "a3", "b3", "1", "3")
       : [s0] "=&w"(s[0]), [s1] "=&w"(s[1]), [s2] "=&w"(s[2]), [s3] "=&w"(s[3])
       : [w0] "w"(w[0]), [w1] "w"(w[1]), [w2] "w"(w[2]), [w3] "w"(w[3]), [w4] "w"(w[4]),
         [w5] "w"(w[5]), [w6] "w"(w[6]), [w7] "w"(w[7]), [a0] "w"(a.val[0]), [a1] "w"(a.val[1]),
@@ -456,10 +455,13 @@ void R4Gemv(const MatmulParams& p, int64_t j0, int64_t j1) {
 // 0-15 and 16-31) interleaved, so that a chain's next sdot is four sdot later (one chain of eight
 // per group made an in-order core wait on each sdot), the halves added at the end.
 // Lane `l` of x0 with chunk l, of x1 with chunk h = l + 4, for both groups.
-#define EDGEQ_SDOT_GEMV4(l, h)                            \
-  "sdot %[a0].4s, %[wa" l "].16b, %[x0].4b[" l "]\n\t"   \
-  "sdot %[a1].4s, %[wa" h "].16b, %[x1].4b[" l "]\n\t"   \
-  "sdot %[b0].4s, %[wb" l "].16b, %[x0].4b[" l "]\n\t"   \
+#define EDGEQ_SDOT_GEMV4(l, h)                 \
+  "sdot %[a0].4s, %[wa" l "].16b, %[x0].4b[" l \
+  "]\n\t"                                      \
+  "sdot %[a1].4s, %[wa" h "].16b, %[x1].4b[" l \
+  "]\n\t"                                      \
+  "sdot %[b0].4s, %[wb" l "].16b, %[x0].4b[" l \
+  "]\n\t"                                      \
   "sdot %[b1].4s, %[wb" h "].16b, %[x1].4b[" l "]\n\t"
 
 inline void SdotGemvStep(const int8x16_t a[8], const int8x16_t b[8], int8x16_t x0, int8x16_t x1,
@@ -586,12 +588,13 @@ void R4PairGemm(const MatmulParams& p, int64_t j0, int64_t j1) {
 // activations quantized in pairs of rows: quantize_pair, unit_bytes), 16 columns per task.
 #define EDGEQ_DEFINE_R4_PAIR_GEMM_FN(var, encoding, isa, name, quantize_pair, unit_bytes, repack, \
                                      repacked_row_bytes, gemm)                                    \
-  const KernelEntry var = {encoding,   isa,    Shape::kGemm,       name "_gemm", nullptr,         \
-                           unit_bytes, repack, repacked_row_bytes, gemm,         16, quantize_pair}
+  const KernelEntry var = {encoding, isa,        Shape::kGemm, name "_gemm",                      \
+                           nullptr,  unit_bytes, repack,       repacked_row_bytes,                \
+                           gemm,     16,         quantize_pair}
 // The same for the R4PairGemm of an R4 pair tile T.
-#define EDGEQ_DEFINE_R4_PAIR_GEMM(var, encoding, isa, name, quantize_pair, unit_bytes, repack,   \
-                                  repacked_row_bytes, T)                                         \
-  EDGEQ_DEFINE_R4_PAIR_GEMM_FN(var, encoding, isa, name, quantize_pair, unit_bytes, repack,      \
+#define EDGEQ_DEFINE_R4_PAIR_GEMM(var, encoding, isa, name, quantize_pair, unit_bytes, repack, \
+                                  repacked_row_bytes, T)                                       \
+  EDGEQ_DEFINE_R4_PAIR_GEMM_FN(var, encoding, isa, name, quantize_pair, unit_bytes, repack,    \
                                repacked_row_bytes, arm::R4PairGemm<T>)
 
 }  // namespace

@@ -57,10 +57,13 @@ inline void LoadOperands(const uint8_t* blk, int8x16_t z01[4], int8x16_t z23[4],
 
 // Four smmla of step h: activation pairs a and b (registers xa, xb) with the zipped weight rows
 // {0, 1} (z) and {2, 3} (y) into the chains s0 (a x rows 0, 1), s1 (a x rows 2, 3), s2, s3 (b).
-#define EDGEQ_SMMLA4(xa, xb, z, y)                   \
-  "smmla %[s0].4s, %[" xa "].16b, %[" z "].16b\n\t" \
-  "smmla %[s1].4s, %[" xa "].16b, %[" y "].16b\n\t" \
-  "smmla %[s2].4s, %[" xb "].16b, %[" z "].16b\n\t" \
+#define EDGEQ_SMMLA4(xa, xb, z, y)      \
+  "smmla %[s0].4s, %[" xa "].16b, %[" z \
+  "].16b\n\t"                           \
+  "smmla %[s1].4s, %[" xa "].16b, %[" y \
+  "].16b\n\t"                           \
+  "smmla %[s2].4s, %[" xb "].16b, %[" z \
+  "].16b\n\t"                           \
   "smmla %[s3].4s, %[" xb "].16b, %[" y "].16b\n\t"
 
 // The 16 smmla of two activation pairs with one block (z01, z23: LoadOperands) in one asm
@@ -73,16 +76,14 @@ inline void SmmlaGroup(const int8x16_t z01[4], const int8x16_t z23[4], const int
   asm("movi %[s0].4s, #0\n\t"
       "movi %[s1].4s, #0\n\t"
       "movi %[s2].4s, #0\n\t"
-      "movi %[s3].4s, #0\n\t"
-      EDGEQ_SMMLA4("a0", "b0", "z0", "y0")
-      EDGEQ_SMMLA4("a1", "b1", "z1", "y1")
-      EDGEQ_SMMLA4("a2", "b2", "z2", "y2")
-      EDGEQ_SMMLA4("a3", "b3", "z3", "y3")
+      "movi %[s3].4s, #0\n\t" EDGEQ_SMMLA4("a0", "b0", "z0", "y0")
+          EDGEQ_SMMLA4("a1", "b1", "z1", "y1") EDGEQ_SMMLA4("a2", "b2", "z2", "y2")
+              EDGEQ_SMMLA4("a3", "b3", "z3", "y3")
       : [s0] "=&w"(s[0]), [s1] "=&w"(s[1]), [s2] "=&w"(s[2]), [s3] "=&w"(s[3])
-      : [z0] "w"(z01[0]), [z1] "w"(z01[1]), [z2] "w"(z01[2]), [z3] "w"(z01[3]),
-        [y0] "w"(z23[0]), [y1] "w"(z23[1]), [y2] "w"(z23[2]), [y3] "w"(z23[3]),
-        [a0] "w"(a.val[0]), [a1] "w"(a.val[1]), [a2] "w"(a.val[2]), [a3] "w"(a.val[3]),
-        [b0] "w"(b.val[0]), [b1] "w"(b.val[1]), [b2] "w"(b.val[2]), [b3] "w"(b.val[3]));
+      : [z0] "w"(z01[0]), [z1] "w"(z01[1]), [z2] "w"(z01[2]), [z3] "w"(z01[3]), [y0] "w"(z23[0]),
+        [y1] "w"(z23[1]), [y2] "w"(z23[2]), [y3] "w"(z23[3]), [a0] "w"(a.val[0]),
+        [a1] "w"(a.val[1]), [a2] "w"(a.val[2]), [a3] "w"(a.val[3]), [b0] "w"(b.val[0]),
+        [b1] "w"(b.val[1]), [b2] "w"(b.val[2]), [b3] "w"(b.val[3]));
 }
 #undef EDGEQ_SMMLA4
 

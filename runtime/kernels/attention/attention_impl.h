@@ -210,8 +210,7 @@ void AttendRowsQ8_0(const AttentionArgs& a, int64_t kv_head, int64_t row0, int64
     head(r, a.pos);
     V::WeightedSumTile(s, rows, vn, ns, shared_new, hs, /*accumulate=*/a.pos > 0, o);
     for (int64_t i = 0; i < rows; ++i) {
-      V::WeightedSum(s[i] + shared_new, vn + shared_new * ns, ns, i, hs, /*accumulate=*/true,
-                     o[i]);
+      V::WeightedSum(s[i] + shared_new, vn + shared_new * ns, ns, i, hs, /*accumulate=*/true, o[i]);
       V::Scale(o[i], 1.0f / sums[r * kAttentionTileRows + i], hs);
     }
   }

@@ -171,12 +171,21 @@ TEST(AttentionTest, EveryKernelMatchesTheDefinition) {
 // grouped heads (rep 1..7), windows, blocks and decode steps.
 TEST(AttentionTest, Q8_0CacheMatchesTheDefinitionOverItsDecodedRows) {
   const Case cases[] = {
-      {1, 1, 1, 32, 1, 0},    {1, 4, 2, 64, 5, 0},   {3, 6, 6, 32, 0, 0},  {3, 9, 3, 64, 40, 0},
-      {17, 4, 1, 64, 9, 0},   {5, 2, 1, 128, 31, 0}, {6, 4, 2, 32, 20, 4}, {1, 8, 4, 64, 100, 30},
-      {1, 14, 2, 64, 300, 0}, {2, 7, 1, 96, 65, 0},
+      {1, 1, 1, 32, 1, 0},
+      {1, 4, 2, 64, 5, 0},
+      {3, 6, 6, 32, 0, 0},
+      {3, 9, 3, 64, 40, 0},
+      {17, 4, 1, 64, 9, 0},
+      {5, 2, 1, 128, 31, 0},
+      {6, 4, 2, 32, 20, 4},
+      {1, 8, 4, 64, 100, 30},
+      {1, 14, 2, 64, 300, 0},
+      {2, 7, 1, 96, 65, 0},
       // Prefill tiles over several chunks of decoded cache rows (kAttentionQ8_0DecodeRows) and
       // a partial last one, a partial last tile.
-      {9, 4, 2, 32, 150, 0},  {6, 12, 2, 64, 64, 0}, {4, 4, 4, 32, 129, 0},
+      {9, 4, 2, 32, 150, 0},
+      {6, 12, 2, 64, 64, 0},
+      {4, 4, 4, 32, 129, 0},
   };
   CheckEveryKernel(cases, /*q8_0=*/true);
 }

@@ -213,7 +213,9 @@ inline uint32_t TwoBitPlane(const uint8_t* src, int shift) {
 
 // Value 16 s + i of a Q6_K/Q2_K/Q3_K super-block is in byte 32 (s / 8) + 16 (s % 2) + i of its
 // 2-bit array (64 bytes), at bits 2 ((s % 8) / 2).
-inline const uint8_t* Sub16(const uint8_t* bits2, int s) { return bits2 + 32 * (s / 8) + 16 * (s % 2); }
+inline const uint8_t* Sub16(const uint8_t* bits2, int s) {
+  return bits2 + 32 * (s / 8) + 16 * (s % 2);
+}
 inline int Sub16Shift(int s) { return 2 * ((s % 8) / 2); }
 
 struct Q6_KF {

@@ -14,9 +14,9 @@ namespace {
 
 // Lanes added 8, 4, 2 and 1 apart (delta_rule.h's order).
 float SumLanes16(__m512 v) {
-  const __m256 a = _mm256_add_ps(
-      _mm512_castps512_ps256(v),
-      _mm256_castsi256_ps(_mm512_extracti64x4_epi64(_mm512_castps_si512(v), 1)));
+  const __m256 a =
+      _mm256_add_ps(_mm512_castps512_ps256(v),
+                    _mm256_castsi256_ps(_mm512_extracti64x4_epi64(_mm512_castps_si512(v), 1)));
   const __m128 b = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
   const __m128 c = _mm_add_ps(b, _mm_movehl_ps(b, b));
   return _mm_cvtss_f32(_mm_add_ss(c, _mm_shuffle_ps(c, c, 1)));

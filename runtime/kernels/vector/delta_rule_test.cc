@@ -70,16 +70,15 @@ TEST(DeltaRuleTest, EveryKernelGivesTheGenericBits) {
     for (int64_t i = 0; i < s * s; ++i) ASSERT_NEAR(gm[i], want_m[i], 1e-5) << "s=" << s;
     for (int64_t j = 0; j < s; ++j) ASSERT_NEAR(go[j], want_o[j], 1e-5) << "s=" << s;
     for (int token = 1; token < 3; ++token) {  // two more tokens on the generic state
-      internal::DeltaRuleTokenGeneric(gm.data(), c.k.data(), c.q.data(), c.v.data(), c.decay,
-                                      c.b, c.scale, s, go.data());
+      internal::DeltaRuleTokenGeneric(gm.data(), c.k.data(), c.q.data(), c.v.data(), c.decay, c.b,
+                                      c.scale, s, go.data());
     }
     for (const DeltaRuleKernel* k : AllDeltaRuleKernels()) {
       if (!IsaSupported(k->isa)) continue;
       SCOPED_TRACE(::testing::Message() << k->name << " s=" << s);
       std::vector<float> m = c.m, o(s, -7.0f);
       for (int token = 0; token < 3; ++token) {
-        k->token(m.data(), c.k.data(), c.q.data(), c.v.data(), c.decay, c.b, c.scale, s,
-                 o.data());
+        k->token(m.data(), c.k.data(), c.q.data(), c.v.data(), c.decay, c.b, c.scale, s, o.data());
       }
       EXPECT_EQ(m, gm);
       EXPECT_EQ(o, go);
