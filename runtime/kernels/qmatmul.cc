@@ -533,18 +533,20 @@ const KernelEntry* ChooseFor(Encoding e, Shape shape, Isa isa) {
   return best;
 }
 
-// The kept entry named `name`, or null.
+// The dispatched entry named `name`, or null (kDispatchedKernels, not kAllKernels: library code
+// that names an entry keeps it linked, and an aarch64 library leaves out the generic entries
+// NEON's stand for; none of those repacks).
 const KernelEntry* FindEntry(absl::string_view name) {
-  for (const KernelEntry* e : kAllKernels) {
+  for (const KernelEntry* e : kDispatchedKernels) {
     if (name == e->name) return e;
   }
   return nullptr;
 }
 
-// The name of the layout `repack` writes for encoding `enc`: the first kept entry of `enc` that
-// reads it (two encodings may share a repack function: q4_0 and iq4_nl).
+// The name of the layout `repack` writes for encoding `enc`: the first dispatched entry of `enc`
+// that reads it (two encodings may share a repack function: q4_0 and iq4_nl).
 const char* LayoutName(internal::RepackFn repack, Encoding enc) {
-  for (const KernelEntry* e : kAllKernels) {
+  for (const KernelEntry* e : kDispatchedKernels) {
     if (e->repack == repack && e->encoding == enc) return e->name;
   }
   return "";

@@ -15,6 +15,7 @@
 #include "checkpoint/stored_layouts.h"
 #include "quantization/encoding.h"
 #include "runtime/ops/op_util.h"
+#include "sdk/selection.h"
 
 namespace edgeq {
 namespace op_util {
@@ -134,7 +135,13 @@ KernelOr Create(const KernelArgs& a) {
     on_read = [&env](const uint8_t* p, size_t bytes) { env.on_constant_bytes_read(p, bytes); };
   }
   absl::StatusOr<std::shared_ptr<const kernels::QMatmulKernel>> kernel;
-  if (std::optional<checkpoint::StoredLayoutTag> tag = checkpoint::FindStoredLayout(data.data())) {
+  // Stored layouts come only from .max files: a build without that format (sdk/selection.bzl)
+  // carries none of their code.
+  std::optional<checkpoint::StoredLayoutTag> tag;
+  if (selection::Selected(selection::kFormats, "max")) {
+    tag = checkpoint::FindStoredLayout(data.data());
+  }
+  if (tag.has_value()) {
     kernel = CreateOnStoredLayout(*tag, w.encoding, n, k, env.isa_cap);
     if (!kernel.ok()) return kernel.status();  // already one line naming tensor, layout and ISA
   } else if (env.weight_cache != nullptr) {
