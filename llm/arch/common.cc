@@ -116,63 +116,92 @@ absl::StatusOr<Value> LayerGraph::Norm(int layer, const char* name, Value x, int
                    n > 0 ? n : c_.embedding_length, c_.rms_norm_epsilon, x);
 }
 
-absl::StatusOr<Value> LayerGraph::Attention(int layer, Value h) {
-  const int64_t t = t_, dim = c_.embedding_length, hs = c_.head_dim;
-  const int64_t heads = c_.head_count, kvh = c_.head_count_kv;
+absl::StatusOr<LayerGraph::QkvWeights> LayerGraph::AddQkvWeights(int layer) {
+  const int64_t dim = c_.embedding_length;
+  const int64_t q_dim = c_.head_count * c_.head_dim, kv_dim = c_.head_count_kv * c_.head_dim;
+  const std::string p = absl::StrCat("blk.", layer, ".");
+  QkvWeights w;
+  w.fused = dict_.Contains(p + "attn_qkv.weight");
+  if (w.fused) {
+    EDGEQ_ASSIGN_OR_RETURN(
+        w.qkv, AddLinearWeight(g_, dict_, p + "attn_qkv.weight", q_dim + 2 * kv_dim, dim));
+    return w;
+  }
+  const int64_t q_rows = c_.gated_q ? 2 * q_dim : q_dim;
+  EDGEQ_ASSIGN_OR_RETURN(w.q, AddLinearWeight(g_, dict_, p + "attn_q.weight", q_rows, dim));
+  EDGEQ_ASSIGN_OR_RETURN(w.k, AddLinearWeight(g_, dict_, p + "attn_k.weight", kv_dim, dim));
+  EDGEQ_ASSIGN_OR_RETURN(w.v, AddLinearWeight(g_, dict_, p + "attn_v.weight", kv_dim, dim));
+  return w;
+}
+
+absl::StatusOr<LayerGraph::QkvRows> LayerGraph::ProjectQkv(int layer, const QkvWeights& w, Value h,
+                                                           int64_t n, Value pos) {
+  const int64_t hs = c_.head_dim, heads = c_.head_count, kvh = c_.head_count_kv;
   const int64_t q_dim = heads * hs, kv_dim = kvh * hs;
   const std::string p = absl::StrCat("blk.", layer, ".");
-  const bool swa = c_.sliding_window > 0 && layer < static_cast<int>(c_.sliding_layers.size()) &&
-                   c_.sliding_layers[layer];
-  const Value k_cache = g_.Input(io::KCache(layer)), v_cache = g_.Input(io::VCache(layer));
-  Value q, k, v;
-  Value gate;  // c_.gated_q: the output gate [t, q_dim]
-  if (dict_.Contains(p + "attn_qkv.weight")) {
-    // Fused Q, K, V rows (Phi-3): [q_dim + 2 kv_dim, dim].
-    EDGEQ_ASSIGN_OR_RETURN(Value qkv,
-                           Linear(g_, dict_, p + "attn_qkv.weight", q_dim + 2 * kv_dim, dim, h));
-    EDGEQ_ASSIGN_OR_RETURN(qkv, MaybeBias(g_, dict_, p + "attn_qkv.bias", q_dim + 2 * kv_dim, qkv));
-    q = ops::Slice(qkv, {0, 0}, {t, q_dim});
-    k = ops::Slice(qkv, {0, q_dim}, {t, q_dim + kv_dim});
-    v = ops::Slice(qkv, {0, q_dim + kv_dim}, {t, q_dim + 2 * kv_dim});
+  QkvRows r;
+  Value q, k;
+  if (w.fused) {
+    EDGEQ_ASSIGN_OR_RETURN(
+        Value qkv, MaybeBias(g_, dict_, p + "attn_qkv.bias", q_dim + 2 * kv_dim, w.qkv.Apply(h)));
+    q = ops::Slice(qkv, {0, 0}, {n, q_dim});
+    k = ops::Slice(qkv, {0, q_dim}, {n, q_dim + kv_dim});
+    r.v = ops::Slice(qkv, {0, q_dim + kv_dim}, {n, q_dim + 2 * kv_dim});
   } else {
     const int64_t q_rows = c_.gated_q ? 2 * q_dim : q_dim;
-    EDGEQ_ASSIGN_OR_RETURN(q, Linear(g_, dict_, p + "attn_q.weight", q_rows, dim, h));
-    EDGEQ_ASSIGN_OR_RETURN(k, Linear(g_, dict_, p + "attn_k.weight", kv_dim, dim, h));
-    EDGEQ_ASSIGN_OR_RETURN(v, Linear(g_, dict_, p + "attn_v.weight", kv_dim, dim, h));
+    q = w.q.Apply(h);
+    k = w.k.Apply(h);
+    r.v = w.v.Apply(h);
     EDGEQ_ASSIGN_OR_RETURN(q, MaybeBias(g_, dict_, p + "attn_q.bias", q_rows, q));
     EDGEQ_ASSIGN_OR_RETURN(k, MaybeBias(g_, dict_, p + "attn_k.bias", kv_dim, k));
-    EDGEQ_ASSIGN_OR_RETURN(v, MaybeBias(g_, dict_, p + "attn_v.bias", kv_dim, v));
+    EDGEQ_ASSIGN_OR_RETURN(r.v, MaybeBias(g_, dict_, p + "attn_v.bias", kv_dim, r.v));
   }
   if (c_.gated_q) {  // per head, the query then the output gate (qwen35)
-    const Value qg = ops::Reshape(q, {t, heads, 2 * hs});
-    q = ops::Slice(qg, {0, 0, 0}, {t, heads, hs});
-    gate = ops::Reshape(ops::Slice(qg, {0, 0, hs}, {t, heads, 2 * hs}), {t, q_dim});
+    const Value qg = ops::Reshape(q, {n, heads, 2 * hs});
+    q = ops::Slice(qg, {0, 0, 0}, {n, heads, hs});
+    r.gate = ops::Reshape(ops::Slice(qg, {0, 0, hs}, {n, heads, 2 * hs}), {n, q_dim});
   } else {
-    q = ops::Reshape(q, {t, heads, hs});
+    q = ops::Reshape(q, {n, heads, hs});
   }
-  k = ops::Reshape(k, {t, kvh, hs});
+  k = ops::Reshape(k, {n, kvh, hs});
   if (c_.qk_norm) {  // RMSNorm of each head (Qwen3, Gemma 3)
     EDGEQ_ASSIGN_OR_RETURN(q, Norm(layer, "attn_q_norm.weight", q, hs));
     EDGEQ_ASSIGN_OR_RETURN(k, Norm(layer, "attn_k_norm.weight", k, hs));
   }
+  const bool swa = c_.sliding_window > 0 && layer < static_cast<int>(c_.sliding_layers.size()) &&
+                   c_.sliding_layers[layer];
   const bool rope = c_.no_rope_layer_step <= 0 || (layer + 1) % c_.no_rope_layer_step != 0;
   if (rope) {
     const RopeMode mode = c_.rope_type == arch::RopeType::kNeox ? RopeMode::kNeox : RopeMode::kNorm;
-    q = Rope(q, positions, swa ? freqs_swa : freqs, mode);
-    k = Rope(k, positions, swa ? freqs_swa : freqs, mode);
+    q = Rope(q, pos, swa ? freqs_swa : freqs, mode);
+    k = Rope(k, pos, swa ? freqs_swa : freqs, mode);
     if (attn_factor.ok()) {
       q = ops::Mul(q, *attn_factor);
       k = ops::Mul(k, *attn_factor);
     }
   }
-  const Value k_new = k;                              // [t, kvh, hs]
-  const Value v_new = ops::Reshape(v, {t, kvh, hs});  // [t, kvh, hs]
+  r.q = q;
+  r.k = k;
+  return r;
+}
+
+absl::StatusOr<Value> LayerGraph::Attention(int layer, Value h) {
+  const int64_t t = t_, dim = c_.embedding_length, hs = c_.head_dim;
+  const int64_t kvh = c_.head_count_kv, q_dim = c_.head_count * hs;
+  const std::string p = absl::StrCat("blk.", layer, ".");
+  const bool swa = c_.sliding_window > 0 && layer < static_cast<int>(c_.sliding_layers.size()) &&
+                   c_.sliding_layers[layer];
+  const Value k_cache = g_.Input(io::KCache(layer)), v_cache = g_.Input(io::VCache(layer));
+  EDGEQ_ASSIGN_OR_RETURN(const QkvWeights w, AddQkvWeights(layer));
+  EDGEQ_ASSIGN_OR_RETURN(const QkvRows r, ProjectQkv(layer, w, h, t, positions));
+  const Value k_new = r.k;                              // [t, kvh, hs]
+  const Value v_new = ops::Reshape(r.v, {t, kvh, hs});  // [t, kvh, hs]
   // Fused attention over the cache's first `pos` rows and the block (causal; within the
   // window on sliding-window layers), reading only the visible rows: [t, heads * hs]; it writes
   // the block's K/V rows into the cache (store_kv).
-  Value o_rows = ops::Attention(q, k_cache, v_cache, k_new, v_new, positions, c_.attention_scale,
+  Value o_rows = ops::Attention(r.q, k_cache, v_cache, k_new, v_new, positions, c_.attention_scale,
                                 swa ? c_.sliding_window : 0, true);
-  if (c_.gated_q) o_rows = ops::Mul(o_rows, ops::Op("sigmoid", {gate}));
+  if (c_.gated_q) o_rows = ops::Mul(o_rows, ops::Op("sigmoid", {r.gate}));
   EDGEQ_ASSIGN_OR_RETURN(Value out,
                          Linear(g_, dict_, p + "attn_output.weight", dim, q_dim, o_rows));
   EDGEQ_ASSIGN_OR_RETURN(out, MaybeBias(g_, dict_, p + "attn_output.bias", dim, out));
@@ -339,48 +368,23 @@ absl::StatusOr<Value> LayerGraph::NormAttentionAdd(int layer, const char* norm, 
 absl::StatusOr<Value> LayerGraph::ChunkedAttentionAdd(
     int layer, const char* norm, Value x, const std::vector<std::pair<int64_t, int64_t>>& ranges) {
   const int64_t t = t_, dim = c_.embedding_length, hs = c_.head_dim;
-  const int64_t heads = c_.head_count, kvh = c_.head_count_kv;
-  const int64_t q_dim = heads * hs, kv_dim = kvh * hs;
+  const int64_t kvh = c_.head_count_kv, q_dim = c_.head_count * hs;
   const std::string p = absl::StrCat("blk.", layer, ".");
   const bool swa = c_.sliding_window > 0 && layer < static_cast<int>(c_.sliding_layers.size()) &&
                    c_.sliding_layers[layer];
-  const bool rope = c_.no_rope_layer_step <= 0 || (layer + 1) % c_.no_rope_layer_step != 0;
-  const RopeMode mode = c_.rope_type == arch::RopeType::kNeox ? RopeMode::kNeox : RopeMode::kNorm;
-  EDGEQ_ASSIGN_OR_RETURN(const LinearWeight wq,
-                         AddLinearWeight(g_, dict_, p + "attn_q.weight", q_dim, dim));
-  EDGEQ_ASSIGN_OR_RETURN(const LinearWeight wk,
-                         AddLinearWeight(g_, dict_, p + "attn_k.weight", kv_dim, dim));
-  EDGEQ_ASSIGN_OR_RETURN(const LinearWeight wv,
-                         AddLinearWeight(g_, dict_, p + "attn_v.weight", kv_dim, dim));
+  EDGEQ_ASSIGN_OR_RETURN(const QkvWeights w, AddQkvWeights(layer));
   EDGEQ_ASSIGN_OR_RETURN(const LinearWeight wo,
                          AddLinearWeight(g_, dict_, p + "attn_output.weight", dim, q_dim));
   // Per chunk, the steps of Attention's projections on its rows (all row by row); the runtime
   // computes each chunk's rows into the concatenation's buffer.
   std::vector<Value> qs, ks, vs;
   for (const auto& [r0, r1] : ranges) {
-    const int64_t n = r1 - r0;
     EDGEQ_ASSIGN_OR_RETURN(Value h, Norm(layer, norm, ops::Slice(x, {r0, 0}, {r1, dim})));
-    EDGEQ_ASSIGN_OR_RETURN(Value q, MaybeBias(g_, dict_, p + "attn_q.bias", q_dim, wq.Apply(h)));
-    EDGEQ_ASSIGN_OR_RETURN(Value k, MaybeBias(g_, dict_, p + "attn_k.bias", kv_dim, wk.Apply(h)));
-    EDGEQ_ASSIGN_OR_RETURN(Value v, MaybeBias(g_, dict_, p + "attn_v.bias", kv_dim, wv.Apply(h)));
-    q = ops::Reshape(q, {n, heads, hs});
-    k = ops::Reshape(k, {n, kvh, hs});
-    if (c_.qk_norm) {
-      EDGEQ_ASSIGN_OR_RETURN(q, Norm(layer, "attn_q_norm.weight", q, hs));
-      EDGEQ_ASSIGN_OR_RETURN(k, Norm(layer, "attn_k_norm.weight", k, hs));
-    }
-    if (rope) {
-      const Value pos = ops::Slice(positions, {r0}, {r1});
-      q = Rope(q, pos, swa ? freqs_swa : freqs, mode);
-      k = Rope(k, pos, swa ? freqs_swa : freqs, mode);
-      if (attn_factor.ok()) {
-        q = ops::Mul(q, *attn_factor);
-        k = ops::Mul(k, *attn_factor);
-      }
-    }
-    qs.push_back(q);
-    ks.push_back(k);
-    vs.push_back(v);
+    EDGEQ_ASSIGN_OR_RETURN(const QkvRows r,
+                           ProjectQkv(layer, w, h, r1 - r0, ops::Slice(positions, {r0}, {r1})));
+    qs.push_back(r.q);
+    ks.push_back(r.k);
+    vs.push_back(r.v);
   }
   const Value k_new = ops::Concat(ks, 0);
   const Value v_new = ops::Reshape(ops::Concat(vs, 0), {t, kvh, hs});

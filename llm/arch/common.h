@@ -112,6 +112,14 @@ int64_t AttentionChunkRows(int64_t row_bytes, int64_t t);
 // LayerGraph::set_ffn_chunk_rows's default, kFfnChunkAuto (model_config.h): FfnChunkRows of
 // each layer's width.
 
+// A weight matrix added once as a graph constant, applied to any number of row blocks (x · W^T:
+// QMatmul for a quantized weight, MatmulTransposed for f32).
+struct LinearWeight {
+  const QuantizationEncoding* encoding = nullptr;  // null: f32
+  Value w;
+  Value Apply(Value x) const;
+};
+
 // One body graph being built: what an architecture's layer function (ArchInfo::build_layer)
 // reads and the sub-blocks it composes. The attention sub-block reads the layer's caches (graph
 // inputs io::KCache/VCache) and writes its new K and V rows into them (store_kv).
@@ -176,6 +184,22 @@ class LayerGraph {
   Value per_layer_inputs;
 
  private:
+  // The attention sub-block's q/k/v weights (attn_qkv, or attn_q/k/v), added once as constants.
+  struct QkvWeights {
+    bool fused = false;  // attn_qkv (Phi-3): [q_dim + 2 kv_dim, dim], q rows first
+    LinearWeight qkv, q, k, v;
+  };
+  // Its per-row steps on n rows at positions `pos` (i32 [n]; h their normed input [n, dim]).
+  struct QkvRows {
+    Value q;     // [n, heads, hs], after head norms and RoPE
+    Value k;     // [n, kv heads, hs], likewise
+    Value v;     // [n, kv_dim]
+    Value gate;  // config().gated_q: the output gate [n, q_dim]
+  };
+  absl::StatusOr<QkvWeights> AddQkvWeights(int layer);
+  // Projections with their biases, the output gate's split, the heads, the q/k head norms and
+  // RoPE (unless the layer is one of no_rope_layer_step's); every step row by row.
+  absl::StatusOr<QkvRows> ProjectQkv(int layer, const QkvWeights& w, Value h, int64_t n, Value pos);
   absl::StatusOr<Value> ChunkedAttentionAdd(int layer, const char* norm, Value x,
                                             const std::vector<std::pair<int64_t, int64_t>>& ranges);
 
@@ -199,13 +223,6 @@ absl::Status ReadExpertConfig(const checkpoint::TensorDict& d, ModelConfig* c);
 absl::StatusOr<Value> MoeFeedForward(LayerGraph& b, int layer, Value h);
 }  // namespace arch
 
-// A weight matrix added once as a graph constant, applied to any number of row blocks (x · W^T:
-// QMatmul for a quantized weight, MatmulTransposed for f32).
-struct LinearWeight {
-  const QuantizationEncoding* encoding = nullptr;  // null: f32
-  Value w;
-  Value Apply(Value x) const;
-};
 // The weight `name`, whose logical shape must be [rows, cols], as a LinearWeight.
 absl::StatusOr<LinearWeight> AddLinearWeight(Graph& g, const WeightReader& dict,
                                              const std::string& name, int64_t rows, int64_t cols);
