@@ -451,16 +451,32 @@ absl::StatusOr<std::unique_ptr<QMatmulKernel>> Finish(std::unique_ptr<QMatmulKer
   return std::unique_ptr<QMatmulKernel>(std::move(kernel));
 }
 
+// InvalidArgument naming `who` unless n > 0 and k is a positive multiple of desc's block.
+absl::Status CheckShape(const blocks::BlockFormat& desc, absl::string_view who, int64_t n,
+                        int64_t k) {
+  if (n > 0 && k > 0 && k % desc.values_per_block == 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrFormat("%s: bad shape n=%d k=%d; expected n > 0 and k a positive multiple of %d",
+                      who, n, k, desc.values_per_block));
+}
+
+// The block format named `encoding` (any case), or InvalidArgument listing the known ones.
+absl::StatusOr<const blocks::BlockFormat*> FindFormat(absl::string_view encoding) {
+  const blocks::BlockFormat* desc = blocks::FindBlockFormat(encoding.data(), encoding.size());
+  if (desc != nullptr) return desc;
+  std::string known;
+  for (const blocks::BlockFormat& f : blocks::kBlockFormats) {
+    absl::StrAppend(&known, known.empty() ? "" : ", ", f.name);
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("qmatmul: no kernel for encoding \"", encoding, "\"; expected one of ", known));
+}
+
 // The weights' shape and size for `desc`: n > 0, k a positive multiple of the block, and exactly
 // n x k/block_elems x block_bytes bytes. Returns one row's bytes.
 absl::StatusOr<size_t> CheckWeights(const blocks::BlockFormat& desc, absl::string_view who,
                                     int64_t n, int64_t k, absl::Span<const uint8_t> weights) {
-  if (n <= 0 || k <= 0 || k % desc.values_per_block != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: bad shape n=%d k=%d; expected n > 0 and k a positive "
-                        "multiple of %d",
-                        who, n, k, desc.values_per_block));
-  }
+  if (absl::Status s = CheckShape(desc, who, n, k); !s.ok()) return s;
   const uint64_t row_bytes =
       static_cast<uint64_t>(k / desc.values_per_block) * desc.bytes_per_block;
   // n and k come from validated shapes (at most 2^48 elements), but a caller may pass anything.
@@ -481,15 +497,9 @@ absl::StatusOr<size_t> CheckWeights(const blocks::BlockFormat& desc, absl::strin
 absl::StatusOr<std::unique_ptr<QMatmulKernel>> QMatmulKernel::Create(
     absl::string_view encoding, int64_t n, int64_t k, absl::Span<const uint8_t> weights, Isa cap,
     const WeightsReadFn& on_read, pthreadpool_t pool) {
-  const blocks::BlockFormat* desc = blocks::FindBlockFormat(encoding.data(), encoding.size());
-  if (desc == nullptr) {
-    std::string known;
-    for (const blocks::BlockFormat& f : blocks::kBlockFormats) {
-      absl::StrAppend(&known, known.empty() ? "" : ", ", f.name);
-    }
-    return absl::InvalidArgumentError(absl::StrCat("qmatmul: no kernel for encoding \"", encoding,
-                                                   "\"; expected one of ", known));
-  }
+  const absl::StatusOr<const blocks::BlockFormat*> format = FindFormat(encoding);
+  if (!format.ok()) return format.status();
+  const blocks::BlockFormat* desc = *format;
   const absl::StatusOr<size_t> row_bytes =
       CheckWeights(*desc, absl::StrCat("qmatmul ", desc->name), n, k, weights);
   if (!row_bytes.ok()) return row_bytes.status();
@@ -552,17 +562,6 @@ const char* LayoutName(internal::RepackFn repack, Encoding enc) {
   return "";
 }
 
-absl::StatusOr<const blocks::BlockFormat*> FindFormat(absl::string_view encoding) {
-  const blocks::BlockFormat* desc = blocks::FindBlockFormat(encoding.data(), encoding.size());
-  if (desc != nullptr) return desc;
-  std::string known;
-  for (const blocks::BlockFormat& f : blocks::kBlockFormats) {
-    absl::StrAppend(&known, known.empty() ? "" : ", ", f.name);
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat("qmatmul: no kernel for encoding \"", encoding, "\"; expected one of ", known));
-}
-
 size_t LayoutBytes(const KernelEntry& e, int64_t n, int64_t k) {
   return e.repacked_row_bytes(k) * RoundUp(static_cast<size_t>(n), 16);
 }
@@ -574,11 +573,8 @@ absl::StatusOr<std::optional<QMatmulKernel::StoredLayout>> QMatmulKernel::Layout
   const absl::StatusOr<const blocks::BlockFormat*> format = FindFormat(encoding);
   if (!format.ok()) return format.status();
   const blocks::BlockFormat* desc = *format;
-  if (n <= 0 || k <= 0 || k % desc->values_per_block != 0) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "qmatmul %s: bad shape n=%d k=%d; expected n > 0 and k a positive multiple of %d",
-        desc->name, n, k, desc->values_per_block));
-  }
+  if (absl::Status s = CheckShape(*desc, absl::StrCat("qmatmul ", desc->name), n, k); !s.ok())
+    return s;
   if (!IsaInBuild(isa)) {
     return absl::InvalidArgumentError(
         absl::StrCat("ISA ", IsaName(isa), " has no kernels in this build (",
@@ -649,11 +645,7 @@ absl::StatusOr<std::unique_ptr<QMatmulKernel>> QMatmulKernel::CreatePrepacked(
                                                       ", above the ISA cap ", IsaName(cap),
                                                       "; raise the cap or use the GGUF"));
   }
-  if (n <= 0 || k <= 0 || k % desc->values_per_block != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: bad shape n=%d k=%d; expected n > 0 and k a positive multiple of %d",
-                        who, n, k, desc->values_per_block));
-  }
+  if (absl::Status s = CheckShape(*desc, who, n, k); !s.ok()) return s;
   const KernelEntry* gemv = Choose(desc->id, Shape::kGemv, layout.isa);
   const KernelEntry* gemm = Choose(desc->id, Shape::kGemm, layout.isa);
   if (gemv == nullptr || gemm == nullptr || gemv->repack != e->repack ||
