@@ -2,9 +2,6 @@
 // Create, activation quantization and pthreadpool threading over n in Run.
 #include "runtime/kernels/qmatmul.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -19,6 +16,7 @@
 #include "core/parallel.h"
 #include "runtime/kernels/internal/kernel_api.h"
 #include "runtime/kernels/internal/kernel_list.h"
+#include "runtime/kernels/internal/packed_memory.h"
 #include "runtime/kernels/internal/select_kernel.h"
 #include "sdk/selection.h"
 
@@ -144,36 +142,6 @@ void QuantizePair(void* ctx, size_t i) {
 int64_t ActivationUnits(const KernelEntry& e, int64_t m) {
   return e.quantize_pair != nullptr ? (m + 1) / 2 : m;
 }
-
-// Memory for repacked weights: anonymous pages mapped for it, with transparent huge pages asked
-// for (madvise; a no-op where the kernel has none) before the repack first touches them, so that
-// streaming a large matrix at decode does not walk a page table every 4 KiB.
-class PackedBuffer {
- public:
-  PackedBuffer() = default;
-  PackedBuffer(const PackedBuffer&) = delete;
-  PackedBuffer& operator=(const PackedBuffer&) = delete;
-  ~PackedBuffer() {
-    if (data_ != nullptr) munmap(data_, size_);
-  }
-  // Page-aligned, zero-filled; null if the mapping fails.
-  uint8_t* Allocate(size_t bytes) {
-    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    size_ = (bytes + page - 1) / page * page;
-    void* p = mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return nullptr;
-#ifdef MADV_HUGEPAGE
-    if (size_ >= (size_t{2} << 20)) madvise(p, size_, MADV_HUGEPAGE);
-#endif
-    data_ = static_cast<uint8_t*>(p);
-    return data_;
-  }
-  size_t size() const { return data_ != nullptr ? size_ : 0; }
-
- private:
-  uint8_t* data_ = nullptr;
-  size_t size_ = 0;
-};
 
 class QMatmulKernelImpl final : public QMatmulKernel {
  public:
@@ -419,22 +387,23 @@ class QMatmulKernelImpl final : public QMatmulKernel {
   // Where e's weights will be: the original, or a new buffer for its repacked copy (filled by the
   // constructor).
   void Allocate(const KernelEntry* e, const uint8_t* weights, size_t row_bytes,
-                PackedBuffer* storage, const uint8_t** w, size_t* w_row_bytes) {
+                PackedMemory* storage, const uint8_t** w, size_t* w_row_bytes) {
     if (e->repack == nullptr) {
       *w = weights;
       *w_row_bytes = row_bytes;
       return;
     }
     *w_row_bytes = e->repacked_row_bytes(k());
-    // Rows rounded up to 16: the X16 layouts pad the last row group. Page-aligned.
-    // Out of memory: null (Create reports it: ok() is false).
+    // Rows rounded up to 16: the X16 layouts pad the last row group. Page-aligned, zero-filled,
+    // in huge pages where the kernel gives them (internal/packed_memory.h). Out of memory: null
+    // (Create reports it: ok() is false).
     *w = storage->Allocate(*w_row_bytes * RoundUp(static_cast<size_t>(n()), 16));
   }
 
   const KernelEntry* gemv_;
   const KernelEntry* gemm_;
   bool view_ = false;  // reads a stored layout in place (CreatePrepacked)
-  PackedBuffer packed_gemv_, packed_gemm_;
+  PackedMemory packed_gemv_, packed_gemm_;
   const uint8_t* w_gemv_ = nullptr;
   const uint8_t* w_gemm_ = nullptr;
   size_t w_gemv_row_bytes_ = 0, w_gemm_row_bytes_ = 0;
