@@ -51,6 +51,15 @@ uint8_t* MapAligned(size_t capacity) {
   return base;
 }
 
+// Gives back the pages of a chunk's free tail: the last allocation's end may share a huge page
+// with it (the first touch of a huge page makes all 2 MiB resident), so without this each chunk
+// left behind would keep up to 2 MiB that nothing uses (the 1B shape: +29 MiB of RSS). The huge
+// page is split; the allocations in it keep their contents.
+void TrimTail(Chunk& c) {
+  if (c.used < c.capacity) madvise(c.base + c.used, c.capacity - c.used, MADV_DONTNEED);
+  c.used = c.capacity;
+}
+
 void Unlink(Arena& a, Chunk* c) {
   for (Chunk** p = &a.chunks; *p != nullptr; p = &(*p)->next) {
     if (*p == c) {
@@ -107,7 +116,10 @@ uint8_t* PackedMemory::Allocate(size_t bytes) {
     c->next = a.chunks;
     a.chunks = c;
     ++a.chunk_count;
-    if (!own) a.current = c;
+    if (!own) {
+      if (a.current != nullptr) TrimTail(*a.current);
+      a.current = c;
+    }
   }
   data_ = c->base + c->used;
   size_ = size;

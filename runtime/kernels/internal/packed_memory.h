@@ -11,7 +11,9 @@
 // MADV_HUGEPAGE; a no-op where the kernel has none, e.g. most Android kernels), so consecutive
 // matrices of a model sit in the same huge pages. Allocations are bump-allocated and never reused
 // inside a chunk: each is fresh (zero-filled) memory, and a chunk is unmapped when its last
-// allocation is released. A request larger than a chunk gets a chunk of its own.
+// allocation is released. A request of a chunk or more gets a chunk of its own. A chunk left
+// behind (a request did not fit what was left) gives back the pages of its free tail, which the
+// last allocation's huge page may have made resident.
 #ifndef EDGEQ_RUNTIME_KERNELS_INTERNAL_PACKED_MEMORY_H_
 #define EDGEQ_RUNTIME_KERNELS_INTERNAL_PACKED_MEMORY_H_
 

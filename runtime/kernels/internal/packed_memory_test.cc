@@ -1,5 +1,8 @@
 #include "runtime/kernels/internal/packed_memory.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <thread>  // NOLINT(build/c++11)
@@ -95,6 +98,34 @@ TEST(PackedMemoryTest, FullChunkStartsAnotherAndLargeRequestsGetTheirOwn) {
   EXPECT_EQ(PackedMemory::GetStats().chunks, before.chunks + 2);
   held[0].Release();  // the full chunk goes with its only allocation
   EXPECT_EQ(PackedMemory::GetStats().chunks, before.chunks + 1);
+}
+
+// Whether the page holding `p` is resident (mincore).
+bool Resident(const uint8_t* p) {
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  unsigned char v = 0;
+  void* start = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(p) / page * page);
+  if (mincore(start, page, &v) != 0) return true;  // unknown: count it as resident
+  return (v & 1) != 0;
+}
+
+TEST(PackedMemoryTest, ChunkLeftBehindGivesBackItsFreeTail) {
+  ASSERT_EQ(PackedMemory::GetStats().chunks, 0);
+  PackedMemory a, c;
+  // a ends one page before a huge page boundary, so touching its last page (with transparent huge
+  // pages) makes that huge page resident, the free page after a included.
+  const size_t a_bytes = PackedMemory::kChunkBytes - PackedMemory::kHugePage - 4096;
+  uint8_t* pa = a.Allocate(a_bytes);
+  ASSERT_NE(pa, nullptr);
+  pa[a_bytes - 1] = 7;
+  uint8_t* tail = pa + a_bytes;
+  // c does not fit what is left: a new chunk takes over and the old one's tail is given back.
+  uint8_t* pc = c.Allocate(PackedMemory::kHugePage + 2 * 4096);
+  ASSERT_NE(pc, nullptr);
+  EXPECT_EQ(PackedMemory::GetStats().chunks, 2);
+  EXPECT_FALSE(Resident(tail));
+  EXPECT_EQ(pa[a_bytes - 1], 7);  // a keeps its contents
+  EXPECT_EQ(pa[0], 0);
 }
 
 TEST(PackedMemoryTest, MoveTransfersOwnershipAndZeroIsRefused) {
