@@ -88,9 +88,9 @@ inline void SmmlaGroup(const int8x16_t z01[4], const int8x16_t z23[4], const int
 }
 #undef EDGEQ_SMMLA4
 
-// W: an R4 block type (r4_common.h) whose levels fit int8 and need no offset. kCopy: another
-// instance of the same code (R4I8mmInOrder's 2- and 1-pair tiles), so that a second caller of
-// R4I8mm<W>'s tiles does not change how GCC inlines them into the out-of-order GEMM.
+// W: an R4 block type (r4_common.h) whose levels fit int8 and need no offset. kCopy: a second
+// instance of the same code, for R4I8mmInOrder's 2- and 1-pair tiles, so that the out-of-order
+// GEMM's R4PairGemm<R4I8mm<W>> stays the only caller of the first one's tiles.
 template <typename W, int kCopy = 0>
 struct R4I8mm {
   static_assert(W::kLevelOffset == 0 && W::kMaxAbsLevel <= 128, "smmla takes int8 levels");
