@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "runtime/kernels/arm/r4_common.h"
+#include "runtime/kernels/arm/r4_i8mm_inorder.h"
 #include "runtime/kernels/internal/kernel_api.h"
 
 namespace edgeq {
@@ -87,8 +88,10 @@ inline void SmmlaGroup(const int8x16_t z01[4], const int8x16_t z23[4], const int
 }
 #undef EDGEQ_SMMLA4
 
-// W: an R4 block type (r4_common.h) whose levels fit int8 and need no offset.
-template <typename W>
+// W: an R4 block type (r4_common.h) whose levels fit int8 and need no offset. kCopy: a second
+// instance of the same code, for R4I8mmInOrder's 2- and 1-pair tiles, so that the out-of-order
+// GEMM's R4PairGemm<R4I8mm<W>> stays the only caller of the first one's tiles.
+template <typename W, int kCopy = 0>
 struct R4I8mm {
   static_assert(W::kLevelOffset == 0 && W::kMaxAbsLevel <= 128, "smmla takes int8 levels");
   static constexpr int64_t kRecordBytes = W::kHasMin ? kQ8_1PRecordBytes : kQ8_0PRecordBytes;
@@ -257,15 +260,45 @@ struct R4I8mmWide {
   }
 };
 
+// R4I8mm<W> with the 4-pair tile scheduled for in-order cores (R4I8mmInOrderLoop,
+// r4_i8mm_inorder.h; W: Q4_0R4Block or Q8_0R4Block): the same sums and float operations, then
+// R4I8mm's Finish, so bit-identical to R4I8mm<W>::Tile<4>. The 2- and 1-pair tiles are R4I8mm's
+// (its second instance).
+template <typename W>
+struct R4I8mmInOrder {
+  static constexpr bool kQ8 = std::is_same<W, Q8_0R4Block>::value;
+  static_assert(kQ8 || std::is_same<W, Q4_0R4Block>::value, "the asm loop decodes q4_0 or q8_0");
+
+  template <int P>
+  static void Tile(const uint8_t* wg, const uint8_t* x, size_t unit_bytes, int64_t k,
+                   float32x4_t out[2 * P]) {
+    if constexpr (P != 4) {
+      R4I8mm<W, 1>::template Tile<P>(wg, x, unit_bytes, k, out);
+    } else {
+      float32x4_t acc[8];
+      for (int t = 0; t < 8; ++t) acc[t] = vdupq_n_f32(0.0f);
+      R4I8mmInOrderLoop<kQ8>(wg, x, unit_bytes, k / 32, acc);
+      const float32x4_t acc01[4] = {acc[0], acc[2], acc[4], acc[6]};
+      const float32x4_t acc23[4] = {acc[1], acc[3], acc[5], acc[7]};
+      R4I8mm<W>::template Finish<4>(acc01, acc23, out);
+    }
+  }
+};
+
 // The i8mm GEMM of q4_0 / q8_0 (W without min), j0 a multiple of 4. In-order cores run R4PairGemm
-// of R4I8mm's 4-pair tile; out-of-order cores run the wide tile over the activation pairs in tiles
-// of 8, then R4PairGemm over the remaining rows (tiles of 4, 2 and 1 pairs). (R4PairGemm is the
-// one caller of R4PairRows, so that GCC inlines it as before: called from here as well, the 4-pair
-// tile became a function of its own and its block loop 101 instructions instead of 97.)
+// of R4I8mmInOrder (the 4-pair tile as one asm loop); out-of-order cores run the wide tile over
+// the activation pairs in tiles of 8, then R4PairGemm over the remaining rows (tiles of 4, 2 and 1
+// pairs). (R4PairGemm<R4I8mm<W>> is the one caller of its R4PairRows, so that GCC inlines it as
+// before: called from here as well, the 4-pair tile became a function of its own and its block
+// loop 101 instructions instead of 97.)
 template <typename W>
 void R4I8mmGemm(const MatmulParams& p, int64_t j0, int64_t j1) {
   const int64_t wide_units = (p.m + 1) / 2 / 8 * 8;
-  if (ActiveCoreSchedule() == CoreSchedule::kInOrder || wide_units == 0) {
+  if (ActiveCoreSchedule() == CoreSchedule::kInOrder) {
+    R4PairGemm<R4I8mmInOrder<W>>(p, j0, j1);
+    return;
+  }
+  if (wide_units == 0) {
     R4PairGemm<R4I8mm<W>>(p, j0, j1);
     return;
   }
