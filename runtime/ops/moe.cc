@@ -39,6 +39,7 @@
 #include "absl/types/span.h"
 #include "core/parallel.h"
 #include "runtime/kernels/qmatmul.h"
+#include "runtime/kernels/vector/activation.h"
 #include "runtime/ops/op_util.h"
 
 namespace edgeq {
@@ -173,13 +174,15 @@ size_t Align64(size_t b) { return (b + 63) / 64 * 64; }
 class MoeKernel : public OpKernel {
  public:
   MoeKernel(std::vector<int> in, int out, MoeDims d, MoeAttributes a,
-            std::vector<ExpertMatrices> mats, size_t kernel_scratch)
+            std::vector<ExpertMatrices> mats, size_t kernel_scratch,
+            const kernels::ActivationKernel* act)
       : in_(std::move(in)),
         out_(out),
         d_(d),
         a_(a),
         mats_(std::move(mats)),
         kernel_scratch_(kernel_scratch),
+        act_(act),
         fused_(GateUpFused(mats_)) {}
 
   // Whether the gate and up products run in one dispatch: both stacked (RunBlocks over either
@@ -328,12 +331,11 @@ class MoeKernel : public OpKernel {
       r += b.m;
     }
     GateUp(ctx, s, blocks);
-    // SwiGLU, element by element (on the pool for a prefill block's rows).
-    ParallelFor(ctx.pool, static_cast<size_t>(r * f), 1024, 4 * r * f, [&](size_t b, size_t c) {
-      for (size_t i = b; i < b + c; ++i) {
-        const float gi = s.g[i];
-        s.g[i] = gi / (1.0f + std::exp(-gi)) * s.u[i];
-      }
+    // SwiGLU by the ISA's activation kernel, as the dense FFN's op "swiglu" (on the pool for a
+    // prefill block's rows).
+    const auto swiglu = act_->swiglu;
+    ParallelFor(ctx.pool, static_cast<size_t>(r * f), 4096, 4 * r * f, [&](size_t b, size_t c) {
+      swiglu(s.g + b, s.u + b, s.g + b, static_cast<int64_t>(c));
     });
     r = 0;
     for (Block& b : blocks) {
@@ -359,6 +361,7 @@ class MoeKernel : public OpKernel {
   MoeAttributes a_;
   std::vector<ExpertMatrices> mats_;  // gate, up, down
   size_t kernel_scratch_;
+  const kernels::ActivationKernel* act_;
   bool fused_;  // GateUpFused(mats_)
 };
 
@@ -514,7 +517,8 @@ KernelOr Create(const KernelArgs& a) {
   }
   std::vector<int> in;
   for (size_t i = 0; i < a.node.inputs.size(); ++i) in.push_back(a.in(static_cast<int>(i)));
-  return Make(new MoeKernel(std::move(in), a.out(), d, attrs, std::move(mats), scratch));
+  return Make(new MoeKernel(std::move(in), a.out(), d, attrs, std::move(mats), scratch,
+                            &kernels::SelectActivationKernel(a.env.isa_cap)));
 }
 
 OpDef Def() {
