@@ -119,6 +119,8 @@ TEST(OutputRowTest, PrefillEqualsTheAllRowsGraphsLastRowBitForBit) {
                             n - 1)
                         .ok());
         ExpectBitIdentical(got, want);
+        // The output-row graphs' activations fit in the all-rows graphs' arena.
+        EXPECT_LE((*row)->activation_bytes(), (*all)->activation_bytes());
         // The caches and states after both are the same: so are the decode steps' logits.
         for (int step = 0; step < 3; ++step) {
           const int token = Argmax(want), pos = n + step;
