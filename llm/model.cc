@@ -57,9 +57,9 @@ absl::StatusOr<Tensor> ToF32(const Tensor& t) {
 absl::StatusOr<std::unique_ptr<Graph>> BuildBody(const WeightReader& dict, const ModelConfig& c,
                                                  int64_t ctx, KvCacheType cache_type,
                                                  const Tensor& inv_freq, const Tensor& inv_freq_swa,
-                                                 int64_t t, int64_t ffn_chunk_rows) {
+                                                 int64_t t, int64_t ffn_chunk_rows, BodyRows rows) {
   return BuildBodyGraph(dict, c, ctx, cache_type == KvCacheType::kQ8_0, inv_freq, inv_freq_swa, t,
-                        ffn_chunk_rows);
+                        ffn_chunk_rows, rows);
 }
 absl::StatusOr<std::unique_ptr<Graph>> BuildHead(const WeightReader& dict, const ModelConfig& c) {
   return BuildHeadGraph(dict, c);
@@ -79,23 +79,31 @@ void ReleaseFaultAroundWindow(absl::Span<const uint8_t> mapping, const void* dat
 
 }  // namespace
 
-absl::StatusOr<Model::Block> Model::LoadBlock(int64_t t) {
+absl::StatusOr<Model::Block> Model::LoadBlock(int64_t t, BodyRows rows) {
   Block b;
   b.t = t;
-  const WeightReader weights(weights_, &used_tensors_);
-  EDGEQ_ASSIGN_OR_RETURN(b.graph, BuildBody(weights, config_, context_, kv_cache_type_, inv_freq_,
-                                            inv_freq_swa_, t, ffn_chunk_rows_));
-  const auto start = std::chrono::steady_clock::now();
-  EDGEQ_ASSIGN_OR_RETURN(edgeq::CompiledGraph model, session_->Load(*b.graph, arena_));
-  prepare_seconds_ +=
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  b.model = std::make_unique<edgeq::CompiledGraph>(std::move(model));
-  // The compiled graph keeps what it runs (kernels, constants): a prefill block's nodes
-  // (thousands at the 1B shape's ubatch, in row chunks) would only feed DebugString.
-  if (t > 1) b.graph.reset();
+  EDGEQ_RETURN_IF_ERROR(CompileBlock(b, rows));
   EDGEQ_ASSIGN_OR_RETURN(b.tokens, Tensor::Create(DType::kInt32, {t}));
   EDGEQ_ASSIGN_OR_RETURN(b.positions, Tensor::Create(DType::kInt32, {t}));
   return b;
+}
+
+absl::Status Model::CompileBlock(Block& b, BodyRows rows) {
+  const WeightReader weights(weights_, &used_tensors_);
+  EDGEQ_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
+                         BuildBody(weights, config_, context_, kv_cache_type_, inv_freq_,
+                                   inv_freq_swa_, b.t, ffn_chunk_rows_, rows));
+  const auto start = std::chrono::steady_clock::now();
+  EDGEQ_ASSIGN_OR_RETURN(edgeq::CompiledGraph model, session_->Load(*graph, arena_));
+  prepare_seconds_ +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  model.EnableProfiling(profiling_);
+  (rows == BodyRows::kOutputRow ? b.row_model : b.model) =
+      std::make_unique<edgeq::CompiledGraph>(std::move(model));
+  // The compiled graph keeps what it runs (kernels, constants): a prefill block's nodes
+  // (thousands at the 1B shape's ubatch, in row chunks) would only feed DebugString.
+  if (b.t == 1) b.graph = std::move(graph);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<Model>> Model::Load(const std::string& path,
@@ -199,9 +207,9 @@ absl::Status Model::CheckEveryTensorUsed(const TensorDict& dict) {
   // before anything is allocated or repacked for them.
   {
     const WeightReader reader(weights_, &used_tensors_);
-    EDGEQ_RETURN_IF_ERROR(
-        BuildBody(reader, config_, context_, kv_cache_type_, inv_freq_, inv_freq_swa_, 1, 0)
-            .status());
+    EDGEQ_RETURN_IF_ERROR(BuildBody(reader, config_, context_, kv_cache_type_, inv_freq_,
+                                    inv_freq_swa_, 1, 0, BodyRows::kAll)
+                              .status());
     EDGEQ_RETURN_IF_ERROR(BuildHead(reader, config_).status());
   }
   // Every tensor of the file must be used: one the graphs would ignore (a layer beyond the
@@ -292,6 +300,7 @@ absl::Status Model::AllocateKvCache() {
     new_state_names_.push_back(io::NewState(static_cast<int>(s)));
   }
   EDGEQ_ASSIGN_OR_RETURN(real_rows_, Tensor::Create(DType::kInt32, {1}));
+  EDGEQ_ASSIGN_OR_RETURN(output_row_, Tensor::Create(DType::kInt32, {1}));
   return absl::OkStatus();
 }
 
@@ -342,7 +351,13 @@ uint64_t Model::kv_cache_bytes() const {
   return bytes;
 }
 
-absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, int pos) {
+absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, int pos,
+                                       BodyRows rows) {
+  edgeq::CompiledGraph* model =
+      rows == BodyRows::kOutputRow && b.t > 1 ? b.row_model.get() : b.model.get();
+  if (model == nullptr) {
+    return absl::InternalError(absl::StrFormat("the %d-token block's graph is not built", b.t));
+  }
   EDGEQ_ASSIGN_OR_RETURN(absl::Span<int32_t> tv, b.tokens.MutableValues<int32_t>());
   EDGEQ_ASSIGN_OR_RETURN(absl::Span<int32_t> pv, b.positions.MutableValues<int32_t>());
   const int64_t n = static_cast<int64_t>(tokens.size());
@@ -366,8 +381,13 @@ absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, i
     rows[0] = static_cast<int32_t>(n);
     in.emplace_back(io::kRealRows, real_rows_);
   }
+  if (model == b.row_model.get()) {
+    EDGEQ_ASSIGN_OR_RETURN(absl::Span<int32_t> row, output_row_.MutableValues<int32_t>());
+    row[0] = static_cast<int32_t>(n - 1);
+    in.emplace_back(io::kOutputRow, output_row_);
+  }
   // The attention layers write the block's K/V rows into the caches themselves (store_kv).
-  EDGEQ_ASSIGN_OR_RETURN(TensorMap out, b.model->Execute(in));
+  EDGEQ_ASSIGN_OR_RETURN(TensorMap out, model->Execute(in));
   EDGEQ_RETURN_IF_ERROR(StoreStates(out));
   processed_ = pos + static_cast<int>(n);
   return out.Get(io::kHidden);
@@ -403,16 +423,18 @@ absl::StatusOr<absl::Span<const float>> Model::Forward(int token, int pos) {
   return Prefill(absl::MakeConstSpan(one), pos);
 }
 
-absl::StatusOr<Model::Block*> Model::BlockOfSize(int size) {
+absl::StatusOr<Model::Block*> Model::BlockOfSize(int size, BodyRows rows) {
   if (size <= 1) return &decode_;
   const size_t k = std::find(block_sizes_.begin(), block_sizes_.end(), size) - block_sizes_.begin();
   if (k == block_sizes_.size()) {
     return absl::InternalError(absl::StrFormat("no prefill block of %d tokens", size));
   }
   if (blocks_[k] == nullptr) {
-    EDGEQ_ASSIGN_OR_RETURN(Block b, LoadBlock(size));
-    b.model->EnableProfiling(profiling_);
+    EDGEQ_ASSIGN_OR_RETURN(Block b, LoadBlock(size, rows));
     blocks_[k] = std::make_unique<Block>(std::move(b));
+  } else if ((rows == BodyRows::kOutputRow ? blocks_[k]->row_model : blocks_[k]->model) ==
+             nullptr) {
+    EDGEQ_RETURN_IF_ERROR(CompileBlock(*blocks_[k], rows));
   }
   return blocks_[k].get();
 }
@@ -420,16 +442,26 @@ absl::StatusOr<Model::Block*> Model::BlockOfSize(int size) {
 absl::StatusOr<absl::Span<const float>> Model::Prefill(absl::Span<const int> tokens, int pos) {
   EDGEQ_RETURN_IF_ERROR(Check(tokens, pos));
   EDGEQ_RETURN_IF_ERROR(StartRun(pos));
+  // Every block runs its output-row graph (the decode step: its one row): the last layer's
+  // feed-forward only for the block's last token, whose hidden state is the whole output [1, dim].
+  // Only the last block's is read; the earlier blocks need theirs for nothing (their K/V rows and
+  // states are written before the last layer's selection), as llama.cpp's ubatches.
   Tensor hidden;
-  size_t i = 0, n = 0;
+  size_t i = 0;
   for (int size : PlanPrefill(static_cast<int64_t>(tokens.size()), block_sizes_)) {
-    EDGEQ_ASSIGN_OR_RETURN(Block * b, BlockOfSize(size));
-    n = std::min(tokens.size() - i, static_cast<size_t>(b->t));
-    EDGEQ_ASSIGN_OR_RETURN(hidden, RunBlock(*b, tokens.subspan(i, n), pos + static_cast<int>(i)));
+    EDGEQ_ASSIGN_OR_RETURN(Block * b, BlockOfSize(size, BodyRows::kOutputRow));
+    const size_t n = std::min(tokens.size() - i, static_cast<size_t>(b->t));
+    EDGEQ_ASSIGN_OR_RETURN(hidden, RunBlock(*b, tokens.subspan(i, n), pos + static_cast<int>(i),
+                                            BodyRows::kOutputRow));
     i += n;
   }
   EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> h, hidden.Values<float>());
-  return RunHead(h.data() + (n - 1) * config_.embedding_length);
+  if (static_cast<int64_t>(h.size()) != config_.embedding_length) {
+    return absl::InternalError(
+        absl::StrFormat("prefill gave %d hidden values, expected one row of %d", h.size(),
+                        config_.embedding_length));
+  }
+  return RunHead(h.data());
 }
 
 absl::Status Model::PrefillAll(
@@ -473,7 +505,9 @@ std::vector<std::string> Model::MatmulKernels() const {
 std::vector<edgeq::CompiledGraph*> Model::Graphs() const {
   std::vector<edgeq::CompiledGraph*> graphs = {decode_.model.get()};
   for (const std::unique_ptr<Block>& b : blocks_) {
-    if (b != nullptr) graphs.push_back(b->model.get());
+    if (b == nullptr) continue;
+    if (b->model != nullptr) graphs.push_back(b->model.get());
+    if (b->row_model != nullptr) graphs.push_back(b->row_model.get());
   }
   graphs.push_back(head_.get());
   return graphs;
@@ -494,8 +528,8 @@ Model::MemoryUse Model::Memory() const {
   m.recurrent_states = recurrent_state_bytes();
   m.activations = arena_->bytes();
   m.head = head_arena_->bytes();
-  m.inputs = head_input_.size_bytes() + real_rows_.size_bytes() + decode_.tokens.size_bytes() +
-             decode_.positions.size_bytes();
+  m.inputs = head_input_.size_bytes() + real_rows_.size_bytes() + output_row_.size_bytes() +
+             decode_.tokens.size_bytes() + decode_.positions.size_bytes();
   for (const std::unique_ptr<Block>& b : blocks_) {
     if (b != nullptr) m.inputs += b->tokens.size_bytes() + b->positions.size_bytes();
   }
@@ -552,8 +586,10 @@ std::vector<Model::OpTime> Model::Profile() const {
 
 std::string Model::DebugString() const {
   std::string s = absl::StrCat(decode_.graph->ToString(), decode_.model->DebugString());
-  for (const std::unique_ptr<Block>& b : blocks_) {
-    if (b != nullptr) absl::StrAppend(&s, b->model->DebugString());  // its graph is freed
+  for (const std::unique_ptr<Block>& b : blocks_) {  // their graphs are freed
+    if (b == nullptr) continue;
+    if (b->model != nullptr) absl::StrAppend(&s, b->model->DebugString());
+    if (b->row_model != nullptr) absl::StrAppend(&s, b->row_model->DebugString());
   }
   absl::StrAppend(&s, head_graph_->ToString(), head_->DebugString());
   return s;

@@ -24,12 +24,14 @@
 // llm/prefill_plan.h, up to `prefill_block` tokens, with matrix-matrix kernels, each built on first
 // use) from the embedding through the last block, and one "head" graph (output
 // norm and classifier) run only where logits are asked for: Prefill computes the classifier for
-// its last token only. The KV cache is this class's memory ([kv heads, context, head dim] per
-// layer and K/V), given to the graphs as inputs (zero copy); each layer's attention writes the
-// step's new K/V rows into it in place. The body graphs share one activation arena
-// (edgeq::ActivationArena: the largest graph's plan, not the sum), the head has its own. Weights
-// are shared by the graphs (quantized ones are prepared once); the model keeps them (and a
-// checkpoint's mapping) alive.
+// its last token only, and its block graphs (BodyRows::kOutputRow, built beside the all-rows
+// graphs PrefillAll and embeddings run) keep only that token's row after the last layer's
+// attention, as llama.cpp's, so that the last layer's feed-forward runs for one row. The KV cache
+// is this class's memory ([kv heads, context, head dim] per layer and K/V), given to the graphs as
+// inputs (zero copy); each layer's attention writes the step's new K/V rows into it in place. The
+// body graphs share one activation arena (edgeq::ActivationArena: the largest graph's plan, not the
+// sum), the head has its own. Weights are shared by the graphs (quantized ones are prepared once);
+// the model keeps them (and a checkpoint's mapping) alive.
 #ifndef EDGEQ_LLM_MODEL_H_
 #define EDGEQ_LLM_MODEL_H_
 
@@ -113,7 +115,8 @@ class Model {
   absl::StatusOr<absl::Span<const float>> Forward(int token, int pos);
   // Tokens at positions pos..pos+size-1 (in the blocks PlanPrefill chooses: full ubatch blocks,
   // then smaller or padded ones, or decode steps for a rest of a few tokens); the logits of the
-  // last one only. Same errors as Forward; InvalidArgument if `tokens` is empty.
+  // last one only (each block's last layer runs its feed-forward for its last token only). Same
+  // errors as Forward; InvalidArgument if `tokens` is empty.
   absl::StatusOr<absl::Span<const float>> Prefill(absl::Span<const int> tokens, int pos);
   // As Prefill, and calls `on_logits(i, logits)` for every token i >= `first` of `tokens` (the
   // span is valid during the call): the classifier runs for each of them (perplexity).
@@ -217,11 +220,13 @@ class Model {
   std::vector<OpTime> Profile() const;
 
  private:
-  // One loaded body graph for blocks of t tokens, with its token and position inputs.
+  // The body graphs for blocks of t tokens, with their token and position inputs.
   struct Block {
     int64_t t = 0;
     std::unique_ptr<Graph> graph;  // the decode step's; null for prefill blocks once compiled
-    std::unique_ptr<edgeq::CompiledGraph> model;
+    // BodyRows::kAll (PrefillAll, embeddings, decode) and BodyRows::kOutputRow (Prefill), each
+    // compiled on first use; the decode step (t = 1) has only `model`.
+    std::unique_ptr<edgeq::CompiledGraph> model, row_model;
     Tensor tokens, positions;
   };
 
@@ -235,18 +240,24 @@ class Model {
   void CreateSession(const ModelOptions& options, std::shared_ptr<LoadProgress> progress);
   absl::Status LoadGraphs(int prefill_block);
   absl::Status AllocateKvCache();
-  absl::StatusOr<Block> LoadBlock(int64_t t);
+  // A block of t tokens with the graph of `rows` compiled (BlockOfSize adds the other on use).
+  absl::StatusOr<Block> LoadBlock(int64_t t, BodyRows rows = BodyRows::kAll);
+  absl::Status CompileBlock(Block& b, BodyRows rows);
   // ModelOptions::mapped_file: drops the pages of a copied weight inside `mapping`.
   void ReleaseCopiedWeight(absl::Span<const uint8_t> mapping, const void* data, size_t bytes);
   // The session models of the graphs (decode, the prefill blocks built, head).
   std::vector<edgeq::CompiledGraph*> Graphs() const;
-  // The prefill block graph of `size` tokens (one of block_sizes_), built on first use.
-  absl::StatusOr<Block*> BlockOfSize(int size);
+  // The prefill block of `size` tokens (one of block_sizes_) with its graph of `rows`, each built
+  // on first use; the decode step for size 1 (its one row is the output row).
+  absl::StatusOr<Block*> BlockOfSize(int size, BodyRows rows = BodyRows::kAll);
   // Runs b on n = tokens.size() <= b.t tokens at pos..pos+n-1 (rows past n are padding: token 0,
   // attended by nothing real; their K/V rows land in cache positions not yet processed, which a
   // later run overwrites before reading); the graph stores the K/V rows in the caches. Returns the
-  // hidden states [b.t, dim] (before the output norm) of which the first n rows are real.
-  absl::StatusOr<Tensor> RunBlock(Block& b, absl::Span<const int> tokens, int pos);
+  // hidden states (before the output norm): [b.t, dim] of which the first n rows are real, or for
+  // BodyRows::kOutputRow (b's row_model, built by BlockOfSize; any block of more than one row)
+  // [1, dim], the row of the block's last token n - 1.
+  absl::StatusOr<Tensor> RunBlock(Block& b, absl::Span<const int> tokens, int pos,
+                                  BodyRows rows = BodyRows::kAll);
   // Output norm and classifier on one hidden row.
   absl::StatusOr<absl::Span<const float>> RunHead(const float* row);
   absl::Status Check(absl::Span<const int> tokens, int pos) const;
@@ -288,6 +299,7 @@ class Model {
   std::vector<Tensor> states_;  // the recurrent states (ModelConfig::recurrent_states)
   std::vector<std::string> state_names_, new_state_names_;  // their inputs' and outputs' names
   Tensor real_rows_;                                        // i32 [1]
+  Tensor output_row_;                                       // i32 [1]: io::kOutputRow
   int processed_ = 0;                                       // the end of the positions processed
   std::vector<NamedTensor> inputs_;                         // reused by every run
 };

@@ -776,8 +776,8 @@ TEST(ModelTest, MemoryUseIsExact) {
   EXPECT_EQ(use.activations % page, 0u);
   EXPECT_EQ(use.activations + use.head, (*m)->activation_bytes());
   // Token ids and positions of the decode step (1 + 1) and the 8-block (8 + 8), the real-row
-  // count (1) as i32, and the head's input row (64 floats).
-  EXPECT_EQ(use.inputs, (2 + 16 + 1) * sizeof(int32_t) + 64 * sizeof(float));
+  // count (1) and the output row (1) as i32, and the head's input row (64 floats).
+  EXPECT_EQ(use.inputs, (2 + 16 + 1 + 1) * sizeof(int32_t) + 64 * sizeof(float));
 }
 
 }  // namespace

@@ -224,6 +224,19 @@ void LayerGraph::SetStateOutput(int slot, Value v) {
   g_.Output(io::NewState(slot), v);
 }
 
+absl::StatusOr<Value> LayerGraph::KeepOutputRow(int layer, Value x) {
+  if (!output_row.ok() || layer != c_.block_count - 1) return x;
+  if (output_row_kept_) {
+    return absl::InternalError(
+        absl::StrFormat("layer %d keeps the output row a second time", layer));
+  }
+  output_row_kept_ = true;
+  t_ = 1;
+  if (per_layer_inputs.ok()) per_layer_inputs = ops::Gather(per_layer_inputs, output_row);
+  real_rows = Value();
+  return ops::Gather(x, output_row);  // [1, dim]
+}
+
 void LayerGraph::AddKvRows(int layer, Value k, Value v) { kv_rows_[layer] = {k, v}; }
 
 absl::StatusOr<std::pair<Value, Value>> LayerGraph::KvRows(int layer) const {
@@ -407,10 +420,11 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
                                                       const ModelConfig& c, int64_t ctx,
                                                       bool q8_0_cache, const Tensor& inv_freq,
                                                       const Tensor& inv_freq_swa, int64_t t,
-                                                      int64_t ffn_chunk_rows) {
+                                                      int64_t ffn_chunk_rows, BodyRows rows) {
   const int64_t dim = c.embedding_length, kvh = c.head_count_kv;
-  auto graph =
-      std::make_unique<Graph>(absl::StrCat(c.architecture, "_t", t), std::vector<TensorType>{});
+  auto graph = std::make_unique<Graph>(
+      absl::StrCat(c.architecture, "_t", t, rows == BodyRows::kOutputRow ? "_row" : ""),
+      std::vector<TensorType>{});
   Graph& g = *graph;
   const Value tokens = g.AddInput(io::kTokens, TensorType(DType::kInt32, {t}));
   const Value positions = g.AddInput(io::kPositions, TensorType(DType::kInt32, {t}));
@@ -434,6 +448,9 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
   const Value real_rows = c.recurrent_states.empty()
                               ? Value()
                               : g.AddInput(io::kRealRows, TensorType(DType::kInt32, {1}));
+  const Value output_row = rows == BodyRows::kOutputRow
+                               ? g.AddInput(io::kOutputRow, TensorType(DType::kInt32, {1}))
+                               : Value();
 
   EDGEQ_ASSIGN_OR_RETURN(const Tensor* embedding,
                          GetMatrix(dict, "token_embd.weight", c.vocab_size, dim));
@@ -449,12 +466,18 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
   b.freqs_swa = g.Constant(inv_freq_swa);
   if (c.rope_attn_factor != 1.0f) b.attn_factor = Scalar(g, c.rope_attn_factor);
   b.real_rows = real_rows;
+  b.output_row = output_row;
   if (c.embedding_length_per_layer > 0) {
     EDGEQ_ASSIGN_OR_RETURN(b.per_layer_inputs, arch::Gemma4PerLayerInputs(b, tokens, x));
   }
   const arch::LayerFn layer = arch::Info(c.arch).build_layer;
   for (int l = 0; l < c.block_count; ++l) {
     EDGEQ_ASSIGN_OR_RETURN(x, layer(b, l, x));
+  }
+  if (output_row.ok() && !b.output_row_kept()) {
+    return absl::InternalError(absl::StrFormat(
+        "the %s layer function does not keep the output row (LayerGraph::KeepOutputRow)",
+        c.architecture));
   }
   for (size_t s = 0; s < c.recurrent_states.size(); ++s) {
     if (!b.state_set(static_cast<int>(s))) {

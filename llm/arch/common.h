@@ -62,6 +62,9 @@ namespace io {
 inline constexpr char kTokens[] = "tokens";        // body input: i32 [t]
 inline constexpr char kPositions[] = "positions";  // body input: i32 [t], pos..pos+t-1
 inline constexpr char kHidden[] = "hidden";  // body output [t, dim]; the head's input [1, dim]
+// Body input of an output-row graph (BodyRows::kOutputRow): i32 [1], the row of the block whose
+// hidden state is the output [1, dim].
+inline constexpr char kOutputRow[] = "output_row";
 inline constexpr char kLogits[] = "logits";  // head output [1, vocab]
 // Body input: layer `layer`'s K or V cache, "cache.<layer>.k" / "cache.<layer>.v". The layer's
 // attention writes the block's new rows into it in place (ops::Attention with store_kv).
@@ -173,8 +176,21 @@ class LayerGraph {
     return slot < static_cast<int>(states_set_.size()) && states_set_[slot];
   }
   // The number of tokens in the block (rows past it are padding): i32 [1]; set when the model
-  // has recurrent states.
+  // has recurrent states (cleared by KeepOutputRow).
   Value real_rows;
+
+  // Every layer function calls this on its residual stream x [t, dim] right after the mixer
+  // sub-block's residual add (before anything row by row that follows: feed-forward, post-norms,
+  // per-layer inputs). In the last layer of a BodyRows::kOutputRow graph (output_row set) it
+  // returns x's row output_row, [1, dim] (llama.cpp's get_rows with inp_out_ids; the add is
+  // row by row, so selecting after it gives the values of selecting both of its operands), and
+  // from then on t() is 1: per_layer_inputs are that row's, real_rows is cleared (the one row is
+  // a real token). Otherwise x. BuildBodyGraph refuses an output-row graph whose last layer did
+  // not call it.
+  absl::StatusOr<Value> KeepOutputRow(int layer, Value x);
+  bool output_row_kept() const { return output_row_kept_; }
+  // The row to keep, i32 [1] (set by BuildBodyGraph for BodyRows::kOutputRow).
+  Value output_row;
 
   // Set by BuildBody before the layers.
   Value positions, freqs, freqs_swa;
@@ -208,6 +224,7 @@ class LayerGraph {
   const ModelConfig& c_;
   int64_t t_;
   int64_t ffn_chunk_rows_ = kFfnChunkAuto;
+  bool output_row_kept_ = false;
   std::vector<bool> states_set_;
   std::map<int, std::pair<Value, Value>> kv_rows_;
 };
@@ -241,18 +258,22 @@ absl::StatusOr<Value> Scalar(Graph& g, float v);
 // (pos..pos+t-1; the attention reads the caches' first pos rows), then each attention layer's K
 // and V caches [kv heads, ctx, head dim] (f32, or q8_0 rows u8 [kv heads, ctx, head dim / 32 * 34]
 // if `q8_0_cache`; recurrent layers have none), with recurrent layers each of c.recurrent_states
-// (io::State) and the block's real token count (io::kRealRows, i32 [1]). Each attention layer
-// writes the block's K and V rows into its caches (in place, at pos..). Outputs: each recurrent
-// state's new value (io::NewState), and "hidden", the hidden states [t, dim] after the last
-// block. `inv_freq` is the RoPE angle table of the global layers, `inv_freq_swa` that of the
-// sliding-window layers. Each layer is the architecture's ArchInfo::build_layer. gemma4: only the
-// first ModelConfig::CachedLayers() have caches and new rows (head dim: ModelConfig::LayerHeadDim);
-// the shared layers read their KvLayer's. `ffn_chunk_rows`: LayerGraph::set_ffn_chunk_rows.
+// (io::State) and the block's real token count (io::kRealRows, i32 [1]), and with
+// `rows` = BodyRows::kOutputRow the row to output (io::kOutputRow, i32 [1], in [0, t): Execute
+// fails with OutOfRange otherwise). Each attention layer writes the block's K and V rows into its
+// caches (in place, at pos..). Outputs: each recurrent state's new value (io::NewState), and
+// "hidden", the hidden states after the last block: [t, dim], or [1, dim] for kOutputRow (the last
+// layer's feed-forward runs for that row only). `inv_freq` is the RoPE angle table of the global
+// layers, `inv_freq_swa` that of the sliding-window layers. Each layer is the architecture's
+// ArchInfo::build_layer. gemma4: only the first ModelConfig::CachedLayers() have caches and new
+// rows (head dim: ModelConfig::LayerHeadDim); the shared layers read their KvLayer's.
+// `ffn_chunk_rows`: LayerGraph::set_ffn_chunk_rows.
 absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
                                                       const ModelConfig& c, int64_t ctx,
                                                       bool q8_0_cache, const Tensor& inv_freq,
                                                       const Tensor& inv_freq_swa, int64_t t,
-                                                      int64_t ffn_chunk_rows = kFfnChunkAuto);
+                                                      int64_t ffn_chunk_rows = kFfnChunkAuto,
+                                                      BodyRows rows = BodyRows::kAll);
 // Output norm and classifier (+ final logit soft-capping): input "hidden" [1, dim] -> output
 // "logits" [1, vocab].
 absl::StatusOr<std::unique_ptr<Graph>> BuildHeadGraph(const WeightReader& dict,

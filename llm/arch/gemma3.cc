@@ -49,6 +49,7 @@ absl::StatusOr<Value> Gemma3Layer(LayerGraph& b, int layer, Value x) {
   EDGEQ_ASSIGN_OR_RETURN(Value attn, b.Attention(layer, h));
   EDGEQ_ASSIGN_OR_RETURN(attn, b.Norm(layer, "post_attention_norm.weight", attn));
   x = ops::Add(x, attn);
+  EDGEQ_ASSIGN_OR_RETURN(x, b.KeepOutputRow(layer, x));
   EDGEQ_ASSIGN_OR_RETURN(h, b.Norm(layer, "ffn_norm.weight", x));
   EDGEQ_ASSIGN_OR_RETURN(Value ffn, b.FeedForward(layer, h));
   EDGEQ_ASSIGN_OR_RETURN(ffn, b.Norm(layer, "post_ffw_norm.weight", ffn));

@@ -245,6 +245,7 @@ absl::StatusOr<Value> Gemma4Layer(LayerGraph& b, int layer, Value x) {
   EDGEQ_ASSIGN_OR_RETURN(Value attn, Gemma4Attention(b, layer, h));
   EDGEQ_ASSIGN_OR_RETURN(attn, b.Norm(layer, "post_attention_norm.weight", attn));
   x = ops::Add(attn, x);
+  EDGEQ_ASSIGN_OR_RETURN(x, b.KeepOutputRow(layer, x));
   EDGEQ_ASSIGN_OR_RETURN(h, b.Norm(layer, "ffn_norm.weight", x));
   EDGEQ_ASSIGN_OR_RETURN(Value ffn, b.FeedForward(layer, h));
   EDGEQ_ASSIGN_OR_RETURN(ffn, b.Norm(layer, "post_ffw_norm.weight", ffn));

@@ -115,6 +115,7 @@ absl::StatusOr<Value> Lfm2Layer(LayerGraph& b, int layer, Value x) {
     EDGEQ_ASSIGN_OR_RETURN(mixed, b.Attention(layer, h));
   }
   x = ops::Add(x, mixed);
+  EDGEQ_ASSIGN_OR_RETURN(x, b.KeepOutputRow(layer, x));
   EDGEQ_ASSIGN_OR_RETURN(h, b.Norm(layer, "ffn_norm.weight", x));
   EDGEQ_ASSIGN_OR_RETURN(Value ffn, b.FeedForward(layer, h));
   return ops::Add(x, ffn);

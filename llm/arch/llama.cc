@@ -20,6 +20,7 @@ namespace arch {
 
 absl::StatusOr<Value> LlamaLayer(LayerGraph& b, int layer, Value x) {
   EDGEQ_ASSIGN_OR_RETURN(x, b.NormAttentionAdd(layer, "attn_norm.weight", x));
+  EDGEQ_ASSIGN_OR_RETURN(x, b.KeepOutputRow(layer, x));
   return b.NormFeedForwardAdd(layer, "ffn_norm.weight", x);
 }
 

@@ -36,6 +36,19 @@ inline const char* RopeScalingName(RopeScaling s) {
 // LayerGraph::set_ffn_chunk_rows': FfnChunkRows of each layer's width, llm/arch/common.h).
 inline constexpr int64_t kFfnChunkAuto = -1;
 
+// The rows a body graph computes through its last layer.
+enum class BodyRows : uint8_t {
+  // Every row: output io::kHidden [t, dim] (PrefillAll, embeddings, decode).
+  kAll,
+  // One row, io::kOutputRow: as llama.cpp's graphs with inp_out_ids, the last layer keeps only
+  // that row after its mixer sub-block (attention, convolution or delta net: they write the
+  // caches and recurrent states, so they see every row) and runs its feed-forward (and whatever
+  // follows) on it: output io::kHidden [1, dim], the values of that row of kAll's output
+  // (LayerGraph::KeepOutputRow, llm/arch/common.h). Prefill, which wants the last token's logits
+  // only.
+  kOutputRow,
+};
+
 struct ModelConfig {
   std::string architecture;     // general.architecture
   int context_length = 0;       // <arch>.context_length (what the model was trained for)

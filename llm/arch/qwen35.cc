@@ -293,6 +293,7 @@ absl::StatusOr<Value> Qwen35Layer(LayerGraph& b, int layer, Value x) {
   EDGEQ_ASSIGN_OR_RETURN(Value mixed, b.config().IsRecurrent(layer) ? LinearAttention(b, layer, h)
                                                                     : b.Attention(layer, h));
   x = ops::Add(mixed, x);
+  EDGEQ_ASSIGN_OR_RETURN(x, b.KeepOutputRow(layer, x));
   EDGEQ_ASSIGN_OR_RETURN(h, b.Norm(layer, "post_attention_norm.weight", x));
   EDGEQ_ASSIGN_OR_RETURN(Value ffn, b.FeedForward(layer, h));
   if (layer == b.config().block_count - 1) EDGEQ_RETURN_IF_ERROR(MarkNextnUsed(b));
