@@ -32,6 +32,11 @@ if [ "$strip_tool" = aarch64-linux-gnu-strip ]; then
   for k in kQ4_0GenericGemv kQ6_KGenericGemm kF16GenericGemv; do
     check "$k is left out" bash -c '! grep -q "$1"' _ "$k" <<<"$symbols"
   done
+  # The same for attention (runtime/kernels/attention/attention.cc, SelectAttentionKernel).
+  demangled=$(aarch64-linux-gnu-nm -C sdk/libedgeq.so)
+  check "the NEON attention kernel is in" grep -q "AttendRows<.*NeonOps>" <<<"$demangled"
+  check "the generic attention kernel is left out" \
+    bash -c '! grep -q "AttendRows<.*GenericOps>"' <<<"$demangled"
   # One copy of each NEON activation quantizer (runtime/kernels/arm/activations_neon.h), not one
   # per kernel file.
   for q in QuantizeRowQ8_KNeon QuantizeRowQ8_0SNeon QuantizePairQ8_0PNeon; do
