@@ -3,6 +3,7 @@
 #include "absl/types/span.h"
 #include "quantization/block_layout.h"
 #include "quantization/internal/codecs.h"
+#include "sdk/selection.h"
 
 namespace edgeq {
 namespace quantization_internal {
@@ -10,9 +11,14 @@ namespace {
 
 using blocks::Format;
 
+// A selective build (--define=edgeq_encodings=NAMES, README "Footprint") keeps the quantizers of
+// the named encodings only, so that --gc-sections drops the others (the K-quants' scale searches
+// are most of this package's code); every dequantizer stays (a file's f16 norms, a conversion to
+// f32). Quantizing to an encoding left out fails (QuantizationEncoding::Quantize).
 constexpr BlockCodec Codec(Format id, QuantizeRowFn quantize, DequantizeRowFn dequantize) {
   const blocks::BlockFormat& f = blocks::GetBlockFormat(id);
-  return {f.name, f.values_per_block, f.bytes_per_block, quantize, dequantize};
+  const bool kept = selection::Selected(selection::kEncodings, f.name);
+  return {f.name, f.values_per_block, f.bytes_per_block, kept ? quantize : nullptr, dequantize};
 }
 
 constexpr BlockCodec kCodecs[] = {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <string>
@@ -23,6 +24,7 @@
 #include "core/status_macros.h"
 #include "quantization/block_layout.h"
 #include "quantization/internal/codecs.h"
+#include "sdk/selection.h"
 
 namespace edgeq {
 namespace {
@@ -38,7 +40,14 @@ class BuiltinEncoding final : public QuantizationEncoding {
   BlockParameters block_parameters() const override {
     return {codec_.elements_per_block, codec_.block_size};
   }
+  // A selective build keeps only its encodings' quantizers (codec_table.cc); Quantize fails for
+  // the others before it gets here, a direct call writes zero blocks.
+  bool has_quantizer() const { return codec_.quantize_row != nullptr; }
   void QuantizeRow(const float* x, uint8_t* out, int64_t num_elements) const override {
+    if (!has_quantizer()) {
+      std::memset(out, 0, num_elements / codec_.elements_per_block * codec_.block_size);
+      return;
+    }
     codec_.quantize_row(x, out, num_elements);
   }
   void DequantizeRow(const uint8_t* in, float* y, int64_t num_elements) const override {
@@ -190,6 +199,12 @@ absl::StatusOr<Tensor> QuantizationEncoding::Quantize(const Tensor& input,
   if (input.dtype() != DType::kFloat32 || input.is_quantized()) {
     return absl::InvalidArgumentError(absl::StrFormat("encoding '%s' quantizes f32 tensors; got %s",
                                                       name(), input.DebugString()));
+  }
+  if (const auto* builtin = dynamic_cast<const BuiltinEncoding*>(this);
+      builtin != nullptr && !builtin->has_quantizer()) {
+    return absl::UnimplementedError(
+        absl::StrFormat("encoding '%s': its quantizer is not in this build (quantizers built: %s)",
+                        name(), selection::BuiltWith(selection::kEncodings)));
   }
   EDGEQ_ASSIGN_OR_RETURN(const Shape qshape, QuantizedShape(input.shape()));
   EDGEQ_ASSIGN_OR_RETURN(Tensor out, Tensor::Create(DType::kUInt8, qshape));

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_format.h"
 #include "core/status_macros.h"
+#include "sdk/selection.h"
 #include "tokenizer/llama2c.h"
 #include "tokenizer/tokenizer.h"
 
@@ -84,6 +85,8 @@ std::unique_ptr<TextTokenizer> VocabularyTokenizer(Tokenizer vocabulary) {
   return std::make_unique<VocabTokenizer>(std::move(vocabulary));
 }
 
+constexpr bool kLlama2cInBuild = selection::Selected(selection::kFormats, "llama2c");
+
 absl::StatusOr<std::unique_ptr<TextTokenizer>> OpenTokenizer(const checkpoint::TensorDict& dict,
                                                              const std::string& model_path,
                                                              const std::string& tokenizer_path,
@@ -100,6 +103,15 @@ absl::StatusOr<std::unique_ptr<TextTokenizer>> OpenTokenizer(const checkpoint::T
           vocab->n_tokens(), vocab_size));
     }
     return VocabularyTokenizer(*std::move(vocab));
+  }
+  // A llama2.c tokenizer (a tokenizer.bin, or pieces and scores without tokenizer.ggml.model)
+  // belongs to the llama2c format: a selective build without it leaves its reader out (README,
+  // "Footprint").
+  if (!kLlama2cInBuild) {
+    return absl::UnimplementedError(absl::StrFormat(
+        "'%s': llama2.c tokenizers (%s) are not in this build (checkpoint formats built: %s)",
+        model_path, tokenizer_path.empty() ? "no tokenizer.ggml.model metadata" : tokenizer_path,
+        selection::BuiltWith(selection::kFormats)));
   }
   // A llama2.c tokenizer file: special ids from the model's metadata where it has them.
   EDGEQ_ASSIGN_OR_RETURN(Llama2cTokenizer tok,

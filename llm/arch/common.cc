@@ -12,6 +12,7 @@
 #include "llm/arch/recurrent_state.h"
 #include "llm/ops.h"
 #include "quantization/encoding.h"
+#include "sdk/selection.h"
 
 namespace edgeq {
 namespace llm {
@@ -316,8 +317,20 @@ std::vector<std::pair<int64_t, int64_t>> RowChunks(int64_t t, int64_t chunk) {
 
 }  // namespace
 
+// A mixture-of-experts layer runs the moe op: a build whose op list leaves it out
+// (sdk/selection.bzl: no kept architecture with experts and no graph C API) leaves out its graph
+// builder (llm/arch/moe.cc) too (README, "Footprint").
+constexpr bool kMoeInBuild = selection::Selected(selection::kOps, "moe");
+
 absl::StatusOr<Value> LayerGraph::FeedForward(int layer, Value h) {
-  if (c_.IsMoeLayer(layer)) return arch::MoeFeedForward(*this, layer, h);
+  if (c_.IsMoeLayer(layer)) {
+    if (!kMoeInBuild) {
+      return absl::UnimplementedError(absl::StrCat(
+          "layer ", layer, ": mixture-of-experts layers are not in this build (built with: ",
+          selection::BuiltWith(selection::kArchs), ")"));
+    }
+    return arch::MoeFeedForward(*this, layer, h);
+  }
   const int64_t dim = c_.embedding_length;
   EDGEQ_ASSIGN_OR_RETURN(const DenseFfn ffn, AddDenseFfn(g_, dict_, c_, layer));
   const int64_t chunk =

@@ -28,7 +28,7 @@ struct BlockCodec {
   const char* name;
   int64_t elements_per_block;
   int64_t block_size;
-  QuantizeRowFn quantize_row;
+  QuantizeRowFn quantize_row;  // null: an encoding a selective build left out (codec_table.cc)
   DequantizeRowFn dequantize_row;
 };
 

@@ -22,6 +22,14 @@ measure() {  # measure NAME FILE LIMIT
 }
 measure libedgeq.so sdk/libedgeq.so "$lib_limit"
 measure libedgeq_jni.so bindings/java/libedgeq_jni.so "$jni_limit"
+# Cold code is built without <iostream>'s static std::ios_base::Init (.bazelrc,
+# -D_GLIBCXX_IOSTREAM=1): these files had no other static initializer.
+nm_tool=nm
+if [ "$strip_tool" = aarch64-linux-gnu-strip ]; then nm_tool=aarch64-linux-gnu-nm; fi
+all_symbols=$("$nm_tool" sdk/libedgeq.so)
+for f in edgeq_c.cc tokenizer_gguf.cc json_schema.cc interpreter.cc; do
+  check "no static initializer in $f" bash -c '! grep -q "_GLOBAL__sub_I_$1\$"' _ "$f" <<<"$all_symbols"
+done
 # On aarch64 every CPU has NEON: the generic qmatmul kernels NEON ones stand for are left out
 # (runtime/kernels/qmatmul.cc, Dispatched). The unstripped library keeps its local symbols.
 if [ "$strip_tool" = aarch64-linux-gnu-strip ]; then
@@ -32,6 +40,11 @@ if [ "$strip_tool" = aarch64-linux-gnu-strip ]; then
   for k in kQ4_0GenericGemv kQ6_KGenericGemm kF16GenericGemv; do
     check "$k is left out" bash -c '! grep -q "$1"' _ "$k" <<<"$symbols"
   done
+  # The same for attention (runtime/kernels/attention/attention.cc, SelectAttentionKernel).
+  demangled=$(aarch64-linux-gnu-nm -C sdk/libedgeq.so)
+  check "the NEON attention kernel is in" grep -q "AttendRows<.*NeonOps>" <<<"$demangled"
+  check "the generic attention kernel is left out" \
+    bash -c '! grep -q "AttendRows<.*GenericOps>"' <<<"$demangled"
   # One copy of each NEON activation quantizer (runtime/kernels/arm/activations_neon.h), not one
   # per kernel file.
   for q in QuantizeRowQ8_KNeon QuantizeRowQ8_0SNeon QuantizePairQ8_0PNeon; do

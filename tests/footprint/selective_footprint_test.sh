@@ -43,5 +43,19 @@ for k in MoeKernel::Run SsmConvKernel::Run; do
 done
 check "no grammar matcher" lacks "grammar::Matcher::FilterTokens"
 check "no encoder models" lacks "arch::BuildEncoderGraph("
+# Only the kept encodings' quantizers (quantization/codec_table.cc), no MoE graph builder without
+# the moe op (llm/arch/common.cc), no llama2.c tokenizer without the llama2c format
+# (tokenizer/text_tokenizer.cc), no generic attention kernel on aarch64.
+for q in QuantizeRowQ4_0 QuantizeRowQ8_0; do
+  check "the $q quantizer is in" has "quantization_internal::$q("
+done
+for q in QuantizeRowQ4_K QuantizeRowQ6_K QuantizeRowQ2_K QuantizeRowIq4Nl QuantizeRowF16; do
+  check "the $q quantizer is left out" lacks "quantization_internal::$q("
+done
+check "the dequantizers stay" has "quantization_internal::DequantizeRowQ6_K("
+check "no MoE feed-forward" lacks "arch::MoeFeedForward("
+check "no llama2.c tokenizer reader" lacks "checkpoint::ReadLlama2cTokenizer"
+check "no llama2.c tokenizer" lacks "Llama2cTokenizer::ForModel"
+check "no generic attention kernel" lacks "AttendRows<.*GenericOps>"
 check "the embedder's stubs are exported" has "T edgeq_embedder_load"
 finish

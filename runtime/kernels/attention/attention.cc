@@ -80,8 +80,17 @@ absl::Span<const AttentionKernel* const> AllAttentionKernels() {
   return *kAll;
 }
 
+// Every AArch64 CPU has NEON: there the NEON kernel is the dispatcher's only entry and a cap below
+// NEON runs it too (as for the qmatmul kernels, qmatmul.cc's Dispatched), so an aarch64 library
+// does not carry the generic kernel (README, "Footprint"); AllAttentionKernels() (tests) still
+// lists it.
 const AttentionKernel& SelectAttentionKernel(Isa cap) {
+#if defined(__aarch64__)
+  static_cast<void>(cap);
+  return *internal::kAttentionNeon;
+#else
   return internal::SelectKernel(AllAttentionKernels(), cap);
+#endif
 }
 
 }  // namespace kernels

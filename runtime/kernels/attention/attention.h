@@ -55,7 +55,8 @@ struct AttentionKernel {
   AttentionGroupFn group;
 };
 
-// The best kernel this CPU supports at or below `cap` (generic at worst).
+// The best kernel this CPU supports at or below `cap` (generic at worst; on aarch64 always NEON's,
+// which every AArch64 CPU has).
 const AttentionKernel& SelectAttentionKernel(Isa cap = Isa::kBest);
 
 // Every kernel compiled into this binary (supported by this CPU or not), generic first.
