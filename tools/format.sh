@@ -1,16 +1,30 @@
 #!/usr/bin/env bash
 # Checks (default) or fixes (--fix) the formatting of edgeq's C++ sources with clang-format
 # (Google style, .clang-format at the root). Exit 1 if a file needs formatting.
+#   tools/format.sh [--fix] [FILE...]   FILE: .cc/.h files to check or fix (default: every tracked
+#                                       one outside third_party/), relative to the repository root
 set -euo pipefail
 cd "$(dirname "$0")/.."
+usage() { echo "Usage: tools/format.sh [--fix] [FILE.cc|FILE.h ...]"; }
 fix=0
-case "${1:-}" in
-  --fix) fix=1 ;;
-  "") ;;
-  -h|--help) echo "Usage: tools/format.sh [--fix]"; exit 0 ;;
-  *) echo "format.sh: unknown argument '$1' (expected --fix or --help)" >&2; exit 2 ;;
-esac
-mapfile -t files < <(git ls-files '*.cc' '*.h' | grep -v '^third_party/')
+files=()
+for arg in "$@"; do
+  case "$arg" in
+    --fix) fix=1 ;;
+    -h|--help) usage; exit 0 ;;
+    -*) echo "format.sh: unknown option '$arg' (expected --fix, --help or files)" >&2; exit 2 ;;
+    *.cc|*.h)
+      if [ ! -f "$arg" ]; then
+        echo "format.sh: no such file '$arg' (paths are relative to the repository root)" >&2
+        exit 2
+      fi
+      files+=("$arg") ;;
+    *) echo "format.sh: '$arg' is not a C++ source (expected a .cc or .h file)" >&2; exit 2 ;;
+  esac
+done
+if [ "${#files[@]}" -eq 0 ]; then
+  mapfile -t files < <(git ls-files '*.cc' '*.h' | grep -v '^third_party/')
+fi
 if [ "$fix" -eq 1 ]; then
   clang-format -i "${files[@]}"
   echo "formatted ${#files[@]} files"

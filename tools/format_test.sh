@@ -24,4 +24,9 @@ tmp="${TEST_TMPDIR}/fmt"
 mkdir -p "$tmp" && cp "$root/.clang-format" "$tmp/"
 printf 'int  f( int x ){return x;}\n' > "$tmp/bad.cc"
 check "a badly formatted file is found" bash -c "! (cd '$tmp' && clang-format --dry-run --Werror bad.cc >/dev/null 2>&1)"
+# The script's arguments: files given are the only ones checked; anything else is refused (2).
+check "one file checked" bash -c "'$script' core/tensor.cc | grep -qx 'all 1 files formatted'"
+for bad_arg in -x README.md no_such_file.cc; do
+  check "'$bad_arg' refused with exit 2" bash -c "'$script' '$bad_arg' >/dev/null 2>&1; test \$? -eq 2"
+done
 finish
