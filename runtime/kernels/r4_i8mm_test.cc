@@ -25,13 +25,24 @@ namespace {
 using test_util::ExpectSchedulesAgree;
 using test_util::FindKernelEntry;
 
-TEST(R4I8mmTest, WideTileMatchesThe4PairTileOverTheTileTails) {
+// Runs `check(entry, name)` on the q4_0 and q8_0 i8mm GEMMs this CPU supports and restores the
+// core schedule; how many ran.
+template <typename Check>
+int ForEachI8mmGemm(Check check) {
   const CoreSchedule before = ActiveCoreSchedule();
   int ran = 0;
   for (const std::string name : {"q4_0_i8mm_gemm", "q8_0_i8mm_gemm"}) {
     const internal::KernelEntry* e = FindKernelEntry(name);
     if (e == nullptr || !IsaSupported(e->isa)) continue;
     ++ran;
+    check(e, name);
+  }
+  SetCoreSchedule(before);
+  return ran;
+}
+
+TEST(R4I8mmTest, WideTileMatchesThe4PairTileOverTheTileTails) {
+  const int ran = ForEachI8mmGemm([](const internal::KernelEntry* e, const std::string& name) {
     const int64_t blocks[] = {1, 2, 3, 9};
     int64_t compared = 0, expected = 0;
     for (int64_t n = 1; n <= 49; ++n) {
@@ -43,19 +54,13 @@ TEST(R4I8mmTest, WideTileMatchesThe4PairTileOverTheTileTails) {
     for (const int64_t n : {13, 45}) compared += ExpectSchedulesAgree(e, 67, n, 32 * 5, 67);
     expected += 67 * (14 + 46);
     EXPECT_EQ(compared, expected) << name;
-  }
-  SetCoreSchedule(before);
+  });
   if (ran == 0) GTEST_SKIP() << "no q4_0/q8_0 i8mm GEMM on this CPU (not ARM i8mm)";
   EXPECT_EQ(ran, 2);
 }
 
 TEST(R4I8mmTest, InOrderLoopMatchesThe4PairTileOverTheBlockCounts) {
-  const CoreSchedule before = ActiveCoreSchedule();
-  int ran = 0;
-  for (const std::string name : {"q4_0_i8mm_gemm", "q8_0_i8mm_gemm"}) {
-    const internal::KernelEntry* e = FindKernelEntry(name);
-    if (e == nullptr || !IsaSupported(e->isa)) continue;
-    ++ran;
+  const int ran = ForEachI8mmGemm([](const internal::KernelEntry* e, const std::string& name) {
     int64_t compared = 0, expected = 0;
     for (int64_t blocks = 1; blocks <= 17; blocks += blocks < 12 ? 1 : 5) {
       // m = 8: one 4-pair tile; 13: then 2 + 1 pairs (an odd last row); 14: then 2 + 1 pairs.
@@ -68,8 +73,7 @@ TEST(R4I8mmTest, InOrderLoopMatchesThe4PairTileOverTheBlockCounts) {
       }
     }
     EXPECT_EQ(compared, expected) << name;
-  }
-  SetCoreSchedule(before);
+  });
   if (ran == 0) GTEST_SKIP() << "no q4_0/q8_0 i8mm GEMM on this CPU (not ARM i8mm)";
   EXPECT_EQ(ran, 2);
 }
