@@ -98,8 +98,7 @@ absl::Status Model::CompileBlock(Block& b, BodyRows rows) {
   prepare_seconds_ +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   model.EnableProfiling(profiling_);
-  (rows == BodyRows::kOutputRow ? b.row_model : b.model) =
-      std::make_unique<edgeq::CompiledGraph>(std::move(model));
+  b.GraphFor(rows) = std::make_unique<edgeq::CompiledGraph>(std::move(model));
   // The compiled graph keeps what it runs (kernels, constants): a prefill block's nodes
   // (thousands at the 1B shape's ubatch, in row chunks) would only feed DebugString.
   if (b.t == 1) b.graph = std::move(graph);
@@ -353,8 +352,7 @@ uint64_t Model::kv_cache_bytes() const {
 
 absl::StatusOr<Tensor> Model::RunBlock(Block& b, absl::Span<const int> tokens, int pos,
                                        BodyRows rows) {
-  edgeq::CompiledGraph* model =
-      rows == BodyRows::kOutputRow && b.t > 1 ? b.row_model.get() : b.model.get();
+  edgeq::CompiledGraph* model = b.GraphFor(rows).get();
   if (model == nullptr) {
     return absl::InternalError(absl::StrFormat("the %d-token block's graph is not built", b.t));
   }
@@ -432,8 +430,7 @@ absl::StatusOr<Model::Block*> Model::BlockOfSize(int size, BodyRows rows) {
   if (blocks_[k] == nullptr) {
     EDGEQ_ASSIGN_OR_RETURN(Block b, LoadBlock(size, rows));
     blocks_[k] = std::make_unique<Block>(std::move(b));
-  } else if ((rows == BodyRows::kOutputRow ? blocks_[k]->row_model : blocks_[k]->model) ==
-             nullptr) {
+  } else if (blocks_[k]->GraphFor(rows) == nullptr) {
     EDGEQ_RETURN_IF_ERROR(CompileBlock(*blocks_[k], rows));
   }
   return blocks_[k].get();

@@ -228,6 +228,11 @@ class Model {
     // compiled on first use; the decode step (t = 1) has only `model`.
     std::unique_ptr<edgeq::CompiledGraph> model, row_model;
     Tensor tokens, positions;
+    // The graph slot `rows` runs on: row_model for BodyRows::kOutputRow on a block of more than
+    // one row, else model (the decode step's one row is its output row).
+    std::unique_ptr<edgeq::CompiledGraph>& GraphFor(BodyRows rows) {
+      return rows == BodyRows::kOutputRow && t > 1 ? row_model : model;
+    }
   };
 
   Model() = default;

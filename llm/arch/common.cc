@@ -169,8 +169,7 @@ absl::StatusOr<LayerGraph::QkvRows> LayerGraph::ProjectQkv(int layer, const QkvW
     EDGEQ_ASSIGN_OR_RETURN(q, Norm(layer, "attn_q_norm.weight", q, hs));
     EDGEQ_ASSIGN_OR_RETURN(k, Norm(layer, "attn_k_norm.weight", k, hs));
   }
-  const bool swa = c_.sliding_window > 0 && layer < static_cast<int>(c_.sliding_layers.size()) &&
-                   c_.sliding_layers[layer];
+  const bool swa = c_.IsSliding(layer);
   const bool rope = c_.no_rope_layer_step <= 0 || (layer + 1) % c_.no_rope_layer_step != 0;
   if (rope) {
     const RopeMode mode = c_.rope_type == arch::RopeType::kNeox ? RopeMode::kNeox : RopeMode::kNorm;
@@ -190,8 +189,7 @@ absl::StatusOr<Value> LayerGraph::Attention(int layer, Value h) {
   const int64_t t = t_, dim = c_.embedding_length, hs = c_.head_dim;
   const int64_t kvh = c_.head_count_kv, q_dim = c_.head_count * hs;
   const std::string p = absl::StrCat("blk.", layer, ".");
-  const bool swa = c_.sliding_window > 0 && layer < static_cast<int>(c_.sliding_layers.size()) &&
-                   c_.sliding_layers[layer];
+  const bool swa = c_.IsSliding(layer);
   const Value k_cache = g_.Input(io::KCache(layer)), v_cache = g_.Input(io::VCache(layer));
   EDGEQ_ASSIGN_OR_RETURN(const QkvWeights w, AddQkvWeights(layer));
   EDGEQ_ASSIGN_OR_RETURN(const QkvRows r, ProjectQkv(layer, w, h, t, positions));
@@ -396,8 +394,7 @@ absl::StatusOr<Value> LayerGraph::ChunkedAttentionAdd(
   const int64_t t = t_, dim = c_.embedding_length, hs = c_.head_dim;
   const int64_t kvh = c_.head_count_kv, q_dim = c_.head_count * hs;
   const std::string p = absl::StrCat("blk.", layer, ".");
-  const bool swa = c_.sliding_window > 0 && layer < static_cast<int>(c_.sliding_layers.size()) &&
-                   c_.sliding_layers[layer];
+  const bool swa = c_.IsSliding(layer);
   EDGEQ_ASSIGN_OR_RETURN(const QkvWeights w, AddQkvWeights(layer));
   EDGEQ_ASSIGN_OR_RETURN(const LinearWeight wo,
                          AddLinearWeight(g_, dict_, p + "attn_output.weight", dim, q_dim));
