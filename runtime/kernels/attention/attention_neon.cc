@@ -16,21 +16,211 @@ namespace {
 float NeonExpScalar(float x) { return vgetq_lane_f32(NeonExp(vdupq_n_f32(x)), 0); }
 
 struct NeonOps {
+  // Four query rows x four key rows per step (hs a multiple of 4; else row by row): 16 FMA
+  // chains, each key chunk and query chunk loaded once per step, then one pairwise-add tree per
+  // query row for its four sums.
   static void ScoresTile(const float* const* q, int64_t rows, const float* k, int64_t stride,
                          int64_t n, int64_t hs, float scale, float* const* s) {
-    ScoresTileByRow<NeonOps>(q, rows, k, stride, n, hs, scale, s);
+    if (rows != 4 || hs % 4 != 0) {
+      ScoresTileByRow<NeonOps>(q, rows, k, stride, n, hs, scale, s);
+      return;
+    }
+    const float* const qr[4] = {q[0], q[1], q[2], q[3]};
+    int64_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+      const float* k0 = k + j * stride;
+      const float* k1 = k0 + stride;
+      const float* k2 = k1 + stride;
+      const float* k3 = k2 + stride;
+      float32x4_t acc[4][4];
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = vdupq_n_f32(0.0f);
+      for (int64_t e = 0; e < hs; e += 4) {
+        const float32x4_t kv0 = vld1q_f32(k0 + e), kv1 = vld1q_f32(k1 + e);
+        const float32x4_t kv2 = vld1q_f32(k2 + e), kv3 = vld1q_f32(k3 + e);
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; ++i) {
+          const float32x4_t qv = vld1q_f32(qr[i] + e);
+          acc[i][0] = vfmaq_f32(acc[i][0], qv, kv0);
+          acc[i][1] = vfmaq_f32(acc[i][1], qv, kv1);
+          acc[i][2] = vfmaq_f32(acc[i][2], qv, kv2);
+          acc[i][3] = vfmaq_f32(acc[i][3], qv, kv3);
+        }
+      }
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; ++i) {
+        // {key j, j + 1, j + 2, j + 3} of row i
+        const float32x4_t sum =
+            vpaddq_f32(vpaddq_f32(acc[i][0], acc[i][1]), vpaddq_f32(acc[i][2], acc[i][3]));
+        vst1q_f32(s[i] + j, vmulq_n_f32(sum, scale));
+      }
+    }
+    for (; j < n; ++j) {
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; ++i) s[i][j] = scale * Dot(qr[i], k + j * stride, hs);
+    }
   }
+  // Four query rows at once in chunks of up to 16 output values per row (16 accumulators), four
+  // value rows per step: each value row loaded once for the four query rows, each row's four
+  // scores in one register (fmla by lane). hs a multiple of 4; else row by row.
   static void WeightedSumTile(float* const* s, int64_t rows, const float* v, int64_t stride,
                               int64_t n, int64_t hs, bool accumulate, float* const* o) {
-    WeightedSumTileByRow<NeonOps>(s, rows, v, stride, n, hs, accumulate, o);
+    if (rows != 4 || hs % 4 != 0) {
+      WeightedSumTileByRow<NeonOps>(s, rows, v, stride, n, hs, accumulate, o);
+      return;
+    }
+    int64_t c = 0;
+    for (; c + 16 <= hs; c += 16) WeightedSumTileChunk<4>(s, v + c, stride, n, accumulate, o, c);
+    switch ((hs - c) / 4) {
+      case 3:
+        WeightedSumTileChunk<3>(s, v + c, stride, n, accumulate, o, c);
+        break;
+      case 2:
+        WeightedSumTileChunk<2>(s, v + c, stride, n, accumulate, o, c);
+        break;
+      case 1:
+        WeightedSumTileChunk<1>(s, v + c, stride, n, accumulate, o, c);
+        break;
+      default:
+        break;
+    }
   }
+  // acc[i][x] += p[i][kLane] x v (value row j + kLane of a step).
+  template <int kVectors, int kLane>
+  static inline void WeightedSumStep(const float* vj, const float32x4_t p[4],
+                                     float32x4_t acc[4][kVectors]) {
+    float32x4_t vv[kVectors];
+#pragma GCC unroll 4
+    for (int x = 0; x < kVectors; ++x) vv[x] = vld1q_f32(vj + 4 * x);
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; ++i) {
+#pragma GCC unroll 4
+      for (int x = 0; x < kVectors; ++x) acc[i][x] = vfmaq_laneq_f32(acc[i][x], vv[x], p[i], kLane);
+    }
+  }
+  template <int kVectors>
+  static void WeightedSumTileChunk(float* const* s, const float* v, int64_t stride, int64_t n,
+                                   bool accumulate, float* const* o, int64_t c) {
+    const float* const sr[4] = {s[0], s[1], s[2], s[3]};
+    float32x4_t acc[4][kVectors];
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; ++i) {
+#pragma GCC unroll 4
+      for (int x = 0; x < kVectors; ++x) {
+        acc[i][x] = accumulate ? vld1q_f32(o[i] + c + 4 * x) : vdupq_n_f32(0.0f);
+      }
+    }
+    int64_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+      float32x4_t p[4];
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; ++i) p[i] = vld1q_f32(sr[i] + j);
+      const float* vj = v + j * stride;
+      WeightedSumStep<kVectors, 0>(vj, p, acc);
+      WeightedSumStep<kVectors, 1>(vj + stride, p, acc);
+      WeightedSumStep<kVectors, 2>(vj + 2 * stride, p, acc);
+      WeightedSumStep<kVectors, 3>(vj + 3 * stride, p, acc);
+    }
+    for (; j < n; ++j) {
+      float32x4_t p[4];
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; ++i) p[i] = vdupq_n_f32(sr[i][j]);
+      WeightedSumStep<kVectors, 0>(v + j * stride, p, acc);
+    }
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; ++i) {
+#pragma GCC unroll 4
+      for (int x = 0; x < kVectors; ++x) vst1q_f32(o[i] + c + 4 * x, acc[i][x]);
+    }
+  }
+  // Four key rows at a time (hs a multiple of 4; else one at a time): four FMA chains, one
+  // pairwise-add tree for the four sums.
   static void Scores(const float* q, const float* k, int64_t stride, int64_t n, int64_t hs,
                      float scale, float* s) {
-    ScoresByDot<NeonOps>(q, k, stride, n, hs, scale, s);
+    int64_t j = 0;
+    if (hs % 4 == 0) {
+      for (; j + 4 <= n; j += 4) {
+        const float* k0 = k + j * stride;
+        const float* k1 = k0 + stride;
+        const float* k2 = k1 + stride;
+        const float* k3 = k2 + stride;
+        float32x4_t a0 = vdupq_n_f32(0.0f), a1 = a0, a2 = a0, a3 = a0;
+        for (int64_t e = 0; e < hs; e += 4) {
+          const float32x4_t qv = vld1q_f32(q + e);
+          a0 = vfmaq_f32(a0, qv, vld1q_f32(k0 + e));
+          a1 = vfmaq_f32(a1, qv, vld1q_f32(k1 + e));
+          a2 = vfmaq_f32(a2, qv, vld1q_f32(k2 + e));
+          a3 = vfmaq_f32(a3, qv, vld1q_f32(k3 + e));
+        }
+        const float32x4_t sum = vpaddq_f32(vpaddq_f32(a0, a1), vpaddq_f32(a2, a3));
+        vst1q_f32(s + j, vmulq_n_f32(sum, scale));
+      }
+    }
+    for (; j < n; ++j) s[j] = scale * Dot(q, k + j * stride, hs);
   }
+  // o's chunks of up to 32 values stay in registers over all n rows, four rows per step (fmla by
+  // lane of the four scores); hs a multiple of 4, else row by row.
   static void WeightedSum(const float* s, const float* v, int64_t stride, int64_t n, int64_t hs,
                           bool accumulate, float* o) {
-    WeightedSumByAxpy<NeonOps>(s, v, stride, n, hs, accumulate, o);
+    if (hs % 4 != 0) {
+      WeightedSumByAxpy<NeonOps>(s, v, stride, n, hs, accumulate, o);
+      return;
+    }
+    for (int64_t c = 0; c < hs; c += 32) {
+      switch ((hs - c < 32 ? hs - c : 32) / 4) {
+        case 1:
+          WeightedSumChunk<1>(s, v + c, stride, n, accumulate, o + c);
+          break;
+        case 2:
+          WeightedSumChunk<2>(s, v + c, stride, n, accumulate, o + c);
+          break;
+        case 3:
+          WeightedSumChunk<3>(s, v + c, stride, n, accumulate, o + c);
+          break;
+        case 4:
+          WeightedSumChunk<4>(s, v + c, stride, n, accumulate, o + c);
+          break;
+        case 5:
+          WeightedSumChunk<5>(s, v + c, stride, n, accumulate, o + c);
+          break;
+        case 6:
+          WeightedSumChunk<6>(s, v + c, stride, n, accumulate, o + c);
+          break;
+        case 7:
+          WeightedSumChunk<7>(s, v + c, stride, n, accumulate, o + c);
+          break;
+        default:
+          WeightedSumChunk<8>(s, v + c, stride, n, accumulate, o + c);
+          break;
+      }
+    }
+  }
+  template <int kVectors, int kLane>
+  static inline void WeightedSumRow(const float* vj, float32x4_t p, float32x4_t acc[kVectors]) {
+#pragma GCC unroll 8
+    for (int x = 0; x < kVectors; ++x) {
+      acc[x] = vfmaq_laneq_f32(acc[x], vld1q_f32(vj + 4 * x), p, kLane);
+    }
+  }
+  template <int kVectors>
+  static void WeightedSumChunk(const float* s, const float* v, int64_t stride, int64_t n,
+                               bool accumulate, float* o) {
+    float32x4_t acc[kVectors];
+#pragma GCC unroll 8
+    for (int x = 0; x < kVectors; ++x)
+      acc[x] = accumulate ? vld1q_f32(o + 4 * x) : vdupq_n_f32(0.0f);
+    int64_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+      const float32x4_t p = vld1q_f32(s + j);
+      const float* vj = v + j * stride;
+      WeightedSumRow<kVectors, 0>(vj, p, acc);
+      WeightedSumRow<kVectors, 1>(vj + stride, p, acc);
+      WeightedSumRow<kVectors, 2>(vj + 2 * stride, p, acc);
+      WeightedSumRow<kVectors, 3>(vj + 3 * stride, p, acc);
+    }
+    for (; j < n; ++j) WeightedSumRow<kVectors, 0>(v + j * stride, vdupq_n_f32(s[j]), acc);
+#pragma GCC unroll 8
+    for (int x = 0; x < kVectors; ++x) vst1q_f32(o + 4 * x, acc[x]);
   }
   static float Dot(const float* a, const float* b, int64_t n) {
     float32x4_t s0 = vdupq_n_f32(0.0f), s1 = vdupq_n_f32(0.0f);

@@ -163,6 +163,12 @@ TEST(AttentionTest, EveryKernelMatchesTheDefinition) {
       {9, 8, 2, 100, 3, 0},
       {16, 2, 1, 64, 130, 0},
       {6, 3, 3, 16, 1, 0},
+      // NEON's tiles: value chunks of 16 floats per row with a 12-, 8- or 4-float last chunk,
+      // the single-row sum's 32-float chunks with a 28- or 12-float one, key counts not a
+      // multiple of 4.
+      {8, 2, 1, 28, 11, 0},
+      {5, 2, 2, 44, 6, 0},
+      {12, 1, 1, 60, 2, 0},
   };
   CheckEveryKernel(cases, /*q8_0=*/false);
 }
