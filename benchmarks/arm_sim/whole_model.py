@@ -39,9 +39,12 @@ import gguf_bytes  # noqa: E402
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 QEMU_WRAPPER = os.path.join(REPO, "tools", "qemu_aarch64.sh")
 
-# Token counts of the two runs per phase, and the edgeq prefill block.
+# Token counts of the two runs per phase.
 PHASES = {"decode": (16, 48), "prefill": (32, 160)}
-EDGEQ_BATCH = 32
+# edgeq's prompt tokens per prefill graph run (`-b`; --edgeq-ubatch): 0 passes none, so edgeq
+# runs its default, 512, llama.cpp's ubatch, and both programs run each prompt as one ubatch.
+# Records before 2026-11-27's s12a section ran `-b 32` (their argv says so).
+EDGEQ_UBATCH = 0
 # The core models each qemu CPU's code path is modelled on (llvm-mca -mcpu names).
 MODELS_FOR_CPU = {
     "cortex-a76": ["cortex-a55", "cortex-a76", "neoverse-n1", "cortex-x2"],
@@ -54,12 +57,13 @@ FREQ_GHZ = {"cortex-a55": 2.0, "cortex-a510": 2.0, "cortex-a76": 2.4, "neoverse-
             "cortex-x2": 3.0, "neoverse-v2": 3.0}
 
 
-def bench_argv(program, binary, model, phase, tokens):
+def bench_argv(program, binary, model, phase, tokens, edgeq_ubatch=EDGEQ_UBATCH):
     """The guest command line and the number of runs it makes of the phase."""
     p, n = (0, tokens) if phase == "decode" else (tokens, 0)
     if program == "edgeq":
-        return [binary, "bench", model, "-t", "1", "-r", "1", "-b", str(EDGEQ_BATCH),
-                "-p", str(p), "-n", str(n)], 2
+        ubatch = ["-b", str(edgeq_ubatch)] if edgeq_ubatch > 0 else []
+        return [binary, "bench", model, "-t", "1", "-r", "1"] + ubatch + [
+            "-p", str(p), "-n", str(n)], 2
     return [binary, "-m", model, "-t", "1", "-r", "1", "--no-warmup", "-p", str(p),
             "-n", str(n)], 1
 
@@ -90,7 +94,8 @@ def measure(args, file_name, cpu, program, phase):
     if program == "edgeq":  # the kernels' schedule override (runtime/kernels/isa.h), if set
         record["core_schedule"] = os.environ.get("EDGEQ_CORE_SCHEDULE", "")
     for tokens in PHASES[phase]:
-        argv, runs = bench_argv(program, binary, args.models[file_name], phase, tokens)
+        argv, runs = bench_argv(program, binary, args.models[file_name], phase, tokens,
+                                args.edgeq_ubatch)
         hist = os.path.join(args.work, "%s.%s.%s.%s.%d.hist" % (file_name, cpu, program, phase,
                                                                  tokens))
         seconds = 0.0
@@ -255,6 +260,9 @@ def main():
     parser.add_argument("--model", action="append", help="NAME=PATH.gguf (repeat)")
     parser.add_argument("--cells", default="", help="NAME:QEMU_CPU,... (default: every pair)")
     parser.add_argument("--programs", default="edgeq,llama.cpp")
+    parser.add_argument("--edgeq-ubatch", type=int, default=EDGEQ_UBATCH,
+                        help="edgeq bench -b N (default: none, edgeq's 512 as llama-bench's; "
+                             "records before 2026-11-27 s12a: 32)")
     parser.add_argument("--phases", default="decode,prefill")
     parser.add_argument("--work", default="/tmp/arm_sim_whole_model", help="histograms")
     parser.add_argument("--reuse", action="store_true", help="reuse histograms in --work")

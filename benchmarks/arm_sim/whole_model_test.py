@@ -78,7 +78,13 @@ class AggregationTest(unittest.TestCase):
         self.assertEqual(whole_model.per_token(5, 5 + 128 * 3, 32, 160, 1), 3.0)
 
     def test_bench_argv(self):
+        # edgeq's default ubatch (512, llama-bench's): no -b.
         argv, runs = whole_model.bench_argv("edgeq", "e", "m.gguf", "prefill", 160)
+        self.assertEqual(argv, ["e", "bench", "m.gguf", "-t", "1", "-r", "1",
+                                "-p", "160", "-n", "0"])
+        self.assertEqual(runs, 2)
+        # --edgeq-ubatch 32, as the records before 2026-11-27's s12a section.
+        argv, runs = whole_model.bench_argv("edgeq", "e", "m.gguf", "prefill", 160, 32)
         self.assertEqual(argv, ["e", "bench", "m.gguf", "-t", "1", "-r", "1", "-b", "32",
                                 "-p", "160", "-n", "0"])
         self.assertEqual(runs, 2)
