@@ -222,15 +222,15 @@ struct NeonOps {
 #pragma GCC unroll 8
     for (int x = 0; x < kVectors; ++x) vst1q_f32(o + 4 * x, acc[x]);
   }
+  // a.b in the order of Scores' blocks of four keys: lane-wise fused sums over chunks of 4 values,
+  // then (l0 + l1) + (l2 + l3), then the n % 4 last values. So a key's score has the same bits
+  // whichever path computes it (a tile of query rows, one row, a block of keys or a tail).
   static float Dot(const float* a, const float* b, int64_t n) {
-    float32x4_t s0 = vdupq_n_f32(0.0f), s1 = vdupq_n_f32(0.0f);
+    float32x4_t acc = vdupq_n_f32(0.0f);
     int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      s0 = vfmaq_f32(s0, vld1q_f32(a + i), vld1q_f32(b + i));
-      s1 = vfmaq_f32(s1, vld1q_f32(a + i + 4), vld1q_f32(b + i + 4));
-    }
-    for (; i + 4 <= n; i += 4) s0 = vfmaq_f32(s0, vld1q_f32(a + i), vld1q_f32(b + i));
-    float s = vaddvq_f32(vaddq_f32(s0, s1));
+    for (; i + 4 <= n; i += 4) acc = vfmaq_f32(acc, vld1q_f32(a + i), vld1q_f32(b + i));
+    const float32x4_t p = vpaddq_f32(acc, acc);  // {l0 + l1, l2 + l3, ..}
+    float s = vgetq_lane_f32(p, 0) + vgetq_lane_f32(p, 1);
     for (; i < n; ++i) s += a[i] * b[i];
     return s;
   }

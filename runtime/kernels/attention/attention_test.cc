@@ -53,15 +53,20 @@ std::vector<double> Reference(const AttentionArgs& a) {
   return out;
 }
 
-void RunAll(const AttentionKernel& kernel, const AttentionArgs& a) {
+// Tiles of `tile_rows` rows, the last one shorter (as the op runs them: kAttentionTileRows).
+void RunAll(const AttentionKernel& kernel, const AttentionArgs& a,
+            int64_t tile_rows = kAttentionTileRows) {
   std::vector<float> scores(AttentionScratchFloats(a));
   for (int64_t h = 0; h < a.kv_heads; ++h) {
-    // Tiles of kAttentionTileRows rows, the last one shorter (as the op runs them).
-    for (int64_t i = 0; i < a.t; i += kAttentionTileRows) {
-      kernel.group(a, h, i, std::min(kAttentionTileRows, a.t - i), scores.data());
+    for (int64_t i = 0; i < a.t; i += tile_rows) {
+      kernel.group(a, h, i, std::min(tile_rows, a.t - i), scores.data());
     }
   }
 }
+
+// Kernels whose rows come out with the same bits in a tile of query rows as one at a time (each
+// score and each output value summed in one order on every path).
+bool TilesEqualRows(const AttentionKernel& k) { return std::string(k.name) == "attention_neon"; }
 
 // Every kernel on `cases`; with `q8_0`, the cache rows are stored as q8_0 blocks (the reference
 // then uses their decoded values) and the rows beyond pos are 0xff bytes (NaN scales).
@@ -129,6 +134,14 @@ void CheckEveryKernel(absl::Span<const Case> cases, bool q8_0) {
       RunAll(*k, a);
       for (size_t i = 0; i < out.size(); ++i) {
         ASSERT_NEAR(out[i], want[i], 2e-6 + 2e-6 * std::abs(want[i])) << "element " << i;
+      }
+      if (TilesEqualRows(*k)) {
+        std::vector<float> by_row(q.size(), -1.0f);
+        a.out = by_row.data();
+        RunAll(*k, a, /*tile_rows=*/1);
+        for (size_t i = 0; i < out.size(); ++i) {
+          ASSERT_EQ(out[i], by_row[i]) << "element " << i << " (tiles against one row at a time)";
+        }
       }
     }
   }
