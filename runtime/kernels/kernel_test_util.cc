@@ -183,7 +183,11 @@ const internal::KernelEntry* FindKernelEntry(const std::string& name) {
 
 int64_t ExpectSchedulesAgree(const internal::KernelEntry* e, int64_t m, int64_t n, int64_t k,
                              uint32_t seed) {
-  const Problem p = MakeProblem(e->encoding, m, n, k, seed);
+  return ExpectSchedulesAgreeOn(e, MakeProblem(e->encoding, m, n, k, seed));
+}
+
+int64_t ExpectSchedulesAgreeOn(const internal::KernelEntry* e, const Problem& p) {
+  const int64_t m = p.m, n = p.n, k = p.k;
   auto kernel = internal::CreateForEntry(e, n, k, p.w);
   EXPECT_TRUE(kernel.ok()) << kernel.status();
   if (!kernel.ok()) return 0;

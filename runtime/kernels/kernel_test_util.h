@@ -65,6 +65,8 @@ const internal::KernelEntry* FindKernelEntry(const std::string& name);
 // compared (0 after a failure).
 int64_t ExpectSchedulesAgree(const internal::KernelEntry* e, int64_t m, int64_t n, int64_t k,
                              uint32_t seed);
+// The same on a given problem (p.enc must be e's encoding).
+int64_t ExpectSchedulesAgreeOn(const internal::KernelEntry* e, const Problem& p);
 
 }  // namespace test_util
 }  // namespace kernels

@@ -1,5 +1,6 @@
 // Element-wise binary ops of f32 with numpy broadcasting (add.cc, sub.cc, mul.cc, div.cc): the
-// shared type inference and kernel; each op file gives its name and its scalar function.
+// shared type inference and kernel; each op file gives its name and its function (Apply on float
+// and on F4, op_util.h: same-shape operands go four lanes at a time).
 #ifndef EDGEQ_RUNTIME_OPS_BINARY_H_
 #define EDGEQ_RUNTIME_OPS_BINARY_H_
 
@@ -45,8 +46,16 @@ class BinaryKernel : public OpKernel {
     float* y = Data(ctx, out_);
     switch (mode_) {
       case kSame:
-        ParallelFor(ctx.pool, n_, 4096, n_, [=](size_t s, size_t c) {
-          for (size_t i = s; i < s + c; ++i) y[i] = Fn::Apply(a[i], b[i]);
+        ParallelFor(ctx.pool, n_, 4096, n_, [a, b, y](size_t s, size_t c) {
+          // Locals: the stores through y could alias the closure's members.
+          const float* const pa = a;
+          const float* const pb = b;
+          float* const py = y;
+          size_t i = s;
+          for (; i + 4 <= s + c; i += 4) {
+            StoreF4(py + i, Fn::Apply(LoadF4(pa + i), LoadF4(pb + i)));
+          }
+          for (; i < s + c; ++i) py[i] = Fn::Apply(pa[i], pb[i]);
         });
         break;
       case kScalarB: {

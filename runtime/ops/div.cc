@@ -8,7 +8,10 @@ namespace {
 constexpr char kDivOpName[] = "div";
 
 struct DivFn {
-  static float Apply(float a, float b) { return a / b; }
+  template <typename T>  // float or F4
+  static T Apply(T a, T b) {
+    return a / b;
+  }
 };
 
 EDGEQ_REGISTER_OP(div, BinaryOpDef<DivFn>(kDivOpName));

@@ -309,33 +309,58 @@ using R4Dotprod = R4Tile<W, SdotLanes>;
 // Four sdot of weight chunk register `wr` with activation registers xa (pair 0) and xb (pair 1):
 // lanes la of both rows' words go to s0 / s2, lanes lb to s1 / s3.
 #define EDGEQ_SDOT4(wr, xa, xb, la, lb)            \
-  "sdot %[s0].4s, %[" wr "].16b, %[" xa "].4b[" la \
+  "sdot %S[s].4s, %[" wr "].16b, %[" xa "].4b[" la \
   "]\n\t"                                          \
-  "sdot %[s1].4s, %[" wr "].16b, %[" xa "].4b[" lb \
+  "sdot %T[s].4s, %[" wr "].16b, %[" xa "].4b[" lb \
   "]\n\t"                                          \
-  "sdot %[s2].4s, %[" wr "].16b, %[" xb "].4b[" la \
+  "sdot %U[s].4s, %[" wr "].16b, %[" xb "].4b[" la \
   "]\n\t"                                          \
-  "sdot %[s3].4s, %[" wr "].16b, %[" xb "].4b[" lb "]\n\t"
+  "sdot %V[s].4s, %[" wr "].16b, %[" xb "].4b[" lb "]\n\t"
 
-// s = the four rows' dots of block w with the rows of pairs a and b (lanes: as R4SdotPairs' s0,
-// s1 of each pair).
+// The sums of a block's dots start from kSumBias (the bits of the f32 1.5 x 2^23) instead of 0:
+// for |s| < 2^22 the int32 kSumBias + s, read as an f32, is exactly 1.5 x 2^23 + s (the same
+// exponent, s added to the mantissa), so one f32 subtraction of 1.5 x 2^23 gives s exactly, the
+// same f32 as scvtf. The bias is loaded (one ld1 of the four sums: a load pipe) where the sums were
+// zeroed by four movi, and
+// the subtraction takes one vector-pipe cycle where scvtf takes two on one pipe (Neoverse N1/N2,
+// V2 models). The pair tiles' sums stay far inside: |s| <= 32 x 128 x 127 < 2^19.
+constexpr int32_t kSumBias = 0x4B400000;
+constexpr float kSumBiasF = 12582912.0f;  // 1.5 x 2^23
+alignas(16) constexpr int32_t kSumBias16[16] = {
+    kSumBias, kSumBias, kSumBias, kSumBias, kSumBias, kSumBias, kSumBias, kSumBias,
+    kSumBias, kSumBias, kSumBias, kSumBias, kSumBias, kSumBias, kSumBias, kSumBias};
+static_assert(32 * 128 * 127 < (1 << 22), "the block sums must stay in the bias's exact range");
+
+// The f32 value of a sum started from kSumBias.
+inline float32x4_t BiasedSumToF32(int32x4_t s) {
+  return vsubq_f32(vreinterpretq_f32_s32(s), vdupq_n_f32(kSumBiasF));
+}
+
+// s = kSumBias + the four rows' dots of block w with the rows of pairs a and b (lanes: as
+// R4SdotPairs' s0, s1 of each pair).
 inline void SdotGroup(const int8x16_t w[8], const int8x16x4_t& a, const int8x16x4_t& b,
-                      int32x4_t s[4]) {
-  asm("movi %[s0].4s, #0\n\t"
-      "movi %[s1].4s, #0\n\t"
-      "movi %[s2].4s, #0\n\t"
-      "movi %[s3].4s, #0\n\t" EDGEQ_SDOT4("w0", "a0", "b0", "0", "2")
+                      int32x4x4_t* s) {
+  asm("ld1 {%S[s].4s - %V[s].4s}, [%[bias]]\n\t" EDGEQ_SDOT4("w0", "a0", "b0", "0", "2")
           EDGEQ_SDOT4("w1", "a0", "b0", "1", "3") EDGEQ_SDOT4("w2", "a1", "b1", "0", "2")
               EDGEQ_SDOT4("w3", "a1", "b1", "1", "3") EDGEQ_SDOT4("w4", "a2", "b2", "0", "2")
                   EDGEQ_SDOT4("w5", "a2", "b2", "1", "3") EDGEQ_SDOT4("w6", "a3", "b3", "0", "2")
                       EDGEQ_SDOT4("w7", "a3", "b3", "1", "3")
-      : [s0] "=&w"(s[0]), [s1] "=&w"(s[1]), [s2] "=&w"(s[2]), [s3] "=&w"(s[3])
+      : [s] "=&w"(*s)
       : [w0] "w"(w[0]), [w1] "w"(w[1]), [w2] "w"(w[2]), [w3] "w"(w[3]), [w4] "w"(w[4]),
         [w5] "w"(w[5]), [w6] "w"(w[6]), [w7] "w"(w[7]), [a0] "w"(a.val[0]), [a1] "w"(a.val[1]),
         [a2] "w"(a.val[2]), [a3] "w"(a.val[3]), [b0] "w"(b.val[0]), [b1] "w"(b.val[1]),
-        [b2] "w"(b.val[2]), [b3] "w"(b.val[3]));
+        [b2] "w"(b.val[2]), [b3] "w"(b.val[3]), [bias] "r"(kSumBias16), "m"(kSumBias16));
 }
 #undef EDGEQ_SDOT4
+
+// The 64 bytes of values of a Q8_0P record (kernel_api.h: a pair's values, then its 16 bytes of
+// scales) into *v, *p advanced past the whole record by the load's post-increment (GCC emits an
+// ld1 of four registers and a separate add otherwise); the scales are then at *p - 16.
+inline void PairValuesLoad(const uint8_t** p, int8x16x4_t* v) {
+  asm("ld1 {%S[v].16b - %V[v].16b}, [%[p]], %[record]\n\t"
+      : [v] "=w"(*v), [p] "+r"(*p)
+      : [record] "r"(kQ8_0PRecordBytes), "m"(*reinterpret_cast<const uint8_t(*)[64]>(*p)));
+}
 
 // The sdot GEMM tile over activation pairs (Q8_0P / Q8_1P, kernel_api.h): per pair of rows and
 // block one 64-byte record (lane 2 r + t of its h-th 16 bytes: row r's chunk 2 h + t) and its
@@ -364,28 +389,34 @@ struct R4SdotPairs {
   template <int P>
   static void TileByGroup(const uint8_t* wg, const uint8_t* x, size_t unit_bytes, int64_t k,
                           float32x4_t out[2 * P]) {
+    static_assert(kRecordBytes == 80, "a Q8_0P record: 64 bytes of values, 16 of scales");
     float32x4_t acc[2 * P];
     const uint8_t* xp[P];
     for (int p = 0; p < P; ++p) {
       acc[2 * p] = acc[2 * p + 1] = vdupq_n_f32(0.0f);
       xp[p] = x + p * unit_bytes;
     }
-    for (int64_t b = 0; b < k / 32; ++b) {
+    // The weight pointer is the loop's counter, and the activation loads post-increment their
+    // pointers (PairValuesLoad): no address arithmetic in the loop but the weight pointer's.
+    const uint8_t* const w_end = wg + (k / 32) * W::kBlockBytes;
+    for (const uint8_t* wb = wg; wb != w_end; wb += W::kBlockBytes) {
       int8x16_t w[8];
       float32x4_t d;
-      W::Load(wg + b * W::kBlockBytes, w, &d, nullptr);
+      W::Load(wb, w, &d, nullptr);
       for (int g = 0; g < P; g += 2) {
-        int32x4_t s[4];
-        SdotGroup(w, vld1q_s8_x4(reinterpret_cast<const int8_t*>(xp[g])),
-                  vld1q_s8_x4(reinterpret_cast<const int8_t*>(xp[g + 1])), s);
+        int8x16x4_t a, b;
+        PairValuesLoad(&xp[g], &a);
+        PairValuesLoad(&xp[g + 1], &b);
+        int32x4x4_t s;
+        SdotGroup(w, a, b, &s);
         // Scaled before the next group's dots (holding both groups' sums would spill).
         for (int q = 0; q < 2; ++q) {
           const int p = g + q;
-          const float32x4_t dx = vld1q_f32(reinterpret_cast<const float*>(xp[p] + 64));
-          acc[2 * p] = vfmaq_f32(acc[2 * p], vcvtq_f32_s32(s[2 * q]), vmulq_laneq_f32(d, dx, 0));
-          acc[2 * p + 1] =
-              vfmaq_f32(acc[2 * p + 1], vcvtq_f32_s32(s[2 * q + 1]), vmulq_laneq_f32(d, dx, 2));
-          xp[p] += kRecordBytes;
+          const float32x4_t dx = vld1q_f32(reinterpret_cast<const float*>(xp[p] - 16));
+          acc[2 * p] =
+              vfmaq_f32(acc[2 * p], BiasedSumToF32(s.val[2 * q]), vmulq_laneq_f32(d, dx, 0));
+          acc[2 * p + 1] = vfmaq_f32(acc[2 * p + 1], BiasedSumToF32(s.val[2 * q + 1]),
+                                     vmulq_laneq_f32(d, dx, 2));
         }
       }
     }

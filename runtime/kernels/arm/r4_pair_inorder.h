@@ -1,16 +1,18 @@
 // The q4_0 / q8_0 dotprod pair GEMM's schedule for in-order cores (Cortex-A53/A55; chosen by
 // ActiveCoreSchedule, isa.h): R4SdotPairsInOrder runs the 4-pair tile of R4SdotPairs (r4_common.h:
 // one block of four weight rows against 8 activation rows, sdot by element) as one asm loop over
-// the blocks. Same instructions for the dots, the same int32 sums and the same f32 operations in
-// the same order (scale = d x dx, sum converted, one fused multiply-add per output vector): the
-// outputs are bit-identical to R4SdotPairs'. What differs is the order, for LLVM's Cortex-A55
+// the blocks. Same instructions for the dots, the same int32 sums (converted by scvtf here, by the
+// exact bias subtraction in R4SdotPairs: the same f32) and the same f32 operations in the same
+// order (scale = d x dx, sum converted, one fused multiply-add per output vector): the outputs are
+// bit-identical to R4SdotPairs'. What differs is the order, for LLVM's Cortex-A55
 // model (benchmarks/arm_sim/README.md): there a 64-byte ld1 holds back the next instructions for
 // about 8 cycles (in-order writeback) and a post-incremented load waits on its base register, while
 // a 16-byte ldr with a register offset issues beside an sdot and fmla uses its own pipe. So every
 // load is one 16-byte ldr from a fixed pointer plus an offset register, each activation register
 // loaded a few sdot before its use (a ring of four); the first pair group's float stage runs among
-// the second group's sdot, the next group's sums are zeroed among the first group's, and the weight
-// decode is grouped (a shift or mask right after an sdot would wait for its writeback).
+// the second group's sdot, the next group's sums are zeroed among the first group's, the weight
+// decode is grouped (a shift or mask right after an sdot would wait for its writeback), and the
+// loop is rotated: the second group's float stage runs among the next block's loads.
 // Other tile sizes (P = 1, 2) keep R4SdotPairs' code. Include only from files compiled with
 // +dotprod.
 #ifndef EDGEQ_RUNTIME_KERNELS_ARM_R4_PAIR_INORDER_H_
@@ -44,60 +46,110 @@ namespace {
 //
 // One block's weights: q4_0 (72 bytes: fp16 d[4], 64 bytes of nibbles; w[c] = chunk << 4,
 // w[c + 4] = chunk & 0xF0), then pair 0-1's first activation chunks and their zeroed sums.
-#define EDGEQ_R4IO_Q4_0_WEIGHTS      \
-  "ldr q4, [%[w], x15]\n\t"          \
-  "ldr q5, [%[w], x16]\n\t"          \
-  "ldr q6, [%[w], x17]\n\t"          \
-  "ldr q7, [%[w], x8]\n\t"           \
-  "ldr d20, [%[w], xzr]\n\t"         \
-  "add %[w], %[w], #72\n\t"          \
-  "ldr q16, [%[p0], xzr]\n\t"        \
-  "ldr q17, [%[p0], %[u1]]\n\t"      \
-  "ldr q18, [x9, xzr]\n\t"           \
-  "ldr q19, [x9, %[u1]]\n\t"         \
-  "shl v0.16b, v4.16b, #4\n\t"       \
-  "shl v1.16b, v5.16b, #4\n\t"       \
-  "shl v2.16b, v6.16b, #4\n\t"       \
-  "shl v3.16b, v7.16b, #4\n\t"       \
-  "and v4.16b, v4.16b, %[m].16b\n\t" \
-  "and v5.16b, v5.16b, %[m].16b\n\t" \
-  "and v6.16b, v6.16b, %[m].16b\n\t" \
-  "and v7.16b, v7.16b, %[m].16b\n\t" \
-  "movi v8.4s, #0\n\t"               \
-  "movi v9.4s, #0\n\t"
+// One block's weights (q4_0, 72 bytes: fp16 d[4], 64 bytes of nibbles; w[c] = chunk << 4,
+// w[c + 4] = chunk & 0xF0), pair 0-1's first activation chunks and their zeroed sums, with the
+// previous block's pair 2-3 float stage (its scales' addresses in x5, x6) among the loads: the
+// loop is rotated so that the scvtf and fmul there issue beside the loads (before the loop: sums 0,
+// scales 0 from kZeros4; after it: EDGEQ_R4IO_TAIL).
+#define EDGEQ_R4IO_Q4_0_WEIGHTS       \
+  "ldr q21, [x5, xzr]\n\t"            \
+  "ldr q22, [x6, xzr]\n\t"            \
+  "scvtf v12.4s, v12.4s\n\t"          \
+  "ldr q4, [%[w], x15]\n\t"           \
+  "scvtf v13.4s, v13.4s\n\t"          \
+  "ldr q5, [%[w], x16]\n\t"           \
+  "scvtf v14.4s, v14.4s\n\t"          \
+  "ldr q6, [%[w], x17]\n\t"           \
+  "scvtf v15.4s, v15.4s\n\t"          \
+  "ldr q7, [%[w], x8]\n\t"            \
+  "fmul v8.4s, v20.4s, v21.s[0]\n\t"  \
+  "ldr q16, [%[p0], xzr]\n\t"         \
+  "fmul v9.4s, v20.4s, v21.s[2]\n\t"  \
+  "ldr q17, [%[p0], %[u1]]\n\t"       \
+  "fmul v10.4s, v20.4s, v22.s[0]\n\t" \
+  "ldr q18, [x9, xzr]\n\t"            \
+  "fmul v11.4s, v20.4s, v22.s[2]\n\t" \
+  "ldr q19, [x9, %[u1]]\n\t"          \
+  "ldr d20, [%[w], xzr]\n\t"          \
+  "add %[w], %[w], #72\n\t"           \
+  "shl v0.16b, v4.16b, #4\n\t"        \
+  "fmla %[c4].4s, v12.4s, v8.4s\n\t"  \
+  "shl v1.16b, v5.16b, #4\n\t"        \
+  "fmla %[c5].4s, v13.4s, v9.4s\n\t"  \
+  "shl v2.16b, v6.16b, #4\n\t"        \
+  "fmla %[c6].4s, v14.4s, v10.4s\n\t" \
+  "shl v3.16b, v7.16b, #4\n\t"        \
+  "fmla %[c7].4s, v15.4s, v11.4s\n\t" \
+  "and v4.16b, v4.16b, %[m].16b\n\t"  \
+  "and v5.16b, v5.16b, %[m].16b\n\t"  \
+  "and v6.16b, v6.16b, %[m].16b\n\t"  \
+  "and v7.16b, v7.16b, %[m].16b\n\t"  \
+  "ldr q8, [%[zero], xzr]\n\t"        \
+  "ldr q9, [%[zero], xzr]\n\t"
 
-// q8_0 (136 bytes: fp16 d[4], 128 bytes of levels; x7 = %[w] + 64).
-#define EDGEQ_R4IO_Q8_0_WEIGHTS \
-  "ldr q0, [%[w], x15]\n\t"     \
-  "ldr q1, [%[w], x16]\n\t"     \
-  "ldr q2, [%[w], x17]\n\t"     \
-  "ldr q3, [%[w], x8]\n\t"      \
-  "ldr q4, [x7, x15]\n\t"       \
-  "ldr q5, [x7, x16]\n\t"       \
-  "ldr q6, [x7, x17]\n\t"       \
-  "ldr q7, [x7, x8]\n\t"        \
-  "ldr d20, [%[w], xzr]\n\t"    \
-  "add %[w], %[w], #136\n\t"    \
-  "add x7, x7, #136\n\t"        \
-  "ldr q16, [%[p0], xzr]\n\t"   \
-  "ldr q17, [%[p0], %[u1]]\n\t" \
-  "movi v8.4s, #0\n\t"          \
-  "ldr q18, [x9, xzr]\n\t"      \
-  "movi v9.4s, #0\n\t"          \
-  "ldr q19, [x9, %[u1]]\n\t"
+// q8_0 (136 bytes: fp16 d[4], 128 bytes of levels; x7 = %[w] + 64), the same way.
+#define EDGEQ_R4IO_Q8_0_WEIGHTS       \
+  "ldr q21, [x5, xzr]\n\t"            \
+  "ldr q22, [x6, xzr]\n\t"            \
+  "scvtf v12.4s, v12.4s\n\t"          \
+  "ldr q0, [%[w], x15]\n\t"           \
+  "scvtf v13.4s, v13.4s\n\t"          \
+  "ldr q1, [%[w], x16]\n\t"           \
+  "scvtf v14.4s, v14.4s\n\t"          \
+  "ldr q2, [%[w], x17]\n\t"           \
+  "scvtf v15.4s, v15.4s\n\t"          \
+  "ldr q3, [%[w], x8]\n\t"            \
+  "fmul v8.4s, v20.4s, v21.s[0]\n\t"  \
+  "ldr q4, [x7, x15]\n\t"             \
+  "fmul v9.4s, v20.4s, v21.s[2]\n\t"  \
+  "ldr q5, [x7, x16]\n\t"             \
+  "fmul v10.4s, v20.4s, v22.s[0]\n\t" \
+  "ldr q6, [x7, x17]\n\t"             \
+  "fmul v11.4s, v20.4s, v22.s[2]\n\t" \
+  "ldr q7, [x7, x8]\n\t"              \
+  "ldr d20, [%[w], xzr]\n\t"          \
+  "add %[w], %[w], #136\n\t"          \
+  "add x7, x7, #136\n\t"              \
+  "fmla %[c4].4s, v12.4s, v8.4s\n\t"  \
+  "ldr q16, [%[p0], xzr]\n\t"         \
+  "fmla %[c5].4s, v13.4s, v9.4s\n\t"  \
+  "ldr q17, [%[p0], %[u1]]\n\t"       \
+  "fmla %[c6].4s, v14.4s, v10.4s\n\t" \
+  "ldr q18, [x9, xzr]\n\t"            \
+  "fmla %[c7].4s, v15.4s, v11.4s\n\t" \
+  "ldr q19, [x9, %[u1]]\n\t"          \
+  "ldr q8, [%[zero], xzr]\n\t"        \
+  "ldr q9, [%[zero], xzr]\n\t"
+
+// The last block's pair 2-3 float stage.
+#define EDGEQ_R4IO_TAIL               \
+  "ldr q21, [x5, xzr]\n\t"            \
+  "ldr q22, [x6, xzr]\n\t"            \
+  "scvtf v12.4s, v12.4s\n\t"          \
+  "scvtf v13.4s, v13.4s\n\t"          \
+  "scvtf v14.4s, v14.4s\n\t"          \
+  "scvtf v15.4s, v15.4s\n\t"          \
+  "fmul v8.4s, v20.4s, v21.s[0]\n\t"  \
+  "fmul v9.4s, v20.4s, v21.s[2]\n\t"  \
+  "fmul v10.4s, v20.4s, v22.s[0]\n\t" \
+  "fmul v11.4s, v20.4s, v22.s[2]\n\t" \
+  "fmla %[c4].4s, v12.4s, v8.4s\n\t"  \
+  "fmla %[c5].4s, v13.4s, v9.4s\n\t"  \
+  "fmla %[c6].4s, v14.4s, v10.4s\n\t" \
+  "fmla %[c7].4s, v15.4s, v11.4s\n\t"
 
 // Both pair groups' 64 sdot (each group's four chains interleaved, SdotGroup's order), the ring
 // loads, group 1's float stage among group 2's sdot, group 2's at the end, the pointers' steps.
 #define EDGEQ_R4IO_PAIRS               \
-  "movi v10.4s, #0\n\t"                \
-  "movi v11.4s, #0\n\t"                \
+  "ldr q10, [%[zero], xzr]\n\t"        \
+  "ldr q11, [%[zero], xzr]\n\t"        \
   "fcvtl v20.4s, v20.4h\n\t"           \
   "sdot v8.4s, v0.16b, v16.4b[0]\n\t"  \
   "sdot v9.4s, v0.16b, v16.4b[2]\n\t"  \
-  "movi v12.4s, #0\n\t"                \
+  "ldr q12, [%[zero], xzr]\n\t"        \
   "sdot v10.4s, v0.16b, v17.4b[0]\n\t" \
   "sdot v11.4s, v0.16b, v17.4b[2]\n\t" \
-  "movi v13.4s, #0\n\t"                \
+  "ldr q13, [%[zero], xzr]\n\t"        \
   "sdot v8.4s, v1.16b, v16.4b[1]\n\t"  \
   "sdot v9.4s, v1.16b, v16.4b[3]\n\t"  \
   "ldr q16, [x10, xzr]\n\t"            \
@@ -106,10 +158,10 @@ namespace {
   "ldr q17, [x10, %[u1]]\n\t"          \
   "sdot v8.4s, v2.16b, v18.4b[0]\n\t"  \
   "sdot v9.4s, v2.16b, v18.4b[2]\n\t"  \
-  "movi v14.4s, #0\n\t"                \
+  "ldr q14, [%[zero], xzr]\n\t"        \
   "sdot v10.4s, v2.16b, v19.4b[0]\n\t" \
   "sdot v11.4s, v2.16b, v19.4b[2]\n\t" \
-  "movi v15.4s, #0\n\t"                \
+  "ldr q15, [%[zero], xzr]\n\t"        \
   "sdot v8.4s, v3.16b, v18.4b[1]\n\t"  \
   "sdot v9.4s, v3.16b, v18.4b[3]\n\t"  \
   "ldr q18, [x11, xzr]\n\t"            \
@@ -186,20 +238,8 @@ namespace {
   "sdot v13.4s, v7.16b, v18.4b[3]\n\t" \
   "sdot v14.4s, v7.16b, v19.4b[1]\n\t" \
   "sdot v15.4s, v7.16b, v19.4b[3]\n\t" \
-  "ldr q0, [x12, x13]\n\t"             \
-  "ldr q1, [x12, x14]\n\t"             \
-  "scvtf v12.4s, v12.4s\n\t"           \
-  "scvtf v13.4s, v13.4s\n\t"           \
-  "scvtf v14.4s, v14.4s\n\t"           \
-  "scvtf v15.4s, v15.4s\n\t"           \
-  "fmul v2.4s, v20.4s, v0.s[0]\n\t"    \
-  "fmul v3.4s, v20.4s, v0.s[2]\n\t"    \
-  "fmul v4.4s, v20.4s, v1.s[0]\n\t"    \
-  "fmul v5.4s, v20.4s, v1.s[2]\n\t"    \
-  "fmla %[c4].4s, v12.4s, v2.4s\n\t"   \
-  "fmla %[c5].4s, v13.4s, v3.4s\n\t"   \
-  "fmla %[c6].4s, v14.4s, v4.4s\n\t"   \
-  "fmla %[c7].4s, v15.4s, v5.4s\n\t"   \
+  "add x5, x12, x13\n\t"               \
+  "add x6, x12, x14\n\t"               \
   "add %[p0], %[p0], #80\n\t"          \
   "add x9, x9, #80\n\t"                \
   "add x10, x10, #80\n\t"              \
@@ -207,6 +247,12 @@ namespace {
   "add x12, x12, #80\n\t"              \
   "subs %[n], %[n], #1\n\t"            \
   "b.ne 1b\n\t"
+
+// The sums are zeroed by loads of kZeros4 (a 16-byte ldr with a register offset issues beside an
+// sdot on the Cortex-A55 model, where a movi costs a cycle): llvm-mca-19 -mcpu=cortex-a55, q4_0
+// loop 112 -> 106 cycles per block. (The out-of-order tile's biased sums, r4_common.h, would cost
+// more here: fsub issues no better than scvtf.)
+alignas(16) constexpr int32_t kZeros4[4] = {0, 0, 0, 0};
 
 // acc[2 p + t] += the four weight rows' dots with row t of pair p, over nb blocks (nb >= 1).
 // (GCC allows 30 asm operands, a "+" one counting twice: the pointers and offsets other than
@@ -219,33 +265,42 @@ inline void R4PairsInOrderLoop(const uint8_t* w, const uint8_t* x, size_t unit_b
   float32x4_t c4 = acc[4], c5 = acc[5], c6 = acc[6], c7 = acc[7];
   const uint8_t* p0 = x;
   int64_t n = nb;
-#define EDGEQ_R4IO_SETUP      \
-  "add x9, %[p0], #16\n\t"    \
-  "add x10, %[p0], #32\n\t"   \
-  "add x11, %[p0], #48\n\t"   \
-  "add x12, %[p0], #64\n\t"   \
-  "add x13, %[u1], %[u1]\n\t" \
-  "add x14, x13, %[u1]\n\t"   \
-  "mov x15, #8\n\t"           \
-  "mov x16, #24\n\t"          \
-  "mov x17, #40\n\t"          \
-  "mov x8, #56\n\t"
+#define EDGEQ_R4IO_SETUP        \
+  "add x9, %[p0], #16\n\t"      \
+  "add x10, %[p0], #32\n\t"     \
+  "add x11, %[p0], #48\n\t"     \
+  "add x12, %[p0], #64\n\t"     \
+  "add x13, %[u1], %[u1]\n\t"   \
+  "add x14, x13, %[u1]\n\t"     \
+  "mov x15, #8\n\t"             \
+  "mov x16, #24\n\t"            \
+  "mov x17, #40\n\t"            \
+  "mov x8, #56\n\t"             \
+  "mov x5, %[zero]\n\t"         \
+  "mov x6, %[zero]\n\t"         \
+  "ldr q12, [%[zero], xzr]\n\t" \
+  "ldr q13, [%[zero], xzr]\n\t" \
+  "ldr q14, [%[zero], xzr]\n\t" \
+  "ldr q15, [%[zero], xzr]\n\t" \
+  "ldr q20, [%[zero], xzr]\n\t"
 #define EDGEQ_R4IO_OUTPUTS                                                                  \
   [c0] "+w"(c0), [c1] "+w"(c1), [c2] "+w"(c2), [c3] "+w"(c3), [c4] "+w"(c4), [c5] "+w"(c5), \
       [c6] "+w"(c6), [c7] "+w"(c7), [w] "+r"(w), [p0] "+r"(p0), [n] "+r"(n)
-#define EDGEQ_R4IO_CLOBBERS                                                                      \
-  "x7", "x8", "x9", "x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17", "v0", "v1", "v2",    \
-      "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", "v15", "v16", \
-      "v17", "v18", "v19", "v20", "v21", "v22", "cc", "memory"
+#define EDGEQ_R4IO_CLOBBERS                                                                    \
+  "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17", "v0",  \
+      "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v14", \
+      "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "cc", "memory"
   if constexpr (kQ8) {
     asm(EDGEQ_R4IO_SETUP "add x7, %[w], #64\n\t"
-                         "1:\n\t" EDGEQ_R4IO_Q8_0_WEIGHTS EDGEQ_R4IO_PAIRS:EDGEQ_R4IO_OUTPUTS
-        : [u1] "r"(u1)
+                         "1:\n\t" EDGEQ_R4IO_Q8_0_WEIGHTS EDGEQ_R4IO_PAIRS EDGEQ_R4IO_TAIL
+:EDGEQ_R4IO_OUTPUTS
+        : [u1] "r"(u1), [zero] "r"(kZeros4)
         : EDGEQ_R4IO_CLOBBERS);
   } else {
     const int8x16_t m = vdupq_n_s8(static_cast<int8_t>(0xF0));
-    asm(EDGEQ_R4IO_SETUP "1:\n\t" EDGEQ_R4IO_Q4_0_WEIGHTS EDGEQ_R4IO_PAIRS:EDGEQ_R4IO_OUTPUTS
-        : [u1] "r"(u1), [m] "w"(m)
+    asm(EDGEQ_R4IO_SETUP "1:\n\t" EDGEQ_R4IO_Q4_0_WEIGHTS EDGEQ_R4IO_PAIRS EDGEQ_R4IO_TAIL
+:EDGEQ_R4IO_OUTPUTS
+        : [u1] "r"(u1), [m] "w"(m), [zero] "r"(kZeros4)
         : EDGEQ_R4IO_CLOBBERS);
   }
 #undef EDGEQ_R4IO_SETUP
@@ -256,6 +311,7 @@ inline void R4PairsInOrderLoop(const uint8_t* w, const uint8_t* x, size_t unit_b
 }
 #undef EDGEQ_R4IO_Q4_0_WEIGHTS
 #undef EDGEQ_R4IO_Q8_0_WEIGHTS
+#undef EDGEQ_R4IO_TAIL
 #undef EDGEQ_R4IO_PAIRS
 
 // R4SdotPairs<W> with the 4-pair tile scheduled for in-order cores (W: Q4_0R4Block or
