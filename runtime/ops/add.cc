@@ -11,7 +11,7 @@ struct AddFn {
   static float Apply(float a, float b) { return a + b; }
 };
 
-EDGEQ_REGISTER_OP(add, BinaryOpDef<AddFn>(kAddOpName));
+EDGEQ_REGISTER_OP(add, BinaryOpDef<AddFn, kAddOpName>());
 
 }  // namespace
 }  // namespace op_util

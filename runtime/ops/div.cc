@@ -11,7 +11,7 @@ struct DivFn {
   static float Apply(float a, float b) { return a / b; }
 };
 
-EDGEQ_REGISTER_OP(div, BinaryOpDef<DivFn>(kDivOpName));
+EDGEQ_REGISTER_OP(div, BinaryOpDef<DivFn, kDivOpName>());
 
 }  // namespace
 }  // namespace op_util

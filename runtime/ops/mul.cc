@@ -11,7 +11,7 @@ struct MulFn {
   static float Apply(float a, float b) { return a * b; }
 };
 
-EDGEQ_REGISTER_OP(mul, BinaryOpDef<MulFn>(kMulOpName));
+EDGEQ_REGISTER_OP(mul, BinaryOpDef<MulFn, kMulOpName>());
 
 }  // namespace
 }  // namespace op_util

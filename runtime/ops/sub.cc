@@ -11,7 +11,7 @@ struct SubFn {
   static float Apply(float a, float b) { return a - b; }
 };
 
-EDGEQ_REGISTER_OP(sub, BinaryOpDef<SubFn>(kSubOpName));
+EDGEQ_REGISTER_OP(sub, BinaryOpDef<SubFn, kSubOpName>());
 
 }  // namespace
 }  // namespace op_util
