@@ -23,8 +23,34 @@ struct OpRegistry::Impl {
 OpRegistry::OpRegistry() : impl_(std::make_unique<Impl>()) {}
 OpRegistry::~OpRegistry() = default;
 
+}  // namespace edgeq
+
+// The linker's bounds of the `edgeq_builtin_ops` section: one factory per built-in op linked in
+// (nullptr for an op a selective build leaves out). Weak: a program without runtime/ops has none.
+extern "C" {
+extern const edgeq::BuiltinOpFactory __start_edgeq_builtin_ops[]
+    __attribute__((weak, visibility("hidden")));
+extern const edgeq::BuiltinOpFactory __stop_edgeq_builtin_ops[]
+    __attribute__((weak, visibility("hidden")));
+}
+
+namespace edgeq {
+
 OpRegistry& OpRegistry::Global() {
-  static OpRegistry* registry = new OpRegistry();
+  static OpRegistry* registry = [] {
+    auto* r = new OpRegistry();
+    for (const BuiltinOpFactory* p = __start_edgeq_builtin_ops; p != __stop_edgeq_builtin_ops;
+         ++p) {
+      if (*p == nullptr) continue;
+      OpDef def = (*p)();
+      const std::string name = def.name;
+      absl::Status s = r->Register(std::move(def));
+      if (!s.ok()) {
+        std::fprintf(stderr, "edgeq: built-in op %s: %s\n", name.c_str(), s.ToString().c_str());
+      }
+    }
+    return r;
+  }();
   return *registry;
 }
 
@@ -72,13 +98,6 @@ std::vector<const OpDef*> OpRegistry::Ops() const {
   std::vector<const OpDef*> ops;
   for (const auto& entry : impl_->ops) ops.push_back(entry.second.get());
   return ops;
-}
-
-OpRegistration::OpRegistration(OpDef def) {
-  const std::string name = def.name;
-  absl::Status s = OpRegistry::Global().Register(std::move(def));
-  if (!s.ok())
-    std::fprintf(stderr, "edgeq: built-in op %s: %s\n", name.c_str(), s.ToString().c_str());
 }
 
 absl::StatusOr<std::shared_ptr<const OpAttributes>> ParseNoAttributes(absl::string_view op,

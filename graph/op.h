@@ -1,6 +1,6 @@
 // The op registry: every op a graph can hold (built-in or custom) is one OpDef registered under
 // its name, and each built-in op is one file of runtime/ops/ (its name, typed attributes, type
-// inference and kernel factory; runtime/ops/README.md).
+// inference and kernel factory; README, "One op registry").
 //
 // Builders (graph/ops.h, ops::Op) look an op up by name, parse its attributes from an
 // AttributeMap into the op's typed struct, infer its output types and add the node. The runtime
@@ -96,11 +96,13 @@ class OpRegistry {
   std::unique_ptr<Impl> impl_;
 };
 
-// Registers a built-in op at static initialization (one per op file of runtime/ops/). A failure
-// (a duplicate name: a build error) is printed to stderr and the first definition kept.
-struct OpRegistration {
-  explicit OpRegistration(OpDef def);
-};
+// Built-in ops (one per op file of runtime/ops/) are registered without static initializers:
+// EDGEQ_REGISTER_OP (runtime/ops/op_util.h) keeps each definition as constant data and places a
+// pointer to a function returning its OpDef in the linker section `edgeq_builtin_ops`;
+// OpRegistry::Global() calls every one the first time it is used, so no code runs for them when
+// the library is loaded (README, "Footprint"). A failure (a duplicate name: a build error) is
+// printed to stderr and the first definition kept.
+using BuiltinOpFactory = OpDef (*)();
 
 // The typed attributes of an op without attributes.
 struct NoAttributes : OpAttributes {};

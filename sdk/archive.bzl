@@ -76,7 +76,20 @@ def _impl(ctx):
                 if flag not in flags:
                     flags.append(flag)
     pic = [o for o in objs if o.basename.endswith(".pic.a") or o.basename.endswith(".pic.lo")]
+    # Linked by LLVM's lld (Debian's lld-19, tools/setup.sh; the NDK's linker too): relative
+    # relocations packed as DT_RELR (-z pack-relative-relocs: 8 instead of 24 bytes each, and the
+    # GLIBC_ABI_DT_RELR version glibc 2.36 gives, so an older loader refuses the library by name
+    # instead of running it unrelocated) and identical code folded (--icf=all: edgeq never
+    # compares function addresses for identity, only for equal behaviour, e.g. two kernels that
+    # quantize activations alike). README, "Footprint". GCC finds the linker as `ld.lld` through
+    # -B: a temporary directory with that one link.
     so_cmd = " ".join([
+        "test -x %s ||" % ctx.attr.lld,
+        "{ echo \"libedgeq.so links with %s: install Debian package lld-19 (tools/setup.sh)\" >&2;" %
+        ctx.attr.lld,
+        "exit 1; } &&",
+        "lld_dir=$(mktemp -d) && trap \"rm -rf $lld_dir\" EXIT &&",
+        "ln -s %s \"$lld_dir/ld.lld\" &&" % ctx.attr.lld,
         ctx.attr.cxx,
         "-shared -o",
         so.path,
@@ -88,9 +101,8 @@ def _impl(ctx):
         "-Wl,--version-script=" + ctx.file.version_script.path,
         "-Wl,-soname,lib%s.so" % ctx.attr.library_name,
         "-Wl,--no-undefined -Wl,--as-needed -Wl,-z,noexecstack -Wl,--gc-sections",
-        # gold's identical code folding (functions whose address is not taken): 32 KB of the
-        # aarch64 library (README, "Footprint").
-        "-fuse-ld=gold -Wl,--icf=safe",
+        "-fuse-ld=lld -B\"$lld_dir/\" -Wl,--icf=all",
+        ctx.attr.relocation_packing,
     ] + ctx.attr.extra_linkopts)
     ctx.actions.run_shell(
         inputs = pic + [ctx.file.version_script],
@@ -111,6 +123,10 @@ edgeq_static_archive = rule(
         "extra_linkopts": attr.string_list(),
         "library_name": attr.string(default = "edgeq"),
         "ld": attr.string(default = "ld"),
+        "lld": attr.string(default = "/usr/bin/ld.lld-19"),
+        # Android before API 30 has no standard DT_RELR: an NDK build for minSdk 24 passes
+        # "-Wl,--pack-dyn-relocs=android" (docs/android.md).
+        "relocation_packing": attr.string(default = "-Wl,-z,pack-relative-relocs"),
         "objcopy": attr.string(default = "objcopy"),
         "nm": attr.string(default = "nm"),
         "ar": attr.string(default = "ar"),

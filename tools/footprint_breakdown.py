@@ -1,26 +1,29 @@
 #!/usr/bin/env python3
-"""Where the bytes of libedgeq.so come from (README, "Footprint"): a gold/GNU ld linker map
-(-Wl,-Map=FILE) summed by package and by object file.
+"""Where the bytes of libedgeq.so come from (README, "Footprint"): a linker map (-Wl,-Map=FILE;
+lld's, which links libedgeq.so, or gold's / GNU ld's) summed by package and by object file.
 
     tools/footprint_breakdown.py MAP [--top=N] [--sections] [--frames=FRAMES]
 
 Every input section the map places in the output (a size, a file) counts towards its file:
 bazel-out/<cfg>/bin/llm/libmodel.pic.a(model.pic.o) is package `llm`, object `llm/model`;
 system files (/usr/...) are grouped as `system`. Sections of size 0 and the "Discarded input
-sections" part (what --gc-sections dropped) are not counted. With --sections, .text, .rodata,
+sections" part of a gold map (what --gc-sections dropped) are not counted; lld's map lists only
+placed sections, and what lld makes itself (merged strings, .dynsym, ...) is `<internal>`, grouped
+as `system`. With --sections, .text, .rodata,
 .data.rel.ro and .eh_frame/.gcc_except_table are reported separately per package.
 
 With --frames (the text of `readelf --debug-dump=frames` of the same unstripped library), the
 unwind tables are given to the functions they describe: each FDE (its bytes in .eh_frame, plus its
 8-byte entry of .eh_frame_hdr's search table) counts towards the package of the .text section its
-first address falls in, and towards "cold" or "hot" code: hot is what .bazelrc keeps at -O2 with
-exceptions (runtime/, quantization/, llm/sampler), cold everything else of edgeq's (README,
-"Footprint": what --config=release_size builds without unwind tables).
+first address falls in, and towards "cold" or "hot" code: hot is what .bazelrc keeps at -O2
+(runtime/kernels/, runtime/ops/, quantization/'s codecs, llm/sampler), cold everything else of
+edgeq's (README, "Footprint": what --config=release_size builds without unwind tables).
 """
 
 import argparse
 import bisect
 import collections
+import itertools
 import re
 import sys
 
@@ -28,8 +31,13 @@ _SECTION = re.compile(r"^ (\.[^\s]+)(?:\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)
 _CONT = re.compile(r"^\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)$")
 _BAZEL = re.compile(r"bazel-out/[^/]+/bin/(.*)/[^/(]+\(([^)]+)\)$")
 _FDE = re.compile(r"^[0-9a-f]+ ([0-9a-f]+) [0-9a-f]+ FDE cie=[0-9a-f]+ pc=([0-9a-f]+)\.\.")
-# The hot path of .bazelrc's -Os / -fno-exceptions lines (the files they leave out).
-_HOT = re.compile(r"^(runtime|quantization)(/|$)|^llm/sampler$")
+# lld's map: "VMA LMA Size Align Out In Symbol" columns; an input section is "FILE:(SECTION)" in
+# the In column (an output section starts in the Out column, a symbol in the Symbol column).
+_LLD_HEADER = re.compile(r"^\s+VMA\s+LMA\s+Size\s+Align\s+Out\s+In\s+Symbol$")
+_LLD_INPUT = re.compile(r"^\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+ {9}(\S.*):\(([^()]*)\)$")
+_NOT_LOADED = re.compile(r"^\.(symtab|strtab|shstrtab|comment|debug)")
+# The hot path of .bazelrc's -Os line (the files it leaves out).
+_HOT = re.compile(r"^runtime/(kernels|ops)(/|$)|^quantization/(?!encoding$|codec_table$)|^llm/sampler$")
 
 
 def _kind(section):
@@ -47,11 +55,28 @@ def _owner(path):
         package, obj = m.group(1), m.group(2)
         obj = re.sub(r"(\.pic)?\.o$", "", obj)
         return package, package + "/" + obj
+    if path == "<internal>":
+        return "system", "<internal> (made by the linker)"
     return "system", path.rsplit("/", 1)[-1]
+
+
+def ParseLld(lines):
+    """Parse() of an lld map (after its header line); the symbol tables and comments, which
+    strip removes, are left out."""
+    for line in lines:
+        m = _LLD_INPUT.match(line.rstrip("\n"))
+        if m and not _NOT_LOADED.match(m.group(4)):
+            yield m.group(4), int(m.group(2), 16), m.group(3), int(m.group(1), 16)
 
 
 def Parse(lines):
     """Yields (section name, size, file, address) of every placed input section of the map."""
+    lines = iter(lines)
+    first = next(lines, "")
+    if _LLD_HEADER.match(first.rstrip("\n")):
+        yield from ParseLld(lines)
+        return
+    lines = itertools.chain([first], lines)
     in_map = False
     pending = None
     for line in lines:

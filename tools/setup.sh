@@ -33,7 +33,7 @@ fi
 
 HOST_PKGS=(
   openjdk-17-jdk-headless junit4
-  bazel-bootstrap g++ clang libclang-rt-14-dev clang-format
+  bazel-bootstrap g++ clang libclang-rt-14-dev clang-format lld-19
   libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcpuinfo-dev libxnnpack-dev libpthreadpool-dev
   libxxhash-dev nlohmann-json3-dev libutf8proc-dev python3 binutils

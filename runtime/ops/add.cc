@@ -14,7 +14,7 @@ struct AddFn {
   }
 };
 
-EDGEQ_REGISTER_OP(add, BinaryOpDef<AddFn>(kAddOpName));
+EDGEQ_REGISTER_OP(add, BinaryOpDef<AddFn, kAddOpName>());
 
 }  // namespace
 }  // namespace op_util

@@ -271,11 +271,13 @@ KernelOr Create(const KernelArgs& args) {
                                   &kernels::SelectAttentionKernel(args.env.isa_cap)));
 }
 
-OpDef Def() {
-  OpDef def;
+constexpr const char* kAttributeNames[] = {"scale", "window", "kv_cache", "store_kv"};
+
+constexpr BuiltinOpDef Def() {
+  BuiltinOpDef def;
   def.name = kAttentionOpName;
   def.min_inputs = def.max_inputs = 6;
-  def.attribute_names = {"scale", "window", "kv_cache", "store_kv"};
+  def.attribute_names = kAttributeNames;
   def.parse_attributes = Parse;
   def.infer = Infer;
   def.create_kernel = Create;

@@ -138,14 +138,15 @@ inline TypesOr InferBinary(const InferInput& in, const OpAttributes&) {
   return One(Plain(DType::kFloat32, *shape));
 }
 
-template <typename Fn>
-OpDef BinaryOpDef(const char* name) {
-  OpDef def;
-  def.name = name;
+// The definition of binary op kName applying Fn element-wise.
+template <typename Fn, const char* kName>
+constexpr BuiltinOpDef BinaryOpDef() {
+  BuiltinOpDef def;
+  def.name = kName;
   def.min_inputs = def.max_inputs = 2;
   def.infer = InferBinary;
-  def.create_kernel = [name](const KernelArgs& a) -> KernelOr {
-    return Make(new BinaryKernel<Fn>(name, a.in(0), a.in(1), a.out(), a.in_shape(0), a.in_shape(1),
+  def.create_kernel = [](const KernelArgs& a) -> KernelOr {
+    return Make(new BinaryKernel<Fn>(kName, a.in(0), a.in(1), a.out(), a.in_shape(0), a.in_shape(1),
                                      a.out_type().type.shape));
   };
   return def;

@@ -98,12 +98,14 @@ KernelOr Create(const KernelArgs& a) {
   return Make(new ConcatKernel(a.node.inputs, std::move(chunks), a.out(), outer));
 }
 
-OpDef Def() {
-  OpDef def;
+constexpr const char* kAttributeNames[] = {"axis"};
+
+constexpr BuiltinOpDef Def() {
+  BuiltinOpDef def;
   def.name = kConcatOpName;
   def.min_inputs = 1;
   def.max_inputs = -1;
-  def.attribute_names = {"axis"};
+  def.attribute_names = kAttributeNames;
   def.parse_attributes = Parse;
   def.infer = Infer;
   def.create_kernel = Create;

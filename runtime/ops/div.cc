@@ -14,7 +14,7 @@ struct DivFn {
   }
 };
 
-EDGEQ_REGISTER_OP(div, BinaryOpDef<DivFn>(kDivOpName));
+EDGEQ_REGISTER_OP(div, BinaryOpDef<DivFn, kDivOpName>());
 
 }  // namespace
 }  // namespace op_util

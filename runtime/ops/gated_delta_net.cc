@@ -165,11 +165,13 @@ TypesOr Infer(const InferInput& in, const OpAttributes& attributes) {
                                 Plain(DType::kFloat32, in.types[7].type.shape)};
 }
 
-OpDef Def() {
-  OpDef def;
+constexpr const char* kAttributeNames[] = {"epsilon"};
+
+constexpr BuiltinOpDef Def() {
+  BuiltinOpDef def;
   def.name = kGdnOpName;
   def.min_inputs = def.max_inputs = 9;
-  def.attribute_names = {"epsilon"};
+  def.attribute_names = kAttributeNames;
   def.parse_attributes = Parse;
   def.infer = Infer;
   def.create_kernel = [](const KernelArgs& a) -> KernelOr {

@@ -104,8 +104,8 @@ KernelOr Create(const KernelArgs& a) {
                                a.constant(0) != nullptr ? a.env.on_constant_row_read : nullptr));
 }
 
-OpDef Def() {
-  OpDef def;
+constexpr BuiltinOpDef Def() {
+  BuiltinOpDef def;
   def.name = kGatherOpName;
   def.min_inputs = def.max_inputs = 2;
   def.infer = Infer;

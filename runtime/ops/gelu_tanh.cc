@@ -73,9 +73,11 @@ KernelOr Create(const KernelArgs& a) {
   });
 }
 
-OpDef Def() {
-  OpDef def = UnaryF32OpDef(kGeluTanhOpName, Create);
-  def.attribute_names = {"half_precision_table"};
+constexpr const char* kAttributeNames[] = {"half_precision_table"};
+
+constexpr BuiltinOpDef Def() {
+  BuiltinOpDef def = UnaryF32OpDef(kGeluTanhOpName, Create);
+  def.attribute_names = kAttributeNames;
   def.parse_attributes = Parse;
   return def;
 }

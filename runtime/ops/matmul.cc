@@ -144,8 +144,8 @@ KernelOr Create(const KernelArgs& args) {
 }
 
 template <bool kTransposed>
-OpDef Def() {
-  OpDef def;
+constexpr BuiltinOpDef Def() {
+  BuiltinOpDef def;
   def.name = kTransposed ? kMatmulTransposedOpName : kMatmulOpName;
   def.min_inputs = def.max_inputs = 2;
   def.infer = Infer<kTransposed>;

@@ -521,12 +521,14 @@ KernelOr Create(const KernelArgs& a) {
                             &kernels::SelectActivationKernel(a.env.isa_cap)));
 }
 
-OpDef Def() {
-  OpDef def;
+constexpr const char* kAttributeNames[] = {"gating", "k", "normalize", "scale"};
+
+constexpr BuiltinOpDef Def() {
+  BuiltinOpDef def;
   def.name = kMoeOpName;
   def.min_inputs = 6;
   def.max_inputs = 7;
-  def.attribute_names = {"gating", "k", "normalize", "scale"};
+  def.attribute_names = kAttributeNames;
   def.parse_attributes = Parse;
   def.infer = Infer;
   def.create_kernel = Create;

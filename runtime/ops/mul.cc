@@ -14,7 +14,7 @@ struct MulFn {
   }
 };
 
-EDGEQ_REGISTER_OP(mul, BinaryOpDef<MulFn>(kMulOpName));
+EDGEQ_REGISTER_OP(mul, BinaryOpDef<MulFn, kMulOpName>());
 
 }  // namespace
 }  // namespace op_util

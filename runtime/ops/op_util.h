@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "core/dtype.h"
 #include "core/shape.h"
 #include "graph/graph.h"
@@ -20,14 +21,21 @@
 #include "runtime/internal/op_kernels.h"
 #include "sdk/selection.h"
 
-// Registers `def` (an OpDef expression) in the op registry at static initialization.
-// A selective build (sdk/selection.bzl, kOps) registers only the ops its architectures or
-// graph API need: `def` is then not even evaluated, and the linker drops the op's code. `id` must
-// be the op's registered name.
-#define EDGEQ_REGISTER_OP(id, def)                                                    \
-  static const ::edgeq::op_util::SelectedOpRegistration<::edgeq::selection::Selected( \
-      ::edgeq::selection::kOps, #id)>                                                 \
-      edgeq_op_registration_##id([] { return def; })
+// Registers the definition (a constant op_util::BuiltinOpDef expression after `id`) in the op
+// registry without a static initializer: the definition is constant data, and a pointer to a
+// function returning its OpDef goes into the linker section `edgeq_builtin_ops`, which
+// OpRegistry::Global() walks on first use (graph/op.h). A selective build (sdk/selection.bzl,
+// kOps) keeps only the ops its architectures or graph API need: the pointer is then null, and the
+// linker drops the op's definition and code. `id` must be the op's registered name.
+#define EDGEQ_REGISTER_OP(id, ...)                                                           \
+  constexpr ::edgeq::op_util::BuiltinOpDef edgeq_builtin_op_##id = __VA_ARGS__;              \
+  ::edgeq::OpDef EdgeqBuiltinOp_##id() {                                                     \
+    return ::edgeq::op_util::ToOpDef(edgeq_builtin_op_##id);                                 \
+  }                                                                                          \
+  [[gnu::used, gnu::retain,                                                                  \
+    gnu::section(                                                                            \
+        "edgeq_builtin_ops")]] const ::edgeq::BuiltinOpFactory edgeq_builtin_op_entry_##id = \
+      ::edgeq::selection::Selected(::edgeq::selection::kOps, #id) ? &EdgeqBuiltinOp_##id : nullptr
 
 namespace edgeq {
 namespace op_util {
@@ -43,21 +51,31 @@ inline F4 LoadF4(const float* p) {
 }
 inline void StoreF4(float* p, F4 v) { std::memcpy(p, &v, sizeof(v)); }
 
-// EDGEQ_REGISTER_OP's registration: registers make() when the build keeps the op.
-template <bool kKept>
-struct SelectedOpRegistration {
-  template <typename Make>
-  explicit SelectedOpRegistration(Make make) {
-    if constexpr (kKept) OpRegistration registration(make());
-  }
-};
-
 using internal::ExecContext;
 using internal::KernelArgs;
 using internal::OpKernel;
 using KernelOr = absl::StatusOr<std::unique_ptr<OpKernel>>;
 using TypesOr = absl::StatusOr<std::vector<ValueType>>;
 using AttributesOr = absl::StatusOr<std::shared_ptr<const OpAttributes>>;
+
+// A built-in op's definition as constant data (EDGEQ_REGISTER_OP): the fields of its OpDef, with
+// plain functions for the type inference, attribute parser and kernel factory.
+struct BuiltinOpDef {
+  using Infer = TypesOr (*)(const InferInput& in, const OpAttributes& attrs);
+  using ParseAttributes = AttributesOr (*)(const AttributeMap& map);
+  using CreateKernel = KernelOr (*)(const KernelArgs& args);
+
+  const char* name = nullptr;
+  int min_inputs = 1;
+  int max_inputs = 1;  // -1: any number
+  absl::Span<const char* const> attribute_names;
+  Infer infer = nullptr;
+  ParseAttributes parse_attributes = nullptr;  // nullptr: no attributes
+  CreateKernel create_kernel = nullptr;
+};
+
+// The OpDef of a built-in op's definition.
+OpDef ToOpDef(const BuiltinOpDef& def);
 
 // The buffer of value `id` at Execute.
 template <typename T = float>
@@ -98,9 +116,18 @@ inline std::pair<int64_t, int64_t> RowsOf(const Shape& s) {
   return {d == 0 ? 0 : s.num_elements() / d, d};
 }
 
-// An OpDef of an element-wise op of one plain f32 input (output of the same type) without
-// attributes, whose kernel `factory` makes.
-OpDef UnaryF32OpDef(const char* name, KernelFactory factory);
+// The output type of an element-wise op of one plain f32 input: the input's.
+TypesOr InferUnaryF32(const InferInput& in, const OpAttributes& attrs);
+
+// The definition of an element-wise op of one plain f32 input (output of the same type) without
+// attributes, whose kernel `create` makes.
+constexpr BuiltinOpDef UnaryF32OpDef(const char* name, BuiltinOpDef::CreateKernel create) {
+  BuiltinOpDef def;
+  def.name = name;
+  def.infer = InferUnaryF32;
+  def.create_kernel = create;
+  return def;
+}
 
 }  // namespace op_util
 }  // namespace edgeq

@@ -157,11 +157,13 @@ KernelOr Create(const KernelArgs& a) {
   return Make(new QMatmulKernel(a.in(0), a.out(), m, *std::move(kernel)));
 }
 
-OpDef Def() {
-  OpDef def;
+constexpr const char* kAttributeNames[] = {"encoding"};
+
+constexpr BuiltinOpDef Def() {
+  BuiltinOpDef def;
   def.name = kQMatmulOpName;
   def.min_inputs = def.max_inputs = 2;
-  def.attribute_names = {"encoding"};
+  def.attribute_names = kAttributeNames;
   def.parse_attributes = Parse;
   def.infer = Infer;
   def.create_kernel = Create;

@@ -63,10 +63,12 @@ TypesOr Infer(const InferInput& in, const OpAttributes& attributes) {
   return One(Plain(x.type.dtype, Shape(shape)));
 }
 
-OpDef Def() {
-  OpDef def;
+constexpr const char* kAttributeNames[] = {"shape"};
+
+constexpr BuiltinOpDef Def() {
+  BuiltinOpDef def;
   def.name = kReshapeOpName;
-  def.attribute_names = {"shape"};
+  def.attribute_names = kAttributeNames;
   def.parse_attributes = Parse;
   def.infer = Infer;
   def.create_kernel = [](const KernelArgs& a) -> KernelOr {

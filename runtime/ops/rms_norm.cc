@@ -103,11 +103,13 @@ TypesOr Infer(const InferInput& in, const OpAttributes& attributes) {
   return One(Plain(DType::kFloat32, x.type.shape));
 }
 
-OpDef Def() {
-  OpDef def;
+constexpr const char* kAttributeNames[] = {"epsilon"};
+
+constexpr BuiltinOpDef Def() {
+  BuiltinOpDef def;
   def.name = kRmsNormOpName;
   def.min_inputs = def.max_inputs = 2;
-  def.attribute_names = {"epsilon"};
+  def.attribute_names = kAttributeNames;
   def.parse_attributes = Parse;
   def.infer = Infer;
   def.create_kernel = [](const KernelArgs& a) -> KernelOr {

@@ -164,12 +164,14 @@ KernelOr Create(const KernelArgs& a) {
   return Make(new RopeKernel(a, attrs.mode == ops::RopeMode::kNeox, std::move(table)));
 }
 
-OpDef Def() {
-  OpDef def;
+constexpr const char* kAttributeNames[] = {"mode", "theta"};
+
+constexpr BuiltinOpDef Def() {
+  BuiltinOpDef def;
   def.name = kRopeOpName;
   def.min_inputs = 2;
   def.max_inputs = 3;
-  def.attribute_names = {"mode", "theta"};
+  def.attribute_names = kAttributeNames;
   def.parse_attributes = Parse;
   def.infer = Infer;
   def.create_kernel = Create;

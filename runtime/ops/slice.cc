@@ -116,10 +116,12 @@ TypesOr Infer(const InferInput& in, const OpAttributes& attributes) {
   return One(Plain(x.type.dtype, Shape(std::move(dims))));
 }
 
-OpDef Def() {
-  OpDef def;
+constexpr const char* kAttributeNames[] = {"starts", "ends"};
+
+constexpr BuiltinOpDef Def() {
+  BuiltinOpDef def;
   def.name = kSliceOpName;
-  def.attribute_names = {"starts", "ends"};
+  def.attribute_names = kAttributeNames;
   def.parse_attributes = Parse;
   def.infer = Infer;
   def.create_kernel = [](const KernelArgs& a) -> KernelOr {

@@ -43,8 +43,8 @@ class SoftmaxKernel : public OpKernel {
   int64_t rows_, d_;
 };
 
-OpDef Def() {
-  OpDef def;
+constexpr BuiltinOpDef Def() {
+  BuiltinOpDef def;
   def.name = kSoftmaxOpName;
   def.infer = [](const InferInput& in, const OpAttributes&) -> TypesOr {
     if (!IsPlainF32(in.types[0])) return Invalid("operand must be plain f32");

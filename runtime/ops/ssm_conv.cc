@@ -96,8 +96,8 @@ TypesOr Infer(const InferInput& in, const OpAttributes&) {
   return std::vector<ValueType>{Plain(DType::kFloat32, xs), Plain(DType::kFloat32, ss)};
 }
 
-OpDef Def() {
-  OpDef def;
+constexpr BuiltinOpDef Def() {
+  BuiltinOpDef def;
   def.name = "ssm_conv";
   def.min_inputs = def.max_inputs = 4;
   def.infer = Infer;

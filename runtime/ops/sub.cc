@@ -14,7 +14,7 @@ struct SubFn {
   }
 };
 
-EDGEQ_REGISTER_OP(sub, BinaryOpDef<SubFn>(kSubOpName));
+EDGEQ_REGISTER_OP(sub, BinaryOpDef<SubFn, kSubOpName>());
 
 }  // namespace
 }  // namespace op_util

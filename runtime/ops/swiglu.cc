@@ -36,8 +36,8 @@ class SwiGluKernel : public OpKernel {
   const kernels::ActivationKernel* act_;
 };
 
-OpDef Def() {
-  OpDef def;
+constexpr BuiltinOpDef Def() {
+  BuiltinOpDef def;
   def.name = kSwiGluOpName;
   def.min_inputs = def.max_inputs = 2;
   def.infer = [](const InferInput& in, const OpAttributes&) -> TypesOr {

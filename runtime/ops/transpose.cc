@@ -90,10 +90,12 @@ TypesOr Infer(const InferInput& in, const OpAttributes& attributes) {
   return One(Plain(x.type.dtype, Shape(std::move(dims))));
 }
 
-OpDef Def() {
-  OpDef def;
+constexpr const char* kAttributeNames[] = {"perm"};
+
+constexpr BuiltinOpDef Def() {
+  BuiltinOpDef def;
   def.name = kTransposeOpName;
-  def.attribute_names = {"perm"};
+  def.attribute_names = kAttributeNames;
   def.parse_attributes = Parse;
   def.infer = Infer;
   def.create_kernel = [](const KernelArgs& a) -> KernelOr {

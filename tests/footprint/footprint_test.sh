@@ -22,14 +22,26 @@ measure() {  # measure NAME FILE LIMIT
 }
 measure libedgeq.so sdk/libedgeq.so "$lib_limit"
 measure libedgeq_jni.so bindings/java/libedgeq_jni.so "$jni_limit"
-# Cold code is built without <iostream>'s static std::ios_base::Init (.bazelrc,
-# -D_GLIBCXX_IOSTREAM=1): these files had no other static initializer.
-nm_tool=nm
-if [ "$strip_tool" = aarch64-linux-gnu-strip ]; then nm_tool=aarch64-linux-gnu-nm; fi
+# No static initializer at all: the library is built without <iostream>'s static
+# std::ios_base::Init (.bazelrc, -D_GLIBCXX_IOSTREAM=1) and the built-in ops are constant data in
+# the edgeq_builtin_ops section (runtime/ops/op_util.h, EDGEQ_REGISTER_OP), not registered by
+# initializers.
+nm_tool=nm readelf_tool=readelf
+if [ "$strip_tool" = aarch64-linux-gnu-strip ]; then
+  nm_tool=aarch64-linux-gnu-nm readelf_tool=aarch64-linux-gnu-readelf
+fi
 all_symbols=$("$nm_tool" sdk/libedgeq.so)
-for f in edgeq_c.cc tokenizer_gguf.cc json_schema.cc interpreter.cc; do
-  check "no static initializer in $f" bash -c '! grep -q "_GLOBAL__sub_I_$1\$"' _ "$f" <<<"$all_symbols"
-done
+check "no static initializer" bash -c '! grep -q "_GLOBAL__sub_I_"' <<<"$all_symbols"
+check "the built-in ops' section" bash -c '"$1" -SW sdk/libedgeq.so | grep -q " edgeq_builtin_ops "' \
+  _ "$readelf_tool"
+# Linked by lld (sdk/archive.bzl): relative relocations packed (DT_RELR) with the glibc version
+# that makes an older loader refuse the library by name, and identical code folded.
+dynamic=$("$readelf_tool" -dW sdk/libedgeq.so)
+check "relative relocations packed (DT_RELR)" grep -q "(RELR)" <<<"$dynamic"
+check "no unpacked relative relocations left (RELACOUNT)" bash -c '! grep -q "(RELACOUNT)"' \
+  <<<"$dynamic"
+check "needs GLIBC_ABI_DT_RELR" bash -c '"$1" -VW sdk/libedgeq.so | grep -q "GLIBC_ABI_DT_RELR"' \
+  _ "$readelf_tool"
 # On aarch64 every CPU has NEON: the generic qmatmul kernels NEON ones stand for are left out
 # (runtime/kernels/qmatmul.cc, Dispatched). The unstripped library keeps its local symbols.
 if [ "$strip_tool" = aarch64-linux-gnu-strip ]; then

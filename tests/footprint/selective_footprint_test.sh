@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Keeps the selective build small (README, "Footprint"): libedgeq.so built with
 # --config=aarch64 --config=selective (llama only, q4_0 + q8_0, NEON/dotprod/i8mm, GGUF only, no
-# chat templates, no grammars, no graph C API, no encoder models), stripped, must stay under LIMIT
+# chat templates, no grammars, no graph C API or checkpoint writer, no encoder models), stripped, must stay under LIMIT
 # bytes, and the tables must really have compiled down: the layer functions of the architectures
 # left out, the ops no kept architecture uses, the graph C API, the encoders and the grammar
 # matcher are not in the library.
@@ -37,6 +37,8 @@ check "no safetensors reader" lacks "checkpoint::ReadSafetensorsFromBuffer"
 check "the GGUF reader is in" has "checkpoint::ReadGgufFromBuffer"
 check "no graph C API (graph_c.cc)" lacks "edgeq_graph::"
 check "the graph C API's stubs are exported" has "T edgeq_graph_op_with_attributes"
+check "no checkpoint writer (save_c.cc)" lacks "checkpoint::WriteCheckpoint("
+check "the checkpoint writer's stubs are exported" has "T edgeq_tensor_dict_set"
 check "the rms_norm op is in" has "RmsNormKernel::Run"
 for k in MoeKernel::Run SsmConvKernel::Run; do
   check "the op of $k is left out" lacks "$k"
