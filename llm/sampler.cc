@@ -118,7 +118,7 @@ absl::Status Sampler::LoadState(absl::string_view state) {
   prev_.clear();
   counts_.clear();
   for (int t : window) Accept(t);
-  RestartGrammar();
+  if constexpr (kGrammarInBuild) RestartGrammar();
   error_ = absl::OkStatus();
   return absl::OkStatus();
 }
@@ -139,7 +139,7 @@ absl::Status Sampler::SetGrammar(std::shared_ptr<const grammar::Grammar> grammar
         absl::StrFormat("grammar vocabulary has %d tokens; expected the sampler's %d",
                         vocab == nullptr ? 0 : vocab->pieces.size(), cur_.size()));
   }
-  matcher_.emplace(std::move(grammar));
+  matcher_ = std::make_unique<grammar::Matcher>(std::move(grammar));
   vocab_ = std::move(vocab);
   return absl::OkStatus();
 }
@@ -151,6 +151,7 @@ absl::Status Sampler::TakeError() {
 }
 
 bool Sampler::Allowed(int token) const {
+  if constexpr (!kGrammarInBuild) return true;  // never reached: no matcher in this build
   if (token < 0 || static_cast<size_t>(token) >= vocab_->pieces.size()) return false;
   if (std::find(vocab_->eog_ids.begin(), vocab_->eog_ids.end(), token) != vocab_->eog_ids.end()) {
     return matcher_->IsAccepting();

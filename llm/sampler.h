@@ -117,7 +117,7 @@ class Sampler : public TokenSampler {
   // not the sampler's. Reset restarts the grammar too.
   absl::Status SetGrammar(std::shared_ptr<const grammar::Grammar> grammar,
                           std::shared_ptr<const GrammarVocab> vocab);
-  bool has_grammar() const { return matcher_.has_value(); }
+  bool has_grammar() const { return matcher_ != nullptr; }
   // Back to the start of the grammar (e.g. for the next chat reply); penalties and the random
   // sequence go on.
   void RestartGrammar() {
@@ -152,7 +152,9 @@ class Sampler : public TokenSampler {
   int Draw(size_t size, bool sorted);
   bool Allowed(int token) const;
 
-  std::optional<grammar::Matcher> matcher_;
+  // Behind a pointer, not in an optional, so that a build without grammars
+  // (--define=edgeq_grammar=off) links no matcher code for moving or copying samplers.
+  std::unique_ptr<grammar::Matcher> matcher_;
   std::shared_ptr<const GrammarVocab> vocab_;
   std::vector<bool> allowed_;
   std::vector<float> masked_;

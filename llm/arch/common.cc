@@ -319,6 +319,8 @@ std::vector<std::pair<int64_t, int64_t>> RowChunks(int64_t t, int64_t chunk) {
 // (sdk/selection.bzl: no kept architecture with experts and no graph C API) leaves out its graph
 // builder (llm/arch/moe.cc) too (README, "Footprint").
 constexpr bool kMoeInBuild = selection::Selected(selection::kOps, "moe");
+// Per-layer embeddings are Gemma 4's (llm/arch/gemma4.cc): a build without it leaves them out.
+constexpr bool kPerLayerInputsInBuild = selection::Selected(selection::kArchs, "gemma4");
 
 absl::StatusOr<Value> LayerGraph::FeedForward(int layer, Value h) {
   if (c_.IsMoeLayer(layer)) {
@@ -478,6 +480,11 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
   b.real_rows = real_rows;
   b.output_row = output_row;
   if (c.embedding_length_per_layer > 0) {
+    if (!kPerLayerInputsInBuild) {
+      return absl::UnimplementedError(
+          absl::StrCat("per-layer embeddings (Gemma 4) are not in this build (built with: ",
+                       selection::BuiltWith(selection::kArchs), ")"));
+    }
     EDGEQ_ASSIGN_OR_RETURN(b.per_layer_inputs, arch::Gemma4PerLayerInputs(b, tokens, x));
   }
   const arch::LayerFn layer = arch::Info(c.arch).build_layer;

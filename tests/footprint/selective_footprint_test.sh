@@ -44,6 +44,9 @@ for k in MoeKernel::Run SsmConvKernel::Run; do
   check "the op of $k is left out" lacks "$k"
 done
 check "no grammar matcher" lacks "grammar::Matcher::FilterTokens"
+check "no grammar matcher state (the sampler's matcher behind a pointer)" \
+  lacks "grammar::Matcher::Reset("
+check "no per-layer embeddings (Gemma 4's)" lacks "arch::Gemma4PerLayerInputs("
 check "no encoder models" lacks "arch::BuildEncoderGraph("
 # Only the kept encodings' quantizers (quantization/codec_table.cc), no MoE graph builder without
 # the moe op (llm/arch/common.cc), no llama2.c tokenizer without the llama2c format
