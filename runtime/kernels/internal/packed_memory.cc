@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <mutex>  // NOLINT(build/c++11): std::mutex is the project's lock for this small state
+#include <utility>
 
 namespace edgeq {
 namespace kernels {
@@ -76,21 +77,16 @@ void Unlink(Arena& a, Chunk* c) {
 }  // namespace
 
 PackedMemory::PackedMemory(PackedMemory&& other) noexcept
-    : data_(other.data_), size_(other.size_), chunk_(other.chunk_) {
-  other.data_ = nullptr;
-  other.size_ = 0;
-  other.chunk_ = nullptr;
-}
+    : data_(std::exchange(other.data_, nullptr)),
+      size_(std::exchange(other.size_, 0)),
+      chunk_(std::exchange(other.chunk_, nullptr)) {}
 
 PackedMemory& PackedMemory::operator=(PackedMemory&& other) noexcept {
   if (this != &other) {
     Release();
-    data_ = other.data_;
-    size_ = other.size_;
-    chunk_ = other.chunk_;
-    other.data_ = nullptr;
-    other.size_ = 0;
-    other.chunk_ = nullptr;
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    chunk_ = std::exchange(other.chunk_, nullptr);
   }
   return *this;
 }
