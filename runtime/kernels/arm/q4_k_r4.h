@@ -101,44 +101,40 @@ inline void Step4(const uint8_t* w, const int8_t* const x[4], uint8x16_t m4, int
   "sdot %[" #p "].4s, %" #R "[" #W "].16b, %" #H "[" #Y "].4b[" #c "]\n\t"
 #define EDGEQ_K1_AND(q, R, W) "and %" #R "[" #q "].16b, %" #R "[" #W "].16b, %[m4].16b\n\t"
 #define EDGEQ_K1_USHR(R, W) "ushr %" #R "[" #W "].16b, %" #R "[" #W "].16b, #4\n\t"
-// Word c (register R) of both sub-blocks, low and high nibbles: four chains.
+// Word c (register R) of both sub-blocks, low and high nibbles: two chains, one per sub-block.
 #define EDGEQ_K1_WORD(R, c)          \
   EDGEQ_K1_SDOT(pa, R, qa, ya, S, c) \
   EDGEQ_K1_SDOT(pb, R, qb, yb, S, c) \
-  EDGEQ_K1_SDOT(ha, R, wa, ya, T, c) EDGEQ_K1_SDOT(hb, R, wb, yb, T, c)
+  EDGEQ_K1_SDOT(pa, R, wa, ya, T, c) EDGEQ_K1_SDOT(pb, R, wb, yb, T, c)
 // The next word's masks and shifts.
 #define EDGEQ_K1_DECODE(R) \
   EDGEQ_K1_AND(qa, R, wa) EDGEQ_K1_AND(qb, R, wb) EDGEQ_K1_USHR(R, wa) EDGEQ_K1_USHR(R, wb)
 
 // Two 32-value sub-blocks (w: the first one's 64 bytes, the second's follow) of four weight rows
 // against one activation row (x: its 64 values): isum += scl[0] * (first sub-block's dots) +
-// scl[1] * (second's), by lane. The instructions of Q4KR4DotprodTile's C++ form for one row (two
-// 64-byte loads of levels, eight and, eight ushr, two 32-byte loads, sixteen sdot in four chains
-// from zero, two add, two mla), in one asm statement: the two sub-blocks' low and high chains
-// interleaved (a chain's next sdot four instructions after its previous one), each next word's
-// masks and shifts between them.
+// scl[1] * (second's), by lane. Two 64-byte loads of levels, eight and, eight ushr, two 32-byte
+// loads, sixteen sdot in two chains from zero (one per sub-block: its low and its high nibbles'
+// dots, so no add of two chains; out-of-order cores overlap the next step's chains with these),
+// two mla, in one asm statement: the two chains interleaved, each next word's masks and shifts
+// between them. The same int32 dots and sums as the C++ form (exact in any order).
 inline void Step1(const uint8_t* w, const int8_t* x, uint8x16_t m4, const int32x4_t scl[2],
                   int32x4_t* isum) {
   uint8x16x4_t wa, wb, qa, qb;
   int8x16x2_t ya, yb;
-  int32x4_t pa, pb, ha, hb;
+  int32x4_t pa, pb;
   asm("ld1 {%S[wa].16b - %V[wa].16b}, [%[w]], #64\n\t"
       "ld1 {%S[ya].16b - %T[ya].16b}, [%[x]], #32\n\t"
       "ld1 {%S[wb].16b - %V[wb].16b}, [%[w]]\n\t"
       "ld1 {%S[yb].16b - %T[yb].16b}, [%[x]]\n\t"
       "movi %[pa].4s, #0\n\t"
-      "movi %[pb].4s, #0\n\t"
-      "movi %[ha].4s, #0\n\t"
-      "movi %[hb].4s, #0\n\t" EDGEQ_K1_DECODE(S) EDGEQ_K1_WORD(S, 0) EDGEQ_K1_DECODE(T)
+      "movi %[pb].4s, #0\n\t" EDGEQ_K1_DECODE(S) EDGEQ_K1_WORD(S, 0) EDGEQ_K1_DECODE(T)
       EDGEQ_K1_WORD(T, 1) EDGEQ_K1_DECODE(U) EDGEQ_K1_WORD(U, 2) EDGEQ_K1_DECODE(V)
       EDGEQ_K1_WORD(V, 3)
-      "add %[pa].4s, %[pa].4s, %[ha].4s\n\t"
-      "add %[pb].4s, %[pb].4s, %[hb].4s\n\t"
       "mla %[i].4s, %[pa].4s, %[s0].4s\n\t"
       "mla %[i].4s, %[pb].4s, %[s1].4s\n\t"
       : [wa] "=&w"(wa), [wb] "=&w"(wb), [qa] "=&w"(qa), [qb] "=&w"(qb), [ya] "=&w"(ya),
-        [yb] "=&w"(yb), [pa] "=&w"(pa), [pb] "=&w"(pb), [ha] "=&w"(ha), [hb] "=&w"(hb),
-        [i] "+w"(*isum), [w] "+r"(w), [x] "+r"(x)
+        [yb] "=&w"(yb), [pa] "=&w"(pa), [pb] "=&w"(pb), [i] "+w"(*isum), [w] "+r"(w),
+        [x] "+r"(x)
       : [m4] "w"(m4), [s0] "w"(scl[0]), [s1] "w"(scl[1])
       : "memory");
 }
@@ -212,6 +208,14 @@ inline int32x4_t SubBlockScales(const uint8_t* blk, int s) {
   const uint8x8_t b =
       vreinterpret_u8_u32(vld1_dup_u32(reinterpret_cast<const uint32_t*>(blk + 16 + 4 * s)));
   return vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(b))));
+}
+
+// The scales of sub-blocks s and s + 1 of the four rows (SubBlockScales(blk, s) and (blk, s + 1))
+// from one 8-byte load: one widening to 16 bits, two to 32.
+inline void SubBlockScalesPair(const uint8_t* blk, int s, int32x4_t scl[2]) {
+  const uint16x8_t b = vmovl_u8(vld1_u8(blk + 16 + 4 * s));
+  scl[0] = vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(b)));
+  scl[1] = vreinterpretq_s32_u32(vmovl_high_u16(b));
 }
 
 // The end of super-block b for the tile's M activation rows (bx[i][b]) on in-order cores (the
@@ -322,10 +326,12 @@ struct Q4KR4DotprodTileFor {
           continue;
         }
         if constexpr (M == 1) {  // two sub-blocks per step
-          const int32x4_t scl2[2] = {scl, SubBlockScales(blk, s + 1)};
           if constexpr (kInOrder) {
+            const int32x4_t scl2[2] = {scl, SubBlockScales(blk, s + 1)};
             Step1InOrder(blk + 80 + 64 * s, bx[0][b].qs + 32 * s, m4, scl2, &isum[0]);
           } else {
+            int32x4_t scl2[2];
+            SubBlockScalesPair(blk, s, scl2);
             Step1(blk + 80 + 64 * s, bx[0][b].qs + 32 * s, m4, scl2, &isum[0]);
           }
           ++s;
