@@ -5,10 +5,12 @@
 #define EDGEQ_RUNTIME_KERNELS_KERNEL_TEST_UTIL_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
 #include "runtime/kernels/internal/kernel_api.h"
+#include "runtime/kernels/isa.h"
 #include "runtime/kernels/qmatmul.h"
 
 namespace edgeq {
@@ -58,6 +60,23 @@ inline void ExpectMatchesReference(const Problem& p, const std::vector<float>& y
 
 // The kernel list's entry named `name`, or null.
 const internal::KernelEntry* FindKernelEntry(const std::string& name);
+
+// Runs `check(entry, name)` on each kernel of `names` this CPU supports and restores the core
+// schedule afterwards (SetCoreSchedule); how many ran.
+template <typename Check>
+int ForEachSupportedKernel(std::initializer_list<const char*> names, Check check) {
+  const CoreSchedule before = ActiveCoreSchedule();
+  int ran = 0;
+  for (const char* n : names) {
+    const std::string name = n;
+    const internal::KernelEntry* e = FindKernelEntry(name);
+    if (e == nullptr || !IsaSupported(e->isa)) continue;
+    ++ran;
+    check(e, name);
+  }
+  SetCoreSchedule(before);
+  return ran;
+}
 
 // Runs entry e on m x n x k (seeded problem) under both core schedules (SetCoreSchedule: the
 // out-of-order one, then the in-order one; the caller restores its own): a failure unless the

@@ -23,22 +23,11 @@ namespace kernels {
 namespace {
 
 using test_util::ExpectSchedulesAgree;
-using test_util::FindKernelEntry;
 
-// Runs `check(entry, name)` on the q4_0 and q8_0 i8mm GEMMs this CPU supports and restores the
-// core schedule; how many ran.
+// Runs `check(entry, name)` on the q4_0 and q8_0 i8mm GEMMs this CPU supports; how many ran.
 template <typename Check>
 int ForEachI8mmGemm(Check check) {
-  const CoreSchedule before = ActiveCoreSchedule();
-  int ran = 0;
-  for (const std::string name : {"q4_0_i8mm_gemm", "q8_0_i8mm_gemm"}) {
-    const internal::KernelEntry* e = FindKernelEntry(name);
-    if (e == nullptr || !IsaSupported(e->isa)) continue;
-    ++ran;
-    check(e, name);
-  }
-  SetCoreSchedule(before);
-  return ran;
+  return test_util::ForEachSupportedKernel({"q4_0_i8mm_gemm", "q8_0_i8mm_gemm"}, check);
 }
 
 TEST(R4I8mmTest, WideTileMatchesThe4PairTileOverTheTileTails) {
