@@ -57,10 +57,14 @@ Sampler::Sampler(int vocab_size, const SamplerOptions& options)
       rng_(seed_),
       cur_(vocab_size) {}
 
-void Sampler::Reset() {
+void Sampler::RestartGrammar() {
   if constexpr (kGrammarInBuild) {
     if (matcher_) matcher_->Reset();
   }
+}
+
+void Sampler::Reset() {
+  RestartGrammar();
   error_ = absl::OkStatus();
   prev_.clear();
   counts_.clear();
@@ -118,7 +122,7 @@ absl::Status Sampler::LoadState(absl::string_view state) {
   prev_.clear();
   counts_.clear();
   for (int t : window) Accept(t);
-  if constexpr (kGrammarInBuild) RestartGrammar();
+  RestartGrammar();
   error_ = absl::OkStatus();
   return absl::OkStatus();
 }

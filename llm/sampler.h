@@ -120,9 +120,7 @@ class Sampler : public TokenSampler {
   bool has_grammar() const { return matcher_ != nullptr; }
   // Back to the start of the grammar (e.g. for the next chat reply); penalties and the random
   // sequence go on.
-  void RestartGrammar() {
-    if (matcher_) matcher_->Reset();
-  }
+  void RestartGrammar();
   // The grammar's state (for tests: IsAccepting after generation); requires has_grammar().
   const grammar::Matcher& matcher() const { return *matcher_; }
   absl::Status TakeError() override;

@@ -9,8 +9,8 @@ bazel-out/<cfg>/bin/llm/libmodel.pic.a(model.pic.o) is package `llm`, object `ll
 system files (/usr/...) are grouped as `system`. Sections of size 0 and the "Discarded input
 sections" part of a gold map (what --gc-sections dropped) are not counted; lld's map lists only
 placed sections, and what lld makes itself (merged strings, .dynsym, ...) is `<internal>`, grouped
-as `system`. With --sections, .text, .rodata,
-.data.rel.ro and .eh_frame/.gcc_except_table are reported separately per package.
+as `system`. With --sections, .text, .rodata, .data.rel.ro and .eh_frame/.gcc_except_table are
+reported separately per package.
 
 With --frames (the text of `readelf --debug-dump=frames` of the same unstripped library), the
 unwind tables are given to the functions they describe: each FDE (its bytes in .eh_frame, plus its

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Keeps the selective build small (README, "Footprint"): libedgeq.so built with
 # --config=aarch64 --config=selective (llama only, q4_0 + q8_0, NEON/dotprod/i8mm, GGUF only, no
-# chat templates, no grammars, no graph C API or checkpoint writer, no encoder models), stripped, must stay under LIMIT
-# bytes, and the tables must really have compiled down: the layer functions of the architectures
-# left out, the ops no kept architecture uses, the graph C API, the encoders and the grammar
-# matcher are not in the library.
+# chat templates, no grammars, no graph C API or checkpoint writer, no encoder models), stripped,
+# must stay under LIMIT bytes, and the tables must really have compiled down: the layer functions
+# of the architectures left out, the ops no kept architecture uses, the graph C API and checkpoint
+# writer, the encoders and the grammar matcher are not in the library.
 #   selective_footprint_test.sh LIMIT   ("not-selective": built without --config=selective)
 source tests/shell/check.sh
 set -uo pipefail

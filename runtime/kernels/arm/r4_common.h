@@ -321,9 +321,9 @@ using R4Dotprod = R4Tile<W, SdotLanes>;
 // for |s| < 2^22 the int32 kSumBias + s, read as an f32, is exactly 1.5 x 2^23 + s (the same
 // exponent, s added to the mantissa), so one f32 subtraction of 1.5 x 2^23 gives s exactly, the
 // same f32 as scvtf. The bias is loaded (one ld1 of the four sums: a load pipe) where the sums were
-// zeroed by four movi, and
-// the subtraction takes one vector-pipe cycle where scvtf takes two on one pipe (Neoverse N1/N2,
-// V2 models). The pair tiles' sums stay far inside: |s| <= 32 x 128 x 127 < 2^19.
+// zeroed by four movi, and the subtraction takes one vector-pipe cycle where scvtf takes two on one
+// pipe (Neoverse N1/N2, V2 models). The pair tiles' sums stay far inside: |s| <= 32 x 128 x 127 <
+// 2^19.
 constexpr int32_t kSumBias = 0x4B400000;
 constexpr float kSumBiasF = 12582912.0f;  // 1.5 x 2^23
 alignas(16) constexpr int32_t kSumBias16[16] = {
