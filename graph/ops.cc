@@ -167,11 +167,15 @@ Value Rope(Value x, Value positions, Value inv_freq, RopeMode mode) {
 
 Value Attention(Value q, Value k_cache, Value v_cache, Value k_new, Value v_new, Value positions,
                 float scale, int64_t window, bool store_kv) {
-  // The caches' dtype says their type: u8 rows are q8_0 blocks.
-  const bool q8_0 = k_cache.ok() && k_cache.dtype() == DType::kUInt8 && !k_cache.is_quantized();
+  // The caches' dtype says their type: u8 rows are q8_0 blocks, f16 rows halves.
+  const char* cache_type = "f32";
+  if (k_cache.ok() && !k_cache.is_quantized()) {
+    if (k_cache.dtype() == DType::kUInt8) cache_type = "q8_0";
+    if (k_cache.dtype() == DType::kFloat16) cache_type = "f16";
+  }
   AttributeMap attributes = {{"scale", static_cast<double>(scale)},
                              {"window", window},
-                             {"kv_cache", std::string(q8_0 ? "q8_0" : "f32")}};
+                             {"kv_cache", std::string(cache_type)}};
   if (store_kv) attributes["store_kv"] = int64_t{1};
   return Op("attention", {q, k_cache, v_cache, k_new, v_new, positions}, std::move(attributes));
 }

@@ -97,7 +97,8 @@ Value Rope(Value x, Value positions, Value inv_freq, RopeMode mode);
 //   v_cache  f32 [kv_heads, ctx, head_dim]
 //            or both caches q8_0: u8 [kv_heads, ctx, head_dim / 32 * 34], each row head_dim / 32
 //            GGML block_q8_0 (head_dim a multiple of 32); rows are decoded as they are read
-//            (the op's typed attribute kv_cache = q8_0, set here from the caches' dtype)
+//            or both caches f16 [kv_heads, ctx, head_dim] (GGML's fp16, llama.cpp's default)
+//            (the op's typed attribute kv_cache = q8_0 or f16, set here from the caches' dtype)
 //   k_new    f32 [t, kv_heads, head_dim]    the block's keys, positions pos..pos+t-1 (the
 //   v_new    f32 [t, kv_heads, head_dim]    projections' own layout: no transpose needed)
 //   positions i32 [t]: pos, pos + 1, ..., pos + t - 1 (read at Execute; consecutive, and
@@ -105,7 +106,7 @@ Value Rope(Value x, Value positions, Value inv_freq, RopeMode mode);
 // -> f32 [t, heads * head_dim]: row i, head h is softmax(scale * q.k) . v over positions
 // <= pos + i, and with window > 0 only over the last `window` of them (sliding-window layers).
 // Only the visible rows of the cache are read. With store_kv, the op also writes the block's
-// k_new/v_new rows into the caches at their positions (below ctx; q8_0-encoded for q8_0 caches):
+// k_new/v_new rows into the caches at their positions (below ctx; encoded as the caches are):
 // the caches must then be graph inputs, given to Execute as writable tensors.
 Value Attention(Value q, Value k_cache, Value v_cache, Value k_new, Value v_new, Value positions,
                 float scale, int64_t window = 0, bool store_kv = false);

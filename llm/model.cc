@@ -39,7 +39,6 @@ using checkpoint::TensorDict;
 constexpr int kDefaultMaxContext = 4096;
 
 using arch::Key;
-using arch::Q8_0RowBytes;
 
 absl::StatusOr<Tensor> ToF32(const Tensor& t) {
   EDGEQ_ASSIGN_OR_RETURN(Tensor out, Tensor::Create(DType::kFloat32, t.shape()));
@@ -58,8 +57,7 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBody(const WeightReader& dict, const
                                                  int64_t ctx, KvCacheType cache_type,
                                                  const Tensor& inv_freq, const Tensor& inv_freq_swa,
                                                  int64_t t, int64_t ffn_chunk_rows, BodyRows rows) {
-  return BuildBodyGraph(dict, c, ctx, cache_type == KvCacheType::kQ8_0, inv_freq, inv_freq_swa, t,
-                        ffn_chunk_rows, rows);
+  return BuildBodyGraph(dict, c, ctx, cache_type, inv_freq, inv_freq_swa, t, ffn_chunk_rows, rows);
 }
 absl::StatusOr<std::unique_ptr<Graph>> BuildHead(const WeightReader& dict, const ModelConfig& c) {
   return BuildHeadGraph(dict, c);
@@ -279,15 +277,10 @@ absl::Status Model::AllocateKvCache() {
   for (int l = 0; l < config_.block_count; ++l) {
     if (!config_.HasKvCache(l)) continue;  // recurrent (states below) or shared-KV
     const int64_t hs = config_.LayerHeadDim(l);
+    const TensorType type = arch::KvCacheTensorType(kv_cache_type_, kvh, ctx, hs);
     Tensor kc, vc;
-    if (kv_cache_type_ == KvCacheType::kQ8_0) {
-      const Shape rows({kvh, ctx, Q8_0RowBytes(hs)});
-      EDGEQ_ASSIGN_OR_RETURN(kc, Tensor::Create(DType::kUInt8, rows));
-      EDGEQ_ASSIGN_OR_RETURN(vc, Tensor::Create(DType::kUInt8, rows));
-    } else {
-      EDGEQ_ASSIGN_OR_RETURN(kc, Tensor::Create(DType::kFloat32, {kvh, ctx, hs}));
-      EDGEQ_ASSIGN_OR_RETURN(vc, Tensor::Create(DType::kFloat32, {kvh, ctx, hs}));
-    }
+    EDGEQ_ASSIGN_OR_RETURN(kc, Tensor::Create(type.dtype, type.shape));
+    EDGEQ_ASSIGN_OR_RETURN(vc, Tensor::Create(type.dtype, type.shape));
     k_cache_.push_back(std::move(kc));
     v_cache_.push_back(std::move(vc));
     cache_names_.push_back({l, io::KCache(l), io::VCache(l)});
@@ -337,10 +330,6 @@ absl::Status Model::StoreStates(const TensorMap& out) {
     std::memcpy(dst.data(), src.data(), dst.size() * sizeof(float));
   }
   return absl::OkStatus();
-}
-
-const char* KvCacheTypeName(KvCacheType type) {
-  return type == KvCacheType::kQ8_0 ? "q8_0" : "f32";
 }
 
 uint64_t Model::kv_cache_bytes() const {

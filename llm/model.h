@@ -55,14 +55,6 @@
 namespace edgeq {
 namespace llm {
 
-// The KV cache's element type. kQ8_0: every cached K and V row is stored as GGML q8_0 blocks
-// (34 bytes per 32 values, 3.76x less memory than f32; llama.cpp's `-ctk q8_0 -ctv q8_0`) and
-// decoded as attention reads it; needs a head dimension that is a multiple of 32.
-enum class KvCacheType { kF32, kQ8_0 };
-
-// "f32", "q8_0".
-const char* KvCacheTypeName(KvCacheType type);
-
 struct ModelOptions {
   int num_threads = 1;
   kernels::Isa isa_cap = kernels::Isa::kBest;

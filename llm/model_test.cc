@@ -41,10 +41,12 @@ using checkpoint::TensorDict;
 
 // The decoder written out plainly (llama.cpp's LLM_ARCH_LLAMA graph in scalar loops): logits of
 // every position for `tokens` from 0.
-// With `q8_0_cache`, every K and V row goes through a q8_0 round trip once its own position's
-// attention is done (what later positions read from a q8_0 KV cache).
+// With a q8_0 or f16 `cache`, every K and V row goes through a q8_0 or f16 round trip once its own
+// position's attention is done (what later positions read from that KV cache); with `block` > 1,
+// once the attention of the last position of its block of `block` positions from 0 is done (what a
+// prefill block does: it attends to its own rows as they are, then stores them).
 std::vector<std::vector<float>> Reference(const TensorDict& d, const std::vector<int>& tokens,
-                                          bool q8_0_cache = false) {
+                                          KvCacheType cache = KvCacheType::kF32, int block = 1) {
   const int dim = static_cast<int>(*d.GetInt("llama.embedding_length"));
   const int layers = static_cast<int>(*d.GetInt("llama.block_count"));
   const int heads = static_cast<int>(*d.GetInt("llama.attention.head_count"));
@@ -120,11 +122,17 @@ std::vector<std::vector<float>> Reference(const TensorDict& d, const std::vector
           for (int i = 0; i < hd; ++i) o[hh * hd + i] += att[j] / sum * vc[l][j][g * hd + i];
         }
       }
-      if (q8_0_cache) {
-        std::vector<uint8_t> blocks(k.size() / 32 * 34);
-        for (std::vector<float>* row : {&kc[l].back(), &vc[l].back()}) {
-          quantization_internal::QuantizeRowQ8_0(row->data(), blocks.data(), row->size());
-          quantization_internal::DequantizeRowQ8_0(blocks.data(), row->data(), row->size());
+      for (int r = (pos + 1) % block == 0 ? pos + 1 - block : pos + 1; r <= pos; ++r) {
+        for (std::vector<float>* row : {&kc[l][r], &vc[l][r]}) {
+          std::vector<uint8_t> bytes(row->size() * 2);
+          if (cache == KvCacheType::kQ8_0) {
+            quantization_internal::QuantizeRowQ8_0(row->data(), bytes.data(), row->size());
+            quantization_internal::DequantizeRowQ8_0(bytes.data(), row->data(), row->size());
+          }
+          if (cache == KvCacheType::kF16) {
+            quantization_internal::QuantizeRowF16(row->data(), bytes.data(), row->size());
+            quantization_internal::DequantizeRowF16(bytes.data(), row->data(), row->size());
+          }
         }
       }
       std::vector<float> ao = matvec(w(p + "attn_output.weight"), o, dim);
@@ -272,7 +280,7 @@ TEST(ModelTest, Q8_0KvCacheMatchesTheReferenceWithQuantizedRows) {
   spec.dim = 128, spec.heads = 4, spec.kv_heads = 2;  // head dim 32
   absl::StatusOr<TensorDict> d = RandomModel(spec);
   ASSERT_TRUE(d.ok()) << d.status();
-  const std::vector<std::vector<float>> want = Reference(*d, kTokens, /*q8_0_cache=*/true);
+  const std::vector<std::vector<float>> want = Reference(*d, kTokens, KvCacheType::kQ8_0);
   const std::vector<std::vector<float>> want_f32 = Reference(*d, kTokens);
   absl::StatusOr<std::unique_ptr<Model>> m =
       Model::Load(*d, {.prefill_block = 4, .kv_cache_type = KvCacheType::kQ8_0});
@@ -307,6 +315,49 @@ TEST(ModelTest, Q8_0KvCacheMatchesTheReferenceWithQuantizedRows) {
   EXPECT_TRUE(absl::StrContains(bad.status().message(), "multiple of 32; this model's is 12"))
       << bad.status();
   EXPECT_STREQ(KvCacheTypeName(KvCacheType::kQ8_0), "q8_0");
+}
+
+// ModelOptions::kv_cache_type = kF16 (llama.cpp's default cache type): the reference decoder whose
+// cached rows went through f16, token by token and in a prefill block; half the f32 cache's
+// bytes; any head dimension (12 here).
+TEST(ModelTest, F16KvCacheMatchesTheReferenceWithHalfRows) {
+  const TensorDict d = SmallModel();
+  const std::vector<std::vector<float>> want = Reference(d, kTokens, KvCacheType::kF16);
+  const std::vector<std::vector<float>> want_f32 = Reference(d, kTokens);
+  absl::StatusOr<std::unique_ptr<Model>> m =
+      Model::Load(d, {.prefill_block = 4, .kv_cache_type = KvCacheType::kF16});
+  ASSERT_TRUE(m.ok()) << m.status();
+  absl::StatusOr<std::unique_ptr<Model>> f32 = Model::Load(d, {.prefill_block = 4});
+  ASSERT_TRUE(f32.ok()) << f32.status();
+  EXPECT_EQ((*m)->kv_cache_type(), KvCacheType::kF16);
+  EXPECT_EQ((*m)->kv_cache_bytes() * 2, (*f32)->kv_cache_bytes());
+  double max_f16_vs_f32 = 0;
+  for (size_t pos = 0; pos < kTokens.size(); ++pos) {
+    absl::StatusOr<absl::Span<const float>> got = (*m)->Forward(kTokens[pos], pos);
+    ASSERT_TRUE(got.ok()) << got.status();
+    // Within 2e-5 (1.7e-5 seen): a K/V value near an f16 rounding boundary may round to the
+    // neighbouring half in one program and not in the other (f32 sums in another order).
+    EXPECT_LT(RelDiff(*got, want[pos]), 2e-5f) << "position " << pos;
+    max_f16_vs_f32 = std::max<double>(max_f16_vs_f32, RelDiff(*got, want_f32[pos]));
+  }
+  // The half rows do change the logits (5.9e-4 on x86-64), well beyond the tolerance above: the
+  // test would see a cache left in f32.
+  EXPECT_GT(max_f16_vs_f32, 2e-4);
+  // A prefill block attends to its own rows in f32 (4 tokens from 0 give the f32 logits) and
+  // stores them as halves (the next step reads them so: the reference rounding each block's rows
+  // after the block).
+  absl::StatusOr<std::unique_ptr<Model>> b =
+      Model::Load(d, {.prefill_block = 4, .kv_cache_type = KvCacheType::kF16});
+  ASSERT_TRUE(b.ok()) << b.status();
+  absl::StatusOr<absl::Span<const float>> block =
+      (*b)->Prefill(absl::MakeConstSpan(kTokens).first(4), 0);
+  ASSERT_TRUE(block.ok()) << block.status();
+  EXPECT_LT(RelDiff(*block, want_f32[3]), 1e-5f);
+  const std::vector<std::vector<float>> want_block = Reference(d, kTokens, KvCacheType::kF16, 4);
+  absl::StatusOr<absl::Span<const float>> next = (*b)->Forward(kTokens[4], 4);
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_LT(RelDiff(*next, want_block[4]), 2e-5f);
+  EXPECT_STREQ(KvCacheTypeName(KvCacheType::kF16), "f16");
 }
 
 // Prompts of every length against the reference, for block sizes whose rests run padded (a rest
@@ -708,7 +759,7 @@ TEST(ModelTest, OneBShapeUbatch512ActivationsAreBounded) {
   size_t arena_bytes[2];
   for (int chunk : {0, -1}) {  // one piece; the default rule (64 rows)
     absl::StatusOr<std::unique_ptr<Graph>> g =
-        BuildBodyGraph(reader, *c, kContext, false, *freqs, *freqs, kUbatch, chunk);
+        BuildBodyGraph(reader, *c, kContext, KvCacheType::kF32, *freqs, *freqs, kUbatch, chunk);
     ASSERT_TRUE(g.ok()) << g.status();
     auto arena = std::make_shared<ActivationArena>();
     absl::StatusOr<CompiledGraph> loaded = session.Load(**g, arena);

@@ -153,7 +153,7 @@ TEST(OutputRowTest, BodyGraphOutputsOneRow) {
   for (const BodyRows rows : {BodyRows::kAll, BodyRows::kOutputRow}) {
     SCOPED_TRACE(rows == BodyRows::kAll ? "all rows" : "output row");
     absl::StatusOr<std::unique_ptr<Graph>> g =
-        BuildBodyGraph(reader, *c, 32, false, *freqs, *freqs, t, kFfnChunkAuto, rows);
+        BuildBodyGraph(reader, *c, 32, KvCacheType::kF32, *freqs, *freqs, t, kFfnChunkAuto, rows);
     ASSERT_TRUE(g.ok()) << g.status();
     const Graph& graph = **g;
     bool found = false;

@@ -103,6 +103,7 @@ INSTANTIATE_TEST_SUITE_P(Archs, ContinueTest,
                                            Case{"qwen3", true, KvCacheType::kF32},
                                            Case{"qwen3", false, KvCacheType::kF32},
                                            Case{"qwen3", false, KvCacheType::kQ8_0},
+                                           Case{"qwen3", true, KvCacheType::kF16},
                                            Case{"lfm2", true, KvCacheType::kF32},
                                            Case{"lfm2", false, KvCacheType::kF32}));
 

@@ -304,6 +304,14 @@ inline uint16_t FloatToFp16(float f) {
   return static_cast<uint16_t>(sign | h);
 }
 
+// GGML's fp32 -> fp16 of a tensor value (the f16 codec's, and an f16 KV cache's): a NaN becomes the
+// quiet NaN 0x7e00 with its sign, anything else FloatToFp16.
+inline uint16_t GgmlFloatToFp16(float f) {
+  const uint32_t u = FloatBits(f);
+  return (u & 0x7fffffffu) > 0x7f800000u ? static_cast<uint16_t>(((u >> 16) & 0x8000u) | 0x7e00u)
+                                         : FloatToFp16(f);
+}
+
 // bf16 -> float (exact).
 inline float Bf16ToFloat(uint16_t b) { return BitsFloat(static_cast<uint32_t>(b) << 16); }
 

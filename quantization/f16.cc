@@ -10,13 +10,7 @@ namespace edgeq {
 namespace quantization_internal {
 
 void QuantizeRowF16(const float* x, uint8_t* out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    const uint32_t u = blocks::FloatBits(x[i]);
-    const uint16_t h = (u & 0x7fffffffu) > 0x7f800000u
-                           ? static_cast<uint16_t>(((u >> 16) & 0x8000u) | 0x7e00u)
-                           : blocks::FloatToFp16(x[i]);
-    StoreU16(out + 2 * i, h);
-  }
+  for (int64_t i = 0; i < n; ++i) StoreU16(out + 2 * i, blocks::GgmlFloatToFp16(x[i]));
 }
 
 void DequantizeRowF16(const uint8_t* in, float* y, int64_t n) {

@@ -177,8 +177,11 @@ TEST(LlmCliTest, CommandFlagsAreCheckedWithoutAModel) {
   EXPECT_EQ(ParseBenchFlags({"m", "-p", "0", "-n", "0"}).status().message(),
             "nothing to measure: -p and -n are both 0");
   EXPECT_EQ(ParseTokenizeFlags({"m"}).status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ParseRunFlags({"m", "-p", "x", "-ctk", "f16"}).status().message(),
-            "--cache-type-k: unsupported KV cache type 'f16'; expected f32 or q8_0");
+  EXPECT_EQ(ParseRunFlags({"m", "-p", "x", "-ctk", "q4_0"}).status().message(),
+            "--cache-type-k: unsupported KV cache type 'q4_0'; expected f32, f16 or q8_0");
+  absl::StatusOr<RunFlags> f16 = ParseRunFlags({"m", "-p", "x", "-ctk", "f16", "-ctv", "f16"});
+  ASSERT_TRUE(f16.ok()) << f16.status();
+  EXPECT_EQ(f16->cache_type, llm::KvCacheType::kF16);
   const std::string long_name = "--" + std::string(100000, 'x');
   absl::Status s = ParseRunFlags({"m", long_name}).status();
   EXPECT_TRUE(absl::StartsWith(s.message(), "unknown option '--xxxx")) << s.message().substr(0, 80);

@@ -68,8 +68,14 @@ check "perplexity q8_0 cache within 1% of f32" awk -v a="$(ppl "$tmp/q0.txt")" -
   'BEGIN { d = (a - b) / a; if (d < 0) d = -d; exit !(a > 0 && b > 0 && d < 0.01) }'
 edgeq run "$tmp/h32.gguf" -p "the" -n 4 --temp 0 -t 1 -c 64 --cache-type-k=q8_0 >/dev/null 2>"$tmp/q8r.err"
 check "run reports the q8_0 cache's bytes" grep -q "context 64 (q8_0 KV cache, 0.02 MiB)" "$tmp/q8r.err"
-expect_error "cache type f16" 1 "error: --cache-type-k: unsupported KV cache type 'f16'; expected f32 or q8_0" \
-  edgeq run "$tmp/h32.gguf" -p "the" -n 1 -ctk f16
+expect_error "cache type q4_0" 1 "error: --cache-type-k: unsupported KV cache type 'q4_0'; expected f32, f16 or q8_0" \
+  edgeq run "$tmp/h32.gguf" -p "the" -n 1 -ctk q4_0
+# The f16 cache (llama.cpp's default type): perplexity within 0.1% of the f32 cache's.
+edgeq perplexity "$tmp/h32.gguf" -f "$tmp/text.txt" -c 32 -t 1 -ctk f16 -ctv f16 >"$tmp/f16.txt" 2>"$tmp/f16.err"
+check "perplexity f16 cache exit 0" test $? -eq 0
+check "perplexity reports the f16 cache" grep -q "1 threads, f16 KV cache" "$tmp/f16.err"
+check "perplexity f16 cache within 0.1% of f32" awk -v a="$(ppl "$tmp/q0.txt")" -v b="$(ppl "$tmp/f16.txt")" \
+  'BEGIN { d = (a - b) / a; if (d < 0) d = -d; exit !(a > 0 && b > 0 && d < 0.001) }'
 expect_error "cache types differ" 1 "error: --cache-type-k is q8_0 but --cache-type-v is f32; edgeq keeps K and V in one type" \
   edgeq run "$tmp/h32.gguf" -p "the" -n 1 -ctk q8_0 -ctv f32
 expect_error "q8_0 cache, head dim 16" 1 "q8_0 KV cache needs a head dimension that is a multiple of 32; this model's is 16" \

@@ -176,13 +176,18 @@ absl::StatusOr<llm::KvCacheType> ParseKvCacheType(const LlmArgs& args) {
   const char* names[2] = {"cache-type-k", "cache-type-v"};
   for (int i = 0; i < 2; ++i) {
     const std::string v = args.Get(names[i], "f32");
-    if (v == "f32") {
-      types[i] = llm::KvCacheType::kF32;
-    } else if (v == "q8_0") {
-      types[i] = llm::KvCacheType::kQ8_0;
-    } else {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "--%s: unsupported KV cache type %s; expected f32 or q8_0", names[i], QuoteForError(v)));
+    bool known = false;
+    for (llm::KvCacheType t :
+         {llm::KvCacheType::kF32, llm::KvCacheType::kF16, llm::KvCacheType::kQ8_0}) {
+      if (v == llm::KvCacheTypeName(t)) {
+        types[i] = t;
+        known = true;
+      }
+    }
+    if (!known) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("--%s: unsupported KV cache type %s; expected f32, f16 or q8_0", names[i],
+                          QuoteForError(v)));
     }
   }
   if (args.Has("cache-type-k") && args.Has("cache-type-v") && types[0] != types[1]) {

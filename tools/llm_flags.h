@@ -67,15 +67,15 @@ int MaxThreads();
 absl::StatusOr<int> GetThreads(const LlmArgs& args);
 
 // The KV cache options of run, chat, perplexity and bench, as llama.cpp spells them:
-// -ctk/--cache-type-k and -ctv/--cache-type-v, each f32 (default) or q8_0.
+// -ctk/--cache-type-k and -ctv/--cache-type-v, each f32 (default), f16 or q8_0.
 std::vector<OptionSpec> KvCacheOptionSpecs();
 // Usage lines for them.
-#define EDGEQ_KV_CACHE_USAGE                                                               \
-  "  -ctk, --cache-type-k TYPE  KV cache type: f32 (default) or q8_0 (3.76x less memory; " \
-  "-ctv,\n"                                                                                \
-  "                             --cache-type-v, must be the same)\n"
+#define EDGEQ_KV_CACHE_USAGE                                                                  \
+  "  -ctk, --cache-type-k TYPE  KV cache type: f32 (default), f16 (half the memory and the\n" \
+  "                             bytes a step reads; llama.cpp's default) or q8_0 (3.76x\n"    \
+  "                             less; -ctv, --cache-type-v, must be the same)\n"
 // The cache type they ask for. InvalidArgument naming the option and its value for a type other
-// than f32 or q8_0 (f16 included: edgeq keeps f32 or q8_0), or for K and V of different types.
+// than f32, f16 or q8_0, or for K and V of different types.
 absl::StatusOr<llm::KvCacheType> ParseKvCacheType(const LlmArgs& args);
 
 // -ub/--ubatch-size N of run, chat, perplexity and bench (bench also takes its older -b/--batch):

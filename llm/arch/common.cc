@@ -56,6 +56,20 @@ absl::StatusOr<Value> MaybeBias(Graph& g, const WeightReader& dict, const std::s
 
 }  // namespace
 
+namespace arch {
+TensorType KvCacheTensorType(KvCacheType type, int64_t kv_heads, int64_t ctx, int64_t head_dim) {
+  switch (type) {
+    case KvCacheType::kQ8_0:
+      return TensorType(DType::kUInt8, Shape({kv_heads, ctx, Q8_0RowBytes(head_dim)}));
+    case KvCacheType::kF16:
+      return TensorType(DType::kFloat16, Shape({kv_heads, ctx, head_dim}));
+    case KvCacheType::kF32:
+      break;
+  }
+  return TensorType(DType::kFloat32, Shape({kv_heads, ctx, head_dim}));
+}
+}  // namespace arch
+
 namespace io {
 std::string KCache(int layer) { return absl::StrCat("cache.", layer, ".k"); }
 std::string VCache(int layer) { return absl::StrCat("cache.", layer, ".v"); }
@@ -430,7 +444,8 @@ absl::StatusOr<Value> LayerGraph::ChunkedAttentionAdd(
 
 absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
                                                       const ModelConfig& c, int64_t ctx,
-                                                      bool q8_0_cache, const Tensor& inv_freq,
+                                                      KvCacheType cache_type,
+                                                      const Tensor& inv_freq,
                                                       const Tensor& inv_freq_swa, int64_t t,
                                                       int64_t ffn_chunk_rows, BodyRows rows) {
   const int64_t dim = c.embedding_length, kvh = c.head_count_kv;
@@ -441,14 +456,11 @@ absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
   const Value tokens = g.AddInput(io::kTokens, TensorType(DType::kInt32, {t}));
   const Value positions = g.AddInput(io::kPositions, TensorType(DType::kInt32, {t}));
   // The caches of the attention layers that have one (not recurrent: lfm2, qwen35; the first
-  // CachedLayers(): gemma4's shared layers read an earlier layer's): f32 [kv heads, ctx, hs], or
-  // q8_0 rows u8 [kv heads, ctx, hs / 32 * 34], hs the layer's head dimension.
+  // CachedLayers(): gemma4's shared layers read an earlier layer's), at the layer's head dimension.
   for (int l = 0; l < c.block_count; ++l) {
     if (!c.HasKvCache(l)) continue;
-    const int64_t hs = c.LayerHeadDim(l);
     const TensorType cache_type_of =
-        q8_0_cache ? TensorType(DType::kUInt8, Shape({kvh, ctx, arch::Q8_0RowBytes(hs)}))
-                   : TensorType(DType::kFloat32, Shape({kvh, ctx, hs}));
+        arch::KvCacheTensorType(cache_type, kvh, ctx, c.LayerHeadDim(l));
     g.AddInput(io::KCache(l), cache_type_of);
     g.AddInput(io::VCache(l), cache_type_of);
   }

@@ -54,6 +54,10 @@ absl::StatusOr<double> OptionalFloat(const checkpoint::TensorDict& d, const std:
 // Bytes of one head_dim-long KV cache row in q8_0 (GGML block_q8_0: 34 per 32 values).
 inline int64_t Q8_0RowBytes(int64_t head_dim) { return head_dim / 32 * 34; }
 
+// One layer's K (or V) cache, [kv heads, ctx, head dim] in `type`: f32, f16, or q8_0 rows (u8
+// [kv heads, ctx, Q8_0RowBytes(head dim)]).
+TensorType KvCacheTensorType(KvCacheType type, int64_t kv_heads, int64_t ctx, int64_t head_dim);
+
 }  // namespace arch
 
 // ---- the graphs' inputs and outputs, by name (llm/arch/common.cc) ----
@@ -256,24 +260,21 @@ absl::StatusOr<Value> Scalar(Graph& g, float v);
 // The decoder body for a block of `t` consecutive tokens at positions pos..pos+t-1, after
 // positions 0..pos-1 are in the caches. Inputs (by name, io::): tokens i32 [t], positions i32 [t]
 // (pos..pos+t-1; the attention reads the caches' first pos rows), then each attention layer's K
-// and V caches [kv heads, ctx, head dim] (f32, or q8_0 rows u8 [kv heads, ctx, head dim / 32 * 34]
-// if `q8_0_cache`; recurrent layers have none), with recurrent layers each of c.recurrent_states
-// (io::State) and the block's real token count (io::kRealRows, i32 [1]), and with
-// `rows` = BodyRows::kOutputRow the row to output (io::kOutputRow, i32 [1], in [0, t): Execute
-// fails with OutOfRange otherwise). Each attention layer writes the block's K and V rows into its
-// caches (in place, at pos..). Outputs: each recurrent state's new value (io::NewState), and
-// "hidden", the hidden states after the last block: [t, dim], or [1, dim] for kOutputRow (the last
-// layer's feed-forward runs for that row only). `inv_freq` is the RoPE angle table of the global
-// layers, `inv_freq_swa` that of the sliding-window layers. Each layer is the architecture's
-// ArchInfo::build_layer. gemma4: only the first ModelConfig::CachedLayers() have caches and new
-// rows (head dim: ModelConfig::LayerHeadDim); the shared layers read their KvLayer's.
-// `ffn_chunk_rows`: LayerGraph::set_ffn_chunk_rows.
-absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(const WeightReader& dict,
-                                                      const ModelConfig& c, int64_t ctx,
-                                                      bool q8_0_cache, const Tensor& inv_freq,
-                                                      const Tensor& inv_freq_swa, int64_t t,
-                                                      int64_t ffn_chunk_rows = kFfnChunkAuto,
-                                                      BodyRows rows = BodyRows::kAll);
+// and V caches (KvCacheTensorType(cache_type, ...); recurrent layers have none), with recurrent
+// layers each of c.recurrent_states (io::State) and the block's real token count (io::kRealRows,
+// i32 [1]), and with `rows` = BodyRows::kOutputRow the row to output (io::kOutputRow, i32 [1], in
+// [0, t): Execute fails with OutOfRange otherwise). Each attention layer writes the block's K and V
+// rows into its caches (in place, at pos..). Outputs: each recurrent state's new value
+// (io::NewState), and "hidden", the hidden states after the last block: [t, dim], or [1, dim] for
+// kOutputRow (the last layer's feed-forward runs for that row only). `inv_freq` is the RoPE angle
+// table of the global layers, `inv_freq_swa` that of the sliding-window layers. Each layer is the
+// architecture's ArchInfo::build_layer. gemma4: only the first ModelConfig::CachedLayers() have
+// caches and new rows (head dim: ModelConfig::LayerHeadDim); the shared layers read their
+// KvLayer's. `ffn_chunk_rows`: LayerGraph::set_ffn_chunk_rows.
+absl::StatusOr<std::unique_ptr<Graph>> BuildBodyGraph(
+    const WeightReader& dict, const ModelConfig& c, int64_t ctx, KvCacheType cache_type,
+    const Tensor& inv_freq, const Tensor& inv_freq_swa, int64_t t,
+    int64_t ffn_chunk_rows = kFfnChunkAuto, BodyRows rows = BodyRows::kAll);
 // Output norm and classifier (+ final logit soft-capping): input "hidden" [1, dim] -> output
 // "logits" [1, vocab].
 absl::StatusOr<std::unique_ptr<Graph>> BuildHeadGraph(const WeightReader& dict,

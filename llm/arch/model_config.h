@@ -15,6 +15,16 @@
 namespace edgeq {
 namespace llm {
 
+// The KV cache's element type. kQ8_0: every cached K and V row is stored as GGML q8_0 blocks (34
+// bytes per 32 values, 3.76x less memory than f32; llama.cpp's `-ctk q8_0 -ctv q8_0`), needs a
+// head dimension that is a multiple of 32. kF16: GGML's fp16 (half of f32; llama.cpp's default
+// cache type). Encoded rows are decoded as attention reads them (arch::KvCacheTensorType).
+enum class KvCacheType { kF32, kQ8_0, kF16 };
+// "f32", "q8_0", "f16".
+constexpr const char* KvCacheTypeName(KvCacheType type) {
+  return type == KvCacheType::kQ8_0 ? "q8_0" : type == KvCacheType::kF16 ? "f16" : "f32";
+}
+
 // Architectures Model::Load runs: the GGUF names of llm/arch/arch_table.h ("llama", "qwen2", ...).
 std::vector<std::string> SupportedArchitectures();
 

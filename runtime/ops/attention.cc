@@ -1,9 +1,11 @@
 // Op "attention": causal self-attention of a block of t query rows over a key/value cache and the
 // block's own keys/values (graph/ops.h, ops::Attention, documents the inputs).
 //   attributes scale (number > 0), window (integer >= 0, default 0: no window) and kv_cache (the
-//   caches' type, a typed enum: "f32", default, or "q8_0": u8 rows of GGML block_q8_0) and
-//   store_kv (0, default, or 1: the block's k_new/v_new rows are also written into the caches at
-//   their positions, q8_0-encoded for a q8_0 cache; the caches are then inputs written in place)
+//   caches' type, a typed enum: "f32", default, "q8_0": u8 rows of GGML block_q8_0, or "f16": f16
+//   rows, GGML's fp16) and store_kv (0, default, or 1: the block's k_new/v_new rows are also
+//   written into the caches at their positions, encoded as the cache is (q8_0 by GGML's
+//   quantize_row_q8_0, f16 rounded to nearest even as GGML's fp32-to-fp16); the caches are then
+//   inputs written in place)
 // The work is split into tasks over the (kv head, tile of query rows) groups, each task with its
 // own slice of the scratch buffer for its scores; the ISA's kernel does a group
 // (runtime/kernels/attention/attention.h).
@@ -19,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/parallel.h"
+#include "quantization/block_layout.h"
 #include "quantization/internal/codecs.h"
 #include "runtime/ops/op_util.h"
 
@@ -28,9 +31,10 @@ namespace {
 
 constexpr char kAttentionOpName[] = "attention";
 
-enum class KvCacheType { kF32, kQ8_0 };
-constexpr KvCacheType kKvCacheTypes[] = {KvCacheType::kF32, KvCacheType::kQ8_0};
-constexpr const char* kKvCacheTypeNames[] = {"f32", "q8_0"};
+enum class KvCacheType { kF32, kQ8_0, kF16 };
+constexpr KvCacheType kKvCacheTypes[] = {KvCacheType::kF32, KvCacheType::kQ8_0, KvCacheType::kF16};
+constexpr const char* kKvCacheTypeNames[] = {"f32", "q8_0", "f16"};
+constexpr int kNumKvCacheTypes = 3;
 
 struct AttentionAttributes : OpAttributes {
   float scale = 1.0f;
@@ -40,7 +44,9 @@ struct AttentionAttributes : OpAttributes {
   std::vector<std::string> Describe() const override {
     std::vector<std::string> parts = {absl::StrFormat("scale=%g", scale)};
     if (window > 0) parts.push_back(absl::StrCat("window=", window));
-    if (kv_cache == KvCacheType::kQ8_0) parts.push_back("kv_cache=q8_0");
+    if (kv_cache != KvCacheType::kF32) {
+      parts.push_back(absl::StrCat("kv_cache=", kKvCacheTypeNames[static_cast<int>(kv_cache)]));
+    }
     if (store_kv) parts.push_back("store_kv=1");
     return parts;
   }
@@ -48,12 +54,12 @@ struct AttentionAttributes : OpAttributes {
 
 class AttentionKernel : public OpKernel {
  public:
-  AttentionKernel(std::vector<int> in, int out, kernels::AttentionArgs shape, bool q8_0,
+  AttentionKernel(std::vector<int> in, int out, kernels::AttentionArgs shape, KvCacheType cache,
                   bool store_kv, int64_t slots, const kernels::AttentionKernel* kernel)
       : in_(std::move(in)),
         out_(out),
         shape_(shape),
-        q8_0_(q8_0),
+        cache_(cache),
         store_kv_(store_kv),
         slots_(slots),
         kernel_(kernel) {}
@@ -74,9 +80,12 @@ class AttentionKernel : public OpKernel {
       }
     }
     a.q = Data(ctx, in_[0]);
-    if (q8_0_) {
+    if (cache_ == KvCacheType::kQ8_0) {
       a.k_cache_q8_0 = Data<uint8_t>(ctx, in_[1]);
       a.v_cache_q8_0 = Data<uint8_t>(ctx, in_[2]);
+    } else if (cache_ == KvCacheType::kF16) {
+      a.k_cache_f16 = Data<uint16_t>(ctx, in_[1]);
+      a.v_cache_f16 = Data<uint16_t>(ctx, in_[2]);
     } else {
       a.k_cache = Data(ctx, in_[1]);
       a.v_cache = Data(ctx, in_[2]);
@@ -95,7 +104,8 @@ class AttentionKernel : public OpKernel {
   // output ([t, heads * head_dim]: q's layout), and no other group reads them.
   int OverwritableInput() const override { return 0; }
   std::string name() const override {
-    return q8_0_ ? absl::StrCat(kernel_->name, "_q8_0_cache") : std::string(kernel_->name);
+    if (cache_ == KvCacheType::kF32) return std::string(kernel_->name);
+    return absl::StrCat(kernel_->name, "_", kKvCacheTypeNames[static_cast<int>(cache_)], "_cache");
   }
   size_t ScratchBytes() const override {
     return static_cast<size_t>(slots_) * SlotFloats() * sizeof(float);
@@ -131,13 +141,26 @@ class AttentionKernel : public OpKernel {
     const int64_t rows = std::min(a.t, a.ctx - a.pos), hs = a.head_dim;
     for (int which = 0; which < 2; ++which) {
       const float* src = which == 0 ? a.k_new : a.v_new;
-      if (q8_0_) {
+      if (cache_ == KvCacheType::kQ8_0) {
         const int64_t row_bytes = hs / 32 * 34;
         uint8_t* dst = Data<uint8_t>(ctx, in_[1 + which]);
         for (int64_t i = 0; i < rows; ++i) {
           for (int64_t h = 0; h < a.kv_heads; ++h) {
             quantization_internal::QuantizeRowQ8_0(src + (i * a.kv_heads + h) * hs,
                                                    dst + (h * a.ctx + a.pos + i) * row_bytes, hs);
+          }
+        }
+        continue;
+      }
+      if (cache_ == KvCacheType::kF16) {
+        // GGML's fp32-to-fp16 (blocks::GgmlFloatToFp16, the f16 codec's), without the f16
+        // quantizer (a selective build may leave it out).
+        uint16_t* dst = Data<uint16_t>(ctx, in_[1 + which]);
+        for (int64_t i = 0; i < rows; ++i) {
+          for (int64_t h = 0; h < a.kv_heads; ++h) {
+            const float* x = src + (i * a.kv_heads + h) * hs;
+            uint16_t* y = dst + (h * a.ctx + a.pos + i) * hs;
+            for (int64_t e = 0; e < hs; ++e) y[e] = blocks::GgmlFloatToFp16(x[e]);
           }
         }
         continue;
@@ -156,7 +179,7 @@ class AttentionKernel : public OpKernel {
   // bytes.
   size_t SlotFloats() const {
     return (kernels::AttentionScratchFloats(shape_.heads, shape_.kv_heads, shape_.head_dim,
-                                            shape_.ctx + shape_.t, q8_0_) +
+                                            shape_.ctx + shape_.t, cache_ != KvCacheType::kF32) +
             15) /
            16 * 16;
   }
@@ -164,7 +187,7 @@ class AttentionKernel : public OpKernel {
   std::vector<int> in_;
   int out_;
   kernels::AttentionArgs shape_;
-  bool q8_0_;
+  KvCacheType cache_;
   bool store_kv_;
   int64_t slots_;
   const kernels::AttentionKernel* kernel_;
@@ -189,29 +212,32 @@ AttributesOr Parse(const AttributeMap& map) {
   attrs->window = *window;
   attrs->store_kv = *store == 1;
   bool known = false;
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < kNumKvCacheTypes; ++i) {
     if (*cache == kKvCacheTypeNames[i]) {
       attrs->kv_cache = kKvCacheTypes[i];
       known = true;
     }
   }
   if (!known) {
-    return Invalid(
-        absl::StrCat("attention: attribute kv_cache is \"", *cache, "\", expected f32 or q8_0"));
+    return Invalid(absl::StrCat("attention: attribute kv_cache is \"", *cache,
+                                "\", expected f32, q8_0 or f16"));
   }
   return std::shared_ptr<const OpAttributes>(std::move(attrs));
 }
 
-absl::Status CheckInputKinds(const InferInput& in, bool q8_0) {
+absl::Status CheckInputKinds(const InferInput& in, KvCacheType cache_type) {
   for (int i = 0; i < 5; ++i) {
     const bool cache = i == 1 || i == 2;
     const ValueType& v = in.types[i];
-    const bool ok =
-        q8_0 && cache ? v.type.dtype == DType::kUInt8 && !v.is_quantized() : IsPlainF32(v);
+    bool ok = IsPlainF32(v);
+    if (cache && cache_type != KvCacheType::kF32) {
+      const DType want = cache_type == KvCacheType::kQ8_0 ? DType::kUInt8 : DType::kFloat16;
+      ok = v.type.dtype == want && !v.is_quantized();
+    }
     if (!ok || v.type.shape.rank() != 3) {
       return Invalid(
           "q, k_new and v_new must be plain f32 of rank 3, and k_cache and v_cache both plain "
-          "f32 or both q8_0 rows (u8) of rank 3");
+          "f32, both q8_0 rows (u8) or both f16 (as the attribute kv_cache says) of rank 3");
     }
   }
   const ValueType& positions = in.types[5];
@@ -224,7 +250,7 @@ absl::Status CheckInputKinds(const InferInput& in, bool q8_0) {
 TypesOr Infer(const InferInput& in, const OpAttributes& attributes) {
   const auto& attrs = static_cast<const AttentionAttributes&>(attributes);
   const bool q8_0 = attrs.kv_cache == KvCacheType::kQ8_0;
-  if (absl::Status s = CheckInputKinds(in, q8_0); !s.ok()) return s;
+  if (absl::Status s = CheckInputKinds(in, attrs.kv_cache); !s.ok()) return s;
   const Shape& q = in.types[0].type.shape;
   const Shape& k_cache = in.types[1].type.shape;
   const int64_t t = q.dim(0), heads = q.dim(1), hs = q.dim(2);
@@ -266,9 +292,8 @@ KernelOr Create(const KernelArgs& args) {
                               : static_cast<int64_t>(pthreadpool_get_threads_count(args.env.pool));
   // A few tasks per thread balance the causal rows' unequal lengths.
   const int64_t slots = std::max<int64_t>(1, std::min(a.kv_heads * a.t, 4 * threads));
-  return Make(new AttentionKernel(args.node.inputs, args.out(), a,
-                                  attrs.kv_cache == KvCacheType::kQ8_0, attrs.store_kv, slots,
-                                  &kernels::SelectAttentionKernel(args.env.isa_cap)));
+  return Make(new AttentionKernel(args.node.inputs, args.out(), a, attrs.kv_cache, attrs.store_kv,
+                                  slots, &kernels::SelectAttentionKernel(args.env.isa_cap)));
 }
 
 constexpr const char* kAttributeNames[] = {"scale", "window", "kv_cache", "store_kv"};

@@ -96,7 +96,8 @@ TEST(AttentionOpTest, KvCacheTypeIsATypedAttribute) {
         ops::Op("attention", in, {{"scale", 0.5}, {"kv_cache", std::string("f32")}});
       });
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), HasSubstr("k_cache and v_cache both plain f32 or both q8_0 rows"));
+  EXPECT_THAT(s.message(),
+              HasSubstr("k_cache and v_cache both plain f32, both q8_0 rows (u8) or both f16"));
   s = BuildStatus({F32({3, 4, 32}), u8, u8, F32({3, 2, 32}), F32({3, 2, 32}), I32({3})},
                   [](Graph& g) {
                     std::vector<Value> in;
@@ -104,7 +105,22 @@ TEST(AttentionOpTest, KvCacheTypeIsATypedAttribute) {
                     ops::Op("attention", in, {{"kv_cache", std::string("q4_0")}});
                   });
   EXPECT_THAT(s.message(),
-              HasSubstr("attention: attribute kv_cache is \"q4_0\", expected f32 or q8_0"));
+              HasSubstr("attention: attribute kv_cache is \"q4_0\", expected f32, q8_0 or f16"));
+  // f16 caches: kv_cache=f16; declared q8_0 over them, refused.
+  const TensorType f16(DType::kFloat16, {2, 6, 32});
+  Graph h("attention", {F32({3, 4, 32}), f16, f16, F32({3, 2, 32}), F32({3, 2, 32}), I32({3})});
+  h.Output(ops::Attention(h.Input(0), h.Input(1), h.Input(2), h.Input(3), h.Input(4), h.Input(5),
+                          0.125f));
+  ASSERT_TRUE(h.status().ok()) << h.status();
+  EXPECT_THAT(h.ToString(), HasSubstr("{scale=0.125, kv_cache=f16}"));
+  s = BuildStatus({F32({3, 4, 32}), f16, f16, F32({3, 2, 32}), F32({3, 2, 32}), I32({3})},
+                  [](Graph& g) {
+                    std::vector<Value> in;
+                    for (int i = 0; i < 6; ++i) in.push_back(g.Input(i));
+                    ops::Op("attention", in, {{"kv_cache", std::string("q8_0")}});
+                  });
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("both f16 (as the attribute kv_cache says)"));
 }
 
 TEST(AttentionOpTest, RefusesShapesAndPositions) {

@@ -56,6 +56,12 @@ struct GenericOps {
     }
     return s;
   }
+  static void DecodeQ8_0(const uint8_t* row, int64_t n, float* out) {
+    DecodeQ8_0ByScalar<GenericOps>(row, n, out);
+  }
+  static void DecodeF16(const uint8_t* row, int64_t n, float* out) {
+    DecodeF16ByScalar<GenericOps>(row, n, out);
+  }
 };
 
 }  // namespace

@@ -30,6 +30,10 @@ struct AttentionArgs {
   // 32. Each visible row is decoded once per call and used by all the query heads of its group.
   const uint8_t* k_cache_q8_0 = nullptr;
   const uint8_t* v_cache_q8_0 = nullptr;
+  // An f16 cache instead (both set, k_cache/v_cache unused): [kv_heads, ctx, head_dim] IEEE halves
+  // (GGML's fp16, llama.cpp's default cache type), decoded as the q8_0 rows are.
+  const uint16_t* k_cache_f16 = nullptr;
+  const uint16_t* v_cache_f16 = nullptr;
   const float* k_new = nullptr;  // [t, kv_heads, head_dim]: the block's keys (pos..pos+t-1)
   const float* v_new = nullptr;  // [t, kv_heads, head_dim]
   float* out = nullptr;          // [t, heads, head_dim]
@@ -62,23 +66,23 @@ const AttentionKernel& SelectAttentionKernel(Isa cap = Isa::kBest);
 // Every kernel compiled into this binary (supported by this CPU or not), generic first.
 absl::Span<const AttentionKernel* const> AllAttentionKernels();
 
-// Cache rows a tile of query rows decodes at a time from a q8_0 cache (each decoded row then
-// serves every row and head of the tile).
-inline constexpr int64_t kAttentionQ8_0DecodeRows = 64;
+// Cache rows a tile of query rows decodes at a time from a q8_0 or f16 cache (each decoded row
+// then serves every row and head of the tile).
+inline constexpr int64_t kAttentionDecodeRows = 64;
 
 // Scratch floats one call needs when its query rows see at most `keys` keys: the scores of a
-// tile's rows for every head of the group, and with a q8_0 cache kAttentionQ8_0DecodeRows decoded
-// rows and the tile's softmax sums.
+// tile's rows for every head of the group, and with an encoded (q8_0 or f16) cache
+// kAttentionDecodeRows decoded rows and the tile's softmax sums.
 inline size_t AttentionScratchFloats(int64_t heads, int64_t kv_heads, int64_t head_dim,
-                                     int64_t keys, bool q8_0_cache) {
+                                     int64_t keys, bool encoded_cache) {
   const int64_t rep = kv_heads > 0 ? heads / kv_heads : 0;
   return static_cast<size_t>(
       kAttentionTileRows * rep * keys +
-      (q8_0_cache ? kAttentionQ8_0DecodeRows * head_dim + kAttentionTileRows * rep : 0));
+      (encoded_cache ? kAttentionDecodeRows * head_dim + kAttentionTileRows * rep : 0));
 }
 inline size_t AttentionScratchFloats(const AttentionArgs& a) {
   return AttentionScratchFloats(a.heads, a.kv_heads, a.head_dim, a.pos + a.t,
-                                a.k_cache_q8_0 != nullptr);
+                                a.k_cache_q8_0 != nullptr || a.k_cache_f16 != nullptr);
 }
 
 // Bytes of one head_dim-long cache row in q8_0 (34 per 32 values).

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "runtime/kernels/attention/attention.h"
 #include "runtime/kernels/attention/attention_impl.h"
@@ -244,6 +245,33 @@ struct Avx2Ops {
       s += x[i];
     }
     return s;
+  }
+  // 8 int8 at a time to f32 (vpmovsxbd + vcvtdq2ps, exact) times the block's scale (one rounded
+  // product per value, as GGML's scalar d * q).
+  static void DecodeQ8_0(const uint8_t* row, int64_t n, float* out) {
+    for (int64_t b = 0; b < n / 32; ++b, row += 34, out += 32) {
+      uint16_t h;
+      std::memcpy(&h, row, sizeof(h));
+      const __m256 d = _mm256_set1_ps(_cvtsh_ss(h));
+#pragma GCC unroll 4
+      for (int c = 0; c < 4; ++c) {
+        const __m128i q = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + 2 + 8 * c));
+        _mm256_storeu_ps(out + 8 * c,
+                         _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(q))));
+      }
+    }
+  }
+  static void DecodeF16(const uint8_t* row, int64_t n, float* out) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      _mm256_storeu_ps(
+          out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 2 * i))));
+    }
+    for (; i < n; ++i) {
+      uint16_t h;
+      std::memcpy(&h, row + 2 * i, sizeof(h));
+      out[i] = _cvtsh_ss(h);
+    }
   }
 };
 

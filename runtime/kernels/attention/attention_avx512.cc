@@ -2,6 +2,7 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <cstring>
 
 #include "runtime/kernels/attention/attention.h"
 #include "runtime/kernels/attention/attention_impl.h"
@@ -251,6 +252,33 @@ struct Avx512Ops {
       vs = _mm512_mask_add_ps(vs, m, vs, e);
     }
     return _mm512_reduce_add_ps(vs);
+  }
+  // 32 int8 of a block to f32 (vpmovsxbd + vcvtdq2ps, exact) times the block's scale (one rounded
+  // product per value, as GGML's scalar d * q).
+  static void DecodeQ8_0(const uint8_t* row, int64_t n, float* out) {
+    for (int64_t b = 0; b < n / 32; ++b, row += 34, out += 32) {
+      uint16_t h;
+      std::memcpy(&h, row, sizeof(h));
+      const __m512 d = _mm512_set1_ps(_cvtsh_ss(h));
+      const __m128i q0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 2));
+      const __m128i q1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 18));
+      _mm512_storeu_ps(out, _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q0))));
+      _mm512_storeu_ps(out + 16, _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q1))));
+    }
+  }
+  // Whole vectors unmasked (masked 16-bit loads and masked stores are slow on some cores), the
+  // tail masked.
+  static void DecodeF16(const uint8_t* row, int64_t n, float* out) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+      _mm512_storeu_ps(
+          out + i,
+          _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 2 * i))));
+    }
+    if (i < n) {
+      const __mmask16 m = Avx512TailMask(n - i);
+      _mm512_mask_storeu_ps(out + i, m, _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, row + 2 * i)));
+    }
   }
 };
 

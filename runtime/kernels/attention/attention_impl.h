@@ -17,8 +17,14 @@
 //                          int64_t n, int64_t hs, float scale, float* const* s);
 //   static void WeightedSumTile(float* const* s, int64_t rows, const float* v, int64_t stride,
 //                               int64_t n, int64_t hs, bool accumulate, float* const* o);
-// (ScoresByDot / WeightedSumByAxpy / *TileByRow below build these from Dot and Axpy.)
-// The KV cache is f32 or q8_0 (AttentionArgs); q8_0 rows are decoded to f32 once per group.
+//   // A cache row decoded to f32 (n values; q8_0: n a multiple of 32, d * q with d the block's
+//   // fp16 scale as f32, GGML's dequantize_row_q8_0; f16: each half exactly):
+//   static void DecodeQ8_0(const uint8_t* row, int64_t n, float* out);
+//   static void DecodeF16(const uint8_t* row, int64_t n, float* out);  // n halves, 2-byte aligned
+// (ScoresByDot / WeightedSumByAxpy / *TileByRow below build these from Dot and Axpy;
+// DecodeQ8_0ByScalar / DecodeF16ByScalar the decoders.)
+// The KV cache is f32, q8_0 or f16 (AttentionArgs); encoded rows are decoded to f32 once per
+// group, kAttentionDecodeRows at a time.
 #ifndef EDGEQ_RUNTIME_KERNELS_ATTENTION_ATTENTION_IMPL_H_
 #define EDGEQ_RUNTIME_KERNELS_ATTENTION_ATTENTION_IMPL_H_
 
@@ -57,10 +63,10 @@ float HalfToFloat(uint16_t h) {
   return f;
 }
 
-// One q8_0 cache row (n values, n a multiple of 32) decoded to f32: d * q, d the block's fp16
-// scale as f32 (GGML's dequantize_row_q8_0).
+// One q8_0 cache row (n values, n a multiple of 32) decoded to f32, one value at a time: d * q, d
+// the block's fp16 scale as f32 (GGML's dequantize_row_q8_0).
 template <class V>
-void DecodeQ8_0Row(const uint8_t* row, int64_t n, float* out) {
+void DecodeQ8_0ByScalar(const uint8_t* row, int64_t n, float* out) {
   for (int64_t b = 0; b < n / 32; ++b, row += 34, out += 32) {
     uint16_t h;
     std::memcpy(&h, row, sizeof(h));
@@ -69,9 +75,105 @@ void DecodeQ8_0Row(const uint8_t* row, int64_t n, float* out) {
     for (int i = 0; i < 32; ++i) out[i] = d * static_cast<float>(q[i]);
   }
 }
+template <class V>
+void DecodeF16ByScalar(const uint8_t* row, int64_t n, float* out) {
+  for (int64_t i = 0; i < n; ++i) {
+    uint16_t h;
+    std::memcpy(&h, row + 2 * i, sizeof(h));
+    out[i] = HalfToFloat<V>(h);
+  }
+}
+
+// An encoded (q8_0 or f16) cache: where its rows are, a row's bytes and the ISA's decoder (one
+// code path for both types: the decoder is called once per row).
+struct EncodedRows {
+  const uint8_t* k;
+  const uint8_t* v;
+  int64_t row_bytes;
+  void (*decode)(const uint8_t* row, int64_t n, float* out);
+};
+// The args' encoded cache, or none (k null: an f32 cache).
+template <class V>
+EncodedRows EncodedCache(const AttentionArgs& a) {
+  if (a.k_cache_q8_0 != nullptr) {
+    return {a.k_cache_q8_0, a.v_cache_q8_0, AttentionQ8_0RowBytes(a.head_dim), &V::DecodeQ8_0};
+  }
+  if (a.k_cache_f16 != nullptr) {
+    return {reinterpret_cast<const uint8_t*>(a.k_cache_f16),
+            reinterpret_cast<const uint8_t*>(a.v_cache_f16), 2 * a.head_dim, &V::DecodeF16};
+  }
+  return {nullptr, nullptr, 0, nullptr};
+}
+
+// One query row over an encoded cache (AttendGroup's case for a sliding window): each visible
+// cache row is decoded once into the scratch after the scores and used by the group's `rep` heads;
+// the block's own rows are f32 as always.
+template <class V>
+void AttendGroupEncoded(const AttentionArgs& a, const EncodedRows& rows, int64_t kv_head,
+                        int64_t row, float* scores) {
+  const int64_t hs = a.head_dim, rep = a.heads / a.kv_heads;
+  const int64_t qpos = a.pos + row;
+  const int64_t lo = a.window > 0 ? std::max<int64_t>(0, qpos - a.window + 1) : 0;
+  const int64_t cache_lo = std::min(lo, a.pos);
+  const int64_t new_lo = std::max<int64_t>(lo - a.pos, 0);
+  const int64_t n_cache = a.pos - cache_lo, n_new = row + 1 - new_lo;
+  const int64_t n = n_cache + n_new;
+  const int64_t ns = a.kv_heads * hs;
+  const float* kn = a.k_new + new_lo * ns + kv_head * hs;
+  const float* vn = a.v_new + new_lo * ns + kv_head * hs;
+  const float* q0 = a.q + (row * a.heads + kv_head * rep) * hs;
+  float* o0 = a.out + (row * a.heads + kv_head * rep) * hs;
+  const int64_t row_bytes = rows.row_bytes;
+  const uint8_t* kc = rows.k + (kv_head * a.ctx + cache_lo) * row_bytes;
+  const uint8_t* vc = rows.v + (kv_head * a.ctx + cache_lo) * row_bytes;
+  float* buf = scores + rep * n;
+  for (int64_t j = 0; j < n_cache; ++j) {
+    rows.decode(kc + j * row_bytes, hs, buf);
+    for (int64_t r = 0; r < rep; ++r) scores[r * n + j] = a.scale * V::Dot(q0 + r * hs, buf, hs);
+  }
+  for (int64_t r = 0; r < rep; ++r) {
+    float* s = scores + r * n;
+    for (int64_t j = 0; j < n_new; ++j) {
+      s[n_cache + j] = a.scale * V::Dot(q0 + r * hs, kn + j * ns, hs);
+    }
+  }
+  float sums[64];  // rep <= 64 (heads / kv_heads); larger groups take the per-head path
+  if (rep <= 64) {
+    for (int64_t r = 0; r < rep; ++r) {
+      float* s = scores + r * n;
+      sums[r] = V::ExpSum(s, n, V::Max(s, n));
+      std::memset(o0 + r * hs, 0, static_cast<size_t>(hs) * sizeof(float));
+    }
+    for (int64_t j = 0; j < n_cache; ++j) {
+      rows.decode(vc + j * row_bytes, hs, buf);
+      for (int64_t r = 0; r < rep; ++r) V::Axpy(o0 + r * hs, scores[r * n + j], buf, hs);
+    }
+    for (int64_t r = 0; r < rep; ++r) {
+      float* s = scores + r * n;
+      float* o = o0 + r * hs;
+      for (int64_t j = 0; j < n_new; ++j) V::Axpy(o, s[n_cache + j], vn + j * ns, hs);
+      V::Scale(o, 1.0f / sums[r], hs);
+    }
+    return;
+  }
+  for (int64_t r = 0; r < rep; ++r) {
+    float* s = scores + r * n;
+    const float sum = V::ExpSum(s, n, V::Max(s, n));
+    float* o = o0 + r * hs;
+    std::memset(o, 0, static_cast<size_t>(hs) * sizeof(float));
+    for (int64_t j = 0; j < n_cache; ++j) {
+      rows.decode(vc + j * row_bytes, hs, buf);
+      V::Axpy(o, s[j], buf, hs);
+    }
+    for (int64_t j = 0; j < n_new; ++j) V::Axpy(o, s[n_cache + j], vn + j * ns, hs);
+    V::Scale(o, 1.0f / sum, hs);
+  }
+}
 
 template <class V>
 void AttendGroup(const AttentionArgs& a, int64_t kv_head, int64_t row, float* scores) {
+  const EncodedRows encoded = EncodedCache<V>(a);
+  if (encoded.k != nullptr) return AttendGroupEncoded<V>(a, encoded, kv_head, row, scores);
   const int64_t hs = a.head_dim, rep = a.heads / a.kv_heads;
   const int64_t qpos = a.pos + row;
   // Visible positions: [lo, qpos].
@@ -86,56 +188,6 @@ void AttendGroup(const AttentionArgs& a, int64_t kv_head, int64_t row, float* sc
   const float* vn = a.v_new + new_lo * ns + kv_head * hs;
   const float* q0 = a.q + (row * a.heads + kv_head * rep) * hs;  // head r: q0 + r * hs
   float* o0 = a.out + (row * a.heads + kv_head * rep) * hs;
-  if (a.k_cache_q8_0 != nullptr) {
-    // q8_0 cache: each visible row is decoded once into `buf` (after the scores) and used by the
-    // group's `rep` heads; the block's own rows are f32 as always.
-    const int64_t row_bytes = AttentionQ8_0RowBytes(hs);
-    const uint8_t* kc = a.k_cache_q8_0 + (kv_head * a.ctx + cache_lo) * row_bytes;
-    const uint8_t* vc = a.v_cache_q8_0 + (kv_head * a.ctx + cache_lo) * row_bytes;
-    float* buf = scores + rep * n;
-    for (int64_t j = 0; j < n_cache; ++j) {
-      DecodeQ8_0Row<V>(kc + j * row_bytes, hs, buf);
-      for (int64_t r = 0; r < rep; ++r) scores[r * n + j] = a.scale * V::Dot(q0 + r * hs, buf, hs);
-    }
-    for (int64_t r = 0; r < rep; ++r) {
-      float* s = scores + r * n;
-      for (int64_t j = 0; j < n_new; ++j) {
-        s[n_cache + j] = a.scale * V::Dot(q0 + r * hs, kn + j * ns, hs);
-      }
-    }
-    float sums[64];  // rep <= 64 (heads / kv_heads); larger groups take the per-head path
-    if (rep <= 64) {
-      for (int64_t r = 0; r < rep; ++r) {
-        float* s = scores + r * n;
-        sums[r] = V::ExpSum(s, n, V::Max(s, n));
-        std::memset(o0 + r * hs, 0, static_cast<size_t>(hs) * sizeof(float));
-      }
-      for (int64_t j = 0; j < n_cache; ++j) {
-        DecodeQ8_0Row<V>(vc + j * row_bytes, hs, buf);
-        for (int64_t r = 0; r < rep; ++r) V::Axpy(o0 + r * hs, scores[r * n + j], buf, hs);
-      }
-      for (int64_t r = 0; r < rep; ++r) {
-        float* s = scores + r * n;
-        float* o = o0 + r * hs;
-        for (int64_t j = 0; j < n_new; ++j) V::Axpy(o, s[n_cache + j], vn + j * ns, hs);
-        V::Scale(o, 1.0f / sums[r], hs);
-      }
-      return;
-    }
-    for (int64_t r = 0; r < rep; ++r) {
-      float* s = scores + r * n;
-      const float sum = V::ExpSum(s, n, V::Max(s, n));
-      float* o = o0 + r * hs;
-      std::memset(o, 0, static_cast<size_t>(hs) * sizeof(float));
-      for (int64_t j = 0; j < n_cache; ++j) {
-        DecodeQ8_0Row<V>(vc + j * row_bytes, hs, buf);
-        V::Axpy(o, s[j], buf, hs);
-      }
-      for (int64_t j = 0; j < n_new; ++j) V::Axpy(o, s[n_cache + j], vn + j * ns, hs);
-      V::Scale(o, 1.0f / sum, hs);
-    }
-    return;
-  }
   const float* kc = a.k_cache + (kv_head * a.ctx + cache_lo) * hs;
   const float* vc = a.v_cache + (kv_head * a.ctx + cache_lo) * hs;
   for (int64_t r = 0; r < rep; ++r) {
@@ -151,23 +203,23 @@ void AttendGroup(const AttentionArgs& a, int64_t kv_head, int64_t row, float* sc
   }
 }
 
-// A tile of `rows` consecutive query rows over a q8_0 cache (no window): as AttendRows below, with
-// the cache's rows decoded kAttentionQ8_0DecodeRows at a time into the scratch after the scores and
-// each decoded chunk used by every row and head of the tile (keys first, then values; the tile
-// routines accumulate chunk after chunk in the order of the rows).
+// A tile of `rows` consecutive query rows over an encoded cache (no window; a decode step is a tile
+// of one): as AttendRows below, with the cache's rows decoded kAttentionDecodeRows at a time into
+// the scratch after the scores and each decoded chunk used by every row and head of the tile (keys
+// first, then values; the tile routines accumulate chunk after chunk in the order of the rows).
 template <class V>
-void AttendRowsQ8_0(const AttentionArgs& a, int64_t kv_head, int64_t row0, int64_t rows,
-                    float* scores) {
+void AttendRowsEncoded(const AttentionArgs& a, const EncodedRows& encoded, int64_t kv_head,
+                       int64_t row0, int64_t rows, float* scores) {
   const int64_t hs = a.head_dim, rep = a.heads / a.kv_heads, ns = a.kv_heads * hs;
   const int64_t shared_new = row0 + 1;        // block rows every row of the tile sees
   const int64_t n_max = a.pos + row0 + rows;  // keys of the tile's last row
-  const int64_t row_bytes = AttentionQ8_0RowBytes(hs);
-  const uint8_t* kc = a.k_cache_q8_0 + kv_head * a.ctx * row_bytes;
-  const uint8_t* vc = a.v_cache_q8_0 + kv_head * a.ctx * row_bytes;
+  const int64_t row_bytes = encoded.row_bytes;
+  const uint8_t* kc = encoded.k + kv_head * a.ctx * row_bytes;
+  const uint8_t* vc = encoded.v + kv_head * a.ctx * row_bytes;
   const float* kn = a.k_new + kv_head * hs;
   const float* vn = a.v_new + kv_head * hs;
   float* buf = scores + kAttentionTileRows * rep * (a.pos + a.t);
-  float* sums = buf + kAttentionQ8_0DecodeRows * hs;  // [rep][kAttentionTileRows]
+  float* sums = buf + kAttentionDecodeRows * hs;  // [rep][kAttentionTileRows]
   const float* q[kAttentionTileRows];
   float* s[kAttentionTileRows];
   float* o[kAttentionTileRows];
@@ -180,9 +232,11 @@ void AttendRowsQ8_0(const AttentionArgs& a, int64_t kv_head, int64_t row0, int64
       s[i] = scores + (r * kAttentionTileRows + i) * n_max + first;
     }
   };
-  for (int64_t j0 = 0; j0 < a.pos; j0 += kAttentionQ8_0DecodeRows) {
-    const int64_t nj = std::min(kAttentionQ8_0DecodeRows, a.pos - j0);
-    for (int64_t j = 0; j < nj; ++j) DecodeQ8_0Row<V>(kc + (j0 + j) * row_bytes, hs, buf + j * hs);
+  for (int64_t j0 = 0; j0 < a.pos; j0 += kAttentionDecodeRows) {
+    const int64_t nj = std::min(kAttentionDecodeRows, a.pos - j0);
+    for (int64_t j = 0; j < nj; ++j) {
+      encoded.decode(kc + (j0 + j) * row_bytes, hs, buf + j * hs);
+    }
     for (int64_t r = 0; r < rep; ++r) {
       head(r, j0);
       V::ScoresTile(q, rows, buf, hs, nj, hs, a.scale, s);
@@ -198,9 +252,11 @@ void AttendRowsQ8_0(const AttentionArgs& a, int64_t kv_head, int64_t row0, int64
       sums[r * kAttentionTileRows + i] = V::ExpSum(si, n, V::Max(si, n));
     }
   }
-  for (int64_t j0 = 0; j0 < a.pos; j0 += kAttentionQ8_0DecodeRows) {
-    const int64_t nj = std::min(kAttentionQ8_0DecodeRows, a.pos - j0);
-    for (int64_t j = 0; j < nj; ++j) DecodeQ8_0Row<V>(vc + (j0 + j) * row_bytes, hs, buf + j * hs);
+  for (int64_t j0 = 0; j0 < a.pos; j0 += kAttentionDecodeRows) {
+    const int64_t nj = std::min(kAttentionDecodeRows, a.pos - j0);
+    for (int64_t j = 0; j < nj; ++j) {
+      encoded.decode(vc + (j0 + j) * row_bytes, hs, buf + j * hs);
+    }
     for (int64_t r = 0; r < rep; ++r) {
       head(r, j0);
       V::WeightedSumTile(s, rows, buf, hs, nj, hs, /*accumulate=*/j0 > 0, o);
@@ -223,12 +279,12 @@ void AttendRowsQ8_0(const AttentionArgs& a, int64_t kv_head, int64_t row0, int64
 template <class V>
 void AttendRows(const AttentionArgs& a, int64_t kv_head, int64_t row0, int64_t rows,
                 float* scores) {
+  const EncodedRows encoded = EncodedCache<V>(a);
+  if (a.window == 0 && encoded.k != nullptr) {
+    return AttendRowsEncoded<V>(a, encoded, kv_head, row0, rows, scores);
+  }
   if (rows == 1 || a.window > 0) {
     for (int64_t i = 0; i < rows; ++i) AttendGroup<V>(a, kv_head, row0 + i, scores);
-    return;
-  }
-  if (a.k_cache_q8_0 != nullptr) {
-    AttendRowsQ8_0<V>(a, kv_head, row0, rows, scores);
     return;
   }
   const int64_t hs = a.head_dim, rep = a.heads / a.kv_heads, ns = a.kv_heads * hs;

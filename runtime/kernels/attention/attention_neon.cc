@@ -2,6 +2,7 @@
 #include <arm_neon.h>
 
 #include <cstdint>
+#include <cstring>
 
 #include "runtime/kernels/attention/attention.h"
 #include "runtime/kernels/attention/attention_impl.h"
@@ -267,6 +268,32 @@ struct NeonOps {
       s += x[i];
     }
     return s;
+  }
+  // 16 int8 at a time widened to f32 (sxtl, scvtf: exact) times the block's scale (one rounded
+  // product per value, as GGML's scalar d * q).
+  static void DecodeQ8_0(const uint8_t* row, int64_t n, float* out) {
+    for (int64_t b = 0; b < n / 32; ++b, row += 34, out += 32) {
+      uint16_t h;
+      std::memcpy(&h, row, sizeof(h));
+      const float d = vgetq_lane_f32(vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(h))), 0);
+#pragma GCC unroll 2
+      for (int c = 0; c < 2; ++c) {
+        const int8x16_t q = vld1q_s8(reinterpret_cast<const int8_t*>(row + 2 + 16 * c));
+        const int16x8_t lo = vmovl_s8(vget_low_s8(q)), hi = vmovl_s8(vget_high_s8(q));
+        float* o = out + 16 * c;
+        vst1q_f32(o, vmulq_n_f32(vcvtq_f32_s32(vmovl_s16(vget_low_s16(lo))), d));
+        vst1q_f32(o + 4, vmulq_n_f32(vcvtq_f32_s32(vmovl_s16(vget_high_s16(lo))), d));
+        vst1q_f32(o + 8, vmulq_n_f32(vcvtq_f32_s32(vmovl_s16(vget_low_s16(hi))), d));
+        vst1q_f32(o + 12, vmulq_n_f32(vcvtq_f32_s32(vmovl_s16(vget_high_s16(hi))), d));
+      }
+    }
+  }
+  static void DecodeF16(const uint8_t* row, int64_t n, float* out) {
+    const uint16_t* h = reinterpret_cast<const uint16_t*>(row);  // 2-byte aligned rows
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4)
+      vst1q_f32(out + i, vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(h + i))));
+    for (; i < n; ++i) out[i] = HalfToFloat<NeonOps>(h[i]);
   }
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -68,9 +69,13 @@ void RunAll(const AttentionKernel& kernel, const AttentionArgs& a,
 // score and each output value summed in one order on every path).
 bool TilesEqualRows(const AttentionKernel& k) { return std::string(k.name) == "attention_neon"; }
 
-// Every kernel on `cases`; with `q8_0`, the cache rows are stored as q8_0 blocks (the reference
-// then uses their decoded values) and the rows beyond pos are 0xff bytes (NaN scales).
-void CheckEveryKernel(absl::Span<const Case> cases, bool q8_0) {
+enum class Cache { kF32, kQ8_0, kF16 };
+
+// Every kernel on `cases`; with a q8_0 or f16 `cache`, the cache rows are stored as q8_0 blocks or
+// halves (the reference then uses their decoded values) and the rows beyond pos are 0xff bytes
+// (NaN scales or NaN halves).
+void CheckEveryKernel(absl::Span<const Case> cases, Cache cache) {
+  const bool q8_0 = cache == Cache::kQ8_0, f16 = cache == Cache::kF16;
   std::mt19937 rng(7);
   std::normal_distribution<float> g(0.0f, 1.0f);
   for (const Case& c : cases) {
@@ -88,8 +93,21 @@ void CheckEveryKernel(absl::Span<const Case> cases, bool q8_0) {
         vc[h * ctx * c.head_dim + p] = g(rng);
       }
     }
-    const int64_t row_bytes = AttentionQ8_0RowBytes(c.head_dim);
-    std::vector<uint8_t> kq(q8_0 ? c.kv_heads * ctx * row_bytes : 0, 0xff), vq(kq);
+    const int64_t row_bytes = q8_0 ? AttentionQ8_0RowBytes(c.head_dim) : 2 * c.head_dim;
+    std::vector<uint8_t> kq(q8_0 || f16 ? c.kv_heads * ctx * row_bytes : 0, 0xff), vq(kq);
+    if (f16) {
+      for (int64_t h = 0; h < c.kv_heads; ++h) {
+        for (int64_t p = 0; p < c.pos; ++p) {
+          const int64_t r = h * ctx + p;
+          for (auto [f, b] : {std::make_pair(&kc, &kq), std::make_pair(&vc, &vq)}) {
+            quantization_internal::QuantizeRowF16(f->data() + r * c.head_dim,
+                                                  b->data() + r * row_bytes, c.head_dim);
+            quantization_internal::DequantizeRowF16(b->data() + r * row_bytes,
+                                                    f->data() + r * c.head_dim, c.head_dim);
+          }
+        }
+      }
+    }
     if (q8_0) {
       for (int64_t h = 0; h < c.kv_heads; ++h) {
         for (int64_t p = 0; p < c.pos; ++p) {
@@ -123,12 +141,23 @@ void CheckEveryKernel(absl::Span<const Case> cases, bool q8_0) {
       a.k_cache_q8_0 = kq.data();
       a.v_cache_q8_0 = vq.data();
     }
+    std::vector<uint16_t> kh(kq.size() / 2), vh(kh.size());  // aligned copies of the halves
+    if (f16) {
+      std::memcpy(kh.data(), kq.data(), kq.size());
+      std::memcpy(vh.data(), vq.data(), vq.size());
+      a.k_cache = a.v_cache = nullptr;
+      a.k_cache_f16 = kh.data();
+      a.v_cache_f16 = vh.data();
+    }
     for (const AttentionKernel* k : AllAttentionKernels()) {
       if (!IsaSupported(k->isa)) continue;
       SCOPED_TRACE(::testing::Message()
-                   << k->name << (q8_0 ? " q8_0 cache" : " f32 cache") << " t=" << c.t
-                   << " heads=" << c.heads << "/" << c.kv_heads << " hs=" << c.head_dim
-                   << " pos=" << c.pos << " window=" << c.window);
+                   << k->name
+                   << (q8_0  ? " q8_0 cache"
+                       : f16 ? " f16 cache"
+                             : " f32 cache")
+                   << " t=" << c.t << " heads=" << c.heads << "/" << c.kv_heads
+                   << " hs=" << c.head_dim << " pos=" << c.pos << " window=" << c.window);
       std::vector<float> out(q.size(), -1.0f);
       a.out = out.data();
       RunAll(*k, a);
@@ -183,7 +212,7 @@ TEST(AttentionTest, EveryKernelMatchesTheDefinition) {
       {5, 2, 2, 44, 6, 0},
       {12, 1, 1, 60, 2, 0},
   };
-  CheckEveryKernel(cases, /*q8_0=*/false);
+  CheckEveryKernel(cases, Cache::kF32);
 }
 
 // A q8_0 cache (head_dim a multiple of 32): the same attention over the decoded rows, with
@@ -200,13 +229,26 @@ TEST(AttentionTest, Q8_0CacheMatchesTheDefinitionOverItsDecodedRows) {
       {1, 8, 4, 64, 100, 30},
       {1, 14, 2, 64, 300, 0},
       {2, 7, 1, 96, 65, 0},
-      // Prefill tiles over several chunks of decoded cache rows (kAttentionQ8_0DecodeRows) and
+      // Prefill tiles over several chunks of decoded cache rows (kAttentionDecodeRows) and
       // a partial last one, a partial last tile.
       {9, 4, 2, 32, 150, 0},
       {6, 12, 2, 64, 64, 0},
       {4, 4, 4, 32, 129, 0},
   };
-  CheckEveryKernel(cases, /*q8_0=*/true);
+  CheckEveryKernel(cases, Cache::kQ8_0);
+}
+
+// An f16 cache (GGML's fp16 rows, llama.cpp's default): any head dim (tails of the 16-, 8- and
+// 4-wide conversions), grouped heads, windows, blocks and decode steps, several chunks of decoded
+// rows.
+TEST(AttentionTest, F16CacheMatchesTheDefinitionOverItsDecodedRows) {
+  const Case cases[] = {
+      {1, 1, 1, 1, 1, 0},     {1, 1, 1, 7, 3, 0},    {1, 4, 2, 64, 5, 0},   {3, 9, 3, 64, 40, 0},
+      {17, 4, 1, 64, 9, 0},   {1, 8, 2, 100, 77, 0}, {6, 4, 2, 32, 20, 4},  {1, 8, 4, 64, 100, 30},
+      {1, 14, 2, 64, 300, 0}, {2, 4, 2, 256, 37, 0}, {3, 2, 1, 136, 21, 0}, {9, 4, 2, 44, 150, 0},
+      {4, 4, 4, 28, 129, 0},  {12, 1, 1, 60, 2, 0},
+  };
+  CheckEveryKernel(cases, Cache::kF16);
 }
 
 TEST(AttentionTest, SelectHonoursTheCapAndTheCpu) {
