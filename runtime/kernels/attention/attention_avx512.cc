@@ -124,17 +124,31 @@ struct Avx512Ops {
   // sums (hadd) instead of four horizontal reductions.
   static void Scores(const float* q, const float* k, int64_t stride, int64_t n, int64_t hs,
                      float scale, float* s) {
+    if (hs % 16 == 0) {
+      ScoresOf<true>(q, k, stride, n, hs, scale, s);
+    } else {
+      ScoresOf<false>(q, k, stride, n, hs, scale, s);
+    }
+  }
+  // Whole vectors (kFull: hs a multiple of 16) load unmasked: masked loads cost more on some cores.
+  template <bool kFull>
+  static __m512 Load(__mmask16 m, const float* p) {
+    return kFull ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(m, p);
+  }
+  template <bool kFull>
+  static void ScoresOf(const float* q, const float* k, int64_t stride, int64_t n, int64_t hs,
+                       float scale, float* s) {
     int64_t j = 0;
     for (; j + 4 <= n; j += 4) {
       const float* k0 = k + j * stride;
       __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
       for (int64_t e = 0; e < hs; e += 16) {
         const __mmask16 m = Avx512TailMask(hs - e);
-        const __m512 qv = _mm512_maskz_loadu_ps(m, q + e);
-        a0 = _mm512_fmadd_ps(qv, _mm512_maskz_loadu_ps(m, k0 + e), a0);
-        a1 = _mm512_fmadd_ps(qv, _mm512_maskz_loadu_ps(m, k0 + stride + e), a1);
-        a2 = _mm512_fmadd_ps(qv, _mm512_maskz_loadu_ps(m, k0 + 2 * stride + e), a2);
-        a3 = _mm512_fmadd_ps(qv, _mm512_maskz_loadu_ps(m, k0 + 3 * stride + e), a3);
+        const __m512 qv = Load<kFull>(m, q + e);
+        a0 = _mm512_fmadd_ps(qv, Load<kFull>(m, k0 + e), a0);
+        a1 = _mm512_fmadd_ps(qv, Load<kFull>(m, k0 + stride + e), a1);
+        a2 = _mm512_fmadd_ps(qv, Load<kFull>(m, k0 + 2 * stride + e), a2);
+        a3 = _mm512_fmadd_ps(qv, Load<kFull>(m, k0 + 3 * stride + e), a3);
       }
       _mm_storeu_ps(s + j, _mm_mul_ps(Sum4(a0, a1, a2, a3), _mm_set1_ps(scale)));
     }
@@ -156,6 +170,10 @@ struct Avx512Ops {
           WeightedSumChunk<3>(s, v + c, stride, n, w, accumulate, o + c);
           break;
         case 4:
+          if (w == 64) {  // a head dim of 64: whole vectors, unmasked loads
+            WeightedSumChunk<4, true>(s, v + c, stride, n, w, accumulate, o + c);
+            break;
+          }
           WeightedSumChunk<4>(s, v + c, stride, n, w, accumulate, o + c);
           break;
         case 5:
@@ -173,7 +191,7 @@ struct Avx512Ops {
       }
     }
   }
-  template <int kVectors>
+  template <int kVectors, bool kFull = false>
   static void WeightedSumChunk(const float* s, const float* v, int64_t stride, int64_t n,
                                int64_t width, bool accumulate, float* o) {
     __m512 acc[kVectors];
@@ -188,7 +206,7 @@ struct Avx512Ops {
       const float* vj = v + j * stride;
 #pragma GCC unroll 8
       for (int i = 0; i < kVectors; ++i) {
-        acc[i] = _mm512_fmadd_ps(p, _mm512_maskz_loadu_ps(m[i], vj + 16 * i), acc[i]);
+        acc[i] = _mm512_fmadd_ps(p, Load<kFull>(m[i], vj + 16 * i), acc[i]);
       }
     }
 #pragma GCC unroll 8
