@@ -85,7 +85,8 @@ void DecodeF16ByScalar(const uint8_t* row, int64_t n, float* out) {
 }
 
 // An encoded (q8_0 or f16) cache: where its rows are, a row's bytes and the ISA's decoder (one
-// code path for both types: the decoder is called once per row).
+// code path for both types). A head's rows are back to back, so one call decodes a chunk of them
+// (an indirect call per 64-value row cost a fifth of a decode step at depth 4096).
 struct EncodedRows {
   const uint8_t* k;
   const uint8_t* v;
@@ -234,9 +235,7 @@ void AttendRowsEncoded(const AttentionArgs& a, const EncodedRows& encoded, int64
   };
   for (int64_t j0 = 0; j0 < a.pos; j0 += kAttentionDecodeRows) {
     const int64_t nj = std::min(kAttentionDecodeRows, a.pos - j0);
-    for (int64_t j = 0; j < nj; ++j) {
-      encoded.decode(kc + (j0 + j) * row_bytes, hs, buf + j * hs);
-    }
+    encoded.decode(kc + j0 * row_bytes, nj * hs, buf);  // the chunk's rows are back to back
     for (int64_t r = 0; r < rep; ++r) {
       head(r, j0);
       V::ScoresTile(q, rows, buf, hs, nj, hs, a.scale, s);
@@ -254,9 +253,7 @@ void AttendRowsEncoded(const AttentionArgs& a, const EncodedRows& encoded, int64
   }
   for (int64_t j0 = 0; j0 < a.pos; j0 += kAttentionDecodeRows) {
     const int64_t nj = std::min(kAttentionDecodeRows, a.pos - j0);
-    for (int64_t j = 0; j < nj; ++j) {
-      encoded.decode(vc + (j0 + j) * row_bytes, hs, buf + j * hs);
-    }
+    encoded.decode(vc + j0 * row_bytes, nj * hs, buf);  // the chunk's rows are back to back
     for (int64_t r = 0; r < rep; ++r) {
       head(r, j0);
       V::WeightedSumTile(s, rows, buf, hs, nj, hs, /*accumulate=*/j0 > 0, o);
