@@ -106,24 +106,47 @@ EncodedRows EncodedCache(const AttentionArgs& a) {
   return {nullptr, nullptr, 0, nullptr};
 }
 
+// Query row `row` of kv head `kv_head`'s group: its visible positions [lo, pos + row] (lo > 0
+// only with a window) split into the cache's rows (from cache_lo, n_cache of them) and the block's
+// (n_new of them, from kn / vn: the block's rows are [t, kv_heads, hs], one row of this head every
+// ns = kv_heads * hs floats), and head r's query and output at q0 / o0 + r * hs.
+struct GroupRow {
+  int64_t rep, ns, cache_lo, n_cache, n_new;
+  const float* kn;
+  const float* vn;
+  const float* q0;
+  float* o0;
+};
+// A template on V, as everything here: no inline symbol shared between files built with different
+// -m flags.
+template <class V>
+GroupRow VisibleRows(const AttentionArgs& a, int64_t kv_head, int64_t row) {
+  const int64_t hs = a.head_dim, rep = a.heads / a.kv_heads, ns = a.kv_heads * hs;
+  const int64_t qpos = a.pos + row;
+  const int64_t lo = a.window > 0 ? std::max<int64_t>(0, qpos - a.window + 1) : 0;
+  const int64_t cache_lo = std::min(lo, a.pos), new_lo = std::max<int64_t>(lo - a.pos, 0);
+  return {rep,
+          ns,
+          cache_lo,
+          a.pos - cache_lo,
+          row + 1 - new_lo,
+          a.k_new + new_lo * ns + kv_head * hs,
+          a.v_new + new_lo * ns + kv_head * hs,
+          a.q + (row * a.heads + kv_head * rep) * hs,
+          a.out + (row * a.heads + kv_head * rep) * hs};
+}
+
 // One query row over an encoded cache (AttendGroup's case for a sliding window): each visible
 // cache row is decoded once into the scratch after the scores and used by the group's `rep` heads;
 // the block's own rows are f32 as always.
 template <class V>
 void AttendGroupEncoded(const AttentionArgs& a, const EncodedRows& rows, int64_t kv_head,
                         int64_t row, float* scores) {
-  const int64_t hs = a.head_dim, rep = a.heads / a.kv_heads;
-  const int64_t qpos = a.pos + row;
-  const int64_t lo = a.window > 0 ? std::max<int64_t>(0, qpos - a.window + 1) : 0;
-  const int64_t cache_lo = std::min(lo, a.pos);
-  const int64_t new_lo = std::max<int64_t>(lo - a.pos, 0);
-  const int64_t n_cache = a.pos - cache_lo, n_new = row + 1 - new_lo;
-  const int64_t n = n_cache + n_new;
-  const int64_t ns = a.kv_heads * hs;
-  const float* kn = a.k_new + new_lo * ns + kv_head * hs;
-  const float* vn = a.v_new + new_lo * ns + kv_head * hs;
-  const float* q0 = a.q + (row * a.heads + kv_head * rep) * hs;
-  float* o0 = a.out + (row * a.heads + kv_head * rep) * hs;
+  const GroupRow g = VisibleRows<V>(a, kv_head, row);
+  const int64_t hs = a.head_dim, rep = g.rep, ns = g.ns, cache_lo = g.cache_lo;
+  const int64_t n_cache = g.n_cache, n_new = g.n_new, n = n_cache + n_new;
+  const float *kn = g.kn, *vn = g.vn, *q0 = g.q0;
+  float* o0 = g.o0;
   const int64_t row_bytes = rows.row_bytes;
   const uint8_t* kc = rows.k + (kv_head * a.ctx + cache_lo) * row_bytes;
   const uint8_t* vc = rows.v + (kv_head * a.ctx + cache_lo) * row_bytes;
@@ -175,20 +198,11 @@ template <class V>
 void AttendGroup(const AttentionArgs& a, int64_t kv_head, int64_t row, float* scores) {
   const EncodedRows encoded = EncodedCache<V>(a);
   if (encoded.k != nullptr) return AttendGroupEncoded<V>(a, encoded, kv_head, row, scores);
-  const int64_t hs = a.head_dim, rep = a.heads / a.kv_heads;
-  const int64_t qpos = a.pos + row;
-  // Visible positions: [lo, qpos].
-  const int64_t lo = a.window > 0 ? std::max<int64_t>(0, qpos - a.window + 1) : 0;
-  const int64_t cache_lo = std::min(lo, a.pos);
-  const int64_t new_lo = std::max<int64_t>(lo - a.pos, 0);
-  const int64_t n_cache = a.pos - cache_lo, n_new = row + 1 - new_lo;
-  const int64_t n = n_cache + n_new;
-  // The block's rows: [t, kv_heads, hs], one row of this head every kv_heads * hs floats.
-  const int64_t ns = a.kv_heads * hs;
-  const float* kn = a.k_new + new_lo * ns + kv_head * hs;
-  const float* vn = a.v_new + new_lo * ns + kv_head * hs;
-  const float* q0 = a.q + (row * a.heads + kv_head * rep) * hs;  // head r: q0 + r * hs
-  float* o0 = a.out + (row * a.heads + kv_head * rep) * hs;
+  const GroupRow g = VisibleRows<V>(a, kv_head, row);
+  const int64_t hs = a.head_dim, rep = g.rep, ns = g.ns, cache_lo = g.cache_lo;
+  const int64_t n_cache = g.n_cache, n_new = g.n_new, n = n_cache + n_new;
+  const float *kn = g.kn, *vn = g.vn, *q0 = g.q0;
+  float* o0 = g.o0;
   const float* kc = a.k_cache + (kv_head * a.ctx + cache_lo) * hs;
   const float* vc = a.v_cache + (kv_head * a.ctx + cache_lo) * hs;
   for (int64_t r = 0; r < rep; ++r) {
