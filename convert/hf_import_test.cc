@@ -60,8 +60,10 @@ std::string ReadFile(const std::string& path) {
 }
 
 RandomModelSpec SmallSpec(const std::string& arch) {
-  if (arch == "lfm2" || arch == "qwen3moe" || arch == "lfm2moe") {  // their tiny presets
-    absl::StatusOr<RandomModelSpec> p = llm::RandomModelPreset(arch + "-tiny");
+  if (arch == "lfm2" || arch == "qwen3moe" || arch == "lfm2moe" || arch == "qwen35") {
+    // their tiny presets (qwen35: 2 key heads for 4 value heads, so the heads are reordered)
+    absl::StatusOr<RandomModelSpec> p =
+        llm::RandomModelPreset(arch == "qwen35" ? "qwen3.5-tiny" : arch + "-tiny");
     EXPECT_TRUE(p.ok()) << p.status();
     p->name = "hf-import-" + arch;
     return *p;
@@ -130,7 +132,7 @@ TEST_P(HfImportTest, GivesTheOriginalTensorsMetadataAndLogits) {
 
 INSTANTIATE_TEST_SUITE_P(Architectures, HfImportTest,
                          ::testing::Values("llama", "qwen2", "qwen3", "gemma3", "phi3", "lfm2",
-                                           "qwen3moe", "lfm2moe"),
+                                           "qwen3moe", "lfm2moe", "qwen35"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            return std::string(info.param);
                          });
@@ -253,6 +255,112 @@ void ExpectError(const std::string& dir, absl::StatusCode code, const std::strin
   absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
   EXPECT_EQ(got.status().code(), code) << got.status();
   EXPECT_TRUE(absl::StrContains(got.status().message(), text)) << got.status();
+}
+
+// qwen35 with its keys in a text_config object (the multimodal checkpoints' layout, which the
+// converter merges over the top level), and with the multi-token-prediction block (mtp.*) that
+// the import leaves out as the converter's --no-mtp does: the same tensors and keys.
+TEST(HfImportQwen35, TextConfigAndMtpTensorsGiveTheSameModel) {
+  const std::string dir = ArchDir("qwen35", "hf_qwen35_text_config");
+  absl::StatusOr<TensorDict> plain = ImportHfCheckpoint(dir);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EditConfig(dir, [](json* c) {
+    json text = *c;
+    text.erase("architectures");
+    *c = {{"architectures", {"Qwen3_5ForCausalLM"}},
+          {"text_config", text},
+          {"hidden_size", 1},  // the text_config's value wins
+          {"mtp_num_hidden_layers", 1}};
+  });
+  TensorDict mtp;
+  absl::StatusOr<TensorDict> shard =
+      checkpoint::ReadSafetensors(dir + "/model-00001-of-00003.safetensors");
+  ASSERT_TRUE(shard.ok()) << shard.status();
+  for (const std::string& k : shard->Keys())
+    ASSERT_TRUE(mtp.Set(k, *(*shard->Get(k))->Clone()).ok());
+  ASSERT_TRUE(mtp.Set("mtp.fc.weight", *(*shard->Get("model.embed_tokens.weight"))->Clone()).ok());
+  ASSERT_TRUE(mtp.Set("mtp.layers.0.input_layernorm.weight",
+                      *Tensor::FromValues<float>(Shape{64}, std::vector<float>(64, 0.5f)))
+                  .ok());
+  shard = TensorDict();
+  ASSERT_TRUE(checkpoint::WriteSafetensors(mtp, dir + "/model-00001-of-00003.safetensors").ok());
+  json index = json::parse(ReadFile(dir + "/model.safetensors.index.json"));
+  index["weight_map"]["mtp.fc.weight"] = "model-00001-of-00003.safetensors";
+  index["weight_map"]["mtp.layers.0.input_layernorm.weight"] = "model-00001-of-00003.safetensors";
+  WriteText(dir + "/model.safetensors.index.json", index.dump());
+
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_EQ(got->Keys(), plain->Keys());
+  for (const std::string& name : plain->Keys()) {
+    const Tensor& a = **plain->Get(name);
+    const Tensor& b = **got->Get(name);
+    ASSERT_EQ(a.bytes().size(), b.bytes().size()) << name;
+    EXPECT_EQ(std::memcmp(a.bytes().data(), b.bytes().data(), a.bytes().size()), 0) << name;
+  }
+  ASSERT_EQ(got->MetadataKeys(), plain->MetadataKeys());
+  for (const std::string& key : plain->MetadataKeys()) {
+    EXPECT_EQ(**got->GetMetadata(key), **plain->GetMetadata(key)) << key;
+  }
+  EXPECT_EQ((*got->GetMetadata("qwen35.block_count"))->ints(), std::vector<int64_t>{8});
+  EXPECT_FALSE(got->HasMetadata("qwen35.nextn_predict_layers"));
+}
+
+// The gated delta-net keys: each missing or contradicting one is named with what it must be.
+TEST(HfImportQwen35, LinearAttentionKeysAreRequiredAndChecked) {
+  const std::string dir = ArchDir("qwen35", "hf_qwen35_keys");
+  const json original = json::parse(ReadFile(dir + "/config.json"));
+  auto expect = [&](const std::function<void(json*)>& edit, absl::StatusCode code,
+                    const std::string& text) {
+    WriteText(dir + "/config.json", original.dump());
+    EditConfig(dir, edit);
+    ExpectError(dir, code, text);
+  };
+  expect([](json* c) { c->erase("linear_num_key_heads"); }, absl::StatusCode::kInvalidArgument,
+         "config.json: missing key \"linear_num_key_heads\" (expected a positive integer)");
+  expect([](json* c) { (*c)["linear_num_value_heads"] = 3; }, absl::StatusCode::kInvalidArgument,
+         "key \"linear_num_value_heads\" is 3, expected a multiple of linear_num_key_heads 2");
+  expect([](json* c) { (*c)["linear_value_head_dim"] = 32; }, absl::StatusCode::kInvalidArgument,
+         "key \"linear_value_head_dim\" is 32, expected linear_key_head_dim 16 (edgeq's qwen35 "
+         "runs value heads as wide as the key heads)");
+  expect([](json* c) { (*c)["attn_output_gate"] = false; }, absl::StatusCode::kInvalidArgument,
+         "key \"attn_output_gate\" is false, expected true");
+  expect([](json* c) { (*c)["full_attention_interval"] = 2; }, absl::StatusCode::kInvalidArgument,
+         "key \"layer_types\" is an array of 8 elements, expected a list of num_hidden_layers (8) "
+         "strings, \"full_attention\" on every full_attention_interval-th (2) layer");
+  expect([](json* c) { (*c)["rope_parameters"]["rope_type"] = "yarn"; },
+         absl::StatusCode::kInvalidArgument,
+         "key \"rope_parameters\".\"rope_type\" is 'yarn', expected \"default\"");
+  expect([](json* c) { (*c)["rope_parameters"]["partial_rotary_factor"] = 0.1; },
+         absl::StatusCode::kInvalidArgument,
+         "key \"partial_rotary_factor\" is 0.1, expected a factor in (0, 1] giving an even number "
+         "of rotated dimensions of head_dim 32");
+  // Without layer_types the interval alone places the layers: interval 2 makes layer 1 a full
+  // attention layer, whose tensors are not there.
+  expect(
+      [](json* c) {
+        c->erase("layer_types");
+        (*c)["full_attention_interval"] = 2;
+      },
+      absl::StatusCode::kNotFound, "no tensor for blk.1.attn_q.weight");
+}
+
+// A tensor whose shape disagrees with the linear_* keys is named with the shape they give.
+TEST(HfImportQwen35, MisShapedLinearAttentionTensorsAreNamed) {
+  const std::string dir = ArchDir("qwen35", "hf_qwen35_shape");
+  const json original = json::parse(ReadFile(dir + "/config.json"));
+  EditConfig(dir, [](json* c) { (*c)["linear_conv_kernel_dim"] = 3; });
+  ExpectError(dir, absl::StatusCode::kInvalidArgument,
+              "tensor 'model.layers.0.linear_attn.conv1d.weight' has shape [128, 4], expected "
+              "[128, 3] (from config.json)");
+  WriteText(dir + "/config.json", original.dump());
+  EditConfig(dir, [](json* c) { (*c)["linear_key_head_dim"] = (*c)["linear_value_head_dim"] = 8; });
+  ExpectError(dir, absl::StatusCode::kInvalidArgument,
+              "tensor 'model.layers.0.linear_attn.conv1d.weight' has shape [128, 4], expected "
+              "[64, 4] (from config.json)");
+  WriteText(dir + "/config.json", original.dump());
+  RemoveTensor(dir, "model.layers.2.linear_attn.A_log");
+  ExpectError(dir, absl::StatusCode::kNotFound, "no tensor for blk.2.ssm_a");
 }
 
 TEST(HfImportLfm2, LayerTypesAreRequiredAndChecked) {

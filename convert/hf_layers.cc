@@ -106,6 +106,7 @@ absl::Status ReadExperts(const Config& c, const arch::ArchInfo& row, int64_t lay
 
 bool IsHybrid(const arch::ArchInfo& row) { return RowMaps(row, "shortconv.conv.weight"); }
 bool IsMoe(const arch::ArchInfo& row) { return RowMaps(row, "ffn_gate_exps.weight"); }
+bool IsLinearAttention(const arch::ArchInfo& row) { return RowMaps(row, "ssm_a"); }
 
 absl::StatusOr<int64_t> ReadFeedForwardLength(const Config& c, const arch::ArchInfo& row) {
   if (!row.hf.block_ff_dim) return c.PositiveInt("intermediate_size", kMaxWidth);
@@ -142,8 +143,10 @@ absl::StatusOr<double> ReadRmsEps(const Config& c, const arch::ArchInfo& row) {
   return c.PositiveFloat(key);
 }
 
-absl::StatusOr<HfLayout> ReadLayout(const Config& c, const arch::ArchInfo& row, int64_t layers) {
+absl::StatusOr<HfLayout> ReadLayout(const Config& c, const arch::ArchInfo& row, int64_t layers,
+                                    int64_t head_dim) {
   HfLayout out;
+  if (IsLinearAttention(row)) EDGEQ_RETURN_IF_ERROR(ReadLinearAttention(c, layers, head_dim, out));
   if (IsHybrid(row)) {
     EDGEQ_ASSIGN_OR_RETURN(out.attention, ReadLayerTypes(c, layers));
     EDGEQ_ASSIGN_OR_RETURN(out.conv_l_cache, c.PositiveInt("conv_L_cache", kMaxConvTaps));
@@ -154,6 +157,9 @@ absl::StatusOr<HfLayout> ReadLayout(const Config& c, const arch::ArchInfo& row, 
 
 bool LayerHasTensor(const HfLayout& layout, int64_t layer, absl::string_view tail) {
   if (absl::StartsWith(tail, "shortconv.")) return !layout.IsAttention(layer);
+  if (layout.linear_attention() && LinearAttentionShape(layout.linear, 1, tail).has_value()) {
+    return !layout.IsAttention(layer);
+  }
   static const char* const kAttention[] = {"attn_q.weight",      "attn_k.weight",
                                            "attn_v.weight",      "attn_output.weight",
                                            "attn_q_norm.weight", "attn_k_norm.weight"};
@@ -200,6 +206,54 @@ absl::StatusOr<std::optional<ExpertPart>> MatchExpertTensor(const arch::ArchInfo
     return ExpertPart{*layer, *expert, absl::StrCat("blk.", *layer, ".", row.hf_tensors[i].gguf)};
   }
   return std::nullopt;
+}
+
+namespace {
+
+float HalfToFloat(uint16_t h) {
+  const uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1F, mant = h & 0x3FF;
+  float v;
+  if (exp == 0) {
+    v = std::ldexp(static_cast<float>(mant), -24);
+  } else if (exp == 31) {
+    v = mant ? NAN : INFINITY;
+  } else {
+    v = std::ldexp(static_cast<float>(mant | 0x400), static_cast<int>(exp) - 25);
+  }
+  return sign ? -v : v;
+}
+
+}  // namespace
+
+absl::StatusOr<Tensor> ToF32(const std::string& name, const Tensor& t, float add) {
+  const int64_t n = t.logical_shape().num_elements();
+  EDGEQ_ASSIGN_OR_RETURN(Tensor out, Tensor::Create(DType::kFloat32, t.logical_shape()));
+  EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> v, out.MutableValues<float>());
+  const absl::Span<const uint8_t> bytes = t.bytes();
+  if (t.encoding().empty() && t.dtype() == DType::kFloat32 && bytes.size() == 4 * size_t(n)) {
+    std::memcpy(v.data(), bytes.data(), bytes.size());
+  } else if (t.encoding().empty() && t.dtype() == DType::kFloat16 &&
+             bytes.size() == 2 * size_t(n)) {
+    for (int64_t i = 0; i < n; ++i) {
+      uint16_t h;
+      std::memcpy(&h, bytes.data() + 2 * i, 2);
+      v[i] = HalfToFloat(h);
+    }
+  } else if (t.encoding() == "bf16" && bytes.size() == 2 * size_t(n)) {
+    for (int64_t i = 0; i < n; ++i) {
+      uint16_t h;
+      std::memcpy(&h, bytes.data() + 2 * i, 2);
+      const uint32_t bits = uint32_t{h} << 16;
+      std::memcpy(&v[i], &bits, 4);
+    }
+  } else {
+    return absl::UnimplementedError(absl::StrFormat("tensor %s is %s; expected f32, f16 or bf16",
+                                                    QuoteForError(name, 128), t.DebugString()));
+  }
+  if (add != 0.0f) {
+    for (float& x : v) x += add;
+  }
+  return out;
 }
 
 absl::StatusOr<Tensor> WithLogicalShape(const Tensor& t, const std::vector<int64_t>& dims) {

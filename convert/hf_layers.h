@@ -1,8 +1,9 @@
-// The layer structure of the hybrid (lfm2, lfm2moe: short-convolution layers beside attention)
-// and mixture-of-experts (qwen3moe, lfm2moe) architectures as llama.cpp's converter reads it
-// from config.json (LFM2Model, LFM2MoeModel, Qwen2MoeModel / Qwen3MoeModel at d32676d7), which
-// tensors each layer must have, and the merge of per-expert matrices into one 3-D tensor.
-// Internal to convert/ (convert/hf_import.cc).
+// The layer structure of the hybrid (lfm2, lfm2moe: short-convolution layers beside attention;
+// qwen35: gated delta-net layers beside attention) and mixture-of-experts (qwen3moe, lfm2moe)
+// architectures as llama.cpp's converter reads it from config.json (LFM2Model, LFM2MoeModel,
+// Qwen2MoeModel / Qwen3MoeModel, Qwen3_5TextModel at d32676d7), which tensors each layer must
+// have, the merge of per-expert matrices into one 3-D tensor and the transforms of the gated
+// delta-net tensors (convert/hf_qwen35.cc). Internal to convert/ (convert/hf_import.cc).
 #ifndef EDGEQ_CONVERT_HF_LAYERS_H_
 #define EDGEQ_CONVERT_HF_LAYERS_H_
 
@@ -22,17 +23,34 @@ namespace edgeq {
 namespace convert {
 namespace internal {
 
+// qwen35's gated delta-net layers (Qwen3NextModel's linear_* keys).
+struct LinearAttention {
+  int64_t key_heads = 0;    // linear_num_key_heads (ssm.group_count)
+  int64_t value_heads = 0;  // linear_num_value_heads (ssm.time_step_rank)
+  int64_t head_dim = 0;     // linear_key_head_dim = linear_value_head_dim (ssm.state_size)
+  int64_t conv_kernel = 0;  // linear_conv_kernel_dim (ssm.conv_kernel)
+  int64_t interval = 0;     // full_attention_interval: layer l is attention if (l + 1) % it == 0
+  int64_t rope_dims = 0;    // int(head_dim * partial_rotary_factor) (rope.dimension_count)
+  std::vector<int64_t> rope_sections;  // mrope_section padded to 4 (rope.dimension_sections)
+  int64_t key_dim() const { return key_heads * head_dim; }
+  int64_t value_dim() const { return value_heads * head_dim; }
+  int64_t conv_channels() const { return 2 * key_dim() + value_dim(); }
+};
+
 struct HfLayout {
-  // Hybrid rows: per layer, attention (true) or short convolution (false), from layer_types
-  // (or full_attn_idxs); empty: every layer is attention.
+  // Hybrid rows: per layer, attention (true) or short convolution / gated delta-net (false),
+  // from layer_types (or full_attn_idxs; qwen35: full_attention_interval); empty: every layer
+  // is attention.
   std::vector<bool> attention;
   int64_t conv_l_cache = 0;    // conv_L_cache (shortconv.l_cache)
   int64_t experts = 0;         // num_experts (0: a dense FFN everywhere)
   int64_t experts_used = 0;    // num_experts_per_tok
   int64_t expert_ffn = 0;      // moe_intermediate_size
   int64_t leading_dense = -1;  // lfm2moe: num_dense_layers (-1: not an lfm2moe key)
+  LinearAttention linear;      // qwen35 (key_heads 0: none)
 
-  bool hybrid() const { return !attention.empty(); }
+  bool short_conv() const { return conv_l_cache > 0; }
+  bool linear_attention() const { return linear.key_heads > 0; }
   bool IsAttention(int64_t layer) const {
     return attention.empty() || attention[static_cast<size_t>(layer)];
   }
@@ -43,6 +61,8 @@ struct HfLayout {
 bool IsHybrid(const llm::arch::ArchInfo& row);
 // Whether the row has experts (its tensor list maps ffn_gate_exps).
 bool IsMoe(const llm::arch::ArchInfo& row);
+// Whether the row has gated delta-net layers (its tensor list maps ssm_a).
+bool IsLinearAttention(const llm::arch::ArchInfo& row);
 
 // feed_forward_length: intermediate_size, or lfm2's block_ff_dim with the converter's
 // auto-adjust (int(2 ff / 3), times block_ffn_dim_multiplier, rounded up to block_multiple_of).
@@ -50,13 +70,15 @@ absl::StatusOr<int64_t> ReadFeedForwardLength(const Config& c, const llm::arch::
 // layer_norm_rms_epsilon: rms_norm_eps (or the row's default); lfm2: norm_eps (required);
 // lfm2moe: rms_norm_eps, else norm_eps.
 absl::StatusOr<double> ReadRmsEps(const Config& c, const llm::arch::ArchInfo& row);
-// The layer kinds and expert keys of config.json (an empty layout for the other rows).
-absl::StatusOr<HfLayout> ReadLayout(const Config& c, const llm::arch::ArchInfo& row,
-                                    int64_t layers);
+// The layer kinds, expert keys and gated delta-net keys of config.json (an empty layout for the
+// other rows); `head_dim` is the attention heads'.
+absl::StatusOr<HfLayout> ReadLayout(const Config& c, const llm::arch::ArchInfo& row, int64_t layers,
+                                    int64_t head_dim);
 
 // Whether layer tensor `tail` (GGUF name after "blk.N.") belongs on layer `layer`: attention
-// tensors on attention layers, shortconv.* on conv layers, the dense FFN on dense layers, the
-// router and experts on MoE layers, the norms everywhere.
+// tensors on attention layers, shortconv.* on conv layers, attn_qkv/attn_gate/ssm_* on gated
+// delta-net layers, the dense FFN on dense layers, the router and experts on MoE layers, the
+// norms everywhere.
 bool LayerHasTensor(const HfLayout& layout, int64_t layer, absl::string_view tail);
 
 // A per-expert Hugging Face matrix ("model.layers.3.mlp.experts.5.up_proj.weight"): its layer,
@@ -78,8 +100,33 @@ absl::StatusOr<Tensor> MergeExperts(const std::string& gguf,
                                     const std::vector<std::pair<std::string, const Tensor*>>& parts,
                                     const std::vector<int64_t>& shape);
 
+// `t` (f32, f16 or bf16; `name` for the error) as f32 of the same logical shape, plus `add` to
+// every element.
+absl::StatusOr<Tensor> ToF32(const std::string& name, const Tensor& t, float add);
+
 // `t` (f32, f16 or bf16) with logical shape `dims` (same element count, same buffer).
 absl::StatusOr<Tensor> WithLogicalShape(const Tensor& t, const std::vector<int64_t>& dims);
+
+// ---- qwen35 (convert/hf_qwen35.cc), as Qwen3_5TextModel / Qwen3NextModel at d32676d7. ----
+
+// The linear_* keys, full_attention_interval (and layer_types, which must agree with it),
+// attn_output_gate, partial_rotary_factor and mrope_section (from rope_parameters, as the
+// converter mirrors them) into layout.linear and layout.attention.
+absl::Status ReadLinearAttention(const Config& c, int64_t layers, int64_t head_dim,
+                                 HfLayout& layout);
+// The shape config.json gives a gated delta-net tensor (`tail`: GGUF name after "blk.N."), in
+// its GGUF layout (ssm_conv1d squeezed to 2-D); nullopt if `tail` is not one.
+std::optional<std::vector<int64_t>> LinearAttentionShape(const LinearAttention& la, int64_t dim,
+                                                         absl::string_view tail);
+// A gated delta-net tensor as the converter writes it, from the checked Hugging Face tensor
+// `in` (`hf`: its name for errors; 1-D ones already f32, `source` the tensor as stored):
+// value heads reordered from grouped by key head to tiled (attn_qkv's v rows, attn_gate's rows,
+// ssm_beta/ssm_alpha/ssm_dt/ssm_a's entries, ssm_conv1d's v channels, ssm_out's columns; only
+// when the key and value head counts differ), ssm_a = -exp(A_log) (exp rounded to the stored
+// type, as torch computes it in that type), ssm_conv1d as f32. Others are returned as they are.
+absl::StatusOr<Tensor> ConvertLinearAttentionTensor(const LinearAttention& la,
+                                                    absl::string_view tail, const std::string& hf,
+                                                    const Tensor& source, Tensor in);
 
 }  // namespace internal
 }  // namespace convert

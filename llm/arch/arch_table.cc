@@ -151,7 +151,8 @@ constexpr TensorName kLfm2moeTensors[] = {
     {"self_attn.v_proj.weight", "attn_v.weight"},
 };
 // qwen35: a full-attention layer's tensors, then a linear-attention layer's (llama.cpp's
-// tensor_mapping.py for Qwen3.5); no layer has all of them, and there is no HF import yet.
+// tensor_mapping.py for Qwen3.5); no layer has all of them (the importer requires each on
+// the layers of its kind, convert/hf_layers.h).
 constexpr TensorName kQwen35Tensors[] = {
     {"input_layernorm.weight", "attn_norm.weight"},
     {"post_attention_layernorm.weight", "post_attention_norm.weight"},
@@ -220,12 +221,12 @@ constexpr HfConfig kSmollm3Hf = {"SmolLM3ForCausalLM", 0,  false, 0,     false,
 constexpr HfConfig kLfm2Hf = {"Lfm2ForCausalLM",     0,    true,  0,     false,
                               false, 0.0f, false, false, false, nullptr, "norm_eps", nullptr,
                               true};
-// Qwen3.5 (text): no HF import this session (the converter's norm offsets and A_log -> ssm_a
-// are not modelled).
+// Qwen3_5TextModel (Qwen3NextModel): every norm but linear_attn.norm gets +1, the
+// linear_* keys, full_attention_interval, partial RoPE and M-RoPE sections, the value-head
+// reorder and A_log -> ssm_a (convert/hf_qwen35.cc).
 constexpr HfConfig kQwen35Hf = {"Qwen3_5ForCausalLM", 0,  false, 0,     true,
-                                false, 0.0f, false, false, false,
-    "its converter (Qwen3_5TextModel) reorders the linear-attention value heads, maps "
-    "A_log to ssm_a = -exp(A_log) and shifts norms: not modelled here"};
+                                false, 1.0f, false, false, false, nullptr, "rms_norm_eps",
+                                nullptr, false, nullptr, "ssm_norm.weight"};
 // Gemma4Model: norms stored as they are (norm_shift 0).
 constexpr HfConfig kGemma4Hf = {"Gemma4ForCausalLM", 1e-6, true,  1e6,   true,
                                 false, 0.0f, false, false, true,
