@@ -1,0 +1,190 @@
+// ImportHfCheckpoint of Qwen3_5ForCausalLM directories (convert/hf_qwen35.cc): the text_config
+// layout and the multi-token-prediction tensors, and the errors of the gated delta-net keys and
+// tensors. (The round trip of a random qwen35 model is hf_import_test's.)
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "checkpoint/safetensors.h"
+#include "checkpoint/tensor_dict.h"
+#include "convert/hf_import.h"
+#include "convert/hf_testing.h"
+#include "gtest/gtest.h"
+#include "llm/random_model.h"
+#include "nlohmann/json.hpp"
+
+namespace edgeq {
+namespace convert {
+namespace {
+
+using checkpoint::TensorDict;
+using json = nlohmann::json;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void WriteText(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+void EditConfig(const std::string& dir, const std::function<void(json*)>& edit) {
+  json c = json::parse(ReadFile(dir + "/config.json"));
+  edit(&c);
+  WriteText(dir + "/config.json", c.dump());
+}
+
+// The qwen3.5-tiny preset (2 key heads for 4 value heads, 8 layers: 3 and 7 full attention) as a
+// Hugging Face directory of 3 shards.
+std::string ArchDir(const std::string& arch, const std::string& name) {
+  absl::StatusOr<llm::RandomModelSpec> spec = llm::RandomModelPreset("qwen3.5-tiny");
+  EXPECT_TRUE(spec.ok() && arch == "qwen35");
+  absl::StatusOr<TensorDict> m = llm::RandomModel(*spec);
+  EXPECT_TRUE(m.ok());
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/", name);
+  EXPECT_TRUE(WriteHfCheckpointDir(*spec, *m, dir, 3).ok());
+  return dir;
+}
+
+// Tensor `name` removed from its shard and from the index.
+void RemoveTensor(const std::string& dir, const std::string& name) {
+  json index = json::parse(ReadFile(dir + "/model.safetensors.index.json"));
+  ASSERT_TRUE(index["weight_map"].contains(name)) << name;
+  const std::string shard = dir + "/" + index["weight_map"][name].get<std::string>();
+  index["weight_map"].erase(name);
+  WriteText(dir + "/model.safetensors.index.json", index.dump());
+  absl::StatusOr<TensorDict> part = checkpoint::ReadSafetensors(shard);
+  ASSERT_TRUE(part.ok()) << part.status();
+  TensorDict copy;
+  for (const std::string& k : part->Keys()) {
+    if (k == name) continue;
+    ASSERT_TRUE(copy.Set(k, *(*part->Get(k))->Clone()).ok());
+  }
+  part = TensorDict();
+  ASSERT_TRUE(checkpoint::WriteSafetensors(copy, shard).ok());
+}
+
+void ExpectError(const std::string& dir, absl::StatusCode code, const std::string& text) {
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  EXPECT_EQ(got.status().code(), code) << got.status();
+  EXPECT_TRUE(absl::StrContains(got.status().message(), text)) << got.status();
+}
+
+// qwen35 with its keys in a text_config object (the multimodal checkpoints' layout, which the
+// converter merges over the top level), and with the multi-token-prediction block (mtp.*) that
+// the import leaves out as the converter's --no-mtp does: the same tensors and keys.
+TEST(HfImportQwen35, TextConfigAndMtpTensorsGiveTheSameModel) {
+  const std::string dir = ArchDir("qwen35", "hf_qwen35_text_config");
+  absl::StatusOr<TensorDict> plain = ImportHfCheckpoint(dir);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EditConfig(dir, [](json* c) {
+    json text = *c;
+    text.erase("architectures");
+    *c = {{"architectures", {"Qwen3_5ForCausalLM"}},
+          {"text_config", text},
+          {"hidden_size", 1},  // the text_config's value wins
+          {"mtp_num_hidden_layers", 1}};
+  });
+  TensorDict mtp;
+  absl::StatusOr<TensorDict> shard =
+      checkpoint::ReadSafetensors(dir + "/model-00001-of-00003.safetensors");
+  ASSERT_TRUE(shard.ok()) << shard.status();
+  for (const std::string& k : shard->Keys())
+    ASSERT_TRUE(mtp.Set(k, *(*shard->Get(k))->Clone()).ok());
+  ASSERT_TRUE(mtp.Set("mtp.fc.weight", *(*shard->Get("model.embed_tokens.weight"))->Clone()).ok());
+  ASSERT_TRUE(mtp.Set("mtp.layers.0.input_layernorm.weight",
+                      *Tensor::FromValues<float>(Shape{64}, std::vector<float>(64, 0.5f)))
+                  .ok());
+  shard = TensorDict();
+  ASSERT_TRUE(checkpoint::WriteSafetensors(mtp, dir + "/model-00001-of-00003.safetensors").ok());
+  json index = json::parse(ReadFile(dir + "/model.safetensors.index.json"));
+  index["weight_map"]["mtp.fc.weight"] = "model-00001-of-00003.safetensors";
+  index["weight_map"]["mtp.layers.0.input_layernorm.weight"] = "model-00001-of-00003.safetensors";
+  WriteText(dir + "/model.safetensors.index.json", index.dump());
+
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_EQ(got->Keys(), plain->Keys());
+  for (const std::string& name : plain->Keys()) {
+    const Tensor& a = **plain->Get(name);
+    const Tensor& b = **got->Get(name);
+    ASSERT_EQ(a.bytes().size(), b.bytes().size()) << name;
+    EXPECT_EQ(std::memcmp(a.bytes().data(), b.bytes().data(), a.bytes().size()), 0) << name;
+  }
+  ASSERT_EQ(got->MetadataKeys(), plain->MetadataKeys());
+  for (const std::string& key : plain->MetadataKeys()) {
+    EXPECT_EQ(**got->GetMetadata(key), **plain->GetMetadata(key)) << key;
+  }
+  EXPECT_EQ((*got->GetMetadata("qwen35.block_count"))->ints(), std::vector<int64_t>{8});
+  EXPECT_FALSE(got->HasMetadata("qwen35.nextn_predict_layers"));
+}
+
+// The gated delta-net keys: each missing or contradicting one is named with what it must be.
+TEST(HfImportQwen35, LinearAttentionKeysAreRequiredAndChecked) {
+  const std::string dir = ArchDir("qwen35", "hf_qwen35_keys");
+  const json original = json::parse(ReadFile(dir + "/config.json"));
+  auto expect = [&](const std::function<void(json*)>& edit, absl::StatusCode code,
+                    const std::string& text) {
+    WriteText(dir + "/config.json", original.dump());
+    EditConfig(dir, edit);
+    ExpectError(dir, code, text);
+  };
+  expect([](json* c) { c->erase("linear_num_key_heads"); }, absl::StatusCode::kInvalidArgument,
+         "config.json: missing key \"linear_num_key_heads\" (expected a positive integer)");
+  expect([](json* c) { (*c)["linear_num_value_heads"] = 3; }, absl::StatusCode::kInvalidArgument,
+         "key \"linear_num_value_heads\" is 3, expected a multiple of linear_num_key_heads 2");
+  expect([](json* c) { (*c)["linear_value_head_dim"] = 32; }, absl::StatusCode::kInvalidArgument,
+         "key \"linear_value_head_dim\" is 32, expected linear_key_head_dim 16 (edgeq's qwen35 "
+         "runs value heads as wide as the key heads)");
+  expect([](json* c) { (*c)["attn_output_gate"] = false; }, absl::StatusCode::kInvalidArgument,
+         "key \"attn_output_gate\" is false, expected true");
+  expect([](json* c) { (*c)["full_attention_interval"] = 2; }, absl::StatusCode::kInvalidArgument,
+         "key \"layer_types\" is an array of 8 elements, expected a list of num_hidden_layers (8) "
+         "strings, \"full_attention\" on every full_attention_interval-th (2) layer");
+  expect([](json* c) { (*c)["rope_parameters"]["rope_type"] = "yarn"; },
+         absl::StatusCode::kInvalidArgument,
+         "key \"rope_parameters\".\"rope_type\" is 'yarn', expected \"default\"");
+  expect([](json* c) { (*c)["rope_parameters"]["partial_rotary_factor"] = 0.1; },
+         absl::StatusCode::kInvalidArgument,
+         "key \"partial_rotary_factor\" is 0.1, expected a factor in (0, 1] giving an even number "
+         "of rotated dimensions of head_dim 32");
+  // Without layer_types the interval alone places the layers: interval 2 makes layer 1 a full
+  // attention layer, whose tensors are not there.
+  expect(
+      [](json* c) {
+        c->erase("layer_types");
+        (*c)["full_attention_interval"] = 2;
+      },
+      absl::StatusCode::kNotFound, "no tensor for blk.1.attn_q.weight");
+}
+
+// A tensor whose shape disagrees with the linear_* keys is named with the shape they give.
+TEST(HfImportQwen35, MisShapedLinearAttentionTensorsAreNamed) {
+  const std::string dir = ArchDir("qwen35", "hf_qwen35_shape");
+  const json original = json::parse(ReadFile(dir + "/config.json"));
+  EditConfig(dir, [](json* c) { (*c)["linear_conv_kernel_dim"] = 3; });
+  ExpectError(dir, absl::StatusCode::kInvalidArgument,
+              "tensor 'model.layers.0.linear_attn.conv1d.weight' has shape [128, 4], expected "
+              "[128, 3] (from config.json)");
+  WriteText(dir + "/config.json", original.dump());
+  EditConfig(dir, [](json* c) { (*c)["linear_key_head_dim"] = (*c)["linear_value_head_dim"] = 8; });
+  ExpectError(dir, absl::StatusCode::kInvalidArgument,
+              "tensor 'model.layers.0.linear_attn.conv1d.weight' has shape [128, 4], expected "
+              "[64, 4] (from config.json)");
+  WriteText(dir + "/config.json", original.dump());
+  RemoveTensor(dir, "model.layers.2.linear_attn.A_log");
+  ExpectError(dir, absl::StatusCode::kNotFound, "no tensor for blk.2.ssm_a");
+}
+
+}  // namespace
+}  // namespace convert
+}  // namespace edgeq
