@@ -185,6 +185,48 @@ TEST(HfImportQwen35, MisShapedLinearAttentionTensorsAreNamed) {
   ExpectError(dir, absl::StatusCode::kNotFound, "no tensor for blk.2.ssm_a");
 }
 
+// Every config.json key (and every rope_parameters entry) of a qwen35 directory replaced by
+// crafted values: an error or a model, never a crash (the reorder and A_log paths run on every
+// import that gets that far).
+TEST(HfImportQwen35, CraftedConfigValuesNeverCrash) {
+  const std::string dir = ArchDir("qwen35", "hf_qwen35_crafted");
+  const json original = json::parse(ReadFile(dir + "/config.json"));
+  const std::vector<json> values = {json("x"),       json(-1),      json(0),
+                                    json(1e300),     json(nullptr), json::array(),
+                                    json::object(),  json(3),       json(int64_t{1} << 40),
+                                    json({1, 2, 3}), json(0.5),     json(true)};
+  int errors = 0, total = 0;
+  auto run = [&](const json& c) {
+    WriteText(dir + "/config.json", c.dump());
+    errors += !ImportHfCheckpoint(dir).ok();
+    ++total;
+  };
+  for (auto it = original.begin(); it != original.end(); ++it) {
+    for (const json& v : values) {
+      json c = original;
+      c[it.key()] = v;
+      run(c);
+      if (it.key() == "architectures") continue;
+      json nested = {{"architectures", original["architectures"]}, {"text_config", c}};
+      run(nested);
+    }
+  }
+  for (auto it = original["rope_parameters"].begin(); it != original["rope_parameters"].end();
+       ++it) {
+    for (const json& v : values) {
+      json c = original;
+      c["rope_parameters"][it.key()] = v;
+      run(c);
+    }
+  }
+  for (const json& v : values) {
+    json c = original;
+    c["text_config"] = v;
+    run(c);
+  }
+  EXPECT_GT(errors, total / 2);
+}
+
 }  // namespace
 }  // namespace convert
 }  // namespace edgeq
