@@ -98,6 +98,10 @@ absl::StatusOr<std::string> GgufName(const arch::ArchInfo& row, const std::strin
     return std::string("token_embd_norm.weight");
   }
   if (hf == "lm_head.weight") return std::string("output.weight");
+  if (internal::IsPerLayerAttention(row)) {  // gemma4's per-layer embeddings
+    std::string g = internal::PerLayerEmbeddingName(hf);
+    if (!g.empty()) return g;
+  }
   const std::string prefix = "model.layers.";
   if (absl::StartsWith(hf, prefix)) {
     const std::string rest = hf.substr(prefix.size());
@@ -358,6 +362,11 @@ std::vector<int64_t> ExpectedShape(const arch::ArchInfo& row, const HfModel& m,
   const bool fused_ffn = row.ffn == arch::FfnLayout::kFusedGateUp;
   auto ends = [&](const char* s) { return absl::EndsWith(g, s); };
   if (g == "token_embd.weight" || g == "output.weight") return {m.vocab, dim};
+  if (m.layout.per_layer.active()) {
+    const std::optional<std::vector<int64_t>> per_layer =
+        internal::PerLayerAttentionShape(m.layout.per_layer, m.heads, dim, g);
+    if (per_layer.has_value()) return *per_layer;
+  }
   if (m.layout.linear_attention() && absl::StartsWith(g, "blk.")) {
     const std::optional<std::vector<int64_t>> linear = internal::LinearAttentionShape(
         m.layout.linear, dim, absl::string_view(g).substr(g.find('.', 4) + 1));
@@ -510,9 +519,15 @@ absl::Status RequireTensors(const std::string& dir, const std::string& config_pa
     EDGEQ_RETURN_IF_ERROR(require(n));
   }
   if (!m.tied) EDGEQ_RETURN_IF_ERROR(require("output.weight"));
+  if (m.layout.per_layer.per_layer_dim > 0) {
+    for (const char* n : {"per_layer_token_embd.weight", "per_layer_model_proj.weight",
+                          "per_layer_proj_norm.weight"}) {
+      EDGEQ_RETURN_IF_ERROR(require(n));
+    }
+  }
   for (int64_t l = 0; l < layers; ++l) {
     for (size_t i = 0; i < row.hf_tensor_count; ++i) {
-      if (!internal::LayerHasTensor(m.layout, l, row.hf_tensors[i].gguf)) continue;
+      if (!internal::LayerNeedsTensor(m.layout, l, row.hf_tensors[i].gguf)) continue;
       EDGEQ_RETURN_IF_ERROR(require(absl::StrCat("blk.", l, ".", row.hf_tensors[i].gguf)));
     }
   }
@@ -580,6 +595,9 @@ absl::Status AddMetadata(const Config& c, const arch::ArchInfo& row, const HfMod
                            c.PositiveFloat("rope_theta", row.hf.default_rope_theta));
     d.SetMetadata(a + ".rope.freq_base", f32(base));
   }
+  if (m.layout.per_layer.has_theta_swa) {  // gemma4: rope_parameters.sliding_attention
+    d.SetMetadata(a + ".rope.freq_base_swa", f32(m.layout.per_layer.theta_swa));
+  }
   d.SetMetadata(a + ".attention.layer_norm_rms_epsilon", f32(m.rms_eps));
   if (m.has_head_dim || row.hf.always_head_dim_keys) {
     d.SetMetadata(a + ".attention.key_length", u32(head_dim));
@@ -607,14 +625,7 @@ absl::Status AddMetadata(const Config& c, const arch::ArchInfo& row, const HfMod
   }
   d.SetMetadata("general.file_type", u32(m.file_type));
   d.SetMetadata(a + ".vocab_size", u32(vocab));
-  if (m.layout.linear_attention()) {  // Qwen3NextModel's keys
-    d.SetMetadata(a + ".ssm.conv_kernel", u32(la.conv_kernel));
-    d.SetMetadata(a + ".ssm.state_size", u32(la.head_dim));
-    d.SetMetadata(a + ".ssm.group_count", u32(la.key_heads));
-    d.SetMetadata(a + ".ssm.time_step_rank", u32(la.value_heads));
-    d.SetMetadata(a + ".ssm.inner_size", u32(la.value_dim()));
-    d.SetMetadata(a + ".full_attention_interval", u32(la.interval));
-  }
+  if (m.layout.linear_attention()) internal::AddLinearAttentionKeys(a, la, d);
   d.SetMetadata(a + ".rope.dimension_count",
                 u32(m.layout.linear_attention() ? la.rope_dims : head_dim));
   if (m.layout.short_conv()) d.SetMetadata(a + ".shortconv.l_cache", u32(m.layout.conv_l_cache));
@@ -627,6 +638,7 @@ absl::Status AddMetadata(const Config& c, const arch::ArchInfo& row, const HfMod
       d.SetMetadata(a + ".expert_gating_func", u32(2));
     }
   }
+  if (m.layout.per_layer.active()) internal::AddPerLayerAttentionKeys(a, m.layout.per_layer, d);
   d.SetMetadata("general.quantization_version", u32(2));
 
   return absl::OkStatus();
@@ -696,6 +708,10 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   EDGEQ_ASSIGN_OR_RETURN(const TensorMap hf, ReadHfTensors(dir));
   TensorDict d;
   EDGEQ_RETURN_IF_ERROR(AddRopeTensors(c, *row, m.head_dim, d));
+  if (m.layout.per_layer.active()) {  // gemma4: the full layers' proportional RoPE
+    EDGEQ_ASSIGN_OR_RETURN(Tensor freqs, internal::PerLayerRopeFreqs(m.layout.per_layer));
+    EDGEQ_RETURN_IF_ERROR(d.Set("rope_freqs.weight", std::move(freqs)));
+  }
   // Without lm_head.weight the classifier is the embedding whatever tie_word_embeddings says.
   if (!hf.count("lm_head.weight")) m.tied = true;
   if (row->hf.long_short_rope) {

@@ -28,18 +28,6 @@ bool RowMaps(const arch::ArchInfo& row, absl::string_view gguf) {
   return false;
 }
 
-// A non-negative integer at most `max` (a JSON integer).
-absl::StatusOr<int64_t> NonNegativeInt(const Config& c, const char* key, int64_t max) {
-  if (!c.Has(key)) return c.Missing(key, absl::StrCat("an integer in 0..", max));
-  const json& v = c.raw()[key];
-  if (!v.is_number_integer() ||
-      (v.is_number_unsigned() ? v.get<uint64_t>() > static_cast<uint64_t>(max)
-                              : v.get<int64_t>() < 0 || v.get<int64_t>() > max)) {
-    return c.Bad(key, absl::StrCat("an integer in 0..", max));
-  }
-  return v.get<int64_t>();
-}
-
 // layer_types (["conv", "full_attention", ...]: lfm2's converter counts every entry but "conv"
 // as attention, lfm2moe's only "full_attention"; other values are refused here), else
 // full_attn_idxs (the attention layers' indices, from which transformers' Lfm2Config derives
@@ -86,7 +74,7 @@ absl::Status ReadExperts(const Config& c, const arch::ArchInfo& row, int64_t lay
   EDGEQ_ASSIGN_OR_RETURN(out.experts_used, c.PositiveInt("num_experts_per_tok", out.experts));
   EDGEQ_ASSIGN_OR_RETURN(out.expert_ffn, c.PositiveInt("moe_intermediate_size", kMaxWidth));
   if (row.hf.dense_layers_key != nullptr) {
-    EDGEQ_ASSIGN_OR_RETURN(out.leading_dense, NonNegativeInt(c, row.hf.dense_layers_key, layers));
+    EDGEQ_ASSIGN_OR_RETURN(out.leading_dense, c.NonNegativeInt(row.hf.dense_layers_key, layers));
     return absl::OkStatus();
   }
   out.leading_dense = 0;
@@ -107,6 +95,9 @@ absl::Status ReadExperts(const Config& c, const arch::ArchInfo& row, int64_t lay
 bool IsHybrid(const arch::ArchInfo& row) { return RowMaps(row, "shortconv.conv.weight"); }
 bool IsMoe(const arch::ArchInfo& row) { return RowMaps(row, "ffn_gate_exps.weight"); }
 bool IsLinearAttention(const arch::ArchInfo& row) { return RowMaps(row, "ssm_a"); }
+bool IsPerLayerAttention(const arch::ArchInfo& row) {
+  return RowMaps(row, "layer_output_scale.weight");
+}
 
 absl::StatusOr<int64_t> ReadFeedForwardLength(const Config& c, const arch::ArchInfo& row) {
   if (!row.hf.block_ff_dim) return c.PositiveInt("intermediate_size", kMaxWidth);
@@ -147,6 +138,10 @@ absl::StatusOr<HfLayout> ReadLayout(const Config& c, const arch::ArchInfo& row, 
                                     int64_t head_dim) {
   HfLayout out;
   if (IsLinearAttention(row)) EDGEQ_RETURN_IF_ERROR(ReadLinearAttention(c, layers, head_dim, out));
+  if (IsPerLayerAttention(row)) {
+    EDGEQ_ASSIGN_OR_RETURN(const int64_t vocab, c.PositiveInt("vocab_size", kMaxVocab));
+    EDGEQ_RETURN_IF_ERROR(ReadPerLayerAttention(c, layers, vocab, out));
+  }
   if (IsHybrid(row)) {
     EDGEQ_ASSIGN_OR_RETURN(out.attention, ReadLayerTypes(c, layers));
     EDGEQ_ASSIGN_OR_RETURN(out.conv_l_cache, c.PositiveInt("conv_L_cache", kMaxConvTaps));
@@ -155,8 +150,24 @@ absl::StatusOr<HfLayout> ReadLayout(const Config& c, const arch::ArchInfo& row, 
   return out;
 }
 
+bool LayerNeedsTensor(const HfLayout& layout, int64_t layer, absl::string_view tail) {
+  if (!LayerHasTensor(layout, layer, tail)) return false;
+  const PerLayerAttention& pl = layout.per_layer;
+  if (!pl.active()) return true;
+  if (tail == "layer_output_scale.weight") return false;
+  if (tail == "attn_k.weight" || tail == "attn_k_norm.weight") return !pl.Shared(layer);
+  if (tail == "attn_v.weight") {
+    return !pl.Shared(layer) && (pl.sliding[static_cast<size_t>(layer)] || !pl.k_eq_v);
+  }
+  return true;
+}
+
 bool LayerHasTensor(const HfLayout& layout, int64_t layer, absl::string_view tail) {
   if (absl::StartsWith(tail, "shortconv.")) return !layout.IsAttention(layer);
+  if (layout.per_layer.active() &&
+      (tail == "inp_gate.weight" || tail == "proj.weight" || tail == "post_norm.weight")) {
+    return layout.per_layer.per_layer_dim > 0;
+  }
   if (layout.linear_attention() && LinearAttentionShape(layout.linear, 1, tail).has_value()) {
     return !layout.IsAttention(layer);
   }

@@ -256,6 +256,18 @@ absl::StatusOr<Tensor> ConvertLinearAttentionTensor(const LinearAttention& la,
   return in;
 }
 
+void AddLinearAttentionKeys(const std::string& a, const LinearAttention& la,
+                            checkpoint::TensorDict& d) {
+  using checkpoint::MetadataValue;
+  auto u32 = [](int64_t v) { return MetadataValue::Int(v, MetadataValue::Width::kU32); };
+  d.SetMetadata(a + ".ssm.conv_kernel", u32(la.conv_kernel));
+  d.SetMetadata(a + ".ssm.state_size", u32(la.head_dim));
+  d.SetMetadata(a + ".ssm.group_count", u32(la.key_heads));
+  d.SetMetadata(a + ".ssm.time_step_rank", u32(la.value_heads));
+  d.SetMetadata(a + ".ssm.inner_size", u32(la.value_dim()));
+  d.SetMetadata(a + ".full_attention_interval", u32(la.interval));
+}
+
 }  // namespace internal
 }  // namespace convert
 }  // namespace edgeq

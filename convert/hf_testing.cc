@@ -100,6 +100,45 @@ void AddLinearAttentionKeys(const RandomModelSpec& s, json& c) {
   c.erase("rope_theta");
 }
 
+// Whether the row maps GGUF layer tensor `gguf`.
+bool RowMaps(const arch::ArchInfo& row, const char* gguf) {
+  for (size_t i = 0; i < row.hf_tensor_count; ++i) {
+    if (std::strcmp(row.hf_tensors[i].gguf, gguf) == 0) return true;
+  }
+  return false;
+}
+
+// gemma4's config.json keys (Gemma4TextConfig): layer_types from the pattern, head_dim (the
+// sliding layers') and global_head_dim, the shared-KV and per-layer-embedding sizes, the
+// double-wide FFN, attention_k_eq_v, soft-capping and rope_parameters' full_attention
+// (proportional, partial_rotary_factor) and sliding_attention entries (rope_theta moved there).
+void AddPerLayerAttentionKeys(const RandomModelSpec& s, json& c) {
+  const int hs_full = s.head_dim > 0 ? s.head_dim : s.dim / s.heads;
+  json types = json::array();
+  for (int l = 0; l < s.layers; ++l) {
+    const int n = s.sliding_window_pattern;
+    types.push_back(l % n < n - 1 ? "sliding_attention" : "full_attention");
+  }
+  c["layer_types"] = types;
+  c["head_dim"] = s.head_dim_swa > 0 ? s.head_dim_swa : hs_full;
+  c["global_head_dim"] = hs_full;
+  c["num_kv_shared_layers"] = s.shared_kv_layers;
+  c["hidden_size_per_layer_input"] = s.per_layer_dim;
+  c["vocab_size_per_layer_input"] = s.vocab;
+  c["use_double_wide_mlp"] = s.double_wide_mlp;
+  c["attention_k_eq_v"] = s.value_from_key;
+  c["sliding_window"] = s.sliding_window;
+  c["final_logit_softcapping"] = s.final_logit_softcapping;
+  c["enable_moe_block"] = false;
+  c["rope_parameters"] = {
+      {"full_attention",
+       {{"rope_type", "proportional"},
+        {"partial_rotary_factor", s.partial_rotary_full},
+        {"rope_theta", c["rope_theta"]}}},
+      {"sliding_attention", {{"rope_type", "default"}, {"rope_theta", s.rope_base_swa}}}};
+  c.erase("rope_theta");
+}
+
 // qwen35's value heads back from the GGUF's tiled order (GGUF block j * hk + g) to Hugging
 // Face's, grouped by key head (block g * r + j): `block` rows (from row `first`) or columns each.
 Tensor TiledToGrouped(const Tensor& t, const RandomModelSpec& s, int64_t first, int64_t block,
@@ -195,6 +234,10 @@ std::string HfName(const arch::ArchInfo& row, const std::string& g) {
   if (g == "output_norm.weight") return "model.norm.weight";
   if (g == "output.weight") return "lm_head.weight";
   if (g == "token_embd_norm.weight") return "model.embedding_norm.weight";  // lfm2's final norm
+  // gemma4's per-layer embeddings
+  if (g == "per_layer_token_embd.weight") return "model.embed_tokens_per_layer.weight";
+  if (g == "per_layer_model_proj.weight") return "model.per_layer_model_projection.weight";
+  if (g == "per_layer_proj_norm.weight") return "model.per_layer_projection_norm.weight";
   const size_t dot = g.find('.', 4);
   const std::string layer = g.substr(4, dot - 4), tail = g.substr(dot + 1);
   for (size_t i = 0; i < row.hf_tensor_count; ++i) {
@@ -231,6 +274,8 @@ absl::Status WriteHfCheckpointDir(const llm::RandomModelSpec& s, const checkpoin
   AddLayerKeys(s, *row, c);
   const bool linear = s.ssm_key_heads > 0;  // qwen35
   if (linear) AddLinearAttentionKeys(s, c);
+  const bool per_layer = RowMaps(*row, "layer_output_scale.weight");  // gemma4
+  if (per_layer) AddPerLayerAttentionKeys(s, c);
   if (row->hf.sliding_window) {
     c["sliding_window"] = s.sliding_window;
     c["sliding_window_pattern"] = s.sliding_window_pattern;
@@ -241,6 +286,7 @@ absl::Status WriteHfCheckpointDir(const llm::RandomModelSpec& s, const checkpoin
   int n = 0;
   for (const std::string& g : m.Keys()) {
     const Tensor& t = **m.Get(g);
+    if (per_layer && g == "rope_freqs.weight") continue;  // made from rope_parameters
     if (absl::StartsWith(g, "rope_factors_")) {
       absl::StatusOr<absl::Span<const float>> v = t.Values<float>();
       EDGEQ_RETURN_IF_ERROR(v.status());

@@ -48,13 +48,13 @@ TEST(ArchTableTest, RowsDescribeLlamaCppStructure) {
   EXPECT_TRUE(phi.hf.long_short_rope);
 }
 
-// Hugging Face import (convert/hf_import.h): every row but gemma4; the experts of the MoE rows
-// are "*" patterns merged into 3-D tensors, lfm2's conv layers and qwen35's gated delta-net
+// Hugging Face import (convert/hf_import.h): every row; the experts of the MoE rows are "*"
+// patterns merged into 3-D tensors, lfm2's conv layers and qwen35's gated delta-net
 // tensors are mapped; qwen35's norms get +1 but ssm_norm.
 TEST(ArchTableTest, ImportableRowsAndTheirHybridAndExpertTensors) {
   for (const ArchInfo& a : Architectures()) {
     const std::string name = a.gguf_name;
-    EXPECT_EQ(a.hf.no_import != nullptr, name == "gemma4") << name;
+    EXPECT_EQ(a.hf.no_import, nullptr) << name;
   }
   auto maps = [](const char* arch, const std::string& hf, const std::string& gguf) {
     const ArchInfo& a = *FindByGgufName(arch);
@@ -74,6 +74,8 @@ TEST(ArchTableTest, ImportableRowsAndTheirHybridAndExpertTensors) {
   const ArchInfo& qwen35 = *FindByGgufName("qwen35");
   EXPECT_FLOAT_EQ(qwen35.hf.norm_offset, 1.0f);
   EXPECT_STREQ(qwen35.hf.norm_offset_skip, "ssm_norm.weight");
+  EXPECT_TRUE(maps("gemma4", "layer_scalar", "layer_output_scale.weight"));
+  EXPECT_TRUE(maps("gemma4", "per_layer_input_gate.weight", "inp_gate.weight"));
 }
 
 // Every row maps each Hugging Face layer tensor to one GGUF name and back, and has the
