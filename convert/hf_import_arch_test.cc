@@ -1,6 +1,8 @@
-// ImportHfCheckpoint of Qwen3_5ForCausalLM directories (convert/hf_qwen35.cc): the text_config
-// layout and the multi-token-prediction tensors, and the errors of the gated delta-net keys and
-// tensors. (The round trip of a random qwen35 model is hf_import_test's.)
+// ImportHfCheckpoint of the architectures with code of their own: Qwen3_5ForCausalLM
+// (convert/hf_qwen35.cc: the text_config layout, the multi-token-prediction tensors, the errors of
+// the gated delta-net keys and tensors) and Gemma4ForCausalLM (convert/hf_gemma4.cc: its
+// per-layer keys and tensors). Crafted config values never crash either. (The round trips of
+// random models are hf_import_test's.)
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -14,6 +16,7 @@
 #include "checkpoint/tensor_dict.h"
 #include "convert/hf_import.h"
 #include "convert/hf_testing.h"
+#include "core/tensor.h"
 #include "gtest/gtest.h"
 #include "llm/random_model.h"
 #include "nlohmann/json.hpp"
@@ -42,11 +45,14 @@ void EditConfig(const std::string& dir, const std::function<void(json*)>& edit) 
   WriteText(dir + "/config.json", c.dump());
 }
 
-// The qwen3.5-tiny preset (2 key heads for 4 value heads, 8 layers: 3 and 7 full attention) as a
-// Hugging Face directory of 3 shards.
+// A tiny preset as a Hugging Face directory of 3 shards: qwen35's qwen3.5-tiny (2 key heads for
+// 4 value heads, 8 layers: 3 and 7 full attention), gemma4's gemma4-tiny (10 layers: 4 and 9
+// full, the last 5 shared-KV, per-layer width 16, head dims 16 sliding / 32 full, V = K on the
+// full layers, double-wide FFN on the shared ones).
 std::string ArchDir(const std::string& arch, const std::string& name) {
-  absl::StatusOr<llm::RandomModelSpec> spec = llm::RandomModelPreset("qwen3.5-tiny");
-  EXPECT_TRUE(spec.ok() && arch == "qwen35");
+  absl::StatusOr<llm::RandomModelSpec> spec =
+      llm::RandomModelPreset(arch == "qwen35" ? "qwen3.5-tiny" : arch + "-tiny");
+  EXPECT_TRUE(spec.ok());
   absl::StatusOr<TensorDict> m = llm::RandomModel(*spec);
   EXPECT_TRUE(m.ok());
   const char* tmp = std::getenv("TEST_TMPDIR");
@@ -223,6 +229,117 @@ TEST(HfImportQwen35, CraftedConfigValuesNeverCrash) {
     json c = original;
     c["text_config"] = v;
     run(c);
+  }
+  EXPECT_GT(errors, total / 2);
+}
+
+// gemma4's per-layer keys: each missing or contradicting one is named with what it must be.
+TEST(HfImportGemma4, PerLayerKeysAreRequiredAndChecked) {
+  const std::string dir = ArchDir("gemma4", "hf_gemma4_keys");
+  const json original = json::parse(ReadFile(dir + "/config.json"));
+  auto expect = [&](const std::function<void(json*)>& edit, absl::StatusCode code,
+                    const std::string& text) {
+    WriteText(dir + "/config.json", original.dump());
+    EditConfig(dir, edit);
+    ExpectError(dir, code, text);
+  };
+  expect([](json* c) { (*c)["layer_types"][2] = "linear_attention"; },
+         absl::StatusCode::kInvalidArgument,
+         "key \"layer_types\" is an array of 10 elements, expected a list of num_hidden_layers "
+         "(10) strings \"sliding_attention\" or \"full_attention\"");
+  expect([](json* c) { c->erase("num_kv_shared_layers"); }, absl::StatusCode::kInvalidArgument,
+         "missing key \"num_kv_shared_layers\" (expected an integer in 0..10)");
+  expect([](json* c) { (*c)["rope_parameters"]["full_attention"]["rope_type"] = "default"; },
+         absl::StatusCode::kInvalidArgument,
+         "key \"rope_parameters\".\"full_attention\".\"rope_type\" is 'default', expected "
+         "\"proportional\"");
+  expect([](json* c) { (*c)["rope_parameters"]["full_attention"].erase("partial_rotary_factor"); },
+         absl::StatusCode::kInvalidArgument,
+         "missing key \"rope_parameters\".\"full_attention\".\"partial_rotary_factor\"");
+  expect([](json* c) { (*c)["rope_parameters"].erase("full_attention"); },
+         absl::StatusCode::kInvalidArgument, "missing key \"rope_parameters\".\"full_attention\"");
+  expect([](json* c) { (*c)["num_experts"] = 128; }, absl::StatusCode::kInvalidArgument,
+         "key \"num_experts\" is 128, expected absent or 0");
+  // Shapes the keys give: the full layers' head dimension, the shared layers' double-wide FFN,
+  // the per-layer width, and V = K.
+  expect([](json* c) { (*c)["global_head_dim"] = 64; }, absl::StatusCode::kInvalidArgument,
+         "tensor 'model.layers.4.self_attn.k_norm.weight' has shape [32], expected [64] (from "
+         "config.json)");
+  expect([](json* c) { (*c)["use_double_wide_mlp"] = false; }, absl::StatusCode::kInvalidArgument,
+         "tensor 'model.layers.5.mlp.down_proj.weight' has shape [64, 256], expected [64, 128]");
+  expect([](json* c) { (*c)["hidden_size_per_layer_input"] = 8; },
+         absl::StatusCode::kInvalidArgument,
+         "tensor 'model.embed_tokens_per_layer.weight' has shape [512, 160], expected [512, 80]");
+  expect([](json* c) { (*c)["attention_k_eq_v"] = false; }, absl::StatusCode::kNotFound,
+         "no tensor for blk.4.attn_v.weight");
+}
+
+// A shared-KV layer's K projection (which Gemma 4 does not run) is taken as the converter takes
+// it, checked against the layer's shape; a missing per-layer tensor is named.
+TEST(HfImportGemma4, SharedLayerKvIsOptionalAndPerLayerTensorsRequired) {
+  const std::string dir = ArchDir("gemma4", "hf_gemma4_shared");
+  absl::StatusOr<TensorDict> shard =
+      checkpoint::ReadSafetensors(dir + "/model-00001-of-00003.safetensors");
+  ASSERT_TRUE(shard.ok()) << shard.status();
+  TensorDict copy;
+  for (const std::string& k : shard->Keys()) {
+    ASSERT_TRUE(copy.Set(k, *(*shard->Get(k))->Clone()).ok());
+  }
+  shard = TensorDict();
+  // Layer 9 is full: 2 KV heads of 32.
+  ASSERT_TRUE(copy.Set("model.layers.9.self_attn.k_proj.weight",
+                       *Tensor::FromValues<float>(Shape{64, 64}, std::vector<float>(64 * 64, 0.5f)))
+                  .ok());
+  ASSERT_TRUE(checkpoint::WriteSafetensors(copy, dir + "/model-00001-of-00003.safetensors").ok());
+  json index = json::parse(ReadFile(dir + "/model.safetensors.index.json"));
+  index["weight_map"]["model.layers.9.self_attn.k_proj.weight"] =
+      "model-00001-of-00003.safetensors";
+  WriteText(dir + "/model.safetensors.index.json", index.dump());
+  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_TRUE(got->Contains("blk.9.attn_k.weight"));
+  EXPECT_EQ((*got->Get("blk.9.attn_k.weight"))->shape(), Shape({64, 64}));
+  EXPECT_FALSE(got->Contains("blk.9.attn_v.weight"));
+
+  RemoveTensor(dir, "model.layers.2.per_layer_input_gate.weight");
+  ExpectError(dir, absl::StatusCode::kNotFound, "no tensor for blk.2.inp_gate.weight");
+}
+
+// Every config.json key and rope_parameters entry of a gemma4 directory set to crafted values:
+// an error or a model, never a crash.
+TEST(HfImportGemma4, CraftedConfigValuesNeverCrash) {
+  const std::string dir = ArchDir("gemma4", "hf_gemma4_crafted");
+  const json original = json::parse(ReadFile(dir + "/config.json"));
+  const std::vector<json> values = {json("x"),       json(-1),      json(0),
+                                    json(1e300),     json(nullptr), json::array(),
+                                    json::object(),  json(3),       json(int64_t{1} << 40),
+                                    json({1, 2, 3}), json(0.5),     json(true)};
+  int errors = 0, total = 0;
+  auto run = [&](const json& c) {
+    WriteText(dir + "/config.json", c.dump());
+    errors += !ImportHfCheckpoint(dir).ok();
+    ++total;
+  };
+  for (auto it = original.begin(); it != original.end(); ++it) {
+    for (const json& v : values) {
+      json c = original;
+      c[it.key()] = v;
+      run(c);
+    }
+  }
+  for (const char* kind : {"full_attention", "sliding_attention"}) {
+    for (const char* key : {"rope_type", "partial_rotary_factor", "rope_theta"}) {
+      for (const json& v : values) {
+        json c = original;
+        c["rope_parameters"][kind][key] = v;
+        run(c);
+      }
+    }
+    for (const json& v : values) {
+      json c = original;
+      c["rope_parameters"][kind] = v;
+      run(c);
+    }
   }
   EXPECT_GT(errors, total / 2);
 }
