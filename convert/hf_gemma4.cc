@@ -119,8 +119,12 @@ absl::Status ReadRope(const Config& c, PerLayerAttention& pl) {
   return absl::OkStatus();
 }
 
-// Experts (Gemma 4 26B-A4B) are refused: edgeq runs the dense Gemma 4 layers.
+// Experts (Gemma 4 26B-A4B) are refused: edgeq runs the dense Gemma 4 layers; so is
+// attn_logit_softcapping (Gemma3Model asserts there is none).
 absl::Status RefuseExperts(const Config& c) {
+  if (c.Has("attn_logit_softcapping")) {
+    return c.Bad("attn_logit_softcapping", "absent or null (Gemma 3 and 4 cap only the logits)");
+  }
   EDGEQ_ASSIGN_OR_RETURN(const bool moe, c.Bool("enable_moe_block", false));
   if (moe) {
     return c.Bad("enable_moe_block",

@@ -260,6 +260,8 @@ TEST(HfImportGemma4, PerLayerKeysAreRequiredAndChecked) {
          absl::StatusCode::kInvalidArgument, "missing key \"rope_parameters\".\"full_attention\"");
   expect([](json* c) { (*c)["num_experts"] = 128; }, absl::StatusCode::kInvalidArgument,
          "key \"num_experts\" is 128, expected absent or 0");
+  expect([](json* c) { (*c)["attn_logit_softcapping"] = 50.0; }, absl::StatusCode::kInvalidArgument,
+         "key \"attn_logit_softcapping\" is 50.0, expected absent or null");
   // Shapes the keys give: the full layers' head dimension, the shared layers' double-wide FFN,
   // the per-layer width, and V = K.
   expect([](json* c) { (*c)["global_head_dim"] = 64; }, absl::StatusCode::kInvalidArgument,
