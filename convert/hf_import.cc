@@ -655,12 +655,13 @@ absl::Status NormalizeConfig(const std::string& path, json& j) {
     const json text = j["text_config"];
     for (auto it = text.begin(); it != text.end(); ++it) j[it.key()] = it.value();
   }
-  for (const char* key : {"rope_parameters", "rope_scaling"}) {
-    if (!j.contains(key) || j[key].is_null()) continue;
+  // hparams.get("rope_parameters", hparams.get("rope_scaling")): a rope_parameters key, even
+  // null, is the one read.
+  const char* key = j.contains("rope_parameters") ? "rope_parameters" : "rope_scaling";
+  if (j.contains(key) && j[key].is_object()) {
     const json* rp = &j[key];
-    if (rp->is_object() && rp->contains("full_attention")) rp = &(*rp)["full_attention"];
+    if (rp->contains("full_attention")) rp = &(*rp)["full_attention"];
     if (rp->is_object() && rp->contains("rope_theta")) j["rope_theta"] = (*rp)["rope_theta"];
-    break;
   }
   return absl::OkStatus();
 }

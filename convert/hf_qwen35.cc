@@ -21,12 +21,11 @@ using json = nlohmann::json;
 
 constexpr int64_t kMaxConvKernel = 1 << 16;
 
-// rope_parameters (else rope_scaling), as the converter's TextModel reads it; null if neither.
+// rope_parameters (else rope_scaling), as the converter's TextModel reads it (a rope_parameters
+// key, even null, is the one read); null if none or null.
 const json* RopeParameters(const Config& c) {
-  for (const char* key : {"rope_parameters", "rope_scaling"}) {
-    if (c.Has(key)) return &c.raw()[key];
-  }
-  return nullptr;
+  const char* key = c.raw().contains("rope_parameters") ? "rope_parameters" : "rope_scaling";
+  return c.Has(key) ? &c.raw()[key] : nullptr;
 }
 
 // partial_rotary_factor (rope_parameters' first, as the converter mirrors the top-level one into
@@ -57,7 +56,8 @@ absl::StatusOr<int64_t> ReadRopeDims(const Config& c, const json* rp, int64_t he
 absl::Status ReadRopeSections(const Config& c, const json* rp, LinearAttention& la) {
   la.rope_sections = {11, 11, 10, 0};
   if (rp == nullptr) return absl::OkStatus();
-  const std::string where = c.Has("rope_parameters") ? "rope_parameters" : "rope_scaling";
+  const std::string where =
+      c.raw().contains("rope_parameters") ? "rope_parameters" : "rope_scaling";
   if (!rp->is_object()) return c.Bad(where, "an object");
   for (const char* key : {"rope_type", "type"}) {
     if (rp->contains(key) && (*rp)[key] != json("default")) {
