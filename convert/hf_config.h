@@ -55,6 +55,18 @@ class Config {
     if (!Has(key)) return fallback;
     return PositiveInt(key, max);
   }
+  // An integer in 0..max (a JSON integer).
+  absl::StatusOr<int64_t> NonNegativeInt(const char* key, int64_t max) const {
+    const std::string expected = absl::StrCat("an integer in 0..", max);
+    if (!Has(key)) return Missing(key, expected);
+    const json& v = j_[key];
+    if (!v.is_number_integer() ||
+        (v.is_number_unsigned() ? v.get<uint64_t>() > static_cast<uint64_t>(max)
+                                : v.get<int64_t>() < 0 || v.get<int64_t>() > max)) {
+      return Bad(key, expected);
+    }
+    return v.get<int64_t>();
+  }
   absl::StatusOr<double> PositiveFloat(const char* key) const {
     if (!Has(key)) return Missing(key, "a positive number");
     const json& v = j_[key];

@@ -85,6 +85,12 @@ absl::StatusOr<std::string> GgufName(const arch::ArchInfo& row, const std::strin
   for (const char* s : kSkipped) {
     if (absl::EndsWith(hf, s)) return std::string();
   }
+  // qwen35's multi-token-prediction block: left out, as the converter's --no-mtp does (edgeq's
+  // graph does not run it).
+  if (internal::IsLinearAttention(row) &&
+      (absl::StartsWith(hf, "mtp.") || absl::StartsWith(hf, "model.mtp."))) {
+    return std::string();
+  }
   if (hf == "model.embed_tokens.weight") return std::string("token_embd.weight");
   if (hf == "model.norm.weight") return std::string("output_norm.weight");
   // lfm2's final norm (applied after the last layer, despite its name).
@@ -92,6 +98,10 @@ absl::StatusOr<std::string> GgufName(const arch::ArchInfo& row, const std::strin
     return std::string("token_embd_norm.weight");
   }
   if (hf == "lm_head.weight") return std::string("output.weight");
+  if (internal::IsPerLayerAttention(row)) {  // gemma4's per-layer embeddings
+    std::string g = internal::PerLayerEmbeddingName(hf);
+    if (!g.empty()) return g;
+  }
   const std::string prefix = "model.layers.";
   if (absl::StartsWith(hf, prefix)) {
     const std::string rest = hf.substr(prefix.size());
@@ -119,51 +129,6 @@ absl::StatusOr<std::string> GgufName(const arch::ArchInfo& row, const std::strin
       "tensor %s has no GGUF name for architecture %s (as in llama.cpp's converter: \"Can not "
       "map tensor\")",
       Q(hf), row.gguf_name));
-}
-
-float HalfToFloat(uint16_t h) {
-  const uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1F, mant = h & 0x3FF;
-  float v;
-  if (exp == 0) {
-    v = std::ldexp(static_cast<float>(mant), -24);
-  } else if (exp == 31) {
-    v = mant ? NAN : INFINITY;
-  } else {
-    v = std::ldexp(static_cast<float>(mant | 0x400), static_cast<int>(exp) - 25);
-  }
-  return sign ? -v : v;
-}
-
-// A 1-D tensor as f32 (f32, f16 or bf16), plus `add` to every element.
-absl::StatusOr<Tensor> VectorToF32(const std::string& name, const Tensor& t, float add) {
-  const int64_t n = t.logical_shape().num_elements();
-  EDGEQ_ASSIGN_OR_RETURN(Tensor out, Tensor::Create(DType::kFloat32, Shape{n}));
-  EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> v, out.MutableValues<float>());
-  const absl::Span<const uint8_t> bytes = t.bytes();
-  if (t.encoding().empty() && t.dtype() == DType::kFloat32 && bytes.size() == 4 * size_t(n)) {
-    std::memcpy(v.data(), bytes.data(), bytes.size());
-  } else if (t.encoding().empty() && t.dtype() == DType::kFloat16 &&
-             bytes.size() == 2 * size_t(n)) {
-    for (int64_t i = 0; i < n; ++i) {
-      uint16_t h;
-      std::memcpy(&h, bytes.data() + 2 * i, 2);
-      v[i] = HalfToFloat(h);
-    }
-  } else if (t.encoding() == "bf16" && bytes.size() == 2 * size_t(n)) {
-    for (int64_t i = 0; i < n; ++i) {
-      uint16_t h;
-      std::memcpy(&h, bytes.data() + 2 * i, 2);
-      const uint32_t bits = uint32_t{h} << 16;
-      std::memcpy(&v[i], &bits, 4);
-    }
-  } else {
-    return absl::UnimplementedError(
-        absl::StrFormat("tensor %s is %s; expected f32, f16 or bf16", Q(name), t.DebugString()));
-  }
-  if (add != 0.0f) {
-    for (float& x : v) x += add;
-  }
-  return out;
 }
 
 // llama.cpp's LlamaModel.permute: per head, rows [j * hd/2 + i] -> [2 * i + j].
@@ -397,7 +362,19 @@ std::vector<int64_t> ExpectedShape(const arch::ArchInfo& row, const HfModel& m,
   const bool fused_ffn = row.ffn == arch::FfnLayout::kFusedGateUp;
   auto ends = [&](const char* s) { return absl::EndsWith(g, s); };
   if (g == "token_embd.weight" || g == "output.weight") return {m.vocab, dim};
-  if (ends("attn_q.weight")) return {q_dim, dim};
+  if (m.layout.per_layer.active()) {
+    const std::optional<std::vector<int64_t>> per_layer =
+        internal::PerLayerAttentionShape(m.layout.per_layer, m.heads, dim, g);
+    if (per_layer.has_value()) return *per_layer;
+  }
+  if (m.layout.linear_attention() && absl::StartsWith(g, "blk.")) {
+    const std::optional<std::vector<int64_t>> linear = internal::LinearAttentionShape(
+        m.layout.linear, dim, absl::string_view(g).substr(g.find('.', 4) + 1));
+    if (linear.has_value()) return *linear;
+  }
+  if (ends("attn_q.weight")) {  // kGatedQ: each head's query, then its output gate
+    return {row.qkv == arch::QkvLayout::kGatedQ ? 2 * q_dim : q_dim, dim};
+  }
   if (ends("attn_k.weight") || ends("attn_v.weight")) return {kv_dim, dim};
   if (ends("attn_qkv.weight")) return {q_dim + 2 * kv_dim, dim};
   if (ends("attn_output.weight")) return {dim, q_dim};
@@ -496,16 +473,24 @@ absl::Status ConvertTensors(const std::string& dir, const std::string& config_pa
     }
     Tensor in = t;
     const std::vector<int64_t>& dims = t.logical_shape().dims();
-    if (absl::EndsWith(g, "shortconv.conv.weight") && dims.size() == 3 && dims[1] == 1) {
+    const absl::string_view tail =
+        absl::StartsWith(g, "blk.") ? absl::string_view(g).substr(g.find('.', 4) + 1) : g;
+    if ((tail == "shortconv.conv.weight" || tail == "ssm_conv1d.weight") && dims.size() == 3 &&
+        dims[1] == 1) {
       EDGEQ_ASSIGN_OR_RETURN(in, internal::WithLogicalShape(t, {dims[0], dims[2]}));  // squeeze(1)
     }
     EDGEQ_RETURN_IF_ERROR(CheckShape(name, in, ExpectedShape(row, m, g)));
     Tensor out = in;
     if (in.logical_shape().rank() == 1) {
-      const float add = absl::EndsWith(g, "norm.weight") ? row.hf.norm_offset : 0.0f;
-      EDGEQ_ASSIGN_OR_RETURN(out, VectorToF32(name, in, add));
+      const bool offset = absl::EndsWith(g, "norm.weight") &&
+                          (row.hf.norm_offset_skip == nullptr || tail != row.hf.norm_offset_skip);
+      EDGEQ_ASSIGN_OR_RETURN(out, internal::ToF32(name, in, offset ? row.hf.norm_offset : 0.0f));
     } else {
       EDGEQ_RETURN_IF_ERROR(NoteMatrixType(name, in, m));
+    }
+    if (m.layout.linear_attention() && absl::StartsWith(g, "blk.")) {
+      EDGEQ_ASSIGN_OR_RETURN(out, internal::ConvertLinearAttentionTensor(m.layout.linear, tail,
+                                                                         name, t, std::move(out)));
     }
     if (row.hf.permute_qk && absl::EndsWith(g, "attn_q.weight")) {
       EDGEQ_ASSIGN_OR_RETURN(out, PermuteRope(name, t, m.heads));
@@ -534,9 +519,15 @@ absl::Status RequireTensors(const std::string& dir, const std::string& config_pa
     EDGEQ_RETURN_IF_ERROR(require(n));
   }
   if (!m.tied) EDGEQ_RETURN_IF_ERROR(require("output.weight"));
+  if (m.layout.per_layer.per_layer_dim > 0) {
+    for (const char* n : {"per_layer_token_embd.weight", "per_layer_model_proj.weight",
+                          "per_layer_proj_norm.weight"}) {
+      EDGEQ_RETURN_IF_ERROR(require(n));
+    }
+  }
   for (int64_t l = 0; l < layers; ++l) {
     for (size_t i = 0; i < row.hf_tensor_count; ++i) {
-      if (!internal::LayerHasTensor(m.layout, l, row.hf_tensors[i].gguf)) continue;
+      if (!internal::LayerNeedsTensor(m.layout, l, row.hf_tensors[i].gguf)) continue;
       EDGEQ_RETURN_IF_ERROR(require(absl::StrCat("blk.", l, ".", row.hf_tensors[i].gguf)));
     }
   }
@@ -551,11 +542,12 @@ absl::Status RequireTensors(const std::string& dir, const std::string& config_pa
           "%s: tensor %s is beyond num_hidden_layers %d (%s)", dir, Q(name), layers, config_path));
     }
     if (!internal::LayerHasTensor(m.layout, *l, g.substr(dot + 1))) {
-      const std::string kind =
-          absl::StrCat(m.layout.IsAttention(*l) ? "an attention" : "a short-convolution",
-                       m.layout.experts == 0 ? ""
-                       : m.layout.IsMoe(*l)  ? ", MoE"
-                                             : ", dense-FFN");
+      const std::string kind = absl::StrCat(m.layout.IsAttention(*l)      ? "an attention"
+                                            : m.layout.linear_attention() ? "a gated delta-net"
+                                                                          : "a short-convolution",
+                                            m.layout.experts == 0 ? ""
+                                            : m.layout.IsMoe(*l)  ? ", MoE"
+                                                                  : ", dense-FFN");
       return absl::InvalidArgumentError(
           absl::StrFormat("%s: tensor %s does not belong on layer %d (%s layer by %s)", dir,
                           Q(name), *l, kind, config_path));
@@ -586,17 +578,25 @@ absl::Status AddMetadata(const Config& c, const arch::ArchInfo& row, const HfMod
   d.SetMetadata(a + ".embedding_length", u32(dim));
   d.SetMetadata(a + ".feed_forward_length", u32(ffn));
   d.SetMetadata(a + ".attention.head_count", u32(heads));
-  if (m.layout.hybrid()) {  // per layer, 0 on the conv layers (LFM2Model, LFM2MoeModel)
+  if (m.layout.short_conv()) {  // per layer, 0 on the conv layers (LFM2Model, LFM2MoeModel)
     std::vector<int64_t> kv(static_cast<size_t>(layers), 0);
     for (int64_t l = 0; l < layers; ++l) kv[l] = m.layout.IsAttention(l) ? kv_heads : 0;
     d.SetMetadata(a + ".attention.head_count_kv", MetadataValue::IntArray(kv, W::kI32));
   } else {
     d.SetMetadata(a + ".attention.head_count_kv", u32(kv_heads));
   }
+  const internal::LinearAttention& la = m.layout.linear;
+  if (m.layout.linear_attention()) {
+    d.SetMetadata(a + ".rope.dimension_sections",
+                  MetadataValue::IntArray(la.rope_sections, W::kI32));
+  }
   if (c.Has("rope_theta") || row.hf.default_rope_theta > 0) {
     EDGEQ_ASSIGN_OR_RETURN(const double base,
                            c.PositiveFloat("rope_theta", row.hf.default_rope_theta));
     d.SetMetadata(a + ".rope.freq_base", f32(base));
+  }
+  if (m.layout.per_layer.has_theta_swa) {  // gemma4: rope_parameters.sliding_attention
+    d.SetMetadata(a + ".rope.freq_base_swa", f32(m.layout.per_layer.theta_swa));
   }
   d.SetMetadata(a + ".attention.layer_norm_rms_epsilon", f32(m.rms_eps));
   if (m.has_head_dim || row.hf.always_head_dim_keys) {
@@ -625,8 +625,10 @@ absl::Status AddMetadata(const Config& c, const arch::ArchInfo& row, const HfMod
   }
   d.SetMetadata("general.file_type", u32(m.file_type));
   d.SetMetadata(a + ".vocab_size", u32(vocab));
-  d.SetMetadata(a + ".rope.dimension_count", u32(head_dim));
-  if (m.layout.hybrid()) d.SetMetadata(a + ".shortconv.l_cache", u32(m.layout.conv_l_cache));
+  if (m.layout.linear_attention()) internal::AddLinearAttentionKeys(a, la, d);
+  d.SetMetadata(a + ".rope.dimension_count",
+                u32(m.layout.linear_attention() ? la.rope_dims : head_dim));
+  if (m.layout.short_conv()) d.SetMetadata(a + ".shortconv.l_cache", u32(m.layout.conv_l_cache));
   if (m.layout.experts > 0) {
     d.SetMetadata(a + ".expert_count", u32(m.layout.experts));
     d.SetMetadata(a + ".expert_used_count", u32(m.layout.experts_used));
@@ -636,8 +638,31 @@ absl::Status AddMetadata(const Config& c, const arch::ArchInfo& row, const HfMod
       d.SetMetadata(a + ".expert_gating_func", u32(2));
     }
   }
+  if (m.layout.per_layer.active()) internal::AddPerLayerAttentionKeys(a, m.layout.per_layer, d);
   d.SetMetadata("general.quantization_version", u32(2));
 
+  return absl::OkStatus();
+}
+
+// As the converter's TextModel.__init__ reads config.json: the keys of a text_config object
+// over the top-level ones (a multimodal checkpoint's layout), and the rope_theta of
+// rope_parameters (else rope_scaling; its full_attention entry if it has one) over a
+// top-level rope_theta (set_gguf_parameters reads it from there).
+absl::Status NormalizeConfig(const std::string& path, json& j) {
+  const Config c(path, j);
+  if (c.Has("text_config")) {
+    if (!j["text_config"].is_object()) return c.Bad("text_config", "an object");
+    const json text = j["text_config"];
+    for (auto it = text.begin(); it != text.end(); ++it) j[it.key()] = it.value();
+  }
+  // hparams.get("rope_parameters", hparams.get("rope_scaling")): a rope_parameters key, even
+  // null, is the one read.
+  const char* key = j.contains("rope_parameters") ? "rope_parameters" : "rope_scaling";
+  if (j.contains(key) && j[key].is_object()) {
+    const json* rp = &j[key];
+    if (rp->contains("full_attention")) rp = &(*rp)["full_attention"];
+    if (rp->is_object() && rp->contains("rope_theta")) j["rope_theta"] = (*rp)["rope_theta"];
+  }
   return absl::OkStatus();
 }
 
@@ -661,6 +686,7 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   const std::string config_path = dir + "/config.json";
   EDGEQ_ASSIGN_OR_RETURN(json cj,
                          ReadJsonObject(config_path, checkpoint::internal::kMaxHfConfigBytes));
+  EDGEQ_RETURN_IF_ERROR(NormalizeConfig(config_path, cj));
   Config c(config_path, std::move(cj));
   const json& raw = c.raw();
   if (!c.Has("architectures") || !raw["architectures"].is_array() || raw["architectures"].empty() ||
@@ -678,11 +704,15 @@ absl::StatusOr<TensorDict> ImportHfCheckpoint(const std::string& dir) {
   EDGEQ_ASSIGN_OR_RETURN(HfDims dims, ReadDims(c, *row));
   HfModel m;
   static_cast<HfDims&>(m) = dims;
-  EDGEQ_ASSIGN_OR_RETURN(m.layout, internal::ReadLayout(c, *row, m.layers));
+  EDGEQ_ASSIGN_OR_RETURN(m.layout, internal::ReadLayout(c, *row, m.layers, m.head_dim));
   using TensorMap = std::map<std::string, Tensor>;
   EDGEQ_ASSIGN_OR_RETURN(const TensorMap hf, ReadHfTensors(dir));
   TensorDict d;
   EDGEQ_RETURN_IF_ERROR(AddRopeTensors(c, *row, m.head_dim, d));
+  if (m.layout.per_layer.active()) {  // gemma4: the full layers' proportional RoPE
+    EDGEQ_ASSIGN_OR_RETURN(Tensor freqs, internal::PerLayerRopeFreqs(m.layout.per_layer));
+    EDGEQ_RETURN_IF_ERROR(d.Set("rope_freqs.weight", std::move(freqs)));
+  }
   // Without lm_head.weight the classifier is the embedding whatever tie_word_embeddings says.
   if (!hf.count("lm_head.weight")) m.tied = true;
   if (row->hf.long_short_rope) {

@@ -28,18 +28,6 @@ bool RowMaps(const arch::ArchInfo& row, absl::string_view gguf) {
   return false;
 }
 
-// A non-negative integer at most `max` (a JSON integer).
-absl::StatusOr<int64_t> NonNegativeInt(const Config& c, const char* key, int64_t max) {
-  if (!c.Has(key)) return c.Missing(key, absl::StrCat("an integer in 0..", max));
-  const json& v = c.raw()[key];
-  if (!v.is_number_integer() ||
-      (v.is_number_unsigned() ? v.get<uint64_t>() > static_cast<uint64_t>(max)
-                              : v.get<int64_t>() < 0 || v.get<int64_t>() > max)) {
-    return c.Bad(key, absl::StrCat("an integer in 0..", max));
-  }
-  return v.get<int64_t>();
-}
-
 // layer_types (["conv", "full_attention", ...]: lfm2's converter counts every entry but "conv"
 // as attention, lfm2moe's only "full_attention"; other values are refused here), else
 // full_attn_idxs (the attention layers' indices, from which transformers' Lfm2Config derives
@@ -86,7 +74,7 @@ absl::Status ReadExperts(const Config& c, const arch::ArchInfo& row, int64_t lay
   EDGEQ_ASSIGN_OR_RETURN(out.experts_used, c.PositiveInt("num_experts_per_tok", out.experts));
   EDGEQ_ASSIGN_OR_RETURN(out.expert_ffn, c.PositiveInt("moe_intermediate_size", kMaxWidth));
   if (row.hf.dense_layers_key != nullptr) {
-    EDGEQ_ASSIGN_OR_RETURN(out.leading_dense, NonNegativeInt(c, row.hf.dense_layers_key, layers));
+    EDGEQ_ASSIGN_OR_RETURN(out.leading_dense, c.NonNegativeInt(row.hf.dense_layers_key, layers));
     return absl::OkStatus();
   }
   out.leading_dense = 0;
@@ -106,6 +94,10 @@ absl::Status ReadExperts(const Config& c, const arch::ArchInfo& row, int64_t lay
 
 bool IsHybrid(const arch::ArchInfo& row) { return RowMaps(row, "shortconv.conv.weight"); }
 bool IsMoe(const arch::ArchInfo& row) { return RowMaps(row, "ffn_gate_exps.weight"); }
+bool IsLinearAttention(const arch::ArchInfo& row) { return RowMaps(row, "ssm_a"); }
+bool IsPerLayerAttention(const arch::ArchInfo& row) {
+  return RowMaps(row, "layer_output_scale.weight");
+}
 
 absl::StatusOr<int64_t> ReadFeedForwardLength(const Config& c, const arch::ArchInfo& row) {
   if (!row.hf.block_ff_dim) return c.PositiveInt("intermediate_size", kMaxWidth);
@@ -142,8 +134,14 @@ absl::StatusOr<double> ReadRmsEps(const Config& c, const arch::ArchInfo& row) {
   return c.PositiveFloat(key);
 }
 
-absl::StatusOr<HfLayout> ReadLayout(const Config& c, const arch::ArchInfo& row, int64_t layers) {
+absl::StatusOr<HfLayout> ReadLayout(const Config& c, const arch::ArchInfo& row, int64_t layers,
+                                    int64_t head_dim) {
   HfLayout out;
+  if (IsLinearAttention(row)) EDGEQ_RETURN_IF_ERROR(ReadLinearAttention(c, layers, head_dim, out));
+  if (IsPerLayerAttention(row)) {
+    EDGEQ_ASSIGN_OR_RETURN(const int64_t vocab, c.PositiveInt("vocab_size", kMaxVocab));
+    EDGEQ_RETURN_IF_ERROR(ReadPerLayerAttention(c, layers, vocab, out));
+  }
   if (IsHybrid(row)) {
     EDGEQ_ASSIGN_OR_RETURN(out.attention, ReadLayerTypes(c, layers));
     EDGEQ_ASSIGN_OR_RETURN(out.conv_l_cache, c.PositiveInt("conv_L_cache", kMaxConvTaps));
@@ -152,8 +150,27 @@ absl::StatusOr<HfLayout> ReadLayout(const Config& c, const arch::ArchInfo& row, 
   return out;
 }
 
+bool LayerNeedsTensor(const HfLayout& layout, int64_t layer, absl::string_view tail) {
+  if (!LayerHasTensor(layout, layer, tail)) return false;
+  const PerLayerAttention& pl = layout.per_layer;
+  if (!pl.active()) return true;
+  if (tail == "layer_output_scale.weight") return false;
+  if (tail == "attn_k.weight" || tail == "attn_k_norm.weight") return !pl.Shared(layer);
+  if (tail == "attn_v.weight") {
+    return !pl.Shared(layer) && (pl.sliding[static_cast<size_t>(layer)] || !pl.k_eq_v);
+  }
+  return true;
+}
+
 bool LayerHasTensor(const HfLayout& layout, int64_t layer, absl::string_view tail) {
   if (absl::StartsWith(tail, "shortconv.")) return !layout.IsAttention(layer);
+  if (layout.per_layer.active() &&
+      (tail == "inp_gate.weight" || tail == "proj.weight" || tail == "post_norm.weight")) {
+    return layout.per_layer.per_layer_dim > 0;
+  }
+  if (layout.linear_attention() && LinearAttentionShape(layout.linear, 1, tail).has_value()) {
+    return !layout.IsAttention(layer);
+  }
   static const char* const kAttention[] = {"attn_q.weight",      "attn_k.weight",
                                            "attn_v.weight",      "attn_output.weight",
                                            "attn_q_norm.weight", "attn_k_norm.weight"};
@@ -200,6 +217,54 @@ absl::StatusOr<std::optional<ExpertPart>> MatchExpertTensor(const arch::ArchInfo
     return ExpertPart{*layer, *expert, absl::StrCat("blk.", *layer, ".", row.hf_tensors[i].gguf)};
   }
   return std::nullopt;
+}
+
+namespace {
+
+float HalfToFloat(uint16_t h) {
+  const uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1F, mant = h & 0x3FF;
+  float v;
+  if (exp == 0) {
+    v = std::ldexp(static_cast<float>(mant), -24);
+  } else if (exp == 31) {
+    v = mant ? NAN : INFINITY;
+  } else {
+    v = std::ldexp(static_cast<float>(mant | 0x400), static_cast<int>(exp) - 25);
+  }
+  return sign ? -v : v;
+}
+
+}  // namespace
+
+absl::StatusOr<Tensor> ToF32(const std::string& name, const Tensor& t, float add) {
+  const int64_t n = t.logical_shape().num_elements();
+  EDGEQ_ASSIGN_OR_RETURN(Tensor out, Tensor::Create(DType::kFloat32, t.logical_shape()));
+  EDGEQ_ASSIGN_OR_RETURN(absl::Span<float> v, out.MutableValues<float>());
+  const absl::Span<const uint8_t> bytes = t.bytes();
+  if (t.encoding().empty() && t.dtype() == DType::kFloat32 && bytes.size() == 4 * size_t(n)) {
+    std::memcpy(v.data(), bytes.data(), bytes.size());
+  } else if (t.encoding().empty() && t.dtype() == DType::kFloat16 &&
+             bytes.size() == 2 * size_t(n)) {
+    for (int64_t i = 0; i < n; ++i) {
+      uint16_t h;
+      std::memcpy(&h, bytes.data() + 2 * i, 2);
+      v[i] = HalfToFloat(h);
+    }
+  } else if (t.encoding() == "bf16" && bytes.size() == 2 * size_t(n)) {
+    for (int64_t i = 0; i < n; ++i) {
+      uint16_t h;
+      std::memcpy(&h, bytes.data() + 2 * i, 2);
+      const uint32_t bits = uint32_t{h} << 16;
+      std::memcpy(&v[i], &bits, 4);
+    }
+  } else {
+    return absl::UnimplementedError(absl::StrFormat("tensor %s is %s; expected f32, f16 or bf16",
+                                                    QuoteForError(name, 128), t.DebugString()));
+  }
+  if (add != 0.0f) {
+    for (float& x : v) x += add;
+  }
+  return out;
 }
 
 absl::StatusOr<Tensor> WithLogicalShape(const Tensor& t, const std::vector<int64_t>& dims) {

@@ -1,8 +1,13 @@
 // convert/hf_layers.h: lfm2's feed_forward_length as LFM2Model._add_feed_forward_length computes
-// it from the block_* keys (the real LFM2 configs' values), and the layer kinds' tensors.
+// it from the block_* keys (the real LFM2 configs' values), the layer kinds' tensors, and
+// qwen35's A_log -> ssm_a and value-head reorder.
 #include "convert/hf_layers.h"
 
+#include <utility>
+#include <vector>
+
 #include "absl/strings/match.h"
+#include "core/tensor.h"
 #include "gtest/gtest.h"
 #include "llm/arch/arch_table.h"
 #include "nlohmann/json.hpp"
@@ -65,6 +70,51 @@ TEST(HfLayers, EachLayerKindHasItsTensors) {
   EXPECT_TRUE(LayerHasTensor(hybrid_moe, 2, "attn_norm.weight"));
   EXPECT_TRUE(LayerHasTensor(HfLayout(), 0, "attn_q.weight"));
   EXPECT_TRUE(LayerHasTensor(HfLayout(), 0, "ffn_down.weight"));
+}
+
+// qwen35: ssm_a = -exp(A_log) with exp rounded to A_log's stored type, as torch computes it
+// (A_log = -1: exp 0.36787944 is 0.36787945f in f32, 0.3671875 in bf16, 1507/4096 in f16).
+TEST(HfLayers, SsmAIsMinusExpOfALogInTheStoredType) {
+  LinearAttention la;
+  la.key_heads = la.value_heads = 1, la.head_dim = 4, la.conv_kernel = 4;
+  const Tensor a_log = *Tensor::FromValues<float>(Shape{1}, std::vector<float>{-1.0f});
+  Tensor bf16 = *Tensor::Create(DType::kUInt8, Shape{2});
+  bf16.SetQuantization("bf16", Shape{1});
+  Tensor f16 = *Tensor::Create(DType::kFloat16, Shape{1});
+  for (const auto& [source, want] : {std::pair<const Tensor*, float>{&a_log, -0.36787945f},
+                                     {&bf16, -0.3671875f},
+                                     {&f16, -1507.0f / 4096.0f}}) {
+    absl::StatusOr<Tensor> got = ConvertLinearAttentionTensor(la, "ssm_a", "A_log", *source, a_log);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ((*got->Values<float>())[0], want) << source->DebugString();
+  }
+}
+
+// qwen35 with 2 key heads and 4 value heads: value heads grouped by key head (HF: g0v0 g0v1
+// g1v0 g1v1) become tiled (g0v0 g1v0 g0v1 g1v1), in rows (ssm_beta) and in columns (ssm_out).
+TEST(HfLayers, ValueHeadsAreReorderedFromGroupedToTiled) {
+  LinearAttention la;
+  la.key_heads = 2, la.value_heads = 4, la.head_dim = 1, la.conv_kernel = 4;
+  const Tensor beta =
+      *Tensor::FromValues<float>(Shape{4, 1}, std::vector<float>{0.0f, 1.0f, 2.0f, 3.0f});
+  absl::StatusOr<Tensor> rows =
+      ConvertLinearAttentionTensor(la, "ssm_beta.weight", "b", beta, beta);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_EQ(std::vector<float>(rows->Values<float>()->begin(), rows->Values<float>()->end()),
+            (std::vector<float>{0.0f, 2.0f, 1.0f, 3.0f}));
+  const Tensor out =
+      *Tensor::FromValues<float>(Shape{1, 4}, std::vector<float>{0.0f, 1.0f, 2.0f, 3.0f});
+  absl::StatusOr<Tensor> cols = ConvertLinearAttentionTensor(la, "ssm_out.weight", "o", out, out);
+  ASSERT_TRUE(cols.ok()) << cols.status();
+  EXPECT_EQ(std::vector<float>(cols->Values<float>()->begin(), cols->Values<float>()->end()),
+            (std::vector<float>{0.0f, 2.0f, 1.0f, 3.0f}));
+  // A tensor whose rows are not the value heads is refused, naming it.
+  absl::StatusOr<Tensor> bad =
+      ConvertLinearAttentionTensor(la, "attn_qkv.weight", "qkv", beta, beta);
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(bad.status().message(),
+                                "tensor 'qkv' (f32[4, 1]): expected 4 value heads of 1 rows"))
+      << bad.status();
 }
 
 }  // namespace

@@ -4,7 +4,11 @@
 // gemma3's norms minus 1, phi3's rope factors into config.json, lfm2's layer_types, conv_L_cache,
 // norm_eps and block_ff_dim (auto-adjusted back to ffn), conv kernels as [dim, 1, L], the
 // experts split into one matrix each (an expert's gate/up/down in different shards), the
-// expert keys, and `shards` safetensors files
+// expert keys, qwen35's gated delta-net tensors (value heads grouped by key head again, ssm_a as
+// an A_log whose -exp gives its bits, ssm_conv1d as [channels, 1, kernel], norms but ssm_norm
+// minus 1) and linear_* / rope_parameters keys, gemma4's per-layer keys (layer_types,
+// global_head_dim, num_kv_shared_layers, rope_parameters per layer kind, ...; rope_freqs left
+// to the import), and `shards` safetensors files
 // (with model.safetensors.index.json when more than one). config.json comes from `spec`.
 #ifndef EDGEQ_CONVERT_HF_TESTING_H_
 #define EDGEQ_CONVERT_HF_TESTING_H_

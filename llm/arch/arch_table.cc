@@ -151,7 +151,8 @@ constexpr TensorName kLfm2moeTensors[] = {
     {"self_attn.v_proj.weight", "attn_v.weight"},
 };
 // qwen35: a full-attention layer's tensors, then a linear-attention layer's (llama.cpp's
-// tensor_mapping.py for Qwen3.5); no layer has all of them, and there is no HF import yet.
+// tensor_mapping.py for Qwen3.5); no layer has all of them (the importer requires each on
+// the layers of its kind, convert/hf_layers.h).
 constexpr TensorName kQwen35Tensors[] = {
     {"input_layernorm.weight", "attn_norm.weight"},
     {"post_attention_layernorm.weight", "post_attention_norm.weight"},
@@ -174,7 +175,9 @@ constexpr TensorName kQwen35Tensors[] = {
     {"linear_attn.norm.weight", "ssm_norm.weight"},
     {"linear_attn.out_proj.weight", "ssm_out.weight"},
 };
-// gemma4: gemma3's names and the per-layer embedding's (no Hugging Face import yet).
+// gemma4: gemma3's names and the per-layer embedding's (layer_scalar is a bare parameter, which
+// the converter names layer_scalar.weight). A shared-KV layer may lack k/v/k_norm and a full
+// layer with attention_k_eq_v its v (convert/hf_gemma4.cc).
 constexpr TensorName kGemma4Tensors[] = {
     {"input_layernorm.weight", "attn_norm.weight"},
     {"self_attn.o_proj.weight", "attn_output.weight"},
@@ -192,7 +195,7 @@ constexpr TensorName kGemma4Tensors[] = {
     {"per_layer_input_gate.weight", "inp_gate.weight"},
     {"per_layer_projection.weight", "proj.weight"},
     {"post_per_layer_input_norm.weight", "post_norm.weight"},
-    {"layer_scalar.weight", "layer_output_scale.weight"},
+    {"layer_scalar", "layer_output_scale.weight"},
 };
 // clang-format on
 
@@ -220,18 +223,16 @@ constexpr HfConfig kSmollm3Hf = {"SmolLM3ForCausalLM", 0,  false, 0,     false,
 constexpr HfConfig kLfm2Hf = {"Lfm2ForCausalLM",     0,    true,  0,     false,
                               false, 0.0f, false, false, false, nullptr, "norm_eps", nullptr,
                               true};
-// Qwen3.5 (text): no HF import this session (the converter's norm offsets and A_log -> ssm_a
-// are not modelled).
+// Qwen3_5TextModel (Qwen3NextModel): every norm but linear_attn.norm gets +1, the
+// linear_* keys, full_attention_interval, partial RoPE and M-RoPE sections, the value-head
+// reorder and A_log -> ssm_a (convert/hf_qwen35.cc).
 constexpr HfConfig kQwen35Hf = {"Qwen3_5ForCausalLM", 0,  false, 0,     true,
-                                false, 0.0f, false, false, false,
-    "its converter (Qwen3_5TextModel) reorders the linear-attention value heads, maps "
-    "A_log to ssm_a = -exp(A_log) and shifts norms: not modelled here"};
-// Gemma4Model: norms stored as they are (norm_shift 0).
+                                false, 1.0f, false, false, false, nullptr, "rms_norm_eps",
+                                nullptr, false, nullptr, "ssm_norm.weight"};
+// Gemma4Model: norms stored as they are (norm_shift 0); its sliding-window keys are per layer
+// (layer_types, global_head_dim, num_kv_shared_layers, ...: convert/hf_gemma4.cc), not gemma3's.
 constexpr HfConfig kGemma4Hf = {"Gemma4ForCausalLM", 1e-6, true,  1e6,   true,
-                                false, 0.0f, false, false, true,
-    "its converter (Gemma4Model) writes the 'gemma4' tokenizer model, per-layer "
-    "sliding_window_pattern / head_count_kv / feed_forward_length arrays and "
-    "proportional-RoPE rope_freqs from keys not modelled here"};
+                                false, 0.0f, false, false, false};
 // Qwen3MoeModel, LFM2MoeModel: the per-expert matrices merged into 3-D ffn_*_exps tensors,
 // the expert_* keys (convert/hf_layers.cc); LFM2-MoE's first num_dense_layers keep a dense FFN.
 constexpr HfConfig kQwen3moeHf = {"Qwen3MoeForCausalLM", 0, false, 0,     false,

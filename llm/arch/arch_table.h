@@ -83,6 +83,9 @@ struct HfConfig {
   // MoE: the key counting the leading dense layers (lfm2moe: num_dense_layers); nullptr: experts on
   // every layer (a config's mlp_only_layers / decoder_sparse_step must agree).
   const char* dense_layers_key = nullptr;
+  // The one norm (GGUF name after "blk.N.") the norm offset leaves as stored (qwen35:
+  // ssm_norm.weight, the converter's linear_attn.norm.weight); nullptr: none.
+  const char* norm_offset_skip = nullptr;
 };
 
 // The architecture's own `<arch>.*` keys and tensor-dependent choices, after the common ones

@@ -48,12 +48,13 @@ TEST(ArchTableTest, RowsDescribeLlamaCppStructure) {
   EXPECT_TRUE(phi.hf.long_short_rope);
 }
 
-// Hugging Face import (convert/hf_import.h): every row but gemma4 and qwen35; the experts of
-// the MoE rows are "*" patterns merged into 3-D tensors, lfm2's conv layers are mapped.
+// Hugging Face import (convert/hf_import.h): every row; the experts of the MoE rows are "*"
+// patterns merged into 3-D tensors, lfm2's conv layers and qwen35's gated delta-net
+// tensors are mapped; qwen35's norms get +1 but ssm_norm.
 TEST(ArchTableTest, ImportableRowsAndTheirHybridAndExpertTensors) {
   for (const ArchInfo& a : Architectures()) {
     const std::string name = a.gguf_name;
-    EXPECT_EQ(a.hf.no_import != nullptr, name == "gemma4" || name == "qwen35") << name;
+    EXPECT_EQ(a.hf.no_import, nullptr) << name;
   }
   auto maps = [](const char* arch, const std::string& hf, const std::string& gguf) {
     const ArchInfo& a = *FindByGgufName(arch);
@@ -67,6 +68,14 @@ TEST(ArchTableTest, ImportableRowsAndTheirHybridAndExpertTensors) {
   EXPECT_TRUE(maps("qwen3moe", "mlp.experts.*.gate_proj.weight", "ffn_gate_exps.weight"));
   EXPECT_TRUE(maps("lfm2moe", "feed_forward.experts.*.w2.weight", "ffn_down_exps.weight"));
   EXPECT_TRUE(maps("lfm2moe", "feed_forward.expert_bias", "exp_probs_b.bias"));
+  EXPECT_TRUE(maps("qwen35", "linear_attn.A_log", "ssm_a"));
+  EXPECT_TRUE(maps("qwen35", "linear_attn.dt_bias", "ssm_dt.bias"));
+  EXPECT_TRUE(maps("qwen35", "linear_attn.norm.weight", "ssm_norm.weight"));
+  const ArchInfo& qwen35 = *FindByGgufName("qwen35");
+  EXPECT_FLOAT_EQ(qwen35.hf.norm_offset, 1.0f);
+  EXPECT_STREQ(qwen35.hf.norm_offset_skip, "ssm_norm.weight");
+  EXPECT_TRUE(maps("gemma4", "layer_scalar", "layer_output_scale.weight"));
+  EXPECT_TRUE(maps("gemma4", "per_layer_input_gate.weight", "inp_gate.weight"));
 }
 
 // Every row maps each Hugging Face layer tensor to one GGUF name and back, and has the

@@ -251,18 +251,39 @@ TEST(Gemma4Test, RefusesAMissingPerLayerEmbedding) {
       << m.status();
 }
 
-// No Hugging Face import of Gemma4ForCausalLM yet: refused by name, and not listed.
-TEST(Gemma4Test, HfImportIsRefused) {
+// Gemma4ForCausalLM is imported from Hugging Face (convert/hf_gemma4.cc; the round trip of
+// gemma4-tiny is convert/hf_import_test's): its per-layer keys are required by name.
+TEST(Gemma4Test, HfImportNamesTheMissingPerLayerKeys) {
   const char* tmp = std::getenv("TEST_TMPDIR");
   const std::string dir = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/hf_gemma4");
   ASSERT_EQ(std::system(absl::StrCat("mkdir -p '", dir, "'").c_str()), 0);
-  std::ofstream(dir + "/config.json") << R"({"architectures": ["Gemma4ForCausalLM"]})";
+  const std::string base =
+      R"({"architectures": ["Gemma4ForCausalLM"], "num_hidden_layers": 2, "hidden_size": 64,)"
+      R"( "intermediate_size": 128, "num_attention_heads": 4, "num_key_value_heads": 2,)"
+      R"( "head_dim": 16, "max_position_embeddings": 256, "vocab_size": 512)";
+  std::ofstream(dir + "/config.json") << base << "}";
   absl::StatusOr<TensorDict> got = convert::ImportHfCheckpoint(dir);
-  ASSERT_FALSE(got.ok());
-  EXPECT_EQ(got.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StrContains(got.status().message(),
-                                "architecture Gemma4ForCausalLM is not supported (supported: "
-                                "Gemma3ForCausalLM, Lfm2ForCausalLM"))
+                                "missing key \"layer_types\" (expected a list of "
+                                "num_hidden_layers (2) strings \"sliding_attention\" or "
+                                "\"full_attention\")"))
+      << got.status();
+  std::ofstream(dir + "/config.json")
+      << base << R"(, "layer_types": ["sliding_attention", "full_attention"]})";
+  got = convert::ImportHfCheckpoint(dir);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(got.status().message(),
+                                "missing key \"global_head_dim\" (expected a positive integer"))
+      << got.status();
+  std::ofstream(dir + "/config.json")
+      << base << R"(, "layer_types": ["sliding_attention", "full_attention"],)"
+      << R"( "enable_moe_block": true})";
+  got = convert::ImportHfCheckpoint(dir);
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(got.status().message(),
+                                "key \"enable_moe_block\" is true, expected false (edgeq runs "
+                                "the dense Gemma 4 layers"))
       << got.status();
 }
 

@@ -80,7 +80,8 @@ constexpr char kTokenizerConfig[] =
 "chat_template": "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"})";
 
 void HfImportSeeds() {
-  const std::vector<std::string> archs = {"llama", "qwen2", "qwen3", "gemma3", "phi3"};
+  const std::vector<std::string> archs = {"llama", "qwen2",  "qwen3", "gemma3",
+                                          "phi3",  "qwen35", "gemma4"};
   std::string llama_config, llama_st;
   for (const std::string& arch : archs) {
     edgeq::llm::RandomModelSpec s;
@@ -92,6 +93,17 @@ void HfImportSeeds() {
     if (arch == "qwen3" || arch == "gemma3") s.head_dim = 4;
     if (arch == "gemma3") s.sliding_window = 4, s.sliding_window_pattern = 2;
     if (arch == "phi3") s.rope_original_context = 8, s.tied = false;
+    if (arch == "qwen35") {  // a gated delta-net layer (1 key head, 2 value heads), then attention
+      s.layers = 2, s.head_dim = 4, s.full_attention_interval = 2, s.rope_dims = 2;
+      s.rope_sections = {1, 0, 0, 0}, s.ssm_state = 2, s.ssm_key_heads = 1;
+      s.ssm_value_heads = 2, s.ssm_conv_kernel = 2;
+    }
+    if (arch == "gemma4") {  // sliding, full, then a shared-KV sliding layer
+      s.layers = 3, s.head_dim = 4, s.head_dim_swa = 2, s.sliding_window = 4;
+      s.sliding_window_pattern = 2, s.shared_kv_layers = 1, s.per_layer_dim = 2;
+      s.double_wide_mlp = true, s.value_from_key = true, s.partial_rotary_full = 0.5f;
+      s.final_logit_softcapping = 30.0f;
+    }
     absl::StatusOr<edgeq::checkpoint::TensorDict> m = edgeq::llm::RandomModel(s);
     if (!m.ok()) {
       std::fprintf(stderr, "%s: %s\n", arch.c_str(), std::string(m.status().message()).c_str());
