@@ -1,10 +1,25 @@
 // llama.cpp parity for the 2026 architectures (issue 30): smollm3, lfm2, qwen35, gemma4,
 // qwen3moe, lfm2moe, as arch_parity_test.cc does for the others (tests/parity/arch_parity.h;
-// tests/parity/README.md).
+// tests/parity/README.md), and the perplexity of llama-quantize's Q8_0 and Q4_K_M files of the
+// tiny qwen35 and gemma4.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "checkpoint/quantize_rules.h"
+#include "checkpoint/tensor_dict.h"
 #include "gtest/gtest.h"
+#include "llm/model.h"
+#include "llm/random_model.h"
 #include "tests/parity/arch_parity.h"
+#include "tests/parity/parity_util.h"
 
 namespace edgeq {
 namespace parity {
@@ -72,24 +87,23 @@ TEST(ArchParity, Lfm2_1_2bFirst4Layers) {
 // gated full-attention layer every 4th, partial M-RoPE. The tiny preset: 8 layers (2 full
 // attention), dim 64, 4 / 2 heads of 32 (8 rotated dims), ffn 128, delta-net 4 value heads over
 // 2 key heads of 16. make_random_gguf --shape=qwen3.5-tiny --synthetic_vocab
-TEST(ArchParity, TinyQwen35) {
-  CheckArch(
-      {"tiny_qwen35",
-       "qwen3.5-tiny",
-       0,
-       0,
-       0,
-       0,
-       -1,
-       0,
-       -1,
-       0,
-       0xaf1e3fb80ce09014ull,
-       false,
-       kIds,
-       {658.7621, 622.6850, 621.3233, 624.9779, 620.1866, 608.2966, 610.4828, 613.2913, 618.2517,
-        619.8880, 616.8884, 609.0033, 605.1227, 608.9429, 608.0093, 605.9566, 607.4730, 607.2920}});
-}
+const ArchCase kTinyQwen35 = {
+    "tiny_qwen35",
+    "qwen3.5-tiny",
+    0,
+    0,
+    0,
+    0,
+    -1,
+    0,
+    -1,
+    0,
+    0xaf1e3fb80ce09014ull,
+    false,
+    kIds,
+    {658.7621, 622.6850, 621.3233, 624.9779, 620.1866, 608.2966, 610.4828, 613.2913, 618.2517,
+     619.8880, 616.8884, 609.0033, 605.1227, 608.9429, 608.0093, 605.9566, 607.4730, 607.2920}};
+TEST(ArchParity, TinyQwen35) { CheckArch(kTinyQwen35); }
 
 // Qwen3.5-0.8B's widths (1024, 8 / 2 heads of 256 with 64 rotated dims, ffn 3584, delta-net 16
 // value and 16 key heads of 128, conv kernel 4), 4 of 24 layers (layer 3 full attention),
@@ -105,23 +119,26 @@ TEST(ArchParity, Qwen35_08bFirst4Layers) {
 // positions with head dimension 16), the last 5 reading layers 3 and 4's KV caches (double-wide
 // FFN), per-layer embeddings of width 16, no attn_v on the full layers, logit soft-cap 30.
 // make_random_gguf --shape=gemma4-tiny --synthetic_vocab
-TEST(ArchParity, TinyGemma4) {
-  CheckArch({"tiny_gemma4",
-             "gemma4-tiny",
-             0,
-             0,
-             0,
-             0,
-             -1,
-             0,
-             -1,
-             0,
-             0x9e5856e43b502ccfull,
-             false,
-             nullptr,
-             {},
-             kMaxRelativeLogitDifferenceGemma4});
-}
+// Perplexity: llama-perplexity of the default build (fp16 GELU table), edgeq with its default
+// table too.
+const ArchCase kTinyGemma4 = {
+    "tiny_gemma4",
+    "gemma4-tiny",
+    0,
+    0,
+    0,
+    0,
+    -1,
+    0,
+    -1,
+    0,
+    0x9e5856e43b502ccfull,
+    false,
+    kIds,
+    {596.1390, 616.7474, 622.1186, 606.9526, 614.6100, 602.2957, 602.2439, 607.5577, 614.1423,
+     618.9738, 622.2342, 619.3811, 619.4084, 622.3262, 619.1766, 619.6658, 615.2172, 616.8719},
+    kMaxRelativeLogitDifferenceGemma4};
+TEST(ArchParity, TinyGemma4) { CheckArch(kTinyGemma4); }
 
 // The same file with GELU exact on both sides (testdata/tiny_gemma4/exact_gelu.*).
 TEST(ArchParity, TinyGemma4ExactGelu) {
@@ -291,6 +308,124 @@ TEST(ArchParity, Lfm2_8bA1bFirst3Layers8Experts) {
              false,
              8});
 }
+
+// llama-quantize's Q8_0 and Q4_K_M files of the tiny qwen35 and gemma4 (issue 30: "within 0.5%
+// of llama-perplexity"). Their 64/128/16-column rows fit no K-quant: llama-quantize falls back
+// (Q4_K_M: q5_0 for q4_K, q8_0 for q6_K, f16 for gemma4's 16-column `proj`; the 256-column
+// ffn_down of gemma4's shared layers stays q4_K/q6_K), and refuses Q8_0 for gemma4's `proj`
+// (16 columns), which the Q8_0 file keeps f32 (`--tensor-type 'blk\.[0-9]+\.proj=f32'`).
+// testdata/<model>/rules_<TYPE>.txt lists the type llama-quantize gave each tensor it did not
+// keep f32; edgeq's quantizer with those rules writes the same tensor bytes (checked), and its
+// running perplexity on them is compared with llama-perplexity's on llama-quantize's file
+// (tests/parity/README.md, "Quantized tiny qwen35 and gemma4").
+//
+// Bounds: the perplexity of the whole text (the last running value, llama-perplexity's final
+// estimate) within 0.5% (issue 30); every running value within 1% (issue 16's bound for quantized
+// files): the first chunks score 64-128 tokens, and there edgeq's value differs by up to 0.67%
+// (measured), llama.cpp's own by up to 0.44% when only its ubatch split changes (-ub 32;
+// tests/parity/README.md).
+constexpr double kQuantizedPerplexityPerChunk = 1e-2;
+constexpr double kQuantizedPerplexityWholeText = 5e-3;
+
+struct QuantizedPerplexityCase {
+  const char* type;  // llama-quantize's type argument
+  ArchCase model;
+  uint64_t tensor_xxh3;     // TensorDataXxh3 of llama-quantize's output
+  std::vector<double> ppl;  // llama-perplexity -c 128 -b 128 -ctk f32 -ctv f32 -nr on that file
+};
+
+class QuantizedPerplexityParity : public ::testing::TestWithParam<QuantizedPerplexityCase> {};
+
+TEST_P(QuantizedPerplexityParity, SameTensorsAndPerplexity) {
+  const QuantizedPerplexityCase& q = GetParam();
+  const ArchCase& c = q.model;
+  const std::string path =
+      absl::StrCat("tests/parity/testdata/", c.name, "/rules_", q.type, ".txt");
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << "cannot read " << path;
+  std::stringstream text;
+  text << in.rdbuf();
+  llm::RandomModelSpec spec;
+  absl::StatusOr<checkpoint::TensorDict> f32 = MakeModel(c, &spec);
+  ASSERT_TRUE(f32.ok()) << f32.status();
+  absl::StatusOr<std::vector<checkpoint::QuantizeRule>> rules =
+      checkpoint::ParseQuantizeRules(text.str(), path);
+  ASSERT_TRUE(rules.ok()) << rules.status();
+  absl::StatusOr<checkpoint::TensorDict> dict = checkpoint::QuantizeDict(*f32, *rules);
+  ASSERT_TRUE(dict.ok()) << dict.status();
+  const uint64_t hash = TensorDataXxh3(*dict);
+  EXPECT_EQ(hash, q.tensor_xxh3) << absl::StrFormat(
+      "%s %s: edgeq's tensors (XXH3-64 %016x) differ from llama-quantize's (%016x)", c.name, q.type,
+      hash, q.tensor_xxh3);
+  llm::ModelOptions options;
+  options.num_threads = 1;
+  options.context_length = kPerplexityContext;
+  options.gelu_fp16_table = !c.exact_gelu;
+  absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(*dict, options);
+  ASSERT_TRUE(model.ok()) << model.status();
+  absl::StatusOr<std::vector<int>> ids = ReadIds(absl::StrCat("tests/parity/testdata/", kIds));
+  ASSERT_TRUE(ids.ok()) << ids.status();
+  // Under qemu-aarch64 the first chunk only, as the other cases.
+#if defined(__aarch64__)
+  const int n_chunks = 1;
+#else
+  const int n_chunks = static_cast<int>(q.ppl.size());
+#endif
+  absl::StatusOr<std::vector<double>> ppl =
+      RunningPerplexity(**model, *ids, kPerplexityContext, n_chunks, /*add_bos=*/true, /*bos=*/1);
+  ASSERT_TRUE(ppl.ok()) << ppl.status();
+  ASSERT_EQ(ppl->size(), static_cast<size_t>(n_chunks));
+  double worst = 0;
+  for (size_t i = 0; i < ppl->size(); ++i) {
+    const double rel = std::fabs((*ppl)[i] - q.ppl[i]) / q.ppl[i];
+    worst = std::max(worst, rel);
+    EXPECT_LE(rel, kQuantizedPerplexityPerChunk)
+        << "chunk " << i + 1 << ": edgeq " << (*ppl)[i] << ", llama.cpp " << q.ppl[i];
+  }
+  double whole = -1;
+  if (ppl->size() == q.ppl.size()) {
+    whole = std::fabs(ppl->back() - q.ppl.back()) / q.ppl.back();
+    EXPECT_LE(whole, kQuantizedPerplexityWholeText)
+        << "whole text: edgeq " << ppl->back() << ", llama.cpp " << q.ppl.back();
+  }
+  std::printf(
+      "%s %s: perplexity rel. diff max %.3g over %zu chunks, whole text %.3g (edgeq %.4f, "
+      "llama.cpp %.4f)\n",
+      c.name, q.type, worst, ppl->size(), whole, ppl->back(), q.ppl[ppl->size() - 1]);
+  ::testing::Test::RecordProperty("max_relative_perplexity_difference",
+                                  absl::StrFormat("%.3g", worst));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    LlamaQuantize, QuantizedPerplexityParity,
+    ::testing::Values(
+        QuantizedPerplexityCase{"Q8_0",
+                                kTinyQwen35,
+                                0xe6b43d2c87564c40ull,
+                                {661.7650, 625.0923, 627.1470, 630.1527, 622.4031, 610.0183,
+                                 611.3221, 613.4723, 616.7317, 619.0359, 616.1722, 608.4159,
+                                 605.5353, 609.4334, 608.0245, 605.8713, 606.9235, 606.3472}},
+        QuantizedPerplexityCase{"Q4_K_M",
+                                kTinyQwen35,
+                                0x593872f099267adbull,
+                                {621.8441, 620.8280, 618.1796, 625.5918, 626.3426, 619.0743,
+                                 614.3445, 611.9006, 618.0514, 622.5446, 616.9881, 607.8011,
+                                 604.7776, 609.3611, 609.6294, 607.3190, 608.2094, 609.1216}},
+        QuantizedPerplexityCase{"Q8_0",
+                                kTinyGemma4,
+                                0x34e191b15187113full,
+                                {595.6005, 620.0250, 622.3420, 606.4788, 614.4496, 602.3016,
+                                 601.8367, 607.0154, 612.5694, 617.7417, 620.8136, 617.8264,
+                                 617.1695, 619.9227, 616.2186, 615.9183, 611.6090, 614.1394}},
+        QuantizedPerplexityCase{"Q4_K_M",
+                                kTinyGemma4,
+                                0x12a1ed9af67df973ull,
+                                {588.0715, 619.5882, 624.5846, 608.4230, 618.9099, 607.3330,
+                                 604.2027, 602.8603, 607.4417, 610.4500, 614.5347, 609.6305,
+                                 612.8886, 613.4454, 611.1308, 612.0365, 607.7718, 610.6732}}),
+    [](const ::testing::TestParamInfo<QuantizedPerplexityCase>& info) {
+      return absl::StrCat(info.param.model.name, "_", info.param.type);
+    });
 
 }  // namespace
 }  // namespace parity
