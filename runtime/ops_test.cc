@@ -339,7 +339,7 @@ TEST(OpsBuilderTest, AttentionQ8_0CacheChecksItsShapes) {
   ops::Attention(g2.Input(0), g2.Input(1), g2.Input(2), g2.Input(3), g2.Input(4), g2.Input(5),
                  1.0f);
   EXPECT_THAT(std::string(g2.status().message()),
-              ::testing::HasSubstr("both plain f32 or both q8_0 rows"));
+              ::testing::HasSubstr("both plain f32, both q8_0 rows (u8) or both f16"));
   // Rows of the wrong length (head_dim 64 needs 68 bytes).
   Graph g3("attention", {F32({3, 4, 64}), u8, u8, F32({3, 2, 64}), F32({3, 2, 64}),
                          TensorType(DType::kInt32, {3})});
