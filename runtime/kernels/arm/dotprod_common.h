@@ -37,6 +37,10 @@ struct DotprodDot16 {
   static inline int32x4_t Acc(int32x4_t acc, int8x16_t a, int8x16_t b) {
     return vdotq_s32(acc, a, b);
   }
+  // NeonDot16::Dot2Small's sum: two chained sdot from zero.
+  static inline int32x4_t Dot2Small(int8x16_t a0, int8x16_t b0, int8x16_t a1, int8x16_t b1) {
+    return vdotq_s32(vdotq_s32(vdupq_n_s32(0), a0, b0), a1, b1);
+  }
 
   // The transposed K-quant tiles' 64-value step over 8 activation rows (Q8_KT, kTransposed; row
   // i's 64 values at x + i xrb): isum[i] += scl * (q[0] . row[0..15] + ... + q[3] . row[48..63])
