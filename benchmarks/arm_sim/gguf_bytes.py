@@ -88,15 +88,18 @@ def tensor_bytes(dims, ttype):
 
 
 def decode_bytes(path, decode_tokens):
-    """Bytes per decode token: weights (token_embd one row) + K and V rows read at the mean
-    position of the tokens between the two decode runs (edgeq's default f32 cache, llama.cpp's
-    f16). Returns {"weights", "edgeq", "llama.cpp"}."""
+    """Bytes per decode token: weights (token_embd one row, or all of it when there is no
+    output.weight: a tied classifier reads the whole matrix every token) + K and V rows read at
+    the mean position of the tokens between the two decode runs (edgeq's default f32 cache,
+    llama.cpp's f16). Returns {"weights", "edgeq", "llama.cpp"}."""
     meta, tensors = read_header(path)
     arch = meta.get("general.architecture", "llama")
+    tied = not any(name == "output.weight" for name, _, _ in tensors)
     weights = 0
     for name, dims, ttype in tensors:
         size = tensor_bytes(dims, ttype)
-        weights += size // dims[-1] if name == "token_embd.weight" and len(dims) == 2 else size
+        one_row = name == "token_embd.weight" and len(dims) == 2 and not tied
+        weights += size // dims[-1] if one_row else size
     layers = int(meta["%s.block_count" % arch])
     heads = int(meta["%s.attention.head_count" % arch])
     kv_heads = int(meta.get("%s.attention.head_count_kv" % arch, heads))

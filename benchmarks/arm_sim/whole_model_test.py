@@ -197,6 +197,16 @@ class GgufBytesTest(unittest.TestCase):
         self.assertEqual(got["edgeq"], weights + kv_values * 4)
         self.assertEqual(got["llama.cpp"], weights + kv_values * 2)
 
+    def test_decode_bytes_tied_classifier(self):
+        # No output.weight: token_embd is also the classifier, read whole every token.
+        path = self.write(
+            [("token_embd.weight", [64, 100], 2), ("output_norm.weight", [64], 0)],
+            [("general.architecture", "qwen3"), ("qwen3.block_count", 1),
+             ("qwen3.attention.head_count", 4), ("qwen3.attention.head_count_kv", 2),
+             ("qwen3.embedding_length", 64)])
+        got = gguf_bytes.decode_bytes(path, (16, 48))
+        self.assertEqual(got["weights"], 100 * 36 + 256)  # 100 q4_0 rows of 64; norm
+
     def test_not_gguf(self):
         path = self.write([], [])
         with open(path, "wb") as f:
