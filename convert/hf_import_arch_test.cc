@@ -8,6 +8,7 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -63,20 +64,8 @@ std::string ArchDir(const std::string& arch, const std::string& name) {
 
 // Tensor `name` removed from its shard and from the index.
 void RemoveTensor(const std::string& dir, const std::string& name) {
-  json index = json::parse(ReadFile(dir + "/model.safetensors.index.json"));
-  ASSERT_TRUE(index["weight_map"].contains(name)) << name;
-  const std::string shard = dir + "/" + index["weight_map"][name].get<std::string>();
-  index["weight_map"].erase(name);
-  WriteText(dir + "/model.safetensors.index.json", index.dump());
-  absl::StatusOr<TensorDict> part = checkpoint::ReadSafetensors(shard);
-  ASSERT_TRUE(part.ok()) << part.status();
-  TensorDict copy;
-  for (const std::string& k : part->Keys()) {
-    if (k == name) continue;
-    ASSERT_TRUE(copy.Set(k, *(*part->Get(k))->Clone()).ok());
-  }
-  part = TensorDict();
-  ASSERT_TRUE(checkpoint::WriteSafetensors(copy, shard).ok());
+  const absl::Status s = RemoveHfTensor(dir, name);
+  ASSERT_TRUE(s.ok()) << s;
 }
 
 void ExpectError(const std::string& dir, absl::StatusCode code, const std::string& text) {
@@ -191,45 +180,62 @@ TEST(HfImportQwen35, MisShapedLinearAttentionTensorsAreNamed) {
   ExpectError(dir, absl::StatusCode::kNotFound, "no tensor for blk.2.ssm_a");
 }
 
+// The crafted values the two tests below put in a config.json: wrong types, bounds and shapes.
+const std::vector<json>& CraftedValues() {
+  static const auto* const kValues =
+      new std::vector<json>{json("x"),       json(-1),      json(0),
+                            json(1e300),     json(nullptr), json::array(),
+                            json::object(),  json(3),       json(int64_t{1} << 40),
+                            json({1, 2, 3}), json(0.5),     json(true)};
+  return *kValues;
+}
+
+// Imports `dir` with config.json replaced by each config `each_config` gives (through its `run`
+// argument): none may crash; returns {errors, imports}.
+std::pair<int, int> ImportCraftedConfigs(
+    const std::string& dir,
+    const std::function<void(const std::function<void(const json&)>&)>& each_config) {
+  int errors = 0, total = 0;
+  each_config([&](const json& c) {
+    WriteText(dir + "/config.json", c.dump());
+    errors += !ImportHfCheckpoint(dir).ok();
+    ++total;
+  });
+  return {errors, total};
+}
+
 // Every config.json key (and every rope_parameters entry) of a qwen35 directory replaced by
 // crafted values: an error or a model, never a crash (the reorder and A_log paths run on every
 // import that gets that far).
 TEST(HfImportQwen35, CraftedConfigValuesNeverCrash) {
   const std::string dir = ArchDir("qwen35", "hf_qwen35_crafted");
   const json original = json::parse(ReadFile(dir + "/config.json"));
-  const std::vector<json> values = {json("x"),       json(-1),      json(0),
-                                    json(1e300),     json(nullptr), json::array(),
-                                    json::object(),  json(3),       json(int64_t{1} << 40),
-                                    json({1, 2, 3}), json(0.5),     json(true)};
-  int errors = 0, total = 0;
-  auto run = [&](const json& c) {
-    WriteText(dir + "/config.json", c.dump());
-    errors += !ImportHfCheckpoint(dir).ok();
-    ++total;
-  };
-  for (auto it = original.begin(); it != original.end(); ++it) {
+  const std::vector<json>& values = CraftedValues();
+  const auto [errors, total] = ImportCraftedConfigs(dir, [&](const auto& run) {
+    for (auto it = original.begin(); it != original.end(); ++it) {
+      for (const json& v : values) {
+        json c = original;
+        c[it.key()] = v;
+        run(c);
+        if (it.key() == "architectures") continue;
+        json nested = {{"architectures", original["architectures"]}, {"text_config", c}};
+        run(nested);
+      }
+    }
+    for (auto it = original["rope_parameters"].begin(); it != original["rope_parameters"].end();
+         ++it) {
+      for (const json& v : values) {
+        json c = original;
+        c["rope_parameters"][it.key()] = v;
+        run(c);
+      }
+    }
     for (const json& v : values) {
       json c = original;
-      c[it.key()] = v;
-      run(c);
-      if (it.key() == "architectures") continue;
-      json nested = {{"architectures", original["architectures"]}, {"text_config", c}};
-      run(nested);
-    }
-  }
-  for (auto it = original["rope_parameters"].begin(); it != original["rope_parameters"].end();
-       ++it) {
-    for (const json& v : values) {
-      json c = original;
-      c["rope_parameters"][it.key()] = v;
+      c["text_config"] = v;
       run(c);
     }
-  }
-  for (const json& v : values) {
-    json c = original;
-    c["text_config"] = v;
-    run(c);
-  }
+  });
   EXPECT_GT(errors, total / 2);
 }
 
@@ -312,37 +318,30 @@ TEST(HfImportGemma4, SharedLayerKvIsOptionalAndPerLayerTensorsRequired) {
 TEST(HfImportGemma4, CraftedConfigValuesNeverCrash) {
   const std::string dir = ArchDir("gemma4", "hf_gemma4_crafted");
   const json original = json::parse(ReadFile(dir + "/config.json"));
-  const std::vector<json> values = {json("x"),       json(-1),      json(0),
-                                    json(1e300),     json(nullptr), json::array(),
-                                    json::object(),  json(3),       json(int64_t{1} << 40),
-                                    json({1, 2, 3}), json(0.5),     json(true)};
-  int errors = 0, total = 0;
-  auto run = [&](const json& c) {
-    WriteText(dir + "/config.json", c.dump());
-    errors += !ImportHfCheckpoint(dir).ok();
-    ++total;
-  };
-  for (auto it = original.begin(); it != original.end(); ++it) {
-    for (const json& v : values) {
-      json c = original;
-      c[it.key()] = v;
-      run(c);
-    }
-  }
-  for (const char* kind : {"full_attention", "sliding_attention"}) {
-    for (const char* key : {"rope_type", "partial_rotary_factor", "rope_theta"}) {
+  const std::vector<json>& values = CraftedValues();
+  const auto [errors, total] = ImportCraftedConfigs(dir, [&](const auto& run) {
+    for (auto it = original.begin(); it != original.end(); ++it) {
       for (const json& v : values) {
         json c = original;
-        c["rope_parameters"][kind][key] = v;
+        c[it.key()] = v;
         run(c);
       }
     }
-    for (const json& v : values) {
-      json c = original;
-      c["rope_parameters"][kind] = v;
-      run(c);
+    for (const char* kind : {"full_attention", "sliding_attention"}) {
+      for (const char* key : {"rope_type", "partial_rotary_factor", "rope_theta"}) {
+        for (const json& v : values) {
+          json c = original;
+          c["rope_parameters"][kind][key] = v;
+          run(c);
+        }
+      }
+      for (const json& v : values) {
+        json c = original;
+        c["rope_parameters"][kind] = v;
+        run(c);
+      }
     }
-  }
+  });
   EXPECT_GT(errors, total / 2);
 }
 

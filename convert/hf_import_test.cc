@@ -243,20 +243,8 @@ std::string ArchDir(const std::string& arch, const std::string& name) {
 
 // Tensor `name` removed from its shard and from the index.
 void RemoveTensor(const std::string& dir, const std::string& name) {
-  json index = json::parse(ReadFile(dir + "/model.safetensors.index.json"));
-  ASSERT_TRUE(index["weight_map"].contains(name)) << name;
-  const std::string shard = dir + "/" + index["weight_map"][name].get<std::string>();
-  index["weight_map"].erase(name);
-  WriteText(dir + "/model.safetensors.index.json", index.dump());
-  absl::StatusOr<TensorDict> part = checkpoint::ReadSafetensors(shard);
-  ASSERT_TRUE(part.ok()) << part.status();
-  TensorDict copy;
-  for (const std::string& k : part->Keys()) {
-    if (k == name) continue;
-    ASSERT_TRUE(copy.Set(k, *(*part->Get(k))->Clone()).ok());
-  }
-  part = TensorDict();
-  ASSERT_TRUE(checkpoint::WriteSafetensors(copy, shard).ok());
+  const absl::Status s = RemoveHfTensor(dir, name);
+  ASSERT_TRUE(s.ok()) << s;
 }
 
 void ExpectError(const std::string& dir, absl::StatusCode code, const std::string& text) {

@@ -351,5 +351,29 @@ absl::Status WriteHfCheckpointDir(const llm::RandomModelSpec& s, const checkpoin
   return absl::OkStatus();
 }
 
+absl::Status RemoveHfTensor(const std::string& dir, const std::string& name) {
+  const std::string index_path = dir + "/model.safetensors.index.json";
+  std::ifstream in(index_path);
+  const nlohmann::json parsed = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!parsed.is_object() || !parsed.contains("weight_map") ||
+      !parsed["weight_map"].contains(name) || !parsed["weight_map"][name].is_string()) {
+    return absl::NotFoundError(absl::StrCat(index_path, " lists no tensor '", name, "'"));
+  }
+  nlohmann::json index = parsed;
+  const std::string shard = dir + "/" + index["weight_map"][name].get<std::string>();
+  index["weight_map"].erase(name);
+  std::ofstream(index_path) << index.dump();
+  EDGEQ_ASSIGN_OR_RETURN(checkpoint::TensorDict part, checkpoint::ReadSafetensors(shard));
+  checkpoint::TensorDict copy;
+  for (const std::string& k : part.Keys()) {
+    if (k == name) continue;
+    EDGEQ_ASSIGN_OR_RETURN(const Tensor* t, part.Get(k));
+    EDGEQ_ASSIGN_OR_RETURN(Tensor owned, t->Clone());
+    EDGEQ_RETURN_IF_ERROR(copy.Set(k, std::move(owned)));
+  }
+  part = checkpoint::TensorDict();  // the shard's mapping closed before it is written again
+  return checkpoint::WriteSafetensors(copy, shard);
+}
+
 }  // namespace convert
 }  // namespace edgeq

@@ -26,6 +26,10 @@ absl::Status WriteHfCheckpointDir(const llm::RandomModelSpec& spec,
                                   const checkpoint::TensorDict& model, const std::string& dir,
                                   int shards);
 
+// Tensor `name` (a Hugging Face name) removed from its shard of the checkpoint directory `dir` and
+// from dir/model.safetensors.index.json (the tests of a missing tensor).
+absl::Status RemoveHfTensor(const std::string& dir, const std::string& name);
+
 }  // namespace convert
 }  // namespace edgeq
 
