@@ -1,7 +1,7 @@
 // llama.cpp parity for the 2026 architectures (issue 30): smollm3, lfm2, qwen35, gemma4,
 // qwen3moe, lfm2moe, as arch_parity_test.cc does for the others (tests/parity/arch_parity.h;
 // tests/parity/README.md), and the perplexity of llama-quantize's Q8_0 and Q4_K_M files of the
-// tiny qwen35 and gemma4.
+// tiny smollm3, lfm2, qwen35, gemma4 and lfm2moe.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -27,24 +27,23 @@ namespace {
 
 // smollm3 (issue 30): no RoPE on layers 3, 7, ... The tiny preset: 8 layers (2 without RoPE),
 // dim 64, 4 / 2 heads, ffn 128. make_random_gguf --shape=smollm3-tiny --synthetic_vocab
-TEST(ArchParity, TinySmolLM3) {
-  CheckArch(
-      {"tiny_smollm3",
-       "smollm3-tiny",
-       0,
-       0,
-       0,
-       0,
-       -1,
-       0,
-       -1,
-       0,
-       0xebe56cd97f43ed75ull,
-       false,
-       kIds,
-       {554.0317, 557.9291, 590.5969, 568.7760, 550.7958, 563.5621, 577.6045, 584.3498, 575.3991,
-        567.3600, 572.0687, 570.0904, 576.3413, 572.5246, 572.2357, 570.3714, 570.1319, 570.2031}});
-}
+const ArchCase kTinySmolLM3 = {
+    "tiny_smollm3",
+    "smollm3-tiny",
+    0,
+    0,
+    0,
+    0,
+    -1,
+    0,
+    -1,
+    0,
+    0xebe56cd97f43ed75ull,
+    false,
+    kIds,
+    {554.0317, 557.9291, 590.5969, 568.7760, 550.7958, 563.5621, 577.6045, 584.3498, 575.3991,
+     567.3600, 572.0687, 570.0904, 576.3413, 572.5246, 572.2357, 570.3714, 570.1319, 570.2031}};
+TEST(ArchParity, TinySmolLM3) { CheckArch(kTinySmolLM3); }
 
 // SmolLM3-3B's widths (2048, 16 / 4 heads, ffn 11008), 4 of 36 layers (layer 3 without RoPE),
 // the made-up 512-piece vocabulary: host only.
@@ -57,24 +56,23 @@ TEST(ArchParity, SmolLM3_3bFirst4Layers) {
 // lfm2 (issue 30): short-convolution layers with a conv state (llm/arch/recurrent_state.h)
 // between GQA attention layers. The tiny preset: 6 layers, attention on 2 and 5, dim 64, 4 / 2
 // heads, ffn 128, 3 conv taps. make_random_gguf --shape=lfm2-tiny --synthetic_vocab
-TEST(ArchParity, TinyLfm2) {
-  CheckArch(
-      {"tiny_lfm2",
-       "lfm2-tiny",
-       0,
-       0,
-       0,
-       0,
-       -1,
-       0,
-       -1,
-       0,
-       0xa60fed1d97bb914aull,
-       false,
-       kIds,
-       {650.0103, 639.1155, 657.3598, 638.7629, 629.1719, 622.3758, 622.0826, 624.6263, 636.0807,
-        639.1394, 638.4048, 631.5475, 627.5901, 628.4661, 630.2661, 628.7594, 629.9543, 623.9905}});
-}
+const ArchCase kTinyLfm2 = {
+    "tiny_lfm2",
+    "lfm2-tiny",
+    0,
+    0,
+    0,
+    0,
+    -1,
+    0,
+    -1,
+    0,
+    0xa60fed1d97bb914aull,
+    false,
+    kIds,
+    {650.0103, 639.1155, 657.3598, 638.7629, 629.1719, 622.3758, 622.0826, 624.6263, 636.0807,
+     639.1394, 638.4048, 631.5475, 627.5901, 628.4661, 630.2661, 628.7594, 629.9543, 623.9905}};
+TEST(ArchParity, TinyLfm2) { CheckArch(kTinyLfm2); }
 
 // LFM2-1.2B's widths (2048, 32 / 8 heads, ffn 8192, 3 conv taps), 4 of 16 layers (conv, conv,
 // attention, conv), the made-up 512-piece vocabulary: host only.
@@ -263,24 +261,23 @@ TEST(ArchParity, Qwen3_30bA3bFirst2Layers16Experts) {
 // others a mixture of experts with sigmoid gating and a selection bias (top 2 of 8 of width
 // 32). The tiny preset: 6 layers (attention on 2 and 5), dim 64, 4 / 2 heads, dense ffn 128.
 // make_random_gguf --shape=lfm2moe-tiny --synthetic_vocab
-TEST(ArchParity, TinyLfm2Moe) {
-  CheckArch(
-      {"tiny_lfm2moe",
-       "lfm2moe-tiny",
-       0,
-       0,
-       0,
-       0,
-       -1,
-       0,
-       -1,
-       0,
-       0x7031d2ccca6035b6ull,
-       false,
-       kIds,
-       {613.4902, 628.3194, 638.3697, 630.2151, 630.0118, 626.6711, 631.8148, 631.9900, 639.9911,
-        634.9555, 628.6854, 626.4755, 628.1414, 627.3137, 627.9197, 624.7169, 625.4996, 623.1510}});
-}
+const ArchCase kTinyLfm2Moe = {
+    "tiny_lfm2moe",
+    "lfm2moe-tiny",
+    0,
+    0,
+    0,
+    0,
+    -1,
+    0,
+    -1,
+    0,
+    0x7031d2ccca6035b6ull,
+    false,
+    kIds,
+    {613.4902, 628.3194, 638.3697, 630.2151, 630.0118, 626.6711, 631.8148, 631.9900, 639.9911,
+     634.9555, 628.6854, 626.4755, 628.1414, 627.3137, 627.9197, 624.7169, 625.4996, 623.1510}};
+TEST(ArchParity, TinyLfm2Moe) { CheckArch(kTinyLfm2Moe); }
 
 // LFM2-8B-A1B's widths (2048, 32 / 8 heads, dense ffn 7168, experts of 1792, 4 per token), 3 of
 // 24 layers (conv dense, conv dense, attention + experts), 8 of 32 experts, vocabulary 512:
@@ -309,11 +306,12 @@ TEST(ArchParity, Lfm2_8bA1bFirst3Layers8Experts) {
              8});
 }
 
-// llama-quantize's Q8_0 and Q4_K_M files of the tiny qwen35 and gemma4 (issue 30: "within 0.5%
-// of llama-perplexity"). Their 64/128/16-column rows fit no K-quant: llama-quantize falls back
-// (Q4_K_M: q5_0 for q4_K, q8_0 for q6_K, f16 for gemma4's 16-column `proj`; the 256-column
-// ffn_down of gemma4's shared layers stays q4_K/q6_K), and refuses Q8_0 for gemma4's `proj`
-// (16 columns), which the Q8_0 file keeps f32 (`--tensor-type 'blk\.[0-9]+\.proj=f32'`).
+// llama-quantize's Q8_0 and Q4_K_M files of the tiny smollm3, lfm2, qwen35, gemma4 and lfm2moe
+// (issue 30: "within 0.5% of llama-perplexity"). Their 32/64/128/16-column rows fit no K-quant:
+// llama-quantize falls back (Q4_K_M: q5_0 for q4_K, q8_0 for q6_K, q5_1 for q5_K (lfm2moe's
+// attn_output), f16 for gemma4's 16-column `proj`; the 256-column ffn_down of gemma4's shared
+// layers stays q4_K/q6_K), and refuses Q8_0 for gemma4's `proj` (16 columns), which the Q8_0
+// file keeps f32 (`--tensor-type 'blk\.[0-9]+\.proj=f32'`).
 // testdata/<model>/rules_<TYPE>.txt lists the type llama-quantize gave each tensor it did not
 // keep f32; edgeq's quantizer with those rules writes the same tensor bytes (checked), and its
 // running perplexity on them is compared with llama-perplexity's on llama-quantize's file
@@ -422,7 +420,43 @@ INSTANTIATE_TEST_SUITE_P(
                                 0x12a1ed9af67df973ull,
                                 {588.0715, 619.5882, 624.5846, 608.4230, 618.9099, 607.3330,
                                  604.2027, 602.8603, 607.4417, 610.4500, 614.5347, 609.6305,
-                                 612.8886, 613.4454, 611.1308, 612.0365, 607.7718, 610.6732}}),
+                                 612.8886, 613.4454, 611.1308, 612.0365, 607.7718, 610.6732}},
+        QuantizedPerplexityCase{"Q8_0",
+                                kTinySmolLM3,
+                                0x1b55b4eda77ec44aull,
+                                {554.7854, 558.9503, 591.4445, 569.7707, 551.8102, 564.1010,
+                                 578.2746, 584.9444, 575.9866, 567.9956, 572.5860, 570.5897,
+                                 576.7956, 572.9088, 572.6979, 570.7792, 570.5173, 570.5777}},
+        QuantizedPerplexityCase{"Q4_K_M",
+                                kTinySmolLM3,
+                                0xf657c17b2636419bull,
+                                {557.5666, 561.8552, 592.1444, 570.1257, 551.3823, 564.6462,
+                                 579.4895, 585.8636, 575.8642, 568.0459, 572.6269, 570.7198,
+                                 576.5188, 572.7278, 571.9257, 570.2731, 570.1329, 570.0052}},
+        QuantizedPerplexityCase{"Q8_0",
+                                kTinyLfm2,
+                                0xa9f049b3bad408e3ull,
+                                {651.2754, 640.5195, 658.5787, 640.1630, 630.5268, 623.8744,
+                                 623.3110, 625.7620, 637.4518, 640.3841, 639.1987, 632.3524,
+                                 628.5327, 629.1558, 631.0945, 629.4286, 630.5846, 624.5831}},
+        QuantizedPerplexityCase{"Q4_K_M",
+                                kTinyLfm2,
+                                0x703a81d87056a57eull,
+                                {663.7338, 651.1384, 664.8232, 644.2686, 637.3793, 628.3297,
+                                 625.7103, 626.1338, 636.7525, 640.1418, 638.5646, 631.7072,
+                                 628.0713, 629.3865, 631.0789, 628.4157, 629.4460, 623.2356}},
+        QuantizedPerplexityCase{"Q8_0",
+                                kTinyLfm2Moe,
+                                0x55ff0cc1e64c18bbull,
+                                {614.0242, 626.6761, 637.0514, 629.1691, 630.0676, 626.9242,
+                                 631.1014, 631.0501, 639.2665, 634.2139, 628.3052, 625.9187,
+                                 627.6618, 626.9329, 627.7123, 624.3065, 625.0647, 622.9562}},
+        QuantizedPerplexityCase{"Q4_K_M",
+                                kTinyLfm2Moe,
+                                0x673603c86dc449bfull,
+                                {622.9576, 634.2905, 643.2126, 630.5008, 630.9002, 629.3992,
+                                 633.6880, 633.7110, 640.6502, 636.3316, 629.8349, 625.9068,
+                                 627.9242, 626.5835, 627.5052, 622.6977, 623.4594, 620.7370}}),
     [](const ::testing::TestParamInfo<QuantizedPerplexityCase>& info) {
       return absl::StrCat(info.param.model.name, "_", info.param.type);
     });
