@@ -1,7 +1,7 @@
 // llama.cpp parity for the 2026 architectures (issue 30): smollm3, lfm2, qwen35, gemma4,
 // qwen3moe, lfm2moe, as arch_parity_test.cc does for the others (tests/parity/arch_parity.h;
 // tests/parity/README.md), and the perplexity of llama-quantize's Q8_0 and Q4_K_M files of the
-// tiny smollm3, lfm2, qwen35, gemma4 and lfm2moe.
+// tiny smollm3, lfm2, qwen35, gemma4, qwen3moe and lfm2moe.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -211,24 +211,23 @@ TEST(ArchParity, Gemma4E2bFirst6LayersExactGelu) {
 // qwen3moe (issue 30 item 5): qwen3 attention and a routed mixture of experts on every layer
 // (softmax gating, top 2 of 8 experts of width 32, renormalised). The tiny preset: 4 layers,
 // dim 64, 4 / 2 heads of 16, untied. make_random_gguf --shape=qwen3moe-tiny --synthetic_vocab
-TEST(ArchParity, TinyQwen3Moe) {
-  CheckArch(
-      {"tiny_qwen3moe",
-       "qwen3moe-tiny",
-       0,
-       0,
-       0,
-       0,
-       -1,
-       0,
-       -1,
-       0,
-       0x30bb74b6b5e58bd7ull,
-       false,
-       kIds,
-       {625.6533, 603.7224, 639.1538, 654.4441, 648.6660, 659.3186, 659.4335, 651.7499, 651.8193,
-        655.4251, 651.1473, 649.5257, 651.4453, 645.9247, 645.3324, 644.8851, 642.9306, 636.9699}});
-}
+const ArchCase kTinyQwen3Moe = {
+    "tiny_qwen3moe",
+    "qwen3moe-tiny",
+    0,
+    0,
+    0,
+    0,
+    -1,
+    0,
+    -1,
+    0,
+    0x30bb74b6b5e58bd7ull,
+    false,
+    kIds,
+    {625.6533, 603.7224, 639.1538, 654.4441, 648.6660, 659.3186, 659.4335, 651.7499, 651.8193,
+     655.4251, 651.1473, 649.5257, 651.4453, 645.9247, 645.3324, 644.8851, 642.9306, 636.9699}};
+TEST(ArchParity, TinyQwen3Moe) { CheckArch(kTinyQwen3Moe); }
 
 // Qwen3-30B-A3B's widths (2048, 32 / 4 heads of 128, experts of 768, 8 per token), 2 of 48
 // layers, 16 of 128 experts, vocabulary 512: host only.
@@ -306,12 +305,12 @@ TEST(ArchParity, Lfm2_8bA1bFirst3Layers8Experts) {
              8});
 }
 
-// llama-quantize's Q8_0 and Q4_K_M files of the tiny smollm3, lfm2, qwen35, gemma4 and lfm2moe
-// (issue 30: "within 0.5% of llama-perplexity"). Their 32/64/128/16-column rows fit no K-quant:
-// llama-quantize falls back (Q4_K_M: q5_0 for q4_K, q8_0 for q6_K, q5_1 for q5_K (lfm2moe's
-// attn_output), f16 for gemma4's 16-column `proj`; the 256-column ffn_down of gemma4's shared
-// layers stays q4_K/q6_K), and refuses Q8_0 for gemma4's `proj` (16 columns), which the Q8_0
-// file keeps f32 (`--tensor-type 'blk\.[0-9]+\.proj=f32'`).
+// llama-quantize's Q8_0 and Q4_K_M files of the tiny smollm3, lfm2, qwen35, gemma4, qwen3moe
+// and lfm2moe (issue 30: "within 0.5% of llama-perplexity"). Their 32/64/128/16-column rows fit
+// no K-quant: llama-quantize falls back (Q4_K_M: q5_0 for q4_K, q8_0 for q6_K, q5_1 for q5_K
+// (lfm2moe's and qwen3moe's attn_output), f16 for gemma4's 16-column `proj`; the 256-column
+// ffn_down of gemma4's shared layers stays q4_K/q6_K), and refuses Q8_0 for gemma4's `proj` (16
+// columns), which the Q8_0 file keeps f32 (`--tensor-type 'blk\.[0-9]+\.proj=f32'`).
 // testdata/<model>/rules_<TYPE>.txt lists the type llama-quantize gave each tensor it did not
 // keep f32; edgeq's quantizer with those rules writes the same tensor bytes (checked), and its
 // running perplexity on them is compared with llama-perplexity's on llama-quantize's file
@@ -456,7 +455,19 @@ INSTANTIATE_TEST_SUITE_P(
                                 0x673603c86dc449bfull,
                                 {622.9576, 634.2905, 643.2126, 630.5008, 630.9002, 629.3992,
                                  633.6880, 633.7110, 640.6502, 636.3316, 629.8349, 625.9068,
-                                 627.9242, 626.5835, 627.5052, 622.6977, 623.4594, 620.7370}}),
+                                 627.9242, 626.5835, 627.5052, 622.6977, 623.4594, 620.7370}},
+        QuantizedPerplexityCase{"Q8_0",
+                                kTinyQwen3Moe,
+                                0xe989645a6e210c62ull,
+                                {624.6117, 602.4131, 637.3458, 652.1627, 647.1339, 658.2016,
+                                 659.0846, 651.4260, 651.4662, 655.2810, 650.8339, 649.1705,
+                                 651.2661, 645.8417, 645.8551, 645.4009, 643.3631, 637.5335}},
+        QuantizedPerplexityCase{"Q4_K_M",
+                                kTinyQwen3Moe,
+                                0xcf252579defcabd7ull,
+                                {635.6177, 606.4808, 638.9652, 654.9562, 649.3110, 659.9778,
+                                 658.9699, 652.8319, 653.1234, 656.9265, 653.8128, 652.5201,
+                                 654.5403, 649.3742, 651.1722, 650.3573, 648.2627, 642.2711}}),
     [](const ::testing::TestParamInfo<QuantizedPerplexityCase>& info) {
       return absl::StrCat(info.param.model.name, "_", info.param.type);
     });
