@@ -139,8 +139,9 @@ src_extra() {
     runtime/kernels/x86/*_avxvnni.cc) echo "$avx2 -mavxvnni" ;;
     runtime/kernels/x86/*_avx512vnni.cc)
       echo "$avx2 -mavx512f -mavx512bw -mavx512vl -mavx512vnni" ;;
-    runtime/kernels/attention/attention_avx2.cc) echo "-mavx2 -mfma" ;;
-    runtime/kernels/attention/attention_avx512.cc) echo "-mavx2 -mfma -mavx512f" ;;
+    runtime/kernels/attention/attention_avx2.cc) echo "$avx2" ;;
+    runtime/kernels/attention/attention_avx512.cc)
+      echo "$avx2 -mavx512f -mavx512bw -mavx512vl -mavx512vnni" ;;
     runtime/kernels/vector/activation_avx2.cc) echo "-mavx2 -mfma" ;;
     runtime/kernels/vector/activation_avx512.cc) echo "-mavx2 -mfma -mavx512f" ;;
     runtime/kernels/vector/delta_rule.cc) echo "-ffp-contract=off" ;;
