@@ -139,39 +139,37 @@ class AttentionKernel : public OpKernel {
   // head of the caches, after the groups have read the cache's rows before pos.
   void StoreRows(const ExecContext& ctx, const kernels::AttentionArgs& a) const {
     const int64_t rows = std::min(a.t, a.ctx - a.pos), hs = a.head_dim;
+    const int64_t row_bytes = cache_ == KvCacheType::kQ8_0  ? kernels::AttentionQ8_0RowBytes(hs)
+                              : cache_ == KvCacheType::kF16 ? hs * 2
+                                                            : hs * 4;
     for (int which = 0; which < 2; ++which) {
       const float* src = which == 0 ? a.k_new : a.v_new;
-      if (cache_ == KvCacheType::kQ8_0) {
-        const int64_t row_bytes = hs / 32 * 34;
-        uint8_t* dst = Data<uint8_t>(ctx, in_[1 + which]);
-        for (int64_t i = 0; i < rows; ++i) {
-          for (int64_t h = 0; h < a.kv_heads; ++h) {
-            quantization_internal::QuantizeRowQ8_0(src + (i * a.kv_heads + h) * hs,
-                                                   dst + (h * a.ctx + a.pos + i) * row_bytes, hs);
-          }
-        }
-        continue;
-      }
-      if (cache_ == KvCacheType::kF16) {
-        // GGML's fp32-to-fp16 (blocks::GgmlFloatToFp16, the f16 codec's), without the f16
-        // quantizer (a selective build may leave it out).
-        uint16_t* dst = Data<uint16_t>(ctx, in_[1 + which]);
-        for (int64_t i = 0; i < rows; ++i) {
-          for (int64_t h = 0; h < a.kv_heads; ++h) {
-            const float* x = src + (i * a.kv_heads + h) * hs;
-            uint16_t* y = dst + (h * a.ctx + a.pos + i) * hs;
-            for (int64_t e = 0; e < hs; ++e) y[e] = blocks::GgmlFloatToFp16(x[e]);
-          }
-        }
-        continue;
-      }
-      float* dst = Data(ctx, in_[1 + which]);
+      uint8_t* dst = Data<uint8_t>(ctx, in_[1 + which]);
       for (int64_t i = 0; i < rows; ++i) {
         for (int64_t h = 0; h < a.kv_heads; ++h) {
-          std::memcpy(dst + (h * a.ctx + a.pos + i) * hs, src + (i * a.kv_heads + h) * hs,
-                      static_cast<size_t>(hs) * sizeof(float));
+          EncodeRow(src + (i * a.kv_heads + h) * hs, hs, dst + (h * a.ctx + a.pos + i) * row_bytes);
         }
       }
+    }
+  }
+
+  // One cache row of n values in the cache's type: q8_0 by GGML's quantize_row_q8_0; f16 by GGML's
+  // fp32-to-fp16 (blocks::GgmlFloatToFp16, the f16 codec's, without the f16 quantizer, which a
+  // selective build may leave out); f32 as it is.
+  void EncodeRow(const float* x, int64_t n, uint8_t* out) const {
+    switch (cache_) {
+      case KvCacheType::kQ8_0:
+        quantization_internal::QuantizeRowQ8_0(x, out, n);
+        return;
+      case KvCacheType::kF16:
+        for (int64_t e = 0; e < n; ++e) {
+          const uint16_t h = blocks::GgmlFloatToFp16(x[e]);
+          std::memcpy(out + 2 * e, &h, sizeof(h));
+        }
+        return;
+      case KvCacheType::kF32:
+        std::memcpy(out, x, static_cast<size_t>(n) * sizeof(float));
+        return;
     }
   }
 
@@ -262,7 +260,7 @@ TypesOr Infer(const InferInput& in, const OpAttributes& attributes) {
     return Invalid(absl::StrFormat(
         "a q8_0 cache needs head_dim (q's dimension 2, %d) to be a multiple of 32", hs));
   }
-  const int64_t row = q8_0 ? hs / 32 * 34 : hs;
+  const int64_t row = q8_0 ? kernels::AttentionQ8_0RowBytes(hs) : hs;
   if (k_cache != Shape({kvh, ctx, row}) || in.types[2].type.shape != k_cache) {
     return Invalid(q8_0 ? "k_cache and v_cache must both be [kv_heads, ctx, head_dim / 32 * 34]"
                         : "k_cache and v_cache must both be [kv_heads, ctx, head_dim]");
