@@ -204,37 +204,35 @@ std::pair<int, int> ImportCraftedConfigs(
   return {errors, total};
 }
 
+// run(c) for each config c: `original` with the value at `at` replaced by each crafted value.
+template <typename Run>
+void EachCrafted(const json& original, const json::json_pointer& at, const Run& run) {
+  for (const json& v : CraftedValues()) {
+    json c = original;
+    c[at] = v;
+    run(c);
+  }
+}
+
 // Every config.json key (and every rope_parameters entry) of a qwen35 directory replaced by
 // crafted values: an error or a model, never a crash (the reorder and A_log paths run on every
 // import that gets that far).
 TEST(HfImportQwen35, CraftedConfigValuesNeverCrash) {
   const std::string dir = ArchDir("qwen35", "hf_qwen35_crafted");
   const json original = json::parse(ReadFile(dir + "/config.json"));
-  const std::vector<json>& values = CraftedValues();
   const auto [errors, total] = ImportCraftedConfigs(dir, [&](const auto& run) {
     for (auto it = original.begin(); it != original.end(); ++it) {
-      for (const json& v : values) {
-        json c = original;
-        c[it.key()] = v;
+      const bool nest = it.key() != "architectures";
+      EachCrafted(original, json::json_pointer() / it.key(), [&](const json& c) {
         run(c);
-        if (it.key() == "architectures") continue;
-        json nested = {{"architectures", original["architectures"]}, {"text_config", c}};
-        run(nested);
-      }
+        if (nest) run(json{{"architectures", original["architectures"]}, {"text_config", c}});
+      });
     }
-    for (auto it = original["rope_parameters"].begin(); it != original["rope_parameters"].end();
-         ++it) {
-      for (const json& v : values) {
-        json c = original;
-        c["rope_parameters"][it.key()] = v;
-        run(c);
-      }
+    const json& rope = original["rope_parameters"];
+    for (auto it = rope.begin(); it != rope.end(); ++it) {
+      EachCrafted(original, json::json_pointer("/rope_parameters") / it.key(), run);
     }
-    for (const json& v : values) {
-      json c = original;
-      c["text_config"] = v;
-      run(c);
-    }
+    EachCrafted(original, json::json_pointer("/text_config"), run);
   });
   EXPECT_GT(errors, total / 2);
 }
@@ -318,28 +316,16 @@ TEST(HfImportGemma4, SharedLayerKvIsOptionalAndPerLayerTensorsRequired) {
 TEST(HfImportGemma4, CraftedConfigValuesNeverCrash) {
   const std::string dir = ArchDir("gemma4", "hf_gemma4_crafted");
   const json original = json::parse(ReadFile(dir + "/config.json"));
-  const std::vector<json>& values = CraftedValues();
   const auto [errors, total] = ImportCraftedConfigs(dir, [&](const auto& run) {
     for (auto it = original.begin(); it != original.end(); ++it) {
-      for (const json& v : values) {
-        json c = original;
-        c[it.key()] = v;
-        run(c);
-      }
+      EachCrafted(original, json::json_pointer() / it.key(), run);
     }
     for (const char* kind : {"full_attention", "sliding_attention"}) {
+      const json::json_pointer at = json::json_pointer("/rope_parameters") / kind;
       for (const char* key : {"rope_type", "partial_rotary_factor", "rope_theta"}) {
-        for (const json& v : values) {
-          json c = original;
-          c["rope_parameters"][kind][key] = v;
-          run(c);
-        }
+        EachCrafted(original, at / key, run);
       }
-      for (const json& v : values) {
-        json c = original;
-        c["rope_parameters"][kind] = v;
-        run(c);
-      }
+      EachCrafted(original, at, run);
     }
   });
   EXPECT_GT(errors, total / 2);
