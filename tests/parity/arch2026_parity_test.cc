@@ -336,59 +336,33 @@ class QuantizedPerplexityParity : public ::testing::TestWithParam<QuantizedPerpl
 TEST_P(QuantizedPerplexityParity, SameTensorsAndPerplexity) {
   const QuantizedPerplexityCase& q = GetParam();
   const ArchCase& c = q.model;
-  const std::string path =
-      absl::StrCat("tests/parity/testdata/", c.name, "/rules_", q.type, ".txt");
-  std::ifstream in(path);
-  ASSERT_TRUE(in) << "cannot read " << path;
-  std::stringstream text;
-  text << in.rdbuf();
-  llm::RandomModelSpec spec;
-  absl::StatusOr<checkpoint::TensorDict> f32 = MakeModel(c, &spec);
-  ASSERT_TRUE(f32.ok()) << f32.status();
-  absl::StatusOr<std::vector<checkpoint::QuantizeRule>> rules =
-      checkpoint::ParseQuantizeRules(text.str(), path);
+  absl::StatusOr<std::string> rules = ReadQuantizeRules(c, q.type);
   ASSERT_TRUE(rules.ok()) << rules.status();
-  absl::StatusOr<checkpoint::TensorDict> dict = checkpoint::QuantizeDict(*f32, *rules);
+  absl::StatusOr<checkpoint::TensorDict> dict =
+      QuantizeAsLlamaQuantize(c, q.type, *rules, q.tensor_xxh3);
   ASSERT_TRUE(dict.ok()) << dict.status();
-  const uint64_t hash = TensorDataXxh3(*dict);
-  EXPECT_EQ(hash, q.tensor_xxh3) << absl::StrFormat(
-      "%s %s: edgeq's tensors (XXH3-64 %016x) differ from llama-quantize's (%016x)", c.name, q.type,
-      hash, q.tensor_xxh3);
   llm::ModelOptions options;
   options.num_threads = 1;
   options.context_length = kPerplexityContext;
   options.gelu_fp16_table = !c.exact_gelu;
   absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(*dict, options);
   ASSERT_TRUE(model.ok()) << model.status();
-  absl::StatusOr<std::vector<int>> ids = ReadIds(absl::StrCat("tests/parity/testdata/", kIds));
-  ASSERT_TRUE(ids.ok()) << ids.status();
-  // Under qemu-aarch64 the first chunk only, as the other cases.
-#if defined(__aarch64__)
-  const int n_chunks = 1;
-#else
-  const int n_chunks = static_cast<int>(q.ppl.size());
-#endif
-  absl::StatusOr<std::vector<double>> ppl =
-      RunningPerplexity(**model, *ids, kPerplexityContext, n_chunks, /*add_bos=*/true, /*bos=*/1);
-  ASSERT_TRUE(ppl.ok()) << ppl.status();
-  ASSERT_EQ(ppl->size(), static_cast<size_t>(n_chunks));
-  double worst = 0;
-  for (size_t i = 0; i < ppl->size(); ++i) {
-    const double rel = std::fabs((*ppl)[i] - q.ppl[i]) / q.ppl[i];
-    worst = std::max(worst, rel);
-    EXPECT_LE(rel, kQuantizedPerplexityPerChunk)
-        << "chunk " << i + 1 << ": edgeq " << (*ppl)[i] << ", llama.cpp " << q.ppl[i];
-  }
+  // Every chunk (under qemu-aarch64 the first only, as the other cases), then the whole text.
+  std::vector<double> ppl;
+  const double worst =
+      CheckPerplexity(**model, absl::StrCat("tests/parity/testdata/", kIds), /*add_bos=*/true,
+                      q.ppl, kQuantizedPerplexityPerChunk, nullptr, &ppl);
+  ASSERT_FALSE(ppl.empty());
   double whole = -1;
-  if (ppl->size() == q.ppl.size()) {
-    whole = std::fabs(ppl->back() - q.ppl.back()) / q.ppl.back();
+  if (ppl.size() == q.ppl.size()) {
+    whole = std::fabs(ppl.back() - q.ppl.back()) / q.ppl.back();
     EXPECT_LE(whole, kQuantizedPerplexityWholeText)
-        << "whole text: edgeq " << ppl->back() << ", llama.cpp " << q.ppl.back();
+        << "whole text: edgeq " << ppl.back() << ", llama.cpp " << q.ppl.back();
   }
   std::printf(
       "%s %s: perplexity rel. diff max %.3g over %zu chunks, whole text %.3g (edgeq %.4f, "
       "llama.cpp %.4f)\n",
-      c.name, q.type, worst, ppl->size(), whole, ppl->back(), q.ppl[ppl->size() - 1]);
+      c.name, q.type, worst, ppl.size(), whole, ppl.back(), q.ppl[ppl.size() - 1]);
   ::testing::Test::RecordProperty("max_relative_perplexity_difference",
                                   absl::StrFormat("%.3g", worst));
 }

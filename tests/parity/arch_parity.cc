@@ -12,6 +12,7 @@
 #include "checkpoint/gguf.h"
 #include "checkpoint/quantize_rules.h"
 #include "checkpoint/tensor_dict.h"
+#include "core/status_macros.h"
 #include "gtest/gtest.h"
 #include "llm/model.h"
 #include "llm/random_model.h"
@@ -105,6 +106,30 @@ void CheckArch(const ArchCase& c) {
       ppl_rel, chunks, t_generate, ref->tokens.size(), t_run);
   ::testing::Test::RecordProperty("max_relative_logit_difference",
                                   absl::StrFormat("%.3g", r->max_relative_difference));
+}
+
+absl::StatusOr<std::string> ReadQuantizeRules(const ArchCase& c, const char* type) {
+  const std::string path = absl::StrCat("tests/parity/testdata/", c.name, "/rules_", type, ".txt");
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+absl::StatusOr<checkpoint::TensorDict> QuantizeAsLlamaQuantize(const ArchCase& c, const char* type,
+                                                               const std::string& rules_text,
+                                                               uint64_t tensor_xxh3) {
+  llm::RandomModelSpec spec;
+  EDGEQ_ASSIGN_OR_RETURN(checkpoint::TensorDict f32, MakeModel(c, &spec));
+  EDGEQ_ASSIGN_OR_RETURN(std::vector<checkpoint::QuantizeRule> rules,
+                         checkpoint::ParseQuantizeRules(rules_text, type));
+  EDGEQ_ASSIGN_OR_RETURN(checkpoint::TensorDict dict, checkpoint::QuantizeDict(f32, rules));
+  const uint64_t hash = TensorDataXxh3(dict);
+  EXPECT_EQ(hash, tensor_xxh3) << absl::StrFormat(
+      "%s %s: edgeq's tensors (XXH3-64 %016x) differ from llama-quantize's (%016x)", c.name, type,
+      hash, tensor_xxh3);
+  return dict;
 }
 
 }  // namespace parity

@@ -6,6 +6,7 @@
 #define EDGEQ_TESTS_PARITY_ARCH_PARITY_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -55,6 +56,16 @@ struct ArchCase {
 absl::StatusOr<checkpoint::TensorDict> MakeModel(const ArchCase& c, llm::RandomModelSpec* spec_out);
 // Regenerates, checks and compares the case (GTEST_SKIP on aarch64 for host_only cases).
 void CheckArch(const ArchCase& c);
+
+// testdata/<c.name>/rules_<type>.txt: the type llama-quantize gave each tensor of the case's file
+// for its `type` argument, as `edgeq quantize --rules` reads them.
+absl::StatusOr<std::string> ReadQuantizeRules(const ArchCase& c, const char* type);
+// The case's f32 model quantized by `rules_text` (llama-quantize's per-tensor types for `type`);
+// expects its tensor data to be llama-quantize's (TensorDataXxh3 `tensor_xxh3`, a test failure
+// naming both hashes otherwise).
+absl::StatusOr<checkpoint::TensorDict> QuantizeAsLlamaQuantize(const ArchCase& c, const char* type,
+                                                               const std::string& rules_text,
+                                                               uint64_t tensor_xxh3);
 
 // The token ids of testdata/ppl_text.txt in the made-up 512-piece vocabulary.
 inline constexpr char kIds[] = "ppl_ids_synthetic512.txt";

@@ -53,10 +53,11 @@ inline constexpr double kMaxRelativePerplexityDifference = 1e-3;
 
 // Checks RunningPerplexity against llama.cpp's running perplexities `expected` (one per chunk),
 // within `tolerance` relative (on aarch64 the first chunk only); returns the largest relative
-// difference seen (-1 on error) and sets *chunks (if not null) to the chunks compared.
+// difference seen (-1 on error), sets *chunks (if not null) to the chunks compared and *values (if
+// not null) to edgeq's running perplexities.
 inline double CheckPerplexity(llm::Model& model, const std::string& ids_path, bool add_bos,
                               const std::vector<double>& expected, double tolerance,
-                              size_t* chunks = nullptr) {
+                              size_t* chunks = nullptr, std::vector<double>* values = nullptr) {
   absl::StatusOr<std::vector<int>> ids = ReadIds(ids_path);
   EXPECT_TRUE(ids.ok()) << ids.status();
   if (!ids.ok()) return -1;
@@ -71,6 +72,7 @@ inline double CheckPerplexity(llm::Model& model, const std::string& ids_path, bo
   EXPECT_TRUE(ppl.ok()) << ppl.status();
   if (!ppl.ok()) return -1;
   if (chunks != nullptr) *chunks = ppl->size();
+  if (values != nullptr) *values = *ppl;
   double worst = 0;
   for (size_t c = 0; c < ppl->size(); ++c) {
     const double rel = std::fabs((*ppl)[c] - expected[c]) / expected[c];
