@@ -553,8 +553,8 @@ inline void Q8_0SignedGroupTile(const uint8_t* wg, int rows, const uint8_t* x, s
       }
       const __m256 d0 = _mm256_cvtph_ps(_mm_loadu_si128(
           reinterpret_cast<const __m128i*>(tile + x16::Q8_0::kD + x16::kHalfPerRowBytes * s)));
-      const __m256 d1 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(
-          tile + x16::Q8_0::kD + x16::kHalfPerRowBytes * s + 16)));
+      const __m256 d1 = _mm256_cvtph_ps(_mm_loadu_si128(
+          reinterpret_cast<const __m128i*>(tile + x16::Q8_0::kD + x16::kHalfPerRowBytes * s + 16)));
       EDGEQ_UNROLL
       for (int a = 0; a < M; ++a) {
         const __m256 dx = _mm256_set1_ps(P::ActScale(x + a * xrb, k, b, s));

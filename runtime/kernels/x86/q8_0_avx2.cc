@@ -15,8 +15,7 @@ namespace internal {
 
 EDGEQ_DEFINE_KERNEL_PAIR(kQ8_0Avx2, Encoding::kQ8_0, Isa::kAvx2, "q8_0_avx2",
                          x86::QuantizeRowQ8_0SY<Isa::kAvx2>, Q8_0SRowBytes, RepackQ8_0X16,
-                         Q8_0X16RowBytes, 16,
-                         x86::Q8_0SignedMatmul);
+                         Q8_0X16RowBytes, 16, x86::Q8_0SignedMatmul);
 
 }  // namespace internal
 }  // namespace kernels
