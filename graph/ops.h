@@ -105,7 +105,9 @@ Value Rope(Value x, Value positions, Value inv_freq, RopeMode mode);
 //            0 <= pos <= ctx, else Execute fails with OutOfRange naming them)
 // -> f32 [t, heads * head_dim]: row i, head h is softmax(scale * q.k) . v over positions
 // <= pos + i, and with window > 0 only over the last `window` of them (sliding-window layers).
-// Only the visible rows of the cache are read. With store_kv, the op also writes the block's
+// Only the visible rows of the cache are read. With q8_0 or f16 caches the block's own k_new/v_new
+// rows are read as the caches would hold them (encoded and decoded back), so that the output does
+// not depend on how a sequence is cut into blocks. With store_kv, the op also writes the block's
 // k_new/v_new rows into the caches at their positions (below ctx; encoded as the caches are):
 // the caches must then be graph inputs, given to Execute as writable tensors.
 Value Attention(Value q, Value k_cache, Value v_cache, Value k_new, Value v_new, Value positions,

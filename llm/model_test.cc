@@ -39,12 +39,11 @@ using checkpoint::TensorDict;
 
 // The decoder written out plainly (llama.cpp's LLM_ARCH_LLAMA graph in scalar loops): logits of
 // every position for `tokens` from 0.
-// With a q8_0 or f16 `cache`, every K and V row goes through a q8_0 or f16 round trip once its own
-// position's attention is done (what later positions read from that KV cache); with `block` > 1,
-// once the attention of the last position of its block of `block` positions from 0 is done (what a
-// prefill block does: it attends to its own rows as they are, then stores them).
+// With a q8_0 or f16 `cache`, every K and V row goes through a q8_0 or f16 round trip before any
+// attention reads it, its own position's included (as llama.cpp stores a batch's rows in its cache
+// before attending to them): the same logits however a prompt is cut into blocks.
 std::vector<std::vector<float>> Reference(const TensorDict& d, const std::vector<int>& tokens,
-                                          KvCacheType cache = KvCacheType::kF32, int block = 1) {
+                                          KvCacheType cache = KvCacheType::kF32) {
   const int dim = static_cast<int>(*d.GetInt("llama.embedding_length"));
   const int layers = static_cast<int>(*d.GetInt("llama.block_count"));
   const int heads = static_cast<int>(*d.GetInt("llama.attention.head_count"));
@@ -101,6 +100,17 @@ std::vector<std::vector<float>> Reference(const TensorDict& d, const std::vector
       std::vector<float> v = matvec(w(p + "attn_v.weight"), h, kvh * hd);
       rope(q, heads, pos);
       rope(k, kvh, pos);
+      for (std::vector<float>* row : {&k, &v}) {
+        std::vector<uint8_t> bytes(row->size() * 2);
+        if (cache == KvCacheType::kQ8_0) {
+          quantization_internal::QuantizeRowQ8_0(row->data(), bytes.data(), row->size());
+          quantization_internal::DequantizeRowQ8_0(bytes.data(), row->data(), row->size());
+        }
+        if (cache == KvCacheType::kF16) {
+          quantization_internal::QuantizeRowF16(row->data(), bytes.data(), row->size());
+          quantization_internal::DequantizeRowF16(bytes.data(), row->data(), row->size());
+        }
+      }
       kc[l].push_back(k);
       vc[l].push_back(v);
       std::vector<float> o(dim, 0.0f);
@@ -118,19 +128,6 @@ std::vector<std::vector<float>> Reference(const TensorDict& d, const std::vector
         for (double& a : att) sum += (a = std::exp(a - mx));
         for (int j = 0; j <= pos; ++j) {
           for (int i = 0; i < hd; ++i) o[hh * hd + i] += att[j] / sum * vc[l][j][g * hd + i];
-        }
-      }
-      for (int r = (pos + 1) % block == 0 ? pos + 1 - block : pos + 1; r <= pos; ++r) {
-        for (std::vector<float>* row : {&kc[l][r], &vc[l][r]}) {
-          std::vector<uint8_t> bytes(row->size() * 2);
-          if (cache == KvCacheType::kQ8_0) {
-            quantization_internal::QuantizeRowQ8_0(row->data(), bytes.data(), row->size());
-            quantization_internal::DequantizeRowQ8_0(bytes.data(), row->data(), row->size());
-          }
-          if (cache == KvCacheType::kF16) {
-            quantization_internal::QuantizeRowF16(row->data(), bytes.data(), row->size());
-            quantization_internal::DequantizeRowF16(bytes.data(), row->data(), row->size());
-          }
         }
       }
       std::vector<float> ao = matvec(w(p + "attn_output.weight"), o, dim);
@@ -191,9 +188,9 @@ TEST(ModelTest, MatchesReferenceDecoder) {
   }
 }
 
-// ModelOptions::kv_cache_type = kQ8_0: the reference decoder whose cached rows went through q8_0
-// (token by token, and a prefill block whose own rows stay f32 until stored); the cache takes
-// 34/128 of the f32 cache's bytes; a head dimension that is not a multiple of 32 is refused.
+// ModelOptions::kv_cache_type = kQ8_0: the reference decoder whose rows go through q8_0 before
+// they are attended to, token by token and in a prefill block; the cache takes 34/128 of the f32
+// cache's bytes; a head dimension that is not a multiple of 32 is refused.
 TEST(ModelTest, Q8_0KvCacheMatchesTheReferenceWithQuantizedRows) {
   RandomModelSpec spec = SmallSpec(false);
   spec.dim = 128, spec.heads = 4, spec.kv_heads = 2;  // head dim 32
@@ -221,11 +218,21 @@ TEST(ModelTest, Q8_0KvCacheMatchesTheReferenceWithQuantizedRows) {
   // The quantized rows do change the logits (6.3e-3 on x86-64), well beyond the tolerance above:
   // the test would see a cache left in f32.
   EXPECT_GT(max_q8_vs_f32, 3e-3);
-  // A prefill block attends to its own rows in f32: 4 tokens from 0 give the f32 logits.
+  // A prefill block attends to its own rows as q8_0 too: 4 tokens from 0 give the logits of the
+  // steps above, bit for bit.
+  absl::StatusOr<std::unique_ptr<Model>> b =
+      Model::Load(*d, {.prefill_block = 4, .kv_cache_type = KvCacheType::kQ8_0});
+  ASSERT_TRUE(b.ok()) << b.status();
+  std::vector<float> stepped;
+  for (size_t pos = 0; pos < 4; ++pos) {
+    absl::StatusOr<absl::Span<const float>> got = (*b)->Forward(kTokens[pos], pos);
+    ASSERT_TRUE(got.ok()) << got.status();
+    stepped.assign(got->begin(), got->end());
+  }
   absl::StatusOr<absl::Span<const float>> block =
       (*m)->Prefill(absl::MakeConstSpan(kTokens).first(4), 0);
   ASSERT_TRUE(block.ok()) << block.status();
-  EXPECT_LT(RelDiff(*block, want_f32[3]), 1e-5f);
+  EXPECT_EQ(std::vector<float>(block->begin(), block->end()), stepped);
 
   absl::StatusOr<std::unique_ptr<Model>> bad =
       Model::Load(SmallModel(), {.kv_cache_type = KvCacheType::kQ8_0});
@@ -237,8 +244,8 @@ TEST(ModelTest, Q8_0KvCacheMatchesTheReferenceWithQuantizedRows) {
 }
 
 // ModelOptions::kv_cache_type = kF16 (llama.cpp's default cache type): the reference decoder whose
-// cached rows went through f16, token by token and in a prefill block; half the f32 cache's
-// bytes; any head dimension (12 here).
+// rows go through f16 before they are attended to, token by token and in prefill blocks; half the
+// f32 cache's bytes; any head dimension (12 here).
 TEST(ModelTest, F16KvCacheMatchesTheReferenceWithHalfRows) {
   const TensorDict d = SmallModel();
   const std::vector<std::vector<float>> want = Reference(d, kTokens, KvCacheType::kF16);
@@ -262,20 +269,27 @@ TEST(ModelTest, F16KvCacheMatchesTheReferenceWithHalfRows) {
   // The half rows do change the logits (5.9e-4 on x86-64), well beyond the tolerance above: the
   // test would see a cache left in f32.
   EXPECT_GT(max_f16_vs_f32, 2e-4);
-  // A prefill block attends to its own rows in f32 (4 tokens from 0 give the f32 logits) and
-  // stores them as halves (the next step reads them so: the reference rounding each block's rows
-  // after the block).
+  // A prefill block attends to its own rows as halves too: the logits of 4 tokens from 0 and of
+  // the step after them equal the single steps' above, bit for bit.
   absl::StatusOr<std::unique_ptr<Model>> b =
       Model::Load(d, {.prefill_block = 4, .kv_cache_type = KvCacheType::kF16});
   ASSERT_TRUE(b.ok()) << b.status();
+  absl::StatusOr<std::unique_ptr<Model>> s =
+      Model::Load(d, {.prefill_block = 4, .kv_cache_type = KvCacheType::kF16});
+  ASSERT_TRUE(s.ok()) << s.status();
+  std::vector<std::vector<float>> stepped;
+  for (size_t pos = 0; pos < 5; ++pos) {
+    absl::StatusOr<absl::Span<const float>> got = (*s)->Forward(kTokens[pos], pos);
+    ASSERT_TRUE(got.ok()) << got.status();
+    stepped.emplace_back(got->begin(), got->end());
+  }
   absl::StatusOr<absl::Span<const float>> block =
       (*b)->Prefill(absl::MakeConstSpan(kTokens).first(4), 0);
   ASSERT_TRUE(block.ok()) << block.status();
-  EXPECT_LT(RelDiff(*block, want_f32[3]), 1e-5f);
-  const std::vector<std::vector<float>> want_block = Reference(d, kTokens, KvCacheType::kF16, 4);
+  EXPECT_EQ(std::vector<float>(block->begin(), block->end()), stepped[3]);
   absl::StatusOr<absl::Span<const float>> next = (*b)->Forward(kTokens[4], 4);
   ASSERT_TRUE(next.ok()) << next.status();
-  EXPECT_LT(RelDiff(*next, want_block[4]), 2e-5f);
+  EXPECT_EQ(std::vector<float>(next->begin(), next->end()), stepped[4]);
   EXPECT_STREQ(KvCacheTypeName(KvCacheType::kF16), "f16");
 }
 

@@ -125,10 +125,10 @@ TEST(Gemma4Test, SharedLayersShrinkTheKvCache) {
   EXPECT_TRUE(absl::StrContains(q8.status().message(), "this model's is 16")) << q8.status();
 }
 
-// The q8_0 cache with head dimensions 32 (sliding) and 64 (full): rows of 34 and 68 bytes;
-// position 0 (no cached row read: the block's own rows are f32) equals the f32 cache's logits,
-// later ones are near them (5.4% measured: unscaled scores over RMS-normed heads make the
-// softmax sharp, so q8_0's rounding of K moves the weights).
+// The q8_0 cache with head dimensions 32 (sliding) and 64 (full): rows of 34 and 68 bytes; the
+// logits are near the f32 cache's (5.4% measured: unscaled scores over RMS-normed heads make the
+// softmax sharp, so q8_0's rounding of K moves the weights), at position 0 too (a block's own
+// rows are read as the cache holds them).
 TEST(Gemma4Test, Q8_0CacheWithTwoHeadDimensions) {
   RandomModelSpec spec = TinySpec();
   spec.head_dim = 64, spec.head_dim_swa = 32;
@@ -147,9 +147,6 @@ TEST(Gemma4Test, Q8_0CacheWithTwoHeadDimensions) {
     absl::StatusOr<absl::Span<const float>> b = (*f32)->Forward(kTokens[pos], pos);
     ASSERT_TRUE(b.ok()) << b.status();
     for (size_t i = 0; i < av.size(); ++i) {
-      if (pos == 0) {
-        ASSERT_EQ(av[i], (*b)[i]) << i;
-      }
       diff = std::max(diff, double(std::fabs(av[i] - (*b)[i])));
       top = std::max(top, double(std::fabs((*b)[i])));
     }

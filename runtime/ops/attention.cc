@@ -5,7 +5,8 @@
 //   rows, GGML's fp16) and store_kv (0, default, or 1: the block's k_new/v_new rows are also
 //   written into the caches at their positions, encoded as the cache is (q8_0 by GGML's
 //   quantize_row_q8_0, f16 rounded to nearest even as GGML's fp32-to-fp16); the caches are then
-//   inputs written in place)
+//   inputs written in place). With an encoded cache the block's own rows are read as the cache
+//   holds them (RoundNewRows).
 // The work is split into tasks over the (kv head, tile of query rows) groups, each task with its
 // own slice of the scratch buffer for its scores; the ISA's kernel does a group
 // (runtime/kernels/attention/attention.h).
@@ -90,11 +91,14 @@ class AttentionKernel : public OpKernel {
       a.k_cache = Data(ctx, in_[1]);
       a.v_cache = Data(ctx, in_[2]);
     }
-    a.k_new = Data(ctx, in_[3]);
-    a.v_new = Data(ctx, in_[4]);
+    const float* k_new = Data(ctx, in_[3]);
+    const float* v_new = Data(ctx, in_[4]);
+    a.k_new = k_new;
+    a.v_new = v_new;
+    if (cache_ != KvCacheType::kF32) RoundNewRows(ctx, &a);
     a.out = Data(ctx, out_);
     RunGroups(ctx, a);
-    if (store_kv_) StoreRows(ctx, a);
+    if (store_kv_) StoreRows(ctx, a, k_new, v_new);
     return absl::OkStatus();
   }
   std::vector<int> InPlaceInputs() const override {
@@ -108,7 +112,7 @@ class AttentionKernel : public OpKernel {
     return absl::StrCat(kernel_->name, "_", kKvCacheTypeNames[static_cast<int>(cache_)], "_cache");
   }
   size_t ScratchBytes() const override {
-    return static_cast<size_t>(slots_) * SlotFloats() * sizeof(float);
+    return (static_cast<size_t>(slots_) * SlotFloats() + RoundedFloats()) * sizeof(float);
   }
 
  private:
@@ -135,15 +139,51 @@ class AttentionKernel : public OpKernel {
     });
   }
 
-  // store_kv: the block's rows i (those at positions pos + i < ctx) into row pos + i of each kv
-  // head of the caches, after the groups have read the cache's rows before pos.
-  void StoreRows(const ExecContext& ctx, const kernels::AttentionArgs& a) const {
+  // With an encoded cache, the block's own K and V rows as the cache holds them (each row encoded
+  // and decoded back, into the scratch after the groups' slots): every row the groups read then has
+  // the cache's precision, as a later step that finds it in the cache reads it, so the outputs do
+  // not depend on how a prompt is cut into blocks (llama.cpp stores a batch's rows in the cache
+  // before attending to them).
+  void RoundNewRows(const ExecContext& ctx, kernels::AttentionArgs* a) const {
+    const int64_t hs = a->head_dim, values = a->t * a->kv_heads * hs;
+    float* rounded = static_cast<float*>(ctx.scratch) + static_cast<size_t>(slots_) * SlotFloats();
+    uint8_t* row = reinterpret_cast<uint8_t*>(rounded + 2 * values);
+    for (int which = 0; which < 2; ++which) {
+      const float* src = which == 0 ? a->k_new : a->v_new;
+      float* dst = rounded + which * values;
+      for (int64_t r = 0; r < a->t * a->kv_heads; ++r) {
+        EncodeRow(src + r * hs, hs, row);
+        if (cache_ == KvCacheType::kQ8_0) {
+          quantization_internal::DequantizeRowQ8_0(row, dst + r * hs, hs);
+        } else {
+          for (int64_t e = 0; e < hs; ++e) {
+            uint16_t h;
+            std::memcpy(&h, row + 2 * e, sizeof(h));
+            dst[r * hs + e] = blocks::Fp16ToFloat(h);
+          }
+        }
+      }
+    }
+    a->k_new = rounded;
+    a->v_new = rounded + values;
+  }
+  // The scratch floats of RoundNewRows: K and V rows of the largest block, and one encoded row.
+  size_t RoundedFloats() const {
+    if (cache_ == KvCacheType::kF32) return 0;
+    return static_cast<size_t>(2 * shape_.t * shape_.kv_heads * shape_.head_dim + shape_.head_dim);
+  }
+
+  // store_kv: the block's rows i (those at positions pos + i < ctx) of k_new and v_new (the op's
+  // f32 inputs) into row pos + i of each kv head of the caches, after the groups have read the
+  // cache's rows before pos.
+  void StoreRows(const ExecContext& ctx, const kernels::AttentionArgs& a, const float* k_new,
+                 const float* v_new) const {
     const int64_t rows = std::min(a.t, a.ctx - a.pos), hs = a.head_dim;
     const int64_t row_bytes = cache_ == KvCacheType::kQ8_0  ? kernels::AttentionQ8_0RowBytes(hs)
                               : cache_ == KvCacheType::kF16 ? hs * 2
                                                             : hs * 4;
     for (int which = 0; which < 2; ++which) {
-      const float* src = which == 0 ? a.k_new : a.v_new;
+      const float* src = which == 0 ? k_new : v_new;
       uint8_t* dst = Data<uint8_t>(ctx, in_[1 + which]);
       for (int64_t i = 0; i < rows; ++i) {
         for (int64_t h = 0; h < a.kv_heads; ++h) {
