@@ -235,12 +235,25 @@ inline float32x4_t Fp16x4(const uint16_t* p) {
 //
 // T provides template <int M> static void Tile(const uint8_t* w, const uint8_t* x, size_t xrb,
 // int64_t k, float* y, int64_t ys), writing y[i * ys] = dot(weight row w, activation row
-// x + i * xrb) for i < M. Each tile decodes the weight row once for its M activation rows.
+// x + i * xrb) for i < M. Each tile decodes the weight row once for its M activation rows. A tile
+// with a GEMV step of its own declares kGemvStep and template <int M, bool kGemv = false>: the GEMV
+// runs Tile<1, true>, the GEMM's one-row tail Tile<1> (the GEMV step's asm, with its fixed
+// registers, kept out of the GEMM's function: there it made GCC reload the 4-row tile's values).
+
+template <typename T, typename = void>
+struct HasGemvStep : std::false_type {};
+template <typename T>
+struct HasGemvStep<T, std::void_t<decltype(T::kGemvStep)>> : std::true_type {};
 
 template <typename T>
 void TileGemv(const MatmulParams& p, int64_t j0, int64_t j1) {
-  for (int64_t j = j0; j < j1; ++j)
-    T::template Tile<1>(p.w + j * p.w_row_bytes, p.xq, 0, p.k, p.y + j, 0);
+  for (int64_t j = j0; j < j1; ++j) {
+    if constexpr (HasGemvStep<T>::value) {
+      T::template Tile<1, true>(p.w + j * p.w_row_bytes, p.xq, 0, p.k, p.y + j, 0);
+    } else {
+      T::template Tile<1>(p.w + j * p.w_row_bytes, p.xq, 0, p.k, p.y + j, 0);
+    }
+  }
 }
 
 // Tile<N> for the last 1 <= rows < N activation rows.
@@ -402,9 +415,11 @@ struct K45Tile {
   // The q4_k GEMV of CPUs without dotprod: one asm statement per super-block (Q4KNeonDots256).
   static constexpr bool kNeonQ4KGemv = std::is_same<L, Q4_KLevels>::value &&
                                        std::is_same<Dot, NeonDot16>::value && !kTransposed;
-  template <int M>
+  static constexpr bool kGemvStep = kNeonQ4KGemv;
+  template <int M, bool kGemv = false>
   static void Tile(const uint8_t* w, const uint8_t* x, size_t xrb, int64_t k, float* y,
                    int64_t ys) {
+    static_assert(!kGemv || M == 1, "the GEMV step is one row");
     using Block = typename L::Block;
     const auto* bw = reinterpret_cast<const Block*>(w);
     const blocks::BlockQ8_K* bx[M];
@@ -431,7 +446,7 @@ struct K45Tile {
       const float32x4_t dd = Fp16x4(&wb.d);  // lanes d, dmin (then 4 scale bytes, unused)
       int32x4_t isum[M];
       for (int i = 0; i < M; ++i) isum[i] = vdupq_n_s32(0);
-      if constexpr (kNeonQ4KGemv && M == 1) {
+      if constexpr (kNeonQ4KGemv && kGemv) {
         Q4KNeonDots256(wb.qs, bx[0][b].qs, vdupq_n_u8(0x0F), scl, &isum[0]);
       } else {
         L levels(wb);
@@ -597,9 +612,11 @@ template <typename Dot, bool kTransposed = false>
 struct Q6KTile {
   // NEON's widening dots need more registers: fewer rows per tile (counted under qemu).
   static constexpr int kTileRows = std::is_same<Dot, NeonDot16>::value ? 4 : 8;
-  template <int M>
+  static constexpr bool kGemvStep = std::is_same<Dot, NeonDot16>::value && !kTransposed;
+  template <int M, bool kGemv = false>
   static void Tile(const uint8_t* w, const uint8_t* x, size_t xrb, int64_t k, float* y,
                    int64_t ys) {
+    static_assert(!kGemv || M == 1, "the GEMV step is one row");
     const auto* bw = reinterpret_cast<const blocks::BlockQ6_K*>(w);
     const blocks::BlockQ8_K* bx[M];
     for (int i = 0; i < M; ++i) bx[i] = reinterpret_cast<const blocks::BlockQ8_K*>(x + i * xrb);
@@ -620,7 +637,7 @@ struct Q6KTile {
       int32x4_t isum[M];
       for (int i = 0; i < M; ++i) isum[i] = vdupq_n_s32(0);
       for (int n = 0; n < 2; ++n) {
-        if constexpr (kSmall && M == 1) {  // the GEMV
+        if constexpr (kSmall && kGemv) {  // the GEMV (M = 1)
           Q6KNeonDots128(wb.ql + 64 * n, wb.qh + 32 * n, bx[0][b].qs + 128 * n, scl[2 * n],
                          scl[2 * n + 1], &isum[0]);
           continue;
