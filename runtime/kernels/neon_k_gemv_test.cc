@@ -1,9 +1,9 @@
 // The q4_k / q6_k GEMVs of CPUs without dotprod (runtime/kernels/arm/arm_common.h: K45Tile and
 // Q6KTile over NeonDot16, whose one-row tile runs Q4KNeonDots256 / Q6KNeonDots128, asm scheduled
 // for in-order cores) against the same kernels' GEMMs, whose two-row tile runs the C++ steps: each
-// GEMV output equals the GEMM's output of the same activation row bit for bit (the same int32 lanes,
-// the same f32 operations), is within the reference's tolerance, and nothing is written outside y;
-// every n from 1 to 24 at 1, 2, 3 and 9 super-blocks.
+// GEMV output equals the GEMM's output of the same activation row bit for bit (the same int32
+// lanes, the same f32 operations), is within the reference's tolerance, and nothing is written
+// outside y; every n from 1 to 24 at 1, 2, 3 and 9 super-blocks.
 #include <cstdint>
 #include <cstring>
 #include <string>

@@ -238,7 +238,8 @@ inline float32x4_t Fp16x4(const uint16_t* p) {
 // x + i * xrb) for i < M. Each tile decodes the weight row once for its M activation rows. A tile
 // with a GEMV step of its own declares kGemvStep and template <int M, bool kGemv = false>: the GEMV
 // runs Tile<1, true>, the GEMM's one-row tail Tile<1> (the GEMV step's asm, with its fixed
-// registers, kept out of the GEMM's function: there it made GCC reload the 4-row tile's values).
+// registers, kept out of the GEMM's function: there the q6_k GEMM's inner loop grew by 8
+// instructions).
 
 template <typename T, typename = void>
 struct HasGemvStep : std::false_type {};
@@ -330,21 +331,21 @@ inline int32x4_t GroupDots64(int8x16_t q[4], const int8x16x4_t& y) {
   }
 }
 
-// The four 64-value steps of K45Tile<Q4_KLevels, NeonDot16>::Tile<1> (the q4_k GEMV of CPUs without
-// dotprod) over one super-block in one asm statement, scheduled for in-order cores (Cortex-A53/A55):
-// per 64 values j the instructions of the C++ step (and / ushr of the two 16-byte weight chunks,
-// Dot2Small's four smull / smlal2, add and saddlp for sub-blocks 2 j and 2 j + 1, one addp, one mla
-// by scl[j]), the same int32 lanes in *isum (int32 addition is exact in any order). The loads are
-// 16-byte ldr with immediate offsets (on LLVM's Cortex-A55 model a 64-byte ld1 holds the next
-// instructions for 8 cycles, an ldp of two q registers for 6), and the four steps are interleaved
-// in two register sets (v0-v7 / v16-v19 for even j, v8-v15 / v20-v23 for odd j) in the order that
-// a search over dependency-preserving moves found fastest on llvm-mca's Cortex-A55 and A510 models:
-// 95 and 68 modelled cycles for these 96 instructions, against 127 and 106 for the steps one after
-// another. qs: the block's 128 bytes of nibbles; x: the activation's 256 int8 values.
-inline void Q4KNeonDots256(const uint8_t* qs, const int8_t* x, uint8x16_t m4, const int32x4_t scl[4],
-                           int32x4_t* isum) {
-  asm(
-      "ldr q1, [%[w], #16]\n\tldr q0, [%[w]]\n\t"
+// The four 64-value steps of K45Tile<Q4_KLevels, NeonDot16>::Tile<1, true> (the q4_k GEMV of CPUs
+// without dotprod) over one super-block in one asm statement, scheduled for in-order cores
+// (Cortex-A53/A55): per 64 values j the instructions of the C++ step (and / ushr of the two 16-byte
+// weight chunks, Dot2Small's four smull / smlal2, add and saddlp for sub-blocks 2 j and 2 j + 1,
+// one addp, one mla by scl[j]), the same int32 lanes in *isum (int32 addition is exact in any
+// order). The loads are 16-byte ldr with immediate offsets (on LLVM's Cortex-A55 model a 64-byte
+// ld1 holds the next instructions for 8 cycles, an ldp of two q registers for 6), and the four
+// steps are interleaved in two register sets (v0-v7 / v16-v19 for even j, v8-v15 / v20-v23 for odd
+// j) in the order that a search over dependency-preserving moves found fastest on llvm-mca's
+// Cortex-A55 and A510 models: 95 and 68 modelled cycles for these 96 instructions, against 127 and
+// 106 for the steps one after another. qs: the block's 128 bytes of nibbles; x: the activation's
+// 256 int8 values.
+inline void Q4KNeonDots256(const uint8_t* qs, const int8_t* x, uint8x16_t m4,
+                           const int32x4_t scl[4], int32x4_t* isum) {
+  asm("ldr q1, [%[w], #16]\n\tldr q0, [%[w]]\n\t"
       "ldr q6, [%[x], #32]\n\tldr q12, [%[x], #64]\n\t"
       "and v3.16b, v1.16b, %[m4].16b\n\tand v2.16b, v0.16b, %[m4].16b\n\t"
       "ldr q7, [%[x], #48]\n\tldr q8, [%[w], #32]\n\t"
@@ -393,8 +394,8 @@ inline void Q4KNeonDots256(const uint8_t* qs, const int8_t* x, uint8x16_t m4, co
       "saddlp v22.4s, v22.8h\n\tmla %[i].4s, v16.4s, %[s2].4s\n\t"
       "addp v20.4s, v20.4s, v22.4s\n\tmla %[i].4s, v20.4s, %[s3].4s\n\t"
       : [i] "+w"(*isum)
-      : [w] "r"(qs), [x] "r"(x), [m4] "w"(m4), [s0] "w"(scl[0]), [s1] "w"(scl[1]),
-        [s2] "w"(scl[2]), [s3] "w"(scl[3])
+      : [w] "r"(qs), [x] "r"(x), [m4] "w"(m4), [s0] "w"(scl[0]), [s1] "w"(scl[1]), [s2] "w"(scl[2]),
+        [s3] "w"(scl[3])
       : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13",
         "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "memory");
 }
@@ -413,8 +414,8 @@ struct K45Tile {
   static constexpr int kTileRows = std::is_same<Dot, NeonDot16>::value ? 4 : 8;
   static constexpr bool kByLane = !kTransposed && !std::is_same<Dot, NeonDot16>::value;
   // The q4_k GEMV of CPUs without dotprod: one asm statement per super-block (Q4KNeonDots256).
-  static constexpr bool kNeonQ4KGemv = std::is_same<L, Q4_KLevels>::value &&
-                                       std::is_same<Dot, NeonDot16>::value && !kTransposed;
+  static constexpr bool kNeonQ4KGemv =
+      std::is_same<L, Q4_KLevels>::value && std::is_same<Dot, NeonDot16>::value && !kTransposed;
   static constexpr bool kGemvStep = kNeonQ4KGemv;
   template <int M, bool kGemv = false>
   static void Tile(const uint8_t* w, const uint8_t* x, size_t xrb, int64_t k, float* y,
@@ -541,7 +542,7 @@ inline void Q6KValues64Times4(const blocks::BlockQ6_K& b, int n, int hh, int8x16
   }
 }
 
-// Values 128 n .. 128 n + 127 of Q6KTile<NeonDot16>::Tile<1> (the q6_k GEMV of CPUs without
+// Values 128 n .. 128 n + 127 of Q6KTile<NeonDot16>::Tile<1, true> (the q6_k GEMV of CPUs without
 // dotprod) in one asm statement, scheduled for in-order cores (Cortex-A53/A55): the instructions of
 // the C++ step for hh = 0 and 1 (Q6KValues64Times4's shl / and, shl, sri and eor, the shift back to
 // level - 32, GroupDots64Small's smull / smlal2 and pairwise adds, one mla by the group scales sa /
@@ -550,11 +551,10 @@ inline void Q6KValues64Times4(const blocks::BlockQ6_K& b, int n, int hh, int8x16
 // use v6-v15 and v16-v23 (hh = 1's top bit pairs 6-7 are qh itself, v4 / v5), and the order is the
 // one a search over dependency-preserving moves found fastest on llvm-mca's Cortex-A55 and A510
 // models: 81 and 62 modelled cycles for these 80 instructions, against 128 and 132 for the steps
-// in source order. ql: 64 bytes of low nibbles, qh: 32 bytes of bit pairs, x: 128 activations.
+// one after another. ql: 64 bytes of low nibbles, qh: 32 bytes of bit pairs, x: 128 activations.
 inline void Q6KNeonDots128(const uint8_t* ql, const uint8_t* qh, const int8_t* x, int32x4_t sa,
                            int32x4_t sb, int32x4_t* isum) {
-  asm(
-      "ldr q0, [%[ql]]\n\tldr q4, [%[qh]]\n\t"
+  asm("ldr q0, [%[ql]]\n\tldr q4, [%[qh]]\n\t"
       "ldr q3, [%[ql], #48]\n\tldr q1, [%[ql], #16]\n\t"
       "shl v14.16b, v0.16b, #4\n\tldr q5, [%[qh], #16]\n\t"
       "ldr q10, [%[x]]\n\tshl v6.16b, v4.16b, #6\n\t"
