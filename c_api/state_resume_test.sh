@@ -39,7 +39,7 @@ printf '\xff' | dd of="$tmp/flip.state" bs=1 seek=200 conv=notrunc 2>/dev/null
 run "$tmp/llama.gguf" resume 1 "$tmp/flip.state" greedy 2>"$tmp/e2" >/dev/null
 check "corrupted: message" grep -q "flip.state is corrupted: its XXH64 checksum does not match" "$tmp/e2"
 run "$tmp/other.gguf" resume 1 "$st" greedy 2>"$tmp/e3" >/dev/null
-check "foreign: message" grep -q "is for another model: same shape (llama dim 64 layers 2 heads 4/2 head_dim 16 ffn 96 vocab 300 kv f32) but the weights differ" "$tmp/e3"
+check "foreign: message" grep -q "is for another model: same shape (llama dim 64 layers 2 heads 4/2 head_dim 16 ffn 96 vocab 300 kv f16) but the weights differ" "$tmp/e3"
 run "$tmp/qwen3.gguf" resume 1 "$st" greedy 2>"$tmp/e4" >/dev/null
 check "other architecture: message" grep -q "is for another model: 'llama dim 64" "$tmp/e4"
 finish

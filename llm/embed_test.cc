@@ -30,7 +30,8 @@ std::unique_ptr<Model> Load(const std::string& shape, uint64_t xxh3) {
   absl::StatusOr<std::string> bytes = checkpoint::WriteGgufToString(*d);
   EXPECT_TRUE(bytes.ok());
   EXPECT_EQ(XXH3_64bits(bytes->data(), bytes->size()), xxh3) << shape;
-  absl::StatusOr<std::unique_ptr<Model>> m = Model::Load(*d, {.prefill_block = 16});
+  absl::StatusOr<std::unique_ptr<Model>> m =
+      Model::Load(*d, {.prefill_block = 16, .kv_cache_type = KvCacheType::kF32});
   EXPECT_TRUE(m.ok()) << m.status();
   return *std::move(m);
 }

@@ -73,7 +73,7 @@ struct ModelOptions {
   // 2 x layers x context x kv dim floats; a step reads only the positions before it). Larger than
   // the model's context_length is allowed (RoPE extrapolates).
   int context_length = 0;
-  KvCacheType kv_cache_type = KvCacheType::kF32;
+  KvCacheType kv_cache_type = kDefaultKvCacheType;
   // GELU as ggml's CPU backend computes it, through an fp16 table (llama.cpp parity), or exact
   // (false: parity with a ggml built without GGML_GELU_FP16; tests/parity/README.md, gemma4).
   bool gelu_fp16_table = true;

@@ -24,8 +24,8 @@ TEST(ModelIoTest, GraphsNameTheirInputsAndOutputs) {
   ASSERT_TRUE((*m)->Prefill(tokens, 0).ok());
   const std::string dump = (*m)->DebugString();
   for (const char* line :
-       {"%0 = tokens : i32[1]\n", "%1 = positions : i32[1]\n", "%2 = cache.0.k : f32[2, 64, 32]\n",
-        "%3 = cache.0.v : f32[2, 64, 32]\n", "%5 = cache.1.v : f32[2, 64, 32]\n", "store_kv=1",
+       {"%0 = tokens : i32[1]\n", "%1 = positions : i32[1]\n", "%2 = cache.0.k : f16[2, 64, 32]\n",
+        "%3 = cache.0.v : f16[2, 64, 32]\n", "%5 = cache.1.v : f16[2, 64, 32]\n", "store_kv=1",
         "  hidden = %", "%0 = hidden : f32[1, 64]\n", "  logits = %"}) {
     EXPECT_TRUE(absl::StrContains(dump, line)) << line << " not in\n" << dump;
   }

@@ -162,7 +162,8 @@ TEST(ModelTest, MatchesReferenceDecoder) {
   for (bool tied : {true, false}) {
     const TensorDict d = SmallModel(tied);
     const std::vector<std::vector<float>> want = Reference(d, kTokens);
-    absl::StatusOr<std::unique_ptr<Model>> m = Model::Load(d, {.prefill_block = 4});
+    absl::StatusOr<std::unique_ptr<Model>> m =
+        Model::Load(d, {.prefill_block = 4, .kv_cache_type = KvCacheType::kF32});
     ASSERT_TRUE(m.ok()) << m.status();
     EXPECT_EQ((*m)->context_length(), 64);
     for (size_t pos = 0; pos < kTokens.size(); ++pos) {
@@ -201,7 +202,8 @@ TEST(ModelTest, Q8_0KvCacheMatchesTheReferenceWithQuantizedRows) {
   absl::StatusOr<std::unique_ptr<Model>> m =
       Model::Load(*d, {.prefill_block = 4, .kv_cache_type = KvCacheType::kQ8_0});
   ASSERT_TRUE(m.ok()) << m.status();
-  absl::StatusOr<std::unique_ptr<Model>> f32 = Model::Load(*d, {.prefill_block = 4});
+  absl::StatusOr<std::unique_ptr<Model>> f32 =
+      Model::Load(*d, {.prefill_block = 4, .kv_cache_type = KvCacheType::kF32});
   ASSERT_TRUE(f32.ok()) << f32.status();
   EXPECT_EQ((*m)->kv_cache_type(), KvCacheType::kQ8_0);
   EXPECT_EQ((*m)->kv_cache_bytes(), 2u * 2 * 2 * 64 * (32 / 32 * 34));  // K+V, layers, kvh, ctx
@@ -253,7 +255,8 @@ TEST(ModelTest, F16KvCacheMatchesTheReferenceWithHalfRows) {
   absl::StatusOr<std::unique_ptr<Model>> m =
       Model::Load(d, {.prefill_block = 4, .kv_cache_type = KvCacheType::kF16});
   ASSERT_TRUE(m.ok()) << m.status();
-  absl::StatusOr<std::unique_ptr<Model>> f32 = Model::Load(d, {.prefill_block = 4});
+  absl::StatusOr<std::unique_ptr<Model>> f32 =
+      Model::Load(d, {.prefill_block = 4, .kv_cache_type = KvCacheType::kF32});
   ASSERT_TRUE(f32.ok()) << f32.status();
   EXPECT_EQ((*m)->kv_cache_type(), KvCacheType::kF16);
   EXPECT_EQ((*m)->kv_cache_bytes() * 2, (*f32)->kv_cache_bytes());
@@ -299,7 +302,8 @@ TEST(ModelTest, PrefillOfAnyLengthMatchesTheReference) {
   const TensorDict d = SmallModel(true);
   const std::vector<std::vector<float>> want = Reference(d, kTokens);
   for (int block : {4, 8, 16}) {
-    absl::StatusOr<std::unique_ptr<Model>> m = Model::Load(d, {.prefill_block = block});
+    absl::StatusOr<std::unique_ptr<Model>> m =
+        Model::Load(d, {.prefill_block = block, .kv_cache_type = KvCacheType::kF32});
     ASSERT_TRUE(m.ok()) << m.status();
     for (size_t n = 1; n <= kTokens.size(); ++n) {
       absl::StatusOr<absl::Span<const float>> last =
@@ -740,8 +744,8 @@ TEST(ModelTest, MemoryUseIsExact) {
   }
   for (const std::string& key : f32->MetadataKeys()) q.SetMetadata(key, **f32->GetMetadata(key));
   in_place += 8 * sizeof(float);  // the RoPE angles (head dim 16 / 2), a constant of the graphs
-  absl::StatusOr<std::unique_ptr<Model>> m =
-      Model::Load(q, {.prefill_block = 8, .context_length = 64});
+  absl::StatusOr<std::unique_ptr<Model>> m = Model::Load(
+      q, {.prefill_block = 8, .context_length = 64, .kv_cache_type = KvCacheType::kF32});
   ASSERT_TRUE(m.ok()) << m.status();
   const std::vector<int> tokens = {3, 1, 4, 1, 5, 9, 2, 6};
   ASSERT_TRUE((*m)->Prefill(tokens, 0).ok());  // builds the 8-token block

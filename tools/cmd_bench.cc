@@ -387,7 +387,7 @@ absl::Status Bench(const Args& raw_args) {
     base.type = WeightTypeLabel(file.dict);
     base.params = ParameterCount(file.dict);
   }
-  if (flags.cache_type != llm::KvCacheType::kF32) {
+  if (flags.cache_type != llm::kDefaultKvCacheType) {
     absl::StrAppend(&base.type, " KV ", llm::KvCacheTypeName(flags.cache_type));
   }
   std::vector<Row> rows;

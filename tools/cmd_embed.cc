@@ -136,6 +136,9 @@ absl::StatusOr<std::vector<std::vector<float>>> EmbedWithDecoder(
   oo.model.num_threads = threads;
   oo.model.context_length = static_cast<int>(ctx);
   oo.model.prefill_block = ubatch;
+  // An f32 cache: an embedding is one pass whose rows no later step reads back, so a smaller
+  // cache saves little, and llama-embedding's values are matched to 1e-5 (tools/embed_test.sh).
+  oo.model.kv_cache_type = llm::KvCacheType::kF32;
   EDGEQ_ASSIGN_OR_RETURN(llm::OpenedModel m, llm::Open(path, std::move(file), oo));
   const TextTokenizer& tok = *m.tokenizer;
   std::vector<std::vector<float>> emb;

@@ -175,7 +175,7 @@ absl::StatusOr<llm::KvCacheType> ParseKvCacheType(const LlmArgs& args) {
   llm::KvCacheType types[2];
   const char* names[2] = {"cache-type-k", "cache-type-v"};
   for (int i = 0; i < 2; ++i) {
-    const std::string v = args.Get(names[i], "f32");
+    const std::string v = args.Get(names[i], llm::KvCacheTypeName(llm::kDefaultKvCacheType));
     bool known = false;
     for (llm::KvCacheType t :
          {llm::KvCacheType::kF32, llm::KvCacheType::kF16, llm::KvCacheType::kQ8_0}) {

@@ -67,13 +67,14 @@ int MaxThreads();
 absl::StatusOr<int> GetThreads(const LlmArgs& args);
 
 // The KV cache options of run, chat, perplexity and bench, as llama.cpp spells them:
-// -ctk/--cache-type-k and -ctv/--cache-type-v, each f32 (default), f16 or q8_0.
+// -ctk/--cache-type-k and -ctv/--cache-type-v, each f16 (default: llm::kDefaultKvCacheType), f32
+// or q8_0.
 std::vector<OptionSpec> KvCacheOptionSpecs();
 // Usage lines for them.
-#define EDGEQ_KV_CACHE_USAGE                                                                  \
-  "  -ctk, --cache-type-k TYPE  KV cache type: f32 (default), f16 (half the memory and the\n" \
-  "                             bytes a step reads; llama.cpp's default) or q8_0 (3.76x\n"    \
-  "                             less; -ctv, --cache-type-v, must be the same)\n"
+#define EDGEQ_KV_CACHE_USAGE                                                                    \
+  "  -ctk, --cache-type-k TYPE  KV cache type: f16 (default, as llama.cpp's), f32 (twice the\n" \
+  "                             memory and the bytes a step reads) or q8_0 (1.88x less than\n"  \
+  "                             f16; -ctv, --cache-type-v, must be the same)\n"
 // The cache type they ask for. InvalidArgument naming the option and its value for a type other
 // than f32, f16 or q8_0, or for K and V of different types.
 absl::StatusOr<llm::KvCacheType> ParseKvCacheType(const LlmArgs& args);
@@ -123,7 +124,7 @@ struct GenerationFlags {
   int threads = 0;         // in [0, MaxThreads()]; 0: kernels::DefaultThreadCount()
   int64_t ctx = 0;         // in [0, 2^20]
   llm::SamplerOptions sampler;
-  llm::KvCacheType cache_type = llm::KvCacheType::kF32;
+  llm::KvCacheType cache_type = llm::kDefaultKvCacheType;
   GrammarFlag grammar;  // run: the whole output; chat: each reply is a sentence of it
   int ubatch = 0;       // GetUbatch
   kernels::Isa isa_cap = kernels::Isa::kBest;  // GetIsaCap
@@ -144,7 +145,7 @@ struct PerplexityFlags {
   int64_t n_ctx = 512;      // in [2, 2^20]
   int threads = 0;          // as RunFlags::threads
   int64_t max_chunks = -1;  // in [-1, INT32_MAX]
-  llm::KvCacheType cache_type = llm::KvCacheType::kF32;
+  llm::KvCacheType cache_type = llm::kDefaultKvCacheType;
   int ubatch = 0;                              // GetUbatch
   kernels::Isa isa_cap = kernels::Isa::kBest;  // GetIsaCap
 };
@@ -157,7 +158,7 @@ struct BenchFlags {
   int ubatch = 0;            // GetUbatch
   std::vector<int> threads;  // each in [1, MaxThreads()]
   std::vector<int> depths;   // -d/--n-depth: KV cache positions filled before each test
-  llm::KvCacheType cache_type = llm::KvCacheType::kF32;
+  llm::KvCacheType cache_type = llm::kDefaultKvCacheType;
   kernels::Isa isa_cap = kernels::Isa::kBest;  // GetIsaCap
 };
 absl::StatusOr<BenchFlags> ParseBenchFlags(const std::vector<std::string>& raw);

@@ -20,7 +20,7 @@ for i in $(seq 1 200); do echo "the cat sat on the mat and the dog ran in the pa
 edgeq run "$tmp/m.gguf" -p "once upon a time" -n 4 --temp 0 -t 1 -c 1024 >/dev/null 2>"$tmp/run.err"
 check "run: ubatch $default" grep -q "^prompt: .* 1 threads, ubatch $default$" "$tmp/run.err"
 check "run: memory line with the KV cache and the activations" \
-  grep -q "^memory: KV cache [0-9.]* MiB (f32), activations [0-9.]* MiB (ubatch $default; prefill blocks built: 16)$" "$tmp/run.err"
+  grep -q "^memory: KV cache [0-9.]* MiB (f16), activations [0-9.]* MiB (ubatch $default; prefill blocks built: 16)$" "$tmp/run.err"
 echo /exit | edgeq chat "$tmp/m.gguf" --template chatml -t 1 -c 1024 >/dev/null 2>"$tmp/chat.err"
 check "chat: ubatch $default" grep -q "threads, ubatch $default$" "$tmp/chat.err"
 edgeq perplexity "$tmp/m.gguf" -f "$tmp/text.txt" -c 1024 --chunks 1 -t 1 >/dev/null 2>"$tmp/ppl.err"

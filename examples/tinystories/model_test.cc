@@ -64,10 +64,14 @@ int TeacherForcedMismatches(llm::Model& model, const Golden& golden,
   return mismatches;
 }
 
+// run.c keeps its KV cache in f32: the tests that follow its outputs ask for an f32 cache (edgeq's
+// default is f16).
+const llm::ModelOptions kRunCOptions = {.kv_cache_type = llm::KvCacheType::kF32};
+
 TEST_P(LlamaModelGoldenTest, F32ArgmaxFollowsRunC) {
   EDGEQ_SKIP_WITHOUT_REFERENCE_DATA("models/stories260K.bin");
   const checkpoint::TensorDict dict = Stories260K();
-  absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(dict);
+  absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(dict, kRunCOptions);
   ASSERT_TRUE(model.ok()) << model.status();
   EXPECT_EQ(TeacherForcedMismatches(**model, ReadGolden(GetParam()), Argmax), 0) << GetParam();
 }
@@ -82,7 +86,7 @@ TEST(LlamaModelTest, BlockPrefillThenDecodeFollowsRunC) {
   const checkpoint::TensorDict dict = Stories260K();
   for (int block : {4, 16}) {
     absl::StatusOr<std::unique_ptr<llm::Model>> model =
-        llm::Model::Load(dict, {.prefill_block = block});
+        llm::Model::Load(dict, {.prefill_block = block, .kv_cache_type = llm::KvCacheType::kF32});
     ASSERT_TRUE(model.ok()) << model.status();
     const std::vector<int> tokens = ReadGolden("once_upon_a_time").tokens;
     const size_t prefix = 37;
@@ -141,7 +145,7 @@ TEST(LlamaModelTest, SampledTokensFollowRunC) {
   };
   for (const Case& c :
        {Case{"sampled_t08_p09_s42", {0.8f, 0.9f, 42}}, Case{"sampled_t1_p0_s7", {1.0f, 0.0f, 7}}}) {
-    absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(dict);
+    absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(dict, kRunCOptions);
     ASSERT_TRUE(model.ok()) << model.status();
     absl::StatusOr<Sampler> sampler = Sampler::Create(512, c.options);
     ASSERT_TRUE(sampler.ok());

@@ -59,7 +59,7 @@ void ExpectGolden(const checkpoint::TensorDict& dict, const tokenizer::Llama2cTo
   absl::StatusOr<testing::GoldenRun> golden = ReadGolden(stem);
   ASSERT_TRUE(golden.ok()) << golden.status();
   absl::StatusOr<std::unique_ptr<llm::Model>> model =
-      llm::Model::Load(dict, {.num_threads = threads});
+      llm::Model::Load(dict, {.num_threads = threads, .kv_cache_type = llm::KvCacheType::kF32});
   ASSERT_TRUE(model.ok()) << model.status();
   absl::StatusOr<Sampler> sampler = Sampler::Create(512, options);
   ASSERT_TRUE(sampler.ok());

@@ -114,11 +114,12 @@ TEST(Gemma4Test, ConfigReadsThePerLayerKeys) {
       << c->ToString();
 }
 
-// The shared layers have no cache: 2 (K, V) x 2 kv heads x 32 positions x (4 x 16 + 32) f32.
+// The shared layers have no cache: 2 (K, V) x 2 kv heads x 32 positions x (4 x 16 + 32) f16
+// (the default cache type).
 TEST(Gemma4Test, SharedLayersShrinkTheKvCache) {
   absl::StatusOr<std::unique_ptr<Model>> m = Model::Load(Tiny(), {.context_length = 32});
   ASSERT_TRUE(m.ok()) << m.status();
-  EXPECT_EQ((*m)->kv_cache_bytes(), 2u * 2 * 32 * (4 * 16 + 32) * 4);
+  EXPECT_EQ((*m)->kv_cache_bytes(), 2u * 2 * 32 * (4 * 16 + 32) * 2);
   absl::StatusOr<std::unique_ptr<Model>> q8 =
       Model::Load(Tiny(), {.context_length = 32, .kv_cache_type = KvCacheType::kQ8_0});
   ASSERT_FALSE(q8.ok());  // head dimension 16 is not a multiple of 32
@@ -137,7 +138,8 @@ TEST(Gemma4Test, Q8_0CacheWithTwoHeadDimensions) {
       Model::Load(d, {.context_length = 32, .kv_cache_type = KvCacheType::kQ8_0});
   ASSERT_TRUE(q8.ok()) << q8.status();
   EXPECT_EQ((*q8)->kv_cache_bytes(), 2u * 2 * 32 * (4 * 34 + 68));
-  absl::StatusOr<std::unique_ptr<Model>> f32 = Model::Load(d, {.context_length = 32});
+  absl::StatusOr<std::unique_ptr<Model>> f32 =
+      Model::Load(d, {.context_length = 32, .kv_cache_type = KvCacheType::kF32});
   ASSERT_TRUE(f32.ok()) << f32.status();
   double diff = 0, top = 0;
   for (int pos = 0; pos < kN; ++pos) {

@@ -63,7 +63,7 @@ TEST(Lfm2Test, Config) {
   std::unique_ptr<Model> m = LoadWithBlock(Tiny(), 8);
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->recurrent_state_bytes(), 4u * 2 * 64 * 4);
-  EXPECT_EQ(m->kv_cache_bytes(), 2u * 2 * 2 * 64 * 16 * 4);  // 2 layers, K+V, 2 heads, ctx 64
+  EXPECT_EQ(m->kv_cache_bytes(), 2u * 2 * 2 * 64 * 16 * 2);  // 2 layers, K+V, 2 heads, ctx 64, f16
 }
 
 TEST(Lfm2Test, ConfigErrors) {

@@ -22,7 +22,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/parallel.h"
-#include "quantization/block_layout.h"
 #include "quantization/internal/codecs.h"
 #include "runtime/ops/op_util.h"
 
@@ -156,11 +155,7 @@ class AttentionKernel : public OpKernel {
         if (cache_ == KvCacheType::kQ8_0) {
           quantization_internal::DequantizeRowQ8_0(row, dst + r * hs, hs);
         } else {
-          for (int64_t e = 0; e < hs; ++e) {
-            uint16_t h;
-            std::memcpy(&h, row + 2 * e, sizeof(h));
-            dst[r * hs + e] = blocks::Fp16ToFloat(h);
-          }
+          kernel_->decode_f16(reinterpret_cast<const uint16_t*>(row), hs, dst + r * hs);
         }
       }
     }
@@ -193,19 +188,16 @@ class AttentionKernel : public OpKernel {
     }
   }
 
-  // One cache row of n values in the cache's type: q8_0 by GGML's quantize_row_q8_0; f16 by GGML's
-  // fp32-to-fp16 (blocks::GgmlFloatToFp16, the f16 codec's, without the f16 quantizer, which a
-  // selective build may leave out); f32 as it is.
+  // One cache row of n values in the cache's type: q8_0 by GGML's quantize_row_q8_0; f16 by the
+  // ISA's conversion (round to nearest even, as GGML's fp32-to-fp16; the kernel's encode_f16, not
+  // the f16 codec, which a selective build may leave out); f32 as it is. Rows are 2-byte aligned.
   void EncodeRow(const float* x, int64_t n, uint8_t* out) const {
     switch (cache_) {
       case KvCacheType::kQ8_0:
         quantization_internal::QuantizeRowQ8_0(x, out, n);
         return;
       case KvCacheType::kF16:
-        for (int64_t e = 0; e < n; ++e) {
-          const uint16_t h = blocks::GgmlFloatToFp16(x[e]);
-          std::memcpy(out + 2 * e, &h, sizeof(h));
-        }
+        kernel_->encode_f16(x, n, reinterpret_cast<uint16_t*>(out));
         return;
       case KvCacheType::kF32:
         std::memcpy(out, x, static_cast<size_t>(n) * sizeof(float));

@@ -341,9 +341,7 @@ TEST_P(QuantizedPerplexityParity, SameTensorsAndPerplexity) {
   absl::StatusOr<checkpoint::TensorDict> dict =
       QuantizeAsLlamaQuantize(c, q.type, *rules, q.tensor_xxh3);
   ASSERT_TRUE(dict.ok()) << dict.status();
-  llm::ModelOptions options;
-  options.num_threads = 1;
-  options.context_length = kPerplexityContext;
+  llm::ModelOptions options = ParityOptions(kPerplexityContext);
   options.gelu_fp16_table = !c.exact_gelu;
   absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(*dict, options);
   ASSERT_TRUE(model.ok()) << model.status();

@@ -79,9 +79,7 @@ void CheckArch(const ArchCase& c) {
         absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size()), bytes);
     ASSERT_TRUE(dict.ok()) << dict.status();
     bytes.reset();
-    llm::ModelOptions options;
-    options.num_threads = 1;
-    options.context_length = c.context_length;
+    llm::ModelOptions options = ParityOptions(c.context_length);
     options.gelu_fp16_table = !c.exact_gelu;
     absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(*dict, options);
     ASSERT_TRUE(loaded.ok()) << loaded.status();

@@ -203,10 +203,7 @@ void CheckQuantizedArch(const ArchCase& c, const char* type, const std::string& 
   absl::StatusOr<checkpoint::TensorDict> dict =
       QuantizeAsLlamaQuantize(c, type, rules_text, tensor_xxh3);
   ASSERT_TRUE(dict.ok()) << dict.status();
-  llm::ModelOptions options;
-  options.num_threads = 1;
-  options.context_length = 128;
-  absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(*dict, options);
+  absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(*dict, ParityOptions(128));
   ASSERT_TRUE(model.ok()) << model.status();
   absl::StatusOr<Result> r = RunReference(**model, *ref, 32);
   ASSERT_TRUE(r.ok()) << r.status();

@@ -19,6 +19,7 @@
 #include "llm/model.h"
 #include "llm/sampler.h"
 #include "llm/session.h"
+#include "tests/parity/parity_util.h"
 #include "tests/util/reference_data.h"
 #include "tokenizer/tokenizer.h"
 
@@ -95,10 +96,8 @@ TEST_P(GrammarParity, GreedyEqualsLlamaCpp) {
   ASSERT_TRUE(prompt.ok()) << prompt.status();
   ASSERT_EQ(std::vector<int>(prompt->begin(), prompt->end()), want_prompt);
 
-  llm::ModelOptions options;
-  options.num_threads = 1;
-  options.context_length = 64;
-  absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(model_path, options);
+  absl::StatusOr<std::unique_ptr<llm::Model>> model =
+      llm::Model::Load(model_path, ParityOptions(64));
   ASSERT_TRUE(model.ok()) << model.status();
   absl::StatusOr<std::shared_ptr<const grammar::Grammar>> g = grammar::ParseGbnf(gbnf);
   ASSERT_TRUE(g.ok()) << g.status();

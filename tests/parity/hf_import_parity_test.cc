@@ -72,8 +72,7 @@ TEST(HfImportParity, ConvertedLlamaGivesLlamaCppLogits) {
   absl::StatusOr<Reference> ref = ReadReference("tests/parity/testdata/hf_llama/logits_f32");
   ASSERT_TRUE(ref.ok()) << ref.status();
   for (const checkpoint::TensorDict* d : {&*converted, &*original}) {
-    absl::StatusOr<std::unique_ptr<llm::Model>> model =
-        llm::Model::Load(*d, {.context_length = 128});
+    absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(*d, ParityOptions(128));
     ASSERT_TRUE(model.ok()) << model.status();
     absl::StatusOr<Result> got = RunReference(**model, *ref, 32);
     ASSERT_TRUE(got.ok()) << got.status();

@@ -29,6 +29,17 @@ struct Reference {
   std::vector<int> greedy;  // argmax continuation after the prompt (no stop on end of generation)
 };
 
+// The options every parity test loads its model with: one thread, `context_length` positions and
+// an f32 KV cache (llama.cpp's logits and perplexities in testdata were made with an f32 cache,
+// `-ctk f32 -ctv f32`; edgeq's default is f16, as llama.cpp's).
+inline llm::ModelOptions ParityOptions(int context_length) {
+  llm::ModelOptions options;
+  options.num_threads = 1;
+  options.context_length = context_length;
+  options.kv_cache_type = llm::KvCacheType::kF32;
+  return options;
+}
+
 // Reads `stem` (workspace-relative, e.g. "tests/parity/testdata/rand_stories15m/logits_f32"):
 // the .txt sidecar's "n_vocab:", "tokens (N):" and "positions ...:" lines, the .batch.f32 rows
 // and the .greedy.txt ids. InvalidArgument naming the file and the line or size that is wrong.

@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   edgeq::llm::ModelOptions options;
   options.num_threads = 1;
   options.context_length = ctx;
+  options.kv_cache_type = edgeq::llm::KvCacheType::kF32;  // as llama-perplexity -ctk f32
   absl::StatusOr<std::unique_ptr<edgeq::llm::Model>> model =
       edgeq::llm::Model::Load(argv[1], options);
   if (!model.ok()) {

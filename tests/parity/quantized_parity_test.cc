@@ -54,10 +54,8 @@ TEST_P(QuantizedParity, SameTensorsAndPerplexityAsLlamaCpp) {
       "%s: edgeq's tensors (XXH3-64 %016x) differ from llama-quantize's (%016x)", c.name, hash,
       c.tensor_xxh3);
 
-  llm::ModelOptions options;
-  options.num_threads = 1;
-  options.context_length = kPerplexityContext;
-  absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(*q, options);
+  absl::StatusOr<std::unique_ptr<llm::Model>> model =
+      llm::Model::Load(*q, ParityOptions(kPerplexityContext));
   ASSERT_TRUE(model.ok()) << model.status();
   size_t chunks = 0;
   const double rel =

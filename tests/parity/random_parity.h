@@ -111,10 +111,9 @@ inline void CheckRandomModelParity(const RandomCase& c) {
         *bytes);
     ASSERT_TRUE(dict.ok()) << dict.status();
     bytes->reset();  // the dict (then the model) keeps the bytes alive
-    llm::ModelOptions options;
-    options.num_threads = 1;
-    options.context_length = kPerplexityContext;  // >= refdump's n_ctx (64)
-    absl::StatusOr<std::unique_ptr<llm::Model>> loaded = llm::Model::Load(*dict, options);
+    // kPerplexityContext >= refdump's n_ctx (64).
+    absl::StatusOr<std::unique_ptr<llm::Model>> loaded =
+        llm::Model::Load(*dict, ParityOptions(kPerplexityContext));
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     model = *std::move(loaded);
   }

@@ -23,10 +23,7 @@ TEST_P(Stories260kParity, LogitsAndGreedyEqualLlamaCpp) {
       ReadReference(absl::StrCat("tests/parity/testdata/stories260K/", GetParam()));
   ASSERT_TRUE(ref.ok()) << ref.status();
   ASSERT_EQ(ref->greedy.size(), static_cast<size_t>(kGreedyTokens));
-  llm::ModelOptions options;
-  options.num_threads = 1;
-  options.context_length = 64;
-  absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(path, options);
+  absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(path, ParityOptions(64));
   ASSERT_TRUE(model.ok()) << model.status();
   absl::StatusOr<Result> r = RunReference(**model, *ref, kGreedyTokens);
   ASSERT_TRUE(r.ok()) << r.status();
@@ -42,10 +39,8 @@ TEST_P(Stories260kParity, LogitsAndGreedyEqualLlamaCpp) {
 // perplexity it printed after chunks 1..9 (it exited after the 9th without a final line).
 TEST(Stories260kPerplexity, EqualsLlamaCpp) {
   EDGEQ_REFERENCE_DATA_OR_SKIP(path, "models/stories260K.gguf");
-  llm::ModelOptions options;
-  options.num_threads = 1;
-  options.context_length = kPerplexityContext;
-  absl::StatusOr<std::unique_ptr<llm::Model>> model = llm::Model::Load(path, options);
+  absl::StatusOr<std::unique_ptr<llm::Model>> model =
+      llm::Model::Load(path, ParityOptions(kPerplexityContext));
   ASSERT_TRUE(model.ok()) << model.status();
   size_t chunks = 0;
   const double rel =

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "quantization/block_layout.h"
 #include "runtime/kernels/attention/attention_impl.h"
 #include "runtime/kernels/internal/select_kernel.h"
 
@@ -64,10 +65,18 @@ struct GenericOps {
   }
 };
 
+void EncodeF16Generic(const float* x, int64_t n, uint16_t* out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = blocks::GgmlFloatToFp16(x[i]);
+}
+void DecodeF16Generic(const uint16_t* h, int64_t n, float* out) {
+  DecodeF16ByScalar<GenericOps>(reinterpret_cast<const uint8_t*>(h), n, out);
+}
+
 }  // namespace
 
 const AttentionKernel kAttentionGeneric = {"attention_generic", Isa::kGeneric,
-                                           &AttendRows<GenericOps>};
+                                           &AttendRows<GenericOps>, &EncodeF16Generic,
+                                           &DecodeF16Generic};
 
 // The other architecture's kernels are not compiled into this binary.
 #if defined(__aarch64__)

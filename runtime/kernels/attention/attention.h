@@ -53,10 +53,18 @@ inline constexpr int64_t kAttentionTileRows = 4;
 using AttentionGroupFn = void (*)(const AttentionArgs& args, int64_t kv_head, int64_t row0,
                                   int64_t rows, float* scores);
 
+// n floats to IEEE halves (round to nearest even: blocks::GgmlFloatToFp16 for every value but NaN,
+// which stays a NaN) and n halves to floats (exact), with the ISA's conversions: an f16 cache's
+// rows as the attention op stores them and reads a block's own rows back.
+using F16EncodeFn = void (*)(const float* x, int64_t n, uint16_t* out);
+using F16DecodeFn = void (*)(const uint16_t* h, int64_t n, float* out);
+
 struct AttentionKernel {
   const char* name;  // "attention_avx512", ...
   Isa isa;
   AttentionGroupFn group;
+  F16EncodeFn encode_f16;
+  F16DecodeFn decode_f16;
 };
 
 // The best kernel this CPU supports at or below `cap` (generic at worst; on aarch64 always NEON's,

@@ -251,6 +251,44 @@ TEST(AttentionTest, F16CacheMatchesTheDefinitionOverItsDecodedRows) {
   CheckEveryKernel(cases, Cache::kF16);
 }
 
+// Every kernel's f16 row conversions: each float as GGML's fp32-to-fp16 (the f16 codec) rounds it,
+// for normal values, ties, subnormals, overflow to infinity and signed zeros, in a row long enough
+// for the vector loops and an odd tail; decoding gives the codec's floats back; NaN stays NaN.
+TEST(AttentionTest, F16RowConversionsMatchTheCodec) {
+  std::vector<float> x;
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.0f, 3.0f);
+  for (int i = 0; i < 200; ++i) x.push_back(normal(rng));
+  for (float v : {0.0f, -0.0f, 1.0f + 1.0f / 2048, 1.0f + 3.0f / 2048, 65504.0f, 65520.0f, 1e6f,
+                  -1e6f, 5.9604645e-8f, 2.9802322e-8f, 8.9406967e-8f, 6.1e-5f, -3.1e-6f,
+                  std::numeric_limits<float>::infinity(), 1e-30f}) {
+    x.push_back(v);
+  }
+  const int64_t n = static_cast<int64_t>(x.size());  // 215: vector loops and a tail of 7 / 3
+  std::vector<uint8_t> want(2 * n);
+  quantization_internal::QuantizeRowF16(x.data(), want.data(), n);
+  std::vector<float> want_back(n);
+  quantization_internal::DequantizeRowF16(want.data(), want_back.data(), n);
+  int checked = 0;
+  for (const AttentionKernel* k : AllAttentionKernels()) {
+    if (!IsaSupported(k->isa)) continue;
+    std::vector<uint16_t> got(n);
+    k->encode_f16(x.data(), n, got.data());
+    EXPECT_EQ(0, std::memcmp(got.data(), want.data(), want.size())) << k->name;
+    std::vector<float> back(n);
+    k->decode_f16(got.data(), n, back.data());
+    EXPECT_EQ(0, std::memcmp(back.data(), want_back.data(), n * sizeof(float))) << k->name;
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    uint16_t h;
+    k->encode_f16(&nan, 1, &h);
+    float f;
+    k->decode_f16(&h, 1, &f);
+    EXPECT_TRUE(std::isnan(f)) << k->name;
+    ++checked;
+  }
+  EXPECT_GE(checked, 2);  // the generic kernel and this CPU's
+}
+
 TEST(AttentionTest, SelectHonoursTheCapAndTheCpu) {
 #if defined(__aarch64__)
   // Every AArch64 CPU has NEON: a cap below it still runs the NEON kernel (the library does not
