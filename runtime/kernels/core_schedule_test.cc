@@ -73,9 +73,9 @@ TEST(ChooseCoreScheduleTest, SetCoreScheduleReplacesTheChoice) {
 
 // Every GEMV with two schedules: bit-identical outputs, and the reference's values. n = 45 and
 // 77 leave an odd group of four and a partial one after the pairs of groups (and, out of order,
-// the q8_0 GEMV's steps of four groups end on a partial group); n = 36 leaves one group after the
-// 16-column tasks (q8_0 out of order: a single group, not a step of four); k from 1 to 9 blocks
-// (small: under qemu the double reference dominates).
+// the q8_0 GEMV's last task, 13 columns, to its one-group loop after steps of four groups in the
+// others); n = 36 leaves one whole group after the 16-column tasks; k from 1 to 9 blocks (small:
+// under qemu the double reference dominates).
 TEST(CoreScheduleKernelTest, BothSchedulesGiveTheSameOutputs) {
   const std::vector<std::string> names = {"q4_0_dotprod_gemv", "q8_0_dotprod_gemv",
                                           "iq4_nl_dotprod_gemv"};
