@@ -542,15 +542,15 @@ inline void SdotGemvStep(const int8x16_t a[8], const int8x16_t b[8], int8x16_t x
 #undef EDGEQ_SDOT_GEMV4
 
 // G groups of four weight rows from column j (G = 1: the group may be partial, StoreR4; else all
-// G groups are whole: j + 4 G <= j1) against the one activation row, the activation block loaded once for all G, one chain of eight sdot per group
-// and block, the G groups' float stages after their sums (modelled 5% faster on the A76 model
-// than each group's right after its sums, 2-3% slower on the N1 / X2 models). Each group's sums,
-// scales and float operations are R4Tile<W, SdotLanes>::Tile<1>'s;
-// the sums start from kSumBias (one register copy instead of a zeroing, and BiasedSumToF32's
-// subtraction instead of scvtf: the same f32, half the cycles of scvtf on the Neoverse N1/N2
-// models' one pipe).
-// W: Q8_0R4Block (W::LoadNext). Grouped, the 4-bit types' GEMV loops (q4_0: 29 -> 26 instructions
-// per group and block) were modelled 1-2% slower on the N1 / X2 models: they keep R4Gemv.
+// G groups are whole: j + 4 G <= j1) against the one activation row: the activation block loaded
+// once for all G, one chain of eight sdot per group and block, the G groups' float stages after
+// all their sums (modelled 5% faster on the A76 model than each group's right after its sums,
+// 2-3% slower on the N1 / X2 models). Each group's sums, scales and float operations are
+// R4Tile<W, SdotLanes>::Tile<1>'s; the sums start from kSumBias (a register copy where the
+// zeroing was, and BiasedSumToF32's subtraction instead of scvtf: the same f32, and half scvtf's
+// cycles on the one pipe of the Neoverse N1 / N2 models). W: Q8_0R4Block (W::LoadNext). Grouped
+// like this, q4_0's GEMV loop (29 -> 26 instructions per group and block) was modelled 1-2%
+// slower on the N1 / X2 models: the 4-bit types keep R4Gemv.
 template <typename W, int G>
 inline void R4DotprodGroups(const MatmulParams& p, int64_t j, int64_t j1) {
   const int64_t nbp = Q8_0SPaddedBlocks(p.k);
