@@ -31,6 +31,7 @@
 #include "checkpoint/formats.h"
 #include "core/bounded_input.h"
 #include "core/status_macros.h"
+#include "llm/argmax.h"
 #include "llm/model.h"
 #include "llm/open.h"
 #include "tools/command.h"
@@ -236,7 +237,7 @@ absl::Status RunTest(llm::Model& model, const Row& base, int64_t depth, int64_t 
       const double t0 = Now();
       for (int i = 0; i < base.n_gen; ++i) {
         EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> logits, model.Forward(token, pos0 + i));
-        token = static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+        token = llm::ArgMax(logits);
       }
       seconds = Now() - t0;
     }
@@ -303,8 +304,7 @@ absl::StatusOr<std::unique_ptr<llm::Model>> LoadTimed(const std::string& path, l
   std::vector<int> prompt(kTtftPrompt);
   for (int& x : prompt) x = static_cast<int>(rng() % model.config().vocab_size);
   EDGEQ_ASSIGN_OR_RETURN(absl::Span<const float> logits, model.Prefill(prompt, 0));
-  const int first =
-      static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+  const int first = llm::ArgMax(logits);
   const double t3 = Now();
   EDGEQ_RETURN_IF_ERROR(model.Forward(first, kTtftPrompt).status());
   const double t4 = Now();

@@ -72,8 +72,10 @@ TEST(ChooseCoreScheduleTest, SetCoreScheduleReplacesTheChoice) {
 }
 
 // Every GEMV with two schedules: bit-identical outputs, and the reference's values. n = 45 and
-// 77 leave an odd group of four and a partial one after the pairs of groups; k from 1 to 9
-// blocks (small: under qemu the double reference dominates).
+// 77 leave an odd group of four and a partial one after the pairs of groups (and, out of order,
+// the q8_0 GEMV's last task, 13 columns, to its one-group loop after steps of four groups in the
+// others); n = 36 leaves one whole group after the 16-column tasks; k from 1 to 9 blocks (small:
+// under qemu the double reference dominates).
 TEST(CoreScheduleKernelTest, BothSchedulesGiveTheSameOutputs) {
   const std::vector<std::string> names = {"q4_0_dotprod_gemv", "q8_0_dotprod_gemv",
                                           "iq4_nl_dotprod_gemv"};
@@ -84,7 +86,7 @@ TEST(CoreScheduleKernelTest, BothSchedulesGiveTheSameOutputs) {
     for (const std::string& n : names) listed |= n == e->name;
     if (!listed || !IsaSupported(e->isa)) continue;
     ++ran;
-    for (const int64_t n : {45, 77}) {
+    for (const int64_t n : {45, 77, 36}) {
       for (const int64_t blocks : {1, 3, 9}) {
         const test_util::Problem p = test_util::MakeProblem(e->encoding, 1, n, 32 * blocks, 7);
         auto kernel = internal::CreateForEntry(e, n, p.k, p.w);

@@ -209,24 +209,23 @@ CoreSchedule HostCoreSchedule() {
   return *ChooseCoreSchedule(midrs, "");
 }
 
-std::atomic<int>& ScheduleState() {  // -1: not chosen yet
-  static std::atomic<int> state{-1};
-  return state;
-}
-
 }  // namespace
 
-CoreSchedule ActiveCoreSchedule() {
-  const int s = ScheduleState().load(std::memory_order_relaxed);
-  if (s >= 0) return static_cast<CoreSchedule>(s);
+namespace internal {
+
+std::atomic<int> core_schedule_state{-1};  // constant-initialized
+
+CoreSchedule FirstActiveCoreSchedule() {
   static const CoreSchedule host = HostCoreSchedule();  // (thread-safe, once)
   int expected = -1;
-  ScheduleState().compare_exchange_strong(expected, static_cast<int>(host));
-  return static_cast<CoreSchedule>(ScheduleState().load(std::memory_order_relaxed));
+  core_schedule_state.compare_exchange_strong(expected, static_cast<int>(host));
+  return static_cast<CoreSchedule>(core_schedule_state.load(std::memory_order_relaxed));
 }
 
+}  // namespace internal
+
 void SetCoreSchedule(CoreSchedule s) {
-  ScheduleState().store(static_cast<int>(s), std::memory_order_relaxed);
+  internal::core_schedule_state.store(static_cast<int>(s), std::memory_order_relaxed);
 }
 
 }  // namespace kernels

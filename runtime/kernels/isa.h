@@ -4,6 +4,7 @@
 #ifndef EDGEQ_RUNTIME_KERNELS_ISA_H_
 #define EDGEQ_RUNTIME_KERNELS_ISA_H_
 
+#include <atomic>
 #include <cstdint>
 
 #include "absl/status/statusor.h"
@@ -62,10 +63,23 @@ bool IsInOrderMidr(uint32_t midr);
 absl::StatusOr<CoreSchedule> ChooseCoreSchedule(absl::Span<const uint32_t> core_midrs,
                                                 absl::string_view override_name);
 
+namespace internal {
+// ActiveCoreSchedule's choice: -1 until made, then a CoreSchedule.
+extern std::atomic<int> core_schedule_state;
+// Makes the choice (first call) and returns it.
+CoreSchedule FirstActiveCoreSchedule();
+}  // namespace internal
+
 // The schedule in use: on first call ChooseCoreSchedule(this machine's cores from cpuinfo,
 // getenv("EDGEQ_CORE_SCHEDULE")); an invalid EDGEQ_CORE_SCHEDULE is reported once on stderr and
 // the rule then ignores it. SetCoreSchedule replaces it for the process (tests, benchmarks).
-CoreSchedule ActiveCoreSchedule();
+// Inline: the GEMV kernels ask at every call (tens of thousands per decode token), and after the
+// first call this is one load and one compare (integer code only, the same in every kernel file
+// whatever its -m flags).
+inline CoreSchedule ActiveCoreSchedule() {
+  const int s = internal::core_schedule_state.load(std::memory_order_relaxed);
+  return s >= 0 ? static_cast<CoreSchedule>(s) : internal::FirstActiveCoreSchedule();
+}
 void SetCoreSchedule(CoreSchedule s);
 
 }  // namespace kernels
