@@ -313,7 +313,7 @@ struct Avx512Ops {
 };
 
 // F16C's conversions (vcvtps2ph with round to nearest even, vcvtph2ps), 8 values at a time.
-void EncodeF16(const float* x, int64_t n, uint16_t* out) {
+void EncodeF16Avx512(const float* x, int64_t n, uint16_t* out) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
@@ -321,12 +321,12 @@ void EncodeF16(const float* x, int64_t n, uint16_t* out) {
   }
   for (; i < n; ++i) out[i] = _cvtss_sh(x[i], _MM_FROUND_TO_NEAREST_INT);
 }
-void DecodeF16(const uint16_t* h, int64_t n, float* out) {
+void DecodeF16Avx512(const uint16_t* h, int64_t n, float* out) {
   Avx512Ops::DecodeF16(reinterpret_cast<const uint8_t*>(h), n, out);
 }
 
 const AttentionKernel kKernel = {"attention_avx512", Isa::kAvx512Vnni, &AttendRows<Avx512Ops>,
-                                 &EncodeF16, &DecodeF16};
+                                 &EncodeF16Avx512, &DecodeF16Avx512};
 
 }  // namespace
 }  // namespace x86

@@ -298,7 +298,7 @@ struct NeonOps {
 };
 
 // fcvtn (round to nearest even, the default FPCR mode) and fcvtl, 4 values at a time.
-void EncodeF16(const float* x, int64_t n, uint16_t* out) {
+void EncodeF16Neon(const float* x, int64_t n, uint16_t* out) {
   int64_t i = 0;
   for (; i + 4 <= n; i += 4) {
     vst1_u16(out + i, vreinterpret_u16_f16(vcvt_f16_f32(vld1q_f32(x + i))));
@@ -307,12 +307,12 @@ void EncodeF16(const float* x, int64_t n, uint16_t* out) {
     out[i] = vget_lane_u16(vreinterpret_u16_f16(vcvt_f16_f32(vdupq_n_f32(x[i]))), 0);
   }
 }
-void DecodeF16(const uint16_t* h, int64_t n, float* out) {
+void DecodeF16Neon(const uint16_t* h, int64_t n, float* out) {
   NeonOps::DecodeF16(reinterpret_cast<const uint8_t*>(h), n, out);
 }
 
-const AttentionKernel kKernel = {"attention_neon", Isa::kNeon, &AttendRows<NeonOps>, &EncodeF16,
-                                 &DecodeF16};
+const AttentionKernel kKernel = {"attention_neon", Isa::kNeon, &AttendRows<NeonOps>, &EncodeF16Neon,
+                                 &DecodeF16Neon};
 
 }  // namespace
 }  // namespace arm
