@@ -102,6 +102,8 @@ extern const AttentionKernel kAttentionGeneric;
 extern const AttentionKernel* const kAttentionAvx2;
 extern const AttentionKernel* const kAttentionAvx512;
 extern const AttentionKernel* const kAttentionNeon;
+// F16C's fp32-to-fp16 rows (attention_avx2.cc; x86-64 only): the AVX2 and AVX-512 encode_f16.
+void EncodeF16Avx2(const float* x, int64_t n, uint16_t* out);
 }  // namespace internal
 
 }  // namespace kernels

@@ -275,15 +275,7 @@ struct Avx2Ops {
   }
 };
 
-// F16C's conversions (vcvtps2ph with round to nearest even, vcvtph2ps), 8 values at a time.
-void EncodeF16Avx2(const float* x, int64_t n, uint16_t* out) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
-                     _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT));
-  }
-  for (; i < n; ++i) out[i] = _cvtss_sh(x[i], _MM_FROUND_TO_NEAREST_INT);
-}
+// F16C's conversion back (vcvtph2ps), 8 values at a time.
 void DecodeF16Avx2(const uint16_t* h, int64_t n, float* out) {
   Avx2Ops::DecodeF16(reinterpret_cast<const uint8_t*>(h), n, out);
 }
@@ -295,6 +287,17 @@ const AttentionKernel kKernel = {"attention_avx2", Isa::kAvx2, &AttendRows<Avx2O
 }  // namespace x86
 
 const AttentionKernel* const kAttentionAvx2 = &x86::kKernel;
+
+// F16C's conversion (vcvtps2ph with round to nearest even), 8 values at a time: the AVX2 and
+// AVX-512 kernels' encode_f16.
+void EncodeF16Avx2(const float* x, int64_t n, uint16_t* out) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
+                     _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT));
+  }
+  for (; i < n; ++i) out[i] = _cvtss_sh(x[i], _MM_FROUND_TO_NEAREST_INT);
+}
 
 }  // namespace internal
 }  // namespace kernels
