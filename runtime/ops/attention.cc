@@ -94,10 +94,10 @@ class AttentionKernel : public OpKernel {
     const float* v_new = Data(ctx, in_[4]);
     a.k_new = k_new;
     a.v_new = v_new;
-    if (cache_ != KvCacheType::kF32) RoundNewRows(ctx, &a);
+    if (cache_ != KvCacheType::kF32) RoundNewRows(ctx, &a);  // stores them too (store_kv)
     a.out = Data(ctx, out_);
     RunGroups(ctx, a);
-    if (store_kv_) StoreRows(ctx, a, k_new, v_new);
+    if (store_kv_ && cache_ == KvCacheType::kF32) StoreRows(ctx, a, k_new, v_new);
     return absl::OkStatus();
   }
   std::vector<int> InPlaceInputs() const override {
@@ -142,15 +142,24 @@ class AttentionKernel : public OpKernel {
   // and decoded back, into the scratch after the groups' slots): every row the groups read then has
   // the cache's precision, as a later step that finds it in the cache reads it, so the outputs do
   // not depend on how a prompt is cut into blocks (llama.cpp stores a batch's rows in the cache
-  // before attending to them).
+  // before attending to them). With store_kv a row at a position below ctx is encoded straight
+  // into its cache row (the groups read the cache's rows before pos only), others into a scratch
+  // row: each row is encoded once.
   void RoundNewRows(const ExecContext& ctx, kernels::AttentionArgs* a) const {
     const int64_t hs = a->head_dim, values = a->t * a->kv_heads * hs;
+    const int64_t row_bytes =
+        cache_ == KvCacheType::kQ8_0 ? kernels::AttentionQ8_0RowBytes(hs) : hs * 2;
     float* rounded = static_cast<float*>(ctx.scratch) + static_cast<size_t>(slots_) * SlotFloats();
-    uint8_t* row = reinterpret_cast<uint8_t*>(rounded + 2 * values);
+    uint8_t* scratch_row = reinterpret_cast<uint8_t*>(rounded + 2 * values);
     for (int which = 0; which < 2; ++which) {
       const float* src = which == 0 ? a->k_new : a->v_new;
       float* dst = rounded + which * values;
+      uint8_t* cache = Data<uint8_t>(ctx, in_[1 + which]);
       for (int64_t r = 0; r < a->t * a->kv_heads; ++r) {
+        const int64_t i = r / a->kv_heads, h = r % a->kv_heads;
+        uint8_t* row = store_kv_ && a->pos + i < a->ctx
+                           ? cache + (h * a->ctx + a->pos + i) * row_bytes
+                           : scratch_row;
         EncodeRow(src + r * hs, hs, row);
         if (cache_ == KvCacheType::kQ8_0) {
           quantization_internal::DequantizeRowQ8_0(row, dst + r * hs, hs);
@@ -168,40 +177,32 @@ class AttentionKernel : public OpKernel {
     return static_cast<size_t>(2 * shape_.t * shape_.kv_heads * shape_.head_dim + shape_.head_dim);
   }
 
-  // store_kv: the block's rows i (those at positions pos + i < ctx) of k_new and v_new (the op's
-  // f32 inputs) into row pos + i of each kv head of the caches, after the groups have read the
-  // cache's rows before pos.
+  // store_kv with an f32 cache: the block's rows i (those at positions pos + i < ctx) of k_new and
+  // v_new into row pos + i of each kv head of the caches, after the groups have read the cache's
+  // rows before pos. (Encoded caches: RoundNewRows stores them.)
   void StoreRows(const ExecContext& ctx, const kernels::AttentionArgs& a, const float* k_new,
                  const float* v_new) const {
     const int64_t rows = std::min(a.t, a.ctx - a.pos), hs = a.head_dim;
-    const int64_t row_bytes = cache_ == KvCacheType::kQ8_0  ? kernels::AttentionQ8_0RowBytes(hs)
-                              : cache_ == KvCacheType::kF16 ? hs * 2
-                                                            : hs * 4;
     for (int which = 0; which < 2; ++which) {
       const float* src = which == 0 ? k_new : v_new;
-      uint8_t* dst = Data<uint8_t>(ctx, in_[1 + which]);
+      float* dst = Data(ctx, in_[1 + which]);
       for (int64_t i = 0; i < rows; ++i) {
         for (int64_t h = 0; h < a.kv_heads; ++h) {
-          EncodeRow(src + (i * a.kv_heads + h) * hs, hs, dst + (h * a.ctx + a.pos + i) * row_bytes);
+          std::memcpy(dst + (h * a.ctx + a.pos + i) * hs, src + (i * a.kv_heads + h) * hs,
+                      static_cast<size_t>(hs) * sizeof(float));
         }
       }
     }
   }
 
-  // One cache row of n values in the cache's type: q8_0 by GGML's quantize_row_q8_0; f16 by the
+  // One row of n values in an encoded cache's type: q8_0 by GGML's quantize_row_q8_0; f16 by the
   // ISA's conversion (round to nearest even, as GGML's fp32-to-fp16; the kernel's encode_f16, not
-  // the f16 codec, which a selective build may leave out); f32 as it is. Rows are 2-byte aligned.
+  // the f16 codec, which a selective build may leave out). Rows are 2-byte aligned.
   void EncodeRow(const float* x, int64_t n, uint8_t* out) const {
-    switch (cache_) {
-      case KvCacheType::kQ8_0:
-        quantization_internal::QuantizeRowQ8_0(x, out, n);
-        return;
-      case KvCacheType::kF16:
-        kernel_->encode_f16(x, n, reinterpret_cast<uint16_t*>(out));
-        return;
-      case KvCacheType::kF32:
-        std::memcpy(out, x, static_cast<size_t>(n) * sizeof(float));
-        return;
+    if (cache_ == KvCacheType::kQ8_0) {
+      quantization_internal::QuantizeRowQ8_0(x, out, n);
+    } else {
+      kernel_->encode_f16(x, n, reinterpret_cast<uint16_t*>(out));
     }
   }
 
