@@ -41,9 +41,7 @@ void WriteText(const std::string& path, const std::string& text) {
 }
 
 void EditConfig(const std::string& dir, const std::function<void(json*)>& edit) {
-  json c = json::parse(ReadFile(dir + "/config.json"));
-  edit(&c);
-  WriteText(dir + "/config.json", c.dump());
+  ASSERT_EQ(EditHfConfig(dir, edit), absl::OkStatus());
 }
 
 // A tiny preset as a Hugging Face directory of 3 shards: qwen35's qwen3.5-tiny (2 key heads for
@@ -53,25 +51,10 @@ void EditConfig(const std::string& dir, const std::function<void(json*)>& edit) 
 std::string ArchDir(const std::string& arch, const std::string& name) {
   absl::StatusOr<llm::RandomModelSpec> spec =
       llm::RandomModelPreset(arch == "qwen35" ? "qwen3.5-tiny" : arch + "-tiny");
-  EXPECT_TRUE(spec.ok());
-  absl::StatusOr<TensorDict> m = llm::RandomModel(*spec);
-  EXPECT_TRUE(m.ok());
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string dir = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/", name);
-  EXPECT_TRUE(WriteHfCheckpointDir(*spec, *m, dir, 3).ok());
-  return dir;
-}
-
-// Tensor `name` removed from its shard and from the index.
-void RemoveTensor(const std::string& dir, const std::string& name) {
-  const absl::Status s = RemoveHfTensor(dir, name);
-  ASSERT_TRUE(s.ok()) << s;
-}
-
-void ExpectError(const std::string& dir, absl::StatusCode code, const std::string& text) {
-  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
-  EXPECT_EQ(got.status().code(), code) << got.status();
-  EXPECT_TRUE(absl::StrContains(got.status().message(), text)) << got.status();
+  EXPECT_TRUE(spec.ok()) << spec.status();
+  absl::StatusOr<std::string> dir = WriteRandomHfCheckpoint(*spec, name, 3);
+  EXPECT_TRUE(dir.ok()) << dir.status();
+  return dir.value_or("");
 }
 
 // qwen35 with its keys in a text_config object (the multimodal checkpoints' layout, which the
@@ -131,7 +114,7 @@ TEST(HfImportQwen35, LinearAttentionKeysAreRequiredAndChecked) {
                     const std::string& text) {
     WriteText(dir + "/config.json", original.dump());
     EditConfig(dir, edit);
-    ExpectError(dir, code, text);
+    EXPECT_EQ(HfImportFailsWith(dir, code, text), absl::OkStatus());
   };
   expect([](json* c) { c->erase("linear_num_key_heads"); }, absl::StatusCode::kInvalidArgument,
          "config.json: missing key \"linear_num_key_heads\" (expected a positive integer)");
@@ -167,17 +150,22 @@ TEST(HfImportQwen35, MisShapedLinearAttentionTensorsAreNamed) {
   const std::string dir = ArchDir("qwen35", "hf_qwen35_shape");
   const json original = json::parse(ReadFile(dir + "/config.json"));
   EditConfig(dir, [](json* c) { (*c)["linear_conv_kernel_dim"] = 3; });
-  ExpectError(dir, absl::StatusCode::kInvalidArgument,
-              "tensor 'model.layers.0.linear_attn.conv1d.weight' has shape [128, 4], expected "
-              "[128, 3] (from config.json)");
+  EXPECT_EQ(HfImportFailsWith(
+                dir, absl::StatusCode::kInvalidArgument,
+                "tensor 'model.layers.0.linear_attn.conv1d.weight' has shape [128, 4], expected "
+                "[128, 3] (from config.json)"),
+            absl::OkStatus());
   WriteText(dir + "/config.json", original.dump());
   EditConfig(dir, [](json* c) { (*c)["linear_key_head_dim"] = (*c)["linear_value_head_dim"] = 8; });
-  ExpectError(dir, absl::StatusCode::kInvalidArgument,
-              "tensor 'model.layers.0.linear_attn.conv1d.weight' has shape [128, 4], expected "
-              "[64, 4] (from config.json)");
+  EXPECT_EQ(HfImportFailsWith(
+                dir, absl::StatusCode::kInvalidArgument,
+                "tensor 'model.layers.0.linear_attn.conv1d.weight' has shape [128, 4], expected "
+                "[64, 4] (from config.json)"),
+            absl::OkStatus());
   WriteText(dir + "/config.json", original.dump());
-  RemoveTensor(dir, "model.layers.2.linear_attn.A_log");
-  ExpectError(dir, absl::StatusCode::kNotFound, "no tensor for blk.2.ssm_a");
+  ASSERT_EQ(RemoveHfTensor(dir, "model.layers.2.linear_attn.A_log"), absl::OkStatus());
+  EXPECT_EQ(HfImportFailsWith(dir, absl::StatusCode::kNotFound, "no tensor for blk.2.ssm_a"),
+            absl::OkStatus());
 }
 
 // The crafted values the two tests below put in a config.json: wrong types, bounds and shapes.
@@ -245,7 +233,7 @@ TEST(HfImportGemma4, PerLayerKeysAreRequiredAndChecked) {
                     const std::string& text) {
     WriteText(dir + "/config.json", original.dump());
     EditConfig(dir, edit);
-    ExpectError(dir, code, text);
+    EXPECT_EQ(HfImportFailsWith(dir, code, text), absl::OkStatus());
   };
   expect([](json* c) { (*c)["layer_types"][2] = "linear_attention"; },
          absl::StatusCode::kInvalidArgument,
@@ -307,8 +295,10 @@ TEST(HfImportGemma4, SharedLayerKvIsOptionalAndPerLayerTensorsRequired) {
   EXPECT_EQ((*got->Get("blk.9.attn_k.weight"))->shape(), Shape({64, 64}));
   EXPECT_FALSE(got->Contains("blk.9.attn_v.weight"));
 
-  RemoveTensor(dir, "model.layers.2.per_layer_input_gate.weight");
-  ExpectError(dir, absl::StatusCode::kNotFound, "no tensor for blk.2.inp_gate.weight");
+  ASSERT_EQ(RemoveHfTensor(dir, "model.layers.2.per_layer_input_gate.weight"), absl::OkStatus());
+  EXPECT_EQ(
+      HfImportFailsWith(dir, absl::StatusCode::kNotFound, "no tensor for blk.2.inp_gate.weight"),
+      absl::OkStatus());
 }
 
 // Every config.json key and rope_parameters entry of a gemma4 directory set to crafted values:

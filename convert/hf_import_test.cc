@@ -143,20 +143,15 @@ INSTANTIATE_TEST_SUITE_P(Architectures, HfImportTest,
                            return std::string(info.param);
                          });
 
-// A llama directory for the error cases, returned with its spec.
+// A llama directory (2 shards) for the error cases.
 std::string LlamaDir(const std::string& name) {
-  const RandomModelSpec spec = SmallSpec("llama");
-  absl::StatusOr<TensorDict> m = RandomModel(spec);
-  EXPECT_TRUE(m.ok());
-  const std::string dir = TempDir(name);
-  EXPECT_TRUE(WriteHfCheckpointDir(spec, *m, dir, 2).ok());
-  return dir;
+  absl::StatusOr<std::string> dir = WriteRandomHfCheckpoint(SmallSpec("llama"), name, 2);
+  EXPECT_TRUE(dir.ok()) << dir.status();
+  return dir.value_or("");
 }
 
 void EditConfig(const std::string& dir, const std::function<void(json*)>& edit) {
-  json c = json::parse(ReadFile(dir + "/config.json"));
-  edit(&c);
-  WriteText(dir + "/config.json", c.dump());
+  ASSERT_EQ(EditHfConfig(dir, edit), absl::OkStatus());
 }
 
 TEST(HfImportErrors, MissingConfigKeyIsNamed) {
@@ -233,36 +228,24 @@ TEST(HfImportErrors, UnsupportedArchitectureIsNamed) {
 // A directory of `arch`'s tiny preset (3 shards: an expert's gate, up and down in different
 // files).
 std::string ArchDir(const std::string& arch, const std::string& name) {
-  const RandomModelSpec spec = SmallSpec(arch);
-  absl::StatusOr<TensorDict> m = RandomModel(spec);
-  EXPECT_TRUE(m.ok());
-  const std::string dir = TempDir(name);
-  EXPECT_TRUE(WriteHfCheckpointDir(spec, *m, dir, 3).ok());
-  return dir;
-}
-
-// Tensor `name` removed from its shard and from the index.
-void RemoveTensor(const std::string& dir, const std::string& name) {
-  const absl::Status s = RemoveHfTensor(dir, name);
-  ASSERT_TRUE(s.ok()) << s;
-}
-
-void ExpectError(const std::string& dir, absl::StatusCode code, const std::string& text) {
-  absl::StatusOr<TensorDict> got = ImportHfCheckpoint(dir);
-  EXPECT_EQ(got.status().code(), code) << got.status();
-  EXPECT_TRUE(absl::StrContains(got.status().message(), text)) << got.status();
+  absl::StatusOr<std::string> dir = WriteRandomHfCheckpoint(SmallSpec(arch), name, 3);
+  EXPECT_TRUE(dir.ok()) << dir.status();
+  return dir.value_or("");
 }
 
 TEST(HfImportLfm2, LayerTypesAreRequiredAndChecked) {
   const std::string dir = ArchDir("lfm2", "hf_lfm2_types");
   EditConfig(dir, [](json* c) { c->erase("layer_types"); });
-  ExpectError(dir, absl::StatusCode::kInvalidArgument,
-              "missing key \"layer_types\" (expected a list of num_hidden_layers (6) strings "
-              "\"conv\" or \"full_attention\", or full_attn_idxs)");
+  EXPECT_EQ(HfImportFailsWith(
+                dir, absl::StatusCode::kInvalidArgument,
+                "missing key \"layer_types\" (expected a list of num_hidden_layers (6) strings "
+                "\"conv\" or \"full_attention\", or full_attn_idxs)"),
+            absl::OkStatus());
   EditConfig(dir, [](json* c) { (*c)["layer_types"] = {"conv", "full_attention"}; });
-  ExpectError(dir, absl::StatusCode::kInvalidArgument,
-              "key \"layer_types\" is an array of 2 elements, expected a list of "
-              "num_hidden_layers (6) strings");
+  EXPECT_EQ(HfImportFailsWith(dir, absl::StatusCode::kInvalidArgument,
+                              "key \"layer_types\" is an array of 2 elements, expected a list of "
+                              "num_hidden_layers (6) strings"),
+            absl::OkStatus());
   // full_attn_idxs instead (transformers' Lfm2Config derives layer_types from it).
   EditConfig(dir, [](json* c) {
     c->erase("layer_types");
@@ -274,60 +257,79 @@ TEST(HfImportLfm2, LayerTypesAreRequiredAndChecked) {
             (std::vector<int64_t>{0, 0, 2, 0, 0, 2}));
   // Attention on a layer whose tensors are a conv layer's: the first missing tensor is named.
   EditConfig(dir, [](json* c) { (*c)["full_attn_idxs"] = {1, 2, 5}; });
-  ExpectError(dir, absl::StatusCode::kNotFound, "no tensor for blk.1.attn_k_norm.weight");
+  EXPECT_EQ(
+      HfImportFailsWith(dir, absl::StatusCode::kNotFound, "no tensor for blk.1.attn_k_norm.weight"),
+      absl::OkStatus());
 }
 
 TEST(HfImportLfm2, MisShapedConvKernelIsNamed) {
   const std::string dir = ArchDir("lfm2", "hf_lfm2_conv");
   EditConfig(dir, [](json* c) { (*c)["conv_L_cache"] = 4; });
-  ExpectError(dir, absl::StatusCode::kInvalidArgument,
-              "tensor 'model.layers.0.conv.conv.weight' has shape [64, 3], expected [64, 4]");
+  EXPECT_EQ(HfImportFailsWith(
+                dir, absl::StatusCode::kInvalidArgument,
+                "tensor 'model.layers.0.conv.conv.weight' has shape [64, 3], expected [64, 4]"),
+            absl::OkStatus());
   EditConfig(dir, [](json* c) { c->erase("conv_L_cache"); });
-  ExpectError(dir, absl::StatusCode::kInvalidArgument,
-              "missing key \"conv_L_cache\" (expected a positive integer)");
+  EXPECT_EQ(HfImportFailsWith(dir, absl::StatusCode::kInvalidArgument,
+                              "missing key \"conv_L_cache\" (expected a positive integer)"),
+            absl::OkStatus());
 }
 
 TEST(HfImportMoe, AMissingExpertIsNamed) {
   const std::string dir = ArchDir("qwen3moe", "hf_moe_missing");
-  RemoveTensor(dir, "model.layers.1.mlp.experts.3.up_proj.weight");
-  ExpectError(dir, absl::StatusCode::kNotFound,
-              "no tensor model.layers.1.mlp.experts.3.up_proj.weight for expert 3 "
-              "(blk.1.ffn_up_exps.weight merges experts 0..7: num_experts in");
+  ASSERT_EQ(RemoveHfTensor(dir, "model.layers.1.mlp.experts.3.up_proj.weight"), absl::OkStatus());
+  EXPECT_EQ(HfImportFailsWith(dir, absl::StatusCode::kNotFound,
+                              "no tensor model.layers.1.mlp.experts.3.up_proj.weight for expert 3 "
+                              "(blk.1.ffn_up_exps.weight merges experts 0..7: num_experts in"),
+            absl::OkStatus());
   // A whole layer's experts missing: the merged tensor is named.
   const std::string lfm = ArchDir("lfm2moe", "hf_moe_missing_layer");
   for (int e = 0; e < 8; ++e) {
-    RemoveTensor(lfm, absl::StrCat("model.layers.3.feed_forward.experts.", e, ".w3.weight"));
+    ASSERT_EQ(
+        RemoveHfTensor(lfm, absl::StrCat("model.layers.3.feed_forward.experts.", e, ".w3.weight")),
+        absl::OkStatus());
   }
-  ExpectError(lfm, absl::StatusCode::kNotFound, "no tensor for blk.3.ffn_up_exps.weight");
+  EXPECT_EQ(
+      HfImportFailsWith(lfm, absl::StatusCode::kNotFound, "no tensor for blk.3.ffn_up_exps.weight"),
+      absl::OkStatus());
 }
 
 TEST(HfImportMoe, MisShapedExpertsAndKeysAreNamed) {
   const std::string dir = ArchDir("qwen3moe", "hf_moe_shape");
   const json original = json::parse(ReadFile(dir + "/config.json"));
   EditConfig(dir, [](json* c) { (*c)["moe_intermediate_size"] = 48; });
-  ExpectError(dir, absl::StatusCode::kInvalidArgument,
-              "tensor 'model.layers.0.mlp.experts.0.down_proj.weight' has shape [64, 32], "
-              "expected [64, 48] (from config.json)");
+  EXPECT_EQ(HfImportFailsWith(
+                dir, absl::StatusCode::kInvalidArgument,
+                "tensor 'model.layers.0.mlp.experts.0.down_proj.weight' has shape [64, 32], "
+                "expected [64, 48] (from config.json)"),
+            absl::OkStatus());
   WriteText(dir + "/config.json", original.dump());
   EditConfig(dir, [](json* c) { (*c)["num_experts"] = 4; });
-  ExpectError(dir, absl::StatusCode::kInvalidArgument,
-              "tensor 'model.layers.0.mlp.experts.4.down_proj.weight': expected decimal layer "
-              "and expert indices (experts 0..3");
+  EXPECT_EQ(HfImportFailsWith(
+                dir, absl::StatusCode::kInvalidArgument,
+                "tensor 'model.layers.0.mlp.experts.4.down_proj.weight': expected decimal layer "
+                "and expert indices (experts 0..3"),
+            absl::OkStatus());
   WriteText(dir + "/config.json", original.dump());
   EditConfig(dir, [](json* c) { c->erase("num_experts_per_tok"); });
-  ExpectError(dir, absl::StatusCode::kInvalidArgument,
-              "missing key \"num_experts_per_tok\" (expected a positive integer)");
+  EXPECT_EQ(HfImportFailsWith(dir, absl::StatusCode::kInvalidArgument,
+                              "missing key \"num_experts_per_tok\" (expected a positive integer)"),
+            absl::OkStatus());
   WriteText(dir + "/config.json", original.dump());
   EditConfig(dir, [](json* c) { (*c)["mlp_only_layers"] = {1}; });
-  ExpectError(dir, absl::StatusCode::kInvalidArgument,
-              "key \"mlp_only_layers\" is an array of 1 elements, expected [] (llama.cpp's "
-              "qwen3moe has experts on every layer)");
+  EXPECT_EQ(HfImportFailsWith(
+                dir, absl::StatusCode::kInvalidArgument,
+                "key \"mlp_only_layers\" is an array of 1 elements, expected [] (llama.cpp's "
+                "qwen3moe has experts on every layer)"),
+            absl::OkStatus());
   // lfm2moe: experts on a leading dense layer.
   const std::string lfm = ArchDir("lfm2moe", "hf_moe_dense");
   EditConfig(lfm, [](json* c) { (*c)["num_dense_layers"] = 3; });
-  ExpectError(lfm, absl::StatusCode::kInvalidArgument,
-              "tensor 'model.layers.2.feed_forward.experts.0.w2.weight' is on layer 2, which has "
-              "no experts");
+  EXPECT_EQ(HfImportFailsWith(
+                lfm, absl::StatusCode::kInvalidArgument,
+                "tensor 'model.layers.2.feed_forward.experts.0.w2.weight' is on layer 2, which has "
+                "no experts"),
+            absl::OkStatus());
 }
 
 // Reads a "Vm...:  N kB" line of /proc/self/status, in bytes (-1 if absent).

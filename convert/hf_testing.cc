@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -15,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "checkpoint/safetensors.h"
+#include "convert/hf_import.h"
 #include "core/status_macros.h"
 #include "llm/arch/arch_table.h"
 #include "nlohmann/json.hpp"
@@ -373,6 +375,41 @@ absl::Status RemoveHfTensor(const std::string& dir, const std::string& name) {
   }
   part = checkpoint::TensorDict();  // the shard's mapping closed before it is written again
   return checkpoint::WriteSafetensors(copy, shard);
+}
+
+absl::StatusOr<std::string> WriteRandomHfCheckpoint(const llm::RandomModelSpec& spec,
+                                                    const std::string& name, int shards) {
+  EDGEQ_ASSIGN_OR_RETURN(checkpoint::TensorDict model, llm::RandomModel(spec));
+  const char* base = std::getenv("TEST_TMPDIR");
+  const std::string dir = absl::StrCat(base != nullptr ? base : "/tmp", "/", name);
+  ::mkdir(dir.c_str(), 0755);
+  EDGEQ_RETURN_IF_ERROR(WriteHfCheckpointDir(spec, model, dir, shards));
+  return dir;
+}
+
+absl::Status EditHfConfig(const std::string& dir,
+                          const std::function<void(nlohmann::json*)>& edit) {
+  const std::string path = dir + "/config.json";
+  std::ifstream in(path);
+  nlohmann::json config = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (config.is_discarded()) return absl::InvalidArgumentError(path + ": not JSON");
+  edit(&config);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << config.dump();
+  out.close();
+  if (!out) return absl::InternalError("cannot write " + path);
+  return absl::OkStatus();
+}
+
+absl::Status HfImportFailsWith(const std::string& dir, absl::StatusCode code,
+                               const std::string& text) {
+  const absl::StatusOr<checkpoint::TensorDict> got = ImportHfCheckpoint(dir);
+  if (got.status().code() == code && absl::StrContains(got.status().message(), text)) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "expected ImportHfCheckpoint(", dir, ") to fail with ", absl::StatusCodeToString(code),
+      " and a message containing \"", text, "\"; got: ", got.status().ToString()));
 }
 
 }  // namespace convert

@@ -13,11 +13,14 @@
 #ifndef EDGEQ_CONVERT_HF_TESTING_H_
 #define EDGEQ_CONVERT_HF_TESTING_H_
 
+#include <functional>
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "checkpoint/tensor_dict.h"
 #include "llm/random_model.h"
+#include "nlohmann/json.hpp"
 
 namespace edgeq {
 namespace convert {
@@ -29,6 +32,19 @@ absl::Status WriteHfCheckpointDir(const llm::RandomModelSpec& spec,
 // Tensor `name` (a Hugging Face name) removed from its shard of the checkpoint directory `dir` and
 // from dir/model.safetensors.index.json (the tests of a missing tensor).
 absl::Status RemoveHfTensor(const std::string& dir, const std::string& name);
+
+// `spec`'s random model (llm::RandomModel) written by WriteHfCheckpointDir in `shards` files to
+// the directory `name` under $TEST_TMPDIR (/tmp without it), made if missing; returns its path.
+absl::StatusOr<std::string> WriteRandomHfCheckpoint(const llm::RandomModelSpec& spec,
+                                                    const std::string& name, int shards);
+
+// dir/config.json parsed, changed by `edit` and written back.
+absl::Status EditHfConfig(const std::string& dir, const std::function<void(nlohmann::json*)>& edit);
+
+// OK when ImportHfCheckpoint(dir) fails with `code` and a message containing `text`; otherwise an
+// error saying what the import gave instead (tests: EXPECT_EQ(..., absl::OkStatus())).
+absl::Status HfImportFailsWith(const std::string& dir, absl::StatusCode code,
+                               const std::string& text);
 
 }  // namespace convert
 }  // namespace edgeq
