@@ -22,7 +22,13 @@
 //   static void DecodeQ8_0(const uint8_t* row, int64_t n, float* out);
 //   static void DecodeF16(const uint8_t* row, int64_t n, float* out);  // n halves, 2-byte aligned
 // (ScoresByDot / WeightedSumByAxpy / *TileByRow below build these from Dot and Axpy;
-// DecodeQ8_0ByScalar / DecodeF16ByScalar the decoders.)
+// DecodeQ8_0ByScalar / DecodeF16ByScalar the decoders.) V may also read an f16 cache's rows in
+// place (HasF16Rows), with the bits of Scores / WeightedSum over the decoded rows (k, v: rows back
+// to back, hs halves each; hs a multiple of 4); a decode step then reads the cache once:
+//   static void ScoresF16(const float* q, const uint16_t* k, int64_t n, int64_t hs, float scale,
+//                         float* s);
+//   static void WeightedSumF16(const float* s, const uint16_t* v, int64_t n, int64_t hs,
+//                              bool accumulate, float* o);
 // The KV cache is f32, q8_0 or f16 (AttentionArgs); encoded rows are decoded to f32 once per
 // group, kAttentionDecodeRows at a time.
 #ifndef EDGEQ_RUNTIME_KERNELS_ATTENTION_ATTENTION_IMPL_H_
@@ -31,6 +37,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "runtime/kernels/attention/attention.h"
 
@@ -218,6 +225,38 @@ void AttendGroup(const AttentionArgs& a, int64_t kv_head, int64_t row, float* sc
   }
 }
 
+// Whether V reads f16 cache rows in place (ScoresF16 and WeightedSumF16).
+template <class V, class = void>
+struct HasF16Rows : std::false_type {};
+template <class V>
+struct HasF16Rows<V, std::void_t<decltype(&V::ScoresF16), decltype(&V::WeightedSumF16)>>
+    : std::true_type {};
+
+// One query row (row0) over an f16 cache read in place (no window): the operations of
+// AttendRowsEncoded's tile of one, whose results do not depend on how the cache's keys and values
+// are split into decoded chunks (each score is its key's own sum; the weighted sums add the rows
+// in order), so the bits are the same.
+template <class V>
+void AttendRowF16(const AttentionArgs& a, int64_t kv_head, int64_t row0, float* scores) {
+  const int64_t hs = a.head_dim, rep = a.heads / a.kv_heads, ns = a.kv_heads * hs;
+  const int64_t n_new = row0 + 1, n = a.pos + n_new;
+  const uint16_t* kc = a.k_cache_f16 + kv_head * a.ctx * hs;
+  const uint16_t* vc = a.v_cache_f16 + kv_head * a.ctx * hs;
+  const float* kn = a.k_new + kv_head * hs;
+  const float* vn = a.v_new + kv_head * hs;
+  for (int64_t r = 0; r < rep; ++r) {
+    const int64_t head_row = row0 * a.heads + kv_head * rep + r;
+    const float* q = a.q + head_row * hs;
+    float* o = a.out + head_row * hs;
+    V::ScoresF16(q, kc, a.pos, hs, a.scale, scores);
+    V::Scores(q, kn, ns, n_new, hs, a.scale, scores + a.pos);
+    const float sum = V::ExpSum(scores, n, V::Max(scores, n));
+    V::WeightedSumF16(scores, vc, a.pos, hs, /*accumulate=*/false, o);
+    V::WeightedSum(scores + a.pos, vn, ns, n_new, hs, /*accumulate=*/a.pos > 0, o);
+    V::Scale(o, 1.0f / sum, hs);
+  }
+}
+
 // A tile of `rows` consecutive query rows over an encoded cache (no window; a decode step is a tile
 // of one): as AttendRows below, with the cache's rows decoded kAttentionDecodeRows at a time into
 // the scratch after the scores and each decoded chunk used by every row and head of the tile (keys
@@ -225,6 +264,11 @@ void AttendGroup(const AttentionArgs& a, int64_t kv_head, int64_t row, float* sc
 template <class V>
 void AttendRowsEncoded(const AttentionArgs& a, const EncodedRows& encoded, int64_t kv_head,
                        int64_t row0, int64_t rows, float* scores) {
+  if constexpr (HasF16Rows<V>::value) {
+    if (rows == 1 && a.k_cache_f16 != nullptr && a.head_dim % 4 == 0) {
+      return AttendRowF16<V>(a, kv_head, row0, scores);
+    }
+  }
   const int64_t hs = a.head_dim, rep = a.heads / a.kv_heads, ns = a.kv_heads * hs;
   const int64_t shared_new = row0 + 1;        // block rows every row of the tile sees
   const int64_t n_max = a.pos + row0 + rows;  // keys of the tile's last row

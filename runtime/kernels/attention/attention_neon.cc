@@ -17,6 +17,14 @@ namespace {
 float NeonExpScalar(float x) { return vgetq_lane_f32(NeonExp(vdupq_n_f32(x)), 0); }
 
 struct NeonOps {
+  // Four values of a key or value row as f32: an f32 row's as they are, an f16 cache row's halves
+  // converted exactly (fcvtl), so a row read in place gives the bits of its decoded copy.
+  static inline float32x4_t Load4(const float* p) { return vld1q_f32(p); }
+  static inline float32x4_t Load4(const uint16_t* p) {
+    return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p)));
+  }
+  static inline float Load1(const float* p) { return *p; }
+  static inline float Load1(const uint16_t* p) { return HalfToFloat<NeonOps>(*p); }
   // Four query rows x four key rows per step (hs a multiple of 4; else row by row): 16 FMA
   // chains, each key chunk and query chunk loaded once per step, then one pairwise-add tree per
   // query row for its four sums.
@@ -138,26 +146,36 @@ struct NeonOps {
   // pairwise-add tree for the four sums.
   static void Scores(const float* q, const float* k, int64_t stride, int64_t n, int64_t hs,
                      float scale, float* s) {
+    ScoresOf(q, k, stride, n, hs, scale, s);
+  }
+  // The same over an f16 cache's rows in place (back to back; attention_impl.h, HasF16Rows).
+  static void ScoresF16(const float* q, const uint16_t* k, int64_t n, int64_t hs, float scale,
+                        float* s) {
+    ScoresOf(q, k, hs, n, hs, scale, s);
+  }
+  template <class T>
+  static void ScoresOf(const float* q, const T* k, int64_t stride, int64_t n, int64_t hs,
+                       float scale, float* s) {
     int64_t j = 0;
     if (hs % 4 == 0) {
       for (; j + 4 <= n; j += 4) {
-        const float* k0 = k + j * stride;
-        const float* k1 = k0 + stride;
-        const float* k2 = k1 + stride;
-        const float* k3 = k2 + stride;
+        const T* k0 = k + j * stride;
+        const T* k1 = k0 + stride;
+        const T* k2 = k1 + stride;
+        const T* k3 = k2 + stride;
         float32x4_t a0 = vdupq_n_f32(0.0f), a1 = a0, a2 = a0, a3 = a0;
         for (int64_t e = 0; e < hs; e += 4) {
           const float32x4_t qv = vld1q_f32(q + e);
-          a0 = vfmaq_f32(a0, qv, vld1q_f32(k0 + e));
-          a1 = vfmaq_f32(a1, qv, vld1q_f32(k1 + e));
-          a2 = vfmaq_f32(a2, qv, vld1q_f32(k2 + e));
-          a3 = vfmaq_f32(a3, qv, vld1q_f32(k3 + e));
+          a0 = vfmaq_f32(a0, qv, Load4(k0 + e));
+          a1 = vfmaq_f32(a1, qv, Load4(k1 + e));
+          a2 = vfmaq_f32(a2, qv, Load4(k2 + e));
+          a3 = vfmaq_f32(a3, qv, Load4(k3 + e));
         }
         const float32x4_t sum = vpaddq_f32(vpaddq_f32(a0, a1), vpaddq_f32(a2, a3));
         vst1q_f32(s + j, vmulq_n_f32(sum, scale));
       }
     }
-    for (; j < n; ++j) s[j] = scale * Dot(q, k + j * stride, hs);
+    for (; j < n; ++j) s[j] = scale * DotOf(q, k + j * stride, hs);
   }
   // o's chunks of up to 32 values stay in registers over all n rows, four rows per step (fmla by
   // lane of the four scores); hs a multiple of 4, else row by row.
@@ -167,6 +185,16 @@ struct NeonOps {
       WeightedSumByAxpy<NeonOps>(s, v, stride, n, hs, accumulate, o);
       return;
     }
+    WeightedSumOf(s, v, stride, n, hs, accumulate, o);
+  }
+  // The same over an f16 cache's rows in place (back to back; hs a multiple of 4).
+  static void WeightedSumF16(const float* s, const uint16_t* v, int64_t n, int64_t hs,
+                             bool accumulate, float* o) {
+    WeightedSumOf(s, v, hs, n, hs, accumulate, o);
+  }
+  template <class T>
+  static void WeightedSumOf(const float* s, const T* v, int64_t stride, int64_t n, int64_t hs,
+                            bool accumulate, float* o) {
     for (int64_t c = 0; c < hs; c += 32) {
       switch ((hs - c < 32 ? hs - c : 32) / 4) {
         case 1:
@@ -196,15 +224,15 @@ struct NeonOps {
       }
     }
   }
-  template <int kVectors, int kLane>
-  static inline void WeightedSumRow(const float* vj, float32x4_t p, float32x4_t acc[kVectors]) {
+  template <int kVectors, int kLane, class T>
+  static inline void WeightedSumRow(const T* vj, float32x4_t p, float32x4_t acc[kVectors]) {
 #pragma GCC unroll 8
     for (int x = 0; x < kVectors; ++x) {
-      acc[x] = vfmaq_laneq_f32(acc[x], vld1q_f32(vj + 4 * x), p, kLane);
+      acc[x] = vfmaq_laneq_f32(acc[x], Load4(vj + 4 * x), p, kLane);
     }
   }
-  template <int kVectors>
-  static void WeightedSumChunk(const float* s, const float* v, int64_t stride, int64_t n,
+  template <int kVectors, class T>
+  static void WeightedSumChunk(const float* s, const T* v, int64_t stride, int64_t n,
                                bool accumulate, float* o) {
     float32x4_t acc[kVectors];
 #pragma GCC unroll 8
@@ -213,7 +241,7 @@ struct NeonOps {
     int64_t j = 0;
     for (; j + 4 <= n; j += 4) {
       const float32x4_t p = vld1q_f32(s + j);
-      const float* vj = v + j * stride;
+      const T* vj = v + j * stride;
       WeightedSumRow<kVectors, 0>(vj, p, acc);
       WeightedSumRow<kVectors, 1>(vj + stride, p, acc);
       WeightedSumRow<kVectors, 2>(vj + 2 * stride, p, acc);
@@ -226,13 +254,15 @@ struct NeonOps {
   // a.b in the order of Scores' blocks of four keys: lane-wise fused sums over chunks of 4 values,
   // then (l0 + l1) + (l2 + l3), then the n % 4 last values. So a key's score has the same bits
   // whichever path computes it (a tile of query rows, one row, a block of keys or a tail).
-  static float Dot(const float* a, const float* b, int64_t n) {
+  static float Dot(const float* a, const float* b, int64_t n) { return DotOf(a, b, n); }
+  template <class T>
+  static float DotOf(const float* a, const T* b, int64_t n) {
     float32x4_t acc = vdupq_n_f32(0.0f);
     int64_t i = 0;
-    for (; i + 4 <= n; i += 4) acc = vfmaq_f32(acc, vld1q_f32(a + i), vld1q_f32(b + i));
+    for (; i + 4 <= n; i += 4) acc = vfmaq_f32(acc, vld1q_f32(a + i), Load4(b + i));
     const float32x4_t p = vpaddq_f32(acc, acc);  // {l0 + l1, l2 + l3, ..}
     float s = vgetq_lane_f32(p, 0) + vgetq_lane_f32(p, 1);
-    for (; i < n; ++i) s += a[i] * b[i];
+    for (; i < n; ++i) s += a[i] * Load1(b + i);
     return s;
   }
   static void Axpy(float* y, float a, const float* x, int64_t n) {

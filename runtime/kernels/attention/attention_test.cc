@@ -71,6 +71,30 @@ bool TilesEqualRows(const AttentionKernel& k) { return std::string(k.name) == "a
 
 enum class Cache { kF32, kQ8_0, kF16 };
 
+// An encoded cache (a) gives the bits of an f32 cache holding its decoded rows (kc, vc), whether
+// its rows are decoded in chunks or read in place (NEON's f16 decode step), in tiles and row by
+// row.
+void ExpectBitsOfDecodedRows(const AttentionKernel& k, AttentionArgs a,
+                             const std::vector<float>& kc, const std::vector<float>& vc,
+                             size_t n_out) {
+  AttentionArgs decoded = a;
+  decoded.k_cache = kc.data();
+  decoded.v_cache = vc.data();
+  decoded.k_cache_q8_0 = decoded.v_cache_q8_0 = nullptr;
+  decoded.k_cache_f16 = decoded.v_cache_f16 = nullptr;
+  for (int64_t tile_rows : {kAttentionTileRows, int64_t{1}}) {
+    std::vector<float> encoded(n_out, -1.0f), f32(n_out, -2.0f);
+    a.out = encoded.data();
+    RunAll(k, a, tile_rows);
+    decoded.out = f32.data();
+    RunAll(k, decoded, tile_rows);
+    for (size_t i = 0; i < n_out; ++i) {
+      ASSERT_EQ(encoded[i], f32[i])
+          << "element " << i << " (tiles of " << tile_rows << ": against the f32 cache)";
+    }
+  }
+}
+
 // Every kernel on `cases`; with a q8_0 or f16 `cache`, the cache rows are stored as q8_0 blocks or
 // halves (the reference then uses their decoded values) and the rows beyond pos are 0xff bytes
 // (NaN scales or NaN halves).
@@ -172,6 +196,7 @@ void CheckEveryKernel(absl::Span<const Case> cases, Cache cache) {
           ASSERT_EQ(out[i], by_row[i]) << "element " << i << " (tiles against one row at a time)";
         }
       }
+      if (TilesEqualRows(*k) && (q8_0 || f16)) ExpectBitsOfDecodedRows(*k, a, kc, vc, out.size());
     }
   }
 }
