@@ -255,6 +255,25 @@ struct NeonLanes {
   }
 };
 
+// The sums of a block's dots start from kSumBias (the bits of the f32 1.5 x 2^23) instead of 0:
+// for |s| < 2^22 the int32 kSumBias + s, read as an f32, is exactly 1.5 x 2^23 + s (the same
+// exponent, s added to the mantissa), so one f32 subtraction of 1.5 x 2^23 gives s exactly, the
+// same f32 as scvtf. The bias is loaded (one ld1 of the four sums: a load pipe) where the sums were
+// zeroed by four movi, and the subtraction takes one vector-pipe cycle where scvtf takes two on one
+// pipe (Neoverse N1/N2, V2 models). The pair tiles' sums stay far inside: |s| <= 32 x 128 x 127 <
+// 2^19.
+constexpr int32_t kSumBias = 0x4B400000;
+constexpr float kSumBiasF = 12582912.0f;  // 1.5 x 2^23
+alignas(16) constexpr int32_t kSumBias16[16] = {
+    kSumBias, kSumBias, kSumBias, kSumBias, kSumBias, kSumBias, kSumBias, kSumBias,
+    kSumBias, kSumBias, kSumBias, kSumBias, kSumBias, kSumBias, kSumBias, kSumBias};
+static_assert(32 * 128 * 127 < (1 << 22), "the block sums must stay in the bias's exact range");
+
+// The f32 value of a sum started from kSumBias.
+inline float32x4_t BiasedSumToF32(int32x4_t s) {
+  return vsubq_f32(vreinterpretq_f32_s32(s), vdupq_n_f32(kSumBiasF));
+}
+
 // R4 tile: out[i] = the four rows' dots with activation row i (i < M). Per block and activation
 // row: one 32-byte load, the four rows' integer dots (Lanes), one convert, two multiplies (plus
 // one add for a level offset, one multiply-add for a min).
@@ -283,8 +302,16 @@ struct R4Tile {
         for (int i = 0; i < M; ++i) {
           const int8x16x2_t xv = vld1q_s8_x2(xq[i]);
           xq[i] += 32;
-          const int32x4_t s = Lanes::Dot(w, xv.val[0], xv.val[1]);
-          acc[i] = vfmaq_f32(acc[i], vcvtq_f32_s32(s), vmulq_n_f32(d, *xd[i]++));
+          if constexpr (M == 1 && std::is_same<Lanes, SdotLanes>::value) {
+            // The dotprod GEMV's group (R4DotprodGemvByGroup): the sums start from kSumBias (a
+            // copy of the bias where the zeroing was, a subtraction instead of scvtf: the same
+            // f32, one vector uop fewer per block on the N1 / N2 models).
+            const int32x4_t s = Lanes::DotFrom(vdupq_n_s32(kSumBias), w, xv.val[0], xv.val[1]);
+            acc[i] = vfmaq_f32(acc[i], BiasedSumToF32(s), vmulq_n_f32(d, *xd[i]++));
+          } else {
+            const int32x4_t s = Lanes::Dot(w, xv.val[0], xv.val[1]);
+            acc[i] = vfmaq_f32(acc[i], vcvtq_f32_s32(s), vmulq_n_f32(d, *xd[i]++));
+          }
         }
       }
     } else {
@@ -339,25 +366,6 @@ using R4Dotprod = R4Tile<W, SdotLanes>;
   "sdot %U[s].4s, %[" wr "].16b, %[" xb "].4b[" la \
   "]\n\t"                                          \
   "sdot %V[s].4s, %[" wr "].16b, %[" xb "].4b[" lb "]\n\t"
-
-// The sums of a block's dots start from kSumBias (the bits of the f32 1.5 x 2^23) instead of 0:
-// for |s| < 2^22 the int32 kSumBias + s, read as an f32, is exactly 1.5 x 2^23 + s (the same
-// exponent, s added to the mantissa), so one f32 subtraction of 1.5 x 2^23 gives s exactly, the
-// same f32 as scvtf. The bias is loaded (one ld1 of the four sums: a load pipe) where the sums were
-// zeroed by four movi, and the subtraction takes one vector-pipe cycle where scvtf takes two on one
-// pipe (Neoverse N1/N2, V2 models). The pair tiles' sums stay far inside: |s| <= 32 x 128 x 127 <
-// 2^19.
-constexpr int32_t kSumBias = 0x4B400000;
-constexpr float kSumBiasF = 12582912.0f;  // 1.5 x 2^23
-alignas(16) constexpr int32_t kSumBias16[16] = {
-    kSumBias, kSumBias, kSumBias, kSumBias, kSumBias, kSumBias, kSumBias, kSumBias,
-    kSumBias, kSumBias, kSumBias, kSumBias, kSumBias, kSumBias, kSumBias, kSumBias};
-static_assert(32 * 128 * 127 < (1 << 22), "the block sums must stay in the bias's exact range");
-
-// The f32 value of a sum started from kSumBias.
-inline float32x4_t BiasedSumToF32(int32x4_t s) {
-  return vsubq_f32(vreinterpretq_f32_s32(s), vdupq_n_f32(kSumBiasF));
-}
 
 // s = kSumBias + the four rows' dots of block w with the rows of pairs a and b (lanes: as
 // R4SdotPairs' s0, s1 of each pair).
