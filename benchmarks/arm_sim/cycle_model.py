@@ -70,6 +70,48 @@ def hot_blocks(diff, coverage):
     return keys, covered, total
 
 
+PAGE_BYTES = 4096
+
+
+def is_branch(word):
+    """Whether an A64 instruction word transfers control: B/BL, B.cond/BC.cond, CBZ/CBNZ,
+    TBZ/TBNZ, BR/BLR/RET (and the other unconditional branches to a register), SVC/HVC/SMC/BRK."""
+    return ((word & 0x7C000000) == 0x14000000 or (word & 0xFF000000) == 0x54000000 or
+            (word & 0x7E000000) == 0x34000000 or (word & 0x7E000000) == 0x36000000 or
+            (word & 0xFE000000) == 0xD6000000 or (word & 0xFF000000) == 0xD4000000)
+
+
+def join_page_splits(diff, keys):
+    """qemu ends a translation block where the guest code crosses a 4 KiB page, so a basic block
+    (e.g. a loop body) that straddles a page boundary is two blocks in the histogram: A, ending
+    on the boundary with an instruction that is not a branch, and B, starting there (B may have
+    more executions: other blocks, e.g. a loop's entry, can also fall into it). A core runs them
+    as one stream, so A's executions are modelled as executions of A + B (one block, so that
+    llvm-mca overlaps their instructions as it would in one block) and B alone keeps the rest of
+    its executions. Only hot blocks (`keys`) are joined. Returns (diff, keys) with the joined
+    blocks; every instruction stays counted once."""
+    by_addr = {k[0]: k for k in keys}
+    diff = {k: list(v) for k, v in diff.items()}
+    out = []
+    for key in keys:
+        vaddr, hex_bytes = key
+        n, d = diff[key]
+        end = vaddr + len(hex_bytes) // 2
+        nxt = by_addr.get(end)
+        last = int.from_bytes(bytes.fromhex(hex_bytes[-8:]), "little") if hex_bytes else 0
+        if (end % PAGE_BYTES or nxt is None or nxt not in diff or is_branch(last) or d <= 0 or
+                diff[nxt][1] < d):
+            out.append(key)
+            continue
+        joined = (vaddr, hex_bytes + nxt[1])
+        diff[joined] = [n + diff[nxt][0], d]
+        diff[nxt][1] -= d
+        del diff[key]
+        out.append(joined)
+    keys = [k for k in out if diff[k][1] != 0]
+    return {k: diff[k] for k in keys}, keys
+
+
 def block_hash(hex_bytes):
     return hashlib.sha1(hex_bytes.encode()).hexdigest()[:16]
 
@@ -162,8 +204,19 @@ class McaCache:
                 self.data = json.load(f)
 
     def save(self):
+        """Writes the cache, keeping what other processes sharing the file saved meanwhile."""
         if self.path:
-            tmp = self.path + ".tmp"
+            if os.path.exists(self.path):
+                try:
+                    with open(self.path) as f:
+                        on_disk = json.load(f)
+                except ValueError:
+                    on_disk = {}
+                for mcpu, table in on_disk.items():
+                    mine = self.data.setdefault(mcpu, {})
+                    for key, value in table.items():
+                        mine.setdefault(key, value)
+            tmp = "%s.%d.tmp" % (self.path, os.getpid())
             with open(tmp, "w") as f:
                 json.dump(self.data, f, sort_keys=True)
             os.replace(tmp, self.path)

@@ -90,8 +90,9 @@ def tensor_bytes(dims, ttype):
 def decode_bytes(path, decode_tokens):
     """Bytes per decode token: weights (token_embd one row, or all of it when there is no
     output.weight: a tied classifier reads the whole matrix every token) + K and V rows read at
-    the mean position of the tokens between the two decode runs (edgeq's default f32 cache,
-    llama.cpp's f16). Returns {"weights", "edgeq", "llama.cpp"}."""
+    the mean position of the tokens between the two decode runs (both programs' default f16
+    cache; edgeq's default was f32 before 2026-11-27's 5fdb0d5, and records made before then
+    count 4 bytes a value for edgeq). Returns {"weights", "edgeq", "llama.cpp"}."""
     meta, tensors = read_header(path)
     arch = meta.get("general.architecture", "llama")
     tied = not any(name == "output.weight" for name, _, _ in tensors)
@@ -108,5 +109,5 @@ def decode_bytes(path, decode_tokens):
     small, large = decode_tokens
     rows = (small + large - 1) / 2.0 + 1  # mean number of cached rows a step reads
     kv_values = layers * 2 * kv_heads * head_dim * rows
-    return {"weights": weights, "edgeq": weights + kv_values * 4,
+    return {"weights": weights, "edgeq": weights + kv_values * 2,
             "llama.cpp": weights + kv_values * 2}

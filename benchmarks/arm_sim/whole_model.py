@@ -57,12 +57,13 @@ FREQ_GHZ = {"cortex-a55": 2.0, "cortex-a510": 2.0, "cortex-a76": 2.4, "neoverse-
             "cortex-x2": 3.0, "neoverse-v2": 3.0}
 
 
-def bench_argv(program, binary, model, phase, tokens, edgeq_ubatch=EDGEQ_UBATCH):
+def bench_argv(program, binary, model, phase, tokens, edgeq_ubatch=EDGEQ_UBATCH,
+               edgeq_args=()):
     """The guest command line and the number of runs it makes of the phase."""
     p, n = (0, tokens) if phase == "decode" else (tokens, 0)
     if program == "edgeq":
         ubatch = ["-b", str(edgeq_ubatch)] if edgeq_ubatch > 0 else []
-        return [binary, "bench", model, "-t", "1", "-r", "1"] + ubatch + [
+        return [binary, "bench", model, "-t", "1", "-r", "1"] + ubatch + list(edgeq_args) + [
             "-p", str(p), "-n", str(n)], 2
     return [binary, "-m", model, "-t", "1", "-r", "1", "--no-warmup", "-p", str(p),
             "-n", str(n)], 1
@@ -95,7 +96,7 @@ def measure(args, file_name, cpu, program, phase):
         record["core_schedule"] = os.environ.get("EDGEQ_CORE_SCHEDULE", "")
     for tokens in PHASES[phase]:
         argv, runs = bench_argv(program, binary, args.models[file_name], phase, tokens,
-                                args.edgeq_ubatch)
+                                args.edgeq_ubatch, args.edgeq_args.split())
         hist = os.path.join(args.work, "%s.%s.%s.%s.%d.hist" % (file_name, cpu, program, phase,
                                                                  tokens))
         seconds = 0.0
@@ -132,6 +133,7 @@ def hot_diff(record):
     diff = {(int(v, 16), h): [n, d] for v, n, d, h in record["hot"]}
     keys = [(int(v, 16), h) for v, _, _, h in record["hot"]]
     covered = sum(n * d for n, d in diff.values())
+    diff, keys = cycle_model.join_page_splits(diff, keys)
     return diff, keys, covered, record["added_insns"]
 
 
@@ -200,6 +202,28 @@ def tables(records, inorder_records=()):
     return "\n".join(lines)
 
 
+def cells_over(records, inorder_records=(), limit=0.8):
+    """Every ratio of tables() above `limit`: (file, qemu CPU, metric, phase, ratio), the metric
+    "instructions" or a core model; sorted by ratio, highest first."""
+    index = {(r["file"], r["cpu"], r["program"], r["phase"]): r for r in records}
+    inorder = {(r["file"], r["cpu"], r["program"], r["phase"]): r for r in inorder_records}
+    out = []
+    for (file_name, cpu, program, phase), a in index.items():
+        b = index.get((file_name, cpu, "llama.cpp", phase))
+        if program != "edgeq" or not b:
+            continue
+        pairs = [("instructions", a["insns_per_token"], b["insns_per_token"])]
+        for mcpu, theirs in sorted(b.get("cycles_per_token", {}).items()):
+            ours = a
+            if mcpu in IN_ORDER_MODELS:
+                ours = inorder.get((file_name, cpu, "edgeq", phase), a)
+            pairs.append((mcpu, ours.get("cycles_per_token", {}).get(mcpu), theirs))
+        for metric, ours, theirs in pairs:
+            if ours and theirs and ours / theirs > limit:
+                out.append((file_name, cpu, metric, phase, ours / theirs))
+    return sorted(out, key=lambda c: -c[4])
+
+
 def memory_table(records, sizes, bandwidths):
     """Decode: bytes read per token and the bound max(cycles / f, bytes / BW) per token, f from
     FREQ_GHZ."""
@@ -252,6 +276,10 @@ def parse_pairs(values, what):
 
 
 def main():
+    return main_with(sys.argv[1:])
+
+
+def main_with(argv):
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--plugin", help="host libtbhist.so")
@@ -263,6 +291,9 @@ def main():
     parser.add_argument("--edgeq-ubatch", type=int, default=EDGEQ_UBATCH,
                         help="edgeq bench -b N (default: none, edgeq's 512 as llama-bench's; "
                              "records before 2026-11-27 s12a: 32)")
+    parser.add_argument("--edgeq-args", default="",
+                        help="more edgeq bench options, e.g. '-ctk f32 -ctv f32' (records "
+                             "before 2026-11-27's f16 default ran an f32 cache)")
     parser.add_argument("--phases", default="decode,prefill")
     parser.add_argument("--work", default="/tmp/arm_sim_whole_model", help="histograms")
     parser.add_argument("--reuse", action="store_true", help="reuse histograms in --work")
@@ -272,13 +303,25 @@ def main():
     parser.add_argument("--inorder", nargs="+",
                         help="with --table-only: --json files of edgeq run with "
                              "EDGEQ_CORE_SCHEDULE=inorder, for the in-order core models' cells")
+    parser.add_argument("--merge", nargs="+", metavar=("OUT", "IN"),
+                        help="write the records of the IN --json files into OUT (a later "
+                             "file's record of a cell replaces an earlier one's)")
     parser.add_argument("--remodel", action="store_true",
                         help="model the --json file's records again (core models of each CPU)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.merge:
+        if len(args.merge) < 2:
+            raise SystemExit("--merge: expected OUT and at least one IN file")
+        write_json(merge(args.merge[1:]), args.merge[0])
+        return 0
     if args.table_only:
         data = merge(args.table_only)
         inorder = merge(args.inorder)["records"] if args.inorder else []
         print(tables(data["records"], inorder))
+        print()
+        over = cells_over(data["records"], inorder)
+        print("Cells above 0.80x llama.cpp: %s" % (
+            "; ".join("%s %s %s %s %.2f" % c for c in over) if over else "none"))
         print()
         print(memory_table(data["records"], data["decode_bytes"], [30, 60]))
         return 0

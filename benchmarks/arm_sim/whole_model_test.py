@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Unit tests of whole_model.py's parsing and aggregation (no qemu, no llvm-mca)."""
 
+import json
 import os
 import struct
 import sys
@@ -88,6 +89,11 @@ class AggregationTest(unittest.TestCase):
         self.assertEqual(argv, ["e", "bench", "m.gguf", "-t", "1", "-r", "1", "-b", "32",
                                 "-p", "160", "-n", "0"])
         self.assertEqual(runs, 2)
+        # --edgeq-args, e.g. the f32 cache of the records before 2026-11-27's f16 default.
+        argv, _ = whole_model.bench_argv("edgeq", "e", "m.gguf", "decode", 16, 0,
+                                         ["-ctk", "f32", "-ctv", "f32"])
+        self.assertEqual(argv, ["e", "bench", "m.gguf", "-t", "1", "-r", "1", "-ctk", "f32",
+                                "-ctv", "f32", "-p", "0", "-n", "16"])
         argv, runs = whole_model.bench_argv("llama.cpp", "lb", "m.gguf", "decode", 48)
         self.assertEqual(argv, ["lb", "-m", "m.gguf", "-t", "1", "-r", "1", "--no-warmup",
                                 "-p", "0", "-n", "48"])
@@ -127,6 +133,80 @@ class AggregationTest(unittest.TestCase):
         self.assertIn("| f | max | cortex-x2 | 10.0M / 20.0M = 0.50 | - |", text)
         self.assertIn("| f | max | cortex-a510 | 40.0M / 50.0M = 0.80 | - |",
                       whole_model.tables(records))
+
+    def test_cells_over(self):
+        records = [
+            {"file": "f", "cpu": "max", "program": "edgeq", "phase": "decode",
+             "insns_per_token": 30e6, "cycles_per_token": {"cortex-a510": 45e6,
+                                                           "cortex-x2": 18e6}},
+            {"file": "f", "cpu": "max", "program": "llama.cpp", "phase": "decode",
+             "insns_per_token": 40e6, "cycles_per_token": {"cortex-a510": 50e6,
+                                                           "cortex-x2": 20e6}},
+        ]
+        self.assertEqual(whole_model.cells_over(records),
+                         [("f", "max", "cortex-a510", "decode", 0.9),
+                          ("f", "max", "cortex-x2", "decode", 0.9)])
+        inorder = [dict(records[0], cycles_per_token={"cortex-a510": 25e6})]
+        self.assertEqual(whole_model.cells_over(records, inorder),
+                         [("f", "max", "cortex-x2", "decode", 0.9)])
+        self.assertEqual(whole_model.cells_over(records, inorder, limit=0.95), [])
+
+    def test_merge_later_file_wins(self):
+        with tempfile.TemporaryDirectory() as d:
+            def rec(value):
+                return {"file": "f", "cpu": "max", "program": "edgeq", "phase": "decode",
+                        "insns_per_token": value}
+            paths = [os.path.join(d, n) for n in ("a.json", "b.json", "out.json")]
+            whole_model.write_json({"records": [rec(1.0)], "decode_bytes": {"f": 1}}, paths[0])
+            whole_model.write_json({"records": [rec(2.0)], "decode_bytes": {"g": 2}}, paths[1])
+            self.assertEqual(whole_model.main_with(["--merge", paths[2]] + paths[:2]), 0)
+            with open(paths[2]) as f:
+                merged = json.load(f)
+            self.assertEqual(merged["records"], [rec(2.0)])
+            self.assertEqual(merged["decode_bytes"], {"f": 1, "g": 2})
+
+    def test_is_branch(self):
+        for word in (0x14000010, 0x97FFFFF0, 0x54FFF221, 0xB4001340, 0x37000040, 0xD65F03C0,
+                     0xD63F0200, 0xD4000001):  # b, bl, b.ne, cbz, tbnz, ret, blr, svc
+            self.assertTrue(cycle_model.is_branch(word), hex(word))
+        for word in (0x4FA5E340, 0x91000421, 0xD503201F, 0x4C4070A0):  # sdot, add, nop, ld1
+            self.assertFalse(cycle_model.is_branch(word), hex(word))
+
+    def test_join_page_splits(self):
+        sdot, bne = "40e3a54f", "21f2ff54"  # little-endian words
+        a = (0x1FF0, sdot * 4)  # ends on the page boundary with no branch
+        b = (0x2000, sdot * 2 + bne)  # the loop's rest; also entered from elsewhere (10 more)
+        c = (0x3000, sdot + bne)  # ends with a branch: not joined with what follows
+        d = (0x3008, sdot)
+        diff = {a: [4, 100], b: [3, 110], c: [2, 5], d: [1, 5]}
+        joined, keys = cycle_model.join_page_splits(diff, [b, a, c, d])
+        ab = (0x1FF0, sdot * 6 + bne)
+        self.assertEqual(keys, [b, ab, c, d])
+        self.assertEqual(joined, {ab: [7, 100], b: [3, 10], c: [2, 5], d: [1, 5]})
+        self.assertEqual(sum(n * e for n, e in joined.values()),
+                         sum(n * e for n, e in diff.values()))
+        # B entered only through A: B disappears into A + B.
+        joined, keys = cycle_model.join_page_splits({a: [4, 100], b: [3, 100]}, [a, b])
+        self.assertEqual(joined, {ab: [7, 100]})
+        self.assertEqual(keys, [ab])
+        # A not on a boundary, or B not hot, or B executed less than A: kept apart.
+        moved = (0x1FEC, sdot * 4)
+        self.assertEqual(cycle_model.join_page_splits({moved: [4, 1], b: [3, 1]}, [moved, b])[1],
+                         [moved, b])
+        self.assertEqual(cycle_model.join_page_splits({a: [4, 1], b: [3, 1]}, [a])[1], [a])
+        self.assertEqual(cycle_model.join_page_splits({a: [4, 9], b: [3, 1]}, [a, b])[1], [a, b])
+
+    def test_mca_cache_save_keeps_another_writers_entries(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "cache.json")
+            first, second = cycle_model.McaCache(path), cycle_model.McaCache(path)
+            first.data = {"cortex-a55": {"b1": 1.5}}
+            first.save()
+            second.data = {"cortex-a55": {"b2": 2.5}, "cortex-x2": {"b1": 0.5}}
+            second.save()
+            self.assertEqual(cycle_model.McaCache(path).data,
+                             {"cortex-a55": {"b1": 1.5, "b2": 2.5}, "cortex-x2": {"b1": 0.5}})
+            self.assertEqual(os.listdir(d), ["cache.json"])
 
 
 class FamilyTest(unittest.TestCase):
@@ -194,7 +274,7 @@ class GgufBytesTest(unittest.TestCase):
         weights = 36 + 128 * 34 + 10 * 210 + 256
         self.assertEqual(got["weights"], weights)
         kv_values = 1 * 2 * 2 * 16 * 32.5  # layers x (K, V) x kv heads x head dim x mean rows
-        self.assertEqual(got["edgeq"], weights + kv_values * 4)
+        self.assertEqual(got["edgeq"], weights + kv_values * 2)
         self.assertEqual(got["llama.cpp"], weights + kv_values * 2)
 
     def test_decode_bytes_tied_classifier(self):
