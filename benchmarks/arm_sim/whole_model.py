@@ -202,6 +202,48 @@ def tables(records, inorder_records=()):
     return "\n".join(lines)
 
 
+SUMMARY_MODELS = ("cortex-a55", "cortex-a510", "cortex-a76", "neoverse-n1", "cortex-x2",
+                  "neoverse-v2")
+PATH_OF_CPU = {"max": "i8mm (`max`)", "cortex-a76": "dotprod (`cortex-a76`)",
+               "cortex-a53": "NEON (`cortex-a53`)"}
+
+
+def summary_table(records, inorder_records=()):
+    """Markdown: one row per file and code path, edgeq / llama.cpp as "decode / prefill" ratios,
+    instructions then each core model's cycles (in-order models from inorder_records, as
+    tables())."""
+    index = {(r["file"], r["cpu"], r["program"], r["phase"]): r for r in records}
+    inorder = {(r["file"], r["cpu"], r["program"], r["phase"]): r for r in inorder_records}
+
+    def ratio(file_name, cpu, phase, metric):
+        a = index.get((file_name, cpu, "edgeq", phase))
+        b = index.get((file_name, cpu, "llama.cpp", phase))
+        if metric in IN_ORDER_MODELS:
+            a = inorder.get((file_name, cpu, "edgeq", phase), a)
+        if not a or not b:
+            return None
+        if metric == "instructions":
+            return a["insns_per_token"] / b["insns_per_token"]
+        ours = a.get("cycles_per_token", {}).get(metric)
+        theirs = b.get("cycles_per_token", {}).get(metric)
+        return ours / theirs if ours and theirs else None
+
+    metrics = ("instructions",) + SUMMARY_MODELS
+    lines = ["| file | code path | " + " | ".join(metrics) + " |",
+             "|---|---|" + "---|" * len(metrics)]
+    order = {cpu: i for i, cpu in enumerate(PATH_OF_CPU)}
+    cells = sorted({(r["file"], r["cpu"]) for r in records},
+                   key=lambda c: (c[0], order.get(c[1], 9)))
+    for file_name, cpu in cells:
+        row = "| %s | %s |" % (file_name, PATH_OF_CPU.get(cpu, cpu))
+        for metric in metrics:
+            d, p = (ratio(file_name, cpu, phase, metric) for phase in ("decode", "prefill"))
+            row += " %s |" % ("-" if d is None and p is None else "%s / %s" % (
+                "-" if d is None else "%.2f" % d, "-" if p is None else "%.2f" % p))
+        lines.append(row)
+    return "\n".join(lines)
+
+
 def cells_over(records, inorder_records=(), limit=0.8):
     """Every ratio of tables() above `limit`: (file, qemu CPU, metric, phase, ratio), the metric
     "instructions" or a core model; sorted by ratio, highest first."""
@@ -224,9 +266,11 @@ def cells_over(records, inorder_records=(), limit=0.8):
     return sorted(out, key=lambda c: -c[4])
 
 
-def memory_table(records, sizes, bandwidths):
+def memory_table(records, sizes, bandwidths, inorder_records=()):
     """Decode: bytes read per token and the bound max(cycles / f, bytes / BW) per token, f from
-    FREQ_GHZ."""
+    FREQ_GHZ; edgeq's in-order core models' cycles from inorder_records where they have the cell
+    (as tables())."""
+    inorder = {(r["file"], r["cpu"], r["program"], r["phase"]): r for r in inorder_records}
     lines = ["| file | qemu CPU | program | core model (GHz) | weights + KV MB/token | compute "
              "ms/token | %s |" % " | ".join("bound ms at %g GB/s" % bw for bw in bandwidths),
              "|---|---|---|---|---:|---:|" + "---:|" * len(bandwidths)]
@@ -235,6 +279,9 @@ def memory_table(records, sizes, bandwidths):
             continue
         nbytes = sizes[r["file"]][r["program"]]
         for mcpu, cyc in sorted(r.get("cycles_per_token", {}).items()):
+            if mcpu in IN_ORDER_MODELS:
+                cyc = inorder.get((r["file"], r["cpu"], r["program"], r["phase"]),
+                                  r)["cycles_per_token"].get(mcpu, cyc)
             ghz = FREQ_GHZ.get(mcpu, 2.4)
             compute_ms = cyc / (ghz * 1e6)
             bounds = ["%.2f" % max(compute_ms, nbytes / (bw * 1e6)) for bw in bandwidths]
@@ -317,13 +364,15 @@ def main_with(argv):
     if args.table_only:
         data = merge(args.table_only)
         inorder = merge(args.inorder)["records"] if args.inorder else []
+        print(summary_table(data["records"], inorder))
+        print()
         print(tables(data["records"], inorder))
         print()
         over = cells_over(data["records"], inorder)
         print("Cells above 0.80x llama.cpp: %s" % (
             "; ".join("%s %s %s %s %.2f" % c for c in over) if over else "none"))
         print()
-        print(memory_table(data["records"], data["decode_bytes"], [30, 60]))
+        print(memory_table(data["records"], data["decode_bytes"], [30, 60], inorder))
         return 0
     if args.remodel:
         with open(args.json) as f:

@@ -117,6 +117,12 @@ class AggregationTest(unittest.TestCase):
         self.assertIn("| f | max | llama.cpp | cortex-x2 (3.0) | 60.0 | 6.67 | 6.67 | 6.67 |",
                       mem)
         self.assertEqual(whole_model.ratio_cell(30e6, None), "30.0M / -")
+        # An in-order model's cycles come from the in-order record (the schedule that core runs).
+        records[0]["cycles_per_token"]["cortex-a510"] = 80e6
+        inorder = [dict(records[0], cycles_per_token={"cortex-a510": 20e6})]
+        mem = whole_model.memory_table(records, {"f": {"edgeq": 90e6, "llama.cpp": 60e6}},
+                                       [30], inorder)
+        self.assertIn("| f | max | edgeq | cortex-a510 (2.0) | 90.0 | 10.00 | 10.00 |", mem)
 
     def test_tables_take_in_order_models_from_the_inorder_records(self):
         cycles = {"cortex-a510": 40e6, "cortex-x2": 10e6}
@@ -150,6 +156,20 @@ class AggregationTest(unittest.TestCase):
         self.assertEqual(whole_model.cells_over(records, inorder),
                          [("f", "max", "cortex-x2", "decode", 0.9)])
         self.assertEqual(whole_model.cells_over(records, inorder, limit=0.95), [])
+
+    def test_summary_table(self):
+        records = [
+            {"file": "f", "cpu": "max", "program": "edgeq", "phase": "decode",
+             "insns_per_token": 30e6, "cycles_per_token": {"cortex-a510": 45e6,
+                                                           "cortex-x2": 10e6}},
+            {"file": "f", "cpu": "max", "program": "llama.cpp", "phase": "decode",
+             "insns_per_token": 40e6, "cycles_per_token": {"cortex-a510": 50e6,
+                                                           "cortex-x2": 20e6}},
+        ]
+        inorder = [dict(records[0], cycles_per_token={"cortex-a510": 25e6})]
+        text = whole_model.summary_table(records, inorder)
+        self.assertIn("| f | i8mm (`max`) | 0.75 / - | - | 0.50 / - | - | - | 0.50 / - | - |",
+                      text)
 
     def test_merge_later_file_wins(self):
         with tempfile.TemporaryDirectory() as d:
