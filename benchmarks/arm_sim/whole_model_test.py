@@ -30,6 +30,14 @@ Total Cycles:      1003
 """
 
 
+def decode_pair(edgeq_cycles, llama_cycles):
+    """Decode records of file f on `max`: edgeq 30M and llama.cpp 40M instructions per token."""
+    return [{"file": "f", "cpu": "max", "program": "edgeq", "phase": "decode",
+             "insns_per_token": 30e6, "cycles_per_token": dict(edgeq_cycles)},
+            {"file": "f", "cpu": "max", "program": "llama.cpp", "phase": "decode",
+             "insns_per_token": 40e6, "cycles_per_token": dict(llama_cycles)}]
+
+
 class HistogramTest(unittest.TestCase):
     def test_parse_merges_retranslated_blocks(self):
         total, blocks = cycle_model.parse_histogram(
@@ -141,14 +149,8 @@ class AggregationTest(unittest.TestCase):
                       whole_model.tables(records))
 
     def test_cells_over(self):
-        records = [
-            {"file": "f", "cpu": "max", "program": "edgeq", "phase": "decode",
-             "insns_per_token": 30e6, "cycles_per_token": {"cortex-a510": 45e6,
-                                                           "cortex-x2": 18e6}},
-            {"file": "f", "cpu": "max", "program": "llama.cpp", "phase": "decode",
-             "insns_per_token": 40e6, "cycles_per_token": {"cortex-a510": 50e6,
-                                                           "cortex-x2": 20e6}},
-        ]
+        records = decode_pair({"cortex-a510": 45e6, "cortex-x2": 18e6},
+                              {"cortex-a510": 50e6, "cortex-x2": 20e6})
         self.assertEqual(whole_model.cells_over(records),
                          [("f", "max", "cortex-a510", "decode", 0.9),
                           ("f", "max", "cortex-x2", "decode", 0.9)])
@@ -158,14 +160,8 @@ class AggregationTest(unittest.TestCase):
         self.assertEqual(whole_model.cells_over(records, inorder, limit=0.95), [])
 
     def test_summary_table(self):
-        records = [
-            {"file": "f", "cpu": "max", "program": "edgeq", "phase": "decode",
-             "insns_per_token": 30e6, "cycles_per_token": {"cortex-a510": 45e6,
-                                                           "cortex-x2": 10e6}},
-            {"file": "f", "cpu": "max", "program": "llama.cpp", "phase": "decode",
-             "insns_per_token": 40e6, "cycles_per_token": {"cortex-a510": 50e6,
-                                                           "cortex-x2": 20e6}},
-        ]
+        records = decode_pair({"cortex-a510": 45e6, "cortex-x2": 10e6},
+                              {"cortex-a510": 50e6, "cortex-x2": 20e6})
         inorder = [dict(records[0], cycles_per_token={"cortex-a510": 25e6})]
         text = whole_model.summary_table(records, inorder)
         self.assertIn("| f | i8mm (`max`) | 0.75 / - | - | 0.50 / - | - | - | 0.50 / - | - |",
