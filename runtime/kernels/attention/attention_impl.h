@@ -24,7 +24,7 @@
 // (ScoresByDot / WeightedSumByAxpy / *TileByRow below build these from Dot and Axpy;
 // DecodeQ8_0ByScalar / DecodeF16ByScalar the decoders.) V may also read an f16 cache's rows in
 // place (HasF16Rows), with the bits of Scores / WeightedSum over the decoded rows (k, v: rows back
-// to back, hs halves each; hs a multiple of 4); a decode step then reads the cache once:
+// to back, hs halves each; hs a multiple of 32); a decode step then reads the cache once:
 //   static void ScoresF16(const float* q, const uint16_t* k, int64_t n, int64_t hs, float scale,
 //                         float* s);
 //   static void WeightedSumF16(const float* s, const uint16_t* v, int64_t n, int64_t hs,
@@ -232,43 +232,34 @@ template <class V>
 struct HasF16Rows<V, std::void_t<decltype(&V::ScoresF16), decltype(&V::WeightedSumF16)>>
     : std::true_type {};
 
-// One query row (row0) over an f16 cache read in place (no window): the operations of
-// AttendRowsEncoded's tile of one, whose results do not depend on how the cache's keys and values
-// are split into decoded chunks (each score is its key's own sum; the weighted sums add the rows
-// in order), so the bits are the same.
+// Scores (keys) or weighted sums (values) of one query row over nj f16 cache rows read in place
+// (V::ScoresF16 / WeightedSumF16), if V has them; false if not.
 template <class V>
-void AttendRowF16(const AttentionArgs& a, int64_t kv_head, int64_t row0, float* scores) {
-  const int64_t hs = a.head_dim, rep = a.heads / a.kv_heads, ns = a.kv_heads * hs;
-  const int64_t n_new = row0 + 1, n = a.pos + n_new;
-  const uint16_t* kc = a.k_cache_f16 + kv_head * a.ctx * hs;
-  const uint16_t* vc = a.v_cache_f16 + kv_head * a.ctx * hs;
-  const float* kn = a.k_new + kv_head * hs;
-  const float* vn = a.v_new + kv_head * hs;
-  for (int64_t r = 0; r < rep; ++r) {
-    const int64_t head_row = row0 * a.heads + kv_head * rep + r;
-    const float* q = a.q + head_row * hs;
-    float* o = a.out + head_row * hs;
-    V::ScoresF16(q, kc, a.pos, hs, a.scale, scores);
-    V::Scores(q, kn, ns, n_new, hs, a.scale, scores + a.pos);
-    const float sum = V::ExpSum(scores, n, V::Max(scores, n));
-    V::WeightedSumF16(scores, vc, a.pos, hs, /*accumulate=*/false, o);
-    V::WeightedSum(scores + a.pos, vn, ns, n_new, hs, /*accumulate=*/a.pos > 0, o);
-    V::Scale(o, 1.0f / sum, hs);
+bool F16RowsInPlace(bool keys, const float* q, const uint8_t* rows, int64_t nj, int64_t hs,
+                    float scale, bool accumulate, float* s, float* o) {
+  if constexpr (HasF16Rows<V>::value) {
+    const uint16_t* h = reinterpret_cast<const uint16_t*>(rows);
+    if (keys) {
+      V::ScoresF16(q, h, nj, hs, scale, s);
+    } else {
+      V::WeightedSumF16(s, h, nj, hs, accumulate, o);
+    }
+    return true;
   }
+  return false;
 }
 
 // A tile of `rows` consecutive query rows over an encoded cache (no window; a decode step is a tile
 // of one): as AttendRows below, with the cache's rows decoded kAttentionDecodeRows at a time into
 // the scratch after the scores and each decoded chunk used by every row and head of the tile (keys
-// first, then values; the tile routines accumulate chunk after chunk in the order of the rows).
+// first, then values; the tile routines accumulate chunk after chunk in the order of the rows). A
+// decode step over an f16 cache (hs a multiple of 32) reads each chunk in place if V can
+// (HasF16Rows): the same operations on the same values, so the same bits.
 template <class V>
 void AttendRowsEncoded(const AttentionArgs& a, const EncodedRows& encoded, int64_t kv_head,
                        int64_t row0, int64_t rows, float* scores) {
-  if constexpr (HasF16Rows<V>::value) {
-    if (rows == 1 && a.k_cache_f16 != nullptr && a.head_dim % 4 == 0) {
-      return AttendRowF16<V>(a, kv_head, row0, scores);
-    }
-  }
+  const bool in_place =
+      HasF16Rows<V>::value && rows == 1 && a.k_cache_f16 != nullptr && a.head_dim % 32 == 0;
   const int64_t hs = a.head_dim, rep = a.heads / a.kv_heads, ns = a.kv_heads * hs;
   const int64_t shared_new = row0 + 1;        // block rows every row of the tile sees
   const int64_t n_max = a.pos + row0 + rows;  // keys of the tile's last row
@@ -293,10 +284,13 @@ void AttendRowsEncoded(const AttentionArgs& a, const EncodedRows& encoded, int64
   };
   for (int64_t j0 = 0; j0 < a.pos; j0 += kAttentionDecodeRows) {
     const int64_t nj = std::min(kAttentionDecodeRows, a.pos - j0);
-    encoded.decode(kc + j0 * row_bytes, nj * hs, buf);  // the chunk's rows are back to back
+    if (!in_place) encoded.decode(kc + j0 * row_bytes, nj * hs, buf);  // rows back to back
     for (int64_t r = 0; r < rep; ++r) {
       head(r, j0);
-      V::ScoresTile(q, rows, buf, hs, nj, hs, a.scale, s);
+      if (!in_place || !F16RowsInPlace<V>(/*keys=*/true, q[0], kc + j0 * row_bytes, nj, hs, a.scale,
+                                          false, s[0], nullptr)) {
+        V::ScoresTile(q, rows, buf, hs, nj, hs, a.scale, s);
+      }
     }
   }
   for (int64_t r = 0; r < rep; ++r) {
@@ -311,12 +305,16 @@ void AttendRowsEncoded(const AttentionArgs& a, const EncodedRows& encoded, int64
   }
   for (int64_t j0 = 0; j0 < a.pos; j0 += kAttentionDecodeRows) {
     const int64_t nj = std::min(kAttentionDecodeRows, a.pos - j0);
-    encoded.decode(vc + j0 * row_bytes, nj * hs, buf);  // the chunk's rows are back to back
+    if (!in_place) encoded.decode(vc + j0 * row_bytes, nj * hs, buf);  // rows back to back
     for (int64_t r = 0; r < rep; ++r) {
       head(r, j0);
-      V::WeightedSumTile(s, rows, buf, hs, nj, hs, /*accumulate=*/j0 > 0, o);
+      if (!in_place || !F16RowsInPlace<V>(/*keys=*/false, nullptr, vc + j0 * row_bytes, nj, hs,
+                                          0.0f, /*accumulate=*/j0 > 0, s[0], o[0])) {
+        V::WeightedSumTile(s, rows, buf, hs, nj, hs, /*accumulate=*/j0 > 0, o);
+      }
     }
   }
+
   for (int64_t r = 0; r < rep; ++r) {
     head(r, a.pos);
     V::WeightedSumTile(s, rows, vn, ns, shared_new, hs, /*accumulate=*/a.pos > 0, o);

@@ -149,8 +149,8 @@ struct NeonOps {
     ScoresOf(q, k, stride, n, hs, scale, s);
   }
   // The same over an f16 cache's rows in place (back to back; attention_impl.h, HasF16Rows).
-  static void ScoresF16(const float* q, const uint16_t* k, int64_t n, int64_t hs, float scale,
-                        float* s) {
+  __attribute__((noinline)) static void ScoresF16(const float* q, const uint16_t* k, int64_t n,
+                                                  int64_t hs, float scale, float* s) {
     ScoresOf(q, k, hs, n, hs, scale, s);
   }
   template <class T>
@@ -187,10 +187,11 @@ struct NeonOps {
     }
     WeightedSumOf(s, v, stride, n, hs, accumulate, o);
   }
-  // The same over an f16 cache's rows in place (back to back; hs a multiple of 4).
-  static void WeightedSumF16(const float* s, const uint16_t* v, int64_t n, int64_t hs,
-                             bool accumulate, float* o) {
-    WeightedSumOf(s, v, hs, n, hs, accumulate, o);
+  // The same over an f16 cache's rows in place (back to back; hs a multiple of 32: whole
+  // 32-value chunks, WeightedSum's order for such an hs, and one chunk routine in the binary).
+  __attribute__((noinline)) static void WeightedSumF16(const float* s, const uint16_t* v, int64_t n,
+                                                       int64_t hs, bool accumulate, float* o) {
+    for (int64_t c = 0; c < hs; c += 32) WeightedSumChunk<8>(s, v + c, hs, n, accumulate, o + c);
   }
   template <class T>
   static void WeightedSumOf(const float* s, const T* v, int64_t stride, int64_t n, int64_t hs,
