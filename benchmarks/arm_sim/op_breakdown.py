@@ -35,7 +35,8 @@ FAMILIES = [
                              r"QuantizeActivation|quantize_q8|Q8KQuantize|QuantizeQ8"),
     ("embedding lookup", r"DequantizeRow|get_rows|dequantize_row"),
     ("softmax", r"soft_max|softmax|Softmax"),
-    ("attention", r"attention|Attention|flash_attn|FlashAttn|attn|AttendGroup|WeightedSum|ScoresTile|"
+    ("attention", r"attention|Attention|flash_attn|FlashAttn|attn|AttendGroup|AttendRows|"
+                  r"WeightedSum|ScoresTile|ScoresF16|DecodeF16|EncodeF16|"
                   r"vec_dot_f16|vec_mad_f16|KvCache|kv_cache|ggml_compute_forward_cpy|"
                   r"ggml_compute_forward_dup|ggml_compute_forward_set_rows|fp32_to_fp16|"
                   r"fp16_to_fp32"),
