@@ -167,20 +167,51 @@ def ratio_cell(ours, theirs):
 IN_ORDER_MODELS = ("cortex-a55", "cortex-a510")
 
 
+def cell_key(record):
+    return (record["file"], record["cpu"], record["program"], record["phase"])
+
+
+class Cells:
+    """Records by (file, qemu CPU, program, phase). inorder_records (edgeq run with
+    EDGEQ_CORE_SCHEDULE=inorder): where one has the cell, its cycles replace edgeq's on the
+    in-order core models (the schedule such a core selects)."""
+
+    def __init__(self, records, inorder_records=()):
+        self.index = {cell_key(r): r for r in records}
+        self.inorder = {cell_key(r): r for r in inorder_records}
+
+    def insns(self, file_name, cpu, program, phase):
+        r = self.index.get((file_name, cpu, program, phase))
+        return r and r["insns_per_token"]
+
+    def cycles(self, file_name, cpu, program, phase, mcpu):
+        key = (file_name, cpu, program, phase)
+        r = self.index.get(key)
+        if mcpu in IN_ORDER_MODELS:
+            r = self.inorder.get(key, r)
+        return r and r.get("cycles_per_token", {}).get(mcpu)
+
+    def ratio(self, file_name, cpu, phase, metric):
+        """edgeq / llama.cpp of "instructions" or a core model's cycles; None without both."""
+        if metric == "instructions":
+            ours, theirs = (self.insns(file_name, cpu, p, phase) for p in ("edgeq", "llama.cpp"))
+        else:
+            ours, theirs = (self.cycles(file_name, cpu, p, phase, metric)
+                            for p in ("edgeq", "llama.cpp"))
+        return ours / theirs if ours and theirs else None
+
+
 def tables(records, inorder_records=()):
-    """Markdown: instructions per token, then modelled cycles per token, edgeq / llama.cpp.
-    inorder_records (edgeq run with EDGEQ_CORE_SCHEDULE=inorder): where one has the cell, its
-    cycles replace edgeq's on the in-order core models (the schedule such a core selects)."""
-    index = {(r["file"], r["cpu"], r["program"], r["phase"]): r for r in records}
-    inorder = {(r["file"], r["cpu"], r["program"], r["phase"]): r for r in inorder_records}
+    """Markdown: instructions per token, then modelled cycles per token, edgeq / llama.cpp
+    (in-order core models from inorder_records: Cells)."""
+    data = Cells(records, inorder_records)
     cells = sorted({(r["file"], r["cpu"]) for r in records})
     lines = ["| file | qemu CPU | decode insns/token | prefill insns/token |", "|---|---|---|---|"]
     for file_name, cpu in cells:
         row = "| %s | %s |" % (file_name, cpu)
         for phase in ("decode", "prefill"):
-            a = index.get((file_name, cpu, "edgeq", phase))
-            b = index.get((file_name, cpu, "llama.cpp", phase))
-            row += " %s |" % ratio_cell(a and a["insns_per_token"], b and b["insns_per_token"])
+            row += " %s |" % ratio_cell(data.insns(file_name, cpu, "edgeq", phase),
+                                        data.insns(file_name, cpu, "llama.cpp", phase))
         lines.append(row)
     lines += ["", "| file | qemu CPU | core model | decode cycles/token | prefill cycles/token |",
               "|---|---|---|---|---|"]
@@ -192,12 +223,8 @@ def tables(records, inorder_records=()):
         for mcpu in mcpus:
             row = "| %s | %s | %s |" % (file_name, cpu, mcpu)
             for phase in ("decode", "prefill"):
-                a = index.get((file_name, cpu, "edgeq", phase), {})
-                if mcpu in IN_ORDER_MODELS:
-                    a = inorder.get((file_name, cpu, "edgeq", phase), a)
-                b = index.get((file_name, cpu, "llama.cpp", phase), {})
-                row += " %s |" % ratio_cell(a.get("cycles_per_token", {}).get(mcpu),
-                                            b.get("cycles_per_token", {}).get(mcpu))
+                row += " %s |" % ratio_cell(data.cycles(file_name, cpu, "edgeq", phase, mcpu),
+                                            data.cycles(file_name, cpu, "llama.cpp", phase, mcpu))
             lines.append(row)
     return "\n".join(lines)
 
@@ -210,24 +237,9 @@ PATH_OF_CPU = {"max": "i8mm (`max`)", "cortex-a76": "dotprod (`cortex-a76`)",
 
 def summary_table(records, inorder_records=()):
     """Markdown: one row per file and code path, edgeq / llama.cpp as "decode / prefill" ratios,
-    instructions then each core model's cycles (in-order models from inorder_records, as
-    tables())."""
-    index = {(r["file"], r["cpu"], r["program"], r["phase"]): r for r in records}
-    inorder = {(r["file"], r["cpu"], r["program"], r["phase"]): r for r in inorder_records}
-
-    def ratio(file_name, cpu, phase, metric):
-        a = index.get((file_name, cpu, "edgeq", phase))
-        b = index.get((file_name, cpu, "llama.cpp", phase))
-        if metric in IN_ORDER_MODELS:
-            a = inorder.get((file_name, cpu, "edgeq", phase), a)
-        if not a or not b:
-            return None
-        if metric == "instructions":
-            return a["insns_per_token"] / b["insns_per_token"]
-        ours = a.get("cycles_per_token", {}).get(metric)
-        theirs = b.get("cycles_per_token", {}).get(metric)
-        return ours / theirs if ours and theirs else None
-
+    instructions then each core model's cycles (in-order core models from inorder_records:
+    Cells)."""
+    data = Cells(records, inorder_records)
     metrics = ("instructions",) + SUMMARY_MODELS
     lines = ["| file | code path | " + " | ".join(metrics) + " |",
              "|---|---|" + "---|" * len(metrics)]
@@ -237,7 +249,7 @@ def summary_table(records, inorder_records=()):
     for file_name, cpu in cells:
         row = "| %s | %s |" % (file_name, PATH_OF_CPU.get(cpu, cpu))
         for metric in metrics:
-            d, p = (ratio(file_name, cpu, phase, metric) for phase in ("decode", "prefill"))
+            d, p = (data.ratio(file_name, cpu, phase, metric) for phase in ("decode", "prefill"))
             row += " %s |" % ("-" if d is None and p is None else "%s / %s" % (
                 "-" if d is None else "%.2f" % d, "-" if p is None else "%.2f" % p))
         lines.append(row)
@@ -246,31 +258,23 @@ def summary_table(records, inorder_records=()):
 
 def cells_over(records, inorder_records=(), limit=0.8):
     """Every ratio of tables() above `limit`: (file, qemu CPU, metric, phase, ratio), the metric
-    "instructions" or a core model; sorted by ratio, highest first."""
-    index = {(r["file"], r["cpu"], r["program"], r["phase"]): r for r in records}
-    inorder = {(r["file"], r["cpu"], r["program"], r["phase"]): r for r in inorder_records}
+    "instructions" or a core model of llama.cpp's record; sorted by ratio, highest first."""
+    data = Cells(records, inorder_records)
     out = []
-    for (file_name, cpu, program, phase), a in index.items():
-        b = index.get((file_name, cpu, "llama.cpp", phase))
-        if program != "edgeq" or not b:
+    for (file_name, cpu, program, phase), theirs in data.index.items():
+        if program != "llama.cpp":
             continue
-        pairs = [("instructions", a["insns_per_token"], b["insns_per_token"])]
-        for mcpu, theirs in sorted(b.get("cycles_per_token", {}).items()):
-            ours = a
-            if mcpu in IN_ORDER_MODELS:
-                ours = inorder.get((file_name, cpu, "edgeq", phase), a)
-            pairs.append((mcpu, ours.get("cycles_per_token", {}).get(mcpu), theirs))
-        for metric, ours, theirs in pairs:
-            if ours and theirs and ours / theirs > limit:
-                out.append((file_name, cpu, metric, phase, ours / theirs))
+        for metric in ("instructions",) + tuple(sorted(theirs.get("cycles_per_token", {}))):
+            ratio = data.ratio(file_name, cpu, phase, metric)
+            if ratio is not None and ratio > limit:
+                out.append((file_name, cpu, metric, phase, ratio))
     return sorted(out, key=lambda c: -c[4])
 
 
 def memory_table(records, sizes, bandwidths, inorder_records=()):
     """Decode: bytes read per token and the bound max(cycles / f, bytes / BW) per token, f from
-    FREQ_GHZ; edgeq's in-order core models' cycles from inorder_records where they have the cell
-    (as tables())."""
-    inorder = {(r["file"], r["cpu"], r["program"], r["phase"]): r for r in inorder_records}
+    FREQ_GHZ; edgeq's in-order core models' cycles from inorder_records (Cells)."""
+    data = Cells(records, inorder_records)
     lines = ["| file | qemu CPU | program | core model (GHz) | weights + KV MB/token | compute "
              "ms/token | %s |" % " | ".join("bound ms at %g GB/s" % bw for bw in bandwidths),
              "|---|---|---|---|---:|---:|" + "---:|" * len(bandwidths)]
@@ -278,10 +282,8 @@ def memory_table(records, sizes, bandwidths, inorder_records=()):
         if r["phase"] != "decode" or r["file"] not in sizes:
             continue
         nbytes = sizes[r["file"]][r["program"]]
-        for mcpu, cyc in sorted(r.get("cycles_per_token", {}).items()):
-            if mcpu in IN_ORDER_MODELS:
-                cyc = inorder.get((r["file"], r["cpu"], r["program"], r["phase"]),
-                                  r)["cycles_per_token"].get(mcpu, cyc)
+        for mcpu in sorted(r.get("cycles_per_token", {})):
+            cyc = data.cycles(*cell_key(r), mcpu)
             ghz = FREQ_GHZ.get(mcpu, 2.4)
             compute_ms = cyc / (ghz * 1e6)
             bounds = ["%.2f" % max(compute_ms, nbytes / (bw * 1e6)) for bw in bandwidths]
@@ -298,9 +300,7 @@ def merge(paths):
         with open(path) as f:
             part = json.load(f)
         for r in part["records"]:
-            key = (r["file"], r["cpu"], r["program"], r["phase"])
-            data["records"] = [x for x in data["records"]
-                               if (x["file"], x["cpu"], x["program"], x["phase"]) != key]
+            data["records"] = [x for x in data["records"] if cell_key(x) != cell_key(r)]
             data["records"].append(r)
         data["decode_bytes"].update(part.get("decode_bytes", {}))
     return data
@@ -399,9 +399,8 @@ def main_with(argv):
             for phase in args.phases.split(","):
                 record = model_cycles(measure(args, file_name, cpu, program, phase), cache,
                                       MODELS_FOR_CPU[cpu])
-                key = (file_name, cpu, program, phase)
                 data["records"] = [r for r in data["records"]
-                                   if (r["file"], r["cpu"], r["program"], r["phase"]) != key]
+                                   if cell_key(r) != cell_key(record)]
                 data["records"].append(record)
                 if args.json:
                     write_json(data, args.json)
