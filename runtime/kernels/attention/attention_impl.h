@@ -232,23 +232,6 @@ template <class V>
 struct HasF16Rows<V, std::void_t<decltype(&V::ScoresF16), decltype(&V::WeightedSumF16)>>
     : std::true_type {};
 
-// Scores (keys) or weighted sums (values) of one query row over nj f16 cache rows read in place
-// (V::ScoresF16 / WeightedSumF16), if V has them; false if not.
-template <class V>
-bool F16RowsInPlace(bool keys, const float* q, const uint8_t* rows, int64_t nj, int64_t hs,
-                    float scale, bool accumulate, float* s, float* o) {
-  if constexpr (HasF16Rows<V>::value) {
-    const uint16_t* h = reinterpret_cast<const uint16_t*>(rows);
-    if (keys) {
-      V::ScoresF16(q, h, nj, hs, scale, s);
-    } else {
-      V::WeightedSumF16(s, h, nj, hs, accumulate, o);
-    }
-    return true;
-  }
-  return false;
-}
-
 // A tile of `rows` consecutive query rows over an encoded cache (no window; a decode step is a tile
 // of one): as AttendRows below, with the cache's rows decoded kAttentionDecodeRows at a time into
 // the scratch after the scores and each decoded chunk used by every row and head of the tile (keys
@@ -287,10 +270,14 @@ void AttendRowsEncoded(const AttentionArgs& a, const EncodedRows& encoded, int64
     if (!in_place) encoded.decode(kc + j0 * row_bytes, nj * hs, buf);  // rows back to back
     for (int64_t r = 0; r < rep; ++r) {
       head(r, j0);
-      if (!in_place || !F16RowsInPlace<V>(/*keys=*/true, q[0], kc + j0 * row_bytes, nj, hs, a.scale,
-                                          false, s[0], nullptr)) {
-        V::ScoresTile(q, rows, buf, hs, nj, hs, a.scale, s);
+      if constexpr (HasF16Rows<V>::value) {
+        if (in_place) {
+          V::ScoresF16(q[0], reinterpret_cast<const uint16_t*>(kc + j0 * row_bytes), nj, hs,
+                       a.scale, s[0]);
+          continue;
+        }
       }
+      V::ScoresTile(q, rows, buf, hs, nj, hs, a.scale, s);
     }
   }
   for (int64_t r = 0; r < rep; ++r) {
@@ -308,13 +295,16 @@ void AttendRowsEncoded(const AttentionArgs& a, const EncodedRows& encoded, int64
     if (!in_place) encoded.decode(vc + j0 * row_bytes, nj * hs, buf);  // rows back to back
     for (int64_t r = 0; r < rep; ++r) {
       head(r, j0);
-      if (!in_place || !F16RowsInPlace<V>(/*keys=*/false, nullptr, vc + j0 * row_bytes, nj, hs,
-                                          0.0f, /*accumulate=*/j0 > 0, s[0], o[0])) {
-        V::WeightedSumTile(s, rows, buf, hs, nj, hs, /*accumulate=*/j0 > 0, o);
+      if constexpr (HasF16Rows<V>::value) {
+        if (in_place) {
+          V::WeightedSumF16(s[0], reinterpret_cast<const uint16_t*>(vc + j0 * row_bytes), nj, hs,
+                            /*accumulate=*/j0 > 0, o[0]);
+          continue;
+        }
       }
+      V::WeightedSumTile(s, rows, buf, hs, nj, hs, /*accumulate=*/j0 > 0, o);
     }
   }
-
   for (int64_t r = 0; r < rep; ++r) {
     head(r, a.pos);
     V::WeightedSumTile(s, rows, vn, ns, shared_new, hs, /*accumulate=*/a.pos > 0, o);

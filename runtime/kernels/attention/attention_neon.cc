@@ -185,17 +185,6 @@ struct NeonOps {
       WeightedSumByAxpy<NeonOps>(s, v, stride, n, hs, accumulate, o);
       return;
     }
-    WeightedSumOf(s, v, stride, n, hs, accumulate, o);
-  }
-  // The same over an f16 cache's rows in place (back to back; hs a multiple of 32: whole
-  // 32-value chunks, WeightedSum's order for such an hs, and one chunk routine in the binary).
-  __attribute__((noinline)) static void WeightedSumF16(const float* s, const uint16_t* v, int64_t n,
-                                                       int64_t hs, bool accumulate, float* o) {
-    for (int64_t c = 0; c < hs; c += 32) WeightedSumChunk<8>(s, v + c, hs, n, accumulate, o + c);
-  }
-  template <class T>
-  static void WeightedSumOf(const float* s, const T* v, int64_t stride, int64_t n, int64_t hs,
-                            bool accumulate, float* o) {
     for (int64_t c = 0; c < hs; c += 32) {
       switch ((hs - c < 32 ? hs - c : 32) / 4) {
         case 1:
@@ -224,6 +213,12 @@ struct NeonOps {
           break;
       }
     }
+  }
+  // The same over an f16 cache's rows in place (back to back; hs a multiple of 32: whole
+  // 32-value chunks, WeightedSum's order for such an hs, and one chunk routine in the binary).
+  __attribute__((noinline)) static void WeightedSumF16(const float* s, const uint16_t* v, int64_t n,
+                                                       int64_t hs, bool accumulate, float* o) {
+    for (int64_t c = 0; c < hs; c += 32) WeightedSumChunk<8>(s, v + c, hs, n, accumulate, o + c);
   }
   template <int kVectors, int kLane, class T>
   static inline void WeightedSumRow(const T* vj, float32x4_t p, float32x4_t acc[kVectors]) {
