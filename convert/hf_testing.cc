@@ -382,8 +382,7 @@ absl::StatusOr<std::string> WriteRandomHfCheckpoint(const llm::RandomModelSpec& 
   EDGEQ_ASSIGN_OR_RETURN(checkpoint::TensorDict model, llm::RandomModel(spec));
   const char* base = std::getenv("TEST_TMPDIR");
   const std::string dir = absl::StrCat(base != nullptr ? base : "/tmp", "/", name);
-  ::mkdir(dir.c_str(), 0755);
-  EDGEQ_RETURN_IF_ERROR(WriteHfCheckpointDir(spec, model, dir, shards));
+  EDGEQ_RETURN_IF_ERROR(WriteHfCheckpointDir(spec, model, dir, shards));  // (makes the directory)
   return dir;
 }
 
